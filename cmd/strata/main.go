@@ -1,0 +1,13 @@
+// Command strata is a layered memory engine for LLM agents: a working agent plus the tools to
+// see and manage its memory. See the README and docs/ for the commands.
+package main
+
+import (
+	"os"
+
+	"github.com/strata-mem/strata/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

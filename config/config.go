@@ -1,0 +1,344 @@
+// Package config resolves where strata keeps its files and what the user's settings say.
+//
+// Locations come from the environment: STRATA_HOME (default ~/.strata) holds user instructions,
+// settings and per-project data; STRATA_MANAGED_DIR (default /etc/strata) holds managed policy.
+// Settings merge, lowest priority first: $STRATA_HOME/settings.json, <project>/.claude/settings.json,
+// <project>/.claude/settings.local.json. Keys match Claude Code's where they exist, so a real
+// ~/.claude/settings.json works; unknown keys are kept in Extra and ignored.
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Env is the set of locations and variables strata reads from the environment. Tests build one
+// by hand; programs call FromEnv.
+type Env struct {
+	Home       string // STRATA_HOME
+	ManagedDir string // STRATA_MANAGED_DIR
+	UserHome   string // HOME, for "~/" in imports and paths
+	// Getenv reads other variables (provider keys, STRATA_MEMORY_DIR …). Nil means none set.
+	Getenv func(string) string
+}
+
+// FromEnv reads the process environment.
+func FromEnv() Env {
+	uh, _ := os.UserHomeDir()
+	e := Env{Home: os.Getenv("STRATA_HOME"), ManagedDir: os.Getenv("STRATA_MANAGED_DIR"), UserHome: uh, Getenv: os.Getenv}
+	if e.Home == "" {
+		e.Home = filepath.Join(uh, ".strata")
+	}
+	if e.ManagedDir == "" {
+		e.ManagedDir = "/etc/strata"
+	}
+	e.Home = expandHome(e.Home, uh)
+	e.ManagedDir = expandHome(e.ManagedDir, uh)
+	return e
+}
+
+// Var returns the environment variable name, or "" when Getenv is nil.
+func (e Env) Var(name string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(name)
+}
+
+func expandHome(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}
+
+// ProjectsDir is $STRATA_HOME/projects, where per-project memory and transcripts live.
+func (e Env) ProjectsDir() string { return filepath.Join(e.Home, "projects") }
+
+// Settings are the keys strata understands. A nil pointer or empty slice means "not set".
+type Settings struct {
+	// InstructionFiles lists the project instruction file names read in each directory, in order.
+	// Default: CLAUDE.md, .claude/CLAUDE.md, AGENTS.md (CLAUDE.local.md is always read last).
+	InstructionFiles []string `json:"instructionFiles,omitempty"`
+	// ClaudeMdExcludes are doublestar globs on absolute paths of instruction files to skip.
+	ClaudeMdExcludes []string `json:"claudeMdExcludes,omitempty"`
+	// ApprovedExternalImports are paths (or globs) outside the project and STRATA_HOME that
+	// @imports may read.
+	ApprovedExternalImports []string `json:"approvedExternalImports,omitempty"`
+	// InstructionBudgetTokens caps the total instruction text; 0 means no cap.
+	InstructionBudgetTokens int `json:"instructionBudgetTokens,omitempty"`
+
+	AutoMemoryEnabled   *bool  `json:"autoMemoryEnabled,omitempty"`
+	AutoMemoryDirectory string `json:"autoMemoryDirectory,omitempty"`
+	// MemoryMode is "" (topic files) or "daily-log".
+	MemoryMode string `json:"memoryMode,omitempty"`
+
+	// CleanupPeriodDays archives transcripts older than this many days; 0 means never.
+	CleanupPeriodDays int `json:"cleanupPeriodDays,omitempty"`
+
+	Model         string `json:"model,omitempty"`
+	SmallModel    string `json:"smallModel,omitempty"`
+	Provider      string `json:"provider,omitempty"`
+	ContextWindow int    `json:"contextWindow,omitempty"`
+
+	Permissions Permissions `json:"permissions,omitempty"`
+
+	// Extra holds every key strata does not know, so nothing is lost.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Permissions are allow/deny patterns such as "Bash(go test:*)" or "Edit(src/**)".
+type Permissions struct {
+	Allow       []string `json:"allow,omitempty"`
+	Deny        []string `json:"deny,omitempty"`
+	DefaultMode string   `json:"defaultMode,omitempty"`
+}
+
+// AutoMemory reports whether auto-memory is on (the default).
+func (s Settings) AutoMemory() bool { return s.AutoMemoryEnabled == nil || *s.AutoMemoryEnabled }
+
+// ParseError is a settings file that is not valid JSON.
+type ParseError struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// SettingsFiles returns the settings files that apply to projectRoot, lowest priority first.
+// projectRoot may be "" for user settings only.
+func (e Env) SettingsFiles(projectRoot string) []string {
+	files := []string{filepath.Join(e.Home, "settings.json")}
+	if projectRoot != "" {
+		files = append(files,
+			filepath.Join(projectRoot, ".claude", "settings.json"),
+			filepath.Join(projectRoot, ".claude", "settings.local.json"))
+	}
+	return files
+}
+
+// Load merges the settings files that apply to projectRoot. Missing files are skipped; a file
+// that does not parse is reported (with its path and line) and skipped, and the rest still load,
+// so one bad file never hides the others.
+func (e Env) Load(projectRoot string) (Settings, []error) {
+	var s Settings
+	var errs []error
+	for _, f := range e.SettingsFiles(projectRoot) {
+		data, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("settings %s: %w", f, err))
+			continue
+		}
+		var layer Settings
+		if err := decodeSettings(data, &layer); err != nil {
+			errs = append(errs, &ParseError{Path: f, Line: lineOf(data, err), Err: err})
+			continue
+		}
+		s.merge(layer)
+	}
+	return s, errs
+}
+
+// ParseSettings decodes one settings file's content.
+func ParseSettings(data []byte) (Settings, error) {
+	var s Settings
+	err := decodeSettings(data, &s)
+	return s, err
+}
+
+func decodeSettings(data []byte, s *Settings) error {
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil
+	}
+	type plain Settings
+	if err := json.Unmarshal(data, (*plain)(s)); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	known := map[string]bool{"instructionFiles": true, "claudeMdExcludes": true, "approvedExternalImports": true,
+		"instructionBudgetTokens": true, "autoMemoryEnabled": true, "autoMemoryDirectory": true, "memoryMode": true,
+		"cleanupPeriodDays": true, "model": true, "smallModel": true, "provider": true, "contextWindow": true, "permissions": true}
+	for k, v := range all {
+		if !known[k] {
+			if s.Extra == nil {
+				s.Extra = map[string]json.RawMessage{}
+			}
+			s.Extra[k] = v
+		}
+	}
+	return nil
+}
+
+func lineOf(data []byte, err error) int {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	off := int64(-1)
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return 1
+	}
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	return 1 + strings.Count(string(data[:off]), "\n")
+}
+
+// merge lays o over s: set fields in o win; lists from several files are concatenated for
+// excludes, approvals and permissions (each layer adds), and replaced for instructionFiles.
+func (s *Settings) merge(o Settings) {
+	if o.InstructionFiles != nil {
+		s.InstructionFiles = o.InstructionFiles
+	}
+	s.ClaudeMdExcludes = append(s.ClaudeMdExcludes, o.ClaudeMdExcludes...)
+	s.ApprovedExternalImports = append(s.ApprovedExternalImports, o.ApprovedExternalImports...)
+	if o.InstructionBudgetTokens != 0 {
+		s.InstructionBudgetTokens = o.InstructionBudgetTokens
+	}
+	if o.AutoMemoryEnabled != nil {
+		s.AutoMemoryEnabled = o.AutoMemoryEnabled
+	}
+	if o.AutoMemoryDirectory != "" {
+		s.AutoMemoryDirectory = o.AutoMemoryDirectory
+	}
+	if o.MemoryMode != "" {
+		s.MemoryMode = o.MemoryMode
+	}
+	if o.CleanupPeriodDays != 0 {
+		s.CleanupPeriodDays = o.CleanupPeriodDays
+	}
+	if o.Model != "" {
+		s.Model = o.Model
+	}
+	if o.SmallModel != "" {
+		s.SmallModel = o.SmallModel
+	}
+	if o.Provider != "" {
+		s.Provider = o.Provider
+	}
+	if o.ContextWindow != 0 {
+		s.ContextWindow = o.ContextWindow
+	}
+	s.Permissions.Allow = append(s.Permissions.Allow, o.Permissions.Allow...)
+	s.Permissions.Deny = append(s.Permissions.Deny, o.Permissions.Deny...)
+	if o.Permissions.DefaultMode != "" {
+		s.Permissions.DefaultMode = o.Permissions.DefaultMode
+	}
+	for k, v := range o.Extra {
+		if s.Extra == nil {
+			s.Extra = map[string]json.RawMessage{}
+		}
+		s.Extra[k] = v
+	}
+}
+
+// maxSlug is the longest slug kept whole; longer ones are cut and given a hash suffix.
+const maxSlug = 200
+
+// Slug turns an absolute path into the directory name used under projects/: every character
+// that is not an ASCII letter or digit becomes '-', as Claude Code does ("/home/a/x" becomes
+// "-home-a-x"). Slugs over 200 characters are cut and end in a short hash of the full path, so
+// two long paths never share a slug.
+func Slug(path string) string {
+	var b strings.Builder
+	for _, r := range path {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	s := b.String()
+	if len(s) <= maxSlug {
+		return s
+	}
+	sum := sha256.Sum256([]byte(path))
+	return s[:maxSlug] + "-" + hex.EncodeToString(sum[:4])
+}
+
+// ProjectRoot returns the canonical root of the project that contains dir: the main working
+// tree of its git repository (so every worktree of one repository maps to the same root), or
+// dir itself, cleaned and with symlinks resolved, when dir is not inside a repository.
+func ProjectRoot(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	for d := abs; ; {
+		git := filepath.Join(d, ".git")
+		fi, err := os.Lstat(git)
+		if err == nil {
+			if fi.IsDir() {
+				return d
+			}
+			if root, ok := worktreeMain(git); ok {
+				return root
+			}
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs
+		}
+		d = parent
+	}
+}
+
+// worktreeMain follows a .git file ("gitdir: <repo>/.git/worktrees/<name>") to the main
+// working tree of the repository.
+func worktreeMain(gitFile string) (string, bool) {
+	data, err := os.ReadFile(gitFile)
+	if err != nil {
+		return "", false
+	}
+	line := strings.TrimSpace(string(data))
+	gitdir, ok := strings.CutPrefix(line, "gitdir:")
+	if !ok {
+		return "", false
+	}
+	gitdir = strings.TrimSpace(gitdir)
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(filepath.Dir(gitFile), gitdir)
+	}
+	common := gitdir
+	if c, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+		common = strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitdir, common)
+		}
+	}
+	common = filepath.Clean(common)
+	if filepath.Base(common) != ".git" {
+		return "", false // a bare repository or submodule layout: keep the worktree itself
+	}
+	root := filepath.Dir(common)
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	return root, true
+}

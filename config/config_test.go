@@ -1,0 +1,72 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSlug(t *testing.T) {
+	if got := Slug("/home/a/my.proj_x"); got != "-home-a-my-proj-x" {
+		t.Fatalf("Slug = %q", got)
+	}
+	if got := Slug("/tmp/记忆"); got != "-tmp---" {
+		t.Fatalf("Slug(CJK) = %q", got)
+	}
+	long := "/" + strings.Repeat("a", 300)
+	long2 := "/" + strings.Repeat("a", 299) + "b"
+	s1, s2 := Slug(long), Slug(long2)
+	if len(s1) > 210 || s1 == s2 {
+		t.Fatalf("long slugs: %d chars, equal=%v", len(s1), s1 == s2)
+	}
+}
+
+func TestLoadMergesAndReportsBadFiles(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"claudeMdExcludes":["/a/**"],"memoryMode":"daily-log","unknownKey":{"x":1}}`), 0o600)
+	os.MkdirAll(filepath.Join(proj, ".claude"), 0o700)
+	os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"claudeMdExcludes":["/b/**"],"memoryMode":""}`), 0o600)
+	os.WriteFile(filepath.Join(proj, ".claude", "settings.local.json"), []byte("{\n\"model\": \"x\",\n oops\n}"), 0o600)
+	s, errs := Env{Home: home}.Load(proj)
+	if diff := cmp.Diff([]string{"/a/**", "/b/**"}, s.ClaudeMdExcludes); diff != "" {
+		t.Errorf("excludes (-want +got):\n%s", diff)
+	}
+	if s.MemoryMode != "daily-log" || s.Extra["unknownKey"] == nil {
+		t.Errorf("memoryMode=%q extra=%v", s.MemoryMode, s.Extra)
+	}
+	if s.Model != "" {
+		t.Errorf("model from a broken file leaked: %q", s.Model)
+	}
+	var pe *ParseError
+	if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Line != 3 || !strings.HasSuffix(pe.Path, "settings.local.json") {
+		t.Fatalf("errs = %v", errs)
+	}
+}
+
+func TestProjectRootWorktreesShare(t *testing.T) {
+	base := t.TempDir()
+	main := filepath.Join(base, "repo")
+	os.MkdirAll(filepath.Join(main, ".git", "worktrees", "wt"), 0o700)
+	os.WriteFile(filepath.Join(main, ".git", "worktrees", "wt", "commondir"), []byte("../..\n"), 0o600)
+	wt := filepath.Join(base, "wt")
+	os.MkdirAll(filepath.Join(wt, "sub"), 0o700)
+	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n"), 0o600)
+	os.MkdirAll(filepath.Join(main, "pkg"), 0o700)
+
+	want, _ := filepath.EvalSymlinks(main)
+	if got := ProjectRoot(filepath.Join(main, "pkg")); got != want {
+		t.Errorf("ProjectRoot(main/pkg) = %q, want %q", got, want)
+	}
+	if got := ProjectRoot(filepath.Join(wt, "sub")); got != want {
+		t.Errorf("ProjectRoot(worktree/sub) = %q, want %q", got, want)
+	}
+	plain := t.TempDir()
+	wantPlain, _ := filepath.EvalSymlinks(plain)
+	if got := ProjectRoot(plain); got != wantPlain {
+		t.Errorf("ProjectRoot(no git) = %q, want %q", got, wantPlain)
+	}
+}

@@ -1,0 +1,128 @@
+package conversation
+
+import "encoding/json"
+
+// Role is who speaks a message.
+type Role string
+
+// Roles of the provider APIs.
+const (
+	User      Role = "user"
+	Assistant Role = "assistant"
+)
+
+// BlockType names the kind of a content block; the values are the Anthropic Messages API's, which
+// are also what Claude Code writes into transcripts.
+type BlockType string
+
+// Block types.
+const (
+	Text       BlockType = "text"
+	Thinking   BlockType = "thinking"
+	ToolUse    BlockType = "tool_use"
+	ToolResult BlockType = "tool_result"
+	Image      BlockType = "image"
+)
+
+// Message is one turn of the conversation as a provider sees it: a role and typed blocks. It
+// marshals to the Anthropic/Claude Code JSON shape ({"role":..,"content":[..]}); a message whose
+// content is a plain JSON string unmarshals into one text block.
+type Message struct {
+	Role    Role    `json:"role"`
+	Content []Block `json:"content"`
+}
+
+// Block is one content block. Only the fields of its Type are set.
+type Block struct {
+	Type BlockType `json:"type"`
+
+	// Text is the text of a text block.
+	Text string `json:"text,omitempty"`
+
+	// Thinking and Signature carry a thinking block; the signature must be sent back unchanged.
+	Thinking  string `json:"thinking,omitempty"`
+	Signature string `json:"signature,omitempty"`
+
+	// ID, Name and Input describe a tool call (tool_use).
+	ID    string          `json:"id,omitempty"`
+	Name  string          `json:"name,omitempty"`
+	Input json.RawMessage `json:"input,omitempty"`
+
+	// ToolUseID, Content and IsError describe a tool result; Content holds text or nested blocks.
+	ToolUseID string  `json:"tool_use_id,omitempty"`
+	Content   []Block `json:"content,omitempty"`
+	IsError   bool    `json:"is_error,omitempty"`
+
+	// Source is an image's source ({"type":"base64","media_type":..,"data":..}), kept verbatim.
+	Source json.RawMessage `json:"source,omitempty"`
+}
+
+// UnmarshalJSON accepts content as an array of blocks or as a plain string.
+func (m *Message) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Role    Role            `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	m.Role = raw.Role
+	m.Content = nil
+	return decodeContent(raw.Content, &m.Content)
+}
+
+// UnmarshalJSON accepts a tool result's content as a string or as blocks.
+func (b *Block) UnmarshalJSON(data []byte) error {
+	type plain Block
+	var raw struct {
+		plain
+		Content json.RawMessage `json:"content,omitempty"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*b = Block(raw.plain)
+	b.Content = nil
+	return decodeContent(raw.Content, &b.Content)
+}
+
+func decodeContent(raw json.RawMessage, dst *[]Block) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return err
+		}
+		*dst = []Block{{Type: Text, Text: s}}
+		return nil
+	}
+	return json.Unmarshal(raw, dst)
+}
+
+// TextOf returns the concatenated text blocks of the message (tool results' text included).
+func (m Message) TextOf() string {
+	var out []byte
+	var walk func([]Block)
+	walk = func(bs []Block) {
+		for _, b := range bs {
+			switch b.Type {
+			case Text:
+				if len(out) > 0 {
+					out = append(out, '\n')
+				}
+				out = append(out, b.Text...)
+			case ToolResult:
+				walk(b.Content)
+			}
+		}
+	}
+	walk(m.Content)
+	return string(out)
+}
+
+// NewText returns a message with one text block.
+func NewText(role Role, text string) Message {
+	return Message{Role: role, Content: []Block{{Type: Text, Text: text}}}
+}

@@ -1,0 +1,8 @@
+// Package fsutil holds the file-safety primitives every store in strata uses: whole-file atomic
+// replacement (temp file in the same directory, write, fsync, rename, fsync of the directory),
+// cross-process locks, and an FS seam through which tests inject failures.
+//
+// Guarantees: after WriteFile returns nil the new content is durable and complete; after it
+// returns an error the previous content of the file (or its absence) is intact and no temp file
+// is left behind. Files are created 0600 and directories 0700 unless a caller asks otherwise.
+package fsutil

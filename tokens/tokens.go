@@ -1,0 +1,59 @@
+// Package tokens estimates how many model tokens a text costs without calling a tokenizer.
+//
+// The estimate follows the reference system's rule of thumb: about four bytes per token for
+// Latin-script text, and about one token per CJK character (Han, Hiragana, Katakana, Hangul,
+// full-width forms). It is meant for budgets and display, not for billing: it is deterministic,
+// allocation-free and never returns less than one token for a non-empty text.
+package tokens
+
+import "unicode/utf8"
+
+// Estimate returns the estimated token count of s. The empty string costs zero tokens.
+func Estimate(s string) int {
+	if s == "" {
+		return 0
+	}
+	cjk, other := 0, 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			other++
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		if IsCJK(r) {
+			cjk++
+		} else {
+			other += n
+		}
+	}
+	n := cjk + (other+3)/4
+	if n == 0 {
+		n = 1
+	}
+	return n
+}
+
+// EstimateBytes is Estimate for a byte slice.
+func EstimateBytes(b []byte) int { return Estimate(string(b)) }
+
+// IsCJK reports whether r is a Chinese, Japanese or Korean character (ideographs, kana, hangul,
+// CJK punctuation and full-width forms), the scripts for which one character is about one token.
+func IsCJK(r rune) bool {
+	switch {
+	case r >= 0x3000 && r <= 0x303F: // CJK symbols and punctuation
+	case r >= 0x3040 && r <= 0x30FF: // Hiragana, Katakana
+	case r >= 0x3100 && r <= 0x31FF: // Bopomofo, Hangul compat, Katakana ext
+	case r >= 0x3400 && r <= 0x4DBF: // CJK ext A
+	case r >= 0x4E00 && r <= 0x9FFF: // CJK unified ideographs
+	case r >= 0xAC00 && r <= 0xD7AF: // Hangul syllables
+	case r >= 0xF900 && r <= 0xFAFF: // CJK compatibility ideographs
+	case r >= 0xFF00 && r <= 0xFFEF: // half-width and full-width forms
+	case r >= 0x20000 && r <= 0x3FFFF: // CJK ext B and later
+	default:
+		return false
+	}
+	return true
+}
