@@ -17,8 +17,8 @@ const module = "github.com/strata-mem/strata"
 // rungs only. A new package must be added here, on purpose.
 var rungs = [][]string{
 	{"internal/fsutil", "tokens", "frontmatter", "config"},
-	{"conversation"},
-	{"work", "transcript", "memdir", "instructions"},
+	{"conversation", "work"},
+	{"transcript", "memdir", "instructions"},
 	{"recall"},
 	{"llm", "llm/anthropic", "llm/openai", "llm/llmtest"},
 	{"compact", "extract"},

@@ -78,12 +78,29 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 type commandFactory func(app *App) *cobra.Command
 
 var (
-	registry      []commandFactory
-	benchRegistry []commandFactory
+	registry []commandFactory
+	groups   = map[string][]commandFactory{}
 )
 
-func register(f commandFactory)      { registry = append(registry, f) }
-func registerBench(f commandFactory) { benchRegistry = append(benchRegistry, f) }
+// register adds a top-level command.
+func register(f commandFactory) { registry = append(registry, f) }
+
+// registerIn adds a subcommand to one of the groups defined in groupDefs ("bench", "memory",
+// "sessions").
+func registerIn(group string, f commandFactory) { groups[group] = append(groups[group], f) }
+
+// registerBench adds a "strata bench" subcommand.
+func registerBench(f commandFactory) { registerIn("bench", f) }
+
+// groupDefs are the commands that only group subcommands registered from other files.
+var groupDefs = []struct{ use, short, long string }{
+	{"bench", "Run strata's benchmarks and print their figures",
+		"Benchmarks build their own synthetic data in a temporary directory (or read an eval set you name) and print figures; they never change your files."},
+	{"memory", "See and manage the auto-memory of this project",
+		"The auto-memory is a directory of markdown topic files with a MEMORY.md index, one per project\n(all worktrees of a repository share it). These commands list, show, add, forget, search and check it."},
+	{"sessions", "List, show, search, export and archive session transcripts",
+		"Transcripts are append-only JSONL files under $STRATA_HOME/projects/<project>/, one per session,\nin Claude Code's format."},
+}
 
 // NewRoot builds the command tree for app.
 func NewRoot(app *App) *cobra.Command {
@@ -110,17 +127,13 @@ Environment:
 	for _, f := range registry {
 		root.AddCommand(f(app))
 	}
-	bench := &cobra.Command{
-		Use:   "bench",
-		Short: "Run strata's benchmarks and print their figures",
-		Long:  "Benchmarks build their own synthetic data in a temporary directory (or read an eval set you name) and print figures; they never change your files.",
-		Args:  noArgs,
-		RunE:  groupRunE,
+	for _, g := range groupDefs {
+		c := &cobra.Command{Use: g.use, Short: g.short, Long: g.long, RunE: groupRunE}
+		for _, f := range groups[g.use] {
+			c.AddCommand(f(app))
+		}
+		root.AddCommand(c)
 	}
-	for _, f := range benchRegistry {
-		bench.AddCommand(f(app))
-	}
-	root.AddCommand(bench)
 	return root
 }
 

@@ -23,7 +23,7 @@ import (
 	_ "github.com/spf13/cobra"
 	_ "go.yaml.in/yaml/v3"
 	_ "golang.org/x/sync/errgroup"
-	_ "golang.org/x/text/width"
 	_ "golang.org/x/text/cases"
 	_ "golang.org/x/text/unicode/norm"
+	_ "golang.org/x/text/width"
 )
