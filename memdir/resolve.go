@@ -1,0 +1,60 @@
+package memdir
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/strata-mem/strata/config"
+)
+
+// EnvVar is the environment variable that overrides the memory directory.
+const EnvVar = "STRATA_MEMORY_DIR"
+
+// Resolve returns the memory directory for the project containing cwd. The first that is set
+// wins:
+//
+//  1. flagDir (the --memory-dir flag), relative to cwd;
+//  2. the STRATA_MEMORY_DIR environment variable (read through env.Var), relative to cwd;
+//  3. the autoMemoryDirectory setting, relative to the project root;
+//  4. $STRATA_HOME/projects/<slug>/memory, where slug is config.Slug of the project root
+//     (config.ProjectRoot(cwd): the main working tree of the git repository, so all worktrees
+//     share one memory, else cwd itself).
+//
+// "~/" at the start of a path means env.UserHome. The result is absolute and clean. Resolve
+// does not create the directory.
+func Resolve(env config.Env, settings config.Settings, cwd string, flagDir string) (dir string, err error) {
+	if cwd == "" {
+		return "", fmt.Errorf("memdir: resolve memory dir: no working directory")
+	}
+	cwd, err = filepath.Abs(cwd)
+	if err != nil {
+		return "", fmt.Errorf("memdir: resolve memory dir: %w", err)
+	}
+	abs := func(p, base string) string {
+		if p == "~" {
+			return filepath.Clean(env.UserHome)
+		}
+		if strings.HasPrefix(p, "~/") && env.UserHome != "" {
+			return filepath.Join(env.UserHome, p[2:])
+		}
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p)
+		}
+		return filepath.Join(base, p)
+	}
+	if flagDir != "" {
+		return abs(flagDir, cwd), nil
+	}
+	if v := env.Var(EnvVar); v != "" {
+		return abs(v, cwd), nil
+	}
+	root := config.ProjectRoot(cwd)
+	if settings.AutoMemoryDirectory != "" {
+		return abs(settings.AutoMemoryDirectory, root), nil
+	}
+	if env.Home == "" {
+		return "", fmt.Errorf("memdir: resolve memory dir: STRATA_HOME is not set")
+	}
+	return filepath.Join(env.ProjectsDir(), config.Slug(root), "memory"), nil
+}

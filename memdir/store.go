@@ -1,0 +1,423 @@
+package memdir
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/strata-mem/strata/internal/fsutil"
+)
+
+// Names inside the memory directory.
+const (
+	IndexFile  = "MEMORY.md"    // the index, one line per topic file
+	LogsDir    = "logs"         // daily logs: logs/YYYY/MM/YYYY-MM-DD.md
+	ArchiveDir = ".archive"     // forgotten memories moved aside by Forget with Archive
+	InboxDir   = ".inbox"       // reserved for proposals waiting for review
+	LockFile   = ".strata.lock" // the cross-process write lock
+)
+
+// ModeDailyLog is the Options.Mode (and settings memoryMode) in which Add appends to the day's
+// log instead of writing a topic file.
+const ModeDailyLog = "daily-log"
+
+// Limits.
+const (
+	// MaxIndexLines and MaxIndexBytes are the default index limits: loading cuts there, and a
+	// write that would push the index past either fails.
+	MaxIndexLines = 200
+	MaxIndexBytes = 25_000
+	// MaxFileBytes is the largest topic file the store writes, and how much of a file it reads:
+	// a longer hand-made file is read up to this size, with a diagnostic.
+	MaxFileBytes = 1 << 20
+)
+
+// ErrNotFound is wrapped by the error returned when no memory has the name asked for.
+var ErrNotFound = errors.New("memory not found")
+
+// Options configure a Store. The zero value is ready to use.
+type Options struct {
+	// FS is where writes go; nil means fsutil.OS. Tests pass an fsutil.Faulty.
+	FS fsutil.FS
+	// Logger receives debug notes; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock for modified times and daily logs; nil means time.Now.
+	Now func() time.Time
+	// Mode is "" (topic files) or ModeDailyLog.
+	Mode string
+	// MaxIndexLines and MaxIndexBytes override the index limits; 0 means the defaults.
+	MaxIndexLines int
+	MaxIndexBytes int
+}
+
+// Store is one project's memory directory. It holds no open files and no cache, so one Store
+// may be shared by goroutines, and several processes may use the same directory at once:
+// every write takes the directory's lock file, reads take no lock and never see a
+// half-written file.
+type Store struct {
+	dir  string
+	opts Options
+	log  *slog.Logger
+}
+
+// Open returns the store for dir. The directory need not exist yet: reads of a missing
+// directory find nothing, and the first write creates it (0700).
+func Open(dir string, opts Options) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("memdir: open: empty directory name")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("memdir: open %s: %w", dir, err)
+	}
+	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("memdir: open %s: not a directory", abs)
+	}
+	if opts.FS == nil {
+		opts.FS = fsutil.OS
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxIndexLines <= 0 {
+		opts.MaxIndexLines = MaxIndexLines
+	}
+	if opts.MaxIndexBytes <= 0 {
+		opts.MaxIndexBytes = MaxIndexBytes
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Store{dir: abs, opts: opts, log: log}, nil
+}
+
+// Dir returns the absolute memory directory.
+func (s *Store) Dir() string { return s.dir }
+
+// IndexPath returns the absolute path of MEMORY.md.
+func (s *Store) IndexPath() string { return filepath.Join(s.dir, IndexFile) }
+
+// Mode returns the store's write mode ("" or ModeDailyLog).
+func (s *Store) Mode() string { return s.opts.Mode }
+
+// entry is a candidate topic file found by scan.
+type entry struct {
+	file  string // slash-separated, relative to the dir
+	stamp stamp
+}
+
+// stamp is what change detection compares: a file whose size, mtime and inode are unchanged is
+// taken as unchanged. Every store write renames a new inode into place, so the store's own
+// writes are always seen; a hand edit is seen unless it keeps the size within one mtime tick.
+type stamp struct {
+	size  int64
+	mtime int64
+	ino   uint64
+}
+
+func stampOf(fi fs.FileInfo) stamp {
+	return stamp{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}
+}
+
+// isTopicPath reports whether the slash-separated relative path p may hold a topic file:
+// not hidden at any level, not under logs/, not the index, and ending in ".md".
+func isTopicPath(p string) bool {
+	if p == IndexFile || !strings.HasSuffix(p, ".md") {
+		return false
+	}
+	if p == LogsDir || strings.HasPrefix(p, LogsDir+"/") {
+		return false
+	}
+	for _, part := range strings.Split(p, "/") {
+		if strings.HasPrefix(part, ".") {
+			return false
+		}
+	}
+	return true
+}
+
+// openRoot opens the memory dir as an os.Root, so that no read or write follows a symlink out
+// of it. ok is false when the directory does not exist.
+func (s *Store) openRoot() (root *os.Root, ok bool, err error) {
+	root, err = os.OpenRoot(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("memdir: open %s: %w", s.dir, err)
+	}
+	return root, true, nil
+}
+
+// scan lists the candidate topic files with their stamps, sorted by path. Symlinks are
+// followed only when they stay inside the memory dir; others, and files that are not regular,
+// become diagnostics.
+func (s *Store) scan(ctx context.Context, root *os.Root) ([]entry, []Diagnostic, error) {
+	var out []entry
+	var diags []Diagnostic
+	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			diags = append(diags, Diagnostic{Path: s.abs(p), Severity: SevWarning, Message: "cannot read: " + unwrapPath(err)})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p == "." {
+			return nil
+		}
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") || p == LogsDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !isTopicPath(p) {
+			return nil
+		}
+		var fi fs.FileInfo
+		if d.Type()&fs.ModeSymlink != 0 {
+			fi, err = root.Stat(filepath.FromSlash(p))
+			if err != nil {
+				diags = append(diags, Diagnostic{Path: s.abs(p), Severity: SevWarning, Message: "symlink not followed (it leads outside the memory dir or nowhere): " + unwrapPath(err)})
+				return nil
+			}
+		} else {
+			fi, err = d.Info()
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil // removed while we looked
+				}
+				diags = append(diags, Diagnostic{Path: s.abs(p), Severity: SevWarning, Message: "cannot stat: " + unwrapPath(err)})
+				return nil
+			}
+		}
+		if !fi.Mode().IsRegular() {
+			diags = append(diags, Diagnostic{Path: s.abs(p), Severity: SevWarning, Message: "not a regular file; skipped"})
+			return nil
+		}
+		out = append(out, entry{file: p, stamp: stampOf(fi)})
+		return nil
+	})
+	if err != nil {
+		return nil, diags, fmt.Errorf("memdir: list %s: %w", s.dir, err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].file < out[j].file })
+	return out, diags, nil
+}
+
+func (s *Store) abs(rel string) string { return filepath.Join(s.dir, filepath.FromSlash(rel)) }
+
+// unwrapPath drops the *PathError wrapper (its path is already in the diagnostic).
+func unwrapPath(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// readFile reads up to MaxFileBytes of one topic file through root and parses it. ok is false
+// when the file is not usable as a memory (binary, vanished); the reason is in the diagnostics.
+func (s *Store) readFile(root *os.Root, e entry) (m Memory, diags []Diagnostic, ok bool, err error) {
+	abs := s.abs(e.file)
+	f, err := root.Open(filepath.FromSlash(e.file))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Memory{}, nil, false, nil
+	}
+	if err != nil {
+		return Memory{}, []Diagnostic{{Path: abs, Severity: SevWarning, Message: "cannot read: " + unwrapPath(err)}}, false, nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Memory{}, []Diagnostic{{Path: abs, Severity: SevWarning, Message: "cannot stat: " + unwrapPath(err)}}, false, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return Memory{}, []Diagnostic{{Path: abs, Severity: SevWarning, Message: "cannot read: " + unwrapPath(err)}}, false, nil
+	}
+	if isBinary(data) {
+		return Memory{}, []Diagnostic{{Path: abs, Line: 1, Severity: SevWarning, Message: "binary content (NUL bytes); not used as a memory"}}, false, nil
+	}
+	if len(data) > MaxFileBytes {
+		data = data[:MaxFileBytes]
+		for len(data) > 0 && !utf8.RuneStart(data[len(data)-1]) {
+			data = data[:len(data)-1]
+		}
+		diags = append(diags, Diagnostic{Path: abs, Severity: SevWarning, Message: fmt.Sprintf("file is %s, over the %s read limit; only the first %s is used (split it into smaller topic files)", humanBytes(fi.Size()), humanBytes(MaxFileBytes), humanBytes(MaxFileBytes))})
+	}
+	if !utf8.Valid(data) {
+		diags = append(diags, Diagnostic{Path: abs, Line: 1, Severity: SevWarning, Message: "not valid UTF-8; invalid bytes replaced"})
+		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	}
+	m, pd := ParseFile(abs, e.file, data)
+	diags = append(diags, pd...)
+	m.ModTime = fi.ModTime()
+	m.Size = fi.Size()
+	return m, diags, true, nil
+}
+
+func isBinary(data []byte) bool {
+	head := data
+	if len(head) > 8192 {
+		head = head[:8192]
+	}
+	return bytes.IndexByte(head, 0) >= 0
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// List reads every topic file: *.md files in the memory dir and its subdirectories, except
+// MEMORY.md, logs/, hidden files and directories (.archive/, .inbox/, temp files) and symlinks
+// that lead outside the dir. Memories come sorted by File. A file with missing or broken
+// frontmatter is listed (its body counts) and reported in the diagnostics; a binary file is
+// reported and not listed. A missing directory lists nothing. The error is for failures to
+// read the directory itself.
+func (s *Store) List(ctx context.Context) ([]Memory, []Diagnostic, error) {
+	root, ok, err := s.openRoot()
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	defer root.Close()
+	ents, diags, err := s.scan(ctx, root)
+	if err != nil {
+		return nil, diags, err
+	}
+	mems := make([]Memory, 0, len(ents))
+	for _, e := range ents {
+		if err := ctx.Err(); err != nil {
+			return nil, diags, err
+		}
+		m, d, ok, err := s.readFile(root, e)
+		diags = append(diags, d...)
+		if err != nil {
+			return nil, diags, err
+		}
+		if ok {
+			mems = append(mems, m)
+		}
+	}
+	return mems, diags, nil
+}
+
+// Get returns the memory called name: the topic file whose frontmatter name is name, else the
+// file whose name (with or without ".md") is name, else the one whose name matches ignoring
+// case. The error wraps ErrNotFound when there is none.
+func (s *Store) Get(ctx context.Context, name string) (Memory, error) {
+	mems, _, err := s.List(ctx)
+	if err != nil {
+		return Memory{}, err
+	}
+	if m, ok := find(mems, name); ok {
+		return m, nil
+	}
+	return Memory{}, fmt.Errorf("memdir: %w: %q in %s", ErrNotFound, name, s.dir)
+}
+
+// find picks the memory called name from mems (see Get for the order).
+func find(mems []Memory, name string) (Memory, bool) {
+	for _, m := range mems {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	for _, m := range mems {
+		if m.File == name || m.File == name+".md" {
+			return m, true
+		}
+	}
+	for _, m := range mems {
+		if strings.EqualFold(m.Name, name) {
+			return m, true
+		}
+	}
+	return Memory{}, false
+}
+
+// Snapshot records the stamp (size, mtime, inode) of every topic file seen by Changes. The
+// zero Snapshot has seen nothing. Snapshots are values: keep the one Changes returned and pass
+// it to the next call.
+type Snapshot struct {
+	stamps map[string]stamp
+}
+
+// Len returns the number of files the snapshot has seen.
+func (s Snapshot) Len() int { return len(s.stamps) }
+
+// Changes reports what changed since the snapshot since, reading only files whose size, mtime
+// or inode differ: changed holds the new and modified memories (sorted by File), removed the
+// File names that are gone (or became unusable, e.g. binary), and next the snapshot to pass
+// next time. It is how a warm index stays current without re-reading unchanged files. Changes
+// with a zero Snapshot returns every memory, like List.
+func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, removed []string, next Snapshot, err error) {
+	next = Snapshot{stamps: map[string]stamp{}}
+	root, ok, err := s.openRoot()
+	if err != nil {
+		return nil, nil, since, err
+	}
+	if ok {
+		defer root.Close()
+		ents, _, err := s.scan(ctx, root)
+		if err != nil {
+			return nil, nil, since, err
+		}
+		for _, e := range ents {
+			if old, seen := since.stamps[e.file]; seen && old == e.stamp {
+				next.stamps[e.file] = e.stamp
+				continue
+			}
+			m, _, ok, err := s.readFile(root, e)
+			if err != nil {
+				return nil, nil, since, err
+			}
+			if !ok {
+				continue
+			}
+			next.stamps[e.file] = e.stamp
+			changed = append(changed, m)
+		}
+	}
+	for f := range since.stamps {
+		if _, ok := next.stamps[f]; !ok {
+			removed = append(removed, f)
+		}
+	}
+	sort.Strings(removed)
+	return changed, removed, next, nil
+}
+
+// cleanRel checks that rel is a slash-separated path inside the memory dir.
+func cleanRel(rel string) (string, error) {
+	c := path.Clean(filepath.ToSlash(rel))
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") || path.IsAbs(c) {
+		return "", fmt.Errorf("memdir: %q is not inside the memory dir", rel)
+	}
+	return c, nil
+}

@@ -1,0 +1,136 @@
+package memdir
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-mem/strata/config"
+)
+
+func writeRaw(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func files(mems []Memory) []string {
+	var out []string
+	for _, m := range mems {
+		out = append(out, m.File)
+	}
+	return out
+}
+
+func TestListSkipsIndexLogsAndHidden(t *testing.T) {
+	dir := t.TempDir()
+	writeRaw(t, dir, "a.md", "---\nname: A\ndescription: first\ntype: user\n---\nbody a\n")
+	writeRaw(t, dir, "部署.md", "---\nname: 部署流程\ndescription: 如何部署\ntype: project\n---\n先构建再发布\n")
+	writeRaw(t, dir, "team/b.md", "no frontmatter here\n")
+	writeRaw(t, dir, IndexFile, "- [A](a.md) — first\n")
+	writeRaw(t, dir, "logs/2026/01/2026-01-02.md", "- log\n")
+	writeRaw(t, dir, ".archive/old.md", "old\n")
+	writeRaw(t, dir, ".inbox/new.md", "new\n")
+	writeRaw(t, dir, ".hidden.md", "x\n")
+	writeRaw(t, dir, "notes.txt", "x\n")
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mems, diags, err := s.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a.md", "team/b.md", "部署.md"}, files(mems)); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if len(diags) != 1 || diags[0].Severity != SevWarning {
+		t.Errorf("diags = %v, want one warning for team/b.md", diags)
+	}
+	m, err := s.Get(t.Context(), "部署流程")
+	if err != nil || m.Description != "如何部署" || m.Body != "先构建再发布\n" {
+		t.Errorf("Get = %+v, %v", m, err)
+	}
+}
+
+func TestListMissingDir(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "nope"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mems, diags, err := s.List(t.Context())
+	if err != nil || len(mems) != 0 || len(diags) != 0 {
+		t.Fatalf("List = %v, %v, %v", mems, diags, err)
+	}
+}
+
+func TestChangesReadsOnlyChangedFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeRaw(t, dir, "a.md", "---\nname: a\n---\none\n")
+	writeRaw(t, dir, "b.md", "---\nname: b\n---\ntwo\n")
+	s, _ := Open(dir, Options{})
+	changed, removed, snap, err := s.Changes(t.Context(), Snapshot{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a.md", "b.md"}, files(changed)); diff != "" || len(removed) != 0 {
+		t.Fatalf("first Changes: %s removed=%v", diff, removed)
+	}
+	changed, removed, snap, _ = s.Changes(t.Context(), snap)
+	if len(changed) != 0 || len(removed) != 0 {
+		t.Fatalf("no change: changed=%v removed=%v", files(changed), removed)
+	}
+	writeRaw(t, dir, "a.md", "---\nname: a\n---\none, longer now\n")
+	os.Remove(filepath.Join(dir, "b.md"))
+	writeRaw(t, dir, "c.md", "three\n")
+	changed, removed, snap, _ = s.Changes(t.Context(), snap)
+	if diff := cmp.Diff([]string{"a.md", "c.md"}, files(changed)); diff != "" {
+		t.Errorf("changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"b.md"}, removed); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+	if snap.Len() != 2 {
+		t.Errorf("snapshot has %d files, want 2", snap.Len())
+	}
+}
+
+func TestResolvePrecedence(t *testing.T) {
+	home := t.TempDir()
+	cwd := t.TempDir()
+	vars := map[string]string{}
+	env := config.Env{Home: home, UserHome: "/u", Getenv: func(k string) string { return vars[k] }}
+	root := config.ProjectRoot(cwd)
+	def := filepath.Join(home, "projects", config.Slug(root), "memory")
+	tests := []struct {
+		name    string
+		flag    string
+		envDir  string
+		setting string
+		want    string
+	}{
+		{"default", "", "", "", def},
+		{"setting", "", "", "~/mem", "/u/mem"},
+		{"setting relative to project root", "", "", "m", filepath.Join(root, "m")},
+		{"env beats setting", "", "/e", "/s", "/e"},
+		{"flag beats all", "rel", "/e", "/s", filepath.Join(cwd, "rel")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vars[EnvVar] = tt.envDir
+			got, err := Resolve(env, config.Settings{AutoMemoryDirectory: tt.setting}, cwd, tt.flag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("Resolve = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
