@@ -1,0 +1,439 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/memdir"
+)
+
+func init() {
+	registerIn("memory", newMemoryListCmd)
+	registerIn("memory", newMemoryShowCmd)
+	registerIn("memory", newMemoryPathCmd)
+	registerIn("memory", newMemoryEditCmd)
+	registerIn("memory", newMemoryAddCmd)
+	registerIn("memory", newMemoryForgetCmd)
+	registerIn("memory", newMemoryLintCmd)
+}
+
+// memoryFlags are the flags every `strata memory` subcommand shares (search included: call
+// register on its command and openMemoryStore in its RunE).
+type memoryFlags struct {
+	dir string // --memory-dir
+	cwd string // --cwd
+}
+
+func (f *memoryFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.dir, "memory-dir", "", "use this memory directory (default: STRATA_MEMORY_DIR, the autoMemoryDirectory setting, else $STRATA_HOME/projects/<project>/memory)")
+	c.Flags().StringVar(&f.cwd, "cwd", "", "act as if run in this directory (selects the project)")
+}
+
+// openMemoryStore resolves the memory dir for the flags and opens it. Settings files that do
+// not parse are reported on stderr as warnings and skipped.
+func openMemoryStore(app *App, f memoryFlags) (*memdir.Store, error) {
+	cwd, err := app.workDir(f.cwd)
+	if err != nil {
+		return nil, err
+	}
+	settings, errs := app.Env.Load(config.ProjectRoot(cwd))
+	for _, e := range errs {
+		fmt.Fprintf(app.Err, "strata: warning: %v\n", e)
+	}
+	dir, err := memdir.Resolve(app.Env, settings, cwd, f.dir)
+	if err != nil {
+		return nil, err
+	}
+	opts := memdir.Options{Mode: settings.MemoryMode}
+	if app.Now != nil {
+		opts.Now = app.Now
+	}
+	return memdir.Open(dir, opts)
+}
+
+func printDiagnostics(w io.Writer, diags []memdir.Diagnostic) {
+	for _, d := range diags {
+		fmt.Fprintf(w, "strata: %s\n", d)
+	}
+}
+
+// memoryJSON is one memory in --json output.
+type memoryJSON struct {
+	Name        string    `json:"name"`
+	Type        string    `json:"type"`
+	Description string    `json:"description"`
+	File        string    `json:"file"`
+	Path        string    `json:"path"`
+	Modified    time.Time `json:"modified"`
+	Size        int64     `json:"size"`
+	Body        *string   `json:"body,omitempty"`
+}
+
+func toMemoryJSON(m memdir.Memory) memoryJSON {
+	return memoryJSON{Name: m.Name, Type: string(m.Type), Description: m.Description, File: m.File,
+		Path: m.Path, Modified: m.ModTime.UTC().Truncate(time.Second), Size: m.Size}
+}
+
+func newMemoryListCmd(app *App) *cobra.Command {
+	var f memoryFlags
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List the memories of this project",
+		Long: `List every topic file in the memory directory: name, type, description, file, last
+modification and size. Problems with a file (broken frontmatter, binary content) are reported
+on stderr; the file is still listed when its body is usable.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := openMemoryStore(app, f)
+			if err != nil {
+				return err
+			}
+			return memoryList(c, app, s, asJSON)
+		},
+	}
+	f.register(c)
+	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return c
+}
+
+func memoryList(c *cobra.Command, app *App, s *memdir.Store, asJSON bool) error {
+	mems, diags, err := s.List(c.Context())
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		out := struct {
+			Dir         string              `json:"dir"`
+			Memories    []memoryJSON        `json:"memories"`
+			Diagnostics []memdir.Diagnostic `json:"diagnostics"`
+		}{Dir: s.Dir(), Memories: []memoryJSON{}, Diagnostics: diags}
+		if out.Diagnostics == nil {
+			out.Diagnostics = []memdir.Diagnostic{}
+		}
+		for _, m := range mems {
+			out.Memories = append(out.Memories, toMemoryJSON(m))
+		}
+		return writeJSON(app.Out, out)
+	}
+	printDiagnostics(app.Err, diags)
+	if len(mems) == 0 {
+		fmt.Fprintf(app.Out, "no memories in %s\n", s.Dir())
+		return nil
+	}
+	tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTYPE\tMODIFIED\tSIZE\tFILE\tDESCRIPTION")
+	for _, m := range mems {
+		typ := string(m.Type)
+		if typ == "" {
+			typ = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", m.Name, typ, m.ModTime.Local().Format("2006-01-02 15:04"), m.Size, m.File, m.Description)
+	}
+	return tw.Flush()
+}
+
+func newMemoryShowCmd(app *App) *cobra.Command {
+	var f memoryFlags
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Print one memory",
+		Long: `Print the topic file called NAME as it is on disk (frontmatter and body). NAME is the
+memory's name, or its file name with or without .md.`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := openMemoryStore(app, f)
+			if err != nil {
+				return err
+			}
+			m, err := s.Get(c.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				j := toMemoryJSON(m)
+				j.Body = &m.Body
+				return writeJSON(app.Out, j)
+			}
+			data, err := os.ReadFile(m.Path)
+			if err != nil {
+				return err
+			}
+			_, err = app.Out.Write(data)
+			return err
+		},
+	}
+	f.register(c)
+	c.Flags().BoolVar(&asJSON, "json", false, "print the parsed memory as JSON")
+	return c
+}
+
+func newMemoryPathCmd(app *App) *cobra.Command {
+	var f memoryFlags
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "path",
+		Short: "Print the memory directory of this project",
+		Long:  "Print the memory directory of this project (it need not exist yet).",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := openMemoryStore(app, f)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				_, statErr := os.Stat(s.Dir())
+				return writeJSON(app.Out, map[string]any{"dir": s.Dir(), "index": s.IndexPath(), "exists": statErr == nil})
+			}
+			fmt.Fprintln(app.Out, s.Dir())
+			return nil
+		},
+	}
+	f.register(c)
+	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return c
+}
+
+func newMemoryAddCmd(app *App) *cobra.Command {
+	var f memoryFlags
+	var in memdir.Input
+	var typ string
+	var body string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "add --name NAME --type TYPE --description TEXT [--body TEXT]",
+		Short: "Write a memory and its index line",
+		Long: `Write a topic file and update its line in MEMORY.md, atomically and under the memory
+directory's lock. A memory with the same name is replaced. The body comes from --body, else
+from stdin. TYPE is user, feedback, project or reference.
+
+The write is refused (nothing is written) when the name has a path separator, ".." or a
+control character, when the text looks like a secret, or when MEMORY.md would go over its
+limits (200 lines, 25,000 bytes). With the setting memoryMode "daily-log" the memory is
+appended to today's log (logs/YYYY/MM/YYYY-MM-DD.md) instead.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			for _, req := range []struct{ name, val string }{{"name", in.Name}, {"type", typ}, {"description", in.Description}} {
+				if !c.Flags().Changed(req.name) {
+					return usagef("--%s is required\nRun '%s --help' for usage.", req.name, c.CommandPath())
+				}
+			}
+			in.Type = memdir.Type(typ)
+			if c.Flags().Changed("body") {
+				in.Body = body
+			} else {
+				if file, ok := app.In.(*os.File); ok {
+					if fi, err := file.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+						fmt.Fprintln(app.Err, "strata: reading the body from stdin (end with Ctrl-D)")
+					}
+				}
+				data, err := io.ReadAll(app.In)
+				if err != nil {
+					return fmt.Errorf("read body from stdin: %w", err)
+				}
+				in.Body = string(data)
+			}
+			s, err := openMemoryStore(app, f)
+			if err != nil {
+				return err
+			}
+			return memoryAdd(c, app, s, in, asJSON)
+		},
+	}
+	f.register(c)
+	c.Flags().StringVar(&in.Name, "name", "", "the memory's name (required)")
+	c.Flags().StringVar(&typ, "type", "", "user, feedback, project or reference (required)")
+	c.Flags().StringVar(&in.Description, "description", "", "one line: what it is and when it matters (required)")
+	c.Flags().StringVar(&body, "body", "", "the memory's text (default: read stdin)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return c
+}
+
+func memoryAdd(c *cobra.Command, app *App, s *memdir.Store, in memdir.Input, asJSON bool) error {
+	res, err := s.Add(c.Context(), in)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(app.Out, map[string]any{"file": res.File, "path": res.Path, "created": res.Created, "logged": res.Logged, "index_updated": res.Index})
+	}
+	switch {
+	case res.Logged:
+		fmt.Fprintf(app.Out, "logged to %s\n", res.Path)
+	case res.Created:
+		fmt.Fprintf(app.Out, "added %s\n", res.File)
+	default:
+		fmt.Fprintf(app.Out, "updated %s\n", res.File)
+	}
+	return nil
+}
+
+func newMemoryForgetCmd(app *App) *cobra.Command {
+	var f memoryFlags
+	var archive, asJSON bool
+	c := &cobra.Command{
+		Use:   "forget NAME",
+		Short: "Remove a memory and its index line",
+		Long: `Remove the topic file called NAME and its line in MEMORY.md. With --archive the file is
+moved to .archive/ in the memory directory instead of being deleted. NAME may also be the title
+or file of an index line whose file is gone: that line is removed.`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := openMemoryStore(app, f)
+			if err != nil {
+				return err
+			}
+			res, err := s.Forget(c.Context(), args[0], archive)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(app.Out, map[string]any{"file": res.File, "archived_to": res.ArchivedTo, "index_lines_removed": res.IndexLines})
+			}
+			switch {
+			case res.File == "":
+				fmt.Fprintf(app.Out, "removed %d index line(s) pointing nowhere\n", res.IndexLines)
+			case res.ArchivedTo != "":
+				fmt.Fprintf(app.Out, "archived %s to %s (%d index line(s) removed)\n", res.File, res.ArchivedTo, res.IndexLines)
+			default:
+				fmt.Fprintf(app.Out, "forgot %s (%d index line(s) removed)\n", res.File, res.IndexLines)
+			}
+			return nil
+		},
+	}
+	f.register(c)
+	c.Flags().BoolVar(&archive, "archive", false, "move the file to .archive/ instead of deleting it")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return c
+}
+
+func newMemoryEditCmd(app *App) *cobra.Command {
+	var f memoryFlags
+	c := &cobra.Command{
+		Use:   "edit NAME",
+		Short: "Open a memory in $EDITOR, then re-check it and its index line",
+		Long: `Open the topic file called NAME in $EDITOR (or $VISUAL). When the editor exits, the file
+is checked again (frontmatter, secrets) and its line in MEMORY.md is updated if the name or
+description changed. The file itself is never rewritten by strata.`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := openMemoryStore(app, f)
+			if err != nil {
+				return err
+			}
+			return memoryEdit(c, app, s, args[0])
+		},
+	}
+	f.register(c)
+	return c
+}
+
+func memoryEdit(c *cobra.Command, app *App, s *memdir.Store, name string) error {
+	m, err := s.Get(c.Context(), name)
+	if err != nil {
+		return err
+	}
+	editor := strings.TrimSpace(app.Env.Var("EDITOR"))
+	if editor == "" {
+		editor = strings.TrimSpace(app.Env.Var("VISUAL"))
+	}
+	if editor == "" {
+		return fmt.Errorf("$EDITOR is not set: set it (for example EDITOR=vi) or edit %s by hand", m.Path)
+	}
+	argv := strings.Fields(editor)
+	cmd := exec.CommandContext(c.Context(), argv[0], append(argv[1:], m.Path)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = app.In, app.Out, app.Err
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("editor %q: %w", editor, err)
+	}
+	data, err := os.ReadFile(m.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(app.Err, "strata: %s was removed in the editor\n", m.File)
+	} else if err != nil {
+		return err
+	}
+	failed := false
+	if err == nil {
+		_, diags := memdir.ParseFile(m.Path, m.File, data)
+		printDiagnostics(app.Err, diags)
+		for _, sf := range memdir.ScanSecrets(string(bytes.ToValidUTF8(data, nil))) {
+			fmt.Fprintf(app.Err, "strata: %s:%d: error: looks like a secret (%s); remove it\n", m.Path, sf.Line, sf.Kind)
+			failed = true
+		}
+	}
+	changed, err := s.Reindex(c.Context(), m.File)
+	if err != nil {
+		return err
+	}
+	if changed {
+		fmt.Fprintf(app.Out, "updated the index line of %s\n", m.File)
+	} else {
+		fmt.Fprintf(app.Out, "%s: index unchanged\n", m.File)
+	}
+	if failed {
+		return &ExitError{Code: ExitFailure}
+	}
+	return nil
+}
+
+func newMemoryLintCmd(app *App) *cobra.Command {
+	var f memoryFlags
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "lint",
+		Short: "Check the memory directory; exit 1 on an error",
+		Long: `Check the memory directory: broken frontmatter, index lines pointing nowhere, files missing
+from the index, the index over its limits (200 lines, 25,000 bytes), secrets, duplicate names.
+Nothing is changed. Exit 1 when an error (not only warnings) is found.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := openMemoryStore(app, f)
+			if err != nil {
+				return err
+			}
+			return memoryLint(c, app, s, asJSON)
+		},
+	}
+	f.register(c)
+	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return c
+}
+
+func memoryLint(c *cobra.Command, app *App, s *memdir.Store, asJSON bool) error {
+	diags, err := s.Lint(c.Context())
+	if err != nil {
+		return err
+	}
+	errs := memdir.Errors(diags)
+	if asJSON {
+		if diags == nil {
+			diags = []memdir.Diagnostic{}
+		}
+		if err := writeJSON(app.Out, map[string]any{"dir": s.Dir(), "diagnostics": diags, "errors": errs, "warnings": len(diags) - errs}); err != nil {
+			return err
+		}
+	} else {
+		for _, d := range diags {
+			fmt.Fprintln(app.Out, d)
+		}
+		if len(diags) == 0 {
+			fmt.Fprintf(app.Out, "%s: no problems\n", s.Dir())
+		} else {
+			fmt.Fprintf(app.Out, "%d error(s), %d warning(s)\n", errs, len(diags)-errs)
+		}
+	}
+	if errs > 0 {
+		return &ExitError{Code: ExitFailure}
+	}
+	return nil
+}

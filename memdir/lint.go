@@ -1,0 +1,150 @@
+package memdir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Lint checks the memory dir and returns every problem found, sorted by path and line. Errors:
+// broken frontmatter, index lines pointing nowhere, an index over its line or byte limit, text
+// that looks like a secret (in topic files, the index and daily logs), two files with the same
+// name. Warnings: files missing from the index, missing frontmatter, description or type, an
+// unknown type, several index lines for one file, binary or oversized files, symlinks leading
+// out of the dir. Lint never changes a file. The error is for failures to read the dir itself.
+func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
+	mems, diags, err := s.List(ctx)
+	if err != nil {
+		return diags, err
+	}
+	root, ok, err := s.openRoot()
+	if err != nil || !ok {
+		return diags, err
+	}
+	defer root.Close()
+
+	byName := map[string]Memory{}
+	byFold := map[string]Memory{}
+	for _, m := range mems {
+		warn := func(msg string) {
+			diags = append(diags, Diagnostic{Path: m.Path, Line: 1, Severity: SevWarning, Message: msg})
+		}
+		switch {
+		case m.Type == "":
+			warn("no type in the frontmatter (user, feedback, project or reference)")
+		case !m.Type.Known():
+			warn(fmt.Sprintf("unknown type %q (expected user, feedback, project or reference); kept as written", m.Type))
+		}
+		if m.Description == "" {
+			warn("no description in the frontmatter; recall and the index rely on it")
+		}
+		if other, dup := byName[m.Name]; dup {
+			diags = append(diags, Diagnostic{Path: m.Path, Line: 1, Severity: SevError,
+				Message: fmt.Sprintf("duplicate name %q: %s has it too; merge them or rename one", m.Name, other.File)})
+		} else if other, dup := byFold[strings.ToLower(m.Name)]; dup {
+			warn(fmt.Sprintf("name %q differs only in case from %q in %s", m.Name, other.Name, other.File))
+		}
+		byName[m.Name] = m
+		byFold[strings.ToLower(m.Name)] = m
+		if data, err := readCapped(root, m.File); err == nil {
+			for _, f := range ScanSecrets(string(data)) {
+				diags = append(diags, Diagnostic{Path: m.Path, Line: f.Line, Severity: SevError, Message: "looks like a secret (" + f.Kind + "); remove it"})
+			}
+		}
+	}
+
+	idx, exists, err := s.readIndexRaw()
+	if err != nil {
+		diags = append(diags, Diagnostic{Path: s.IndexPath(), Severity: SevError, Message: "cannot read: " + unwrapPath(errors.Unwrap(err))})
+	}
+	indexed := map[string]int{}
+	if exists {
+		ip := s.IndexPath()
+		for _, e := range ParseIndex([]byte(idx)) {
+			if first, dup := indexed[e.File]; dup {
+				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevWarning,
+					Message: fmt.Sprintf("%s is already linked on line %d", e.File, first)})
+				continue
+			}
+			indexed[e.File] = e.Line
+			fi, err := root.Stat(filepath.FromSlash(e.File))
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevError,
+					Message: fmt.Sprintf("links %s, which does not exist; remove the line (strata memory forget %q) or restore the file", e.File, e.Title)})
+			case err != nil:
+				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevError,
+					Message: fmt.Sprintf("links %s, which cannot be read: %s", e.File, unwrapPath(err))})
+			case fi.IsDir():
+				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevError,
+					Message: fmt.Sprintf("links %s, which is a directory", e.File)})
+			}
+		}
+		norm := strings.ReplaceAll(strings.TrimPrefix(idx, "\ufeff"), "\r\n", "\n")
+		if n := countLines(norm); n > s.opts.MaxIndexLines {
+			diags = append(diags, Diagnostic{Path: ip, Line: s.opts.MaxIndexLines + 1, Severity: SevError,
+				Message: fmt.Sprintf("%d lines, over the %d-line limit: the model sees only the first %d; consolidate related memories", n, s.opts.MaxIndexLines, s.opts.MaxIndexLines)})
+		}
+		if n := len(norm); n > s.opts.MaxIndexBytes {
+			diags = append(diags, Diagnostic{Path: ip, Severity: SevError,
+				Message: fmt.Sprintf("%d bytes, over the %d-byte limit: the model sees only the first %d; shorten the index lines or consolidate", n, s.opts.MaxIndexBytes, s.opts.MaxIndexBytes)})
+		}
+		for _, f := range ScanSecrets(norm) {
+			diags = append(diags, Diagnostic{Path: ip, Line: f.Line, Severity: SevError, Message: "looks like a secret (" + f.Kind + "); remove it"})
+		}
+	}
+	for _, m := range mems {
+		if _, ok := indexed[m.File]; !ok {
+			diags = append(diags, Diagnostic{Path: m.Path, Severity: SevWarning,
+				Message: fmt.Sprintf("not in %s, so the model does not see it in the index; add a line for it (strata memory edit %q re-indexes it)", IndexFile, m.Name)})
+		}
+	}
+
+	logs, err := s.Logs(ctx)
+	if err != nil {
+		diags = append(diags, Diagnostic{Path: filepath.Join(s.dir, LogsDir), Severity: SevWarning, Message: err.Error()})
+	}
+	for _, l := range logs {
+		data, err := readCapped(root, l)
+		if err != nil {
+			continue
+		}
+		for _, f := range ScanSecrets(string(data)) {
+			diags = append(diags, Diagnostic{Path: s.abs(l), Line: f.Line, Severity: SevError, Message: "looks like a secret (" + f.Kind + "); remove it"})
+		}
+	}
+
+	sort.SliceStable(diags, func(i, j int) bool {
+		if diags[i].Path != diags[j].Path {
+			return diags[i].Path < diags[j].Path
+		}
+		return diags[i].Line < diags[j].Line
+	})
+	return diags, ctx.Err()
+}
+
+func readCapped(root *os.Root, rel string) ([]byte, error) {
+	f, err := root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxFileBytes))
+}
+
+// Errors counts the diagnostics of severity error.
+func Errors(diags []Diagnostic) int {
+	n := 0
+	for _, d := range diags {
+		if d.Severity == SevError {
+			n++
+		}
+	}
+	return n
+}

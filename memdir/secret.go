@@ -1,0 +1,175 @@
+package memdir
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+)
+
+// ErrSecret is wrapped by the *SecretError returned when a write's text looks like a secret.
+var ErrSecret = errors.New("text looks like a secret")
+
+// SecretError is a refused write: the text had something that looks like a credential.
+type SecretError struct {
+	Name string // the memory (or "daily log") being written
+	Kind string // what it looks like, e.g. "GitHub token"
+	Line int    // 1-based line in the file that would have been written
+}
+
+func (e *SecretError) Error() string {
+	return fmt.Sprintf("memdir: refusing to write %q: line %d looks like a secret (%s); nothing was written. Remove it and store where the secret lives (an env var name, a vault path) instead",
+		e.Name, e.Line, e.Kind)
+}
+
+// Unwrap returns ErrSecret.
+func (e *SecretError) Unwrap() error { return ErrSecret }
+
+// SecretFinding is one match of ScanSecrets.
+type SecretFinding struct {
+	Kind string // e.g. "AWS access key ID", "PEM private key"
+	Line int    // 1-based
+}
+
+type secretPattern struct {
+	kind string
+	re   *regexp.Regexp
+}
+
+// Token patterns: each has a fixed, distinctive prefix or shape, so prose and code do not match.
+var secretPatterns = []secretPattern{
+	{"PEM private key", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
+	{"AWS access key ID", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b`)},
+	{"AWS secret access key", regexp.MustCompile(`(?i)aws.{0,20}?(?:secret|private).{0,20}?['"]?\s*[:=]\s*['"]?[A-Za-z0-9/+]{40}\b`)},
+	{"GCP API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
+	{"GCP OAuth access token", regexp.MustCompile(`\bya29\.[0-9A-Za-z_\-]{20,}`)},
+	{"GCP service account key", regexp.MustCompile(`"private_key_id"\s*:\s*"[0-9a-f]{40}"`)},
+	{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
+	{"GitLab token", regexp.MustCompile(`\b(?:glpat|gldt|glptt|glrt|glsoat|glcbt|gloas)-[A-Za-z0-9_\-]{20,}`)},
+	{"Slack token", regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`)},
+	{"Slack webhook URL", regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}`)},
+	{"Anthropic API key", regexp.MustCompile(`\bsk-ant-(?:api|admin|sid)[0-9]{2}-[A-Za-z0-9_\-]{20,}`)},
+	{"OpenAI API key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]*T3BlbkFJ[A-Za-z0-9_\-]{10,}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|\bsk-[A-Za-z0-9]{48}\b`)},
+	{"JSON Web Token", regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}`)},
+	{"Stripe secret key", regexp.MustCompile(`\b[sr]k_live_[A-Za-z0-9]{20,}`)},
+	{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+}
+
+// assignment finds "<name> = value", "<name>: value", `"<name>": "value"` where the name says
+// it holds a secret. The value is then judged by looksRandom, so "token: see the wiki" passes.
+var assignment = regexp.MustCompile(`(?i)([A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|client[_\-]?secret|credentials?|auth[_\-]?key)[A-Za-z0-9_.\-]*)["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;)}\]]{8,})`)
+
+// ScanSecrets returns everything in text that looks like a secret, in line order. It looks for
+// the shapes of well-known credentials (cloud keys, GitHub/GitLab/Slack tokens, Anthropic and
+// OpenAI keys, JWTs, PEM private keys) and for high-entropy values assigned to names such as
+// password, secret or token. Placeholders ("<token>", "${TOKEN}", "xxxx", "changeme"), names of
+// variables and ordinary words are not findings.
+func ScanSecrets(text string) []SecretFinding {
+	var out []SecretFinding
+	for i, line := range strings.Split(text, "\n") {
+		if len(line) < 8 {
+			continue
+		}
+		found := false
+		for _, p := range secretPatterns {
+			if p.re.MatchString(line) {
+				out = append(out, SecretFinding{Kind: p.kind, Line: i + 1})
+				found = true
+				break
+			}
+		}
+		if found {
+			continue
+		}
+		for _, m := range assignment.FindAllStringSubmatch(line, -1) {
+			if looksRandom(m[2]) {
+				out = append(out, SecretFinding{Kind: fmt.Sprintf("high-entropy value assigned to %q", m[1]), Line: i + 1})
+				break
+			}
+		}
+	}
+	return out
+}
+
+var placeholder = regexp.MustCompile(`(?i)^(?:x{3,}|\*{3,}|\.{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|\{\{.*\}\})$|example|changeme|placeholder|redacted|your[_\-]|dummy|sample|xxxx|\*\*\*|\.\.\.|^\$`)
+
+// identifier matches values that are code, not secrets: dotted names, CONSTANT_NAMES,
+// camelCase names.
+var identifier = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Z][A-Z0-9_]*|[a-z]+(?:[A-Z][a-z]+)*)$`)
+
+// wordSegment is one part of a kebab/snake-case value made of words: "prod", "v2", "2024".
+var wordSegment = regexp.MustCompile(`^(?:[A-Za-z]+[0-9]{0,3}|[0-9]{1,4})$`)
+
+// wordy reports whether v is words joined by '-', '_' or '.', like "prod-db-credentials-v2".
+func wordy(v string) bool {
+	parts := strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' || r == '.' })
+	long := false
+	for _, p := range parts {
+		if !wordSegment.MatchString(p) {
+			return false
+		}
+		if len(p) >= 3 {
+			long = true
+		}
+	}
+	return len(parts) > 1 && long
+}
+
+// looksRandom reports whether v is plausibly a generated secret: long enough, not a
+// placeholder or an identifier, of at least two character classes including a digit or
+// symbol, and with high Shannon entropy.
+func looksRandom(v string) bool {
+	v = strings.TrimRight(v, ".")
+	if len(v) < 10 || placeholder.MatchString(v) || identifier.MatchString(v) || wordy(v) || strings.ContainsAny(v, "()") {
+		return false
+	}
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.Contains(v, "://") && !strings.Contains(v, "@") {
+		return false // a path or a URL without credentials
+	}
+	var lower, upper, digit, other int
+	for _, r := range v {
+		switch {
+		case r >= 'a' && r <= 'z':
+			lower = 1
+		case r >= 'A' && r <= 'Z':
+			upper = 1
+		case r >= '0' && r <= '9':
+			digit = 1
+		default:
+			other = 1
+		}
+	}
+	if lower+upper+digit+other < 2 || digit+other == 0 {
+		return false
+	}
+	if lower+upper == 0 {
+		return false // numbers, dates, versions
+	}
+	return entropy(v) >= 3.0
+}
+
+// entropy is the Shannon entropy of s in bits per byte.
+func entropy(s string) float64 {
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	h := 0.0
+	n := float64(len(s))
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// checkSecrets returns a *SecretError for the first finding in text, or nil.
+func checkSecrets(name, text string) error {
+	if f := ScanSecrets(text); len(f) > 0 {
+		return &SecretError{Name: name, Kind: f[0].Kind, Line: f[0].Line}
+	}
+	return nil
+}

@@ -1,0 +1,465 @@
+package memdir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/strata-mem/strata/internal/fsutil"
+)
+
+// ErrBadType is wrapped by the error returned when Add is given a type other than user,
+// feedback, project or reference.
+var ErrBadType = errors.New("bad memory type")
+
+// ErrTooLarge is wrapped by the error returned when a memory would exceed MaxFileBytes.
+var ErrTooLarge = errors.New("memory too large")
+
+// ErrUnsafePath is wrapped by the error returned when a write would go through or over a
+// symlink, or into something that is not a directory.
+var ErrUnsafePath = errors.New("unsafe path in the memory dir")
+
+// Input is what Add writes: one memory.
+type Input struct {
+	Name        string // required; see ValidateName
+	Description string // one line; line breaks become spaces
+	Type        Type   // user, feedback, project or reference
+	Body        string // markdown
+}
+
+// Result says what a write did.
+type Result struct {
+	File    string // topic file relative to the memory dir ("" in daily-log mode)
+	Path    string // absolute path written (the day's log in daily-log mode)
+	Created bool   // a new topic file (false: an existing memory was replaced)
+	Logged  bool   // appended to the daily log instead of a topic file
+	Index   bool   // MEMORY.md changed
+}
+
+// Render returns the topic file content for in: YAML frontmatter with name, description, type
+// and modified, then the body (ending in a newline).
+func Render(in Input, modified time.Time) ([]byte, error) {
+	fm := struct {
+		Name        string `yaml:"name"`
+		Description string `yaml:"description"`
+		Type        Type   `yaml:"type"`
+		Modified    string `yaml:"modified,omitempty"`
+	}{in.Name, oneLine(in.Description), in.Type, ""}
+	if !modified.IsZero() {
+		fm.Modified = modified.UTC().Format(time.RFC3339)
+	}
+	y, err := yaml.Marshal(fm)
+	if err != nil {
+		return nil, fmt.Errorf("memdir: render %q: %w", in.Name, err)
+	}
+	body := strings.TrimLeft(strings.ReplaceAll(in.Body, "\r\n", "\n"), "\n")
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	out := "---\n" + string(y) + "---\n"
+	if body != "" {
+		out += "\n" + body
+	}
+	return []byte(out), nil
+}
+
+// validate checks in before anything is written.
+func validate(in *Input) error {
+	if err := ValidateName(in.Name); err != nil {
+		return err
+	}
+	in.Name = strings.TrimSpace(in.Name)
+	in.Description = oneLine(in.Description)
+	in.Type = Type(strings.TrimSpace(string(in.Type)))
+	if !in.Type.Known() {
+		return fmt.Errorf("memdir: %w %q for %q: use user, feedback, project or reference", ErrBadType, in.Type, in.Name)
+	}
+	return nil
+}
+
+// lock takes the directory's write lock, creating the directory (0700) if needed.
+func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
+	if err := s.opts.FS.MkdirAll(s.dir, fsutil.DirMode); err != nil {
+		return nil, fmt.Errorf("memdir: create %s: %w", s.dir, err)
+	}
+	lp := filepath.Join(s.dir, LockFile)
+	if fi, err := os.Lstat(lp); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("memdir: %w: lock file %s is a symlink", ErrUnsafePath, lp)
+	}
+	u, err := fsutil.Lock(ctx, lp)
+	if err != nil {
+		return nil, fmt.Errorf("memdir: %w", err)
+	}
+	return func() {
+		if err := u(); err != nil {
+			s.log.Warn("memdir: unlock", "path", lp, "err", err)
+		}
+	}, nil
+}
+
+// checkTarget makes sure a write to rel (slash-separated, relative) stays in the memory dir:
+// every parent must be a real directory (not a symlink), and rel itself, if it exists, a
+// regular file (not a symlink). exists reports whether rel exists.
+func (s *Store) checkTarget(root *os.Root, rel string) (exists bool, err error) {
+	parts := strings.Split(rel, "/")
+	for i := range parts[:len(parts)-1] {
+		p := strings.Join(parts[:i+1], "/")
+		fi, err := root.Lstat(filepath.FromSlash(p))
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("memdir: %w: %s: %v", ErrUnsafePath, s.abs(p), unwrapPath(err))
+		}
+		if !fi.IsDir() {
+			return false, fmt.Errorf("memdir: %w: %s is not a directory (a symlink is never followed for a write)", ErrUnsafePath, s.abs(p))
+		}
+	}
+	fi, err := root.Lstat(filepath.FromSlash(rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("memdir: %w: %s: %v", ErrUnsafePath, s.abs(rel), unwrapPath(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return true, fmt.Errorf("memdir: %w: %s is not a regular file (a symlink is never followed or replaced by a write)", ErrUnsafePath, s.abs(rel))
+	}
+	return true, nil
+}
+
+// Add writes a memory and keeps MEMORY.md in step, under the directory's lock. If a memory
+// with the same name exists (see Get) it is replaced in its file; otherwise a new file is
+// named by FileName (FileNameAlt when that file is taken by another memory). The index gets
+// exactly one line changed or appended: "- [name](file) — description".
+//
+// Nothing is written when: the name or type is bad; the file would exceed MaxFileBytes; the
+// text looks like a secret (*SecretError, naming kind and line); the index would go over a
+// limit (ErrIndexFull, saying which); or the target is a symlink (ErrUnsafePath). If writing
+// the index fails after the topic file was written, the topic file is restored (or removed),
+// so the old file and the old index stay as they were.
+//
+// In daily-log mode Add appends a bullet to the day's log instead (see AppendLog).
+func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
+	if err := validate(&in); err != nil {
+		return Result{}, err
+	}
+	now := s.opts.Now()
+	if s.opts.Mode == ModeDailyLog {
+		text := fmt.Sprintf("[%s] %s: %s", in.Type, in.Name, in.Description)
+		if b := strings.TrimSpace(in.Body); b != "" {
+			text += "\n" + b
+		}
+		p, err := s.AppendLog(ctx, text)
+		return Result{Path: p, Logged: true}, err
+	}
+	content, err := Render(in, now)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(content) > MaxFileBytes {
+		return Result{}, fmt.Errorf("memdir: %w: %q would be %s, over the %s limit for a topic file; split it into smaller memories",
+			ErrTooLarge, in.Name, humanBytes(int64(len(content))), humanBytes(MaxFileBytes))
+	}
+	if err := checkSecrets(in.Name, string(content)); err != nil {
+		return Result{}, err
+	}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	root, _, err := s.openRoot()
+	if err != nil {
+		return Result{}, err
+	}
+	defer root.Close()
+
+	mems, _, err := s.List(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	var file string
+	created := false
+	if m, ok := findExact(mems, in.Name); ok {
+		file = m.File
+	} else {
+		created = true
+		file = FileName(in.Name)
+		if taken, err := s.taken(root, file); err != nil {
+			return Result{}, err
+		} else if taken {
+			file = FileNameAlt(in.Name)
+			if taken, err := s.taken(root, file); err != nil {
+				return Result{}, err
+			} else if taken {
+				return Result{}, fmt.Errorf("memdir: add %q: both %s and %s are taken by other files; rename one of them", in.Name, FileName(in.Name), file)
+			}
+		}
+	}
+	exists, err := s.checkTarget(root, file)
+	if err != nil {
+		return Result{}, err
+	}
+	var old []byte
+	if exists {
+		if old, err = root.ReadFile(filepath.FromSlash(file)); err != nil {
+			return Result{}, fmt.Errorf("memdir: read %s: %w", s.abs(file), err)
+		}
+	}
+	oldIdx, _, err := s.readIndexRaw()
+	if err != nil {
+		return Result{}, err
+	}
+	if _, err := s.checkTarget(root, IndexFile); err != nil {
+		return Result{}, err
+	}
+	newIdx := setIndexLine(oldIdx, file, FormatIndexLine(in.Name, file, in.Description))
+	if err := s.checkIndexLimits(oldIdx, newIdx); err != nil {
+		return Result{}, err
+	}
+
+	abs := s.abs(file)
+	if err := fsutil.WriteFileFS(s.opts.FS, abs, content, fsutil.FileMode); err != nil {
+		return Result{}, fmt.Errorf("memdir: add %q: %w", in.Name, err)
+	}
+	res := Result{File: file, Path: abs, Created: created}
+	if newIdx != oldIdx {
+		if err := fsutil.WriteFileFS(s.opts.FS, s.IndexPath(), []byte(newIdx), fsutil.FileMode); err != nil {
+			err = fmt.Errorf("memdir: add %q: update index: %w", in.Name, err)
+			return Result{}, errors.Join(err, s.restore(root, file, old, exists), s.restoreIndex(root, oldIdx))
+		}
+		res.Index = true
+	}
+	s.log.Debug("memdir: wrote memory", "file", file, "created", created, "index", res.Index)
+	return res, nil
+}
+
+// findExact finds the memory whose frontmatter name is exactly name.
+func findExact(mems []Memory, name string) (Memory, bool) {
+	for _, m := range mems {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Memory{}, false
+}
+
+// taken reports whether anything (file, directory, symlink) already exists at rel.
+func (s *Store) taken(root *os.Root, rel string) (bool, error) {
+	_, err := root.Lstat(filepath.FromSlash(rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("memdir: %s: %w", s.abs(rel), err)
+	}
+	return true, nil
+}
+
+// restore puts a topic file back as it was before a failed change: the old content, or no
+// file when it did not exist.
+func (s *Store) restore(root *os.Root, rel string, old []byte, existed bool) error {
+	if existed {
+		if err := fsutil.WriteFileFS(s.opts.FS, s.abs(rel), old, fsutil.FileMode); err != nil {
+			return fmt.Errorf("memdir: restore %s: %w", s.abs(rel), err)
+		}
+		return nil
+	}
+	if err := root.Remove(filepath.FromSlash(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("memdir: remove %s after a failed write: %w", s.abs(rel), err)
+	}
+	return nil
+}
+
+// restoreIndex rewrites MEMORY.md with old when the disk no longer holds it (a failed write
+// whose rename landed before the directory sync failed).
+func (s *Store) restoreIndex(root *os.Root, old string) error {
+	cur, err := root.ReadFile(IndexFile)
+	if errors.Is(err, fs.ErrNotExist) && old == "" || err == nil && string(cur) == old {
+		return nil
+	}
+	if old == "" {
+		if err := root.Remove(IndexFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("memdir: restore %s: %w", s.IndexPath(), err)
+		}
+		return nil
+	}
+	if err := fsutil.WriteFileFS(s.opts.FS, s.IndexPath(), []byte(old), fsutil.FileMode); err != nil {
+		return fmt.Errorf("memdir: restore %s: %w", s.IndexPath(), err)
+	}
+	return nil
+}
+
+// ForgetResult says what Forget did.
+type ForgetResult struct {
+	File       string // the topic file ("" when only index lines pointing nowhere were removed)
+	ArchivedTo string // where the file went, relative to the memory dir, with Archive
+	IndexLines int    // index lines removed
+}
+
+// Forget removes the memory called name (see Get for how names match) and its index line,
+// under the lock. With archive the file is moved to .archive/ instead of deleted (a name that
+// is taken there gets a timestamp). A name that matches no file but an index line (by title or
+// target) removes that line, so a line pointing nowhere can be forgotten too. The index is
+// changed first; if removing or moving the file then fails, the index is restored.
+func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetResult, error) {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return ForgetResult{}, err
+	}
+	defer unlock()
+	root, _, err := s.openRoot()
+	if err != nil {
+		return ForgetResult{}, err
+	}
+	defer root.Close()
+	mems, _, err := s.List(ctx)
+	if err != nil {
+		return ForgetResult{}, err
+	}
+	oldIdx, _, err := s.readIndexRaw()
+	if err != nil {
+		return ForgetResult{}, err
+	}
+	m, found := find(mems, name)
+	var file string
+	if found {
+		file = m.File
+	} else {
+		for _, e := range ParseIndex([]byte(oldIdx)) {
+			if e.Title == name || e.File == name || e.File == name+".md" {
+				file = e.File
+				break
+			}
+		}
+		if file == "" {
+			return ForgetResult{}, fmt.Errorf("memdir: forget: %w: %q in %s", ErrNotFound, name, s.dir)
+		}
+	}
+	res := ForgetResult{}
+	newIdx, n := removeIndexLines(oldIdx, file)
+	res.IndexLines = n
+	if n > 0 {
+		if _, err := s.checkTarget(root, IndexFile); err != nil {
+			return ForgetResult{}, err
+		}
+		if err := fsutil.WriteFileFS(s.opts.FS, s.IndexPath(), []byte(newIdx), fsutil.FileMode); err != nil {
+			err = fmt.Errorf("memdir: forget %q: update index: %w", name, err)
+			return ForgetResult{}, errors.Join(err, s.restoreIndex(root, oldIdx))
+		}
+	}
+	if !found {
+		return res, nil
+	}
+	res.File = file
+	undo := func(err error) (ForgetResult, error) {
+		if n > 0 {
+			err = errors.Join(err, s.restoreIndex(root, oldIdx))
+		}
+		return ForgetResult{}, err
+	}
+	// The file itself may be a symlink that stays inside the dir: removing or moving the link
+	// never touches its target.
+	if _, err := root.Lstat(filepath.FromSlash(file)); err != nil {
+		return undo(fmt.Errorf("memdir: forget %q: %w", name, err))
+	}
+	if !archive {
+		if err := root.Remove(filepath.FromSlash(file)); err != nil {
+			return undo(fmt.Errorf("memdir: forget %q: %w", name, err))
+		}
+		if err := s.opts.FS.SyncDir(filepath.Dir(s.abs(file))); err != nil {
+			return res, fmt.Errorf("memdir: forget %q: sync dir: %w", name, err)
+		}
+		return res, nil
+	}
+	dest := path.Join(ArchiveDir, file)
+	if taken, err := s.taken(root, dest); err != nil {
+		return undo(err)
+	} else if taken {
+		dest = strings.TrimSuffix(dest, ".md") + "." + s.opts.Now().UTC().Format("20060102T150405.000000000Z") + ".md"
+	}
+	if _, err := s.checkTarget(root, dest); err != nil {
+		return undo(err)
+	}
+	if err := root.MkdirAll(filepath.FromSlash(path.Dir(dest)), fsutil.DirMode); err != nil {
+		return undo(fmt.Errorf("memdir: forget %q: %w", name, err))
+	}
+	if _, err := s.checkTarget(root, dest); err != nil { // the parents again, now that they exist
+		return undo(err)
+	}
+	if err := s.opts.FS.Rename(s.abs(file), s.abs(dest)); err != nil {
+		return undo(fmt.Errorf("memdir: forget %q: move to %s: %w", name, dest, err))
+	}
+	res.ArchivedTo = dest
+	for _, d := range []string{filepath.Dir(s.abs(dest)), filepath.Dir(s.abs(file))} {
+		if err := s.opts.FS.SyncDir(d); err != nil {
+			return res, fmt.Errorf("memdir: forget %q: sync dir: %w", name, err)
+		}
+	}
+	return res, nil
+}
+
+// Reindex brings the index line of one topic file in step with the file after a hand edit
+// (strata memory edit): the title becomes the frontmatter name and the hook the description.
+// The topic file itself is never rewritten. changed reports whether MEMORY.md changed. A file
+// that is gone has its lines removed. The index limits apply as for Add.
+func (s *Store) Reindex(ctx context.Context, file string) (changed bool, err error) {
+	file, err = cleanRel(file)
+	if err != nil {
+		return false, err
+	}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	root, _, err := s.openRoot()
+	if err != nil {
+		return false, err
+	}
+	defer root.Close()
+	oldIdx, _, err := s.readIndexRaw()
+	if err != nil {
+		return false, err
+	}
+	if _, err := s.checkTarget(root, IndexFile); err != nil {
+		return false, err
+	}
+	var newIdx string
+	fi, err := root.Stat(filepath.FromSlash(file))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		newIdx, _ = removeIndexLines(oldIdx, file)
+	case err != nil:
+		return false, fmt.Errorf("memdir: reindex %s: %w", s.abs(file), err)
+	default:
+		m, _, ok, err := s.readFile(root, entry{file: file, stamp: stampOf(fi)})
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return false, fmt.Errorf("memdir: reindex %s: not usable as a memory (binary?)", s.abs(file))
+		}
+		newIdx = setIndexLine(oldIdx, file, FormatIndexLine(m.Name, file, m.Description))
+		if err := s.checkIndexLimits(oldIdx, newIdx); err != nil {
+			return false, err
+		}
+	}
+	if newIdx == oldIdx {
+		return false, nil
+	}
+	if err := fsutil.WriteFileFS(s.opts.FS, s.IndexPath(), []byte(newIdx), fsutil.FileMode); err != nil {
+		err = fmt.Errorf("memdir: reindex %s: %w", file, err)
+		return false, errors.Join(err, s.restoreIndex(root, oldIdx))
+	}
+	return true, nil
+}
