@@ -37,13 +37,61 @@ var sameRungAllowed = map[[2]string]bool{
 	{"internal/cli", "mcpserver"}: true,
 }
 
-func TestLayering(t *testing.T) {
+func rungOf() map[string]int {
 	rung := map[string]int{}
 	for i, pkgs := range rungs {
 		for _, p := range pkgs {
 			rung[p] = i
 		}
 	}
+	return rung
+}
+
+// checkImports returns one message per import of pkg (a module-relative path) that breaks the
+// layering.
+func checkImports(pkg string, imports []string, rung map[string]int) []string {
+	var msgs []string
+	r := rung[pkg]
+	imports = append([]string(nil), imports...)
+	sort.Strings(imports)
+	for _, imp := range imports {
+		dep, ok := strings.CutPrefix(imp, module+"/")
+		if !ok {
+			continue
+		}
+		dr, known := rung[dep]
+		switch {
+		case !known:
+			msgs = append(msgs, pkg+" imports "+dep+", which is not placed on a rung")
+		case dr > r || dr == r && !sameRungAllowed[[2]string{pkg, dep}]:
+			msgs = append(msgs, pkg+" imports "+dep+": a lower package must not import a higher one")
+		}
+	}
+	return msgs
+}
+
+func TestCheckImportsCatchesViolations(t *testing.T) {
+	rung := rungOf()
+	tests := []struct {
+		pkg     string
+		imports []string
+		bad     int
+	}{
+		{"memdir", []string{"fmt", module + "/config", module + "/internal/fsutil"}, 0},
+		{"memdir", []string{module + "/recall"}, 1},                  // upward
+		{"memdir", []string{module + "/instructions"}, 1},            // same rung, not allowed
+		{"tokens", []string{module + "/agent", module + "/nope"}, 2}, // upward and unknown
+		{"llm/openai", []string{module + "/llm"}, 0},                 // allowed same-rung edge
+	}
+	for _, tt := range tests {
+		if got := checkImports(tt.pkg, tt.imports, rung); len(got) != tt.bad {
+			t.Errorf("checkImports(%s, %v) = %v, want %d violations", tt.pkg, tt.imports, got, tt.bad)
+		}
+	}
+}
+
+func TestLayering(t *testing.T) {
+	rung := rungOf()
 	seen := 0
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -72,25 +120,13 @@ func TestLayering(t *testing.T) {
 			return nil
 		}
 		seen++
-		r, ok := rung[rel]
+		_, ok := rung[rel]
 		if !ok {
 			t.Errorf("package %s is not placed on a rung in deps_test.go", rel)
 			return nil
 		}
-		imports := append([]string(nil), pkg.Imports...)
-		sort.Strings(imports)
-		for _, imp := range imports {
-			dep, ok := strings.CutPrefix(imp, module+"/")
-			if !ok {
-				continue
-			}
-			dr, known := rung[dep]
-			switch {
-			case !known:
-				t.Errorf("%s imports %s, which is not placed on a rung", rel, dep)
-			case dr > r || dr == r && !sameRungAllowed[[2]string{rel, dep}]:
-				t.Errorf("%s (rung %d) imports %s (rung %d): a lower package must not import a higher one", rel, r, dep, dr)
-			}
+		for _, msg := range checkImports(rel, pkg.Imports, rung) {
+			t.Error(msg)
 		}
 		return nil
 	})
