@@ -1,0 +1,32 @@
+// Package recall is layer 3c: it picks the memories worth showing the model for one user turn.
+//
+// The pieces, in the order a turn uses them:
+//
+//   - Manifest renders the memory dir as one line per file, newest first, from the first
+//     HeaderLines lines of each file only (LoadHeaders), at most MaxManifestEntries lines.
+//   - Ranker is the offline lexical ranker: an Index (BM25F over name, description and body,
+//     with proximity, passage, coverage and feedback refinements; see Params) kept warm over
+//     a Source. Refresh re-reads only files whose mtime or size changed and drops vanished
+//     ones; Update re-reads files a caller knows it changed. The index is never rebuilt per
+//     query.
+//   - Tokenize turns text into terms: NFKC and case folding, English stopwords removed and
+//     words stemmed (Porter, plus common irregular forms), CJK text as character bigrams and
+//     unigrams, so Chinese and Japanese memories are found by Chinese and Japanese queries.
+//   - Selector picks the final files from the ranker's shortlist. Lexical (the default) keeps
+//     the ranker's order; a model-based selector can replace it without touching the rest.
+//   - Recaller runs a turn: refresh, rank, filter (already surfaced, already read, reference
+//     docs of tools in use unless they carry warnings), select, cut each file to its budget
+//     with a visible note, add an age note to memories older than a day, and charge the
+//     session budget. Session holds what was surfaced and spent; Reset starts over after a
+//     compaction.
+//   - Stats records per memory how often and when it was recalled, in a sidecar file
+//     (.recall-stats.json in the memory dir), never in the memory files themselves.
+//
+// Guarantees: recall never writes a memory file. Searches are deterministic (ties broken by
+// file name). Nothing is cut silently: every truncation carries a note naming the limit, and
+// files left out by a budget are reported in the turn's result. The stats sidecar is written
+// atomically; a corrupt one is reported and replaced, never fatal.
+//
+// Eval (LoadEvalSet, Evaluate, Score) measures the ranker on eval sets of stores and queries;
+// `strata bench recall` prints its figures.
+package recall

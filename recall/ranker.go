@@ -1,0 +1,166 @@
+package recall
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"runtime"
+	"sync"
+
+	"github.com/strata-mem/strata/memdir"
+)
+
+// RankerOptions configure a Ranker.
+type RankerOptions struct {
+	// Params tune the scoring; the zero value means DefaultParams.
+	Params *Params
+	// Workers bounds the goroutines reading and analysing files on a refresh (default: the
+	// number of CPUs).
+	Workers int
+	// Logger receives debug messages; nil discards them.
+	Logger *slog.Logger
+}
+
+// Ranker is the offline lexical ranker: an Index kept in step with a Source. The first Refresh
+// reads every file; later ones read only files whose mtime or size changed and drop files that
+// disappeared, so the index stays warm across turns. It is safe for concurrent use.
+type Ranker struct {
+	src     Source
+	ix      *Index
+	workers int
+	log     *slog.Logger
+
+	mu   sync.Mutex // serialises refreshes
+	seen map[string]FileInfo
+}
+
+// NewRanker returns a Ranker over src with an empty index; call Refresh before searching.
+func NewRanker(src Source, opts RankerOptions) *Ranker {
+	p := DefaultParams()
+	if opts.Params != nil {
+		p = *opts.Params
+	}
+	w := opts.Workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Ranker{src: src, ix: NewIndex(p), workers: w, log: log, seen: map[string]FileInfo{}}
+}
+
+// Index returns the ranker's index.
+func (r *Ranker) Index() *Index { return r.ix }
+
+// RefreshStats says what a Refresh changed.
+type RefreshStats struct {
+	Added, Updated, Removed int
+}
+
+// Refresh brings the index in step with the source: new and changed files are (re)read,
+// vanished ones dropped. Diagnostics of the files read (broken frontmatter …) are returned;
+// such files are still indexed by their body. An error reading one file is reported as an
+// error diagnostic and the file is left out; only a failing Scan fails the refresh.
+func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var st RefreshStats
+	infos, err := r.src.Scan(ctx)
+	if err != nil {
+		return st, nil, err
+	}
+	present := make(map[string]bool, len(infos))
+	var todo []string
+	for _, fi := range infos {
+		present[fi.File] = true
+		old, ok := r.seen[fi.File]
+		if ok && old.ModTime.Equal(fi.ModTime) && old.Size == fi.Size {
+			continue
+		}
+		if ok {
+			st.Updated++
+		} else {
+			st.Added++
+		}
+		todo = append(todo, fi.File)
+	}
+	for file := range r.seen {
+		if !present[file] {
+			r.ix.Remove(file)
+			delete(r.seen, file)
+			st.Removed++
+		}
+	}
+	diags, err := r.load(ctx, todo)
+	if st != (RefreshStats{}) {
+		r.log.Debug("recall: refresh", "added", st.Added, "updated", st.Updated, "removed", st.Removed)
+	}
+	return st, diags, err
+}
+
+// Update re-reads the named files now (after the caller wrote them), without scanning the whole
+// source: the cheap path for a store that knows what it changed. A named file that no longer
+// exists is removed from the index.
+func (r *Ranker) Update(ctx context.Context, files ...string) ([]memdir.Diagnostic, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.load(ctx, files)
+}
+
+// load reads files in parallel and links them into the index. Caller holds r.mu.
+func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	type result struct {
+		a     analysed
+		diags []memdir.Diagnostic
+		err   error
+	}
+	res := make([]result, len(files))
+	prox := r.ix.params.Proximity > 0
+	workers := min(r.workers, len(files))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(files); i += workers {
+				if ctx.Err() != nil {
+					return
+				}
+				m, d, err := r.src.Load(ctx, files[i])
+				res[i] = result{diags: d, err: err}
+				if err == nil {
+					res[i].a = analyse(m, prox)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var diags []memdir.Diagnostic
+	r.ix.mu.Lock()
+	defer r.ix.mu.Unlock()
+	for i, x := range res {
+		file := files[i]
+		diags = append(diags, x.diags...)
+		if x.err != nil {
+			r.ix.unlink(file)
+			delete(r.seen, file)
+			if !errors.Is(x.err, fs.ErrNotExist) {
+				diags = append(diags, memdir.Diagnostic{Path: file, Severity: memdir.SevError, Message: x.err.Error()})
+			}
+			continue
+		}
+		r.ix.link(x.a)
+		r.seen[file] = FileInfo{File: file, ModTime: x.a.mem.ModTime, Size: x.a.mem.Size}
+	}
+	return diags, nil
+}
+
+// Search ranks the indexed memories against query (see Index.Search). It does not refresh.
+func (r *Ranker) Search(query string, k int) []Hit { return r.ix.Search(query, k) }

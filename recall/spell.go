@@ -1,0 +1,110 @@
+package recall
+
+import (
+	"unicode/utf8"
+)
+
+// Query words the index has never seen get a second chance, in this order:
+//
+//  1. a compound written as one word is split into two known words ("roadtrip" → "road trip");
+//  2. a misspelt word is replaced by the known word within a small edit distance ("educaton"
+//     → "education": one edit for words of 4–7 letters, two from 8), the most frequent
+//     one winning ties.
+//
+// And two adjacent query words that are known joined ("road trip" where the memories say
+// "roadtrip") also match the joined word.
+
+// minFuzzyLen is the shortest word (in runes) that spelling correction touches: shorter words
+// have too many neighbours to guess from.
+const minFuzzyLen = 4
+
+// correctionWeight scales a term found by correction or compound handling against a term the
+// query spelled out.
+const correctionWeight = 0.8
+
+// rescue returns the term ids (with weights) that stand for an unknown query word. Caller
+// holds ix.mu.
+func (ix *Index) rescue(surface string) []qterm {
+	n := utf8.RuneCountInString(surface)
+	if n < minFuzzyLen {
+		return nil
+	}
+	// Split compounds: both halves known, each at least three bytes.
+	for i := 3; i+3 <= len(surface); i++ {
+		if !utf8.RuneStart(surface[i]) {
+			continue
+		}
+		a, okA := ix.liveWord(surface[:i])
+		b, okB := ix.liveWord(surface[i:])
+		if okA && okB {
+			return []qterm{{tid: a, w: correctionWeight}, {tid: b, w: correctionWeight}}
+		}
+	}
+	maxDist := 1
+	if n >= 8 {
+		maxDist = 2
+	}
+	best, bestDist, bestDF := uint32(0), maxDist+1, int32(-1)
+	for w, tid := range ix.words {
+		df := ix.terms[tid].df
+		if df == 0 {
+			continue
+		}
+		m := utf8.RuneCountInString(w)
+		if m-n > maxDist || n-m > maxDist {
+			continue
+		}
+		d := editDistance(surface, w, maxDist)
+		if d < bestDist || d == bestDist && (df > bestDF || df == bestDF && tid < best) {
+			best, bestDist, bestDF = tid, d, df
+		}
+	}
+	if bestDist > maxDist {
+		return nil
+	}
+	return []qterm{{tid: best, w: correctionWeight}}
+}
+
+// liveWord returns the term of a known surface word that is still in some memory.
+func (ix *Index) liveWord(w string) (uint32, bool) {
+	tid, ok := ix.words[w]
+	if !ok || ix.terms[tid].df == 0 {
+		return 0, false
+	}
+	return tid, true
+}
+
+// editDistance returns the Levenshtein distance of a and b in runes (an adjacent
+// transposition counts one), or max+1 as soon as it must exceed max.
+func editDistance(a, b string, max int) int {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 {
+		return max + 1
+	}
+	var rows [3][65]int
+	prev2, prev, cur := &rows[0], &rows[1], &rows[2]
+	for j := 0; j <= len(rb); j++ {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			rowMin = min(rowMin, v)
+		}
+		if rowMin > max {
+			return max + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
