@@ -82,6 +82,10 @@ type Settings struct {
 	AutoMemoryDirectory string `json:"autoMemoryDirectory,omitempty"`
 	// MemoryMode is "" (topic files) or "daily-log".
 	MemoryMode string `json:"memoryMode,omitempty"`
+	// MemoryIndexMaxLines and MemoryIndexMaxBytes are the limits of the MEMORY.md index
+	// (loading cuts there; a write that would pass them fails); 0 means 200 lines, 25,000 bytes.
+	MemoryIndexMaxLines int `json:"memoryIndexMaxLines,omitempty"`
+	MemoryIndexMaxBytes int `json:"memoryIndexMaxBytes,omitempty"`
 
 	// CleanupPeriodDays archives transcripts older than this many days; 0 means never.
 	CleanupPeriodDays int `json:"cleanupPeriodDays,omitempty"`
@@ -175,6 +179,7 @@ func decodeSettings(data []byte, s *Settings) error {
 	}
 	known := map[string]bool{"instructionFiles": true, "claudeMdExcludes": true, "approvedExternalImports": true,
 		"instructionBudgetTokens": true, "autoMemoryEnabled": true, "autoMemoryDirectory": true, "memoryMode": true,
+		"memoryIndexMaxLines": true, "memoryIndexMaxBytes": true,
 		"cleanupPeriodDays": true, "model": true, "smallModel": true, "provider": true, "contextWindow": true, "permissions": true}
 	for k, v := range all {
 		if !known[k] {
@@ -225,6 +230,12 @@ func (s *Settings) merge(o Settings) {
 	}
 	if o.MemoryMode != "" {
 		s.MemoryMode = o.MemoryMode
+	}
+	if o.MemoryIndexMaxLines != 0 {
+		s.MemoryIndexMaxLines = o.MemoryIndexMaxLines
+	}
+	if o.MemoryIndexMaxBytes != 0 {
+		s.MemoryIndexMaxBytes = o.MemoryIndexMaxBytes
 	}
 	if o.CleanupPeriodDays != 0 {
 		s.CleanupPeriodDays = o.CleanupPeriodDays

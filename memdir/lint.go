@@ -29,6 +29,7 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 	}
 	defer root.Close()
 
+	byFile := map[string]Memory{}
 	byName := map[string]Memory{}
 	byFold := map[string]Memory{}
 	for _, m := range mems {
@@ -51,6 +52,7 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 			warn(fmt.Sprintf("name %q differs only in case from %q in %s", m.Name, other.Name, other.File))
 		}
 		byName[m.Name] = m
+		byFile[m.File] = m
 		byFold[strings.ToLower(m.Name)] = m
 		if data, err := readCapped(root, m.File); err == nil {
 			for _, f := range ScanSecrets(string(data)) {
@@ -84,6 +86,11 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 			case fi.IsDir():
 				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevError,
 					Message: fmt.Sprintf("links %s, which is a directory", e.File)})
+			default:
+				if m, ok := byFile[e.File]; ok && e.Title != m.Name {
+					diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevWarning,
+						Message: fmt.Sprintf("title %q differs from the name %q in %s; strata memory edit %q re-indexes it", e.Title, m.Name, e.File, m.Name)})
+				}
 			}
 		}
 		norm := strings.ReplaceAll(strings.TrimPrefix(idx, "\ufeff"), "\r\n", "\n")

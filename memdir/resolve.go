@@ -58,3 +58,9 @@ func Resolve(env config.Env, settings config.Settings, cwd string, flagDir strin
 	}
 	return filepath.Join(env.ProjectsDir(), config.Slug(root), "memory"), nil
 }
+
+// OptionsFrom returns the Options that settings ask for: the write mode (memoryMode) and the
+// index limits (memoryIndexMaxLines, memoryIndexMaxBytes). Other fields are left zero.
+func OptionsFrom(settings config.Settings) Options {
+	return Options{Mode: settings.MemoryMode, MaxIndexLines: settings.MemoryIndexMaxLines, MaxIndexBytes: settings.MemoryIndexMaxBytes}
+}

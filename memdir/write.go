@@ -183,14 +183,16 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 	}
 	defer root.Close()
 
-	mems, _, err := s.List(ctx)
+	oldIdx, _, err := s.readIndexRaw()
 	if err != nil {
 		return Result{}, err
 	}
 	var file string
 	created := false
-	if m, ok := findExact(mems, in.Name); ok {
-		file = m.File
+	if f, ok, err := s.findForWrite(ctx, root, in.Name, oldIdx); err != nil {
+		return Result{}, err
+	} else if ok {
+		file = f
 	} else {
 		created = true
 		file = FileName(in.Name)
@@ -214,10 +216,6 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 		if old, err = root.ReadFile(filepath.FromSlash(file)); err != nil {
 			return Result{}, fmt.Errorf("memdir: read %s: %w", s.abs(file), err)
 		}
-	}
-	oldIdx, _, err := s.readIndexRaw()
-	if err != nil {
-		return Result{}, err
 	}
 	if _, err := s.checkTarget(root, IndexFile); err != nil {
 		return Result{}, err
@@ -243,14 +241,55 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 	return res, nil
 }
 
-// findExact finds the memory whose frontmatter name is exactly name.
-func findExact(mems []Memory, name string) (Memory, bool) {
-	for _, m := range mems {
-		if m.Name == name {
-			return m, true
+// findForWrite finds the file of the memory whose name is exactly name, without reading every
+// file: the index is the catalogue. It reads the files that index lines titled name link, the
+// files FileName and FileNameAlt give, and every topic file the index does not link (hand-made
+// files). A hand edit that renames a memory without re-indexing it (strata memory edit does
+// re-index) can therefore hide it; Lint reports such titles, and duplicate names.
+func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx string) (string, bool, error) {
+	checked := map[string]bool{}
+	try := func(file string) (bool, error) {
+		if checked[file] {
+			return false, nil
+		}
+		checked[file] = true
+		fi, err := root.Stat(filepath.FromSlash(file))
+		if err != nil || !fi.Mode().IsRegular() || !isTopicPath(file) {
+			return false, nil
+		}
+		m, _, ok, err := s.readFile(root, entry{file: file, stamp: stampOf(fi)})
+		return ok && m.Name == name, err
+	}
+	entries := ParseIndex([]byte(idx))
+	linked := map[string]bool{}
+	for _, e := range entries {
+		linked[e.File] = true
+	}
+	var cands []string
+	for _, e := range entries {
+		if e.Title == name {
+			cands = append(cands, e.File)
 		}
 	}
-	return Memory{}, false
+	cands = append(cands, FileName(name), FileNameAlt(name))
+	for _, f := range cands {
+		if ok, err := try(f); err != nil || ok {
+			return f, ok, err
+		}
+	}
+	ents, _, err := s.scan(ctx, root)
+	if err != nil {
+		return "", false, err
+	}
+	for _, e := range ents {
+		if linked[e.file] {
+			continue
+		}
+		if ok, err := try(e.file); err != nil || ok {
+			return e.file, ok, err
+		}
+	}
+	return "", false, nil
 }
 
 // taken reports whether anything (file, directory, symlink) already exists at rel.

@@ -53,7 +53,7 @@ func openMemoryStore(app *App, f memoryFlags) (*memdir.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := memdir.Options{Mode: settings.MemoryMode}
+	opts := memdir.OptionsFrom(settings)
 	if app.Now != nil {
 		opts.Now = app.Now
 	}

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/strata-mem/strata/memdir"
+)
+
+// TestMemoryAddConcurrentProcesses runs `strata memory add` in 4 processes at once, 250 times
+// each, against one memory dir, and checks that nothing was lost: 1,000 topic files, 1,000
+// index lines, and a clean `strata memory lint`. The strata binary is this test binary,
+// installed in $PATH by testscript.Main (see TestMain). With -short it runs 4 × 25.
+func TestMemoryAddConcurrentProcesses(t *testing.T) {
+	bin, err := exec.LookPath("strata")
+	if err != nil {
+		t.Skipf("strata is not in PATH (testscript.Main sets it up): %v", err)
+	}
+	const procs = 4
+	per := 250
+	if testing.Short() {
+		per = 25
+	}
+	work := t.TempDir()
+	dir := filepath.Join(work, "memory")
+	// 1,000 index lines do not fit the default limits (200 lines, 25,000 bytes): raise them.
+	home := filepath.Join(work, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"memoryIndexMaxLines": 2000, "memoryIndexMaxBytes": 200000}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "STRATA_HOME="+filepath.Join(work, "home"), "STRATA_MEMORY_DIR="+dir, "HOME="+work)
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Go(func() {
+			for i := range per {
+				name := fmt.Sprintf("proc %d note %d", p, i)
+				desc := fmt.Sprintf("note %d written by process %d", i, p)
+				if i%5 == 0 {
+					name = fmt.Sprintf("进程%d 笔记%d", p, i) // Chinese names in the mix
+				}
+				cmd := exec.Command(bin, "memory", "add", "--name", name, "--type", "project", "--description", desc, "--body", "body of "+name)
+				cmd.Env = env
+				cmd.Dir = work
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("process %d add %d: %v\n%s", p, i, err, out)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	want := procs * per
+	s, err := memdir.Open(dir, memdir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mems, diags, err := s.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mems) != want || len(diags) != 0 {
+		t.Errorf("%d memories (want %d), diagnostics %v", len(mems), want, diags)
+	}
+	idx, err := os.ReadFile(s.IndexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(memdir.ParseIndex(idx)); n != want {
+		t.Errorf("%d index lines, want %d", n, want)
+	}
+	cmd := exec.Command(bin, "memory", "lint")
+	cmd.Env = env
+	cmd.Dir = work
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil || !strings.Contains(out.String(), "no problems") {
+		t.Errorf("memory lint: %v\n%s", err, firstLines(out.String(), 12))
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
