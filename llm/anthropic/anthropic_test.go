@@ -1,0 +1,456 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/llm/anthropic"
+	"github.com/strata-mem/strata/llm/llmtest"
+)
+
+func newProvider(t *testing.T, cfg llm.Config) llm.Provider {
+	t.Helper()
+	p, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func userReq(text string) *llm.Request {
+	return &llm.Request{Messages: []conversation.Message{conversation.NewText(conversation.User, text)}}
+}
+
+// collect streams req and returns the events and the response.
+func collect(t *testing.T, p llm.Provider, ctx context.Context, req *llm.Request) ([]llm.Event, *llm.Response, error) {
+	t.Helper()
+	s, err := p.Stream(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var evs []llm.Event
+	for s.Next() {
+		evs = append(evs, s.Event())
+	}
+	return evs, s.Response(), s.Err()
+}
+
+func TestPlainText(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(llmtest.Text("Hello, 世界! This is a longer reply.").WithUsage(llm.Usage{InputTokens: 12, OutputTokens: 9, CacheReadInputTokens: 100, CacheCreationInputTokens: 7}))
+	p := newProvider(t, srv.Config())
+	evs, resp, err := collect(t, p, t.Context(), userReq("你好"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for _, ev := range evs {
+		if ev.Type == llm.EventText {
+			text.WriteString(ev.Text)
+		}
+	}
+	if got, want := text.String(), "Hello, 世界! This is a longer reply."; got != want {
+		t.Errorf("streamed text = %q, want %q", got, want)
+	}
+	want := &llm.Response{ID: "msg_llmtest_1", Model: "test-model", StopReason: llm.StopEndTurn,
+		Usage:   llm.Usage{InputTokens: 12, OutputTokens: 9, CacheReadInputTokens: 100, CacheCreationInputTokens: 7},
+		Message: conversation.Message{Role: conversation.Assistant, Content: []conversation.Block{{Type: conversation.Text, Text: "Hello, 世界! This is a longer reply."}}}}
+	if diff := cmp.Diff(want, resp); diff != "" {
+		t.Errorf("response (-want +got):\n%s", diff)
+	}
+	if evs[len(evs)-1].Type != llm.EventStop {
+		t.Errorf("last event = %v, want stop", evs[len(evs)-1].Type)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	r := reqs[0]
+	if r.Header.Get("x-api-key") != llmtest.Key || r.Header.Get("anthropic-version") == "" {
+		t.Errorf("headers: x-api-key=%q anthropic-version=%q", r.Header.Get("x-api-key"), r.Header.Get("anthropic-version"))
+	}
+	for path, want := range map[string]any{"model": "test-model", "stream": true, "max_tokens": 1024.0} {
+		if got := r.At(path); got != want {
+			t.Errorf("request %s = %v, want %v", path, got, want)
+		}
+	}
+	if got := r.At("messages", 0, "content", 0, "text"); got != "你好" {
+		t.Errorf("request text = %v", got)
+	}
+}
+
+func TestToolRoundTrip(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(
+		llmtest.Blocks(llmtest.TextBlock("Let me look."), llmtest.ToolUse("toolu_1", "Read", `{"path":"a.go","limit":10}`)),
+		llmtest.Text("It is a Go file."),
+	)
+	p := newProvider(t, srv.Config())
+	tools := []llm.Tool{{Name: "Read", Description: "Read a file", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`), Cache: true}}
+	req := userReq("what is a.go?")
+	req.Tools = tools
+	resp, err := llm.Complete(t.Context(), p, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StopReason != llm.StopToolUse {
+		t.Errorf("stop = %q", resp.StopReason)
+	}
+	calls := resp.ToolCalls()
+	if len(calls) != 1 || calls[0].ID != "toolu_1" || calls[0].Name != "Read" || string(calls[0].Input) != `{"path":"a.go","limit":10}` {
+		t.Fatalf("tool calls = %+v", calls)
+	}
+	req.Messages = append(req.Messages, resp.Message, conversation.Message{Role: conversation.User, Content: []conversation.Block{
+		{Type: conversation.ToolResult, ToolUseID: "toolu_1", Content: []conversation.Block{{Type: conversation.Text, Text: "package a"}}},
+	}})
+	resp, err = llm.Complete(t.Context(), p, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.TextOf() != "It is a Go file." {
+		t.Errorf("second reply = %q", resp.Message.TextOf())
+	}
+	r := srv.Requests()[1]
+	checks := []struct {
+		path []any
+		want any
+	}{
+		{[]any{"tools", 0, "name"}, "Read"},
+		{[]any{"tools", 0, "input_schema", "type"}, "object"},
+		{[]any{"tools", 0, "input_schema", "required", 0}, "path"},
+		{[]any{"tools", 0, "input_schema", "additionalProperties"}, false},
+		{[]any{"tools", 0, "cache_control", "type"}, "ephemeral"},
+		{[]any{"messages", 1, "role"}, "assistant"},
+		{[]any{"messages", 1, "content", 1, "type"}, "tool_use"},
+		{[]any{"messages", 1, "content", 1, "id"}, "toolu_1"},
+		{[]any{"messages", 1, "content", 1, "input", "path"}, "a.go"},
+		{[]any{"messages", 2, "content", 0, "type"}, "tool_result"},
+		{[]any{"messages", 2, "content", 0, "tool_use_id"}, "toolu_1"},
+		{[]any{"messages", 2, "content", 0, "content", 0, "text"}, "package a"},
+	}
+	for _, c := range checks {
+		if got := r.At(c.path...); got != c.want {
+			t.Errorf("request %v = %v, want %v", c.path, got, c.want)
+		}
+	}
+}
+
+func TestThinkingSignaturePreserved(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(
+		llmtest.Blocks(llmtest.ThinkingBlock("First, 想一想 about the file.", "sig-abc=="), llmtest.ToolUse("toolu_9", "Glob", `{"pattern":"*.go"}`)),
+		llmtest.Text("done"),
+	)
+	p := newProvider(t, srv.Config())
+	req := userReq("list go files")
+	req.ThinkingBudget = 2048
+	resp, err := llm.Complete(t.Context(), p, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := conversation.Block{Type: conversation.Thinking, Thinking: "First, 想一想 about the file.", Signature: "sig-abc=="}
+	if diff := cmp.Diff(want, resp.Message.Content[0]); diff != "" {
+		t.Errorf("thinking block (-want +got):\n%s", diff)
+	}
+	req.Messages = append(req.Messages, resp.Message, conversation.Message{Role: conversation.User, Content: []conversation.Block{
+		{Type: conversation.ToolResult, ToolUseID: "toolu_9", Content: []conversation.Block{{Type: conversation.Text, Text: "a.go"}}}}})
+	if _, err := llm.Complete(t.Context(), p, req); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()
+	if got := r[0].At("thinking", "type"); got != "enabled" {
+		t.Errorf("thinking.type = %v", got)
+	}
+	if got := r[0].At("thinking", "budget_tokens"); got != 2048.0 {
+		t.Errorf("thinking.budget_tokens = %v", got)
+	}
+	if mt, _ := r[0].At("max_tokens").(float64); mt <= 2048 {
+		t.Errorf("max_tokens %v must exceed the thinking budget", mt)
+	}
+	if got := r[1].At("messages", 1, "content", 0, "signature"); got != "sig-abc==" {
+		t.Errorf("signature sent back = %v", got)
+	}
+	if got := r[1].At("messages", 1, "content", 0, "thinking"); got != "First, 想一想 about the file." {
+		t.Errorf("thinking sent back = %v", got)
+	}
+}
+
+func TestUnsignedThinkingDropped(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(llmtest.Text("ok"))
+	p := newProvider(t, srv.Config())
+	req := &llm.Request{Messages: []conversation.Message{
+		conversation.NewText(conversation.User, "hi"),
+		{Role: conversation.Assistant, Content: []conversation.Block{{Type: conversation.Thinking, Thinking: "from another model"}, {Type: conversation.Text, Text: "hello"}}},
+		conversation.NewText(conversation.User, "again"),
+	}}
+	if _, err := llm.Complete(t.Context(), p, req); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[0]
+	if got := r.At("messages", 1, "content", 0, "type"); got != "text" {
+		t.Errorf("first block of the assistant message = %v, want text (unsigned thinking dropped)", got)
+	}
+}
+
+func TestCacheControlPlacement(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(llmtest.Text("ok"))
+	p := newProvider(t, srv.Config())
+	req := &llm.Request{
+		System: []llm.SystemBlock{{Text: "You are strata."}, {Text: "Instructions…", Cache: true}, {Text: "volatile"}},
+		Tools:  []llm.Tool{{Name: "A", InputSchema: json.RawMessage(`{"type":"object"}`)}, {Name: "B", InputSchema: json.RawMessage(`{"type":"object"}`), Cache: true}},
+		Messages: []conversation.Message{
+			{Role: conversation.User, Content: []conversation.Block{{Type: conversation.Text, Text: "reminder"}, {Type: conversation.Text, Text: "q1"}}},
+			conversation.NewText(conversation.Assistant, "a1"),
+			conversation.NewText(conversation.User, "q2"),
+		},
+		CachePoints: []llm.CachePoint{{Message: 0, Block: 0}, llm.CacheAfter(1)},
+	}
+	if _, err := llm.Complete(t.Context(), p, req); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[0]
+	var got []string
+	walk := func(prefix string, v any) {
+		arr, _ := v.([]any)
+		for i, x := range arr {
+			if llmtest.At(x, "cache_control", "type") == "ephemeral" {
+				got = append(got, prefix+"["+string(rune('0'+i))+"]")
+			}
+		}
+	}
+	walk("tools", r.At("tools"))
+	walk("system", r.At("system"))
+	for i := range 3 {
+		walk("messages["+string(rune('0'+i))+"]", r.At("messages", i, "content"))
+	}
+	want := []string{"tools[1]", "system[1]", "messages[0][0]", "messages[1][0]"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("cache_control markers (-want +got):\n%s", diff)
+	}
+}
+
+func TestTooManyCachePoints(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	p := newProvider(t, srv.Config())
+	req := userReq("x")
+	req.System = []llm.SystemBlock{{Text: "a", Cache: true}, {Text: "b", Cache: true}, {Text: "c", Cache: true}, {Text: "d", Cache: true}}
+	req.CachePoints = []llm.CachePoint{llm.CacheAfter(0)}
+	if _, err := p.Stream(t.Context(), req); err == nil || !strings.Contains(err.Error(), "at most 4") {
+		t.Errorf("err = %v, want the 4-breakpoint limit", err)
+	}
+}
+
+func TestStructuredOutput(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(llmtest.Blocks(llmtest.ToolUse("toolu_s", "select_memories", `{"selected":["a.md","用户.md"]}`)))
+	p := newProvider(t, srv.Config())
+	req := userReq("pick")
+	req.ThinkingBudget = 4096 // must be dropped: forcing a tool excludes thinking
+	req.Output = &llm.Schema{Name: "select_memories", Description: "the chosen files",
+		Schema: json.RawMessage(`{"type":"object","properties":{"selected":{"type":"array","items":{"type":"string"}}},"required":["selected"]}`)}
+	resp, err := llm.Complete(t.Context(), p, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(resp.Structured); got != `{"selected":["a.md","用户.md"]}` {
+		t.Errorf("structured = %s", got)
+	}
+	r := srv.Requests()[0]
+	if r.At("tool_choice", "type") != "tool" || r.At("tool_choice", "name") != "select_memories" {
+		t.Errorf("tool_choice = %v", r.At("tool_choice"))
+	}
+	if r.At("tools", 0, "name") != "select_memories" {
+		t.Errorf("tools = %v", r.At("tools"))
+	}
+	if r.At("thinking") != nil {
+		t.Errorf("thinking sent with a forced tool: %v", r.At("thinking"))
+	}
+}
+
+func TestFaultsRecover(t *testing.T) {
+	ok := llmtest.Text("recovered 好")
+	tests := []struct {
+		name   string
+		faults []llmtest.Reply
+	}{
+		{"429 retry-after", []llmtest.Reply{llmtest.RateLimited(20 * time.Millisecond)}},
+		{"500", []llmtest.Reply{llmtest.ServerError()}},
+		{"529 overloaded", []llmtest.Reply{llmtest.Overloaded(), llmtest.Overloaded()}},
+		{"truncated before content", []llmtest.Reply{ok.TruncateAfter(2)}},
+		{"malformed JSON before content", []llmtest.Reply{ok.MalformedAfter(1)}},
+		{"overloaded error event", []llmtest.Reply{ok.ErrorEventAfter(2)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewAnthropic(t)
+			srv.Script(append(tt.faults, ok)...)
+			p := newProvider(t, srv.Config())
+			evs, resp, err := collect(t, p, t.Context(), userReq("hi"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Message.TextOf() != "recovered 好" {
+				t.Errorf("text = %q", resp.Message.TextOf())
+			}
+			retries := 0
+			for _, ev := range evs {
+				if ev.Type == llm.EventRetry {
+					retries++
+				}
+			}
+			if retries != len(tt.faults) {
+				t.Errorf("%d retry events, want %d", retries, len(tt.faults))
+			}
+			if n := len(srv.Requests()); n != len(tt.faults)+1 {
+				t.Errorf("%d requests, want %d", n, len(tt.faults)+1)
+			}
+		})
+	}
+}
+
+func TestRetryAfterHonoured(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(llmtest.RateLimited(30*time.Millisecond), llmtest.Text("ok"))
+	p := newProvider(t, srv.Config())
+	evs, _, err := collect(t, p, t.Context(), userReq("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs[0].Type != llm.EventRetry || evs[0].Wait != 30*time.Millisecond || !errors.Is(evs[0].Err, llm.ErrRateLimited) {
+		t.Errorf("first event = %+v, want a retry after 30ms for a rate limit", evs[0])
+	}
+}
+
+func TestStallRetried(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(llmtest.Text("never").StallAfter(2), llmtest.Text("after stall"))
+	cfg := srv.Config()
+	cfg.StallTimeout = 200 * time.Millisecond
+	p := newProvider(t, cfg)
+	_, resp, err := collect(t, p, t.Context(), userReq("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.TextOf() != "after stall" {
+		t.Errorf("text = %q", resp.Message.TextOf())
+	}
+}
+
+func TestBrokenAfterContent(t *testing.T) {
+	// message_start, ping, block start, 1 delta: content was delivered, so Stream cannot retry.
+	reply := llmtest.Text("partial reply that breaks").TruncateAfter(4)
+	t.Run("stream", func(t *testing.T) {
+		srv := llmtest.NewAnthropic(t)
+		srv.Script(reply)
+		p := newProvider(t, srv.Config())
+		_, resp, err := collect(t, p, t.Context(), userReq("hi"))
+		if !errors.Is(err, llm.ErrTruncated) {
+			t.Fatalf("err = %v, want ErrTruncated", err)
+		}
+		if !strings.Contains(err.Error(), "anthropic") || !strings.Contains(err.Error(), srv.URL) {
+			t.Errorf("error %q does not name the provider and URL", err)
+		}
+		if resp.Message.TextOf() != "partial " {
+			t.Errorf("partial text = %q", resp.Message.TextOf())
+		}
+	})
+	t.Run("complete retries", func(t *testing.T) {
+		srv := llmtest.NewAnthropic(t)
+		srv.Script(reply, llmtest.Text("whole"))
+		p := newProvider(t, srv.Config())
+		resp, err := llm.Complete(t.Context(), p, userReq("hi"))
+		if err != nil || resp.Message.TextOf() != "whole" {
+			t.Fatalf("Complete = %v, %v", resp, err)
+		}
+	})
+}
+
+func TestFaultsExhausted(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(llmtest.Overloaded(), llmtest.Overloaded(), llmtest.Overloaded(), llmtest.Overloaded())
+	p := newProvider(t, srv.Config())
+	_, _, err := collect(t, p, t.Context(), userReq("hi"))
+	if !errors.Is(err, llm.ErrOverloaded) {
+		t.Fatalf("err = %v, want ErrOverloaded", err)
+	}
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Attempts != 4 || e.Status != 529 {
+		t.Errorf("error = %+v, want 4 attempts and status 529", e)
+	}
+}
+
+func TestClearErrors(t *testing.T) {
+	t.Run("bad key", func(t *testing.T) {
+		srv := llmtest.NewAnthropic(t)
+		cfg := srv.Config()
+		cfg.APIKey = "wrong"
+		_, _, err := collect(t, newProvider(t, cfg), t.Context(), userReq("hi"))
+		if !errors.Is(err, llm.ErrAuth) || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
+			t.Errorf("err = %v, want ErrAuth naming ANTHROPIC_API_KEY", err)
+		}
+		if n := len(srv.Requests()); n != 1 {
+			t.Errorf("%d requests; a bad key must not be retried", n)
+		}
+	})
+	t.Run("unknown model", func(t *testing.T) {
+		srv := llmtest.NewAnthropic(t)
+		srv.Script(llmtest.StatusError(404, "not_found_error", "model: claude-nope"))
+		cfg := srv.Config()
+		cfg.Model = "claude-nope"
+		_, _, err := collect(t, newProvider(t, cfg), t.Context(), userReq("hi"))
+		if !errors.Is(err, llm.ErrModelNotFound) || !strings.Contains(err.Error(), "claude-nope") || !strings.Contains(err.Error(), "STRATA_MODEL") {
+			t.Errorf("err = %v, want ErrModelNotFound naming the model and STRATA_MODEL", err)
+		}
+	})
+	t.Run("connection refused", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := "http://" + l.Addr().String()
+		l.Close()
+		cfg := llm.Config{Provider: llm.Anthropic, APIKey: "k", BaseURL: url, Model: "m", Retry: llm.RetryPolicy{BaseDelay: time.Millisecond}}
+		_, _, err = collect(t, newProvider(t, cfg), t.Context(), userReq("hi"))
+		if !errors.Is(err, llm.ErrUnreachable) || !strings.Contains(err.Error(), url) || !strings.Contains(err.Error(), "ANTHROPIC_BASE_URL") {
+			t.Errorf("err = %v, want ErrUnreachable naming the URL and ANTHROPIC_BASE_URL", err)
+		}
+	})
+}
+
+func TestCancellation(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(llmtest.Text("this stream stalls after its first words").StallAfter(5))
+	p := newProvider(t, srv.Config())
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	s, err := p.Stream(ctx, userReq("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for s.Next() {
+		if s.Event().Type == llm.EventText {
+			cancel() // the user pressed Ctrl-C while text streamed
+		}
+	}
+	if !errors.Is(s.Err(), context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", s.Err())
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests after cancel, want 1", n)
+	}
+}
+
+var _ llm.Provider = (*anthropic.Provider)(nil)

@@ -1,0 +1,468 @@
+// Package llmtest runs fake model servers that speak the real wire formats on httptest:
+// Anthropic's Messages API (SSE events or a JSON body) and OpenAI's chat completions
+// (chat.completion.chunk SSE ending in "data: [DONE]", or a JSON body).
+//
+// A test scripts the replies in order, points a provider at Server.URL (Server.Config gives a
+// ready llm.Config), and asserts on the recorded requests' JSON structure. The fake checks the
+// headers a real server checks (x-api-key and anthropic-version; Authorization: Bearer) and
+// answers a wrong key with 401 as the real API does. Faults are scripted like replies: HTTP
+// errors (429 with retry-after, 500, 529), a stream that stalls, one that is cut off, one that
+// carries malformed JSON, and an error event in the middle of a stream.
+//
+// Guarantees: the test fails (t.Errorf at cleanup) when scripted replies are left unused, and
+// at once when a call arrives with nothing scripted, on a wrong path, or without a required
+// header. Stalled handlers are released when the test ends, so no goroutine outlives it.
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/llm"
+)
+
+// Format is a wire format.
+type Format string
+
+// Wire formats.
+const (
+	Anthropic Format = "anthropic"
+	OpenAI    Format = "openai"
+)
+
+// Key is the API key the fake servers accept unless Server.Key is changed.
+const Key = "test-key"
+
+// Server is a fake model server.
+type Server struct {
+	// URL is the base URL to configure: the server root for Anthropic, root + "/v1" for OpenAI.
+	URL    string
+	Format Format
+	// Key is the accepted API key; "" accepts any key or none (a local server).
+	Key string
+
+	t    testing.TB
+	srv  *httptest.Server
+	stop chan struct{}
+
+	mu       sync.Mutex
+	replies  []Reply
+	requests []Request
+	calls    int
+}
+
+// Request is one recorded call.
+type Request struct {
+	Method, Path string
+	Header       http.Header
+	Body         []byte
+	// JSON is the decoded body.
+	JSON map[string]any
+}
+
+// At walks the decoded body by object keys (string) and array indexes (int) and returns what
+// it finds, or nil: r.At("messages", 0, "content", 1, "cache_control", "type").
+func (r Request) At(path ...any) any { return At(r.JSON, path...) }
+
+// At walks decoded JSON by object keys and array indexes; nil when a step is missing.
+func At(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil
+			}
+			v = m[k]
+		case int:
+			a, ok := v.([]any)
+			if !ok || k < 0 || k >= len(a) {
+				return nil
+			}
+			v = a[k]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// NewAnthropic starts a fake Anthropic server for the test.
+func NewAnthropic(t testing.TB) *Server { return start(t, Anthropic) }
+
+// NewOpenAI starts a fake OpenAI-compatible server for the test.
+func NewOpenAI(t testing.TB) *Server { return start(t, OpenAI) }
+
+func start(t testing.TB, f Format) *Server {
+	t.Helper()
+	s := &Server{Format: f, Key: Key, t: t, stop: make(chan struct{})}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL
+	if f == OpenAI {
+		s.URL += "/v1"
+	}
+	t.Cleanup(func() {
+		close(s.stop)
+		s.srv.Close()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if n := len(s.replies); n > 0 {
+			t.Errorf("llmtest: %d scripted %s replies were never requested (%d calls arrived)", n, s.Format, s.calls)
+		}
+	})
+	return s
+}
+
+// Config returns a configuration for this server: model "test-model", fast retries (at most 4
+// attempts, millisecond backoff) and a 10 s stall timeout.
+func (s *Server) Config() llm.Config {
+	c := llm.Config{Provider: string(s.Format), APIKey: s.Key, BaseURL: s.URL, Local: true,
+		Model: "test-model", SmallModel: "test-small-model", ContextWindow: 200_000, ContextWindowSource: "llmtest",
+		MaxOutputTokens: 1024, StallTimeout: 10 * time.Second,
+		Retry: llm.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxRetryAfter: time.Second}}
+	if c.APIKey == "" {
+		c.APIKey = Key
+	}
+	return c
+}
+
+// Script appends replies; each call consumes the next one.
+func (s *Server) Script(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replies = append(s.replies, replies...)
+}
+
+// Requests returns every call received so far, in order (including refused ones).
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Pending returns how many scripted replies are still unused.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.replies)
+}
+
+// Reply is one scripted answer.
+type Reply struct {
+	// Blocks are the reply's content: text, thinking (with Signature) and tool_use blocks.
+	Blocks []conversation.Block
+	// StopReason defaults to tool_use when a tool_use block is present, else end_turn.
+	StopReason llm.StopReason
+	Usage      llm.Usage
+	// Fault, when set, replaces or interrupts the reply.
+	Fault Fault
+}
+
+// FaultKind names an injected failure.
+type FaultKind int
+
+// Faults.
+const (
+	NoFault FaultKind = iota
+	// FaultStatus answers with an HTTP error status and the format's error body.
+	FaultStatus
+	// FaultStall sends After events, then nothing until the client gives up.
+	FaultStall
+	// FaultTruncate sends After events, then breaks the connection.
+	FaultTruncate
+	// FaultMalformed sends After events, then one whose data is not JSON (or, for a JSON
+	// reply, a body that is not JSON).
+	FaultMalformed
+	// FaultErrorEvent sends After events, then an error event (Anthropic: "event: error" with
+	// overloaded_error; OpenAI: a data line with an error object).
+	FaultErrorEvent
+)
+
+// Fault is an injected failure.
+type Fault struct {
+	Kind FaultKind
+	// Status, Type and Message make the error of FaultStatus.
+	Status  int
+	Type    string
+	Message string
+	// RetryAfter and RetryAfterMs are sent as retry-after and retry-after-ms when non-empty.
+	RetryAfter, RetryAfterMs string
+	// After is how many SSE events go out before a stream fault.
+	After int
+}
+
+// Text is a reply with one text block.
+func Text(text string) Reply {
+	return Reply{Blocks: []conversation.Block{{Type: conversation.Text, Text: text}}}
+}
+
+// Blocks is a reply with the given blocks.
+func Blocks(bs ...conversation.Block) Reply { return Reply{Blocks: bs} }
+
+// TextBlock, ThinkingBlock and ToolUse build reply blocks.
+func TextBlock(text string) conversation.Block {
+	return conversation.Block{Type: conversation.Text, Text: text}
+}
+
+// ThinkingBlock is a thinking block with its signature.
+func ThinkingBlock(thinking, signature string) conversation.Block {
+	return conversation.Block{Type: conversation.Thinking, Thinking: thinking, Signature: signature}
+}
+
+// ToolUse is a tool call; input is its JSON.
+func ToolUse(id, name, input string) conversation.Block {
+	return conversation.Block{Type: conversation.ToolUse, ID: id, Name: name, Input: json.RawMessage(input)}
+}
+
+// StatusError answers with an HTTP error.
+func StatusError(status int, typ, message string) Reply {
+	return Reply{Fault: Fault{Kind: FaultStatus, Status: status, Type: typ, Message: message}}
+}
+
+// RateLimited answers 429 with retry-after-ms (and retry-after rounded up to seconds).
+func RateLimited(retryAfter time.Duration) Reply {
+	r := StatusError(http.StatusTooManyRequests, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")
+	r.Fault.RetryAfterMs = strconv.FormatInt(retryAfter.Milliseconds(), 10)
+	r.Fault.RetryAfter = strconv.FormatInt(int64((retryAfter+time.Second-1)/time.Second), 10)
+	return r
+}
+
+// ServerError answers 500.
+func ServerError() Reply {
+	return StatusError(http.StatusInternalServerError, "api_error", "Internal server error")
+}
+
+// Overloaded answers 529 overloaded_error.
+func Overloaded() Reply { return StatusError(529, "overloaded_error", "Overloaded") }
+
+// WithUsage sets the reply's usage.
+func (r Reply) WithUsage(u llm.Usage) Reply { r.Usage = u; return r }
+
+// StallAfter makes the stream go silent after n events.
+func (r Reply) StallAfter(n int) Reply { r.Fault = Fault{Kind: FaultStall, After: n}; return r }
+
+// TruncateAfter breaks the connection after n events.
+func (r Reply) TruncateAfter(n int) Reply { r.Fault = Fault{Kind: FaultTruncate, After: n}; return r }
+
+// MalformedAfter sends a non-JSON event after n events.
+func (r Reply) MalformedAfter(n int) Reply { r.Fault = Fault{Kind: FaultMalformed, After: n}; return r }
+
+// ErrorEventAfter sends an error event after n events.
+func (r Reply) ErrorEventAfter(n int) Reply {
+	r.Fault = Fault{Kind: FaultErrorEvent, After: n}
+	return r
+}
+
+func (r Reply) stopReason() llm.StopReason {
+	if r.StopReason != "" {
+		return r.StopReason
+	}
+	for _, b := range r.Blocks {
+		if b.Type == conversation.ToolUse {
+			return llm.StopToolUse
+		}
+	}
+	return llm.StopEndTurn
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		s.t.Errorf("llmtest: reading request body: %v", err)
+		return
+	}
+	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	if err := json.Unmarshal(body, &rec.JSON); err != nil {
+		s.t.Errorf("llmtest: request body is not a JSON object: %v", err)
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, rec)
+	s.calls++
+	call := s.calls
+	s.mu.Unlock()
+
+	wantPath := "/v1/messages"
+	if s.Format == OpenAI {
+		wantPath = "/v1/chat/completions"
+	}
+	if r.Method != http.MethodPost || r.URL.Path != wantPath {
+		s.t.Errorf("llmtest: unexpected %s %s (want POST %s)", r.Method, r.URL.Path, wantPath)
+		s.writeError(w, Fault{Status: http.StatusNotFound, Type: "not_found_error", Message: "no such endpoint"})
+		return
+	}
+	if s.Format == Anthropic && r.Header.Get("anthropic-version") == "" {
+		s.t.Errorf("llmtest: call %d has no anthropic-version header", call)
+		s.writeError(w, Fault{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "anthropic-version header is required"})
+		return
+	}
+	if s.Key != "" && !s.keyOK(r) {
+		s.writeError(w, Fault{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
+		return
+	}
+
+	s.mu.Lock()
+	if len(s.replies) == 0 {
+		s.mu.Unlock()
+		s.t.Errorf("llmtest: unexpected call %d to %s: no scripted reply left", call, s.Format)
+		s.writeError(w, Fault{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "llmtest: no scripted reply"})
+		return
+	}
+	reply := s.replies[0]
+	s.replies = s.replies[1:]
+	s.mu.Unlock()
+
+	if reply.Fault.Kind == FaultStatus {
+		s.writeError(w, reply.Fault)
+		return
+	}
+	model, _ := rec.JSON["model"].(string)
+	stream, _ := rec.JSON["stream"].(bool)
+	if !stream {
+		s.writeJSON(w, reply, model)
+		return
+	}
+	var events []sseEvent
+	if s.Format == Anthropic {
+		events = anthropicEvents(reply, model, call)
+	} else {
+		includeUsage, _ := At(rec.JSON, "stream_options", "include_usage").(bool)
+		events = openaiEvents(reply, model, call, includeUsage)
+	}
+	s.writeStream(w, r, events, reply.Fault)
+}
+
+func (s *Server) keyOK(r *http.Request) bool {
+	if s.Format == Anthropic {
+		return r.Header.Get("x-api-key") == s.Key
+	}
+	return r.Header.Get("Authorization") == "Bearer "+s.Key
+}
+
+func (s *Server) writeError(w http.ResponseWriter, f Fault) {
+	var body any
+	if s.Format == Anthropic {
+		body = map[string]any{"type": "error", "error": map[string]any{"type": f.Type, "message": f.Message}}
+	} else {
+		body = map[string]any{"error": map[string]any{"message": f.Message, "type": f.Type, "param": nil, "code": f.Type}}
+	}
+	if f.RetryAfter != "" {
+		w.Header().Set("retry-after", f.RetryAfter)
+	}
+	if f.RetryAfterMs != "" {
+		w.Header().Set("retry-after-ms", f.RetryAfterMs)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("request-id", "req_llmtest")
+	w.WriteHeader(f.Status)
+	json.NewEncoder(w).Encode(body)
+}
+
+func (s *Server) writeJSON(w http.ResponseWriter, reply Reply, model string) {
+	w.Header().Set("Content-Type", "application/json")
+	if reply.Fault.Kind == FaultMalformed {
+		io.WriteString(w, `{"id": "msg_llmtest", "content": [`)
+		return
+	}
+	var body any
+	if s.Format == Anthropic {
+		body = anthropicMessage(reply, model)
+	} else {
+		body = openaiCompletion(reply, model)
+	}
+	json.NewEncoder(w).Encode(body)
+}
+
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, events []sseEvent, f Fault) {
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	for i, ev := range events {
+		if f.Kind != NoFault && i == f.After {
+			s.fault(w, r, f, flusher)
+			return
+		}
+		var buf bytes.Buffer
+		writeSSE(&buf, ev)
+		w.Write(buf.Bytes())
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	if f.Kind != NoFault {
+		s.fault(w, r, f, flusher)
+	}
+}
+
+func (s *Server) fault(w http.ResponseWriter, r *http.Request, f Fault, flusher http.Flusher) {
+	flush := func() {
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	switch f.Kind {
+	case FaultStall:
+		flush()
+		select {
+		case <-r.Context().Done():
+		case <-s.stop:
+		}
+	case FaultTruncate:
+		flush()
+		panic(http.ErrAbortHandler) // breaks the connection mid-stream
+	case FaultMalformed:
+		name := "content_block_delta"
+		if s.Format == OpenAI {
+			name = ""
+		}
+		var buf bytes.Buffer
+		writeSSE(&buf, sseEvent{Name: name, Data: `{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"`})
+		w.Write(buf.Bytes())
+		flush()
+	case FaultErrorEvent:
+		var buf bytes.Buffer
+		if s.Format == Anthropic {
+			writeSSE(&buf, sseEvent{Name: "error", Data: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`})
+		} else {
+			writeSSE(&buf, sseEvent{Data: `{"error":{"message":"The server is overloaded","type":"server_error","code":"server_error"}}`})
+		}
+		w.Write(buf.Bytes())
+		flush()
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("llmtest: %v", err))
+	}
+	return string(b)
+}
+
+// chunks splits s into pieces of about n bytes on rune boundaries, as servers stream text.
+func chunks(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		i := n
+		for i < len(s) && !runeStart(s[i]) {
+			i++
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func runeStart(b byte) bool { return b&0xC0 != 0x80 }
