@@ -183,6 +183,9 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 	}
 	defer root.Close()
 
+	if _, err := s.checkTarget(root, IndexFile); err != nil {
+		return Result{}, err
+	}
 	oldIdx, _, err := s.readIndexRaw()
 	if err != nil {
 		return Result{}, err
@@ -217,9 +220,6 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 			return Result{}, fmt.Errorf("memdir: read %s: %w", s.abs(file), err)
 		}
 	}
-	if _, err := s.checkTarget(root, IndexFile); err != nil {
-		return Result{}, err
-	}
 	newIdx := setIndexLine(oldIdx, file, FormatIndexLine(in.Name, file, in.Description))
 	if err := s.checkIndexLimits(oldIdx, newIdx); err != nil {
 		return Result{}, err
@@ -227,7 +227,9 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 
 	abs := s.abs(file)
 	if err := fsutil.WriteFileFS(s.opts.FS, abs, content, fsutil.FileMode); err != nil {
-		return Result{}, fmt.Errorf("memdir: add %q: %w", in.Name, err)
+		// A failed directory sync comes after the rename: put the old file back too.
+		err = fmt.Errorf("memdir: add %q: %w", in.Name, err)
+		return Result{}, errors.Join(err, s.restore(root, file, old, exists))
 	}
 	res := Result{File: file, Path: abs, Created: created}
 	if newIdx != oldIdx {
@@ -308,6 +310,9 @@ func (s *Store) taken(root *os.Root, rel string) (bool, error) {
 // file when it did not exist.
 func (s *Store) restore(root *os.Root, rel string, old []byte, existed bool) error {
 	if existed {
+		if cur, err := root.ReadFile(filepath.FromSlash(rel)); err == nil && string(cur) == string(old) {
+			return nil
+		}
 		if err := fsutil.WriteFileFS(s.opts.FS, s.abs(rel), old, fsutil.FileMode); err != nil {
 			return fmt.Errorf("memdir: restore %s: %w", s.abs(rel), err)
 		}
@@ -365,6 +370,9 @@ func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetRe
 	if err != nil {
 		return ForgetResult{}, err
 	}
+	if _, err := s.checkTarget(root, IndexFile); err != nil {
+		return ForgetResult{}, err
+	}
 	oldIdx, _, err := s.readIndexRaw()
 	if err != nil {
 		return ForgetResult{}, err
@@ -387,10 +395,13 @@ func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetRe
 	res := ForgetResult{}
 	newIdx, n := removeIndexLines(oldIdx, file)
 	res.IndexLines = n
-	if n > 0 {
-		if _, err := s.checkTarget(root, IndexFile); err != nil {
+	if archive && found {
+		// Check the way to .archive/ before changing anything.
+		if _, err := s.checkTarget(root, path.Join(ArchiveDir, file)); err != nil {
 			return ForgetResult{}, err
 		}
+	}
+	if n > 0 {
 		if err := fsutil.WriteFileFS(s.opts.FS, s.IndexPath(), []byte(newIdx), fsutil.FileMode); err != nil {
 			err = fmt.Errorf("memdir: forget %q: update index: %w", name, err)
 			return ForgetResult{}, errors.Join(err, s.restoreIndex(root, oldIdx))
@@ -407,8 +418,19 @@ func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetRe
 		return ForgetResult{}, err
 	}
 	// The file itself may be a symlink that stays inside the dir: removing or moving the link
-	// never touches its target.
-	if _, err := root.Lstat(filepath.FromSlash(file)); err != nil {
+	// never touches its target. Keep what is needed to put it back if a later step fails.
+	fi, err := root.Lstat(filepath.FromSlash(file))
+	if err != nil {
+		return undo(fmt.Errorf("memdir: forget %q: %w", name, err))
+	}
+	var oldData []byte
+	var oldLink string
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		oldLink, err = root.Readlink(filepath.FromSlash(file))
+	} else {
+		oldData, err = root.ReadFile(filepath.FromSlash(file))
+	}
+	if err != nil {
 		return undo(fmt.Errorf("memdir: forget %q: %w", name, err))
 	}
 	if !archive {
@@ -416,7 +438,17 @@ func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetRe
 			return undo(fmt.Errorf("memdir: forget %q: %w", name, err))
 		}
 		if err := s.opts.FS.SyncDir(filepath.Dir(s.abs(file))); err != nil {
-			return res, fmt.Errorf("memdir: forget %q: sync dir: %w", name, err)
+			err = fmt.Errorf("memdir: forget %q: sync dir: %w", name, err)
+			var rerr error
+			if oldLink != "" {
+				rerr = root.Symlink(oldLink, filepath.FromSlash(file))
+			} else {
+				rerr = fsutil.WriteFileFS(s.opts.FS, s.abs(file), oldData, fsutil.FileMode)
+			}
+			if rerr != nil {
+				rerr = fmt.Errorf("memdir: restore %s: %w", s.abs(file), rerr)
+			}
+			return undo(errors.Join(err, rerr))
 		}
 		return res, nil
 	}
@@ -438,12 +470,16 @@ func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetRe
 	if err := s.opts.FS.Rename(s.abs(file), s.abs(dest)); err != nil {
 		return undo(fmt.Errorf("memdir: forget %q: move to %s: %w", name, dest, err))
 	}
-	res.ArchivedTo = dest
 	for _, d := range []string{filepath.Dir(s.abs(dest)), filepath.Dir(s.abs(file))} {
 		if err := s.opts.FS.SyncDir(d); err != nil {
-			return res, fmt.Errorf("memdir: forget %q: sync dir: %w", name, err)
+			err = fmt.Errorf("memdir: forget %q: sync dir: %w", name, err)
+			if rerr := s.opts.FS.Rename(s.abs(dest), s.abs(file)); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("memdir: move %s back: %w", dest, rerr))
+			}
+			return undo(err)
 		}
 	}
+	res.ArchivedTo = dest
 	return res, nil
 }
 
@@ -466,11 +502,11 @@ func (s *Store) Reindex(ctx context.Context, file string) (changed bool, err err
 		return false, err
 	}
 	defer root.Close()
-	oldIdx, _, err := s.readIndexRaw()
-	if err != nil {
+	if _, err := s.checkTarget(root, IndexFile); err != nil {
 		return false, err
 	}
-	if _, err := s.checkTarget(root, IndexFile); err != nil {
+	oldIdx, _, err := s.readIndexRaw()
+	if err != nil {
 		return false, err
 	}
 	var newIdx string
