@@ -52,7 +52,7 @@ func ValidateName(name string) error {
 // FileName maps a memory name to its topic file name in the memory directory. The mapping is
 // deterministic and total for every name ValidateName accepts:
 //
-//   - the name is NFC-normalised and trimmed; ASCII letters are lower-cased;
+//   - the name is NFC-normalised and trimmed; letters are lower-cased;
 //   - ASCII letters, digits, '-' and '_' are kept; letters and digits of other scripts (Chinese,
 //     Cyrillic, accented Latin …) are kept as they are;
 //   - every other character (spaces, punctuation, symbols, emoji) becomes '-'; runs of '-'
@@ -108,7 +108,7 @@ func stemOf(name string) string {
 			b.WriteRune(r)
 			dash = false
 		case r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)) && r != utf8.RuneError:
-			b.WriteRune(r)
+			b.WriteRune(unicode.ToLower(r))
 			dash = false
 		default:
 			if !dash && b.Len() > 0 {

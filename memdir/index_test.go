@@ -1,0 +1,176 @@
+package memdir
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseIndexLine(t *testing.T) {
+	tests := []struct {
+		line string
+		want IndexEntry
+		ok   bool
+	}{
+		{"- [Prefer tabs](prefer-tabs.md) — Use tabs", IndexEntry{Title: "Prefer tabs", File: "prefer-tabs.md", Hook: "Use tabs"}, true},
+		{"* [A](./a.md): hook", IndexEntry{Title: "A", File: "a.md", Hook: "hook"}, true},
+		{"  + [A](a.md) - hook", IndexEntry{Title: "A", File: "a.md", Hook: "hook"}, true},
+		{"- [A](a.md)", IndexEntry{Title: "A", File: "a.md"}, true},
+		{"- [A](a.md) – en dash", IndexEntry{Title: "A", File: "a.md", Hook: "en dash"}, true},
+		{"- [my file](<my file.md>) — x", IndexEntry{Title: "my file", File: "my file.md", Hook: "x"}, true},
+		{`- [a \[b\] c](a.md) — x`, IndexEntry{Title: "a [b] c", File: "a.md", Hook: "x"}, true},
+		{"- [A](team/a.md#part \"title\") — x", IndexEntry{Title: "A", File: "team/a.md", Hook: "x"}, true},
+		{"- [部署流程](部署流程.md) — 如何部署", IndexEntry{Title: "部署流程", File: "部署流程.md", Hook: "如何部署"}, true},
+		{"- [A](a.md) — hook\r", IndexEntry{Title: "A", File: "a.md", Hook: "hook"}, true},
+		{"# Memory", IndexEntry{}, false},
+		{"plain prose [A](a.md)", IndexEntry{}, false},
+		{"- [docs](https://example.com/x.md)", IndexEntry{}, false},
+		{"- [up](../outside.md)", IndexEntry{}, false},
+		{"- [abs](/etc/passwd)", IndexEntry{}, false},
+		{"- [broken](a.md", IndexEntry{}, false},
+		{"- [no link]", IndexEntry{}, false},
+		{"-[A](a.md)", IndexEntry{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseIndexLine(tt.line)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("ParseIndexLine(%q) = %+v, %v; want %+v, %v", tt.line, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestFormatIndexLineRoundTrip(t *testing.T) {
+	tests := []struct{ title, file, hook string }{
+		{"Prefer tabs", "prefer-tabs.md", "Use tabs, not spaces"},
+		{"a [b] c\\", "a-b-c.md", "x"},
+		{"部署流程", "部署流程.md", "如何部署\n到生产"},
+		{"spaces", "my file (1).md", ""},
+	}
+	for _, tt := range tests {
+		line := FormatIndexLine(tt.title, tt.file, tt.hook)
+		e, ok := ParseIndexLine(line)
+		want := IndexEntry{Title: tt.title, File: tt.file, Hook: oneLine(tt.hook)}
+		if !ok || e != want {
+			t.Errorf("round trip of %+v through %q = %+v, %v", tt, line, e, ok)
+		}
+	}
+}
+
+func TestTruncateIndex(t *testing.T) {
+	lines := func(n int, width int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "- [m%d](m%d.md) — %s\n", i, i, strings.Repeat("x", width))
+		}
+		return b.String()
+	}
+	t.Run("under", func(t *testing.T) {
+		in := lines(200, 10)
+		out, cut, warn := TruncateIndex(in, 200, 25000)
+		if cut || warn != "" || out != in {
+			t.Errorf("cut=%v warn=%q", cut, warn)
+		}
+	})
+	t.Run("lines", func(t *testing.T) {
+		out, cut, warn := TruncateIndex(lines(250, 10), 200, 25000)
+		if !cut || countLines(out) != 200 || !strings.Contains(warn, "250 lines (limit: 200 lines)") || strings.Contains(warn, "bytes") {
+			t.Errorf("lines=%d cut=%v warn=%q", countLines(out), cut, warn)
+		}
+	})
+	t.Run("bytes", func(t *testing.T) {
+		in := lines(150, 200)
+		out, cut, warn := TruncateIndex(in, 200, 25000)
+		if !cut || len(out) > 25000 || !strings.HasSuffix(out, "\n") || !strings.Contains(warn, "(limit: 25000 bytes)") || strings.Contains(warn, "lines (limit") {
+			t.Errorf("len=%d cut=%v warn=%q", len(out), cut, warn)
+		}
+		if !strings.HasPrefix(in, out) {
+			t.Errorf("the cut is not a prefix")
+		}
+	})
+	t.Run("both", func(t *testing.T) {
+		_, cut, warn := TruncateIndex(lines(300, 200), 200, 25000)
+		if !cut || !strings.Contains(warn, "300 lines (limit: 200 lines) and ") || !strings.Contains(warn, "bytes (limit: 25000 bytes)") {
+			t.Errorf("cut=%v warn=%q", cut, warn)
+		}
+	})
+	t.Run("one long Chinese line", func(t *testing.T) {
+		in := strings.Repeat("长", 10000) // 30,000 bytes, no newline
+		out, cut, _ := TruncateIndex(in, 200, 25000)
+		if !cut || len(out) > 25000 || !utf8.ValidString(out) {
+			t.Errorf("len=%d cut=%v valid=%v", len(out), cut, utf8.ValidString(out))
+		}
+	})
+}
+
+func TestLoadIndex(t *testing.T) {
+	s := newTestStore(t, Options{MaxIndexLines: 2})
+	it, err := s.LoadIndex(t.Context())
+	if err != nil || it.Exists || it.Text != "" {
+		t.Fatalf("missing index: %+v, %v", it, err)
+	}
+	mustAdd(t, s, "a", "one")
+	mustAdd(t, s, "b", "two")
+	it, err = s.LoadIndex(t.Context())
+	if err != nil || it.Truncated || it.Content() != "- [a](a.md) — one\n- [b](b.md) — two\n" {
+		t.Fatalf("LoadIndex = %+v, %v", it, err)
+	}
+	// A hand edit pushes it over: loading cuts and warns; nothing is dropped on disk.
+	idx, _ := os.ReadFile(s.IndexPath())
+	os.WriteFile(s.IndexPath(), append([]byte("\ufeff# Index\r\n"), idx...), 0o600)
+	it, _ = s.LoadIndex(t.Context())
+	want := "# Index\n- [a](a.md) — one\n\n> WARNING: MEMORY.md is 3 lines (limit: 2 lines), so only part of it was loaded."
+	if !it.Truncated || it.Lines != 3 || !strings.HasPrefix(it.Content(), want) {
+		t.Errorf("Content = %q\nwant prefix %q", it.Content(), want)
+	}
+	diags, _ := s.Lint(t.Context())
+	if Errors(diags) != 1 || !strings.Contains(diags[0].Message, "2-line limit") {
+		t.Errorf("Lint = %v; want the line limit error", diags)
+	}
+	// Shrinking an index that is over its limit is allowed; growing it is not.
+	if _, err := s.Forget(t.Context(), "b", false); err != nil {
+		t.Errorf("Forget on an over-limit index: %v", err)
+	}
+}
+
+func TestSetAndRemoveIndexLine(t *testing.T) {
+	base := "# Index\n\n- [a](a.md) — one\nprose\n- [b](b.md) — two"
+	got := setIndexLine(base, "b.md", "- [b](b.md) — new")
+	if diff := cmp.Diff("# Index\n\n- [a](a.md) — one\nprose\n- [b](b.md) — new\n", got); diff != "" {
+		t.Errorf("set (-want +got):\n%s", diff)
+	}
+	got = setIndexLine(base, "c.md", "- [c](c.md)")
+	if diff := cmp.Diff(base+"\n- [c](c.md)\n", got); diff != "" {
+		t.Errorf("append (-want +got):\n%s", diff)
+	}
+	got, n := removeIndexLines(base+"\n- [a again](a.md)\n", "a.md")
+	if diff := cmp.Diff("# Index\n\nprose\n- [b](b.md) — two\n", got); diff != "" || n != 2 {
+		t.Errorf("remove %d (-want +got):\n%s", n, diff)
+	}
+}
+
+func FuzzParseIndexLine(f *testing.F) {
+	for _, s := range []string{"- [A](a.md) — hook", "* [a \\] b](<x y.md>): z", "- [部署](部署.md)", "- [x](../y)", "- [[]]()", "- [a](b(c)d.md)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		e, ok := ParseIndexLine(line)
+		if !ok {
+			return
+		}
+		if e.File == "" || strings.HasPrefix(e.File, "/") || e.File == ".." || strings.HasPrefix(e.File, "../") {
+			t.Fatalf("unsafe file %q from %q", e.File, line)
+		}
+		// What Format writes, Parse reads back (for titles and files without line breaks).
+		if strings.ContainsAny(e.Title+e.File, "\n\r>") || !utf8.ValidString(e.Title+e.File+e.Hook) {
+			return
+		}
+		again, ok := ParseIndexLine(FormatIndexLine(e.Title, e.File, e.Hook))
+		if !ok || again.Title != oneLine(e.Title) && again.Title != e.Title || again.File != e.File {
+			t.Fatalf("round trip of %+v = %+v, %v", e, again, ok)
+		}
+	})
+}
