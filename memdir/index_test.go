@@ -165,7 +165,7 @@ func FuzzParseIndexLine(f *testing.F) {
 			t.Fatalf("unsafe file %q from %q", e.File, line)
 		}
 		// What Format writes, Parse reads back (for titles and files without line breaks).
-		if strings.ContainsAny(e.Title+e.File, "\n\r>") || !utf8.ValidString(e.Title+e.File+e.Hook) {
+		if strings.ContainsAny(e.Title+e.File, "\n\r>") || !utf8.ValidString(e.Title) || !utf8.ValidString(e.File) || !utf8.ValidString(e.Hook) {
 			return
 		}
 		again, ok := ParseIndexLine(FormatIndexLine(e.Title, e.File, e.Hook))
