@@ -1,0 +1,625 @@
+package instructions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/frontmatter"
+	"github.com/strata-mem/strata/tokens"
+)
+
+// Set is the instruction text that applies to one working directory: what was loaded at
+// session start, plus what later touches added. Create one with Load.
+type Set struct {
+	mu       sync.Mutex
+	env      config.Env
+	settings config.Settings
+	log      *slog.Logger
+	max      int64
+	cwd      string   // working directory, symlinks resolved
+	root     string   // project root, symlinks resolved
+	allowed  []string // directories imports may read without approval (resolved)
+	names    []string // instruction file names per directory, without CLAUDE.local.md
+	rulesAt  int      // index in names before which .claude/rules is read
+
+	start    []Source // session start, in load order
+	automem  []Source // the auto-memory index (0 or 1 piece)
+	touched  []Source // added by Touch and LoadAll, in order
+	enforced []enforcedBlock
+	diags    []Diagnostic
+	loaded   []loadedFile // every file loaded, for identity checks
+	pending  []*rule      // conditional rules not yet applied
+	dirSeen  map[string]bool
+	realDirs map[string]string
+}
+
+type loadedFile struct {
+	id   fileID
+	path string
+}
+
+// link is one file of an import chain.
+type link struct {
+	id   fileID
+	path string
+}
+
+// Load finds and reads the instruction files that apply to a session started in cwd. It fails
+// only when cwd is not a readable directory or ctx is done; every problem with an instruction
+// file is a diagnostic on the returned Set, and loading goes on past it.
+func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("instructions: working directory %s: %w", cwd, err)
+	}
+	r, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("instructions: working directory: %w", err)
+	}
+	abs = r
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("instructions: working directory: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("instructions: working directory %s: not a directory", abs)
+	}
+	s := &Set{
+		env:      opts.Env,
+		log:      opts.Logger,
+		max:      opts.MaxFileBytes,
+		cwd:      abs,
+		dirSeen:  map[string]bool{},
+		realDirs: map[string]string{},
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.max <= 0 {
+		s.max = DefaultMaxFileBytes
+	}
+	// Every prefix of a resolved path is resolved.
+	for d := abs; ; {
+		s.realDirs[d] = d
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	s.root = opts.ProjectRoot
+	if s.root == "" {
+		s.root = projectRoot(abs)
+	} else if r, err := filepath.EvalSymlinks(s.root); err == nil {
+		s.root = r
+	}
+	s.root = filepath.Clean(s.root)
+	if opts.Settings != nil {
+		s.settings = *opts.Settings
+	} else {
+		var errs []error
+		s.settings, errs = s.env.Load(s.root)
+		for _, e := range errs {
+			d := Diagnostic{Severity: SeverityError, Message: "settings: " + e.Error()}
+			var pe *config.ParseError
+			if errors.As(e, &pe) {
+				d.Path, d.Line, d.Message = pe.Path, pe.Line, "settings file does not parse: "+pe.Err.Error()
+			}
+			s.diags = append(s.diags, d)
+		}
+	}
+	s.setNames()
+	s.allowed = []string{s.root}
+	for _, d := range []string{s.env.Home, s.env.ManagedDir} {
+		if d != "" {
+			if r, err := filepath.EvalSymlinks(d); err == nil {
+				d = r
+			}
+			s.allowed = append(s.allowed, filepath.Clean(d))
+		}
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d := s.env.ManagedDir; d != "" {
+		s.start = append(s.start, s.loadTop(ctx, filepath.Join(d, "CLAUDE.md"), LayerManaged, ReasonSessionStart, "")...)
+		s.start = append(s.start, s.loadRules(ctx, filepath.Join(d, "rules"), s.root, LayerManaged, ReasonSessionStart, "")...)
+	}
+	if d := s.env.Home; d != "" {
+		s.start = append(s.start, s.loadTop(ctx, filepath.Join(d, "CLAUDE.md"), LayerUser, ReasonSessionStart, "")...)
+		s.start = append(s.start, s.loadRules(ctx, filepath.Join(d, "rules"), s.root, LayerUser, ReasonSessionStart, "")...)
+	}
+	for _, d := range chain(abs) {
+		if err := ctx.Err(); err != nil {
+			return s, fmt.Errorf("instructions: load %s: %w", abs, err)
+		}
+		s.start = append(s.start, s.loadDir(ctx, d, false, "")...)
+	}
+	s.log.Debug("instructions loaded", "cwd", abs, "root", s.root, "pieces", len(s.start), "pending_rules", len(s.pending), "diagnostics", len(s.diags))
+	return s, ctx.Err()
+}
+
+// projectRoot is config.ProjectRoot for a directory whose symlinks are already resolved: the
+// nearest directory holding .git, with worktrees mapped to their main tree by config.
+func projectRoot(abs string) string {
+	for d := abs; ; {
+		fi, err := os.Lstat(filepath.Join(d, ".git"))
+		if err == nil {
+			if fi.IsDir() {
+				return d
+			}
+			return config.ProjectRoot(d)
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			return abs
+		}
+		d = p
+	}
+}
+
+// setNames takes the per-directory file names from the settings and finds where rules go.
+func (s *Set) setNames() {
+	names := s.settings.InstructionFiles
+	if len(names) == 0 {
+		names = DefaultInstructionFiles
+	}
+	s.names = s.names[:0]
+	for _, n := range names {
+		n = filepath.Clean(filepath.FromSlash(n))
+		if n == LocalFile || n == "." || filepath.IsAbs(n) || strings.HasPrefix(n, "..") {
+			continue
+		}
+		s.names = append(s.names, n)
+	}
+	s.rulesAt = 0
+	for i, n := range s.names {
+		if n == "CLAUDE.md" || strings.HasPrefix(filepath.ToSlash(n), ".claude/") {
+			s.rulesAt = i + 1
+		}
+	}
+}
+
+// chain lists the directories from the filesystem root down to dir.
+func chain(dir string) []string {
+	var ds []string
+	for d := dir; ; {
+		ds = append(ds, d)
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	for i, j := 0, len(ds)-1; i < j; i, j = i+1, j-1 {
+		ds[i], ds[j] = ds[j], ds[i]
+	}
+	return ds
+}
+
+// loadDir loads one directory's instruction files, rules and local file.
+func (s *Set) loadDir(ctx context.Context, d string, nested bool, trigger string) []Source {
+	layer, local, reason := LayerProject, LayerLocal, ReasonSessionStart
+	if nested {
+		layer, local, reason = LayerNested, LayerNested, ReasonNestedTraversal
+	}
+	// One stat of .claude saves looking inside it in the many directories that have none.
+	dotClaude := false
+	if fi, err := os.Stat(filepath.Join(d, ".claude")); err == nil && fi.IsDir() {
+		dotClaude = true
+	}
+	var out []Source
+	for i, n := range s.names {
+		if i == s.rulesAt && dotClaude {
+			out = append(out, s.loadRules(ctx, filepath.Join(d, ".claude", "rules"), d, LayerRule, reason, trigger)...)
+		}
+		if !dotClaude && strings.HasPrefix(n, ".claude"+string(filepath.Separator)) {
+			continue
+		}
+		out = append(out, s.loadTop(ctx, filepath.Join(d, n), layer, reason, trigger)...)
+	}
+	if s.rulesAt == len(s.names) && dotClaude {
+		out = append(out, s.loadRules(ctx, filepath.Join(d, ".claude", "rules"), d, LayerRule, reason, trigger)...)
+	}
+	return append(out, s.loadTop(ctx, filepath.Join(d, LocalFile), local, reason, trigger)...)
+}
+
+// open reads a candidate file and applies the checks every instruction file gets: readable,
+// text, not excluded, not already loaded. ok is false when the file is not to be used.
+func (s *Set) open(path string, layer Layer) (fileText, bool) {
+	ft, err := readText(path, s.max)
+	if err != nil {
+		return ft, false
+	}
+	if ft.Diag != nil {
+		s.diags = append(s.diags, *ft.Diag)
+	}
+	if !ft.OK {
+		return ft, false
+	}
+	if layer != LayerManaged {
+		if g := s.excluded(path); g != "" {
+			s.addf(path, 0, SeverityInfo, "skipped: matches claudeMdExcludes %q", g)
+			return ft, false
+		}
+	}
+	if prev := s.seen(ft.ID); prev != "" {
+		s.addf(path, 0, SeverityInfo, "same file as %s, already loaded; not repeated", prev)
+		return ft, false
+	}
+	return ft, true
+}
+
+// loadTop loads a file found by name (not through an import).
+func (s *Set) loadTop(ctx context.Context, path string, layer Layer, reason Reason, trigger string) []Source {
+	ft, ok := s.open(path, layer)
+	if !ok {
+		return nil
+	}
+	body, line := s.body(path, ft.Text)
+	return s.emit(ctx, path, layer, reason, trigger, ft, body, line, 0, nil, "")
+}
+
+// body drops frontmatter (reporting a malformed block) and returns the body and its first line.
+func (s *Set) body(path, text string) (string, int) {
+	if !strings.HasPrefix(text, "---") {
+		return text, 1
+	}
+	doc, err := frontmatter.Parse([]byte(text))
+	if err != nil {
+		s.frontmatterDiag(path, err, "")
+	}
+	return doc.Body, doc.BodyLine
+}
+
+func (s *Set) frontmatterDiag(path string, err error, suffix string) {
+	line := 1
+	var fe *frontmatter.Error
+	msg := err.Error()
+	if errors.As(err, &fe) {
+		line, msg = fe.Line, fe.Msg
+	}
+	s.addf(path, line, SeverityError, "%s%s", msg, suffix)
+}
+
+// emit turns a read file into its piece, followed by the pieces of its imports.
+func (s *Set) emit(ctx context.Context, path string, layer Layer, reason Reason, trigger string, ft fileText,
+	body string, bodyLine, depth int, chain []link, importedBy string) []Source {
+	s.loaded = append(s.loaded, loadedFile{ft.ID, path})
+	if len(ft.Text) > WarnChars {
+		if n := utf8.RuneCountInString(ft.Text); n > WarnChars {
+			s.addf(path, 0, SeverityWarning, "%d characters, over the recommended %d: every session pays for it; split it or move parts into path-scoped rules", n, WarnChars)
+		}
+	}
+	if layer == LayerManaged {
+		s.collectEnforced(path, body, bodyLine)
+	}
+	sc := scan(body, bodyLine)
+	src := Source{Path: path, Layer: layer, Reason: reason, Bytes: len(sc.Text), Tokens: tokens.Estimate(sc.Text),
+		Truncated: ft.Truncated, Text: sc.Text, ImportedBy: importedBy, Depth: depth, Trigger: trigger}
+	out := []Source{src}
+	if len(sc.Imports) == 0 {
+		return out
+	}
+	chain = append(chain[:len(chain):len(chain)], link{ft.ID, path})
+	for _, r := range sc.Imports {
+		if ctx.Err() != nil {
+			break
+		}
+		out = append(out, s.importOne(ctx, path, r, depth, chain, trigger)...)
+	}
+	return out
+}
+
+// seen returns the path under which the file id was already loaded, or "".
+func (s *Set) seen(id fileID) string {
+	for _, l := range s.loaded {
+		if l.id == id {
+			return l.path
+		}
+	}
+	return ""
+}
+
+func (s *Set) addf(path string, line int, sev Severity, format string, args ...any) {
+	s.diags = append(s.diags, Diagnostic{Path: path, Line: line, Severity: sev, Message: fmt.Sprintf(format, args...)})
+}
+
+// inside reports whether a resolved path is under the project root, STRATA_HOME or the managed dir.
+func (s *Set) inside(real string) bool {
+	for _, d := range s.allowed {
+		if within(real, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// importOne resolves and loads one import candidate of the file from.
+func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int, chain []link, trigger string) []Source {
+	p := r.Path
+	var abs string
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if s.env.UserHome == "" {
+			s.addf(from, r.Line, SeverityError, "@%s: no home directory is known to resolve ~/", p)
+			return nil
+		}
+		abs = expandTilde(p, s.env.UserHome)
+	case filepath.IsAbs(p):
+		abs = filepath.Clean(p)
+	default:
+		abs = filepath.Join(filepath.Dir(from), filepath.FromSlash(p))
+	}
+	fail := func(sev Severity, format string, args ...any) []Source {
+		s.addf(from, r.Line, sev, "@%s: %s", p, fmt.Sprintf(format, args...))
+		return nil
+	}
+	h, real, err := s.openImport(abs)
+	if err != nil {
+		if notFound(err) {
+			if !fileLike(p) {
+				return nil // not meant as a path: an npm scope, a decorator, an alias …
+			}
+			return fail(SeverityError, "no such file (%s)%s", abs, s.rootHint(from, p, abs))
+		}
+		return fail(SeverityError, "cannot read %s: %s", abs, errText(err))
+	}
+	defer h.close()
+	if h.mode.IsDir() {
+		if explicitPath(p) || strings.Contains(p, "/") {
+			return fail(SeverityError, "%s is a directory; only files can be imported", abs)
+		}
+		return nil
+	}
+	if !h.mode.IsRegular() {
+		return fail(SeverityError, "%s is %s; only regular text files can be imported", abs, kind(h.mode))
+	}
+	for i, l := range chain {
+		if l.id == h.id {
+			names := make([]string, 0, len(chain)-i+1)
+			for _, c := range chain[i:] {
+				names = append(names, c.path)
+			}
+			names = append(names, abs)
+			return fail(SeverityError, "import cycle: %s; not loaded again", strings.Join(names, " → "))
+		}
+	}
+	if prev := s.seen(h.id); prev != "" {
+		return fail(SeverityInfo, "%s is already loaded (as %s); not repeated", abs, prev)
+	}
+	if depth+1 > MaxImportDepth {
+		return fail(SeverityError, "import chain deeper than %d hops; %s not loaded", MaxImportDepth, abs)
+	}
+	if !s.inside(real) && !s.approved(abs, real) {
+		return fail(SeverityError, "refused: %s is outside the project root (%s) and STRATA_HOME; add it to approvedExternalImports in settings to allow it", real, s.root)
+	}
+	if ext := strings.ToLower(extension(abs)); binaryExt[ext] {
+		return fail(SeverityError, "%s is not a text file (.%s); only text files can be imported", abs, ext)
+	}
+	if g := s.excluded(abs); g != "" {
+		return fail(SeverityInfo, "%s skipped: matches claudeMdExcludes %q", abs, g)
+	}
+	ft := h.readText(abs, s.max)
+	if ft.Diag != nil {
+		d := *ft.Diag
+		d.Message += fmt.Sprintf(" (imported from %s:%d)", from, r.Line)
+		s.diags = append(s.diags, d)
+	}
+	if !ft.OK {
+		return nil
+	}
+	body, line := s.body(abs, ft.Text)
+	return s.emit(ctx, abs, LayerImport, ReasonInclude, trigger, ft, body, line, depth+1, chain, from)
+}
+
+// openImport opens an import target and returns it with its resolved path. A symlink as the
+// last element is detected by the failed no-follow open, so the common case costs no lstat.
+func (s *Set) openImport(abs string) (*handle, string, error) {
+	h, err := openHandle(abs, true)
+	if err == nil {
+		return h, filepath.Join(s.realDir(filepath.Dir(abs)), filepath.Base(abs)), nil
+	}
+	if !isSymlinkErr(err) {
+		return nil, "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, "", err
+	}
+	h, err = openHandle(real, false)
+	return h, real, err
+}
+
+// rootHint explains a missing relative import that exists relative to the project root, a
+// common mistake: imports are relative to the importing file.
+func (s *Set) rootHint(from, p, abs string) string {
+	if explicitPath(p) || filepath.IsAbs(p) {
+		return ""
+	}
+	alt := filepath.Join(s.root, filepath.FromSlash(p))
+	if alt == abs {
+		return ""
+	}
+	if fi, err := os.Stat(alt); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	rel, err := filepath.Rel(filepath.Dir(from), alt)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("; imports are relative to the importing file, and %s exists: write @%s", alt, filepath.ToSlash(rel))
+}
+
+// Touch tells the set that path (absolute, or relative to the working directory) was accessed
+// and returns the pieces that newly apply: instruction files of directories between the working
+// directory and path (once each), and conditional rules whose globs match path (once each), with
+// their imports. Touching the same path again returns nothing. path need not exist.
+func (s *Set) Touch(ctx context.Context, path string) []Source {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.touch(ctx, path)
+}
+
+func (s *Set) touch(ctx context.Context, path string) []Source {
+	p := path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.cwd, p)
+	}
+	p = filepath.Clean(p)
+	if !within(p, s.cwd) && !within(p, s.root) {
+		// Perhaps a spelling through a symlink of a path inside.
+		if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			p = filepath.Join(r, filepath.Base(p))
+		}
+	}
+	var out []Source
+	if len(p) > len(s.cwd)+1 && within(p, s.cwd) {
+		start := len(s.cwd) + 1
+		if s.cwd == string(filepath.Separator) {
+			start = 1
+		}
+		for i := start; i < len(p); i++ {
+			if p[i] != filepath.Separator {
+				continue
+			}
+			d := p[:i]
+			if s.dirSeen[d] {
+				continue
+			}
+			s.dirSeen[d] = true
+			out = append(out, s.loadDir(ctx, d, true, p)...)
+		}
+	}
+	if len(s.pending) > 0 {
+		keep := s.pending[:0]
+		var hit []*rule
+		for _, r := range s.pending {
+			if r.matches(p) {
+				hit = append(hit, r)
+			} else {
+				keep = append(keep, r)
+			}
+		}
+		s.pending = keep
+		for _, r := range hit {
+			out = append(out, s.emitRule(ctx, r, ReasonPathGlobMatch, p)...)
+		}
+	}
+	s.touched = append(s.touched, out...)
+	return out
+}
+
+// LoadAll loads everything that could apply below the working directory, as if every file had
+// been touched: every conditional rule, and the instruction files of every directory below the
+// working directory (hidden directories and node_modules skipped, at most maxDirs directories;
+// 0 means 10,000). strata lint uses it so that no file goes unchecked.
+func (s *Set) LoadAll(ctx context.Context, maxDirs int) []Source {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if maxDirs <= 0 {
+		maxDirs = 10000
+	}
+	var out []Source
+	count := 0
+	var walk func(d string)
+	walk = func(d string) {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			s.addf(d, 0, SeverityWarning, "directory not searched for nested instruction files: %s", errText(err))
+			return
+		}
+		for _, e := range entries {
+			if ctx.Err() != nil || count >= maxDirs {
+				return
+			}
+			n := e.Name()
+			if !e.IsDir() || strings.HasPrefix(n, ".") || n == "node_modules" {
+				continue
+			}
+			sub := filepath.Join(d, n)
+			count++
+			if !s.dirSeen[sub] {
+				s.dirSeen[sub] = true
+				out = append(out, s.loadDir(ctx, sub, true, "")...)
+			}
+			walk(sub)
+		}
+	}
+	walk(s.cwd)
+	if count >= maxDirs {
+		s.addf(s.cwd, 0, SeverityInfo, "stopped looking for nested instruction files after %d directories", maxDirs)
+	}
+	pend := s.pending
+	s.pending = nil
+	for _, r := range pend {
+		out = append(out, s.emitRule(ctx, r, ReasonPathGlobMatch, "")...)
+	}
+	s.touched = append(s.touched, out...)
+	return out
+}
+
+// AddAutomem adds the auto-memory index (MEMORY.md, produced by the memdir layer) as the last
+// session-start piece, with layer automem. text is used as given (the caller has already cut it
+// to its limits; truncated says whether it did); diags are kept with the set's own. Calling it
+// again replaces the previous index.
+func (s *Set) AddAutomem(path, text string, truncated bool, diags ...Diagnostic) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.automem = []Source{{Path: path, Layer: LayerAutomem, Reason: ReasonSessionStart, Bytes: len(text),
+		Tokens: tokens.Estimate(text), Truncated: truncated, Text: text}}
+	s.diags = append(s.diags, diags...)
+}
+
+// Cwd returns the working directory the set was loaded for (symlinks resolved).
+func (s *Set) Cwd() string { return s.cwd }
+
+// ProjectRoot returns the project root used for globs and import checks.
+func (s *Set) ProjectRoot() string { return s.root }
+
+// Diagnostics returns every diagnostic so far, in the order found (budget cuts last).
+func (s *Set) Diagnostics() []Diagnostic {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, cut := s.view()
+	out := make([]Diagnostic, 0, len(s.diags)+len(cut))
+	out = append(out, s.diags...)
+	return append(out, cut...)
+}
+
+// Sources returns every piece in load order, with the budget applied: session start, the
+// auto-memory index, what touches added, and the repeat of enforced managed blocks.
+func (s *Set) Sources() []Source {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, _ := s.view()
+	return v
+}
+
+// Tokens returns the estimated tokens of every piece (budget applied).
+func (s *Set) Tokens() int {
+	n := 0
+	for _, src := range s.Sources() {
+		n += src.Tokens
+	}
+	return n
+}
+
+// PendingRules returns the paths of conditional rules that no touch has matched yet, sorted.
+func (s *Set) PendingRules() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.pending))
+	for _, r := range s.pending {
+		out = append(out, r.path)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,221 @@
+package instructions
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/strata-mem/strata/frontmatter"
+)
+
+// fileText is one file as read: normalised text and what went wrong.
+type fileText struct {
+	Text      string      // BOM removed, CRLF normalised; "" when not usable
+	ID        fileID      // identity of the file (symlinks resolved)
+	Size      int64       // size on disk
+	Truncated bool        // cut at the size cap
+	Diag      *Diagnostic // why the file is not usable, or a warning about it
+	OK        bool        // Text can be used
+}
+
+// errNotFound is returned by readText for a path that does not exist (not a diagnostic: most
+// candidate names are absent).
+var errNotFound = errors.New("not found")
+
+// notFound reports an open error meaning "nothing there" (the file or one of its parents).
+func notFound(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// readText reads a candidate instruction file. It never blocks on a pipe or device: the file is
+// opened non-blocking and checked with fstat before anything is read, and at most max bytes are
+// read. A missing file (or a missing parent) returns errNotFound.
+func readText(path string, max int64) (fileText, error) {
+	h, err := openHandle(path, false)
+	if err != nil {
+		if notFound(err) {
+			return fileText{}, errNotFound
+		}
+		return fileText{Diag: &Diagnostic{Path: path, Severity: SeverityError, Message: "unreadable: " + errText(err)}}, nil
+	}
+	defer h.close()
+	if !h.mode.IsRegular() {
+		return fileText{ID: h.id, Diag: &Diagnostic{Path: path, Severity: SeverityError, Message: "not a regular file (" + kind(h.mode) + "); not read"}}, nil
+	}
+	return h.readText(path, max), nil
+}
+
+// readText reads and checks the open regular file h.
+func (h *handle) readText(path string, max int64) fileText {
+	ft := fileText{ID: h.id, Size: h.size}
+	data, truncated, err := h.read(max)
+	if err != nil {
+		ft.Diag = &Diagnostic{Path: path, Severity: SeverityError, Message: "unreadable: " + errText(err)}
+		return ft
+	}
+	if truncated {
+		// Cut at the last newline within the cap, so no line or character is split.
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			data = data[:i+1]
+		}
+		ft.Truncated = true
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		ft.Diag = &Diagnostic{Path: path, Line: 1 + bytes.Count(data[:i], []byte("\n")), Severity: SeverityError,
+			Message: "binary file (NUL byte); not loaded"}
+		return ft
+	}
+	data = frontmatter.Normalize(data)
+	if !utf8.Valid(data) {
+		off := firstInvalid(data)
+		ft.Diag = &Diagnostic{Path: path, Line: 1 + bytes.Count(data[:off], []byte("\n")), Severity: SeverityError,
+			Message: fmt.Sprintf("not valid UTF-8 (byte offset %d); not loaded", off)}
+		return ft
+	}
+	ft.Text = string(data)
+	ft.OK = true
+	if ft.Truncated {
+		ft.Diag = &Diagnostic{Path: path, Severity: SeverityWarning,
+			Message: fmt.Sprintf("file is %d bytes; only the first %d bytes were read (size cap)", h.size, len(data))}
+	}
+	return ft
+}
+
+func firstInvalid(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+// kind names a non-regular file mode for a diagnostic.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return "mode " + m.String()
+}
+
+// errText gives the operating-system reason of err without repeating the path.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if errors.Is(pe.Err, syscall.ELOOP) {
+			return "too many levels of symbolic links (a symlink loop)"
+		}
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// realDir returns d with every symlink resolved. Results are cached per Set; d must be clean
+// and absolute. Each directory costs at most one Lstat, since its parent is already known.
+func (s *Set) realDir(d string) string {
+	if r, ok := s.realDirs[d]; ok {
+		return r
+	}
+	r := d
+	if parent := filepath.Dir(d); parent != d {
+		r = s.resolveLink(filepath.Join(s.realDir(parent), filepath.Base(d)))
+	}
+	s.realDirs[d] = r
+	return r
+}
+
+// realPath returns p (clean, absolute) with every symlink resolved.
+func (s *Set) realPath(p string) string {
+	return s.resolveLink(filepath.Join(s.realDir(filepath.Dir(p)), filepath.Base(p)))
+}
+
+// resolveLink resolves p when its last element is a symlink; its directory is already real.
+func (s *Set) resolveLink(p string) string {
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	if p == dir {
+		return true
+	}
+	if dir == string(filepath.Separator) {
+		return strings.HasPrefix(p, dir)
+	}
+	return strings.HasPrefix(p, dir) && p[len(dir)] == filepath.Separator
+}
+
+// approved reports whether an approvedExternalImports entry covers the import at path (as
+// written) or real (symlinks resolved): the same path, a directory above it, or a glob.
+func (s *Set) approved(path, real string) bool {
+	for _, a := range s.settings.ApprovedExternalImports {
+		a = expandTilde(a, s.env.UserHome)
+		if !filepath.IsAbs(a) {
+			a = filepath.Join(s.root, a)
+		}
+		a = filepath.Clean(a)
+		for _, p := range []string{path, real} {
+			if within(p, a) {
+				return true
+			}
+			if ok, _ := doublestar.Match(filepath.ToSlash(a), filepath.ToSlash(p)); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// excluded returns the claudeMdExcludes glob that skips path, or "".
+func (s *Set) excluded(path string) string {
+	for _, g := range s.settings.ClaudeMdExcludes {
+		g = expandTilde(g, s.env.UserHome)
+		if ok, _ := doublestar.Match(filepath.ToSlash(g), filepath.ToSlash(path)); ok {
+			return g
+		}
+	}
+	return ""
+}
+
+func expandTilde(p, home string) string {
+	if home == "" {
+		return p
+	}
+	if p == "~" {
+		return home
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}

@@ -1,0 +1,266 @@
+package instructions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/strata-mem/strata/frontmatter"
+)
+
+// rule is a rule file whose paths make it conditional, waiting for a matching touch.
+type rule struct {
+	path     string
+	base     string // globs are relative to this directory
+	layer    Layer
+	globs    []string
+	ft       fileText
+	body     string
+	bodyLine int
+}
+
+// matches reports whether the touched path p (absolute, clean) matches one of the globs.
+func (r *rule) matches(p string) bool {
+	if !within(p, r.base) || p == r.base {
+		return false
+	}
+	rel := p[len(r.base):]
+	rel = strings.TrimPrefix(filepath.ToSlash(rel), "/")
+	for _, g := range r.globs {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// maxRuleDepth bounds how deep rules directories are searched.
+const maxRuleDepth = 32
+
+// loadRules reads the *.md files under dir (recursively, sorted, symlinks followed once):
+// unconditional rules load now; conditional ones wait for a touch.
+func (s *Set) loadRules(ctx context.Context, dir, base string, layer Layer, reason Reason, trigger string) []Source {
+	var out []Source
+	for _, path := range s.ruleFiles(dir) {
+		if ctx.Err() != nil {
+			break
+		}
+		ft, ok := s.open(path, layer)
+		if !ok {
+			continue
+		}
+		body, bodyLine := ft.Text, 1
+		var globs []string
+		conditional := false
+		if strings.HasPrefix(ft.Text, "---") {
+			doc, err := frontmatter.Parse([]byte(ft.Text))
+			body, bodyLine = doc.Body, doc.BodyLine
+			if err != nil {
+				s.frontmatterDiag(path, err, "; its paths cannot be read, so the rule is loaded at session start")
+			} else {
+				var bad []string
+				var perr error
+				globs, bad, perr = rulePaths(doc.Fields)
+				line := keyLine(doc.Raw, "paths")
+				if perr != nil {
+					s.addf(path, line, SeverityError, "%v; the rule is loaded at session start", perr)
+				}
+				for _, b := range bad {
+					s.addf(path, line, SeverityError, "paths: glob %q does not parse; it is ignored", b)
+				}
+				if len(bad) > 0 && len(globs) == 0 && perr == nil {
+					s.addf(path, line, SeverityWarning, "no usable glob in paths; the rule is loaded at session start")
+				}
+				conditional = len(globs) > 0 && !allAlways(globs)
+			}
+		}
+		if conditional {
+			s.loaded = append(s.loaded, loadedFile{ft.ID, path})
+			s.pending = append(s.pending, &rule{path: path, base: base, layer: layer, globs: globs, ft: ft, body: body, bodyLine: bodyLine})
+			continue
+		}
+		out = append(out, s.emit(ctx, path, layer, reason, trigger, ft, body, bodyLine, 0, nil, "")...)
+	}
+	return out
+}
+
+// emitRule loads a conditional rule that now applies.
+func (s *Set) emitRule(ctx context.Context, r *rule, reason Reason, trigger string) []Source {
+	// The file was recorded as loaded when it was found; emit records it again.
+	for i, l := range s.loaded {
+		if l.path == r.path && l.id == r.ft.ID {
+			s.loaded = append(s.loaded[:i], s.loaded[i+1:]...)
+			break
+		}
+	}
+	return s.emit(ctx, r.path, r.layer, reason, trigger, r.ft, r.body, r.bodyLine, 0, nil, "")
+}
+
+// ruleFiles lists the *.md files under dir, sorted, following symlinks but never the same
+// directory twice (a symlink loop is reported and skipped).
+func (s *Set) ruleFiles(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil
+		}
+		s.addf(dir, 0, SeverityError, "unreadable rules directory: %s", errText(err))
+		return nil
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		s.addf(dir, 0, SeverityError, "unreadable rules directory: %s", errText(err))
+		return nil
+	}
+	var out []string
+	visited := []os.FileInfo{fi}
+	var walk func(d string, entries []os.DirEntry, depth int)
+	walk = func(d string, entries []os.DirEntry, depth int) {
+		for _, e := range entries {
+			p := filepath.Join(d, e.Name())
+			t := e.Type()
+			if t&fs.ModeSymlink != 0 {
+				fi, err := os.Stat(p)
+				if err != nil {
+					s.addf(p, 0, SeverityError, "unreadable symlink in rules: %s", errText(err))
+					continue
+				}
+				t = fi.Mode().Type()
+				if fi.IsDir() {
+					loop := false
+					for _, v := range visited {
+						if os.SameFile(v, fi) {
+							loop = true
+						}
+					}
+					if loop {
+						s.addf(p, 0, SeverityWarning, "symlink loop: points to a rules directory already read; skipped")
+						continue
+					}
+				}
+			}
+			switch {
+			case t.IsDir():
+				if depth >= maxRuleDepth {
+					s.addf(p, 0, SeverityWarning, "rules nested deeper than %d directories; not searched", maxRuleDepth)
+					continue
+				}
+				sub, err := os.ReadDir(p)
+				if err != nil {
+					s.addf(p, 0, SeverityError, "unreadable rules directory: %s", errText(err))
+					continue
+				}
+				if fi, err := os.Stat(p); err == nil {
+					visited = append(visited, fi)
+				}
+				walk(p, sub, depth+1)
+			case strings.EqualFold(filepath.Ext(e.Name()), ".md"):
+				out = append(out, p)
+			}
+		}
+	}
+	walk(dir, entries, 0)
+	return out
+}
+
+// rulePaths reads the "paths" field: a comma-separated string or a list of strings. It returns
+// the usable globs (cleaned), the ones that do not parse, and an error when the field has the
+// wrong type.
+func rulePaths(fields map[string]any) (globs, bad []string, err error) {
+	v, ok := fields["paths"]
+	if !ok || v == nil {
+		return nil, nil, nil
+	}
+	var raw []string
+	switch x := v.(type) {
+	case string:
+		raw = splitGlobs(x)
+	case []any:
+		for _, e := range x {
+			str, ok := e.(string)
+			if !ok {
+				return nil, nil, fmt.Errorf("paths: %v is not a string (a glob must be a string; quote it)", e)
+			}
+			raw = append(raw, splitGlobs(str)...)
+		}
+	default:
+		return nil, nil, fmt.Errorf("paths must be a string or a list of strings, not %T", v)
+	}
+	for _, g := range raw {
+		g = cleanGlob(g)
+		if g == "" {
+			continue
+		}
+		if !doublestar.ValidatePattern(g) {
+			bad = append(bad, g)
+			continue
+		}
+		globs = append(globs, g)
+	}
+	return globs, bad, nil
+}
+
+// splitGlobs splits a comma-separated list of globs, keeping commas inside braces.
+func splitGlobs(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '{':
+			depth++
+		case '}':
+			if depth > 0 {
+				depth--
+			}
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+// cleanGlob trims spaces and quotes, drops a leading "./" or "/", and makes a trailing "/"
+// cover everything below.
+func cleanGlob(g string) string {
+	g = strings.TrimSpace(g)
+	g = strings.Trim(g, `"'`)
+	for strings.HasPrefix(g, "./") {
+		g = g[2:]
+	}
+	g = strings.TrimLeft(g, "/")
+	if strings.HasSuffix(g, "/") {
+		g += "**"
+	}
+	return g
+}
+
+// allAlways reports whether every glob matches everything.
+func allAlways(globs []string) bool {
+	for _, g := range globs {
+		if g != "**" && g != "**/*" {
+			return false
+		}
+	}
+	return true
+}
+
+// keyLine returns the file line of "key:" in a frontmatter block (which starts at line 2).
+func keyLine(raw, key string) int {
+	for i, l := range strings.Split(raw, "\n") {
+		if strings.HasPrefix(l, key+":") {
+			return i + 2
+		}
+	}
+	return 1
+}

@@ -1,0 +1,360 @@
+package instructions
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/strata-mem/strata/tokens"
+)
+
+// importRef is an "@token" found in a file, before any file system check.
+type importRef struct {
+	Path string // the path as written: escapes resolved, trailing punctuation and #fragment dropped
+	Line int    // 1-based line in the file
+}
+
+// scanned is a body after comment stripping, with the import candidates it holds.
+type scanned struct {
+	Text    string
+	Imports []importRef
+}
+
+// StripComments removes block-level HTML comments from markdown text: a comment that starts a
+// line (after at most three spaces), outside fenced code blocks, is removed through the line
+// holding "-->"; text after "-->" on that line stays. An unclosed comment stays as written, and
+// comments inside a line of prose stay too (they are not block-level).
+func StripComments(text string) string { return scan(text, 1).Text }
+
+// scan strips block comments from body (whose first line is line firstLine of its file) and
+// collects import candidates outside code spans, fenced blocks and comments.
+func scan(body string, firstLine int) scanned {
+	var out strings.Builder
+	out.Grow(len(body))
+	var refs []importRef
+	var (
+		fenceChar  byte
+		fenceLen   int
+		inComment  bool
+		commentBuf strings.Builder
+	)
+	line := firstLine - 1
+	rest := body
+	for len(rest) > 0 {
+		line++
+		var l string
+		nl := strings.IndexByte(rest, '\n')
+		hasNL := nl >= 0
+		if hasNL {
+			l, rest = rest[:nl], rest[nl+1:]
+		} else {
+			l, rest = rest, ""
+		}
+		emit := func(s string) {
+			out.WriteString(s)
+			if hasNL {
+				out.WriteByte('\n')
+			}
+		}
+		if inComment {
+			commentBuf.WriteString(l)
+			if hasNL {
+				commentBuf.WriteByte('\n')
+			}
+			if i := strings.Index(l, "-->"); i >= 0 {
+				inComment = false
+				commentBuf.Reset()
+				after := afterComments(l[i+3:])
+				if strings.TrimSpace(after) != "" {
+					emit(after)
+					refs = scanLine(after, line, refs)
+				}
+			}
+			continue
+		}
+		if fenceLen > 0 {
+			emit(l)
+			if c, n, info := fence(l); n >= fenceLen && c == fenceChar && strings.TrimSpace(info) == "" {
+				fenceLen = 0
+			}
+			continue
+		}
+		if c, n, info := fence(l); n > 0 && !(c == '`' && strings.IndexByte(info, '`') >= 0) {
+			fenceChar, fenceLen = c, n
+			emit(l)
+			continue
+		}
+		if t, ok := blockStart(l); ok {
+			if i := strings.Index(t[4:], "-->"); i >= 0 {
+				after := afterComments(t[4+i+3:])
+				if strings.TrimSpace(after) != "" {
+					emit(after)
+					refs = scanLine(after, line, refs)
+				}
+				continue
+			}
+			if !strings.Contains(t[4:], "-->") {
+				inComment = true
+				commentBuf.Reset()
+				commentBuf.WriteString(l)
+				if hasNL {
+					commentBuf.WriteByte('\n')
+				}
+				continue
+			}
+		}
+		emit(l)
+		refs = scanLine(l, line, refs)
+	}
+	if inComment {
+		// Unclosed: the comment stays as written (it is not a note we can delimit).
+		out.WriteString(commentBuf.String())
+	}
+	return scanned{Text: out.String(), Imports: refs}
+}
+
+// blockStart reports whether l opens a block-level comment and returns l from "<!--" on.
+func blockStart(l string) (string, bool) {
+	i := 0
+	for i < len(l) && i < 3 && l[i] == ' ' {
+		i++
+	}
+	if strings.HasPrefix(l[i:], "<!--") {
+		return l[i:], true
+	}
+	return "", false
+}
+
+// afterComments returns s with further complete comments at its start removed.
+func afterComments(s string) string {
+	for {
+		t := strings.TrimLeft(s, " \t")
+		if !strings.HasPrefix(t, "<!--") {
+			return s
+		}
+		i := strings.Index(t[4:], "-->")
+		if i < 0 {
+			return s
+		}
+		s = t[4+i+3:]
+	}
+}
+
+// fence reports whether l is a code fence line: its character, run length (0 if not a fence)
+// and the info string after the run.
+func fence(l string) (byte, int, string) {
+	i := 0
+	for i < len(l) && i < 3 && l[i] == ' ' {
+		i++
+	}
+	if i >= len(l) || l[i] != '`' && l[i] != '~' {
+		return 0, 0, ""
+	}
+	c := l[i]
+	n := 0
+	for i+n < len(l) && l[i+n] == c {
+		n++
+	}
+	if n < 3 {
+		return 0, 0, ""
+	}
+	return c, n, l[i+n:]
+}
+
+// scanLine appends the import candidates of one line of prose, skipping code spans.
+func scanLine(l string, line int, refs []importRef) []importRef {
+	if strings.IndexByte(l, '@') < 0 {
+		return refs
+	}
+	for i := 0; i < len(l); {
+		switch l[i] {
+		case '`':
+			n := 0
+			for i+n < len(l) && l[i+n] == '`' {
+				n++
+			}
+			if end := closingRun(l[i+n:], n); end >= 0 {
+				i += n + end + n
+			} else {
+				i += n
+			}
+			continue
+		case '@':
+			if atBoundary(l, i) {
+				tok, next := readToken(l, i+1)
+				if p, ok := importPath(tok); ok {
+					refs = append(refs, importRef{Path: p, Line: line})
+				}
+				i = next
+				continue
+			}
+		}
+		i++
+	}
+	return refs
+}
+
+// closingRun finds a run of exactly n backticks in s and returns its offset, or -1.
+func closingRun(s string, n int) int {
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		m := 0
+		for i+m < len(s) && s[i+m] == '`' {
+			m++
+		}
+		if m == n {
+			return i
+		}
+		i += m
+	}
+	return -1
+}
+
+// atBoundary reports whether the '@' at l[i] starts a token: at the start of the line, after
+// white space, or after a CJK character or punctuation mark (CJK text has no spaces).
+func atBoundary(l string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(l[:i])
+	return unicode.IsSpace(r) || tokens.IsCJK(r) || cjkPunct(r)
+}
+
+// cjkPunct reports full-width and CJK punctuation, which ends an import token.
+func cjkPunct(r rune) bool {
+	switch {
+	case r >= 0x3000 && r <= 0x303F:
+		return true
+	case r >= 0xFF01 && r <= 0xFF0F, r >= 0xFF1A && r <= 0xFF20, r >= 0xFF3B && r <= 0xFF40, r >= 0xFF5B && r <= 0xFF65:
+		return true
+	}
+	return false
+}
+
+// readToken reads the token starting at l[i]: up to unescaped white space, a backtick or CJK
+// punctuation. "\ " is an escaped space. It returns the token and the index after it.
+func readToken(l string, i int) (string, int) {
+	var b strings.Builder
+	for i < len(l) {
+		c := l[i]
+		if c == '\\' && i+1 < len(l) && l[i+1] == ' ' {
+			b.WriteByte(' ')
+			i += 2
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '`' {
+			break
+		}
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(l[i:])
+			if unicode.IsSpace(r) || cjkPunct(r) {
+				break
+			}
+			b.WriteString(l[i : i+n])
+			i += n
+			continue
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String(), i
+}
+
+// importPath turns a token into a path, or reports that it cannot be one.
+func importPath(tok string) (string, bool) {
+	if i := strings.IndexByte(tok, '#'); i >= 0 {
+		tok = tok[:i]
+	}
+	tok = strings.TrimRight(tok, ".,:;)!?]")
+	if tok == "" {
+		return "", false
+	}
+	for _, r := range tok {
+		switch {
+		case r == '.' || r == '_' || r == '-' || r == '~' || r == '/' || r == '+' || r == '%' || r == ' ':
+		case r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
+		case r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)):
+		default:
+			return "", false
+		}
+	}
+	if strings.HasPrefix(tok, "~") && tok != "~" && !strings.HasPrefix(tok, "~/") {
+		return "", false // "~user/…" is not supported, and "~~" is markdown
+	}
+	if strings.Trim(tok, ".") == "" {
+		return "", false // "@..." is an ellipsis, not a path
+	}
+	return tok, true
+}
+
+// explicitPath reports a path written so that it can only mean a file path.
+func explicitPath(p string) bool {
+	return strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "~/")
+}
+
+// fileLike reports whether a path that names nothing on disk was clearly meant as a file: it
+// is explicit, or its last element has an extension and it either contains a "/" or the
+// extension is a common text-file one.
+func fileLike(p string) bool {
+	if explicitPath(p) {
+		return true
+	}
+	ext := extension(p)
+	if ext == "" {
+		return false
+	}
+	return strings.Contains(strings.TrimPrefix(p, "/"), "/") || textExt[strings.ToLower(ext)]
+}
+
+// extension returns the last element's extension without the dot, when it looks like one:
+// 1 to 10 letters or digits, not all digits, and a non-empty name before the dot.
+func extension(p string) string {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	i := strings.LastIndexByte(base, '.')
+	if i <= 0 || i == len(base)-1 || len(base)-i-1 > 10 {
+		return ""
+	}
+	ext := base[i+1:]
+	digits := true
+	for j := 0; j < len(ext); j++ {
+		c := ext[j]
+		switch {
+		case c >= '0' && c <= '9':
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			digits = false
+		default:
+			return ""
+		}
+	}
+	if digits {
+		return ""
+	}
+	return ext
+}
+
+// textExt are extensions of files people import into instructions.
+var textExt = setOf("md", "markdown", "mdx", "txt", "text", "rst", "adoc", "org", "yaml", "yml", "json",
+	"jsonc", "json5", "toml", "ini", "cfg", "conf", "xml", "html", "htm", "css", "scss", "csv", "tsv",
+	"sql", "sh", "bash", "zsh", "fish", "ps1", "py", "go", "rs", "js", "jsx", "ts", "tsx", "mjs",
+	"cjs", "java", "kt", "kts", "swift", "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php", "pl", "lua",
+	"scala", "dart", "ex", "exs", "erl", "hs", "ml", "nix", "tf", "proto", "graphql", "gql", "vue",
+	"svelte", "astro", "env", "gradle", "cmake", "mk", "zig", "sol", "log", "diff", "patch", "tex",
+	"prisma", "lock", "mod", "sum", "properties")
+
+// binaryExt are extensions of files that are never text.
+var binaryExt = setOf("png", "jpg", "jpeg", "gif", "bmp", "ico", "webp", "tif", "tiff", "pdf", "zip",
+	"gz", "tgz", "bz2", "xz", "zst", "7z", "rar", "tar", "jar", "war", "class", "exe", "dll", "so",
+	"dylib", "o", "a", "bin", "dat", "db", "sqlite", "sqlite3", "woff", "woff2", "ttf", "otf", "eot",
+	"mp3", "mp4", "wav", "ogg", "flac", "mov", "avi", "mkv", "webm", "wasm", "pyc", "psd", "doc",
+	"docx", "xls", "xlsx", "ppt", "pptx", "key", "p12", "pfx", "der")
+
+func setOf(s ...string) map[string]bool {
+	m := make(map[string]bool, len(s))
+	for _, x := range s {
+		m[x] = true
+	}
+	return m
+}

@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/instructions"
+)
+
+func init() { register(newContextCmd) }
+
+// contextAutomem, when set (by the auto-memory command file), returns the project's MEMORY.md
+// index so that strata context shows it as the last session-start piece. ok is false when
+// auto-memory is off or there is no index.
+var contextAutomem func(ctx context.Context, app *App, set *instructions.Set) (path, text string, truncated bool, diags []instructions.Diagnostic, ok bool)
+
+type contextOptions struct {
+	cwd   string
+	touch []string
+	json  bool
+}
+
+func newContextCmd(app *App) *cobra.Command {
+	var o contextOptions
+	c := &cobra.Command{
+		Use:   "context",
+		Short: "Show the instructions a model would see here, from where and why",
+		Long: `Show what a model would be given at session start in a directory: every instruction file
+(managed, user, CLAUDE.md, .claude/CLAUDE.md, .claude/rules, AGENTS.md, CLAUDE.local.md from the
+filesystem root down), their @imports, and the auto-memory index, in load order (lowest priority
+first), each piece headed by its origin. --touch adds what accessing a file would bring in:
+conditional rules whose paths match it and instruction files of directories below.`,
+		Example: `  strata context
+  strata context --cwd ./service --touch src/api/handler.go
+  strata context --json`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error { return runContext(c.Context(), app, o) },
+	}
+	c.Flags().StringVar(&o.cwd, "cwd", "", "working directory of the session (default: the current directory)")
+	c.Flags().StringArrayVar(&o.touch, "touch", nil, "a path the session accesses (relative to --cwd); repeatable")
+	c.Flags().BoolVar(&o.json, "json", false, `print {"sources":[…],"diagnostics":[…],"tokens":N}`)
+	return c
+}
+
+// loadInstructions loads the instruction set of the --cwd directory.
+func loadInstructions(ctx context.Context, app *App, cwdFlag string) (*instructions.Set, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	dir, err := app.workDir(cwdFlag)
+	if err != nil {
+		return nil, &ExitError{Code: ExitFailure, Err: err}
+	}
+	set, err := instructions.Load(ctx, dir, instructions.Options{Env: app.Env})
+	if err != nil {
+		return nil, &ExitError{Code: ExitFailure, Err: err}
+	}
+	return set, nil
+}
+
+// contextJSON is the --json shape of strata context.
+type contextJSON struct {
+	Sources     []instructions.Source     `json:"sources"`
+	Diagnostics []instructions.Diagnostic `json:"diagnostics"`
+	Tokens      int                       `json:"tokens"`
+}
+
+func runContext(ctx context.Context, app *App, o contextOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	set, err := loadInstructions(ctx, app, o.cwd)
+	if err != nil {
+		return err
+	}
+	if contextAutomem != nil {
+		if path, text, truncated, diags, ok := contextAutomem(ctx, app, set); ok {
+			set.AddAutomem(path, text, truncated, diags...)
+		}
+	}
+	startCount := len(set.Sources())
+	for _, t := range o.touch {
+		set.Touch(ctx, t)
+	}
+	srcs := set.Sources()
+	diags := set.Diagnostics()
+	if o.json {
+		out := contextJSON{Sources: srcs, Diagnostics: diags, Tokens: set.Tokens()}
+		if out.Sources == nil {
+			out.Sources = []instructions.Source{}
+		}
+		if out.Diagnostics == nil {
+			out.Diagnostics = []instructions.Diagnostic{}
+		}
+		return writeJSON(app.Out, out)
+	}
+	w := app.Out
+	if len(srcs) == 0 {
+		fmt.Fprintf(w, "No instruction files apply to %s.\n", set.Cwd())
+		fmt.Fprintf(w, "Looked for %s in every directory from / down to it, in $STRATA_HOME (%s) and in $STRATA_MANAGED_DIR (%s).\n",
+			"CLAUDE.md, .claude/CLAUDE.md, .claude/rules/*.md, AGENTS.md and CLAUDE.local.md", app.Env.Home, app.Env.ManagedDir)
+		printInstructionDiags(w, diags)
+		return nil
+	}
+	fmt.Fprintf(w, "Instructions for %s (project root %s), in load order, lowest priority first:\n\n", set.Cwd(), set.ProjectRoot())
+	fmt.Fprintf(w, "  %3s  %-8s %-17s %7s  %s\n", "#", "layer", "reason", "tokens", "path")
+	for i, s := range srcs {
+		if i == startCount && len(o.touch) > 0 {
+			fmt.Fprintf(w, "  -- added by touching %s:\n", strings.Join(o.touch, ", "))
+		}
+		note := ""
+		switch {
+		case s.Enforced:
+			note = "  (enforced blocks, repeated last)"
+		case s.ImportedBy != "":
+			note = "  (imported by " + s.ImportedBy + ")"
+		}
+		if s.Truncated {
+			note += "  [truncated]"
+		}
+		fmt.Fprintf(w, "  %3d  %-8s %-17s %7d  %s%s\n", i+1, s.Layer, s.Reason, s.Tokens, s.Path, note)
+	}
+	if len(o.touch) > 0 && startCount == len(srcs) {
+		fmt.Fprintf(w, "  -- touching %s adds nothing.\n", strings.Join(o.touch, ", "))
+	}
+	fmt.Fprintf(w, "\nTotal: %d pieces, about %d tokens.\n", len(srcs), set.Tokens())
+	printInstructionDiags(w, diags)
+	fmt.Fprintf(w, "\nWhat the model sees:\n\n")
+	io.WriteString(w, instructions.RenderSources(srcs))
+	return nil
+}
+
+func printInstructionDiags(w io.Writer, diags []instructions.Diagnostic) {
+	if len(diags) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nDiagnostics (%d):\n", len(diags))
+	for _, d := range diags {
+		fmt.Fprintf(w, "  %s\n", d)
+	}
+}
