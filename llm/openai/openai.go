@@ -123,8 +123,8 @@ type source struct {
 	ep       llm.Endpoint
 	pending  []llm.Event
 	started  bool
-	next     int           // our next block index
-	open     int           // the open text or thinking block, -1 if none
+	next     int // our next block index
+	open     int // the open text or thinking block, -1 if none
 	openType conversation.BlockType
 	tools    map[int64]int // tool call index → block index
 	toolOpen []int         // tool blocks still open
