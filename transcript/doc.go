@@ -1,0 +1,42 @@
+// Package transcript is layer 5, checkpoints: the append-only JSONL journal of each session, in
+// Claude Code's format, and everything that reads it back (resume, listing, search, export,
+// archiving).
+//
+// Layout: $STRATA_HOME/projects/<slug of the working directory>/<sessionId>.jsonl, one JSON
+// object per line; a subagent's transcript is <sessionId>/subagents/agent-<id>.jsonl with an
+// agent-<id>.meta.json beside it and isSidechain set on its entries. Session ids are UUIDs
+// (version 7 for new sessions).
+//
+// Guarantees of the writer (Journal):
+//   - The file is created (0600, directories 0700) only when the first user or assistant entry
+//     arrives; entries before it are buffered in memory.
+//   - Entries are written every 100 ms by a goroutine the Journal owns (Close waits for it),
+//     and on Flush; Sync, to be called at the end of every turn, and Close also fsync. After
+//     Sync returns nil every entry appended before it is durable.
+//   - Each record is one line. A failed or short write is cut back so that no partial record
+//     sits between two good ones; the entries stay buffered and are retried. A file left with
+//     a torn last record by a crash is repaired when it is next opened for writing (the
+//     fragment, never reported durable, is cut off).
+//   - One writer per file: the transcript is flock-ed while a Journal has it open; a second
+//     Journal gets ErrLocked.
+//   - Session metadata (titles, tag, last prompt, mode) is re-appended at Close when it has
+//     drifted more than half a TailWindow from the end, so listing finds it in the tail.
+//
+// Guarantees of the reader:
+//   - Unknown entry types and unknown keys are kept (Entry.Raw) and survive a read/write round
+//     trip; they are never fatal.
+//   - A torn or corrupt line is skipped and reported with its line number; every line is either
+//     an entry or a Problem with Skipped set.
+//   - The chain is rebuilt from the newest leaf along parentUuid, cycle-safe, across compact
+//     boundaries (parentUuid null, logicalParentUuid). Files over 5 MB are read from their last
+//     compact boundary on, found by scanning backwards from the end, unless the full history
+//     is asked for.
+//   - Listing reads at most 64 KB from each end of a file.
+//
+// Nothing is ever deleted: retention (settings cleanupPeriodDays, only when set) and Archive
+// move transcripts to an archive directory and report what moved.
+//
+// For resume, Session offers the raw material other layers turn into state: the chain (Live,
+// Messages), Metadata, LastTodos (the newest TodoWrite input), FileSnapshots, ReadToolUses and
+// OfType for entry types other packages write.
+package transcript

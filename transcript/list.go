@@ -1,0 +1,467 @@
+package transcript
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/strata-mem/strata/conversation"
+)
+
+// Info is what listing learns about a session from the head and tail of its file.
+type Info struct {
+	ID   string `json:"id"`
+	Path string `json:"path"`
+	// Project is the name of the project directory (the slug of the session's cwd).
+	Project string `json:"project"`
+	CWD     string `json:"cwd,omitempty"`
+	// Title is the custom title, else the generated title, else the summary.
+	Title       string    `json:"title,omitempty"`
+	FirstPrompt string    `json:"firstPrompt,omitempty"`
+	LastPrompt  string    `json:"lastPrompt,omitempty"`
+	Tag         string    `json:"tag,omitempty"`
+	Branch      string    `json:"branch,omitempty"`
+	Created     time.Time `json:"created,omitzero"`
+	// LastActivity is the newest timestamp in the tail, else the file's modification time.
+	LastActivity time.Time `json:"lastActivity"`
+	Size         int64     `json:"size"`
+}
+
+// Label is what a list shows for the session: its title, else its first prompt, else its
+// last prompt.
+func (i Info) Label() string {
+	switch {
+	case i.Title != "":
+		return i.Title
+	case i.FirstPrompt != "":
+		return i.FirstPrompt
+	}
+	return i.LastPrompt
+}
+
+// headFirst and tailFirst are the windows read first; listing reads the full TailWindow only
+// when they do not hold what it needs.
+const (
+	headFirst = 8 << 10
+	tailFirst = 16 << 10
+)
+
+// Stat reads at most TailWindow bytes from each end of the transcript at path and returns what
+// they say about the session. It never parses the middle of the file.
+func Stat(path string) (Info, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Info{}, fmt.Errorf("transcript: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Info{}, fmt.Errorf("transcript: %w", err)
+	}
+	info := Info{ID: SessionIDOf(path), Path: path, Project: filepath.Base(filepath.Dir(path)), Size: fi.Size()}
+	if err := statHead(f, fi.Size(), &info); err != nil {
+		return info, fmt.Errorf("transcript: %s: %w", path, err)
+	}
+	if err := statTail(f, fi.Size(), &info); err != nil {
+		return info, fmt.Errorf("transcript: %s: %w", path, err)
+	}
+	if info.LastActivity.IsZero() {
+		info.LastActivity = fi.ModTime()
+	}
+	return info, nil
+}
+
+// window reads [start, start+n) of r, clipped to size.
+func window(r io.ReaderAt, size, start, n int64) ([]byte, error) {
+	start = max(0, start)
+	n = min(n, size-start)
+	if n <= 0 {
+		return nil, nil
+	}
+	b := make([]byte, n)
+	if _, err := r.ReadAt(b, start); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return b, nil
+}
+
+func statHead(r io.ReaderAt, size int64, info *Info) error {
+	for _, n := range []int64{headFirst, TailWindow} {
+		b, err := window(r, size, 0, n)
+		if err != nil {
+			return err
+		}
+		whole := int64(len(b)) == size
+		if !whole {
+			if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+				b = b[:i]
+			} else {
+				b = nil
+			}
+		}
+		scanHead(b, info)
+		if info.FirstPrompt != "" || whole {
+			return nil
+		}
+	}
+	return nil
+}
+
+func scanHead(b []byte, info *Info) {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if info.Created.IsZero() {
+			if ts := keyString(line, "timestamp"); ts != "" {
+				info.Created, _ = time.Parse(time.RFC3339Nano, ts)
+			}
+		}
+		if info.CWD == "" {
+			info.CWD = keyString(line, "cwd")
+		}
+		if info.FirstPrompt == "" && bytes.Contains(line, []byte(`"type":"user"`)) {
+			if e, _ := ParseEntry(line); e != nil {
+				info.FirstPrompt = promptText(e)
+			}
+		}
+		if info.FirstPrompt != "" && !info.Created.IsZero() && info.CWD != "" {
+			return
+		}
+	}
+}
+
+// promptText returns the text a user typed in e, shortened for a list; "" for meta entries,
+// tool results and command echoes.
+func promptText(e *Entry) string {
+	if e.Type != TypeUser || e.IsMeta || e.IsCompactSummary || e.IsSidechain {
+		return ""
+	}
+	m, ok, err := e.DecodeMessage()
+	if err != nil || !ok {
+		return ""
+	}
+	for _, b := range m.Content {
+		if b.Type != conversation.Text {
+			continue
+		}
+		t := strings.TrimSpace(b.Text)
+		if t == "" || strings.HasPrefix(t, "<command-") || strings.HasPrefix(t, "<local-command") ||
+			strings.HasPrefix(t, "Caveat:") || strings.HasPrefix(t, "[Request interrupted") {
+			continue
+		}
+		return Shorten(t, 200)
+	}
+	return ""
+}
+
+// Shorten collapses whitespace in s and cuts it to at most n runes, ending in "…" when cut.
+func Shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+var metaMarks = [][]byte{[]byte(`-title"`), []byte(`"summary"`), []byte(`"tag"`), []byte(`"last-prompt"`)}
+
+func statTail(r io.ReaderAt, size int64, info *Info) error {
+	var m Metadata
+	for _, n := range []int64{tailFirst, TailWindow} {
+		b, err := window(r, size, size-n, n)
+		if err != nil {
+			return err
+		}
+		whole := int64(len(b)) >= size
+		if !whole {
+			i := bytes.IndexByte(b, '\n')
+			if i < 0 {
+				continue
+			}
+			b = b[i+1:]
+		}
+		for len(b) > 0 {
+			line := b
+			if i := bytes.LastIndexByte(bytes.TrimRight(b, "\n"), '\n'); i >= 0 {
+				line, b = b[i+1:], b[:i]
+			} else {
+				b = nil
+			}
+			line = bytes.TrimRight(line, "\n")
+			if info.LastActivity.IsZero() {
+				if ts := keyString(line, "timestamp"); ts != "" {
+					info.LastActivity, _ = time.Parse(time.RFC3339Nano, ts)
+				}
+			}
+			if info.Branch == "" {
+				info.Branch = keyString(line, "gitBranch")
+			}
+			if info.CWD == "" {
+				info.CWD = keyString(line, "cwd")
+			}
+			if len(line) > 16<<10 || !hasAny(line, metaMarks) {
+				continue
+			}
+			if e, _ := ParseEntry(line); e != nil && metadataTypes[e.Type] {
+				if _, seen := m.Entries[e.Type]; !seen {
+					m.add(e)
+				}
+			}
+		}
+		if m.Title() != "" || whole {
+			break
+		}
+	}
+	info.Title = Shorten(m.Title(), 200)
+	info.Tag = m.Tag
+	info.LastPrompt = Shorten(m.LastPrompt, 200)
+	return nil
+}
+
+func hasAny(b []byte, marks [][]byte) bool {
+	for _, m := range marks {
+		if bytes.Contains(b, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyString finds "key":"value" in a JSON line and returns the value unescaped. It looks for
+// the first occurrence, which in Claude Code's key order is the top-level one; it is used only
+// for listing, where reading a few fields must not cost a full parse of a large line.
+func keyString(line []byte, key string) string {
+	pat := make([]byte, 0, len(key)+4)
+	pat = append(pat, '"')
+	pat = append(pat, key...)
+	pat = append(pat, '"', ':', '"')
+	i := bytes.Index(line, pat)
+	if i < 0 {
+		return ""
+	}
+	rest := line[i+len(pat)-1:]
+	end := 1
+	for end < len(rest) {
+		c := rest[end]
+		if c == '\\' {
+			end += 2
+			continue
+		}
+		if c == '"' {
+			var s string
+			if json.Unmarshal(rest[:end+1], &s) != nil {
+				return ""
+			}
+			return s
+		}
+		end++
+	}
+	return ""
+}
+
+// ListOptions control List and ListAll.
+type ListOptions struct {
+	// Workers bounds how many files are read at once; 0 means 4 × GOMAXPROCS.
+	Workers int
+}
+
+// List returns the sessions whose transcripts are in dir (a project directory), newest first.
+// A missing dir is an empty list. Files that cannot be read are left out and reported in the
+// error (errors.Join of one error per file); the rest are still returned.
+func List(ctx context.Context, dir string, opts ListOptions) ([]Info, error) {
+	paths, err := sessionFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	return statAll(ctx, paths, opts)
+}
+
+// ListAll returns the sessions of every project under projectsDir, newest first.
+func ListAll(ctx context.Context, projectsDir string, opts ListOptions) ([]Info, error) {
+	ents, err := os.ReadDir(projectsDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	var paths []string
+	var errs []error
+	for _, d := range ents {
+		if !d.IsDir() {
+			continue
+		}
+		p, err := sessionFiles(filepath.Join(projectsDir, d.Name()))
+		if err != nil {
+			errs = append(errs, err)
+		}
+		paths = append(paths, p...)
+	}
+	infos, err := statAll(ctx, paths, opts)
+	return infos, errors.Join(append(errs, err)...)
+}
+
+// Files returns the session transcripts in dir (a project directory): *.jsonl files other than
+// Claude Code 2.0's agent-*.jsonl subagent files.
+func Files(dir string) ([]string, error) { return sessionFiles(dir) }
+
+func sessionFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	var out []string
+	for _, d := range ents {
+		if d.Type().IsRegular() && isSessionFile(d.Name()) {
+			out = append(out, filepath.Join(dir, d.Name()))
+		}
+	}
+	return out, nil
+}
+
+func statAll(ctx context.Context, paths []string, opts ListOptions) ([]Info, error) {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = 4 * runtime.GOMAXPROCS(0)
+	}
+	infos := make([]Info, len(paths))
+	errs := make([]error, len(paths))
+	ok := make([]bool, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(paths)) {
+		wg.Go(func() {
+			for i := range next {
+				infos[i], errs[i] = Stat(paths[i])
+				ok[i] = errs[i] == nil
+			}
+		})
+	}
+feed:
+	for i := range paths {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]Info, 0, len(paths))
+	for i := range infos {
+		if ok[i] {
+			out = append(out, infos[i])
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if !out[a].LastActivity.Equal(out[b].LastActivity) {
+			return out[a].LastActivity.After(out[b].LastActivity)
+		}
+		return out[a].Path < out[b].Path
+	})
+	return out, errors.Join(errs...)
+}
+
+// Find returns the transcript whose session id is id or starts with id, looking first in
+// projectDir and then in every project under projectsDir. An ambiguous prefix is an error that
+// names the candidates.
+func Find(projectsDir, projectDir, id string) (string, error) {
+	if id == "" {
+		return "", fmt.Errorf("transcript: empty session id")
+	}
+	if err := ValidID(id); err != nil {
+		return "", err
+	}
+	search := func(dirs []string) ([]string, error) {
+		var exact, prefix []string
+		for _, d := range dirs {
+			files, err := sessionFiles(d)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range files {
+				sid := SessionIDOf(f)
+				if sid == id {
+					exact = append(exact, f)
+				} else if strings.HasPrefix(sid, id) {
+					prefix = append(prefix, f)
+				}
+			}
+		}
+		if len(exact) > 0 {
+			return exact, nil
+		}
+		return prefix, nil
+	}
+	if projectDir != "" {
+		m, err := search([]string{projectDir})
+		if err != nil {
+			return "", err
+		}
+		if len(m) == 1 {
+			return m[0], nil
+		}
+		if len(m) > 1 {
+			return "", ambiguous(id, m)
+		}
+	}
+	ents, err := os.ReadDir(projectsDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("transcript: %w", err)
+	}
+	var dirs []string
+	for _, d := range ents {
+		if d.IsDir() {
+			dirs = append(dirs, filepath.Join(projectsDir, d.Name()))
+		}
+	}
+	m, err := search(dirs)
+	if err != nil {
+		return "", err
+	}
+	switch len(m) {
+	case 0:
+		return "", fmt.Errorf("%w: %s", ErrNoSession, id)
+	case 1:
+		return m[0], nil
+	}
+	return "", ambiguous(id, m)
+}
+
+// ErrNoSession is returned by Find when no transcript matches the id.
+var ErrNoSession = errors.New("transcript: no session matches")
+
+func ambiguous(id string, paths []string) error {
+	ids := make([]string, len(paths))
+	for i, p := range paths {
+		ids[i] = SessionIDOf(p)
+	}
+	sort.Strings(ids)
+	if len(ids) > 5 {
+		ids = append(ids[:5], "…")
+	}
+	return fmt.Errorf("transcript: session id %q is ambiguous: %s", id, strings.Join(ids, ", "))
+}

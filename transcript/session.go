@@ -1,0 +1,374 @@
+package transcript
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/strata-mem/strata/conversation"
+)
+
+// Session is a transcript loaded for resuming or showing: the file's entries, the conversation
+// chain rebuilt from them and the session's metadata.
+type Session struct {
+	ID   string
+	File *File
+	// Chain is the conversation from its first reachable entry to the leaf, oldest first:
+	// the leaf is the newest conversation entry of the file (not on a sidechain, unless the
+	// whole file is a subagent's), and each step follows parentUuid, or logicalParentUuid
+	// across a compact boundary.
+	Chain []*Entry
+	// Boundary is the index in Chain of the last compact boundary, or -1.
+	Boundary int
+	Meta     Metadata
+	// Problems are the file's skipped lines and notes followed by the chain's breaks (a cycle,
+	// a parent that is not in the file).
+	Problems []Problem
+}
+
+// Load reads the transcript at path and rebuilds its conversation (see ReadFile for what is
+// read and BuildChain for the chain).
+func Load(ctx context.Context, path string, opts ReadOptions) (*Session, error) {
+	f, err := ReadFile(ctx, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	return FromFile(f), nil
+}
+
+// FromFile rebuilds the session held by f.
+func FromFile(f *File) *Session {
+	s := &Session{ID: SessionIDOf(f.Path), File: f}
+	chain, probs := BuildChain(f.Entries)
+	s.Chain = chain
+	s.Boundary = -1
+	for i, e := range chain {
+		if e.IsCompactBoundary() {
+			s.Boundary = i
+		}
+	}
+	s.Problems = append(append([]Problem(nil), f.Problems...), probs...)
+	for _, e := range f.Earlier {
+		s.Meta.add(e)
+	}
+	for _, e := range f.Entries {
+		s.Meta.add(e)
+		if s.ID == "" && e.SessionID != "" {
+			s.ID = e.SessionID
+		}
+	}
+	return s
+}
+
+// BuildChain rebuilds the conversation ending at the newest leaf of entries. It walks
+// parentUuid from the leaf, follows logicalParentUuid across compact boundaries when that
+// entry is present, and stops, with a Problem, at a cycle or at a parent that is missing (a
+// dangling parentUuid, or history before a compact boundary that was not loaded is not a
+// problem). Entries without a uuid and metadata never join the chain.
+func BuildChain(entries []*Entry) ([]*Entry, []Problem) {
+	byUUID := make(map[string]*Entry, len(entries))
+	mainline := false
+	for _, e := range entries {
+		if e.UUID == "" || !chainTypes[e.Type] {
+			continue
+		}
+		if _, dup := byUUID[e.UUID]; !dup {
+			byUUID[e.UUID] = e
+		}
+		if !e.IsSidechain {
+			mainline = true
+		}
+	}
+	var leaf *Entry
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.UUID == "" || e.IsSidechain && mainline || e.Type == TypeProgress {
+			continue
+		}
+		if e.Type == TypeUser || e.Type == TypeAssistant || e.Type == TypeAttachment || e.Type == TypeSystem {
+			leaf = e
+			break
+		}
+	}
+	if leaf == nil {
+		return nil, nil
+	}
+	var probs []Problem
+	var rev []*Entry
+	seen := map[string]bool{}
+	for e := leaf; e != nil; {
+		if seen[e.UUID] {
+			probs = append(probs, Problem{Line: e.Line, UUID: e.UUID, Reason: "parentUuid cycle; chain cut here"})
+			break
+		}
+		seen[e.UUID] = true
+		rev = append(rev, e)
+		next := e.ParentUUID
+		if next == "" {
+			next = e.LogicalParentUUID
+			if next != "" && byUUID[next] == nil {
+				break // history before the compaction was not loaded
+			}
+		}
+		if next == "" {
+			break
+		}
+		p := byUUID[next]
+		if p == nil {
+			probs = append(probs, Problem{Line: e.Line, UUID: e.UUID, Reason: fmt.Sprintf("parent %s is not in the file; chain starts here", next)})
+			break
+		}
+		e = p
+	}
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	return rev, probs
+}
+
+// Live returns the part of the chain the model sees after a resume: everything after the last
+// compact boundary (the compact summary first), or the whole chain.
+func (s *Session) Live() []*Entry {
+	return s.Chain[s.Boundary+1:]
+}
+
+// Leaf returns the last entry of the chain, or nil for an empty session.
+func (s *Session) Leaf() *Entry {
+	if len(s.Chain) == 0 {
+		return nil
+	}
+	return s.Chain[len(s.Chain)-1]
+}
+
+// Messages converts the user and assistant entries among entries into messages for a
+// provider. Consecutive assistant entries sharing a provider message id (Claude Code writes
+// one line per content block) become one message. Entries whose message does not decode are
+// reported in the error and left out; the rest are returned.
+func Messages(entries []*Entry) ([]conversation.Message, error) {
+	var out []conversation.Message
+	var errs []error
+	lastID := ""
+	for _, e := range entries {
+		if e.Type != TypeUser && e.Type != TypeAssistant {
+			lastID = ""
+			continue
+		}
+		m, ok, err := e.DecodeMessage()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("line %d: %w", e.Line, err))
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if m.Role == "" {
+			m.Role = conversation.Role(e.Type)
+		}
+		id := ""
+		if e.Type == TypeAssistant {
+			id = e.ProviderMessageID()
+		}
+		if id != "" && id == lastID && len(out) > 0 && out[len(out)-1].Role == conversation.Assistant {
+			out[len(out)-1].Content = append(out[len(out)-1].Content, m.Content...)
+			continue
+		}
+		lastID = id
+		out = append(out, m)
+	}
+	if len(errs) > 0 {
+		return out, fmt.Errorf("transcript: %d messages could not be decoded; first: %w", len(errs), errs[0])
+	}
+	return out, nil
+}
+
+// Metadata is the latest value of each kind of session metadata.
+type Metadata struct {
+	CustomTitle, AITitle, Summary, Tag, LastPrompt, AgentName, Mode, PermissionMode string
+	// Entries holds the latest entry of each metadata type, to seed a Journal (Options.Metadata)
+	// when the session is resumed.
+	Entries map[string]*Entry
+}
+
+// Title is the best title: the user's custom title, else the generated one, else the summary.
+func (m Metadata) Title() string {
+	switch {
+	case m.CustomTitle != "":
+		return m.CustomTitle
+	case m.AITitle != "":
+		return m.AITitle
+	}
+	return m.Summary
+}
+
+// List returns the latest metadata entries (for Options.Metadata).
+func (m Metadata) List() []*Entry {
+	out := make([]*Entry, 0, len(m.Entries))
+	for _, t := range sortedKeys(m.Entries) {
+		out = append(out, m.Entries[t])
+	}
+	return out
+}
+
+func (m *Metadata) add(e *Entry) {
+	if !metadataTypes[e.Type] {
+		return
+	}
+	if m.Entries == nil {
+		m.Entries = map[string]*Entry{}
+	}
+	m.Entries[e.Type] = e
+	switch e.Type {
+	case TypeCustomTitle:
+		m.CustomTitle = e.CustomTitle
+	case TypeAITitle:
+		m.AITitle = e.AITitle
+	case TypeSummary:
+		m.Summary = e.Summary
+	case TypeTag:
+		m.Tag = e.Tag
+	case TypeLastPrompt:
+		m.LastPrompt = e.LastPrompt
+	case TypeAgentName:
+		m.AgentName = e.AgentName
+	case TypeMode:
+		m.Mode = e.Mode
+	case TypePermissionMode:
+		var pm struct {
+			PermissionMode string `json:"permissionMode"`
+		}
+		if json.Unmarshal(e.Raw, &pm) == nil {
+			m.PermissionMode = pm.PermissionMode
+		}
+	}
+}
+
+// ToolUse is a tool call found on the chain with its result, if one came back.
+type ToolUse struct {
+	ID    string
+	Name  string
+	Input json.RawMessage
+	// Call is the assistant entry that holds the call.
+	Call *Entry
+	// Result is the user entry that holds the tool_result block (nil if none yet);
+	// Output is that entry's toolUseResult (structured result, when the tool wrote one) and
+	// IsError the block's is_error.
+	Result  *Entry
+	Output  json.RawMessage
+	IsError bool
+}
+
+// ToolUses returns the calls of the named tools (all tools when names is empty) on the chain,
+// oldest first, each paired with its result.
+func (s *Session) ToolUses(names ...string) []ToolUse {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []ToolUse
+	index := map[string]int{}
+	for _, e := range s.Chain {
+		if e.Type != TypeAssistant && e.Type != TypeUser || len(e.Message) == 0 {
+			continue
+		}
+		if !bytes.Contains(e.Message, []byte(`"tool_`)) {
+			continue
+		}
+		m, ok, err := e.DecodeMessage()
+		if err != nil || !ok {
+			continue
+		}
+		for _, b := range m.Content {
+			switch {
+			case b.Type == conversation.ToolUse && e.Type == TypeAssistant && (len(want) == 0 || want[b.Name]):
+				index[b.ID] = len(out)
+				out = append(out, ToolUse{ID: b.ID, Name: b.Name, Input: b.Input, Call: e})
+			case b.Type == conversation.ToolResult:
+				if i, ok := index[b.ToolUseID]; ok {
+					out[i].Result, out[i].Output, out[i].IsError = e, e.ToolUseResult, b.IsError
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ReadToolUses returns the Read tool calls on the chain with their results: the raw material
+// for restoring the read-file history.
+func (s *Session) ReadToolUses() []ToolUse { return s.ToolUses("Read") }
+
+// Todos is the newest todo list found on the chain.
+type Todos struct {
+	// Input is the TodoWrite input ({"todos":[…]}); for Claude Code 1.0.x transcripts, which
+	// stored the list on user entries, the same shape is built from that list.
+	Input json.RawMessage
+	// Entry is the entry it was found on.
+	Entry *Entry
+}
+
+// LastTodos returns the newest TodoWrite input on the chain (or a 1.0.x user entry's todos),
+// and false when there is none.
+func (s *Session) LastTodos() (Todos, bool) {
+	for i := len(s.Chain) - 1; i >= 0; i-- {
+		e := s.Chain[i]
+		if e.Type == TypeUser && len(e.Todos) > 0 && string(e.Todos) != "null" {
+			in, err := jsonMarshal(map[string]json.RawMessage{"todos": e.Todos})
+			if err == nil {
+				return Todos{Input: in, Entry: e}, true
+			}
+		}
+		if e.Type != TypeAssistant || !bytes.Contains(e.Message, []byte(`"TodoWrite"`)) {
+			continue
+		}
+		m, ok, err := e.DecodeMessage()
+		if err != nil || !ok {
+			continue
+		}
+		for j := len(m.Content) - 1; j >= 0; j-- {
+			if b := m.Content[j]; b.Type == conversation.ToolUse && b.Name == "TodoWrite" {
+				return Todos{Input: b.Input, Entry: e}, true
+			}
+		}
+	}
+	return Todos{}, false
+}
+
+// OfType returns the entries of type typ in file order (file-history-snapshot, queue-operation,
+// or types other packages define to persist their state).
+func (s *Session) OfType(typ string) []*Entry {
+	var out []*Entry
+	for _, e := range s.File.Entries {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// FileSnapshots returns the file-history-snapshot entries (file backups taken before edits,
+// for rewind), in file order.
+func (s *Session) FileSnapshots() []*Entry { return s.OfType(TypeFileHistorySnapshot) }
+
+// LastActivity returns the newest timestamp in the loaded part of the file.
+func (s *Session) LastActivity() time.Time {
+	for i := len(s.File.Entries) - 1; i >= 0; i-- {
+		if t := s.File.Entries[i].Timestamp; !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
