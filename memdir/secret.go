@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ErrSecret is wrapped by the *SecretError returned when a write's text looks like a secret.
@@ -37,28 +38,34 @@ type secretPattern struct {
 	re   *regexp.Regexp
 }
 
-// Token patterns: each has a fixed, distinctive prefix or shape, so prose and code do not match.
-var secretPatterns = []secretPattern{
-	{"PEM private key", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
-	{"AWS access key ID", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b`)},
-	{"AWS secret access key", regexp.MustCompile(`(?i)aws.{0,20}?(?:secret|private).{0,20}?['"]?\s*[:=]\s*['"]?[A-Za-z0-9/+]{40}\b`)},
-	{"GCP API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
-	{"GCP OAuth access token", regexp.MustCompile(`\bya29\.[0-9A-Za-z_\-]{20,}`)},
-	{"GCP service account key", regexp.MustCompile(`"private_key_id"\s*:\s*"[0-9a-f]{40}"`)},
-	{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
-	{"GitLab token", regexp.MustCompile(`\b(?:glpat|gldt|glptt|glrt|glsoat|glcbt|gloas)-[A-Za-z0-9_\-]{20,}`)},
-	{"Slack token", regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`)},
-	{"Slack webhook URL", regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}`)},
-	{"Anthropic API key", regexp.MustCompile(`\bsk-ant-(?:api|admin|sid)[0-9]{2}-[A-Za-z0-9_\-]{20,}`)},
-	{"OpenAI API key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]*T3BlbkFJ[A-Za-z0-9_\-]{10,}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|\bsk-[A-Za-z0-9]{48}\b`)},
-	{"JSON Web Token", regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}`)},
-	{"Stripe secret key", regexp.MustCompile(`\b[sr]k_live_[A-Za-z0-9]{20,}`)},
-	{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+// secretPatterns are the token patterns: each has a fixed, distinctive prefix or shape, so prose
+// and code do not match. They are compiled on first use, so commands that never scan text do not
+// pay for them at start-up.
+var secretPatterns = sync.OnceValue(func() []secretPattern { return compilePatterns() })
+
+func compilePatterns() []secretPattern {
+	return []secretPattern{
+		{"PEM private key", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
+		{"AWS access key ID", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b`)},
+		{"AWS secret access key", regexp.MustCompile(`(?i)aws.{0,20}?(?:secret|private).{0,20}?['"]?\s*[:=]\s*['"]?[A-Za-z0-9/+]{40}\b`)},
+		{"GCP API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
+		{"GCP OAuth access token", regexp.MustCompile(`\bya29\.[0-9A-Za-z_\-]{20,}`)},
+		{"GCP service account key", regexp.MustCompile(`"private_key_id"\s*:\s*"[0-9a-f]{40}"`)},
+		{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
+		{"GitLab token", regexp.MustCompile(`\b(?:glpat|gldt|glptt|glrt|glsoat|glcbt|gloas)-[A-Za-z0-9_\-]{20,}`)},
+		{"Slack token", regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`)},
+		{"Slack webhook URL", regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}`)},
+		{"Anthropic API key", regexp.MustCompile(`\bsk-ant-(?:api|admin|sid)[0-9]{2}-[A-Za-z0-9_\-]{20,}`)},
+		{"OpenAI API key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]*T3BlbkFJ[A-Za-z0-9_\-]{10,}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|\bsk-[A-Za-z0-9]{48}\b`)},
+		{"JSON Web Token", regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}`)},
+		{"Stripe secret key", regexp.MustCompile(`\b[sr]k_live_[A-Za-z0-9]{20,}`)},
+		{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+	}
 }
 
 // assignment finds "<name> = value", "<name>: value", `"<name>": "value"` where the name says
 // it holds a secret. The value is then judged by looksRandom, so "token: see the wiki" passes.
-var assignment = regexp.MustCompile(`(?i)([A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|client[_\-]?secret|credentials?|auth[_\-]?key)[A-Za-z0-9_.\-]*)["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;)}\]]{8,})`)
+var assignment = lazyRegexp(`(?i)([A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|client[_\-]?secret|credentials?|auth[_\-]?key)[A-Za-z0-9_.\-]*)["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;)}\]]{8,})`)
 
 // ScanSecrets returns everything in text that looks like a secret, in line order. It looks for
 // the shapes of well-known credentials (cloud keys, GitHub/GitLab/Slack tokens, Anthropic and
@@ -72,7 +79,7 @@ func ScanSecrets(text string) []SecretFinding {
 			continue
 		}
 		found := false
-		for _, p := range secretPatterns {
+		for _, p := range secretPatterns() {
 			if p.re.MatchString(line) {
 				out = append(out, SecretFinding{Kind: p.kind, Line: i + 1})
 				found = true
@@ -82,7 +89,7 @@ func ScanSecrets(text string) []SecretFinding {
 		if found {
 			continue
 		}
-		for _, m := range assignment.FindAllStringSubmatch(line, -1) {
+		for _, m := range assignment().FindAllStringSubmatch(line, -1) {
 			if looksRandom(m[2]) {
 				out = append(out, SecretFinding{Kind: fmt.Sprintf("high-entropy value assigned to %q", m[1]), Line: i + 1})
 				break
@@ -92,21 +99,21 @@ func ScanSecrets(text string) []SecretFinding {
 	return out
 }
 
-var placeholder = regexp.MustCompile(`(?i)^(?:x{3,}|\*{3,}|\.{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|\{\{.*\}\})$|example|changeme|placeholder|redacted|your[_\-]|dummy|sample|xxxx|\*\*\*|\.\.\.|^\$`)
+var placeholder = lazyRegexp(`(?i)^(?:x{3,}|\*{3,}|\.{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|\{\{.*\}\})$|example|changeme|placeholder|redacted|your[_\-]|dummy|sample|xxxx|\*\*\*|\.\.\.|^\$`)
 
 // identifier matches values that are code, not secrets: dotted names, CONSTANT_NAMES,
 // camelCase names.
-var identifier = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Z][A-Z0-9_]*|[a-z]+(?:[A-Z][a-z]+)*)$`)
+var identifier = lazyRegexp(`^(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Z][A-Z0-9_]*|[a-z]+(?:[A-Z][a-z]+)*)$`)
 
 // wordSegment is one part of a kebab/snake-case value made of words: "prod", "v2", "2024".
-var wordSegment = regexp.MustCompile(`^(?:[A-Za-z]+[0-9]{0,3}|[0-9]{1,4})$`)
+var wordSegment = lazyRegexp(`^(?:[A-Za-z]+[0-9]{0,3}|[0-9]{1,4})$`)
 
 // wordy reports whether v is words joined by '-', '_' or '.', like "prod-db-credentials-v2".
 func wordy(v string) bool {
 	parts := strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' || r == '.' })
 	long := false
 	for _, p := range parts {
-		if !wordSegment.MatchString(p) {
+		if !wordSegment().MatchString(p) {
 			return false
 		}
 		if len(p) >= 3 {
@@ -121,7 +128,7 @@ func wordy(v string) bool {
 // symbol, and with high Shannon entropy.
 func looksRandom(v string) bool {
 	v = strings.TrimRight(v, ".")
-	if len(v) < 10 || placeholder.MatchString(v) || identifier.MatchString(v) || wordy(v) || strings.ContainsAny(v, "()") {
+	if len(v) < 10 || placeholder().MatchString(v) || identifier().MatchString(v) || wordy(v) || strings.ContainsAny(v, "()") {
 		return false
 	}
 	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.Contains(v, "://") && !strings.Contains(v, "@") {
@@ -164,6 +171,11 @@ func entropy(s string) float64 {
 		}
 	}
 	return h
+}
+
+// lazyRegexp compiles expr on first use.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // checkSecrets returns a *SecretError for the first finding in text, or nil.

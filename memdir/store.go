@@ -164,7 +164,9 @@ func (s *Store) openRoot() (root *os.Root, ok bool, err error) {
 // scan lists the candidate topic files with their stamps, sorted by path. Symlinks are
 // followed only when they stay inside the memory dir; others, and files that are not regular,
 // become diagnostics.
-func (s *Store) scan(ctx context.Context, root *os.Root) ([]entry, []Diagnostic, error) {
+// With stat false, the stamps are left zero and regular files are taken from the directory
+// entry's type alone (no lstat per file).
+func (s *Store) scan(ctx context.Context, root *os.Root, stat bool) ([]entry, []Diagnostic, error) {
 	var out []entry
 	var diags []Diagnostic
 	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
@@ -191,6 +193,10 @@ func (s *Store) scan(ctx context.Context, root *os.Root) ([]entry, []Diagnostic,
 			return nil
 		}
 		if !isTopicPath(p) {
+			return nil
+		}
+		if !stat && d.Type().IsRegular() {
+			out = append(out, entry{file: p})
 			return nil
 		}
 		var fi fs.FileInfo
@@ -259,10 +265,7 @@ func (s *Store) readFile(root *os.Root, e entry) (m Memory, diags []Diagnostic, 
 		return Memory{}, []Diagnostic{{Path: abs, Line: 1, Severity: SevWarning, Message: "binary content (NUL bytes); not used as a memory"}}, false, nil
 	}
 	if len(data) > MaxFileBytes {
-		data = data[:MaxFileBytes]
-		for len(data) > 0 && !utf8.RuneStart(data[len(data)-1]) {
-			data = data[:len(data)-1]
-		}
+		data = cutRunes(data[:MaxFileBytes])
 		diags = append(diags, Diagnostic{Path: abs, Severity: SevWarning, Message: fmt.Sprintf("file is %s, over the %s read limit; only the first %s is used (split it into smaller topic files)", humanBytes(fi.Size()), humanBytes(MaxFileBytes), humanBytes(MaxFileBytes))})
 	}
 	if !utf8.Valid(data) {
@@ -274,6 +277,18 @@ func (s *Store) readFile(root *os.Root, e entry) (m Memory, diags []Diagnostic, 
 	m.ModTime = fi.ModTime()
 	m.Size = fi.Size()
 	return m, diags, true, nil
+}
+
+// cutRunes drops a character cut in half at the end of data.
+func cutRunes(data []byte) []byte {
+	i := len(data) - 1
+	for i >= 0 && len(data)-i < utf8.UTFMax && !utf8.RuneStart(data[i]) {
+		i--
+	}
+	if i >= 0 && !utf8.FullRune(data[i:]) {
+		return data[:i]
+	}
+	return data
 }
 
 func isBinary(data []byte) bool {
@@ -306,7 +321,7 @@ func (s *Store) List(ctx context.Context) ([]Memory, []Diagnostic, error) {
 		return nil, nil, err
 	}
 	defer root.Close()
-	ents, diags, err := s.scan(ctx, root)
+	ents, diags, err := s.scan(ctx, root, true)
 	if err != nil {
 		return nil, diags, err
 	}
@@ -384,7 +399,7 @@ func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, 
 	}
 	if ok {
 		defer root.Close()
-		ents, _, err := s.scan(ctx, root)
+		ents, _, err := s.scan(ctx, root, true)
 		if err != nil {
 			return nil, nil, since, err
 		}

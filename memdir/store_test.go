@@ -3,7 +3,9 @@ package memdir
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-mem/strata/config"
@@ -132,5 +134,23 @@ func TestResolvePrecedence(t *testing.T) {
 				t.Errorf("Resolve = %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestListHugeHandMadeFile(t *testing.T) {
+	dir := t.TempDir()
+	body := strings.Repeat("很长的正文 long body\n", 5<<20/28) // about 5 MB
+	writeRaw(t, dir, "huge.md", "---\nname: huge\ndescription: d\ntype: user\n---\n"+body)
+	s, _ := Open(dir, Options{})
+	mems, diags, err := s.List(t.Context())
+	if err != nil || len(mems) != 1 {
+		t.Fatalf("List = %d memories, %v", len(mems), err)
+	}
+	m := mems[0]
+	if m.Size < 4<<20 || len(m.Body) > MaxFileBytes || !utf8.ValidString(m.Body) || m.Name != "huge" {
+		t.Errorf("size %d, body %d bytes, valid %v, name %q", m.Size, len(m.Body), utf8.ValidString(m.Body), m.Name)
+	}
+	if len(diags) != 1 || !strings.Contains(diags[0].Message, "over the 1.0 MB read limit") {
+		t.Errorf("diags = %v", diags)
 	}
 }

@@ -279,7 +279,7 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 			return f, ok, err
 		}
 	}
-	ents, _, err := s.scan(ctx, root)
+	ents, _, err := s.scan(ctx, root, false)
 	if err != nil {
 		return "", false, err
 	}
