@@ -20,6 +20,13 @@ const (
 	DefaultReadCacheBytes   int64 = 25 << 20
 )
 
+// What compaction re-injects from the read cache (see Recent); the reference system's numbers.
+const (
+	PostCompactFiles      = 5      // most recent files re-injected
+	PostCompactFileTokens = 5_000  // per file
+	PostCompactTokens     = 50_000 // for all of them
+)
+
 // UnchangedStub is what a re-read of an unchanged file returns instead of its content: the
 // model already has that exact view in the conversation, so sending it again only costs tokens.
 const UnchangedStub = "File unchanged since last read. The content from the earlier Read result in this conversation is still current; refer to it instead of reading the file again."
@@ -133,14 +140,7 @@ func NewReadCache(opts ReadCacheOptions) *ReadCache {
 // when dir is empty), cleaned, and with symlinks resolved when the file (or else its directory)
 // exists. Two spellings of one file get one key.
 func NormalizePath(dir, path string) string {
-	if !filepath.IsAbs(path) {
-		if dir != "" {
-			path = filepath.Join(dir, path)
-		} else if abs, err := filepath.Abs(path); err == nil {
-			path = abs
-		}
-	}
-	path = filepath.Clean(path)
+	path = cleanAbs(dir, path)
 	if r, err := filepath.EvalSymlinks(path); err == nil {
 		return r
 	}
@@ -150,6 +150,26 @@ func NormalizePath(dir, path string) string {
 		return filepath.Join(r, base)
 	}
 	return path
+}
+
+func (c *ReadCache) lookup(key string) (*list.Element, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.byKey[key]
+	return el, ok
+}
+
+// cleanAbs is NormalizePath without symlink resolution.
+func cleanAbs(dir, path string) string {
+	if !filepath.IsAbs(path) {
+		if dir != "" {
+			return filepath.Join(dir, path)
+		}
+		if abs, err := filepath.Abs(path); err == nil {
+			return abs
+		}
+	}
+	return filepath.Clean(path)
 }
 
 // Key returns the normalised key under which path is cached.
@@ -217,12 +237,17 @@ func (c *ReadCache) removeElement(el *list.Element) {
 // partial), it returns UnchangedStub and true and the entry becomes the most recent. Otherwise
 // it returns "", false and the caller reads the file and Records the new view.
 func (c *ReadCache) Reread(path string, offset, limit int, mtime time.Time) (string, bool) {
-	key := c.Key(path)
+	// Fast path: a path already in its normal form is looked up without resolving symlinks.
+	// Should a directory on it have become a symlink since, the mtime check below still catches
+	// a different file (the caller stats the path as it resolves now).
+	el, ok := c.lookup(cleanAbs(c.dir, path))
+	if !ok {
+		el, ok = c.lookup(c.Key(path))
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.byKey[key]
-	if !ok {
-		return "", false
+	if !ok || c.byKey[el.Value.(*FileState).Path] != el {
+		return "", false // not cached, or evicted between the lookup and now
 	}
 	st := el.Value.(*FileState)
 	if st.Source != SourceRead || st.Partial || st.Offset != offset || st.Limit != limit || !st.ModTime.Equal(mtime) {
@@ -398,19 +423,42 @@ func (c *ReadCache) Restore(ctx context.Context, states []FileState) ([]Skipped,
 // writes it ({"file_path":..,"offset":..,"limit":..}) and the time of the tool use. The result
 // has no ModTime; Restore fills it from the disk when the file has not changed since at.
 func FileStateFromReadInput(input []byte, at time.Time) (FileState, error) {
+	st, _, err := FileStateFromToolUse("Read", input, at)
+	return st, err
+}
+
+// FileStateFromToolUse rebuilds, for resume, what a file tool use of a transcript let the model
+// know: Read gives a SourceRead view of its range; Write, Edit, MultiEdit and NotebookEdit give a
+// SourceWrite view (the model wrote the content). ok is false for other tools. Pass as at the
+// time of the tool's result, which comes after the tool changed the file. The result has no
+// ModTime; Restore fills it from the disk when the file has not changed since at.
+func FileStateFromToolUse(name string, input []byte, at time.Time) (st FileState, ok bool, err error) {
 	var in struct {
-		FilePath string `json:"file_path"`
-		Offset   int    `json:"offset"`
-		Limit    int    `json:"limit"`
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+		Offset       int    `json:"offset"`
+		Limit        int    `json:"limit"`
+	}
+	switch name {
+	case "Read", "Write", "Edit", "MultiEdit", "NotebookEdit":
+	default:
+		return FileState{}, false, nil
 	}
 	if err := json.Unmarshal(input, &in); err != nil {
-		return FileState{}, fmt.Errorf("conversation: Read input: %w", err)
+		return FileState{}, true, fmt.Errorf("conversation: %s input: %w", name, err)
 	}
-	if in.FilePath == "" {
-		return FileState{}, errors.New("conversation: Read input: no file_path")
+	path := in.FilePath
+	if name == "NotebookEdit" && in.NotebookPath != "" {
+		path = in.NotebookPath
+	}
+	if path == "" {
+		return FileState{}, true, fmt.Errorf("conversation: %s input: no file path", name)
+	}
+	if name != "Read" {
+		return FileState{Path: path, Source: SourceWrite, At: at}, true, nil
 	}
 	if in.Offset < 0 || in.Limit < 0 {
-		return FileState{}, fmt.Errorf("conversation: Read input: negative offset %d or limit %d", in.Offset, in.Limit)
+		return FileState{}, true, fmt.Errorf("conversation: Read input: negative offset %d or limit %d", in.Offset, in.Limit)
 	}
-	return FileState{Path: in.FilePath, Offset: in.Offset, Limit: in.Limit, Source: SourceRead, At: at}, nil
+	return FileState{Path: path, Offset: in.Offset, Limit: in.Limit, Source: SourceRead, At: at}, true, nil
 }

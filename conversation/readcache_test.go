@@ -510,6 +510,7 @@ func TestFileStateFromReadInput(t *testing.T) {
 		{`{"file_path":"/a/说明.md","offset":5,"limit":20}`, FileState{Path: "/a/说明.md", Offset: 5, Limit: 20, Source: SourceRead, At: at}, false},
 		{`{"file_path":"/a","offset":null}`, FileState{Path: "/a", Source: SourceRead, At: at}, false},
 		{`{"offset":1}`, FileState{}, true},
+		{`{"file_path":"","notebook_path":"/n.ipynb"}`, FileState{}, true},
 		{`{"file_path":"/a","limit":-1}`, FileState{}, true},
 		{`{"file_path":"/a","limit":"10"}`, FileState{}, true},
 		{`[]`, FileState{}, true},
@@ -527,11 +528,46 @@ func TestFileStateFromReadInput(t *testing.T) {
 	}
 }
 
+func TestFileStateFromToolUse(t *testing.T) {
+	at := time.Unix(100, 0)
+	tests := []struct {
+		name, in string
+		want     FileState
+		wantOK   bool
+		wantErr  bool
+	}{
+		{"Read", `{"file_path":"/a","limit":5}`, FileState{Path: "/a", Limit: 5, Source: SourceRead, At: at}, true, false},
+		{"Write", `{"file_path":"/a/新.md","content":"x"}`, FileState{Path: "/a/新.md", Source: SourceWrite, At: at}, true, false},
+		{"Edit", `{"file_path":"/a","old_string":"x","new_string":"y"}`, FileState{Path: "/a", Source: SourceWrite, At: at}, true, false},
+		{"MultiEdit", `{"file_path":"/a","edits":[]}`, FileState{Path: "/a", Source: SourceWrite, At: at}, true, false},
+		{"NotebookEdit", `{"notebook_path":"/n.ipynb","new_source":""}`, FileState{Path: "/n.ipynb", Source: SourceWrite, At: at}, true, false},
+		{"Edit", `{"old_string":"x"}`, FileState{}, true, true},
+		{"Bash", `{"command":"cat /a"}`, FileState{}, false, false},
+		{"TodoWrite", `not json`, FileState{}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok, err := FileStateFromToolUse(tt.name, []byte(tt.in), at)
+			if ok != tt.wantOK || (err != nil) != tt.wantErr {
+				t.Fatalf("ok=%v err=%v, want ok=%v err=%v", ok, err, tt.wantOK, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func FuzzFileStateFromReadInput(f *testing.F) {
 	f.Add([]byte(`{"file_path":"/a/b.go","offset":1,"limit":2000}`))
 	f.Add([]byte(`{"file_path":"相对/路径.md"}`))
 	f.Add([]byte(`{"file_path":"","offset":1e9}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, tool := range []string{"Edit", "NotebookEdit"} {
+			if st, ok, err := FileStateFromToolUse(tool, in, time.Unix(1, 0)); err == nil && (!ok || st.Path == "" || st.Source != SourceWrite) {
+				t.Fatalf("%s: accepted invalid state %+v from %q", tool, st, in)
+			}
+		}
 		st, err := FileStateFromReadInput(in, time.Unix(1, 0))
 		if err != nil {
 			return
@@ -619,4 +655,42 @@ func BenchmarkRereadHitParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+func TestRereadThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	p, m := writeFile(t, dir, "real/a.go", "package a")
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "real"), link); err != nil {
+		t.Skipf("symlinks unsupported: %v", err)
+	}
+	c := NewReadCache(ReadCacheOptions{})
+	c.Record(FileState{Path: filepath.Join(link, "a.go"), Content: "package a", ModTime: m})
+	if _, ok := c.Reread(p, 0, 0, m); !ok {
+		t.Fatal("real path misses an entry recorded through a symlink")
+	}
+	if _, ok := c.Reread(filepath.Join(link, "x", "..", "a.go"), 0, 0, m); !ok {
+		t.Fatal("symlinked path misses")
+	}
+	if c.Len() != 1 {
+		t.Fatalf("%d entries for one file", c.Len())
+	}
+}
+
+// BenchmarkRereadHitSymlink is the hit path when the path needs its symlinks resolved.
+func BenchmarkRereadHitSymlink(b *testing.B) {
+	dir := b.TempDir()
+	p, m := writeFile(b, dir, "real/pkg/file.go", "package pkg")
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "real"), link); err != nil {
+		b.Skip(err)
+	}
+	c := NewReadCache(ReadCacheOptions{})
+	c.Record(FileState{Path: p, Content: "package pkg", ModTime: m})
+	via := filepath.Join(link, "pkg", "file.go")
+	for b.Loop() {
+		if _, ok := c.Reread(via, 0, 0, m); !ok {
+			b.Fatal("miss")
+		}
+	}
 }
