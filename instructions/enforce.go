@@ -107,19 +107,33 @@ func (s *Set) Lint() []Diagnostic {
 			if t == "" {
 				continue
 			}
-			// Lines of Text are not file lines once comments are removed; report the text.
 			if w, ok := exact[t]; ok && len(t) >= 8 {
-				diags = append(diags, Diagnostic{Path: src.Path, Severity: SeverityWarning,
-					Message: fmt.Sprintf("line %d of the loaded text repeats the enforced line at %s:%d (%q); the managed copy already applies", i+1, w.path, w.line, t)})
+				diags = append(diags, Diagnostic{Path: src.Path, Line: fileLine(src.Path, t, i+1), Severity: SeverityWarning,
+					Message: fmt.Sprintf("repeats the enforced line at %s:%d (%q); the managed copy already applies", w.path, w.line, t)})
 				continue
 			}
 			if m := keyValue.FindStringSubmatch(l); m != nil {
 				if w, ok := keys[strings.ToLower(m[1])]; ok && !strings.EqualFold(w.text, m[2]) {
-					diags = append(diags, Diagnostic{Path: src.Path, Severity: SeverityWarning,
-						Message: fmt.Sprintf("line %d of the loaded text sets %q to %q, but %s:%d enforces %q; the enforced value wins", i+1, m[1], m[2], w.path, w.line, w.text)})
+					diags = append(diags, Diagnostic{Path: src.Path, Line: fileLine(src.Path, t, i+1), Severity: SeverityWarning,
+						Message: fmt.Sprintf("sets %q to %q, but %s:%d enforces %q; the enforced value wins", m[1], m[2], w.path, w.line, w.text)})
 				}
 			}
 		}
 	}
 	return diags
+}
+
+// fileLine finds the line of the file at path whose trimmed text is t (the loaded text has lost
+// frontmatter and comments, so its line numbers differ); fallback when it cannot be found.
+func fileLine(path, t string, fallback int) int {
+	ft, err := readText(path, DefaultMaxFileBytes)
+	if err != nil || !ft.OK {
+		return fallback
+	}
+	for i, l := range strings.Split(ft.Text, "\n") {
+		if strings.TrimSpace(l) == t {
+			return i + 1
+		}
+	}
+	return fallback
 }

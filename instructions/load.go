@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/strata-mem/strata/config"
@@ -251,7 +253,11 @@ func (s *Set) open(path string, layer Layer) (fileText, bool) {
 		}
 	}
 	if prev := s.seen(ft.ID); prev != "" {
-		s.addf(path, 0, SeverityInfo, "same file as %s, already loaded; not repeated", prev)
+		if prev == path {
+			s.addf(path, 0, SeverityInfo, "already loaded through an @import; not repeated")
+		} else {
+			s.addf(path, 0, SeverityInfo, "same file as %s, already loaded; not repeated", prev)
+		}
 		return ft, false
 	}
 	return ft, true
@@ -393,6 +399,9 @@ func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int
 		}
 	}
 	if prev := s.seen(h.id); prev != "" {
+		if prev == abs {
+			return fail(SeverityInfo, "%s is already loaded; not repeated", abs)
+		}
 		return fail(SeverityInfo, "%s is already loaded (as %s); not repeated", abs, prev)
 	}
 	if depth+1 > MaxImportDepth {
@@ -432,6 +441,9 @@ func (s *Set) openImport(abs string) (*handle, string, error) {
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
+		if strings.Contains(err.Error(), "too many links") {
+			err = &fs.PathError{Op: "open", Path: abs, Err: syscall.ELOOP}
+		}
 		return nil, "", err
 	}
 	h, err = openHandle(real, false)

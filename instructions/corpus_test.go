@@ -1,0 +1,107 @@
+package instructions
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strata-mem/strata/config"
+)
+
+// corpusDir finds ../shared/corpus/instructions next to the repository root.
+func corpusDir(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			c := filepath.Join(d, "..", "shared", "corpus", "instructions")
+			if _, err := os.Stat(c); err != nil {
+				t.Skipf("no corpus at %s: %v", c, err)
+			}
+			return c
+		}
+		if filepath.Dir(d) == d {
+			t.Skip("repository root not found")
+		}
+	}
+}
+
+// TestCorpus loads every real-world hierarchy of the shared corpus, from its root and with
+// everything below loaded, and checks that the diagnostics are ones a person would agree with:
+// no npm scope, decorator or path alias is taken for a missing import; every missing import is
+// written like a file path; and the known-broken imports of the corpus are found.
+func TestCorpus(t *testing.T) {
+	root := corpusDir(t)
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	opts := Options{Env: config.Env{Home: filepath.Join(home, ".strata"), ManagedDir: filepath.Join(home, "managed"), UserHome: home}}
+	var all []Diagnostic
+	repos := 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		repos++
+		dir := filepath.Join(root, e.Name())
+		o := opts
+		o.ProjectRoot = dir
+		s, err := Load(context.Background(), dir, o)
+		if err != nil {
+			t.Errorf("%s: %v", e.Name(), err)
+			continue
+		}
+		s.LoadAll(context.Background(), 0)
+		_ = s.Render()
+		if len(s.Sources()) == 0 {
+			t.Errorf("%s: nothing loaded", e.Name())
+		}
+		ds := s.Lint()
+		all = append(all, ds...)
+		for _, d := range ds {
+			if d.Path == "" || !strings.HasPrefix(d.Path, "/") {
+				t.Errorf("%s: diagnostic without an absolute path: %s", e.Name(), d)
+			}
+			if i := strings.Index(d.Message, ": no such file"); i > 0 && strings.HasPrefix(d.Message, "@") {
+				p := d.Message[1:i]
+				if !fileLike(p) {
+					t.Errorf("missing import that is not written like a file: %s", d)
+				}
+			}
+			for _, bad := range []string{"@langfuse/", "@btc-connect/", "@claude-flow/", "@ai-sdk/", "@types/", "@prefect/", "@/mocks", "@sandbox", "@tools.", "@pytest", "@runner.", "@click", "@vite-pwa", "@nuxt"} {
+				if strings.HasPrefix(d.Message, bad) {
+					t.Errorf("not an import, yet reported: %s", d)
+				}
+			}
+			if d.Severity == SeverityError && strings.Contains(d.Message, "/tmp/registry.json") {
+				t.Errorf("an @ inside a code block or span was followed: %s", d)
+			}
+		}
+	}
+	if repos < 5 {
+		t.Fatalf("only %d hierarchies in the corpus", repos)
+	}
+	// Known problems of the corpus, which must be found.
+	for _, w := range []struct{ path, msg string }{
+		{"xsynaptic__spectralcodex/.claude/CLAUDE.md", "write @conventions.md"},
+		{"88lin__divinesense/.claude/rules/code-style.md", "write @file-editing.md"},
+		{"import-references-used/tests/fail/.claude/rules/example.md", "@../nonexistent-file.md: no such file"},
+		{"1mp3ctz__ruflo/CLAUDE.md", "characters, over the recommended"},
+	} {
+		if !hasDiag(all, SeverityError, w.path, w.msg) && !hasDiag(all, SeverityWarning, w.path, w.msg) {
+			t.Errorf("expected a diagnostic on %s containing %q", w.path, w.msg)
+		}
+	}
+	if testing.Verbose() {
+		for _, d := range all {
+			t.Log(strings.TrimPrefix(d.String(), root+"/"))
+		}
+	}
+}

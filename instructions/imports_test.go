@@ -1,0 +1,146 @@
+package instructions
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-mem/strata/config"
+)
+
+func TestImports(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"repo/CLAUDE.md": "root\n@docs/a.md\n`@docs/code.md`\n```\n@docs/fenced.md\n```\n" +
+			"@~/personal.md @../outside.md @./docs @docs/ @types/node @Component @missing.md\n" +
+			"@./docs/b.md, and @docs/b.md again; @home.md @/etc/hostname\n",
+		"repo/docs/a.md":         "a imports @sub/c.md\n",
+		"repo/docs/sub/c.md":     "c\n",
+		"repo/docs/b.md":         "b\n",
+		"repo/docs/code.md":      "never\n",
+		"repo/docs/fenced.md":    "never\n",
+		"home/personal.md":       "personal\n",
+		"outside.md":             "outside\n",
+		"repo/home.md":           "->../home/.strata/shared.md",
+		"home/.strata/shared.md": "under STRATA_HOME\n",
+	})
+	s := f.load("repo")
+	want := []string{
+		"project:session_start:repo/CLAUDE.md",
+		"import:include:repo/docs/a.md",
+		"import:include:repo/docs/sub/c.md",
+		"import:include:repo/docs/b.md",
+		"import:include:repo/home.md",
+	}
+	if diff := cmp.Diff(want, f.rel(s.Sources())); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	ds := s.Diagnostics()
+	for _, w := range []struct {
+		sev Severity
+		msg string
+	}{
+		{SeverityError, "@~/personal.md: refused"},
+		{SeverityError, "@../outside.md: refused"},
+		{SeverityError, "@./docs: "},
+		{SeverityError, "@docs/: "},
+		{SeverityError, "@missing.md: no such file"},
+		{SeverityInfo, "@docs/b.md: "},
+		{SeverityError, "@/etc/hostname: refused"},
+	} {
+		if !hasDiag(ds, w.sev, "repo/CLAUDE.md", w.msg) {
+			t.Errorf("missing %s %q in %q", w.sev, w.msg, f.diags(ds))
+		}
+	}
+	for _, d := range ds {
+		if strings.Contains(d.Message, "@types/node") || strings.Contains(d.Message, "@Component") {
+			t.Errorf("an npm scope or decorator reported: %s", d)
+		}
+	}
+	// An import's origin names its importer.
+	for _, src := range s.Sources() {
+		if strings.HasSuffix(src.Path, "sub/c.md") && (src.ImportedBy != filepath.Join(f.repo, "docs/a.md") || src.Depth != 2) {
+			t.Errorf("c.md: imported by %q depth %d", src.ImportedBy, src.Depth)
+		}
+	}
+	// Approved external imports load.
+	f.opts.Settings = &config.Settings{ApprovedExternalImports: []string{"~/personal.md", filepath.Join(f.dir, "outside.md")}}
+	s = f.load("repo")
+	got := strings.Join(f.rel(s.Sources()), " ")
+	if !strings.Contains(got, "home/personal.md") || !strings.Contains(got, "import:include:outside.md") {
+		t.Errorf("approved imports not loaded: %s\n%q", got, f.diags(s.Diagnostics()))
+	}
+}
+
+func TestImportDepth(t *testing.T) {
+	files := map[string]string{"repo/CLAUDE.md": "@f1.md\n"}
+	for i := 1; i <= 7; i++ {
+		files[fmt.Sprintf("repo/f%d.md", i)] = fmt.Sprintf("file %d\n@f%d.md\n", i, i+1)
+	}
+	f := newFixture(t, files)
+	s := f.load("repo")
+	got := f.rel(s.Sources())
+	if len(got) != 1+MaxImportDepth {
+		t.Errorf("loaded %d pieces, want the file and %d hops: %v", len(got), MaxImportDepth, got)
+	}
+	if !strings.HasSuffix(got[len(got)-1], "f5.md") {
+		t.Errorf("last loaded %s, want f5.md (5 hops)", got[len(got)-1])
+	}
+	if !hasDiag(s.Diagnostics(), SeverityError, "repo/f5.md", "deeper than 5 hops") {
+		t.Errorf("no depth error: %q", f.diags(s.Diagnostics()))
+	}
+}
+
+func TestImportCycles(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"repo/CLAUDE.md": "@a.md\n",
+		"repo/a.md":      "@b.md\n",
+		"repo/b.md":      "@a.md\n@self.md\n",
+		"repo/self.md":   "@link.md\n",
+		"repo/link.md":   "->self.md",
+		"repo/loop1.md":  "->loop2.md",
+		"repo/loop2.md":  "->loop1.md",
+		"repo/AGENTS.md": "@loop1.md\n",
+	})
+	s := f.load("repo")
+	want := []string{"project:session_start:repo/CLAUDE.md", "import:include:repo/a.md", "import:include:repo/b.md", "import:include:repo/self.md", "project:session_start:repo/AGENTS.md"}
+	if diff := cmp.Diff(want, f.rel(s.Sources())); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	ds := s.Diagnostics()
+	if !hasDiag(ds, SeverityError, "repo/b.md", "import cycle") {
+		t.Errorf("no cycle error on b.md: %q", f.diags(ds))
+	}
+	if !hasDiag(ds, SeverityError, "repo/self.md", "import cycle") {
+		t.Errorf("no cycle error through a symlink: %q", f.diags(ds))
+	}
+	if !hasDiag(ds, SeverityError, "repo/AGENTS.md", "symlink loop") {
+		t.Errorf("no symlink loop error: %q", f.diags(ds))
+	}
+}
+
+func TestRootRelativeHint(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"repo/.claude/CLAUDE.md":      "@.claude/conventions.md\n",
+		"repo/.claude/conventions.md": "conventions\n",
+	})
+	s := f.load("repo")
+	if !hasDiag(s.Diagnostics(), SeverityError, "repo/.claude/CLAUDE.md", "write @conventions.md") {
+		t.Errorf("no hint: %q", f.diags(s.Diagnostics()))
+	}
+}
+
+func TestImportFromConditionalRule(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"repo/.claude/rules/api.md": "---\npaths: api/**\n---\nSee @../../docs/api.md\n",
+		"repo/docs/api.md":          "api guide\n",
+	})
+	s := f.load("repo")
+	got := f.rel(s.Touch(context.Background(), "api/v1/h.go"))
+	want := []string{"rule:path_glob_match:repo/.claude/rules/api.md", "import:include:repo/docs/api.md"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s\n%q", diff, f.diags(s.Diagnostics()))
+	}
+}

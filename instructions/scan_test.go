@@ -1,0 +1,72 @@
+package instructions
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestStripComments(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"none", "a\nb\n", "a\nb\n"},
+		{"one line", "a\n<!-- note -->\nb\n", "a\nb\n"},
+		{"multi line", "a\n<!--\nnote\nmore -->\nb\n", "a\nb\n"},
+		{"text after", "<!-- x --> kept\n", " kept\n"},
+		{"indented 3", "   <!-- x -->\nb", "b"},
+		{"indented 4 stays", "    <!-- x -->\n", "    <!-- x -->\n"},
+		{"inline stays", "text <!-- x --> more\n", "text <!-- x --> more\n"},
+		{"unclosed stays", "a\n<!-- never\nclosed\n", "a\n<!-- never\nclosed\n"},
+		{"in fence stays", "```\n<!-- code -->\n```\n", "```\n<!-- code -->\n```\n"},
+		{"tilde fence", "~~~md\n<!-- c -->\n~~~\n<!-- gone -->\n", "~~~md\n<!-- c -->\n~~~\n"},
+		{"two in a row", "<!-- a --><!-- b -->\nx\n", "x\n"},
+		{"crlf-free no newline", "<!-- a -->", ""},
+		{"chinese", "说明\n<!-- 给人看的注释 -->\n规则\n", "说明\n规则\n"},
+	}
+	for _, tt := range tests {
+		if got := StripComments(tt.in); got != tt.want {
+			t.Errorf("%s: StripComments(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestScanImports(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []importRef
+	}{
+		{"forms", "@a.md @./b.md @../c.md @~/d.md @/e/f.md\n", []importRef{{"a.md", 1}, {"./b.md", 1}, {"../c.md", 1}, {"~/d.md", 1}, {"/e/f.md", 1}}},
+		{"punctuation", "See @a.md. And (@b.md), @c.md: @d.md; @e.md!\n", []importRef{{"a.md", 1}, {"c.md", 1}, {"d.md", 1}, {"e.md", 1}}},
+		{"paren close", "list @x/y.md)\n", []importRef{{"x/y.md", 1}}},
+		{"escaped space", `@my\ notes.md and more`, []importRef{{"my notes.md", 1}}},
+		{"code span", "use `@a.md` and ``x @b.md`` but @c.md\n", []importRef{{"c.md", 1}}},
+		{"unclosed span", "a ` b @c.md\n", []importRef{{"c.md", 1}}},
+		{"fence", "```\n@a.md\n```\n@b.md\n", []importRef{{"b.md", 4}}},
+		{"comment", "<!-- @a.md -->\n@b.md\n", []importRef{{"b.md", 2}}},
+		{"email", "mail me@example.com\n", nil},
+		{"npm and decorators", "@types/node @angular/core@17 @Component({}) @pytest.mark.slow @tools.action('x') @sizeOf(Self)\n", []importRef{{"types/node", 1}, {"pytest.mark.slow", 1}}},
+		{"fragment", "@doc.md#part\n", []importRef{{"doc.md", 1}}},
+		{"ellipsis", "wait @... ok\n", nil},
+		{"cjk boundary", "详见@规范.md。然后\n", []importRef{{"规范.md", 1}}},
+		{"line numbers", "a\n\nb @x.md\n", []importRef{{"x.md", 3}}},
+	}
+	for _, tt := range tests {
+		got := scan(tt.in, 1).Imports
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+func TestFileLike(t *testing.T) {
+	tests := map[string]bool{
+		"docs/style.md": true, "b.md": true, "./x": true, "../y": true, "~/z": true, "a/b.json": true,
+		"types/node": false, "Component": false, "pytest.mark.slow": false, "tools.action": false,
+		"/mocks": false, "langfuse/shared": false, "v1.2": false, "/tmp/registry.json": true, "notes.txt": true,
+	}
+	for p, want := range tests {
+		if got := fileLike(p); got != want {
+			t.Errorf("fileLike(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
