@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/mcpserver"
+)
+
+func init() { register(newMCPCmd) }
+
+// mcpFlags are the flags of `strata mcp`.
+type mcpFlags struct {
+	project   string
+	memoryDir string
+	http      string
+	token     string
+	origins   []string
+	poll      time.Duration
+	verbose   bool
+}
+
+func newMCPCmd(app *App) *cobra.Command {
+	var f mcpFlags
+	c := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve this project's memory to any MCP client (stdio or HTTP)",
+		Long: `Serve the project's memory over the Model Context Protocol, so that Claude Code, Claude
+Desktop, Cursor, Codex, Gemini CLI or any other MCP client shares strata's memory.
+
+Tools: memory_search, memory_get, memory_save, memory_forget, memory_list, instructions and
+session_search. Resources: strata://memory/MEMORY.md and strata://memory/<file> for every memory,
+with change notifications when files change on disk.
+
+By default the server speaks MCP over stdin/stdout (the client starts it). With --http it
+serves the streamable HTTP transport at http://ADDR/mcp instead; a bare port listens on
+127.0.0.1 only, and any other address needs a token (--token or STRATA_MCP_TOKEN), which every
+request must then send as "Authorization: Bearer <token>". Requests from web pages of other
+origins are refused.
+
+The project is --project, else the first root the client reports, else the working directory.
+Nothing outside the project, STRATA_HOME and the memory directory can be read through the server.`,
+		Example: `  strata mcp                                  # stdio, for a client that starts it
+  strata mcp --project ~/src/app              # a fixed project
+  strata mcp --http 7777                      # http://127.0.0.1:7777/mcp
+  STRATA_MCP_TOKEN=s3cret strata mcp --http 0.0.0.0:7777`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if f.token == "" {
+				f.token = app.Env.Var("STRATA_MCP_TOKEN")
+			}
+			if f.http == "" && f.token != "" && c.Flags().Changed("token") {
+				return usagef("--token needs --http (stdio needs no token)")
+			}
+			return runMCP(c.Context(), app, f)
+		},
+	}
+	c.Flags().StringVar(&f.project, "project", "", "serve this project directory (default: the client's first root, else the working directory)")
+	c.Flags().StringVar(&f.memoryDir, "memory-dir", "", "use this memory directory (default: as `strata memory path` says)")
+	c.Flags().StringVar(&f.http, "http", "", "serve streamable HTTP on `ADDR` (host:port or a port on 127.0.0.1) at /mcp instead of stdio")
+	c.Flags().StringVar(&f.token, "token", "", "require \"Authorization: Bearer `TOKEN`\" on every HTTP request (default STRATA_MCP_TOKEN)")
+	c.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "also accept browser requests from this `ORIGIN` (loopback origins always are)")
+	c.Flags().DurationVar(&f.poll, "poll", mcpserver.DefaultPollInterval, "how often to look for memory files changed on disk (0 turns it off)")
+	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "log what the server does on stderr")
+	return c
+}
+
+func runMCP(ctx context.Context, app *App, f mcpFlags) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	level := slog.LevelWarn
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(app.Err, &slog.HandlerOptions{Level: level}))
+	var addr string
+	if f.http != "" {
+		a, err := mcpserver.CheckListenAddr(f.http, f.token)
+		if err != nil {
+			return usagef("--http: %v", err)
+		}
+		addr = a
+	}
+	poll := f.poll
+	if poll == 0 {
+		poll = -1
+	}
+	opts := mcpserver.Options{Env: app.Env, Project: f.project, MemoryDir: f.memoryDir, PollInterval: poll,
+		Logger: log, Version: version(), Now: app.Now}
+	if f.project == "" {
+		wd, err := app.Getwd()
+		if err != nil {
+			return err
+		}
+		opts.WorkDir = wd
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv, err := mcpserver.New(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	if addr == "" {
+		in := io.NopCloser(app.In)
+		if f, ok := app.In.(*os.File); ok {
+			in = f // closing it ends the read that waits for the client
+		}
+		return srv.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{app.Out}})
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(app.Err, "strata mcp: serving http://%s%s\n", ln.Addr(), mcpserver.Endpoint)
+	return srv.Serve(ctx, ln, mcpserver.HTTPOptions{Token: f.token, AllowedOrigins: f.origins})
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

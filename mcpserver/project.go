@@ -1,0 +1,198 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/recall"
+)
+
+// project is what the server serves: one project's root, its memory store and a warm search
+// index over the memories.
+type project struct {
+	root     string // project root, absolute, symlinks resolved
+	dir      string // the directory the project was opened with (instructions start here)
+	base     string // what path arguments are relative to: root, or dir when dir is not under root (a worktree)
+	env      config.Env
+	settings config.Settings
+	store    *memdir.Store
+	index    *recall.Index
+	now      func() time.Time
+
+	// syncMu serialises sync: the snapshot and the index stamp of MEMORY.md move together.
+	syncMu    sync.Mutex
+	snap      memdir.Snapshot
+	indexStat fileStamp
+}
+
+// fileStamp identifies one version of a file.
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+	ok    bool
+}
+
+func stampOf(path string) fileStamp {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{size: st.Size(), mtime: st.ModTime(), ok: true}
+}
+
+// openProject opens the project containing dir: settings, memory store and the search index,
+// filled with every memory now.
+func openProject(ctx context.Context, opts Options, dir string, log *slog.Logger) (*project, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: project %s: %w", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: project %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("mcpserver: project %s: not a directory", dir)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	root := config.ProjectRoot(abs)
+	settings, errs := opts.Env.Load(root)
+	for _, e := range errs {
+		log.Warn("mcpserver: settings file skipped", "err", e)
+	}
+	memDir, err := memdir.Resolve(opts.Env, settings, abs, opts.MemoryDir)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: memory dir: %w", err)
+	}
+	mopts := memdir.OptionsFrom(settings)
+	mopts.Logger = log
+	mopts.Now = opts.Now
+	store, err := memdir.Open(memDir, mopts)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: %w", err)
+	}
+	base := root
+	if !within(abs, root) {
+		base = abs
+	}
+	p := &project{root: root, dir: abs, base: base, env: opts.Env, settings: settings, store: store,
+		index: recall.NewIndex(recall.DefaultParams()), now: opts.Now}
+	if _, err := p.sync(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// changeSet is what one sync found.
+type changeSet struct {
+	added, changed, removed []string // memory files, relative to the memory dir
+	relabelled              []string // changed files whose name, type or description changed
+	index                   bool     // MEMORY.md changed
+}
+
+func (c changeSet) empty() bool {
+	return len(c.added)+len(c.changed)+len(c.removed) == 0 && !c.index
+}
+
+// sync brings the search index in step with the memory dir, reading only files whose stamp
+// changed, and reports what changed.
+func (p *project) sync(ctx context.Context) (changeSet, error) {
+	p.syncMu.Lock()
+	defer p.syncMu.Unlock()
+	var cs changeSet
+	changed, removed, next, err := p.store.Changes(ctx, p.snap)
+	if err != nil {
+		return cs, fmt.Errorf("mcpserver: scan %s: %w", p.store.Dir(), err)
+	}
+	for _, m := range changed {
+		if old, ok := p.index.Get(m.File); ok {
+			cs.changed = append(cs.changed, m.File)
+			if old.Name != m.Name || old.Type != m.Type || old.Description != m.Description {
+				cs.relabelled = append(cs.relabelled, m.File)
+			}
+		} else {
+			cs.added = append(cs.added, m.File)
+		}
+		p.index.Put(m)
+	}
+	for _, f := range removed {
+		p.index.Remove(f)
+		cs.removed = append(cs.removed, f)
+	}
+	p.snap = next
+	if st := stampOf(p.store.IndexPath()); st != p.indexStat {
+		cs.index = true
+		p.indexStat = st
+	}
+	return cs, nil
+}
+
+// inScope reports whether path (absolute) may be read through the server: it lies, after
+// resolving symlinks, under the project root, STRATA_HOME or the memory dir.
+func (p *project) inScope(path string) bool {
+	real := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	}
+	for _, dir := range []string{p.root, p.base, p.env.Home, p.store.Dir()} {
+		if dir == "" {
+			continue
+		}
+		if within(real, dir) {
+			return true
+		}
+		if r, err := filepath.EvalSymlinks(dir); err == nil && within(real, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether p is dir or below it (both clean and absolute).
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// resolvePath turns a path argument from a client into an absolute path inside the project,
+// checked through an os.Root so that neither ".." nor a symlink can lead out of it. An empty
+// path is the directory the project was opened with.
+func (p *project) resolvePath(arg string) (abs string, isDir bool, err error) {
+	if arg == "" {
+		return p.dir, true, nil
+	}
+	if strings.ContainsRune(arg, 0) {
+		return "", false, fmt.Errorf("path %q: contains a NUL byte", arg)
+	}
+	rel := filepath.FromSlash(arg)
+	if filepath.IsAbs(rel) {
+		clean := filepath.Clean(rel)
+		if !within(clean, p.base) {
+			return "", false, fmt.Errorf("path %q is outside the project (%s): only files in the project can be read", arg, p.base)
+		}
+		rel, _ = filepath.Rel(p.base, clean)
+	}
+	root, err := os.OpenRoot(p.base)
+	if err != nil {
+		return "", false, fmt.Errorf("open project root: %w", err)
+	}
+	defer root.Close()
+	st, err := root.Stat(rel)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "", false, fmt.Errorf("path %q: no such file or directory in the project", arg)
+		}
+		return "", false, fmt.Errorf("path %q: refused: %v (only files in the project can be read)", arg, err)
+	}
+	return filepath.Join(p.base, rel), st.IsDir(), nil
+}

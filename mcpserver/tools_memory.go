@@ -1,0 +1,248 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/strata-mem/strata/memdir"
+)
+
+// MemoryInfo describes one memory without its body.
+type MemoryInfo struct {
+	Name        string `json:"name" jsonschema:"the memory's name; pass it to memory_get or memory_forget"`
+	Type        string `json:"type" jsonschema:"user, feedback, project or reference (empty when the file does not say)"`
+	Description string `json:"description" jsonschema:"one line: what the memory is and when it matters"`
+	File        string `json:"file" jsonschema:"the topic file, relative to the memory directory"`
+	URI         string `json:"uri" jsonschema:"the resource URI of the file"`
+	Modified    string `json:"modified" jsonschema:"when the file last changed (RFC 3339, UTC)"`
+	Size        int64  `json:"size" jsonschema:"file size in bytes"`
+}
+
+func infoOf(m memdir.Memory) MemoryInfo {
+	return MemoryInfo{Name: m.Name, Type: string(m.Type), Description: m.Description, File: m.File,
+		URI: MemoryURI(m.File), Modified: m.ModTime.UTC().Truncate(time.Second).Format(time.RFC3339), Size: m.Size}
+}
+
+// Diagnostic is a problem found in a file, with its place.
+type Diagnostic struct {
+	Path     string `json:"path" jsonschema:"the file concerned"`
+	Line     int    `json:"line,omitempty" jsonschema:"1-based line, when there is one"`
+	Severity string `json:"severity" jsonschema:"error, warning or info"`
+	Message  string `json:"message"`
+}
+
+func memDiags(ds []memdir.Diagnostic) []Diagnostic {
+	out := make([]Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, Diagnostic{Path: d.Path, Line: d.Line, Severity: string(d.Severity), Message: d.Message})
+	}
+	return out
+}
+
+// ListInput is memory_list's (empty) input.
+type ListInput struct{}
+
+// ListOutput is memory_list's result.
+type ListOutput struct {
+	Dir         string       `json:"dir" jsonschema:"the memory directory of this project"`
+	Memories    []MemoryInfo `json:"memories" jsonschema:"every memory, sorted by file"`
+	Diagnostics []Diagnostic `json:"diagnostics" jsonschema:"problems with files (broken frontmatter, binary content)"`
+}
+
+// GetInput is memory_get's input.
+type GetInput struct {
+	Name string `json:"name" jsonschema:"the memory's name, or its file name with or without .md"`
+}
+
+// GetOutput is memory_get's result.
+type GetOutput struct {
+	Memory MemoryInfo `json:"memory"`
+	Body   string     `json:"body" jsonschema:"the memory's markdown text, without frontmatter"`
+	Age    string     `json:"age,omitempty" jsonschema:"a note when the memory is more than a day old"`
+}
+
+// SaveInput is memory_save's input.
+type SaveInput struct {
+	Name        string `json:"name" jsonschema:"a short name for the memory, unique in the project (any script; no slashes, no '..')"`
+	Type        string `json:"type" jsonschema:"one of: user (who the user is, their preferences), feedback (a correction or rule the user gave), project (a fact about the project not derivable from the code), reference (where to find something)"`
+	Description string `json:"description" jsonschema:"one line saying what the memory is and when it matters; it becomes the memory's line in MEMORY.md"`
+	Body        string `json:"body" jsonschema:"the memory in markdown; for feedback and project memories: the rule or fact, then **Why:** and **How to apply:**"`
+}
+
+// SaveOutput is memory_save's result.
+type SaveOutput struct {
+	File    string `json:"file" jsonschema:"the topic file written, relative to the memory directory (empty in daily-log mode)"`
+	URI     string `json:"uri,omitempty" jsonschema:"the resource URI of the file"`
+	Created bool   `json:"created" jsonschema:"true for a new memory, false when an existing one was replaced"`
+	Logged  bool   `json:"logged" jsonschema:"true when the store is in daily-log mode and the text went to today's log"`
+	Index   bool   `json:"index" jsonschema:"true when MEMORY.md changed"`
+}
+
+// ForgetInput is memory_forget's input.
+type ForgetInput struct {
+	Name    string `json:"name" jsonschema:"the memory's name, or its file name"`
+	Archive bool   `json:"archive,omitempty" jsonschema:"move the file to the memory directory's .archive/ instead of deleting it"`
+}
+
+// ForgetOutput is memory_forget's result.
+type ForgetOutput struct {
+	File       string `json:"file" jsonschema:"the topic file removed (empty when only a dangling index line was removed)"`
+	ArchivedTo string `json:"archived_to,omitempty" jsonschema:"where the file went, relative to the memory directory"`
+	IndexLines int    `json:"index_lines" jsonschema:"lines removed from MEMORY.md"`
+}
+
+func readOnly(title string) *mcp.ToolAnnotations {
+	f := false
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: &f}
+}
+
+func (s *Server) addTools() {
+	f, t := false, true
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "memory_list",
+		Description: "List every memory of this project: name, type, one-line description, file and last change. Cheap to skim; use memory_search to find memories about a topic and memory_get to read one.",
+		Annotations: readOnly("List memories"),
+	}, s.memoryList)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "memory_get",
+		Description: "Read one memory in full: its description, type and markdown body. Memories older than a day carry a note: check what they say against the current code before acting on it.",
+		Annotations: readOnly("Read a memory"),
+	}, s.memoryGet)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name: "memory_save",
+		Description: "Save a memory for future sessions, or replace the memory with the same name. Keep one memory per topic and save only what cannot be derived from the code or git history: " +
+			"the user's preferences, corrections they gave, project facts and where to find things. Never save secrets: text that looks like a credential is refused. " +
+			"The write is refused, and nothing changes, when the MEMORY.md index would pass its line or byte limit; consolidate or forget memories first.",
+		Annotations: &mcp.ToolAnnotations{Title: "Save a memory", DestructiveHint: &f, IdempotentHint: true, OpenWorldHint: &f},
+	}, s.memorySave)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "memory_forget",
+		Description: "Remove a memory that is wrong or no longer useful, and its line in MEMORY.md. With archive the file is moved aside (.archive/) instead of deleted.",
+		Annotations: &mcp.ToolAnnotations{Title: "Forget a memory", DestructiveHint: &t, OpenWorldHint: &f},
+	}, s.memoryForget)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name: "memory_search",
+		Description: fmt.Sprintf("Find the memories relevant to a topic, best first, with their content (each cut at %d lines or %d bytes, with a note when cut). "+
+			"Search with the words of the task at hand; Chinese and other scripts work. Returns at most %d memories.", recallMaxLines, recallMaxBytes, recallMaxFiles),
+		Annotations: readOnly("Search memories"),
+	}, s.memorySearch)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name: "instructions",
+		Description: "Show the instruction context an agent gets for a file or directory of this project: the CLAUDE.md, AGENTS.md, .claude/rules and imported files that apply, " +
+			"in load order (later text wins), each with its path, layer and why it was loaded, plus the memory index. For a file, the rules whose paths match it and the instruction files of the directories above it are included.",
+		Annotations: readOnly("Instructions for a path"),
+	}, s.instructionsTool)
+	s.addSessionTools()
+}
+
+func (s *Server) memoryList(ctx context.Context, req *mcp.CallToolRequest, _ ListInput) (*mcp.CallToolResult, ListOutput, error) {
+	p, err := s.project(ctx, req.Session)
+	if err != nil {
+		return nil, ListOutput{}, err
+	}
+	mems, diags, err := p.store.List(ctx)
+	if err != nil {
+		return nil, ListOutput{}, err
+	}
+	out := ListOutput{Dir: p.store.Dir(), Memories: make([]MemoryInfo, 0, len(mems)), Diagnostics: memDiags(diags)}
+	for _, m := range mems {
+		out.Memories = append(out.Memories, infoOf(m))
+	}
+	return nil, out, nil
+}
+
+func (s *Server) memoryGet(ctx context.Context, req *mcp.CallToolRequest, in GetInput) (*mcp.CallToolResult, GetOutput, error) {
+	p, err := s.project(ctx, req.Session)
+	if err != nil {
+		return nil, GetOutput{}, err
+	}
+	if strings.TrimSpace(in.Name) == "" {
+		return nil, GetOutput{}, errors.New("name is empty: give the name of a memory (memory_list shows them)")
+	}
+	m, err := p.store.Get(ctx, in.Name)
+	if err != nil {
+		if errors.Is(err, memdir.ErrNotFound) {
+			return nil, GetOutput{}, fmt.Errorf("no memory called %q in this project (memory_list shows them)", in.Name)
+		}
+		return nil, GetOutput{}, err
+	}
+	return nil, GetOutput{Memory: infoOf(m), Body: m.Body, Age: ageNote(p.now(), m.ModTime)}, nil
+}
+
+func (s *Server) memorySave(ctx context.Context, req *mcp.CallToolRequest, in SaveInput) (*mcp.CallToolResult, SaveOutput, error) {
+	p, err := s.project(ctx, req.Session)
+	if err != nil {
+		return nil, SaveOutput{}, err
+	}
+	res, err := p.store.Add(ctx, memdir.Input{Name: in.Name, Type: memdir.Type(in.Type), Description: in.Description, Body: in.Body})
+	if err != nil {
+		return nil, SaveOutput{}, saveError(in.Name, err)
+	}
+	if err := s.refresh(ctx, p); err != nil {
+		s.log.Warn("mcpserver: refresh after save", "err", err)
+	}
+	out := SaveOutput{File: res.File, Created: res.Created, Logged: res.Logged, Index: res.Index}
+	if res.File != "" {
+		out.URI = MemoryURI(res.File)
+	}
+	return nil, out, nil
+}
+
+// saveError explains a refused write in words a model can act on; the store's own message
+// (which names the line, the limit, the kind of secret) follows.
+func saveError(name string, err error) error {
+	var hint string
+	switch {
+	case errors.Is(err, memdir.ErrSecret):
+		hint = "refused: the text looks like a secret; never store credentials in memory"
+	case errors.Is(err, memdir.ErrIndexFull):
+		hint = "refused: MEMORY.md would pass its limit; merge related memories or forget stale ones first"
+	case errors.Is(err, memdir.ErrBadName):
+		hint = "bad name"
+	case errors.Is(err, memdir.ErrBadType):
+		hint = "bad type: use user, feedback, project or reference"
+	case errors.Is(err, memdir.ErrTooLarge):
+		hint = "refused: the memory is too large; keep memories short"
+	default:
+		return fmt.Errorf("memory_save %q: %w", name, err)
+	}
+	return fmt.Errorf("memory_save %q: %s (%v)", name, hint, err)
+}
+
+func (s *Server) memoryForget(ctx context.Context, req *mcp.CallToolRequest, in ForgetInput) (*mcp.CallToolResult, ForgetOutput, error) {
+	p, err := s.project(ctx, req.Session)
+	if err != nil {
+		return nil, ForgetOutput{}, err
+	}
+	if strings.TrimSpace(in.Name) == "" {
+		return nil, ForgetOutput{}, errors.New("name is empty: give the name of a memory (memory_list shows them)")
+	}
+	res, err := p.store.Forget(ctx, in.Name, in.Archive)
+	if err != nil {
+		if errors.Is(err, memdir.ErrNotFound) {
+			return nil, ForgetOutput{}, fmt.Errorf("no memory called %q in this project (memory_list shows them)", in.Name)
+		}
+		return nil, ForgetOutput{}, fmt.Errorf("memory_forget %q: %w", in.Name, err)
+	}
+	if err := s.refresh(ctx, p); err != nil {
+		s.log.Warn("mcpserver: refresh after forget", "err", err)
+	}
+	return nil, ForgetOutput{File: res.File, ArchivedTo: res.ArchivedTo, IndexLines: res.IndexLines}, nil
+}
+
+// ageNote is the warning that goes with a memory more than a day old.
+func ageNote(now, mod time.Time) string {
+	days := int(now.Sub(mod).Hours() / 24)
+	if days < 1 {
+		return ""
+	}
+	unit := "days"
+	if days == 1 {
+		unit = "day"
+	}
+	return fmt.Sprintf("%d %s old; verify against the current code before relying on it", days, unit)
+}

@@ -1,0 +1,182 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/strata-mem/strata/instructions"
+)
+
+// Recall's budgets (docs/design.md, layer 3c): a memory's content is cut at recallMaxLines
+// lines or recallMaxBytes bytes, and one search returns at most recallMaxFiles memories.
+const (
+	recallMaxFiles = 5
+	recallMaxLines = 200
+	recallMaxBytes = 4096
+)
+
+// maxQueryBytes bounds a query: longer ones are refused rather than ranked slowly.
+const maxQueryBytes = 8 << 10
+
+// SearchInput is memory_search's input.
+type SearchInput struct {
+	Query string `json:"query" jsonschema:"what you are looking for, in words (any language)"`
+	K     int    `json:"k,omitempty" jsonschema:"how many memories to return, 1 to 5 (default 5)"`
+}
+
+// SearchHit is one memory found.
+type SearchHit struct {
+	Memory    MemoryInfo `json:"memory"`
+	Score     float64    `json:"score" jsonschema:"relevance; higher is better, comparable within one search only"`
+	Content   string     `json:"content" jsonschema:"the memory's body, cut to the recall budget"`
+	Truncated bool       `json:"truncated" jsonschema:"true when content was cut; memory_get returns all of it"`
+	Age       string     `json:"age,omitempty" jsonschema:"a note when the memory is more than a day old"`
+}
+
+// SearchOutput is memory_search's result.
+type SearchOutput struct {
+	Results  []SearchHit `json:"results" jsonschema:"the memories found, best first"`
+	Searched int         `json:"searched" jsonschema:"how many memories were searched"`
+}
+
+func (s *Server) memorySearch(ctx context.Context, req *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	p, err := s.project(ctx, req.Session)
+	if err != nil {
+		return nil, SearchOutput{}, err
+	}
+	switch {
+	case strings.TrimSpace(in.Query) == "":
+		return nil, SearchOutput{}, errors.New("query is empty: say what you are looking for")
+	case len(in.Query) > maxQueryBytes:
+		return nil, SearchOutput{}, fmt.Errorf("query is %d bytes; the limit is %d", len(in.Query), maxQueryBytes)
+	case in.K < 0 || in.K > recallMaxFiles:
+		return nil, SearchOutput{}, fmt.Errorf("k is %d; it must be between 1 and %d (0 means %d)", in.K, recallMaxFiles, recallMaxFiles)
+	}
+	k := in.K
+	if k == 0 {
+		k = recallMaxFiles
+	}
+	hits := p.index.Search(in.Query, k)
+	out := SearchOutput{Results: make([]SearchHit, 0, len(hits)), Searched: p.index.Len()}
+	now := p.now()
+	for _, h := range hits {
+		content, cut := clip(h.Memory.Body, recallMaxLines, recallMaxBytes)
+		out.Results = append(out.Results, SearchHit{Memory: infoOf(h.Memory), Score: h.Score, Content: content,
+			Truncated: cut, Age: ageNote(now, h.Memory.ModTime)})
+	}
+	return nil, out, nil
+}
+
+// clip cuts text to maxLines lines, then to maxBytes bytes at the last line break (or at a
+// character boundary when one line is longer), and ends a cut text with a note.
+func clip(text string, maxLines, maxBytes int) (string, bool) {
+	cut := false
+	if n := 0; maxLines > 0 {
+		for i := 0; i < len(text); i++ {
+			if text[i] == '\n' {
+				n++
+				if n == maxLines && i+1 < len(text) {
+					text, cut = text[:i+1], true
+					break
+				}
+			}
+		}
+	}
+	if len(text) > maxBytes {
+		head := text[:maxBytes]
+		if i := strings.LastIndexByte(head, '\n'); i > 0 {
+			head = head[:i+1]
+		} else {
+			for len(head) > 0 && !utf8.ValidString(head) {
+				head = head[:len(head)-1]
+			}
+		}
+		text, cut = head, true
+	}
+	if cut {
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += fmt.Sprintf("[strata: cut to %d lines / %d bytes; memory_get returns the whole memory]\n", maxLines, maxBytes)
+	}
+	return text, cut
+}
+
+// InstructionsInput is the instructions tool's input.
+type InstructionsInput struct {
+	Path string `json:"path,omitempty" jsonschema:"a file or directory of the project, relative to the project root (an absolute path inside the project works too); empty means the project's directory"`
+}
+
+// InstructionSource is one piece of the instruction context.
+type InstructionSource struct {
+	Path      string `json:"path" jsonschema:"the file the text comes from"`
+	Layer     string `json:"layer" jsonschema:"managed, user, project, local, rule, nested, import or automem"`
+	Reason    string `json:"reason" jsonschema:"why it was loaded: session_start, path_glob_match, nested_traversal or include"`
+	Tokens    int    `json:"tokens" jsonschema:"estimated tokens"`
+	Truncated bool   `json:"truncated" jsonschema:"true when the text is not the whole file"`
+}
+
+// InstructionsOutput is the instructions tool's result.
+type InstructionsOutput struct {
+	Path        string              `json:"path" jsonschema:"the path the context was assembled for"`
+	Text        string              `json:"text" jsonschema:"the instruction text as the model sees it, each piece headed by its origin"`
+	Tokens      int                 `json:"tokens" jsonschema:"estimated tokens of text"`
+	Sources     []InstructionSource `json:"sources" jsonschema:"the pieces of text, in load order (later text wins)"`
+	Withheld    []InstructionSource `json:"withheld" jsonschema:"pieces that apply but live outside the project and STRATA_HOME, which this server does not read out (managed policy, directories above the project)"`
+	Diagnostics []Diagnostic        `json:"diagnostics" jsonschema:"files skipped, refused, cut or broken"`
+}
+
+func (s *Server) instructionsTool(ctx context.Context, req *mcp.CallToolRequest, in InstructionsInput) (*mcp.CallToolResult, InstructionsOutput, error) {
+	p, err := s.project(ctx, req.Session)
+	if err != nil {
+		return nil, InstructionsOutput{}, err
+	}
+	abs, isDir, err := p.resolvePath(in.Path)
+	if err != nil {
+		return nil, InstructionsOutput{}, err
+	}
+	cwd := abs
+	if !isDir {
+		cwd = p.dir
+		if !within(abs, p.dir) {
+			cwd = p.base
+		}
+	}
+	settings := p.settings
+	set, err := instructions.Load(ctx, cwd, instructions.Options{Env: p.env, Settings: &settings, ProjectRoot: p.root, Logger: s.log})
+	if err != nil {
+		return nil, InstructionsOutput{}, fmt.Errorf("instructions for %s: %w", abs, err)
+	}
+	if ix, err := p.store.LoadIndex(ctx); err != nil {
+		return nil, InstructionsOutput{}, fmt.Errorf("instructions: memory index: %w", err)
+	} else if ix.Exists {
+		set.AddAutomem(ix.Path, ix.Content(), ix.Truncated)
+	}
+	if !isDir {
+		set.Touch(ctx, abs)
+	}
+	out := InstructionsOutput{Path: abs, Sources: []InstructionSource{}, Withheld: []InstructionSource{}, Diagnostics: []Diagnostic{}}
+	var shown []instructions.Source
+	for _, src := range set.Sources() {
+		info := InstructionSource{Path: src.Path, Layer: string(src.Layer), Reason: string(src.Reason), Tokens: src.Tokens, Truncated: src.Truncated}
+		if !p.inScope(src.Path) {
+			out.Withheld = append(out.Withheld, info)
+			continue
+		}
+		shown = append(shown, src)
+		out.Sources = append(out.Sources, info)
+		out.Tokens += src.Tokens
+	}
+	out.Text = instructions.RenderSources(shown)
+	for _, d := range set.Diagnostics() {
+		if !p.inScope(d.Path) {
+			continue
+		}
+		out.Diagnostics = append(out.Diagnostics, Diagnostic{Path: d.Path, Line: d.Line, Severity: string(d.Severity), Message: d.Message})
+	}
+	return nil, out, nil
+}
