@@ -1,0 +1,228 @@
+package transcript
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-mem/strata/config"
+)
+
+// session writes a transcript with the given prompt and optional title through a Journal.
+func session(t *testing.T, env config.Env, cwd, id, prompt, title string, at time.Time) string {
+	t.Helper()
+	path := SessionPath(env, cwd, id)
+	j, err := Open(t.Context(), path, Options{SessionID: id, CWD: cwd, GitBranch: "main", FlushInterval: -1, Now: func() time.Time { return at }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Append(&Entry{Type: TypeFileHistorySnapshot, MessageID: "m", Snapshot: []byte(`{}`)})
+	u := textEntry(t, TypeUser, "", prompt)
+	j.Append(u)
+	j.Append(textEntry(t, TypeAssistant, u.UUID, "answer to "+prompt))
+	if title != "" {
+		j.Append(&Entry{Type: TypeCustomTitle, CustomTitle: title, SessionID: id})
+	}
+	if err := j.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestListAndFind(t *testing.T) {
+	home := t.TempDir()
+	env := config.Env{Home: home}
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	session(t, env, "/work/a", "11111111-aaaa", "fix the login bug", "", t0)
+	session(t, env, "/work/a", "22222222-bbbb", "写一个测试", "中文标题", t0.Add(time.Hour))
+	session(t, env, "/work/b", "33333333-cccc", "other project", "", t0.Add(2*time.Hour))
+	// Files that are not sessions are ignored.
+	dirA := ProjectDir(env, "/work/a")
+	os.WriteFile(filepath.Join(dirA, "agent-deadbeef.jsonl"), []byte(line("user", "x", "")+"\n"), 0o600)
+	os.MkdirAll(filepath.Join(dirA, "memory"), 0o700)
+
+	infos, err := List(t.Context(), dirA, ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ ID, Label, Branch, CWD string }
+	var got []row
+	for _, i := range infos {
+		got = append(got, row{i.ID, i.Label(), i.Branch, i.CWD})
+	}
+	want := []row{
+		{"22222222-bbbb", "中文标题", "main", "/work/a"},
+		{"11111111-aaaa", "fix the login bug", "main", "/work/a"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("List (-want +got):\n%s", diff)
+	}
+	if !infos[0].LastActivity.Equal(t0.Add(time.Hour).Truncate(time.Millisecond)) || infos[0].Size == 0 {
+		t.Fatalf("info = %+v", infos[0])
+	}
+	all, err := ListAll(t.Context(), env.ProjectsDir(), ListOptions{})
+	if err != nil || len(all) != 3 || all[0].ID != "33333333-cccc" {
+		t.Fatalf("ListAll = %v, %v", all, err)
+	}
+
+	for _, tt := range []struct{ id, want, err string }{
+		{"2222", "22222222-bbbb", ""},
+		{"33333333-cccc", "33333333-cccc", ""},
+		{"9", "", "no session"},
+		{"../x", "", "invalid id"},
+	} {
+		p, err := Find(env.ProjectsDir(), dirA, tt.id)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("Find(%q) = %v, want error %q", tt.id, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || SessionIDOf(p) != tt.want {
+			t.Errorf("Find(%q) = %s, %v; want %s", tt.id, p, err, tt.want)
+		}
+	}
+	// Two sessions share the prefix "": use a common one.
+	session(t, env, "/work/a", "11119999-dddd", "again", "", t0)
+	if _, err := Find(env.ProjectsDir(), dirA, "1111"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
+		t.Errorf("Find(ambiguous) = %v", err)
+	}
+}
+
+func TestStatReadsOnlyTheEnds(t *testing.T) {
+	// A file whose middle is garbage: listing must not care.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	head := line("user", "u1", "", `"cwd":"/x","timestamp":"2026-01-01T00:00:00.000Z"`) + "\n"
+	middle := strings.Repeat("garbage that is not json\n", 20000)
+	tail := `{"type":"ai-title","aiTitle":"AI title"}` + "\n" + line("assistant", "a1", "u1", `"gitBranch":"dev","timestamp":"2026-01-02T00:00:00.000Z"`) + "\n"
+	os.WriteFile(p, []byte(head+middle+tail), 0o600)
+	info, err := Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Info{ID: "s", Path: p, Project: filepath.Base(dir), CWD: "/x", Title: "AI title", FirstPrompt: "u1 text", Branch: "dev",
+		Created: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), LastActivity: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Size: int64(len(head + middle + tail))}
+	if diff := cmp.Diff(want, info); diff != "" {
+		t.Fatalf("Stat (-want +got):\n%s", diff)
+	}
+	if _, err := Stat(filepath.Join(dir, "missing.jsonl")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Stat(missing) = %v", err)
+	}
+}
+
+func TestSearch(t *testing.T) {
+	env := config.Env{Home: t.TempDir()}
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	p1 := session(t, env, "/w", "s1", "Please FIX the Parser", "", t0)
+	p2 := session(t, env, "/w", "s2", "修复解析器的错误", "", t0)
+	tests := []struct {
+		q    string
+		want []string // session:type
+	}{
+		{"fix the parser", []string{"s1:user", "s1:assistant"}},
+		{"解析器", []string{"s2:user", "s2:assistant"}},
+		{"nothing like this", nil},
+	}
+	for _, tt := range tests {
+		hits, err := Search(t.Context(), []string{p1, p2}, tt.q, SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.SessionID+":"+h.Type)
+			if !strings.Contains(strings.ToLower(h.Snippet), strings.ToLower(tt.q)) || h.Time.IsZero() || h.Line == 0 {
+				t.Errorf("hit %+v: snippet lacks the query or no time/line", h)
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Search(%q) (-want +got):\n%s", tt.q, diff)
+		}
+	}
+	if _, err := Search(t.Context(), []string{p1}, "  ", SearchOptions{}); err == nil {
+		t.Error("empty query accepted")
+	}
+}
+
+func TestArchive(t *testing.T) {
+	env := config.Env{Home: t.TempDir()}
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	old := session(t, env, "/w", "old", "old one", "", now)
+	recent := session(t, env, "/w", "new", "new one", "", now)
+	os.Chtimes(old, now.Add(-40*24*time.Hour), now.Add(-40*24*time.Hour))
+	os.Chtimes(recent, now.Add(-time.Hour), now.Add(-time.Hour))
+	// The old session has a subagent directory that must move with it.
+	j, err := OpenSubagent(t.Context(), old, SubagentMeta{AgentID: "a1"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Append(textEntry(t, TypeUser, "", "sub"))
+	j.Close(t.Context())
+
+	opts := ArchiveOptions{OlderThan: 30 * 24 * time.Hour, Now: func() time.Time { return now }}
+	moves, err := Archive(t.Context(), env.ProjectsDir(), opts)
+	if err != nil || len(moves) != 1 || moves[0].Moved || moves[0].SessionID != "old" {
+		t.Fatalf("dry run = %+v, %v", moves, err)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Fatal("dry run moved the file")
+	}
+
+	// Retention without a setting does nothing.
+	if m, err := Retention(t.Context(), env, config.Settings{}, now); m != nil || err != nil {
+		t.Fatalf("Retention without cleanupPeriodDays = %v, %v", m, err)
+	}
+	// A failed rename leaves the transcript where it was.
+	opts.Apply = true
+	opts.FS = &faultyAppendFS{failRename: 1}
+	moves, err = Archive(t.Context(), env.ProjectsDir(), opts)
+	if err == nil || moves[0].Moved {
+		t.Fatalf("Archive with a failing rename = %+v, %v", moves, err)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Fatalf("transcript gone after a failed rename: %v", err)
+	}
+
+	moves, err = Retention(t.Context(), env, config.Settings{CleanupPeriodDays: 30}, now)
+	if err != nil || len(moves) != 1 || !moves[0].Moved {
+		t.Fatalf("Retention = %+v, %v", moves, err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Fatal("old transcript still in place")
+	}
+	if _, err := os.Stat(moves[0].To); err != nil {
+		t.Fatalf("archived transcript missing: %v", err)
+	}
+	if _, err := os.Stat(SubagentPath(moves[0].To, "a1")); err != nil {
+		t.Fatalf("subagent not moved with its session: %v", err)
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Fatal("recent transcript moved")
+	}
+	// Archived sessions are not listed.
+	infos, _ := ListAll(t.Context(), env.ProjectsDir(), ListOptions{})
+	if len(infos) != 1 || infos[0].ID != "new" {
+		t.Fatalf("listing after archive = %v", infos)
+	}
+}
+
+func TestArchiveSkipsALockedSession(t *testing.T) {
+	env := config.Env{Home: t.TempDir()}
+	now := time.Now()
+	p := session(t, env, "/w", "busy", "busy", "", now)
+	os.Chtimes(p, now.Add(-100*24*time.Hour), now.Add(-100*24*time.Hour))
+	j, err := Open(t.Context(), p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close(t.Context())
+	moves, err := Archive(t.Context(), env.ProjectsDir(), ArchiveOptions{OlderThan: time.Hour, Apply: true})
+	if !errors.Is(err, ErrLocked) || len(moves) != 1 || moves[0].Moved {
+		t.Fatalf("Archive of a locked session = %+v, %v", moves, err)
+	}
+}
