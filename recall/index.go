@@ -31,8 +31,8 @@ type Params struct {
 	// Coverage rewards documents that match more of the query: the score is multiplied by
 	// (matched query weight / total query weight)^Coverage. 0 turns it off.
 	Coverage float64
-	// Proximity weighs matches of adjacent query-word pairs (in the same order) against
-	// single terms. 0 turns it off.
+	// Proximity weighs matches of adjacent query-word pairs (in the same order, stopwords
+	// aside) in the top RerankDepth documents against single terms. 0 turns it off.
 	Proximity float64
 	// Pseudo-relevance feedback: the top FeedbackDocs results of a first pass contribute up to
 	// FeedbackTerms new terms, weighted FeedbackWeight against the original query, to a second
@@ -49,23 +49,27 @@ type Params struct {
 	// term's idf among names: the name says what a memory is about, and a term that sets a
 	// few names apart (a person, a tool, a topic) should not drown in the body's counts.
 	NameBonus float64
+	// PrefixExpansion lets a query word of five letters or more also match the longer known
+	// words it begins ("grandma" → "grandmother"), at half weight.
+	PrefixExpansion bool
 }
 
 // DefaultParams returns the ranker's default tuning.
 func DefaultParams() Params {
 	return Params{
-		K1:             1.2,
-		Weight:         [numFields]float64{1.0, 1.5, 1.0},
-		B:              [numFields]float64{0.5, 0.5, 0.75},
-		UnigramWeight:  0.3,
-		Coverage:       0.5,
-		Proximity:      0.4,
-		FeedbackDocs:   2,
-		FeedbackTerms:  20,
-		FeedbackWeight: 0.1,
-		Passage:        0.5,
-		RerankDepth:    50,
-		NameBonus:      1,
+		K1:              1.2,
+		Weight:          [numFields]float64{1.0, 1.5, 1.0},
+		B:               [numFields]float64{0.5, 0.5, 0.75},
+		UnigramWeight:   0.3,
+		Coverage:        0.5,
+		Proximity:       0.4,
+		FeedbackDocs:    2,
+		FeedbackTerms:   20,
+		FeedbackWeight:  0.1,
+		Passage:         0.5,
+		RerankDepth:     50,
+		NameBonus:       2,
+		PrefixExpansion: false,
 	}
 }
 
@@ -79,7 +83,6 @@ type termInfo struct {
 	post   []posting // may hold postings of removed documents until the next compaction
 	df     int32     // live documents containing the term
 	dfName int32     // live documents containing the term in their name
-	pair   bool      // an adjacent-word pair, not a single term
 }
 
 type docInfo struct {
@@ -98,13 +101,16 @@ type docInfo struct {
 type Index struct {
 	params Params
 
-	mu       sync.RWMutex
-	dict     map[string]uint32
-	terms    []termInfo
-	docs     []docInfo
-	byFile   map[string]uint32
-	words    map[string]uint32 // every surface word seen → its term id (never shrinks)
-	free     []uint32          // doc ids whose stale postings have been purged
+	mu     sync.RWMutex
+	dict   map[string]uint32
+	terms  []termInfo
+	docs   []docInfo
+	byFile map[string]uint32
+	words  map[string]uint32 // every surface word seen → its term id (never shrinks)
+
+	sortedMu sync.Mutex // guards sorted, built lazily under the read lock
+	sorted   []string   // the keys of words, in order
+	free     []uint32   // doc ids whose stale postings have been purged
 	live     int
 	dead     int // removed docs whose postings are still in the lists
 	sumLen   [numFields]float64
@@ -132,7 +138,7 @@ type analysed struct {
 	terms []string
 	tf    [][numFields]uint16
 	len   [numFields]float32
-	lines []string // description and body terms, "" between lines
+	lines []int32  // description and body as indexes into terms, -1 between lines
 	words []string // a surface form of each word term (first seen), for spelling correction
 }
 
@@ -141,13 +147,12 @@ const lineBreak = ^uint32(0)
 
 // analyse tokenizes a memory's fields. It touches no index state, so it runs outside the lock
 // and in parallel.
-func analyse(m memdir.Memory, proximity bool) analysed {
+func analyse(m memdir.Memory) analysed {
 	a := analysed{mem: m}
-	pos := map[string]int{}
+	pos := make(map[string]int, min(len(m.Body)/4+16, 4096))
 	var toks []Token
 	for f, text := range [numFields]string{m.Name, m.Description, m.Body} {
 		n := 0
-		prev := ""
 		for line := range strings.SplitSeq(text, "\n") {
 			toks = Tokenize(line, toks[:0])
 			if len(toks) == 0 {
@@ -155,21 +160,16 @@ func analyse(m memdir.Memory, proximity bool) analysed {
 			}
 			for _, t := range toks {
 				n++
-				if a.add(pos, t.Term, f) && t.Surface != "" {
+				i, isNew := a.add(pos, t.Term, f)
+				if isNew && t.Surface != "" {
 					a.words = append(a.words, t.Surface, t.Term)
 				}
-				if proximity && !t.Unigram {
-					if prev != "" {
-						a.add(pos, pairTerm(prev, t.Term), f)
-					}
-					prev = t.Term
-				}
 				if f != fieldName {
-					a.lines = append(a.lines, t.Term)
+					a.lines = append(a.lines, int32(i))
 				}
 			}
 			if f != fieldName {
-				a.lines = append(a.lines, "")
+				a.lines = append(a.lines, -1)
 			}
 		}
 		a.len[f] = float32(n)
@@ -177,8 +177,9 @@ func analyse(m memdir.Memory, proximity bool) analysed {
 	return a
 }
 
-// add counts one occurrence of term in field f and reports whether the term is new.
-func (a *analysed) add(pos map[string]int, term string, f int) bool {
+// add counts one occurrence of term in field f and returns the term's index in a.terms and
+// whether it is new.
+func (a *analysed) add(pos map[string]int, term string, f int) (int, bool) {
 	i, ok := pos[term]
 	if !ok {
 		i = len(a.terms)
@@ -189,15 +190,12 @@ func (a *analysed) add(pos map[string]int, term string, f int) bool {
 	if a.tf[i][f] < math.MaxUint16 {
 		a.tf[i][f]++
 	}
-	return !ok
+	return i, !ok
 }
-
-// pairTerm is the index term for two adjacent words; the separator cannot occur in a term.
-func pairTerm(a, b string) string { return a + "\x00" + b }
 
 // Put adds m to the index, replacing the memory with the same File.
 func (ix *Index) Put(m memdir.Memory) {
-	a := analyse(m, ix.params.Proximity > 0)
+	a := analyse(m)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.link(a)
@@ -210,11 +208,10 @@ func (ix *Index) putAll(mems []memdir.Memory, workers int) {
 	if workers < 1 {
 		workers = 1
 	}
-	prox := ix.params.Proximity > 0
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(mems); i += workers {
-				out[i] = analyse(mems[i], prox)
+				out[i] = analyse(mems[i])
 			}
 		})
 	}
@@ -228,6 +225,22 @@ func (ix *Index) putAll(mems []memdir.Memory, workers int) {
 
 func (ix *Index) link(a analysed) {
 	ix.unlink(a.mem.File)
+	tids := make([]uint32, len(a.terms))
+	for i, term := range a.terms {
+		tid, ok := ix.dict[term]
+		if !ok {
+			tid = uint32(len(ix.terms))
+			ix.dict[term] = tid
+			ix.terms = append(ix.terms, termInfo{})
+		}
+		tids[i] = tid
+	}
+	ix.linkIDs(a, tids)
+}
+
+// linkIDs links an analysed memory whose terms already have ids. Caller holds ix.mu and has
+// removed any memory with the same file.
+func (ix *Index) linkIDs(a analysed, tids []uint32) {
 	var id uint32
 	if n := len(ix.free); n > 0 {
 		id = ix.free[n-1]
@@ -236,14 +249,8 @@ func (ix *Index) link(a analysed) {
 		id = uint32(len(ix.docs))
 		ix.docs = append(ix.docs, docInfo{})
 	}
-	d := docInfo{mem: a.mem, len: a.len, alive: true, terms: make([]uint32, len(a.terms)), tfs: make([]uint16, len(a.terms)), named: make([]bool, len(a.terms))}
-	for i, term := range a.terms {
-		tid, ok := ix.dict[term]
-		if !ok {
-			tid = uint32(len(ix.terms))
-			ix.dict[term] = tid
-			ix.terms = append(ix.terms, termInfo{pair: strings.IndexByte(term, 0) >= 0})
-		}
+	d := docInfo{mem: a.mem, len: a.len, alive: true, terms: tids, tfs: make([]uint16, len(a.terms)), named: make([]bool, len(a.terms))}
+	for i, tid := range tids {
 		ti := &ix.terms[tid]
 		ti.post = append(ti.post, posting{doc: id, tf: a.tf[i]})
 		ti.df++
@@ -252,7 +259,6 @@ func (ix *Index) link(a analysed) {
 			d.named[i] = true
 		}
 		ix.postings++
-		d.terms[i] = tid
 		total := 0
 		for _, n := range a.tf[i] {
 			total += int(n)
@@ -265,11 +271,11 @@ func (ix *Index) link(a analysed) {
 		}
 	}
 	d.lines = make([]uint32, len(a.lines))
-	for i, term := range a.lines {
-		if term == "" {
+	for i, local := range a.lines {
+		if local < 0 {
 			d.lines[i] = lineBreak
 		} else {
-			d.lines[i] = ix.dict[term]
+			d.lines[i] = d.terms[local]
 		}
 	}
 	ix.docs[id] = d
@@ -277,6 +283,53 @@ func (ix *Index) link(a analysed) {
 	ix.live++
 	for f := range numFields {
 		ix.sumLen[f] += float64(a.len[f])
+	}
+}
+
+// bulkLink links many memories into an empty index. It does what link does for each, but
+// allocates every posting list from one array sized in a first pass, which makes a cold
+// build several times faster than linking one memory at a time. Later appends move a list
+// out of the shared array as needed. Caller holds ix.mu; the index must be empty.
+func (ix *Index) bulkLink(as []analysed) {
+	byFile := make(map[string]int, len(as))
+	for i, a := range as {
+		byFile[a.mem.File] = i // the last one of a duplicated file wins, as with link
+	}
+	ix.docs = make([]docInfo, 0, len(byFile))
+	var counts []int32
+	tids := make([][]uint32, len(as))
+	for i, a := range as {
+		if byFile[a.mem.File] != i {
+			continue
+		}
+		ts := make([]uint32, len(a.terms))
+		for j, term := range a.terms {
+			tid, ok := ix.dict[term]
+			if !ok {
+				tid = uint32(len(ix.terms))
+				ix.dict[term] = tid
+				ix.terms = append(ix.terms, termInfo{})
+				counts = append(counts, 0)
+			}
+			counts[tid]++
+			ts[j] = tid
+		}
+		tids[i] = ts
+	}
+	total := 0
+	for _, c := range counts {
+		total += int(c)
+	}
+	all := make([]posting, total)
+	off := 0
+	for tid, c := range counts {
+		ix.terms[tid].post = all[off : off : off+int(c)]
+		off += int(c)
+	}
+	for i, a := range as {
+		if tids[i] != nil {
+			ix.linkIDs(a, tids[i])
+		}
 	}
 }
 

@@ -121,7 +121,6 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 		err   error
 	}
 	res := make([]result, len(files))
-	prox := r.ix.params.Proximity > 0
 	workers := min(r.workers, len(files))
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -133,7 +132,7 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 				m, d, err := r.src.Load(ctx, files[i])
 				res[i] = result{diags: d, err: err}
 				if err == nil {
-					res[i].a = analyse(m, prox)
+					res[i].a = analyse(m)
 				}
 			}
 		})
@@ -145,6 +144,23 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 	var diags []memdir.Diagnostic
 	r.ix.mu.Lock()
 	defer r.ix.mu.Unlock()
+	if len(r.ix.docs) == 0 {
+		// A cold start: link everything in one pass with contiguous posting lists.
+		var batch []analysed
+		for i, x := range res {
+			diags = append(diags, x.diags...)
+			if x.err != nil {
+				if !errors.Is(x.err, fs.ErrNotExist) {
+					diags = append(diags, memdir.Diagnostic{Path: files[i], Severity: memdir.SevError, Message: x.err.Error()})
+				}
+				continue
+			}
+			batch = append(batch, x.a)
+			r.seen[files[i]] = FileInfo{File: files[i], ModTime: x.a.mem.ModTime, Size: x.a.mem.Size}
+		}
+		r.ix.bulkLink(batch)
+		return diags, nil
+	}
 	for i, x := range res {
 		file := files[i]
 		diags = append(diags, x.diags...)

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"container/heap"
 	"math"
+	"regexp"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/strata-mem/strata/memdir"
@@ -16,10 +18,20 @@ type Hit struct {
 	Score  float64
 }
 
+// qterm is a weighted query term. Feedback terms (added by pseudo-relevance feedback) rank
+// documents but do not count towards coverage, passages or the name bonus: the user did not
+// ask for them.
 type qterm struct {
-	tid  uint32
-	w    float64
-	pair bool
+	tid      uint32
+	w        float64
+	feedback bool
+}
+
+// query is an analysed query.
+type query struct {
+	terms []qterm
+	pairs [][2]uint32 // adjacent query words, in order
+	total float64     // weight × idf of all non-feedback terms: the base of coverage
 }
 
 // scratch holds a search's per-document accumulators, reused across searches.
@@ -48,37 +60,38 @@ func (s *scratch) reset(n int) {
 // Search ranks the memories against query and returns at most k hits, best first. Ties are
 // broken by file name so results are deterministic. A query with no indexable term (only
 // stopwords or punctuation) returns nothing.
-func (ix *Index) Search(query string, k int) []Hit {
+func (ix *Index) Search(text string, k int) []Hit {
 	if k <= 0 {
 		return nil
 	}
-	toks := Tokenize(query, nil)
+	toks := Tokenize(stripQuestionPhrases(text), nil)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.live == 0 {
 		return nil
 	}
-	q, total := ix.queryTerms(toks)
-	if len(q) == 0 {
+	q := ix.analyseQuery(toks)
+	if len(q.terms) == 0 {
 		return nil
 	}
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	s.reset(len(ix.docs))
-	ix.accumulate(s, q)
+	ix.accumulate(s, q.terms)
 	p := ix.params
 	if p.FeedbackDocs > 0 && p.FeedbackTerms > 0 && p.FeedbackWeight > 0 {
-		top := ix.top(s, q, total, p.FeedbackDocs)
-		if exp := ix.expand(top, q); len(exp) > 0 {
+		top := ix.top(s, q.total, p.FeedbackDocs)
+		if exp := ix.expand(top, q.terms); len(exp) > 0 {
 			ix.accumulate(s, exp)
 		}
 	}
+	rerank := p.Passage > 0 || p.Proximity > 0 && len(q.pairs) > 0
 	depth := k
-	if p.Passage > 0 {
+	if rerank {
 		depth = max(k, p.RerankDepth)
 	}
-	top := ix.top(s, q, total, depth)
-	if p.Passage > 0 {
+	top := ix.top(s, q.total, depth)
+	if rerank {
 		ix.rerank(top, q)
 		top = top[:min(k, len(top))]
 	}
@@ -89,65 +102,80 @@ func (ix *Index) Search(query string, k int) []Hit {
 	return hits
 }
 
-// queryTerms maps query tokens to weighted index terms. Repeated words count once more each,
-// unknown terms are skipped. total is the weight of all known non-pair terms, the base of the
-// coverage factor.
-func (ix *Index) queryTerms(toks []Token) ([]qterm, float64) {
+// analyseQuery maps query tokens to weighted index terms. A repeated word adds half its weight
+// again; a word the index does not know is corrected or split when possible (see rescue);
+// two adjacent words the memories write as one also match the joined word.
+func (ix *Index) analyseQuery(toks []Token) query {
 	p := ix.params
-	w := map[uint32]int{}
-	var q []qterm
-	addID := func(tid uint32, weight float64) {
-		if _, ok := w[tid]; !ok {
-			w[tid] = len(q)
-			q = append(q, qterm{tid: tid, w: weight, pair: ix.terms[tid].pair})
-		}
-	}
-	add := func(term string, weight float64, pair bool) {
-		tid, ok := ix.dict[term]
-		if !ok || ix.terms[tid].df == 0 {
+	var q query
+	at := map[uint32]int{}
+	add := func(tid uint32, weight float64) {
+		if i, ok := at[tid]; ok {
+			q.terms[i].w += weight * 0.5
 			return
 		}
-		if i, ok := w[tid]; ok {
-			q[i].w += weight * 0.5
-			return
-		}
-		w[tid] = len(q)
-		q = append(q, qterm{tid: tid, w: weight, pair: pair})
+		at[tid] = len(q.terms)
+		q.terms = append(q.terms, qterm{tid: tid, w: weight})
 	}
-	prev, prevSurface := "", ""
+	var prevTid uint32
+	prevWord, prevSurface := false, ""
 	for _, t := range toks {
 		if t.Unigram {
-			add(t.Term, p.UnigramWeight, false)
+			if tid, ok := ix.liveTerm(t.Term); ok {
+				add(tid, p.UnigramWeight)
+			}
+			prevWord, prevSurface = false, ""
 			continue
 		}
-		if tid, ok := ix.dict[t.Term]; ok && ix.terms[tid].df > 0 {
-			add(t.Term, 1, false)
-		} else if t.Surface != "" {
+		tid, ok := ix.liveTerm(t.Term)
+		if ok {
+			add(tid, 1)
+		}
+		if t.Surface != "" && p.PrefixExpansion {
+			for _, r := range ix.prefixTerms(t.Surface, tid) {
+				add(r.tid, r.w)
+			}
+		}
+		if !ok && t.Surface != "" {
 			for _, r := range ix.rescue(t.Surface) {
-				addID(r.tid, r.w)
+				add(r.tid, r.w)
 			}
 		}
-		// Two words the memories write as one.
 		if prevSurface != "" && t.Surface != "" {
-			if tid, ok := ix.liveWord(prevSurface + t.Surface); ok {
-				addID(tid, correctionWeight)
+			if joined, ok := ix.liveWord(prevSurface + t.Surface); ok {
+				add(joined, correctionWeight)
 			}
 		}
-		prevSurface = t.Surface
-		if p.Proximity > 0 {
-			if prev != "" && prev != t.Term {
-				add(pairTerm(prev, t.Term), p.Proximity, true)
-			}
-			prev = t.Term
+		if ok && prevWord && t.Surface != "" && prevTid != tid {
+			q.pairs = append(q.pairs, [2]uint32{prevTid, tid})
 		}
+		prevTid, prevWord, prevSurface = tid, ok && t.Surface != "", t.Surface
 	}
-	total := 0.0
-	for _, t := range q {
-		if !t.pair {
-			total += t.w * ix.idf(ix.terms[t.tid].df)
-		}
+	for _, t := range q.terms {
+		q.total += t.w * ix.idf(ix.terms[t.tid].df)
 	}
-	return q, total
+	return q
+}
+
+// questionPhrase matches the "what kind of" family: in a question, "kind", "type" or "sort"
+// followed by "of" says nothing about the topic, while the same words elsewhere may ("a kind
+// person", "type errors").
+var questionPhrase = regexp.MustCompile(`(?i)\b(?:kinds?|types?|sorts?)\s+of\b`)
+
+func stripQuestionPhrases(q string) string {
+	if !strings.Contains(q, " of") && !strings.Contains(q, " Of") && !strings.Contains(q, " OF") {
+		return q
+	}
+	return questionPhrase.ReplaceAllString(q, " ")
+}
+
+// liveTerm returns the id of a term that is in at least one memory.
+func (ix *Index) liveTerm(term string) (uint32, bool) {
+	tid, ok := ix.dict[term]
+	if !ok || ix.terms[tid].df == 0 {
+		return 0, false
+	}
+	return tid, true
 }
 
 func (ix *Index) idf(df int32) float64 {
@@ -171,7 +199,7 @@ func (ix *Index) accumulate(s *scratch, q []qterm) {
 		ti := &ix.terms[t.tid]
 		idf := ix.idf(ti.df)
 		nameBonus := 0.0
-		if !t.pair && ti.dfName > 0 {
+		if !t.feedback && ti.dfName > 0 {
 			nameBonus = p.NameBonus * t.w * ix.idf(ti.dfName)
 		}
 		for _, ps := range ti.post {
@@ -194,7 +222,7 @@ func (ix *Index) accumulate(s *scratch, q []qterm) {
 			if ps.tf[fieldName] > 0 {
 				s.score[ps.doc] += nameBonus
 			}
-			if !t.pair {
+			if !t.feedback {
 				s.cov[ps.doc] += t.w * idf
 			}
 		}
@@ -229,7 +257,7 @@ func (h *candHeap) Pop() any {
 }
 
 // top returns the k best documents after applying the coverage factor.
-func (ix *Index) top(s *scratch, q []qterm, total float64, k int) []cand {
+func (ix *Index) top(s *scratch, total float64, k int) []cand {
 	gamma := ix.params.Coverage
 	h := make(candHeap, 0, k+1)
 	for _, d := range s.touched {
@@ -253,6 +281,18 @@ func (ix *Index) top(s *scratch, q []qterm, total float64, k int) []cand {
 	return out
 }
 
+func sortCands(c []cand) {
+	slices.SortFunc(c, func(a, b cand) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+}
+
 // expand picks feedback terms from the top documents (relevance-model style: a term's weight
 // is its share of each document's length, weighted by the document's score, times its idf)
 // and returns them as extra query terms scaled to FeedbackWeight.
@@ -274,8 +314,8 @@ func (ix *Index) expand(top []cand, q []qterm) []qterm {
 			continue
 		}
 		for i, tid := range d.terms {
-			ti := &ix.terms[tid]
-			if inQuery[tid] || ti.df < 2 {
+			// A term of one memory only cannot bring in another.
+			if inQuery[tid] || ix.terms[tid].df < 2 {
 				continue
 			}
 			weights[tid] += c.score / best * float64(d.tfs[i]) / dl
@@ -283,7 +323,7 @@ func (ix *Index) expand(top []cand, q []qterm) []qterm {
 	}
 	exp := make([]qterm, 0, len(weights))
 	for tid, w := range weights {
-		exp = append(exp, qterm{tid: tid, w: w * ix.idf(ix.terms[tid].df)})
+		exp = append(exp, qterm{tid: tid, w: w * ix.idf(ix.terms[tid].df), feedback: true})
 	}
 	slices.SortFunc(exp, func(a, b qterm) int {
 		if c := cmp.Compare(b.w, a.w); c != 0 {
@@ -294,66 +334,75 @@ func (ix *Index) expand(top []cand, q []qterm) []qterm {
 	if len(exp) > p.FeedbackTerms {
 		exp = exp[:p.FeedbackTerms]
 	}
-	// Drop word pairs from the expansion: they are only meaningful next to their words.
-	exp = slices.DeleteFunc(exp, func(t qterm) bool { return ix.isPair(t.tid) })
-	if len(exp) == 0 {
+	if len(exp) == 0 || exp[0].w <= 0 {
 		return nil
 	}
 	maxW := exp[0].w
 	for i := range exp {
 		exp[i].w = exp[i].w / maxW * p.FeedbackWeight
-		exp[i].pair = true // feedback terms do not count towards coverage
 	}
 	return exp
 }
 
-func (ix *Index) isPair(tid uint32) bool { return ix.terms[tid].pair }
-
-// rerank adds the passage bonus to each candidate and sorts them again.
-func (ix *Index) rerank(top []cand, q []qterm) {
+// rerank adds the passage and proximity bonuses to each candidate and sorts them again. Both
+// read the document's lines of term ids:
+//   - passage: the query weight matched by the best single line, times Passage;
+//   - proximity: for each pair of adjacent query words found adjacent in the document (in
+//     that order), a saturated BM25-style count times the rarer word's idf, times Proximity.
+func (ix *Index) rerank(top []cand, q query) {
+	p := ix.params
 	type qw struct {
 		tid uint32
 		w   float64
 	}
 	var terms []qw
-	for _, t := range q {
-		if !t.pair {
+	for _, t := range q.terms {
+		if !t.feedback {
 			terms = append(terms, qw{t.tid, t.w * ix.idf(ix.terms[t.tid].df)})
 		}
 	}
 	if len(terms) > 64 {
 		terms = terms[:64] // the matched set is a bit mask
 	}
+	pairIDF := make([]float64, len(q.pairs))
+	for i, pr := range q.pairs {
+		pairIDF[i] = max(ix.idf(ix.terms[pr[0]].df), ix.idf(ix.terms[pr[1]].df))
+	}
+	pairTF := make([]int, len(q.pairs))
 	for i := range top {
+		lines := ix.docs[top[i].doc].lines
 		best, cur := 0.0, 0.0
 		var seen uint64
-		for _, tid := range ix.docs[top[i].doc].lines {
+		clear(pairTF)
+		for j, tid := range lines {
 			if tid == lineBreak {
 				best = max(best, cur)
 				cur, seen = 0, 0
 				continue
 			}
-			for j, t := range terms {
-				if t.tid == tid && seen&(1<<j) == 0 {
-					seen |= 1 << j
+			for k, t := range terms {
+				if t.tid == tid && seen&(1<<k) == 0 {
+					seen |= 1 << k
 					cur += t.w
+				}
+			}
+			if j+1 < len(lines) {
+				for k, pr := range q.pairs {
+					if pr[0] == tid && pr[1] == lines[j+1] {
+						pairTF[k]++
+					}
 				}
 			}
 		}
 		best = max(best, cur)
-		top[i].score += ix.params.Passage * best
+		bonus := p.Passage * best
+		for k, n := range pairTF {
+			if n > 0 {
+				tf := float64(n)
+				bonus += p.Proximity * pairIDF[k] * tf * (p.K1 + 1) / (p.K1 + tf)
+			}
+		}
+		top[i].score += bonus
 	}
 	sortCands(top)
-}
-
-func sortCands(c []cand) {
-	slices.SortFunc(c, func(a, b cand) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
 }

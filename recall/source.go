@@ -99,11 +99,12 @@ func readMemory(path, file string, limit int64) (memdir.Memory, []memdir.Diagnos
 	if !fi.Mode().IsRegular() {
 		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: not a regular file", path)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit))
-	if err != nil {
+	data := make([]byte, min(fi.Size(), limit))
+	n, err := io.ReadFull(f, data)
+	if err != nil && err != io.ErrUnexpectedEOF {
 		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: %w", path, err)
 	}
-	m, diags := memdir.ParseFile(path, file, data)
+	m, diags := memdir.ParseFile(path, file, data[:n])
 	m.ModTime, m.Size = fi.ModTime(), fi.Size()
 	return m, diags, nil
 }

@@ -1,6 +1,9 @@
 package recall
 
 import (
+	"cmp"
+	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -26,7 +29,7 @@ const correctionWeight = 0.8
 // holds ix.mu.
 func (ix *Index) rescue(surface string) []qterm {
 	n := utf8.RuneCountInString(surface)
-	if n < minFuzzyLen {
+	if n < minFuzzyLen || nearStopword(surface) {
 		return nil
 	}
 	// Split compounds: both halves known, each at least three bytes.
@@ -107,4 +110,69 @@ func editDistance(a, b string, max int) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+// nearStopword reports whether w is one edit away from a stopword ("iwth", "thier"): such a
+// word is a misspelt function word, and correcting it to some content word would only add
+// noise.
+func nearStopword(w string) bool {
+	for s := range stopwords {
+		if len(s) >= minFuzzyLen-1 && editDistance(w, s, 1) <= 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// minPrefixLen is the shortest query word that is expanded to the longer words it begins
+// ("grandma" → "grandmother", "photo" → "photography").
+const minPrefixLen = 5
+
+// prefixWeight scales a prefix expansion; maxPrefixTerms bounds how many are added.
+const (
+	prefixWeight   = 0.5
+	maxPrefixTerms = 5
+)
+
+// sortedWords returns the surface vocabulary in order, rebuilding it when words were added
+// since the last call. Caller holds ix.mu (read or write).
+func (ix *Index) sortedWords() []string {
+	ix.sortedMu.Lock()
+	defer ix.sortedMu.Unlock()
+	if len(ix.sorted) != len(ix.words) {
+		ix.sorted = ix.sorted[:0]
+		for w := range ix.words {
+			ix.sorted = append(ix.sorted, w)
+		}
+		slices.Sort(ix.sorted)
+	}
+	return ix.sorted
+}
+
+// prefixTerms returns the terms of known words that start with w and are longer, most
+// frequent first, at most maxPrefixTerms, excluding the term skip (w's own). Caller holds
+// ix.mu.
+func (ix *Index) prefixTerms(w string, skip uint32) []qterm {
+	if utf8.RuneCountInString(w) < minPrefixLen {
+		return nil
+	}
+	words := ix.sortedWords()
+	i, _ := slices.BinarySearch(words, w)
+	seen := map[uint32]bool{skip: true}
+	var out []qterm
+	for ; i < len(words) && strings.HasPrefix(words[i], w); i++ {
+		tid, ok := ix.liveWord(words[i])
+		if !ok || seen[tid] {
+			continue
+		}
+		seen[tid] = true
+		out = append(out, qterm{tid: tid, w: prefixWeight})
+	}
+	slices.SortFunc(out, func(a, b qterm) int {
+		if c := cmp.Compare(ix.terms[b.tid].df, ix.terms[a.tid].df); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.tid, b.tid)
+	})
+	return out[:min(len(out), maxPrefixTerms)]
 }

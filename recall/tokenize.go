@@ -3,7 +3,6 @@ package recall
 import (
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -214,28 +213,44 @@ func scanCJK(text string, start int, dst *[]Token) int {
 }
 
 // The stem cache: stemming is the costliest step of indexing, and a store's vocabulary is
-// small. The cache stops growing at stemCacheMax entries.
-var (
-	stemCache     sync.Map
-	stemCacheSize atomic.Int64
+// small. It is sharded to keep concurrent indexers apart, and each shard stops growing at
+// stemShardMax entries.
+const (
+	stemShards   = 32
+	stemShardMax = 1 << 13
 )
 
-const stemCacheMax = 1 << 17
+var stemCache [stemShards]struct {
+	mu sync.RWMutex
+	m  map[string]string
+	_  [40]byte // keep shards on separate cache lines
+}
 
 func cachedStem(w string) string {
-	if v, ok := stemCache.Load(w); ok {
-		return v.(string)
+	h := uint(len(w))*31 + uint(w[0])*7 + uint(w[len(w)-1])
+	if len(w) > 2 {
+		h += uint(w[len(w)/2]) * 131
 	}
-	s := Stem(w)
-	if stemCacheSize.Load() < stemCacheMax {
+	sh := &stemCache[h%stemShards]
+	sh.mu.RLock()
+	s, ok := sh.m[w]
+	sh.mu.RUnlock()
+	if ok {
+		return s
+	}
+	s = Stem(w)
+	sh.mu.Lock()
+	if sh.m == nil {
+		sh.m = make(map[string]string)
+	}
+	if len(sh.m) < stemShardMax {
 		// Clone so a cached key never pins a large source text in memory.
 		k := strings.Clone(w)
 		if s == w {
 			s = k
 		}
-		if _, loaded := stemCache.LoadOrStore(k, s); !loaded {
-			stemCacheSize.Add(1)
-		}
+		sh.m[k] = s
 	}
+	sh.mu.Unlock()
 	return s
 }
