@@ -1,4 +1,105 @@
 package mcpserver
 
-// addSessionTools registers session_search once the transcript package can search.
-func (s *Server) addSessionTools() {}
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/strata-mem/strata/transcript"
+)
+
+// Limits of session_search.
+const (
+	sessionHitsDefault = 20
+	sessionHitsMax     = 100
+	sessionHitsPer     = 5 // per session, so one long session cannot fill the answer
+)
+
+// SessionSearchInput is session_search's input.
+type SessionSearchInput struct {
+	Query string `json:"query" jsonschema:"text to look for in earlier sessions of this project (case-insensitive, any language)"`
+	Limit int    `json:"limit,omitempty" jsonschema:"the most snippets to return, 1 to 100 (default 20)"`
+}
+
+// SessionHit is one message of an earlier session that contains the query.
+type SessionHit struct {
+	SessionID string `json:"session_id" jsonschema:"the session (strata sessions show ID prints it whole)"`
+	Title     string `json:"title,omitempty" jsonschema:"the session's title or first prompt"`
+	Time      string `json:"time,omitempty" jsonschema:"when the message was written (RFC 3339)"`
+	Type      string `json:"type" jsonschema:"user, assistant, summary …"`
+	Line      int    `json:"line" jsonschema:"line of the transcript file"`
+	Snippet   string `json:"snippet" jsonschema:"the matching text with some context"`
+}
+
+// SessionSearchOutput is session_search's result.
+type SessionSearchOutput struct {
+	Hits     []SessionHit `json:"hits" jsonschema:"matching messages, in session order"`
+	Sessions int          `json:"sessions" jsonschema:"how many session transcripts were searched"`
+}
+
+// addSessionTools registers session_search.
+func (s *Server) addSessionTools() {
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name: "session_search",
+		Description: "Search the transcripts of earlier sessions in this project (strata's and Claude Code's, when they share STRATA_HOME) for a word or phrase, " +
+			"and return short snippets of the messages that contain it, with the session they come from. Use it to recall what was decided or tried before.",
+		Annotations: readOnly("Search past sessions"),
+	}, s.sessionSearch)
+}
+
+func (s *Server) sessionSearch(ctx context.Context, req *mcp.CallToolRequest, in SessionSearchInput) (*mcp.CallToolResult, SessionSearchOutput, error) {
+	p, err := s.project(ctx, req.Session)
+	if err != nil {
+		return nil, SessionSearchOutput{}, err
+	}
+	switch {
+	case strings.TrimSpace(in.Query) == "":
+		return nil, SessionSearchOutput{}, errors.New("query is empty: say what to look for")
+	case len(in.Query) > maxQueryBytes:
+		return nil, SessionSearchOutput{}, fmt.Errorf("query is %d bytes; the limit is %d", len(in.Query), maxQueryBytes)
+	case in.Limit < 0 || in.Limit > sessionHitsMax:
+		return nil, SessionSearchOutput{}, fmt.Errorf("limit is %d; it must be between 1 and %d (0 means %d)", in.Limit, sessionHitsMax, sessionHitsDefault)
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = sessionHitsDefault
+	}
+	var paths []string
+	seen := map[string]bool{}
+	for _, cwd := range []string{p.dir, p.root} {
+		dir := transcript.ProjectDir(p.env, cwd)
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		files, err := transcript.Files(dir)
+		if err != nil {
+			return nil, SessionSearchOutput{}, fmt.Errorf("session_search: %w", err)
+		}
+		paths = append(paths, files...)
+	}
+	hits, err := transcript.Search(ctx, paths, in.Query, transcript.SearchOptions{Limit: limit, PerSession: sessionHitsPer})
+	if err != nil {
+		return nil, SessionSearchOutput{}, fmt.Errorf("session_search: %w", err)
+	}
+	out := SessionSearchOutput{Hits: make([]SessionHit, 0, len(hits)), Sessions: len(paths)}
+	titles := map[string]string{}
+	for _, h := range hits {
+		title, ok := titles[h.Path]
+		if !ok {
+			if info, err := transcript.Stat(h.Path); err == nil {
+				title = info.Label()
+			}
+			titles[h.Path] = title
+		}
+		hit := SessionHit{SessionID: h.SessionID, Title: title, Type: h.Type, Line: h.Line, Snippet: h.Snippet}
+		if !h.Time.IsZero() {
+			hit.Time = h.Time.UTC().Format(time.RFC3339)
+		}
+		out.Hits = append(out.Hits, hit)
+	}
+	return nil, out, nil
+}

@@ -1,0 +1,50 @@
+package mcpserver
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strata-mem/strata/transcript"
+)
+
+func TestSessionSearch(t *testing.T) {
+	f := newFixture(t)
+	dir := transcript.ProjectDir(f.env, f.project)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const id = "0192f0c4-7d3e-7a8b-9c1d-2e3f4a5b6c7d"
+	lines := []string{
+		fmt.Sprintf(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":%q,"timestamp":"2026-01-02T10:00:00.000Z","cwd":%q,"message":{"role":"user","content":"我们决定用 PostgreSQL 做存储，不用 MySQL"}}`, id, f.project),
+		fmt.Sprintf(`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":%q,"timestamp":"2026-01-02T10:00:05.000Z","cwd":%q,"message":{"role":"assistant","content":[{"type":"text","text":"Noted: the storage layer will use PostgreSQL."}]}}`, id, f.project),
+	}
+	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, f.server(t, nil), nil)
+
+	var out SessionSearchOutput
+	mustCall(t, cs, "session_search", SessionSearchInput{Query: "postgresql"}, &out)
+	if out.Sessions != 1 || len(out.Hits) != 2 {
+		t.Fatalf("session_search postgresql = %+v, want 2 hits in 1 session", out)
+	}
+	if h := out.Hits[0]; h.SessionID != id || h.Type != "user" || !strings.Contains(h.Snippet, "PostgreSQL") || h.Time == "" {
+		t.Errorf("first hit = %+v", h)
+	}
+	mustCall(t, cs, "session_search", SessionSearchInput{Query: "不用 MySQL"}, &out)
+	if len(out.Hits) != 1 {
+		t.Errorf("session_search 不用 MySQL = %+v, want 1 hit", out)
+	}
+	mustCall(t, cs, "session_search", SessionSearchInput{Query: "redis", Limit: 3}, &out)
+	if len(out.Hits) != 0 {
+		t.Errorf("session_search redis = %+v, want none", out)
+	}
+	for _, bad := range []SessionSearchInput{{Query: " "}, {Query: "x", Limit: -1}, {Query: "x", Limit: 1000}} {
+		if msg := call(t, cs, "session_search", bad, nil); msg == "" {
+			t.Errorf("session_search %+v succeeded", bad)
+		}
+	}
+}
