@@ -118,15 +118,6 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 		}
 	}
 	s.setNames()
-	s.allowed = []string{s.root}
-	for _, d := range []string{s.env.Home, s.env.ManagedDir} {
-		if d != "" {
-			if r, err := filepath.EvalSymlinks(d); err == nil {
-				d = r
-			}
-			s.allowed = append(s.allowed, filepath.Clean(d))
-		}
-	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -340,6 +331,20 @@ func (s *Set) addf(path string, line int, sev Severity, format string, args ...a
 
 // inside reports whether a resolved path is under the project root, STRATA_HOME or the managed dir.
 func (s *Set) inside(real string) bool {
+	if within(real, s.root) {
+		return true
+	}
+	if s.allowed == nil { // resolved on first need: most imports are inside the root
+		s.allowed = []string{s.root}
+		for _, d := range []string{s.env.Home, s.env.ManagedDir} {
+			if d != "" {
+				if r, err := filepath.EvalSymlinks(d); err == nil {
+					d = r
+				}
+				s.allowed = append(s.allowed, filepath.Clean(d))
+			}
+		}
+	}
 	for _, d := range s.allowed {
 		if within(real, d) {
 			return true
