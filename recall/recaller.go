@@ -1,0 +1,382 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/strata-mem/strata/memdir"
+)
+
+// Budget bounds what recall injects.
+type Budget struct {
+	FileLines    int // per file, lines of body (default 200)
+	FileBytes    int // per file, bytes of body (default 4,096)
+	Files        int // per turn (default 5)
+	SessionBytes int // per session, bytes of injected text (default 60 KB); reset by compaction
+}
+
+// DefaultBudget returns the reference system's budgets.
+func DefaultBudget() Budget {
+	return Budget{FileLines: 200, FileBytes: 4096, Files: 5, SessionBytes: 60 * 1024}
+}
+
+// Session is recall's memory of one conversation: which files were surfaced and how many
+// bytes were injected. It is safe for concurrent use.
+type Session struct {
+	mu       sync.Mutex
+	surfaced map[string]bool
+	used     int
+}
+
+// NewSession returns an empty session.
+func NewSession() *Session { return &Session{surfaced: map[string]bool{}} }
+
+// Reset forgets what was surfaced and spent, as after a compaction: the memories left the
+// context, so they may be recalled again.
+func (s *Session) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.surfaced = map[string]bool{}
+	s.used = 0
+}
+
+// Used returns the bytes injected since the session started or was reset.
+func (s *Session) Used() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.used
+}
+
+// Surfaced reports whether file was injected since the session started or was reset.
+func (s *Session) Surfaced(file string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.surfaced[file]
+}
+
+// Turn is what the caller knows about the user turn recall runs for.
+type Turn struct {
+	// Query is the user's message.
+	Query string
+	// Read reports whether the file at an absolute path is already in the read cache (the
+	// model has it in context). Nil means none is.
+	Read func(path string) bool
+	// Tools are the tools used successfully since the last user turn: reference memories
+	// about them are skipped, except for their warnings.
+	Tools []string
+}
+
+// Recalled is one memory to inject.
+type Recalled struct {
+	File        string
+	Path        string
+	Name        string
+	Description string
+	Type        memdir.Type
+	ModTime     time.Time
+	Score       float64
+	// Content is the text to inject: an age note for memories older than a day, the body
+	// (cut to the per-file budget, or only its warnings for a tool in use), and a note when
+	// something was cut.
+	Content string
+	// Truncated reports that Content holds less than the whole body.
+	Truncated bool
+	// AgeDays is the memory's age in whole days at recall time.
+	AgeDays int
+}
+
+// Skip says why a ranked memory was not injected.
+type Skip struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+// Skip reasons.
+const (
+	SkipSurfaced      = "already surfaced this session"
+	SkipRead          = "already read this session"
+	SkipToolReference = "reference for a tool in use (no warnings)"
+	SkipSessionBudget = "session budget spent"
+	SkipUnreadable    = "unreadable"
+)
+
+// Result is what one turn's recall produced.
+type Result struct {
+	Memories []Recalled
+	Skipped  []Skip
+	// Diagnostics are problems found in memory files while refreshing the index (broken
+	// frontmatter …); the files still count.
+	Diagnostics []memdir.Diagnostic
+}
+
+// Options configure a Recaller.
+type Options struct {
+	// Selector picks from the shortlist; nil means Lexical.
+	Selector Selector
+	// Stats records what was recalled; nil records nothing.
+	Stats *Stats
+	// Budget; zero fields take DefaultBudget's values.
+	Budget Budget
+	// Shortlist is how many ranked memories the selector sees (default 20).
+	Shortlist int
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Logger receives warnings that do not fail a turn (a stats write that failed); nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// Recaller runs recall for user turns over one memory dir's Ranker.
+type Recaller struct {
+	ranker *Ranker
+	dir    string
+	opts   Options
+	log    *slog.Logger
+}
+
+// NewRecaller returns a Recaller over ranker, whose memory files live in dir (used to read
+// them at injection time).
+func NewRecaller(ranker *Ranker, dir string, opts Options) *Recaller {
+	d := DefaultBudget()
+	if opts.Budget.FileLines <= 0 {
+		opts.Budget.FileLines = d.FileLines
+	}
+	if opts.Budget.FileBytes <= 0 {
+		opts.Budget.FileBytes = d.FileBytes
+	}
+	if opts.Budget.Files <= 0 {
+		opts.Budget.Files = d.Files
+	}
+	if opts.Budget.SessionBytes <= 0 {
+		opts.Budget.SessionBytes = d.SessionBytes
+	}
+	if opts.Shortlist <= 0 {
+		opts.Shortlist = 20
+	}
+	if opts.Selector == nil {
+		opts.Selector = Lexical{}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Recaller{ranker: ranker, dir: dir, opts: opts, log: log}
+}
+
+// Recall runs the pipeline for one turn: refresh the index from file changes, rank, drop what
+// the session already has, let the selector pick, read and cut each pick, charge the session
+// and record statistics. It fails only when the index cannot be refreshed or the selector
+// fails; a stats write that fails is logged.
+func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, error) {
+	var res Result
+	_, diags, err := r.ranker.Refresh(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.Diagnostics = diags
+	b := r.opts.Budget
+	hits := r.ranker.Search(t.Query, r.opts.Shortlist+b.Files*2)
+	warnOnly := map[string]bool{}
+	var short []Candidate
+	byFile := map[string]Hit{}
+	for _, h := range hits {
+		m := h.Memory
+		switch {
+		case s.Surfaced(m.File):
+			res.Skipped = append(res.Skipped, Skip{m.File, SkipSurfaced})
+			continue
+		case t.Read != nil && t.Read(r.path(m.File)):
+			res.Skipped = append(res.Skipped, Skip{m.File, SkipRead})
+			continue
+		case m.Type == memdir.TypeReference && mentionsTool(m, t.Tools):
+			if !hasWarnings(m.Body) {
+				res.Skipped = append(res.Skipped, Skip{m.File, SkipToolReference})
+				continue
+			}
+			warnOnly[m.File] = true
+		}
+		if len(short) < r.opts.Shortlist {
+			short = append(short, Candidate{File: m.File, Name: m.Name, Description: m.Description, Type: m.Type, ModTime: m.ModTime, Score: h.Score})
+			byFile[m.File] = h
+		}
+	}
+	if len(short) == 0 {
+		return res, nil
+	}
+	picked, err := r.opts.Selector.Select(ctx, t.Query, short, b.Files)
+	if err != nil {
+		return res, fmt.Errorf("recall: select: %w", err)
+	}
+	now := r.opts.Now()
+	seen := map[string]bool{}
+	var recalled []string
+	for _, file := range picked {
+		h, ok := byFile[file]
+		if !ok || seen[file] || len(res.Memories) == b.Files {
+			continue // invented by the selector, repeated, or over the turn's budget
+		}
+		seen[file] = true
+		rc, err := r.render(h, warnOnly[file], now)
+		if err != nil {
+			res.Skipped = append(res.Skipped, Skip{file, SkipUnreadable + ": " + err.Error()})
+			continue
+		}
+		if !s.charge(file, len(rc.Content), b.SessionBytes) {
+			res.Skipped = append(res.Skipped, Skip{file, SkipSessionBudget})
+			continue
+		}
+		res.Memories = append(res.Memories, rc)
+		recalled = append(recalled, file)
+	}
+	if r.opts.Stats != nil && len(recalled) > 0 {
+		if err := r.opts.Stats.Record(context.WithoutCancel(ctx), recalled, now); err != nil {
+			r.log.Warn("recall: recording statistics", "err", err)
+		}
+	}
+	return res, nil
+}
+
+// charge marks file surfaced and spends n bytes if the session budget allows.
+func (s *Session) charge(file string, n, limit int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used+n > limit {
+		return false
+	}
+	s.used += n
+	s.surfaced[file] = true
+	return true
+}
+
+func (r *Recaller) path(file string) string { return filepath.Join(r.dir, file) }
+
+// render reads the memory's current text and builds what is injected.
+func (r *Recaller) render(h Hit, warnOnly bool, now time.Time) (Recalled, error) {
+	m, _, err := readMemory(r.path(h.Memory.File), h.Memory.File, MaxIndexedBytes)
+	if err != nil {
+		return Recalled{}, err
+	}
+	rc := Recalled{File: m.File, Path: m.Path, Name: m.Name, Description: m.Description, Type: m.Type, ModTime: m.ModTime, Score: h.Score}
+	body := strings.TrimSpace(m.Body)
+	var b strings.Builder
+	if age := now.Sub(m.ModTime); age > 24*time.Hour {
+		rc.AgeDays = int(age / (24 * time.Hour))
+		fmt.Fprintf(&b, "(This memory is %d days old; verify against current code before relying on it.)\n\n", rc.AgeDays)
+	}
+	if warnOnly {
+		body = warningLines(body)
+		rc.Truncated = true
+		b.WriteString("(Only the warnings of this reference are shown: the tool is in use.)\n\n")
+	}
+	cut, note := Truncate(body, r.opts.Budget.FileLines, r.opts.Budget.FileBytes)
+	if note == "" && m.Size > MaxIndexedBytes {
+		note = "only the first MiB of the file was read"
+	}
+	b.WriteString(cut)
+	if note != "" {
+		rc.Truncated = true
+		fmt.Fprintf(&b, "\n\n[Cut: %s. Read %s for the rest.]", note, m.Path)
+	}
+	rc.Content = b.String()
+	return rc, nil
+}
+
+// Truncate cuts text to at most maxLines lines, then at most maxBytes bytes (at the last
+// line break that fits, or at a character boundary when a single line is longer). note says
+// which limit cut the text and how much was left out; it is "" when nothing was cut.
+func Truncate(text string, maxLines, maxBytes int) (cut, note string) {
+	var notes []string
+	if maxLines > 0 {
+		n := 0
+		for i := 0; i < len(text); i++ {
+			if text[i] == '\n' {
+				n++
+				if n == maxLines {
+					rest := strings.Count(text[i+1:], "\n") + 1
+					notes = append(notes, fmt.Sprintf("%d lines limit, %d more lines", maxLines, rest))
+					text = text[:i]
+					break
+				}
+			}
+		}
+	}
+	if maxBytes > 0 && len(text) > maxBytes {
+		end := strings.LastIndexByte(text[:maxBytes], '\n')
+		if end <= 0 {
+			end = maxBytes
+			for end > 0 && !utf8.RuneStart(text[end]) {
+				end--
+			}
+		}
+		notes = append(notes, fmt.Sprintf("%d bytes limit, %d more bytes", maxBytes, len(text)-end))
+		text = text[:end]
+	}
+	return text, strings.Join(notes, "; ")
+}
+
+// mentionsTool reports whether a memory is about one of the tools: the tool's name appears as
+// a word in the memory's name, description or file name.
+func mentionsTool(m memdir.Memory, tools []string) bool {
+	if len(tools) == 0 {
+		return false
+	}
+	hay := strings.ToLower(m.Name + " " + m.Description + " " + strings.TrimSuffix(m.File, ".md"))
+	for _, tool := range tools {
+		tool = strings.ToLower(strings.TrimSpace(tool))
+		if tool == "" {
+			continue
+		}
+		for i := 0; ; {
+			j := strings.Index(hay[i:], tool)
+			if j < 0 {
+				break
+			}
+			start, end := i+j, i+j+len(tool)
+			if (start == 0 || !isWordByte(hay[start-1])) && (end == len(hay) || !isWordByte(hay[end])) {
+				return true
+			}
+			i = start + 1
+		}
+	}
+	return false
+}
+
+// warningMarker finds the lines of a reference memory that warn: gotchas, caveats, things to
+// never or not do.
+var warningMarker = regexp.MustCompile(`(?i)\b(warn(ing)?s?|gotchas?|caveats?|careful|caution|beware|pitfalls?|never|do not|don'?t|avoid|must not|breaks?|broken|bug|important)\b|⚠|注意|警告|不要|切勿|禁止`)
+
+func hasWarnings(body string) bool { return warningMarker.MatchString(body) }
+
+// warningLines keeps the lines that warn, plus the heading of the section they are in.
+func warningLines(body string) string {
+	var out []string
+	heading := ""
+	for line := range strings.SplitSeq(body, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			heading = line
+			if warningMarker.MatchString(line) {
+				out = append(out, line)
+				heading = ""
+			}
+			continue
+		}
+		if warningMarker.MatchString(line) {
+			if heading != "" {
+				out = append(out, heading)
+				heading = ""
+			}
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}

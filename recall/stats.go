@@ -1,0 +1,142 @@
+package recall
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/strata-mem/strata/internal/fsutil"
+)
+
+// StatsFile is the name of the recall statistics sidecar in a memory dir. It starts with a
+// dot so it is never taken for a memory.
+const StatsFile = ".recall-stats.json"
+
+// ErrCorruptStats is wrapped by the error Stats.Load returns when the sidecar is not valid
+// JSON of the expected shape. The statistics are then empty; the next Record replaces the
+// file.
+var ErrCorruptStats = errors.New("recall: stats sidecar is corrupt")
+
+// StatEntry is what recall knows about one memory: how often it was surfaced and when last.
+type StatEntry struct {
+	Recalled     int       `json:"recalled"`
+	LastRecalled time.Time `json:"lastRecalled"`
+}
+
+type statsFile struct {
+	Version  int                  `json:"version"`
+	Memories map[string]StatEntry `json:"memories"`
+}
+
+// Stats reads and updates the recall statistics sidecar of one memory dir. Updates take a
+// cross-process lock and replace the file atomically, so concurrent sessions lose no count.
+// The memory files themselves are never touched.
+type Stats struct {
+	dir string
+	fs  fsutil.FS
+}
+
+// NewStats returns the statistics of the memory dir dir.
+func NewStats(dir string) *Stats { return &Stats{dir: dir, fs: fsutil.OS} }
+
+// NewStatsFS is NewStats writing through fsys (tests inject failures with it).
+func NewStatsFS(dir string, fsys fsutil.FS) *Stats { return &Stats{dir: dir, fs: fsys} }
+
+// Path returns the sidecar's path.
+func (s *Stats) Path() string { return filepath.Join(s.dir, StatsFile) }
+
+func (s *Stats) lockPath() string { return filepath.Join(s.dir, ".recall-stats.lock") }
+
+// Load returns the statistics per memory file. A missing sidecar means no statistics; a
+// corrupt one returns the empty map and an error wrapping ErrCorruptStats.
+func (s *Stats) Load(ctx context.Context) (map[string]StatEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(s.Path())
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]StatEntry{}, nil
+	}
+	if err != nil {
+		return map[string]StatEntry{}, fmt.Errorf("recall: read %s: %w", s.Path(), err)
+	}
+	var f statsFile
+	if err := json.Unmarshal(data, &f); err != nil || f.Memories == nil && len(data) > 0 && f.Version == 0 {
+		if err == nil {
+			err = errors.New("no version or memories field")
+		}
+		return map[string]StatEntry{}, fmt.Errorf("%w: %s: %v", ErrCorruptStats, s.Path(), err)
+	}
+	if f.Memories == nil {
+		f.Memories = map[string]StatEntry{}
+	}
+	return f.Memories, nil
+}
+
+// Record counts one recall of each file at now. A corrupt sidecar is replaced by fresh
+// statistics, and the returned error (wrapping ErrCorruptStats) says so after the write
+// succeeded; any other failure leaves the old sidecar as it was.
+func (s *Stats) Record(ctx context.Context, files []string, now time.Time) error {
+	if len(files) == 0 {
+		return nil
+	}
+	unlock, err := fsutil.Lock(ctx, s.lockPath())
+	if err != nil {
+		return fmt.Errorf("recall: stats: %w", err)
+	}
+	defer unlock()
+	stats, loadErr := s.Load(ctx)
+	if loadErr != nil && !errors.Is(loadErr, ErrCorruptStats) {
+		return loadErr
+	}
+	for _, f := range files {
+		e := stats[f]
+		e.Recalled++
+		e.LastRecalled = now.UTC()
+		stats[f] = e
+	}
+	data, err := json.MarshalIndent(statsFile{Version: 1, Memories: stats}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("recall: stats: %w", err)
+	}
+	if err := fsutil.WriteFileFS(s.fs, s.Path(), append(data, '\n'), fsutil.FileMode); err != nil {
+		return fmt.Errorf("recall: stats: %w", err)
+	}
+	return loadErr
+}
+
+// Forget drops the statistics of files that no longer exist (after a forget or an archive).
+func (s *Stats) Forget(ctx context.Context, files []string) error {
+	if len(files) == 0 {
+		return nil
+	}
+	unlock, err := fsutil.Lock(ctx, s.lockPath())
+	if err != nil {
+		return fmt.Errorf("recall: stats: %w", err)
+	}
+	defer unlock()
+	stats, err := s.Load(ctx)
+	if err != nil {
+		return err
+	}
+	n := len(stats)
+	for _, f := range files {
+		delete(stats, f)
+	}
+	if len(stats) == n {
+		return nil
+	}
+	data, err := json.MarshalIndent(statsFile{Version: 1, Memories: stats}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("recall: stats: %w", err)
+	}
+	if err := fsutil.WriteFileFS(s.fs, s.Path(), append(data, '\n'), fsutil.FileMode); err != nil {
+		return fmt.Errorf("recall: stats: %w", err)
+	}
+	return nil
+}
