@@ -184,6 +184,11 @@ func sortTasks(ts []Task) {
 func (t *Tasks) Move(id string, to Status, reason string) (Task, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.move(id, to, reason)
+}
+
+// move is Move for callers holding t.mu.
+func (t *Tasks) move(id string, to Status, reason string) (Task, error) {
 	task, ok := t.tasks[id]
 	if !ok {
 		return Task{}, fmt.Errorf("work: task %s: %w", id, ErrNoTask)
@@ -235,16 +240,16 @@ func (t *Tasks) Unnotified() []Task {
 // that they did not finish rather than wait for them.
 func (t *Tasks) Interrupt(reason string) []string {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	ids := make([]string, 0)
 	for id, task := range t.tasks {
 		if !task.Status.Terminal() {
 			ids = append(ids, id)
 		}
 	}
-	t.mu.Unlock()
 	slices.Sort(ids)
 	for _, id := range ids {
-		t.Move(id, Killed, reason) // cannot fail: the task exists and is not terminal
+		t.move(id, Killed, reason) // cannot fail: under the lock the task exists and is not terminal
 	}
 	return ids
 }
