@@ -1,0 +1,566 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/internal/fsutil"
+	"github.com/strata-mem/strata/transcript"
+)
+
+func init() {
+	registerIn("sessions", newSessionsListCmd)
+	registerIn("sessions", newSessionsShowCmd)
+	registerIn("sessions", newSessionsExportCmd)
+	registerIn("sessions", newSessionsSearchCmd)
+	registerIn("sessions", newSessionsArchiveCmd)
+}
+
+// cmdCtx is the command's context, or Background when it has none.
+func cmdCtx(c *cobra.Command) context.Context {
+	if ctx := c.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}
+
+// sessionsProjectDir is the transcript directory of the working directory (--cwd or the
+// process's): $STRATA_HOME/projects/<slug of cwd>.
+func sessionsProjectDir(app *App, cwdFlag string) (string, error) {
+	cwd, err := app.workDir(cwdFlag)
+	if err != nil {
+		return "", err
+	}
+	return transcript.ProjectDir(app.Env, cwd), nil
+}
+
+func newSessionsListCmd(app *App) *cobra.Command {
+	var all, asJSON bool
+	var cwd string
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List this project's sessions, newest first",
+		Long: `List the sessions started in this directory, newest first: id, last activity, size, branch and
+title (or first prompt). Only the first and last 64 KB of each transcript are read.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error { return sessionsList(cmdCtx(c), app, cwd, all, asJSON) },
+	}
+	c.Flags().BoolVar(&all, "all", false, "list the sessions of every project")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().StringVar(&cwd, "cwd", "", "act as if run in this directory (selects the project)")
+	return c
+}
+
+func sessionsList(ctx context.Context, app *App, cwdFlag string, all, asJSON bool) error {
+	var infos []transcript.Info
+	var err error
+	if all {
+		infos, err = transcript.ListAll(ctx, app.Env.ProjectsDir(), transcript.ListOptions{})
+	} else {
+		dir, derr := sessionsProjectDir(app, cwdFlag)
+		if derr != nil {
+			return derr
+		}
+		infos, err = transcript.List(ctx, dir, transcript.ListOptions{})
+	}
+	if err != nil {
+		if infos == nil && !isPartial(err) {
+			return err
+		}
+		warnEach(app, err)
+	}
+	if asJSON {
+		if infos == nil {
+			infos = []transcript.Info{}
+		}
+		return writeJSON(app.Out, infos)
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(app.Err, "no sessions")
+		return nil
+	}
+	tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
+	head := "ID\tLAST ACTIVITY\tSIZE\tBRANCH\tTITLE"
+	if all {
+		head = "ID\tLAST ACTIVITY\tSIZE\tBRANCH\tPROJECT\tTITLE"
+	}
+	fmt.Fprintln(tw, head)
+	for _, i := range infos {
+		row := []string{i.ID, i.LastActivity.Local().Format("2006-01-02 15:04"), humanSize(i.Size), dash(i.Branch)}
+		if all {
+			row = append(row, dash(firstNonEmpty(i.CWD, i.Project)))
+		}
+		row = append(row, dash(transcript.Shorten(i.Label(), 80)))
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	return tw.Flush()
+}
+
+// isPartial reports whether err is a joined list of per-file errors (listing still returned
+// the other files).
+func isPartial(err error) bool {
+	_, ok := err.(interface{ Unwrap() []error })
+	return ok
+}
+
+// warnEach prints each error joined in err as a warning.
+func warnEach(app *App, err error) {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			warnEach(app, e)
+		}
+		return
+	}
+	fmt.Fprintf(app.Err, "strata: warning: %v\n", err)
+}
+
+func newSessionsShowCmd(app *App) *cobra.Command {
+	var asJSON bool
+	var cwd string
+	c := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a session's conversation, rebuilt from its transcript",
+		Long: `Show the conversation of a session as strata rebuilds it on resume: the chain of messages from
+the newest leaf back along parentUuid, across compact boundaries, with the whole history read.
+ID may be any unique prefix of a session id (this project is searched first, then all), or
+the path of a .jsonl transcript.
+Skipped lines and breaks in the chain are reported on stderr.`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return sessionsShow(cmdCtx(c), app, cwd, args[0], asJSON) },
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().StringVar(&cwd, "cwd", "", "act as if run in this directory (selects the project)")
+	return c
+}
+
+// loadSession finds the session id names (or reads the .jsonl file it names) and loads its
+// whole history.
+func loadSession(ctx context.Context, app *App, cwdFlag, id string) (*transcript.Session, error) {
+	if strings.HasSuffix(id, ".jsonl") {
+		if st, err := os.Stat(id); err == nil && st.Mode().IsRegular() {
+			return transcript.Load(ctx, id, transcript.ReadOptions{Full: true})
+		}
+	}
+	dir, err := sessionsProjectDir(app, cwdFlag)
+	if err != nil {
+		return nil, err
+	}
+	path, err := transcript.Find(app.Env.ProjectsDir(), dir, id)
+	if err != nil {
+		return nil, &ExitError{Code: ExitFailure, Err: err}
+	}
+	return transcript.Load(ctx, path, transcript.ReadOptions{Full: true})
+}
+
+// showEntry is one chain entry in `sessions show --json`.
+type showEntry struct {
+	Line             int             `json:"line"`
+	UUID             string          `json:"uuid"`
+	ParentUUID       string          `json:"parentUuid,omitempty"`
+	Type             string          `json:"type"`
+	Subtype          string          `json:"subtype,omitempty"`
+	Timestamp        time.Time       `json:"timestamp,omitzero"`
+	IsSidechain      bool            `json:"isSidechain,omitempty"`
+	IsMeta           bool            `json:"isMeta,omitempty"`
+	IsCompactSummary bool            `json:"isCompactSummary,omitempty"`
+	Message          json.RawMessage `json:"message,omitempty"`
+	Content          json.RawMessage `json:"content,omitempty"`
+}
+
+type showJSON struct {
+	ID       string               `json:"id"`
+	Path     string               `json:"path"`
+	Title    string               `json:"title,omitempty"`
+	Tag      string               `json:"tag,omitempty"`
+	Boundary int                  `json:"lastCompactBoundary"`
+	Entries  []showEntry          `json:"entries"`
+	Problems []transcript.Problem `json:"problems"`
+}
+
+func sessionsShow(ctx context.Context, app *App, cwdFlag, id string, asJSON bool) error {
+	s, err := loadSession(ctx, app, cwdFlag, id)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		out := showJSON{ID: s.ID, Path: s.File.Path, Title: s.Meta.Title(), Tag: s.Meta.Tag, Boundary: s.Boundary,
+			Entries: []showEntry{}, Problems: s.Problems}
+		if out.Problems == nil {
+			out.Problems = []transcript.Problem{}
+		}
+		for _, e := range s.Chain {
+			out.Entries = append(out.Entries, showEntry{Line: e.Line, UUID: e.UUID, ParentUUID: e.ParentUUID, Type: e.Type,
+				Subtype: e.Subtype, Timestamp: e.Timestamp, IsSidechain: e.IsSidechain, IsMeta: e.IsMeta,
+				IsCompactSummary: e.IsCompactSummary, Message: e.Message, Content: e.Content})
+		}
+		return writeJSON(app.Out, out)
+	}
+	for _, p := range s.Problems {
+		fmt.Fprintf(app.Err, "strata: %s: %s\n", s.File.Path, p)
+	}
+	w := app.Out
+	fmt.Fprintf(w, "session %s\n", s.ID)
+	if t := s.Meta.Title(); t != "" {
+		fmt.Fprintf(w, "title   %s\n", transcript.Shorten(t, 200))
+	}
+	fmt.Fprintf(w, "file    %s\n", s.File.Path)
+	if len(s.Chain) > 0 && s.Chain[0].CWD != "" {
+		fmt.Fprintf(w, "cwd     %s\n", s.Chain[0].CWD)
+	}
+	fmt.Fprintf(w, "%d entries in the conversation, %d lines in the file\n", len(s.Chain), s.File.Lines)
+	for _, e := range s.Chain {
+		printShowEntry(w, e)
+	}
+	return nil
+}
+
+func printShowEntry(w io.Writer, e *transcript.Entry) {
+	when := ""
+	if !e.Timestamp.IsZero() {
+		when = " · " + e.Timestamp.Local().Format("2006-01-02 15:04:05")
+	}
+	switch {
+	case e.IsCompactBoundary():
+		fmt.Fprintf(w, "\n══ conversation compacted%s ══\n", when)
+		return
+	case e.Type == transcript.TypeUser || e.Type == transcript.TypeAssistant:
+	case e.Type == transcript.TypeSystem:
+		var text string
+		if json.Unmarshal(e.Content, &text) == nil && text != "" {
+			fmt.Fprintf(w, "\n── system%s\n%s\n", when, indent(transcript.Shorten(text, 300)))
+		}
+		return
+	default:
+		return // progress and attachments: not part of what was said
+	}
+	m, ok, err := e.DecodeMessage()
+	if err != nil || !ok {
+		return
+	}
+	label := e.Type
+	switch {
+	case e.IsCompactSummary:
+		label = "summary"
+	case e.IsMeta:
+		label += " (meta)"
+	case e.IsSidechain:
+		label += " (sidechain)"
+	}
+	fmt.Fprintf(w, "\n── %s%s\n", label, when)
+	for _, b := range m.Content {
+		switch b.Type {
+		case conversation.Text:
+			fmt.Fprintln(w, indent(strings.TrimSpace(b.Text)))
+		case conversation.Thinking:
+			fmt.Fprintf(w, "  [thinking: %s]\n", transcript.Shorten(b.Thinking, 100))
+		case conversation.ToolUse:
+			fmt.Fprintf(w, "  [tool %s %s]\n", b.Name, transcript.Shorten(string(b.Input), 160))
+		case conversation.ToolResult:
+			status := "result"
+			if b.IsError {
+				status = "error"
+			}
+			text := conversation.Message{Content: b.Content}.TextOf()
+			fmt.Fprintf(w, "  [%s: %s]\n", status, transcript.Shorten(text, 160))
+		case conversation.Image:
+			fmt.Fprintln(w, "  [image]")
+		default:
+			fmt.Fprintf(w, "  [%s]\n", b.Type)
+		}
+	}
+}
+
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+func newSessionsExportCmd(app *App) *cobra.Command {
+	var format, output, cwd string
+	c := &cobra.Command{
+		Use:   "export ID --format md|jsonl",
+		Short: "Export a session's conversation as markdown or JSONL",
+		Long: `Export the rebuilt conversation of a session. md is a readable document; jsonl is the chain's
+lines exactly as they are in the transcript (oldest first), followed by the session's latest
+metadata lines, so the result is itself a valid transcript. ID may be a unique prefix.`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if format != "md" && format != "jsonl" {
+				return usagef("--format must be md or jsonl, not %q", format)
+			}
+			return sessionsExport(cmdCtx(c), app, cwd, args[0], format, output)
+		},
+	}
+	c.Flags().StringVar(&format, "format", "md", "md or jsonl")
+	c.Flags().StringVarP(&output, "output", "o", "", "write to this file (atomically) instead of stdout")
+	c.Flags().StringVar(&cwd, "cwd", "", "act as if run in this directory (selects the project)")
+	return c
+}
+
+func sessionsExport(ctx context.Context, app *App, cwdFlag, id, format, output string) error {
+	s, err := loadSession(ctx, app, cwdFlag, id)
+	if err != nil {
+		return err
+	}
+	for _, p := range s.Problems {
+		fmt.Fprintf(app.Err, "strata: %s: %s\n", s.File.Path, p)
+	}
+	var b strings.Builder
+	switch format {
+	case "md":
+		if err := transcript.WriteMarkdown(&b, s); err != nil {
+			return err
+		}
+	case "jsonl":
+		for _, e := range s.Chain {
+			b.Write(e.Raw)
+			b.WriteByte('\n')
+		}
+		for _, e := range s.Meta.List() {
+			b.Write(e.Raw)
+			b.WriteByte('\n')
+		}
+	}
+	if output == "" {
+		_, err := io.WriteString(app.Out, b.String())
+		return err
+	}
+	if err := fsutil.WriteFile(output, []byte(b.String()), fsutil.FileMode); err != nil {
+		return err
+	}
+	fmt.Fprintf(app.Err, "wrote %s (%s)\n", output, humanSize(int64(b.Len())))
+	return nil
+}
+
+func newSessionsSearchCmd(app *App) *cobra.Command {
+	var all, asJSON bool
+	var limit int
+	var cwd string
+	c := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Search the text of this project's transcripts",
+		Long: `Search user and assistant messages (text and tool results), summaries and titles for QUERY,
+ignoring case. Each hit shows the session, the time and a snippet. Exits 1 when nothing matches.`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if strings.TrimSpace(args[0]) == "" {
+				return usagef("empty query")
+			}
+			return sessionsSearch(cmdCtx(c), app, cwd, args[0], all, asJSON, limit)
+		},
+	}
+	c.Flags().BoolVar(&all, "all", false, "search the sessions of every project")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().IntVar(&limit, "limit", 100, "stop after this many hits (0: no limit)")
+	c.Flags().StringVar(&cwd, "cwd", "", "act as if run in this directory (selects the project)")
+	return c
+}
+
+func sessionsSearch(ctx context.Context, app *App, cwdFlag, query string, all, asJSON bool, limit int) error {
+	var infos []transcript.Info
+	var err error
+	if all {
+		infos, err = transcript.ListAll(ctx, app.Env.ProjectsDir(), transcript.ListOptions{})
+	} else {
+		dir, derr := sessionsProjectDir(app, cwdFlag)
+		if derr != nil {
+			return derr
+		}
+		infos, err = transcript.List(ctx, dir, transcript.ListOptions{})
+	}
+	if err != nil {
+		warnEach(app, err)
+	}
+	paths := make([]string, len(infos))
+	for i, info := range infos {
+		paths[i] = info.Path
+	}
+	hits, err := transcript.Search(ctx, paths, query, transcript.SearchOptions{Limit: limit})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if hits == nil {
+			hits = []transcript.Hit{}
+		}
+		if err := writeJSON(app.Out, hits); err != nil {
+			return err
+		}
+	} else {
+		for _, h := range hits {
+			when := "-"
+			if !h.Time.IsZero() {
+				when = h.Time.Local().Format("2006-01-02 15:04")
+			}
+			fmt.Fprintf(app.Out, "%s  %s  %s: %s\n", h.SessionID, when, h.Type, h.Snippet)
+		}
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(app.Err, "no match for %q in %d sessions\n", query, len(paths))
+		return &ExitError{Code: ExitFailure}
+	}
+	return nil
+}
+
+func newSessionsArchiveCmd(app *App) *cobra.Command {
+	var olderThan, to, cwd string
+	var yes, asJSON bool
+	c := &cobra.Command{
+		Use:   "archive",
+		Short: "Move old transcripts to an archive directory (a dry run unless --yes)",
+		Long: `Move transcripts not written to for longer than --older-than (default: the cleanupPeriodDays
+setting, else 30d) out of $STRATA_HOME/projects into --to (default $STRATA_HOME/archive/projects),
+keeping each project's directory. A session's subagent directory moves with it. Nothing is
+deleted; sessions being written by a running strata are skipped. Without --yes nothing moves:
+the command only says what it would move.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			age, err := archiveAge(app, cwd, olderThan)
+			if err != nil {
+				return err
+			}
+			return sessionsArchive(cmdCtx(c), app, age, to, yes, asJSON)
+		},
+	}
+	c.Flags().StringVar(&olderThan, "older-than", "", "age such as 30d, 2w or 12h (default: cleanupPeriodDays, else 30d)")
+	c.Flags().StringVar(&to, "to", "", "archive directory (default $STRATA_HOME/archive/projects)")
+	c.Flags().BoolVar(&yes, "yes", false, "really move the files")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().StringVar(&cwd, "cwd", "", "read project settings from this directory")
+	return c
+}
+
+// archiveAge returns --older-than, else the cleanupPeriodDays setting, else 30 days.
+func archiveAge(app *App, cwdFlag, flag string) (time.Duration, error) {
+	if flag != "" {
+		d, err := parseAge(flag)
+		if err != nil {
+			return 0, usagef("--older-than: %v", err)
+		}
+		return d, nil
+	}
+	cwd, err := app.workDir(cwdFlag)
+	if err != nil {
+		return 0, err
+	}
+	settings, errs := app.Env.Load(config.ProjectRoot(cwd))
+	for _, e := range errs {
+		fmt.Fprintf(app.Err, "strata: warning: %v\n", e)
+	}
+	if settings.CleanupPeriodDays > 0 {
+		return time.Duration(settings.CleanupPeriodDays) * 24 * time.Hour, nil
+	}
+	return 30 * 24 * time.Hour, nil
+}
+
+// parseAge accepts Go durations plus days (30d) and weeks (2w).
+func parseAge(s string) (time.Duration, error) {
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			v, err := strconv.ParseFloat(n, 64)
+			if err != nil || v <= 0 {
+				return 0, fmt.Errorf("invalid age %q", s)
+			}
+			return time.Duration(v * float64(unit)), nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("invalid age %q (use e.g. 30d, 2w, 12h)", s)
+	}
+	return d, nil
+}
+
+func sessionsArchive(ctx context.Context, app *App, age time.Duration, to string, yes, asJSON bool) error {
+	if to != "" {
+		abs, err := absPath(to)
+		if err != nil {
+			return err
+		}
+		to = abs
+	} else {
+		to = transcript.DefaultArchiveDir(app.Env.ProjectsDir())
+	}
+	opts := transcript.ArchiveOptions{OlderThan: age, To: to, Apply: yes, Now: app.Now}
+	moves, err := transcript.Archive(ctx, app.Env.ProjectsDir(), opts)
+	if asJSON {
+		if moves == nil {
+			moves = []transcript.Move{}
+		}
+		if jerr := writeJSON(app.Out, struct {
+			DryRun bool              `json:"dryRun"`
+			To     string            `json:"to"`
+			Moves  []transcript.Move `json:"moves"`
+		}{!yes, to, moves}); jerr != nil {
+			return jerr
+		}
+	} else {
+		var total int64
+		n := 0
+		for _, m := range moves {
+			switch {
+			case m.Err != "":
+				fmt.Fprintf(app.Out, "not moved  %s: %s\n", m.From, m.Err)
+			case m.Moved:
+				fmt.Fprintf(app.Out, "moved      %s -> %s\n", m.From, m.To)
+			default:
+				fmt.Fprintf(app.Out, "would move %s -> %s\n", m.From, m.To)
+			}
+			if m.Err == "" {
+				total += m.Size
+				n++
+			}
+		}
+		switch {
+		case len(moves) == 0:
+			fmt.Fprintf(app.Out, "no transcript older than %s\n", age)
+		case yes:
+			fmt.Fprintf(app.Out, "moved %d sessions (%s) to %s\n", n, humanSize(total), to)
+		default:
+			fmt.Fprintf(app.Out, "dry run: %d sessions (%s) would move to %s; run with --yes to move them\n", n, humanSize(total), to)
+		}
+	}
+	if err != nil {
+		if !asJSON {
+			fmt.Fprintf(app.Err, "strata: %v\n", err)
+		}
+		return &ExitError{Code: ExitFailure}
+	}
+	return nil
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
