@@ -563,4 +563,3 @@ func firstNonEmpty(s ...string) string {
 	}
 	return ""
 }
-
