@@ -22,7 +22,7 @@
 // project root). A rule without paths, or whose globs are all "**", loads at session start; so
 // does a rule whose frontmatter cannot be parsed (with an error, so it is never silently lost).
 // Instruction files in directories below the working directory load once, the first time any path
-// under them is touched. Per-directory lookups are cached in the Set, so a touch that brings
+// under them (or the directory itself) is touched. Per-directory lookups are cached in the Set, so a touch that brings
 // nothing new costs no system call for directories already seen.
 //
 // # Imports
@@ -44,7 +44,14 @@
 // directory that covers everything below it, or a doublestar glob; "~/" allowed) names it; it
 // would be a 6th hop (a file reached through 5 imports loads); it closes a cycle (file identity,
 // so symlinks cannot hide one); it is a directory, device, pipe or socket; it is not a text file.
-// A file imported twice loads once (an info diagnostic says where it already is).
+// A file imported twice loads once (an info diagnostic says where it already is). Note that
+// files found above the project root (say ~/CLAUDE.md) may import only inside the project root,
+// $STRATA_HOME, the managed directory or approved paths, like every other file.
+//
+// # Excludes
+//
+// claudeMdExcludes (doublestar globs on absolute paths) skips any instruction file or import it
+// matches, with an info diagnostic; managed files are policy and cannot be excluded.
 //
 // # What the model sees
 //

@@ -63,16 +63,11 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("instructions: working directory %s: %w", cwd, err)
 	}
-	r, err := filepath.EvalSymlinks(abs)
+	r, err := resolveDir(abs)
 	if err != nil {
 		return nil, fmt.Errorf("instructions: working directory: %w", err)
 	}
 	abs = r
-	if fi, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("instructions: working directory: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("instructions: working directory %s: not a directory", abs)
-	}
 	s := &Set{
 		env:      opts.Env,
 		log:      opts.Logger,
@@ -477,7 +472,7 @@ func (s *Set) rootHint(from, p, abs string) string {
 
 // Touch tells the set that path (absolute, or relative to the working directory) was accessed
 // and returns the pieces that newly apply: instruction files of directories between the working
-// directory and path (once each), and conditional rules whose globs match path (once each), with
+// directory and path, and of path itself when it is a directory (once each), and conditional rules whose globs match path (once each), with
 // their imports. Touching the same path again returns nothing. path need not exist.
 func (s *Set) Touch(ctx context.Context, path string) []Source {
 	s.mu.Lock()
@@ -513,6 +508,13 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 			}
 			s.dirSeen[d] = true
 			out = append(out, s.loadDir(ctx, d, true, p)...)
+		}
+		// A touched directory (a glob or grep hit, a listing) counts as being under itself.
+		if !s.dirSeen[p] {
+			s.dirSeen[p] = true
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+				out = append(out, s.loadDir(ctx, p, true, p)...)
+			}
 		}
 	}
 	if len(s.pending) > 0 {

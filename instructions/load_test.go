@@ -252,3 +252,14 @@ func TestNothingFound(t *testing.T) {
 		t.Errorf("found %v", got)
 	}
 }
+
+func TestTouchDirectory(t *testing.T) {
+	f := newFixture(t, map[string]string{"repo/web/CLAUDE.md": "web\n", "repo/web/x/y.txt": "y"})
+	s := f.load("repo")
+	if got := f.rel(s.Touch(context.Background(), "web")); !cmp.Equal(got, []string{"nested:nested_traversal:repo/web/CLAUDE.md"}) {
+		t.Errorf("touching the directory: %v", got)
+	}
+	if got := s.Touch(context.Background(), "web/x/y.txt"); len(got) != 0 {
+		t.Errorf("loaded twice: %v", f.rel(got))
+	}
+}

@@ -219,3 +219,19 @@ func expandTilde(p, home string) string {
 	}
 	return p
 }
+
+// resolveDirSlow is resolveDir by the portable route.
+func resolveDirSlow(dir string) (string, error) {
+	r, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(r)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", &fs.PathError{Op: "open", Path: dir, Err: syscall.ENOTDIR}
+	}
+	return r, nil
+}
