@@ -93,15 +93,13 @@ func scan(body string, firstLine int) scanned {
 				}
 				continue
 			}
-			if !strings.Contains(t[4:], "-->") {
-				inComment = true
-				commentBuf.Reset()
-				commentBuf.WriteString(l)
-				if hasNL {
-					commentBuf.WriteByte('\n')
-				}
-				continue
+			inComment = true
+			commentBuf.Reset()
+			commentBuf.WriteString(l)
+			if hasNL {
+				commentBuf.WriteByte('\n')
 			}
+			continue
 		}
 		emit(l)
 		refs = scanLine(l, line, refs)

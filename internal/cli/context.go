@@ -82,9 +82,11 @@ func runContext(ctx context.Context, app *App, o contextOptions) error {
 		}
 	}
 	startCount := len(set.Sources())
+	added := 0
 	for _, t := range o.touch {
-		set.Touch(ctx, t)
+		added += len(set.Touch(ctx, t))
 	}
+	startCount -= countEnforced(set.Sources()) // enforced repeats stay last, after touched pieces
 	srcs := set.Sources()
 	diags := set.Diagnostics()
 	if o.json {
@@ -108,7 +110,7 @@ func runContext(ctx context.Context, app *App, o contextOptions) error {
 	fmt.Fprintf(w, "Instructions for %s (project root %s), in load order, lowest priority first:\n\n", set.Cwd(), set.ProjectRoot())
 	fmt.Fprintf(w, "  %3s  %-8s %-17s %7s  %s\n", "#", "layer", "reason", "tokens", "path")
 	for i, s := range srcs {
-		if i == startCount && len(o.touch) > 0 {
+		if i == startCount && added > 0 {
 			fmt.Fprintf(w, "  -- added by touching %s:\n", strings.Join(o.touch, ", "))
 		}
 		note := ""
@@ -123,10 +125,10 @@ func runContext(ctx context.Context, app *App, o contextOptions) error {
 		}
 		fmt.Fprintf(w, "  %3d  %-8s %-17s %7d  %s%s\n", i+1, s.Layer, s.Reason, s.Tokens, s.Path, note)
 	}
-	if len(o.touch) > 0 && startCount == len(srcs) {
+	if len(o.touch) > 0 && added == 0 {
 		fmt.Fprintf(w, "  -- touching %s adds nothing.\n", strings.Join(o.touch, ", "))
 	}
-	fmt.Fprintf(w, "\nTotal: %d pieces, about %d tokens.\n", len(srcs), set.Tokens())
+	fmt.Fprintf(w, "\nTotal: %d %s, about %d tokens.\n", len(srcs), ctxPlural(len(srcs), "piece", "pieces"), set.Tokens())
 	printInstructionDiags(w, diags)
 	fmt.Fprintf(w, "\nWhat the model sees:\n\n")
 	io.WriteString(w, instructions.RenderSources(srcs))
@@ -141,4 +143,21 @@ func printInstructionDiags(w io.Writer, diags []instructions.Diagnostic) {
 	for _, d := range diags {
 		fmt.Fprintf(w, "  %s\n", d)
 	}
+}
+
+func countEnforced(srcs []instructions.Source) int {
+	n := 0
+	for _, s := range srcs {
+		if s.Enforced {
+			n++
+		}
+	}
+	return n
+}
+
+func ctxPlural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
