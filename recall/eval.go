@@ -180,7 +180,7 @@ type EvalReport struct {
 	BuildMS float64 `json:"build_ms"`
 	// Skipped counts queries left out of the metrics (adversarial, other categories, no
 	// relevant memory).
-	Skipped int `json:"skipped"`
+	Skipped int `json:"-"`
 }
 
 // Latency is per-query search time in milliseconds.

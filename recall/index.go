@@ -151,6 +151,7 @@ func analyse(m memdir.Memory) analysed {
 	a := analysed{mem: m}
 	pos := make(map[string]int, min(len(m.Body)/4+16, 4096))
 	var toks []Token
+	var last []string // the last written form recorded for each term
 	for f, text := range [numFields]string{m.Name, m.Description, m.Body} {
 		n := 0
 		for line := range strings.SplitSeq(text, "\n") {
@@ -161,8 +162,18 @@ func analyse(m memdir.Memory) analysed {
 			for _, t := range toks {
 				n++
 				i, isNew := a.add(pos, t.Term, f)
-				if isNew && t.Surface != "" {
-					a.words = append(a.words, t.Surface, t.Term)
+				if t.Surface != "" {
+					// Record each written form of a term once in a row: enough for spelling
+					// correction to know "deploying" as well as "deploy".
+					if isNew {
+						last = append(last, t.Surface)
+						a.words = append(a.words, t.Surface, t.Term)
+					} else if i < len(last) && last[i] != t.Surface {
+						last[i] = t.Surface
+						a.words = append(a.words, t.Surface, t.Term)
+					}
+				} else if isNew {
+					last = append(last, "")
 				}
 				if f != fieldName {
 					a.lines = append(a.lines, int32(i))

@@ -27,6 +27,8 @@ type RankerOptions struct {
 // disappeared, so the index stays warm across turns. It is safe for concurrent use.
 type Ranker struct {
 	src     Source
+	feed    ChangeSource    // set instead of src for a store that tracks its own changes
+	snap    memdir.Snapshot // what feed reported last
 	ix      *Index
 	workers int
 	log     *slog.Logger
@@ -52,6 +54,20 @@ func NewRanker(src Source, opts RankerOptions) *Ranker {
 	return &Ranker{src: src, ix: NewIndex(p), workers: w, log: log, seen: map[string]FileInfo{}}
 }
 
+// ChangeSource is a store that reports what changed since a snapshot, reading only changed
+// files: *memdir.Store is one. A Ranker over it indexes exactly what the store lists.
+type ChangeSource interface {
+	Changes(ctx context.Context, since memdir.Snapshot) (changed []memdir.Memory, removed []string, next memdir.Snapshot, err error)
+}
+
+// NewStoreRanker returns a Ranker kept in step with a store's own change detection (see
+// ChangeSource); call Refresh before searching.
+func NewStoreRanker(store ChangeSource, opts RankerOptions) *Ranker {
+	r := NewRanker(nil, opts)
+	r.feed = store
+	return r
+}
+
 // Index returns the ranker's index.
 func (r *Ranker) Index() *Index { return r.ix }
 
@@ -67,6 +83,9 @@ type RefreshStats struct {
 func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.feed != nil {
+		return r.refreshFeed(ctx)
+	}
 	var st RefreshStats
 	infos, err := r.src.Scan(ctx)
 	if err != nil {
@@ -101,12 +120,59 @@ func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic
 	return st, diags, err
 }
 
+// refreshFeed is Refresh over a ChangeSource. Caller holds r.mu.
+func (r *Ranker) refreshFeed(ctx context.Context) (RefreshStats, []memdir.Diagnostic, error) {
+	var st RefreshStats
+	changed, removed, next, err := r.feed.Changes(ctx, r.snap)
+	if err != nil {
+		return st, nil, err
+	}
+	as := make([]analysed, len(changed))
+	workers := min(r.workers, len(changed))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(changed); i += workers {
+				as[i] = analyse(changed[i])
+			}
+		})
+	}
+	wg.Wait()
+	r.ix.mu.Lock()
+	defer r.ix.mu.Unlock()
+	for _, f := range removed {
+		if r.ix.unlink(f) {
+			st.Removed++
+		}
+		delete(r.seen, f)
+	}
+	if len(r.ix.docs) == 0 {
+		r.ix.bulkLink(as)
+		st.Added = len(as)
+	} else {
+		for _, a := range as {
+			if _, ok := r.ix.byFile[a.mem.File]; ok {
+				st.Updated++
+			} else {
+				st.Added++
+			}
+			r.ix.link(a)
+		}
+	}
+	r.snap = next
+	return st, nil, nil
+}
+
 // Update re-reads the named files now (after the caller wrote them), without scanning the whole
 // source: the cheap path for a store that knows what it changed. A named file that no longer
-// exists is removed from the index.
+// exists is removed from the index. Over a ChangeSource, Update is Refresh.
 func (r *Ranker) Update(ctx context.Context, files ...string) ([]memdir.Diagnostic, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.feed != nil {
+		_, diags, err := r.refreshFeed(ctx)
+		return diags, err
+	}
 	return r.load(ctx, files)
 }
 

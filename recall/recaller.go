@@ -258,7 +258,7 @@ func (s *Session) charge(file string, n, limit int) bool {
 	return true
 }
 
-func (r *Recaller) path(file string) string { return filepath.Join(r.dir, file) }
+func (r *Recaller) path(file string) string { return filepath.Join(r.dir, filepath.FromSlash(file)) }
 
 // render reads the memory's current text and builds what is injected.
 func (r *Recaller) render(h Hit, warnOnly bool, now time.Time) (Recalled, error) {

@@ -349,3 +349,40 @@ func TestLoadHeadersReadsOnlyTheStart(t *testing.T) {
 		t.Errorf("diagnostics = %v, want one warning for broken.md", diags)
 	}
 }
+
+func TestStoreRanker(t *testing.T) {
+	dir := t.TempDir()
+	writeMem(t, dir, "a.md", "alpha", "user", "alpha topic", "zebra")
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeMem(t, filepath.Join(dir, "sub"), "b.md", "beta", "user", "beta topic", "giraffe")
+	store, err := memdir.Open(dir, memdir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewStoreRanker(store, RankerOptions{})
+	if _, _, err := r.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if hits := r.Search("giraffe", 5); len(hits) != 1 || hits[0].Memory.File != "sub/b.md" {
+		t.Fatalf("giraffe: %v", files(hits))
+	}
+	writeMem(t, dir, "a.md", "alpha", "user", "alpha topic", "okapi and more words")
+	if err := os.Remove(filepath.Join(dir, "sub", "b.md")); err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := r.Refresh(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != (RefreshStats{Updated: 1, Removed: 1}) {
+		t.Errorf("refresh stats = %+v", st)
+	}
+	if hits := r.Search("giraffe zebra", 5); len(hits) != 0 {
+		t.Errorf("stale content found: %v", files(hits))
+	}
+	if hits := r.Search("okapi", 5); len(hits) != 1 {
+		t.Errorf("new content not found: %v", files(hits))
+	}
+}
