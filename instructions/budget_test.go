@@ -74,7 +74,7 @@ func TestEnforcedAndLint(t *testing.T) {
 		t.Error("render lacks the enforced piece")
 	}
 	s.LoadAll(context.Background(), 0)
-	ds := s.Lint()
+	ds := s.Lint(context.Background())
 	if !hasDiag(ds, SeverityWarning, "repo/CLAUDE.md", "repeats the enforced line") {
 		t.Errorf("no duplicate warning: %q", f.diags(ds))
 	}

@@ -63,7 +63,7 @@ func TestCorpus(t *testing.T) {
 		if len(s.Sources()) == 0 {
 			t.Errorf("%s: nothing loaded", e.Name())
 		}
-		ds := s.Lint()
+		ds := s.Lint(context.Background())
 		all = append(all, ds...)
 		for _, d := range ds {
 			if d.Path == "" || !strings.HasPrefix(d.Path, "/") {

@@ -1,6 +1,7 @@
 package instructions
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -70,7 +71,7 @@ var keyValue = regexp.MustCompile(`^\s*(?:[-*+]\s+)?\**([A-Za-z][A-Za-z0-9_.-]*(
 // Lint returns every diagnostic of the set plus the enforcement checks: lower-layer lines
 // that repeat an enforced line exactly (a warning: the repeat is useless) and "key: value"
 // lines that give an enforced key another value (a warning naming both places).
-func (s *Set) Lint() []Diagnostic {
+func (s *Set) Lint(ctx context.Context) []Diagnostic {
 	diags := s.Diagnostics()
 	s.mu.Lock()
 	blocks := append([]enforcedBlock(nil), s.enforced...)
@@ -99,6 +100,9 @@ func (s *Set) Lint() []Diagnostic {
 		}
 	}
 	for _, src := range s.Sources() {
+		if ctx.Err() != nil {
+			break
+		}
 		if src.Layer == LayerManaged || src.Layer == LayerAutomem {
 			continue
 		}

@@ -533,6 +533,9 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 		}
 	}
 	s.touched = append(s.touched, out...)
+	if len(out) > 0 {
+		s.log.Debug("instructions touched", "path", p, "added", len(out))
+	}
 	return out
 }
 

@@ -56,7 +56,7 @@ func runLint(ctx context.Context, app *App, o lintOptions) error {
 		return err
 	}
 	set.LoadAll(ctx, 0)
-	diags := set.Lint()
+	diags := set.Lint(ctx)
 	files := map[string]bool{}
 	for _, s := range set.Sources() {
 		files[s.Path] = true
