@@ -1,0 +1,373 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/transcript"
+	"github.com/strata-mem/strata/work"
+)
+
+// Options configure New.
+type Options struct {
+	// Provider answers the requests; required.
+	Provider llm.Provider
+	// Model and SmallModel name the models ("" leaves Model to the provider's configuration;
+	// SmallModel "" means no model-based recall selection).
+	Model, SmallModel string
+	// MaxTokens caps each reply (0: the provider's default).
+	MaxTokens int
+
+	// Cwd is the working directory (default: the process's).
+	Cwd string
+	// Env gives STRATA_HOME, the managed dir and HOME.
+	Env config.Env
+	// Settings, when nil, are read with Env.Load(project root).
+	Settings *config.Settings
+
+	// Mode is the permission mode ("" means the settings' defaultMode, else ModeAsk); Allow and
+	// Deny add patterns to the settings' permissions.allow and permissions.deny.
+	Mode        Mode
+	Allow, Deny []string
+	// Approver is asked about calls that need a yes; nil denies them (non-interactive use).
+	Approver Approver
+
+	// MaxTurns caps the model requests of one Run (0: DefaultMaxTurns).
+	MaxTurns int
+	// BashTimeout is the default timeout of a shell command (0: BashDefaultTimeout).
+	BashTimeout time.Duration
+
+	// Resume continues the session with this id (or unique id prefix); Continue continues the
+	// newest session of the working directory. SessionID names a new session (default: a new
+	// UUID v7).
+	Resume    string
+	Continue  bool
+	SessionID string
+	// NoTranscript keeps the session in memory only (tests, benchmarks).
+	NoTranscript bool
+
+	// Selector overrides recall's selector (nil: a ModelSelector on SmallModel when it is set,
+	// else the lexical order).
+	Selector recall.Selector
+	// NoMemory turns auto-memory off for this session whatever the settings say.
+	NoMemory bool
+
+	// Now is the clock (default time.Now); Logger receives warnings (nil discards them).
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// DefaultMaxTurns caps one Run's model requests when Options.MaxTurns is 0.
+const DefaultMaxTurns = 100
+
+// ErrMaxTurns is returned by Run when the turn limit stopped the loop before the model did.
+var ErrMaxTurns = errors.New("agent: turn limit reached")
+
+// ErrResumeNotFound wraps transcript.ErrNoSession for Continue in a directory with no session.
+var ErrResumeNotFound = errors.New("agent: no session to resume")
+
+// Agent is one session: a conversation with a model, its tools and every memory layer. Run
+// one turn at a time; Close when done.
+type Agent struct {
+	opts      Options
+	provider  llm.Provider
+	cwd       string
+	log       *slog.Logger
+	now       func() time.Time
+	sessionID string
+	settings  config.Settings
+
+	perms    *Permissions
+	tools    []*tool
+	byName   map[string]*tool
+	llmTools []llm.Tool
+	system   []llm.SystemBlock
+
+	instr    *instructions.Set
+	store    *memdir.Store // nil with auto-memory off
+	ranker   *recall.Ranker
+	recaller *recall.Recaller
+	recallS  *recall.Session
+
+	cache   *conversation.ReadCache
+	history *conversation.History
+	work    *work.State
+	journal *transcript.Journal // nil with NoTranscript
+	resumed *transcript.Session
+
+	runMu sync.Mutex // one Run at a time
+
+	mu        sync.Mutex // guards the fields below
+	pending   []attachment
+	job       *recallJob
+	prevTail  int // index of the previous request's last message, -1 before the first
+	toolsUsed []string
+	usage     llm.Usage
+	lastState string
+	warnings  []string
+
+	wg sync.WaitGroup // recall goroutines
+}
+
+// New starts a session: it loads the instructions and the memory index, opens the memory store
+// and the transcript, and, for Resume or Continue, restores the conversation, todos and read
+// cache from the transcript.
+func New(ctx context.Context, opts Options) (*Agent, error) {
+	if opts.Provider == nil {
+		return nil, errors.New("agent: no provider")
+	}
+	a := &Agent{opts: opts, provider: opts.Provider, log: opts.Logger, now: opts.Now, prevTail: -1}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("agent: working directory: %w", err)
+		}
+	}
+	instr, err := instructions.Load(ctx, cwd, instructions.Options{Env: opts.Env, Settings: opts.Settings, Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	a.instr = instr
+	a.cwd = instr.Cwd()
+	if opts.Settings != nil {
+		a.settings = *opts.Settings
+	} else {
+		a.settings, _ = opts.Env.Load(instr.ProjectRoot()) // parse errors are instr diagnostics
+	}
+
+	mode := opts.Mode
+	if mode == "" {
+		if mode, err = ParseMode(a.settings.Permissions.DefaultMode); err != nil {
+			return nil, err
+		}
+	}
+	allow := append(append([]string(nil), a.settings.Permissions.Allow...), opts.Allow...)
+	deny := append(append([]string(nil), a.settings.Permissions.Deny...), opts.Deny...)
+	if a.perms, err = NewPermissions(mode, allow, deny, a.cwd, opts.Env.UserHome); err != nil {
+		return nil, err
+	}
+
+	a.cache = conversation.NewReadCache(conversation.ReadCacheOptions{Dir: a.cwd, Now: a.now})
+	if !opts.NoMemory && a.settings.AutoMemory() {
+		dir, err := memdir.Resolve(opts.Env, a.settings, a.cwd, "")
+		if err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+		mo := memdir.OptionsFrom(a.settings)
+		mo.Logger, mo.Now = opts.Logger, opts.Now
+		if a.store, err = memdir.Open(dir, mo); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+		a.ranker = recall.NewStoreRanker(a.store, recall.RankerOptions{Logger: opts.Logger})
+		sel := opts.Selector
+		if sel == nil && opts.SmallModel != "" {
+			sel = &ModelSelector{Provider: opts.Provider, Model: opts.SmallModel, Logger: opts.Logger}
+		}
+		a.recaller = recall.NewRecaller(a.ranker, dir, recall.Options{Selector: sel, Stats: recall.NewStats(dir), Now: opts.Now, Logger: opts.Logger})
+		a.recallS = recall.NewSession()
+		idx, err := a.store.LoadIndex(ctx)
+		if err != nil {
+			a.warn("memory index %s: %v", a.store.IndexPath(), err)
+		} else if idx.Exists {
+			instr.AddAutomem(idx.Path, idx.Content(), idx.Truncated)
+		}
+	}
+	a.tools = toolSet(a.store != nil)
+	a.byName = map[string]*tool{}
+	for _, t := range a.tools {
+		a.byName[t.name] = t
+		a.llmTools = append(a.llmTools, t.llmTool())
+	}
+	a.system = a.systemBlocks()
+	for _, src := range instr.Sources() {
+		a.recordInjected(src.Path, src.Text)
+	}
+	for _, d := range instr.Diagnostics() {
+		if d.Severity == instructions.SeverityError {
+			a.warn("instructions: %s", d)
+		}
+	}
+
+	if err := a.openSession(ctx); err != nil {
+		return nil, err
+	}
+	a.work.Tasks.Interrupt("the strata process that ran it has ended")
+	return a, nil
+}
+
+// SessionID returns the session's id (the transcript's file name without .jsonl).
+func (a *Agent) SessionID() string { return a.sessionID }
+
+// TranscriptPath returns the transcript file ("" with NoTranscript).
+func (a *Agent) TranscriptPath() string {
+	if a.journal == nil {
+		return ""
+	}
+	return a.journal.Path()
+}
+
+// Cwd returns the working directory (symlinks resolved).
+func (a *Agent) Cwd() string { return a.cwd }
+
+// Model returns the model asked for ("" when the provider's configuration decides).
+func (a *Agent) Model() string { return a.opts.Model }
+
+// Tools returns the names of the tools offered, in order.
+func (a *Agent) Tools() []string {
+	out := make([]string, len(a.tools))
+	for i, t := range a.tools {
+		out[i] = t.name
+	}
+	return out
+}
+
+// Todos returns the session's current todo list.
+func (a *Agent) Todos() []work.Todo { return a.work.Todos.Get(a.sessionID) }
+
+// Usage returns the usage summed over every request of the session so far.
+func (a *Agent) Usage() llm.Usage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.usage
+}
+
+// History returns the conversation chain so far, oldest first.
+func (a *Agent) History() []conversation.Entry { return a.history.Entries() }
+
+// Warnings returns problems that did not stop the session (a transcript write that failed, an
+// instruction file with an error, a resume that skipped files), oldest first.
+func (a *Agent) Warnings() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.warnings...)
+}
+
+func (a *Agent) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	a.log.Warn("agent: " + msg)
+	a.mu.Lock()
+	a.warnings = append(a.warnings, msg)
+	a.mu.Unlock()
+}
+
+// Close stops recall, waits for every goroutine of the agent and closes the transcript.
+func (a *Agent) Close(ctx context.Context) error {
+	a.mu.Lock()
+	if a.job != nil {
+		a.job.cancel()
+	}
+	a.mu.Unlock()
+	a.wg.Wait()
+	if a.journal != nil {
+		if err := a.journal.Close(ctx); err != nil {
+			return fmt.Errorf("agent: close transcript: %w", err)
+		}
+	}
+	return nil
+}
+
+// systemBlocks renders the system prompt and the instruction block, once per session.
+func (a *Agent) systemBlocks() []llm.SystemBlock {
+	mem := mustDoc(prompts, "nomemory.md")
+	if a.store != nil {
+		mem = strings.ReplaceAll(mustDoc(prompts, "memory.md"), "{{DIR}}", a.store.Dir())
+	}
+	model := a.opts.Model
+	if model == "" {
+		model = "(the provider's configured model)"
+	}
+	r := strings.NewReplacer("{{MEMORY}}", mem+"\n", "{{CWD}}", a.cwd, "{{ROOT}}", a.instr.ProjectRoot(),
+		"{{PLATFORM}}", runtime.GOOS+"/"+runtime.GOARCH, "{{DATE}}", a.now().Format("2006-01-02"), "{{MODEL}}", model)
+	blocks := []llm.SystemBlock{{Text: r.Replace(mustDoc(prompts, "system.md"))}}
+	if text := a.instr.Render(); text != "" {
+		blocks = append(blocks, llm.SystemBlock{Text: "# Instructions\nThe instruction files that apply to this session, lowest priority first (later and more specific text wins). Each is headed by where it comes from.\n\n" + text})
+	}
+	blocks[len(blocks)-1].Cache = true
+	return blocks
+}
+
+// recordInjected notes in the read cache that the model saw path only in altered form, so that
+// an Edit or Write of it needs a real Read first.
+func (a *Agent) recordInjected(path, text string) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return
+	}
+	if err := a.cache.Record(conversation.FileState{Path: path, Content: text, ModTime: fi.ModTime(), Partial: true, Source: conversation.SourceInjected}); err != nil {
+		a.log.Warn("agent: read cache", "path", path, "err", err)
+	}
+}
+
+// workStateType is the transcript entry type that carries work.State snapshots.
+const workStateType = "strata-work-state"
+
+func (a *Agent) journalAppend(e *transcript.Entry) {
+	if a.journal == nil {
+		return
+	}
+	if err := a.journal.Append(e); err != nil {
+		a.warn("transcript %s: %v", a.journal.Path(), err)
+	}
+}
+
+// appendMessage adds m to the history and the transcript.
+func (a *Agent) appendMessage(m conversation.Message, isMeta bool) conversation.Entry {
+	var e conversation.Entry
+	if isMeta {
+		e = a.history.AppendMeta(m)
+	} else {
+		e = a.history.Append(m)
+	}
+	a.journalMessage(e)
+	return e
+}
+
+func (a *Agent) journalMessage(e conversation.Entry) {
+	if a.journal == nil {
+		return
+	}
+	raw, err := json.Marshal(e.Message)
+	if err != nil {
+		a.warn("transcript: encode message: %v", err)
+		return
+	}
+	typ := transcript.TypeUser
+	if e.Message.Role == conversation.Assistant {
+		typ = transcript.TypeAssistant
+	}
+	a.journalAppend(&transcript.Entry{Type: typ, UUID: e.UUID, ParentUUID: e.ParentUUID, Timestamp: e.Timestamp, Message: raw, IsMeta: e.IsMeta})
+}
+
+// saveWorkState writes the todos and tasks to the transcript when they changed.
+func (a *Agent) saveWorkState() {
+	snap := string(a.work.Snapshot())
+	a.mu.Lock()
+	same := snap == a.lastState
+	a.lastState = snap
+	a.mu.Unlock()
+	if same || a.journal == nil || !a.journal.Created() {
+		return
+	}
+	a.journalAppend(&transcript.Entry{Type: workStateType, Content: json.RawMessage(snap), SessionID: a.sessionID, Timestamp: a.now()})
+}

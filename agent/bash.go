@@ -1,0 +1,139 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Bash limits.
+const (
+	BashDefaultTimeout = 2 * time.Minute
+	BashMaxTimeout     = 10 * time.Minute
+	BashMaxOutput      = 30_000
+)
+
+var bashTool = &tool{
+	name:  "Bash",
+	class: classExec,
+	schema: `{"type":"object","properties":{` +
+		`"command":{"type":"string","description":"The command to run"},` +
+		`"timeout":{"type":"integer","minimum":1,"maximum":600000,"description":"Timeout in milliseconds (default 120000)"},` +
+		`"description":{"type":"string","description":"What the command does, in a few words"}},` +
+		`"required":["command"],"additionalProperties":false}`,
+	subject: func(a *Agent, in json.RawMessage) subject {
+		var p struct {
+			Command string `json:"command"`
+		}
+		json.Unmarshal(in, &p)
+		return subject{command: p.Command}
+	},
+	run: runBash,
+}
+
+// capped is a writer that keeps at most max bytes of the start and of the end of what is
+// written to it, and counts the rest.
+type capped struct {
+	mu        sync.Mutex
+	max       int
+	head      bytes.Buffer
+	tail      []byte
+	total     int
+	truncated bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.total += len(p)
+	if room := c.max*2/3 - c.head.Len(); room > 0 {
+		n := min(room, len(p))
+		c.head.Write(p[:n])
+		p = p[n:]
+	}
+	if len(p) > 0 {
+		c.tail = append(c.tail, p...)
+		if keep := c.max / 3; len(c.tail) > keep {
+			c.truncated = true
+			c.tail = append(c.tail[:0], c.tail[len(c.tail)-keep:]...)
+		}
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.truncated {
+		return c.head.String() + string(c.tail)
+	}
+	return capOutput(c.head.String()+fmt.Sprintf("\n\n[strata: output cut; %d bytes in all, the middle left out]\n\n", c.total)+string(c.tail), c.max+200)
+}
+
+func runBash(ctx context.Context, a *Agent, in json.RawMessage) (string, error) {
+	var p struct {
+		Command string `json:"command"`
+		Timeout int    `json:"timeout"`
+	}
+	if err := decode(in, &p); err != nil {
+		return "", err
+	}
+	if p.Command == "" {
+		return "", errors.New("command is required")
+	}
+	timeout := a.opts.BashTimeout
+	if timeout <= 0 {
+		timeout = BashDefaultTimeout
+	}
+	if p.Timeout > 0 {
+		timeout = min(time.Duration(p.Timeout)*time.Millisecond, BashMaxTimeout)
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	shell := "bash"
+	if _, err := exec.LookPath(shell); err != nil {
+		shell = "sh"
+	}
+	cmd := exec.CommandContext(cctx, shell, "-c", p.Command)
+	cmd.Dir = a.cwd
+	cmd.Stdin = nil
+	out := &capped{max: BashMaxOutput}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		// The whole process group: a shell's children must not outlive the call.
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	text := out.String()
+	switch {
+	case ctx.Err() != nil:
+		return text, ctx.Err()
+	case cctx.Err() != nil:
+		return "", fmt.Errorf("%s\n[strata: the command was stopped after %s (timeout)]", text, timeout)
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", fmt.Errorf("%s[exit code %d]", withNewline(text), ee.ExitCode())
+		}
+		return "", fmt.Errorf("cannot run the command: %v", err)
+	}
+	if text == "" {
+		return "(no output)", nil
+	}
+	return text, nil
+}
+
+func withNewline(s string) string {
+	if s == "" || s[len(s)-1] == '\n' {
+		return s
+	}
+	return s + "\n"
+}

@@ -1,0 +1,278 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/llm"
+)
+
+// Result is what one Run produced.
+type Result struct {
+	// Text is the text of the model's last message.
+	Text string
+	// StopReason is the last reply's stop reason.
+	StopReason llm.StopReason
+	// Turns counts the model requests made.
+	Turns int
+	// ToolCalls counts the tool calls run (denied ones included).
+	ToolCalls int
+	// Usage sums the usage of every request of this Run.
+	Usage llm.Usage
+	// Interrupted is true when the context was cancelled during the Run.
+	Interrupted bool
+}
+
+// interruptNote is appended (isMeta) when a turn is cancelled, so the model knows on the next
+// message that its previous reply was cut.
+const interruptNote = "[The user interrupted the previous response.]"
+
+// Run sends one user message and runs the loop until the model stops, the turn limit is hit
+// (ErrMaxTurns) or ctx is cancelled (ctx's error, with Result.Interrupted). Events go to sink
+// (nil: none) as they happen. Whatever happens, the history and the transcript are left
+// consistent and the transcript is synced before Run returns.
+func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, err error) {
+	a.runMu.Lock()
+	defer a.runMu.Unlock()
+	if sink == nil {
+		sink = func(Event) {}
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return res, errors.New("agent: empty message")
+	}
+	a.mu.Lock()
+	tools := a.toolsUsed
+	a.toolsUsed = nil
+	a.mu.Unlock()
+	a.appendMessage(conversation.NewText(conversation.User, prompt), false)
+	a.startRecall(ctx, prompt, tools)
+	defer func() { a.endTurn(ctx) }()
+
+	max := a.opts.MaxTurns
+	if max <= 0 {
+		max = DefaultMaxTurns
+	}
+	for {
+		if res.Turns == max {
+			return res, fmt.Errorf("%w (%d model requests); the last tool results are in the conversation, send another message to go on", ErrMaxTurns, max)
+		}
+		if err := ctx.Err(); err != nil {
+			res.Interrupted = true
+			a.appendMessage(conversation.NewText(conversation.User, interruptNote), true)
+			return res, err
+		}
+		res.Turns++
+		a.boundary(sink, res.Turns)
+		req := a.request()
+		sink(Event{Kind: EventRequest, Turn: res.Turns})
+		resp, done, err := a.stream(ctx, req, sink, res.Turns)
+		if resp != nil {
+			res.Usage = res.Usage.Add(resp.Usage)
+			a.mu.Lock()
+			a.usage = a.usage.Add(resp.Usage)
+			a.mu.Unlock()
+			sink(Event{Kind: EventUsage, Turn: res.Turns, Usage: resp.Usage})
+		}
+		if err != nil {
+			res.Interrupted = ctx.Err() != nil
+			a.recordPartial(resp, done, ctx.Err() != nil)
+			if resp != nil {
+				res.Text = resp.Message.TextOf()
+			}
+			return res, err
+		}
+		res.StopReason = resp.StopReason
+		if len(resp.Message.Content) == 0 {
+			return res, nil // nothing to record: the APIs reject empty messages
+		}
+		a.appendMessage(resp.Message, false)
+		res.Text = resp.Message.TextOf()
+		sink(Event{Kind: EventAssistant, Turn: res.Turns, Text: res.Text})
+		calls := resp.ToolCalls()
+		if len(calls) == 0 {
+			if resp.StopReason == llm.StopPause {
+				continue // a long turn paused: sending it back lets the model go on
+			}
+			return res, nil
+		}
+		results := a.runTools(ctx, calls, sink, res.Turns)
+		res.ToolCalls += len(calls)
+		a.appendMessage(results, false)
+	}
+}
+
+// stream sends req and forwards its events. It returns the reply so far (nil when nothing
+// arrived), the ids of tool calls whose input is complete, and the stream's error.
+func (a *Agent) stream(ctx context.Context, req *llm.Request, sink Sink, turn int) (*llm.Response, map[string]bool, error) {
+	s, err := a.provider.Stream(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	done := map[string]bool{}
+	for s.Next() {
+		ev := s.Event()
+		switch ev.Type {
+		case llm.EventText:
+			sink(Event{Kind: EventText, Turn: turn, Text: ev.Text})
+		case llm.EventThinking:
+			sink(Event{Kind: EventThinking, Turn: turn, Text: ev.Text})
+		case llm.EventRetry:
+			sink(Event{Kind: EventRetry, Turn: turn, Err: ev.Err, Wait: ev.Wait})
+		case llm.EventBlockStop:
+			if ev.Block != nil && ev.Block.Type == conversation.ToolUse {
+				done[ev.Block.ID] = true
+			}
+		}
+	}
+	return s.Response(), done, s.Err()
+}
+
+// recordPartial keeps what a failed or cancelled stream showed: its text, signed thinking and
+// complete tool calls (each answered as interrupted), so the conversation stays valid.
+func (a *Agent) recordPartial(resp *llm.Response, done map[string]bool, cancelled bool) {
+	var kept []conversation.Block
+	var calls []conversation.Block
+	if resp != nil {
+		for _, b := range resp.Message.Content {
+			switch {
+			case b.Type == conversation.Text && b.Text != "":
+				kept = append(kept, b)
+			case b.Type == conversation.Thinking && b.Signature != "":
+				kept = append(kept, b)
+			case b.Type == conversation.ToolUse && done[b.ID] && len(b.Input) > 0:
+				kept = append(kept, b)
+				calls = append(calls, b)
+			}
+		}
+	}
+	if len(kept) > 0 {
+		a.appendMessage(conversation.Message{Role: conversation.Assistant, Content: kept}, false)
+	}
+	if len(calls) > 0 {
+		why := "the reply stream failed before the call could run"
+		if cancelled {
+			why = "the user interrupted the turn"
+		}
+		a.appendMessage(interruptedResults(calls, why), false)
+	}
+	if cancelled {
+		a.appendMessage(conversation.NewText(conversation.User, interruptNote), true)
+	}
+}
+
+// runTools runs the calls in order and returns the user message with their results. After ctx
+// is cancelled, the call in progress and every later one get an "interrupted" result.
+func (a *Agent) runTools(ctx context.Context, calls []conversation.Block, sink Sink, turn int) conversation.Message {
+	m := conversation.Message{Role: conversation.User}
+	for _, c := range calls {
+		call := &ToolCall{ID: c.ID, Name: c.Name, Input: c.Input}
+		var out string
+		var isErr bool
+		if ctx.Err() != nil {
+			out, isErr = "Interrupted: the user interrupted the turn before this tool call ran.", true
+		} else {
+			out, isErr = a.runTool(ctx, call, sink, turn)
+		}
+		m.Content = append(m.Content, conversation.Block{Type: conversation.ToolResult, ToolUseID: c.ID, IsError: isErr,
+			Content: []conversation.Block{{Type: conversation.Text, Text: out}}})
+	}
+	return m
+}
+
+func (a *Agent) runTool(ctx context.Context, call *ToolCall, sink Sink, turn int) (string, bool) {
+	t := a.byName[call.Name]
+	if t == nil {
+		return fmt.Sprintf("There is no tool called %q. The tools are: %s.", call.Name, strings.Join(a.Tools(), ", ")), true
+	}
+	var obj map[string]json.RawMessage
+	if len(call.Input) > 0 && json.Unmarshal(call.Input, &obj) != nil {
+		return "The tool input is not a JSON object.", true
+	}
+	if ok, msg := a.permit(ctx, t, call); !ok {
+		sink(Event{Kind: EventPermission, Turn: turn, Tool: call, Text: msg})
+		return msg, true
+	}
+	sink(Event{Kind: EventToolStart, Turn: turn, Tool: call})
+	start := time.Now()
+	out, err := t.run(ctx, a, call.Input)
+	isErr := err != nil
+	switch {
+	case ctx.Err() != nil:
+		out, isErr = "Interrupted: the user interrupted the turn while this tool call ran"+partialOutput(out), true
+	case err != nil:
+		out = err.Error()
+	}
+	out = capOutput(out, MaxToolOutput)
+	a.log.Debug("agent: tool", "name", call.Name, "error", isErr, "took", time.Since(start))
+	if !isErr {
+		a.mu.Lock()
+		a.toolsUsed = append(a.toolsUsed, call.Name)
+		a.mu.Unlock()
+	}
+	sink(Event{Kind: EventToolEnd, Turn: turn, Tool: call, Output: out, IsError: isErr})
+	return out, isErr
+}
+
+func partialOutput(out string) string {
+	if strings.TrimSpace(out) == "" {
+		return "."
+	}
+	return "; output so far:\n" + out
+}
+
+// permit decides a call; the message explains a denial to the model.
+func (a *Agent) permit(ctx context.Context, t *tool, call *ToolCall) (bool, string) {
+	var s subject
+	if t.subject != nil {
+		s = t.subject(a, call.Input)
+	}
+	d, why := a.perms.check(t.name, t.class, s)
+	switch d {
+	case Allow:
+		return true, ""
+	case Deny:
+		return false, fmt.Sprintf("Permission denied: %s is %s. Do not try to achieve the same effect another way; tell the user what you wanted to do.", describe(t.name, s), why)
+	}
+	sug := suggest(t.name, s, a.cwd)
+	if a.opts.Approver == nil {
+		return false, fmt.Sprintf("Permission denied: %s needs the user's approval, and this session cannot ask (non-interactive, permission mode %s). The user can allow it with --allow '%s' or the setting permissions.allow, or with --permission-mode. Tell the user what you wanted to do.", describe(t.name, s), a.perms.Mode, sug)
+	}
+	ok, err := a.opts.Approver(ctx, PermissionRequest{Tool: t.name, Input: call.Input, Summary: describe(t.name, s), Suggest: sug})
+	if err != nil {
+		return false, fmt.Sprintf("Permission was not given: %v", err)
+	}
+	if !ok {
+		return false, fmt.Sprintf("Permission denied: the user declined %s. Ask them how to proceed, or do something else.", describe(t.name, s))
+	}
+	return true, ""
+}
+
+func describe(tool string, s subject) string {
+	switch {
+	case s.command != "":
+		return fmt.Sprintf("the command %q", s.command)
+	case s.path != "":
+		return fmt.Sprintf("%s on %s", tool, s.path)
+	}
+	return tool
+}
+
+// endTurn runs when Run returns: it stores the working memory if it changed, and flushes and
+// syncs the transcript with a context that outlives a cancelled turn.
+func (a *Agent) endTurn(ctx context.Context) {
+	a.saveWorkState()
+	if a.journal == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := a.journal.Sync(sctx); err != nil {
+		a.warn("transcript %s: sync: %v", a.journal.Path(), err)
+	}
+}

@@ -1,0 +1,205 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/transcript"
+	"github.com/strata-mem/strata/work"
+)
+
+// openSession starts a new session or restores the one Options name.
+func (a *Agent) openSession(ctx context.Context) error {
+	env := a.opts.Env
+	var path string
+	switch {
+	case a.opts.Resume != "":
+		p, err := transcript.Find(env.ProjectsDir(), transcript.ProjectDir(env, a.cwd), a.opts.Resume)
+		if err != nil {
+			return fmt.Errorf("agent: resume %s: %w", a.opts.Resume, err)
+		}
+		path = p
+	case a.opts.Continue:
+		infos, err := transcript.List(ctx, transcript.ProjectDir(env, a.cwd), transcript.ListOptions{})
+		if err != nil && len(infos) == 0 {
+			return fmt.Errorf("agent: continue: %w", err)
+		}
+		if len(infos) == 0 {
+			return fmt.Errorf("%w: no session was started in %s yet", ErrResumeNotFound, a.cwd)
+		}
+		path = infos[0].Path
+	}
+	if path == "" {
+		a.sessionID = a.opts.SessionID
+		if a.sessionID == "" {
+			a.sessionID = transcript.NewSessionID()
+		}
+		a.history, _ = conversation.NewHistory(nil)
+		a.work = work.NewState(filepath.Join(transcript.ProjectDir(env, a.cwd), a.sessionID, "tasks"))
+		return a.openJournal(ctx, transcript.SessionPath(env, a.cwd, a.sessionID), nil)
+	}
+	return a.restore(ctx, path)
+}
+
+func (a *Agent) openJournal(ctx context.Context, path string, meta []*transcript.Entry) error {
+	if a.opts.NoTranscript {
+		return nil
+	}
+	j, err := transcript.Open(ctx, path, transcript.Options{SessionID: a.sessionID, CWD: a.cwd, Version: "strata",
+		Logger: a.opts.Logger, Now: a.opts.Now, Metadata: meta})
+	if err != nil {
+		return fmt.Errorf("agent: transcript: %w", err)
+	}
+	a.journal = j
+	return nil
+}
+
+// restore loads the transcript at path and rebuilds the conversation, working memory and read
+// cache from it; the journal then appends to the same file.
+func (a *Agent) restore(ctx context.Context, path string) error {
+	sess, err := transcript.Load(ctx, path, transcript.ReadOptions{Logger: a.opts.Logger})
+	if err != nil {
+		return fmt.Errorf("agent: resume: %w", err)
+	}
+	a.resumed = sess
+	a.sessionID = sess.ID
+	for _, p := range sess.Problems {
+		a.warn("resume %s: %s", path, p)
+	}
+	chain, err := historyFrom(sess.Live())
+	if err != nil {
+		a.warn("resume %s: %v", path, err)
+	}
+	// A session that ended inside a tool call (a crash) gets results for its open calls, so
+	// the conversation can go on.
+	if open := openToolUses(chain); len(open) > 0 {
+		parent := chain[len(chain)-1].UUID
+		e := conversation.Entry{UUID: newID(), ParentUUID: parent, Timestamp: a.now(), Message: interruptedResults(open, "the session ended before this tool call finished")}
+		chain = append(chain, e)
+		defer a.journalMessage(e)
+	}
+	if a.history, err = conversation.NewHistory(chain); err != nil {
+		return fmt.Errorf("agent: resume %s: %w", path, err)
+	}
+	a.work = work.NewState(filepath.Join(transcript.ProjectDir(a.opts.Env, a.cwd), a.sessionID, "tasks"))
+	if states := sess.OfType(workStateType); len(states) > 0 {
+		last := states[len(states)-1]
+		if err := a.work.Restore(last.Content); err != nil {
+			a.warn("resume: todos and tasks: %v", err)
+		}
+		a.lastState = string(last.Content)
+	} else if td, ok := sess.LastTodos(); ok {
+		if err := a.work.Todos.RestoreFromToolUse(a.sessionID, td.Input); err != nil {
+			a.warn("resume: todos: %v", err)
+		}
+	}
+	var states []conversation.FileState
+	for _, tu := range sess.ToolUses("Read", "Write", "Edit") {
+		if tu.Result == nil || tu.IsError {
+			continue
+		}
+		st, ok, err := conversation.FileStateFromToolUse(tu.Name, tu.Input, tu.Result.Timestamp)
+		if err != nil || !ok {
+			continue
+		}
+		states = append([]conversation.FileState{st}, states...) // most recent first
+	}
+	skipped, err := a.cache.Restore(ctx, states)
+	if err != nil {
+		return fmt.Errorf("agent: resume: %w", err)
+	}
+	for _, s := range skipped {
+		a.log.Debug("agent: resume: read cache skipped", "path", s.Path, "reason", s.Reason)
+	}
+	if err := a.openJournal(ctx, path, sess.Meta.List()); err != nil {
+		return err
+	}
+	if last, ok := a.history.Last(); ok && a.journal != nil {
+		a.journal.SetLeaf(last.UUID)
+	}
+	return nil
+}
+
+// historyFrom turns transcript entries into history entries: user and assistant messages
+// (consecutive assistant lines of one provider message, as Claude Code writes them, become one
+// message), parents relinked so the chain is contiguous.
+func historyFrom(entries []*transcript.Entry) ([]conversation.Entry, error) {
+	var out []conversation.Entry
+	var errs []error
+	lastID := ""
+	for _, e := range entries {
+		if e.Type != transcript.TypeUser && e.Type != transcript.TypeAssistant {
+			lastID = ""
+			continue
+		}
+		m, ok, err := e.DecodeMessage()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("line %d: %w", e.Line, err))
+			continue
+		}
+		if !ok || len(m.Content) == 0 {
+			continue
+		}
+		if m.Role == "" {
+			m.Role = conversation.Role(e.Type)
+		}
+		id := ""
+		if e.Type == transcript.TypeAssistant {
+			id = e.ProviderMessageID()
+		}
+		if id != "" && id == lastID && len(out) > 0 && out[len(out)-1].Message.Role == conversation.Assistant {
+			last := &out[len(out)-1]
+			last.Message.Content = append(last.Message.Content, m.Content...)
+			last.UUID = e.UUID
+			continue
+		}
+		lastID = id
+		ce := conversation.Entry{UUID: e.UUID, Timestamp: e.Timestamp, IsMeta: e.IsMeta, Message: m}
+		if len(out) > 0 {
+			ce.ParentUUID = out[len(out)-1].UUID
+		}
+		out = append(out, ce)
+	}
+	// A compact summary or a leading assistant message: the API wants a user message first.
+	for len(out) > 0 && out[0].Message.Role != conversation.User {
+		out = out[1:]
+		if len(out) > 0 {
+			out[0].ParentUUID = ""
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// openToolUses returns the tool_use blocks of the last assistant message that have no result
+// after them.
+func openToolUses(chain []conversation.Entry) []conversation.Block {
+	if len(chain) == 0 {
+		return nil
+	}
+	last := chain[len(chain)-1].Message
+	if last.Role != conversation.Assistant {
+		return nil
+	}
+	var open []conversation.Block
+	for _, b := range last.Content {
+		if b.Type == conversation.ToolUse {
+			open = append(open, b)
+		}
+	}
+	return open
+}
+
+// interruptedResults is the user message answering calls that never ran to the end.
+func interruptedResults(calls []conversation.Block, why string) conversation.Message {
+	m := conversation.Message{Role: conversation.User}
+	for _, c := range calls {
+		m.Content = append(m.Content, conversation.Block{Type: conversation.ToolResult, ToolUseID: c.ID, IsError: true,
+			Content: []conversation.Block{{Type: conversation.Text, Text: "Interrupted: " + why + ". The tool call did not complete; its effects, if any, are unknown."}}})
+	}
+	return m
+}
+
+func newID() string { return transcript.NewSessionID() }
