@@ -116,6 +116,7 @@ func (s *Store) Mode() string { return s.opts.Mode }
 type entry struct {
 	file  string // slash-separated, relative to the dir
 	stamp stamp
+	dir   bool // a directory walked (only from scans with stat), for Snapshot.dirs
 }
 
 // stamp is what change detection compares: a file whose size, mtime and inode are unchanged is
@@ -183,12 +184,14 @@ func (s *Store) scan(ctx context.Context, root *os.Root, stat bool) ([]entry, []
 			}
 			return nil
 		}
-		if p == "." {
-			return nil
-		}
 		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") || p == LogsDir {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || p == LogsDir) {
 				return fs.SkipDir
+			}
+			if stat {
+				if fi, err := root.Lstat(filepath.FromSlash(p)); err == nil {
+					out = append(out, entry{file: p, stamp: stampOf(fi), dir: true})
+				}
 			}
 			return nil
 		}
@@ -257,7 +260,7 @@ func (s *Store) readFile(root *os.Root, e entry) (m Memory, diags []Diagnostic, 
 	if err != nil {
 		return Memory{}, []Diagnostic{{Path: abs, Severity: SevWarning, Message: "cannot stat: " + unwrapPath(err)}}, false, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	data, err := readUpTo(f, fi.Size(), MaxFileBytes+1)
 	if err != nil {
 		return Memory{}, []Diagnostic{{Path: abs, Severity: SevWarning, Message: "cannot read: " + unwrapPath(err)}}, false, nil
 	}
@@ -277,6 +280,27 @@ func (s *Store) readFile(root *os.Root, e entry) (m Memory, diags []Diagnostic, 
 	m.ModTime = fi.ModTime()
 	m.Size = fi.Size()
 	return m, diags, true, nil
+}
+
+// readUpTo reads at most limit bytes of f, sized by the file's size so that small files take
+// one read and one allocation.
+func readUpTo(f io.Reader, size int64, limit int64) ([]byte, error) {
+	n := min(max(size, 0)+1, limit) // +1 to see EOF (or growth since the stat) in one read
+	buf := make([]byte, 0, n)
+	for int64(len(buf)) < limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		m, err := f.Read(buf[len(buf):min(int64(cap(buf)), limit)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 // cutRunes drops a character cut in half at the end of data.
@@ -330,6 +354,9 @@ func (s *Store) List(ctx context.Context) ([]Memory, []Diagnostic, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, diags, err
 		}
+		if e.dir {
+			continue
+		}
 		m, d, ok, err := s.readFile(root, e)
 		diags = append(diags, d...)
 		if err != nil {
@@ -381,6 +408,7 @@ func find(mems []Memory, name string) (Memory, bool) {
 // it to the next call.
 type Snapshot struct {
 	stamps map[string]stamp
+	dirs   map[string]stamp // the directories walked, for Unchanged
 }
 
 // Len returns the number of files the snapshot has seen.
@@ -392,7 +420,7 @@ func (s Snapshot) Len() int { return len(s.stamps) }
 // next time. It is how a warm index stays current without re-reading unchanged files. Changes
 // with a zero Snapshot returns every memory, like List.
 func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, removed []string, next Snapshot, err error) {
-	next = Snapshot{stamps: map[string]stamp{}}
+	next = Snapshot{stamps: map[string]stamp{}, dirs: map[string]stamp{}}
 	root, ok, err := s.openRoot()
 	if err != nil {
 		return nil, nil, since, err
@@ -404,6 +432,10 @@ func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, 
 			return nil, nil, since, err
 		}
 		for _, e := range ents {
+			if e.dir {
+				next.dirs[e.file] = e.stamp
+				continue
+			}
 			if old, seen := since.stamps[e.file]; seen && old == e.stamp {
 				next.stamps[e.file] = e.stamp
 				continue
@@ -426,6 +458,33 @@ func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, 
 	}
 	sort.Strings(removed)
 	return changed, removed, next, nil
+}
+
+// Unchanged is a cheap test for a warm index: it stats only the directories the snapshot walked
+// (usually just the memory dir) and reports true when none changed since. Every store write
+// renames a file into place, which changes its directory, so the store's own writes (and files
+// added, removed or renamed by hand) always make it false. A file edited in place by hand keeps
+// its directory's mtime: a caller that wants to see such edits quickly calls Changes now and
+// then as well. A zero Snapshot is never unchanged.
+func (s *Store) Unchanged(ctx context.Context, since Snapshot) (bool, error) {
+	if len(since.dirs) == 0 {
+		return false, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	root, ok, err := s.openRoot()
+	if err != nil || !ok {
+		return false, err
+	}
+	defer root.Close()
+	for d, st := range since.dirs {
+		fi, err := root.Lstat(filepath.FromSlash(d))
+		if err != nil || stampOf(fi) != st {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // cleanRel checks that rel is a slash-separated path inside the memory dir.

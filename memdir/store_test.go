@@ -154,3 +154,29 @@ func TestListHugeHandMadeFile(t *testing.T) {
 		t.Errorf("diags = %v", diags)
 	}
 }
+
+func TestUnchanged(t *testing.T) {
+	s := newTestStore(t, Options{})
+	ctx := t.Context()
+	_, _, snap, _ := s.Changes(ctx, Snapshot{})
+	if ok, _ := s.Unchanged(ctx, snap); ok {
+		t.Errorf("Unchanged true for a dir that did not exist")
+	}
+	mustAdd(t, s, "a", "x")
+	writeRaw(t, s.Dir(), "team/b.md", "---\nname: b\n---\n")
+	s.Reindex(ctx, "team/b.md")
+	_, _, snap, _ = s.Changes(ctx, Snapshot{})
+	if ok, err := s.Unchanged(ctx, snap); !ok || err != nil {
+		t.Errorf("Unchanged = %v, %v right after Changes", ok, err)
+	}
+	mustAdd(t, s, "a", "updated") // a rename into the dir
+	if ok, _ := s.Unchanged(ctx, snap); ok {
+		t.Errorf("Unchanged true after Add")
+	}
+	_, _, snap, _ = s.Changes(ctx, snap)
+	writeRaw(t, s.Dir(), "team/c.md", "c") // a new file in a subdirectory
+	if ok, _ := s.Unchanged(ctx, snap); ok {
+		t.Errorf("Unchanged true after a file was added to a subdirectory")
+	}
+	os.Remove(filepath.Join(s.Dir(), "team", "c.md"))
+}

@@ -524,7 +524,12 @@ func (s *Store) Reindex(ctx context.Context, file string) (changed bool, err err
 		if !ok {
 			return false, fmt.Errorf("memdir: reindex %s: not usable as a memory (binary?)", s.abs(file))
 		}
-		newIdx = setIndexLine(oldIdx, file, FormatIndexLine(m.Name, file, m.Description))
+		line := FormatIndexLine(m.Name, file, m.Description)
+		if err := checkSecrets(m.Name, line); err != nil {
+			// Never copy a secret from a hand-edited file into the index.
+			return false, err
+		}
+		newIdx = setIndexLine(oldIdx, file, line)
 		if err := s.checkIndexLimits(oldIdx, newIdx); err != nil {
 			return false, err
 		}

@@ -415,3 +415,17 @@ func TestFileModes(t *testing.T) {
 	mustAdd(t, s, "b", "y")
 	// checkConsistency (cleanup) walks every file and dir and checks 0600/0700.
 }
+
+func TestReindexRefusesSecretInDescription(t *testing.T) {
+	s := newTestStore(t, Options{})
+	mustAdd(t, s, "ci", "how CI logs in")
+	writeRaw(t, s.Dir(), "ci.md", "---\nname: ci\ndescription: uses ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\ntype: reference\n---\n")
+	before, _ := os.ReadFile(s.IndexPath())
+	if _, err := s.Reindex(t.Context(), "ci.md"); !errors.Is(err, ErrSecret) {
+		t.Fatalf("Reindex = %v, want ErrSecret", err)
+	}
+	after, _ := os.ReadFile(s.IndexPath())
+	if string(after) != string(before) {
+		t.Errorf("index changed: %q", after)
+	}
+}
