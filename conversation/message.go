@@ -22,6 +22,8 @@ const (
 	ToolUse    BlockType = "tool_use"
 	ToolResult BlockType = "tool_result"
 	Image      BlockType = "image"
+	// RedactedThinking is thinking the provider encrypted; Data must be sent back unchanged.
+	RedactedThinking BlockType = "redacted_thinking"
 )
 
 // Message is one turn of the conversation as a provider sees it: a role and typed blocks. It
@@ -42,6 +44,8 @@ type Block struct {
 	// Thinking and Signature carry a thinking block; the signature must be sent back unchanged.
 	Thinking  string `json:"thinking,omitempty"`
 	Signature string `json:"signature,omitempty"`
+	// Data is the opaque content of a redacted_thinking block.
+	Data string `json:"data,omitempty"`
 
 	// ID, Name and Input describe a tool call (tool_use).
 	ID    string          `json:"id,omitempty"`

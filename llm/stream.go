@@ -269,7 +269,12 @@ func (s *Stream) classify(actx context.Context, err error) error {
 func (s *Stream) failed(err error) {
 	s.mu.Lock()
 	s.endAttemptLocked()
+	closed := s.closed
 	s.mu.Unlock()
+	if closed {
+		s.fail(fmt.Errorf("llm: stream closed: %w", context.Canceled))
+		return
+	}
 	if s.ctx.Err() != nil {
 		s.fail(s.ctx.Err())
 		return

@@ -152,8 +152,10 @@ func (s *source) decode(ev sdk.MessageStreamEventUnion) error {
 			b.Type = conversation.Thinking
 		case "tool_use":
 			b = conversation.Block{Type: conversation.ToolUse, ID: cb.ID, Name: cb.Name}
+		case "redacted_thinking":
+			b = conversation.Block{Type: conversation.RedactedThinking, Data: cb.Data}
 		default:
-			return nil // redacted thinking, server tools: not part of strata's model
+			return nil // server tools and the like: not part of strata's model
 		}
 		i := s.next
 		s.next++
@@ -387,6 +389,8 @@ func block(b conversation.Block) (sdk.ContentBlockParamUnion, bool, error) {
 			return sdk.ContentBlockParamUnion{}, false, nil
 		}
 		return sdk.ContentBlockParamUnion{OfThinking: &sdk.ThinkingBlockParam{Thinking: b.Thinking, Signature: b.Signature}}, true, nil
+	case conversation.RedactedThinking:
+		return sdk.ContentBlockParamUnion{OfRedactedThinking: &sdk.RedactedThinkingBlockParam{Data: b.Data}}, true, nil
 	case conversation.ToolUse:
 		in := b.Input
 		if len(in) == 0 {

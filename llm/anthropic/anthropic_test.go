@@ -185,6 +185,30 @@ func TestThinkingSignaturePreserved(t *testing.T) {
 	}
 }
 
+func TestRedactedThinkingRoundTrip(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(llmtest.Blocks(llmtest.RedactedThinkingBlock("EncryptedBlob=="), llmtest.ToolUse("toolu_r", "Bash", `{"command":"ls"}`)), llmtest.Text("ok"))
+	p := newProvider(t, srv.Config())
+	req := userReq("ls")
+	req.ThinkingBudget = 1024
+	resp, err := llm.Complete(t.Context(), p, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(conversation.Block{Type: conversation.RedactedThinking, Data: "EncryptedBlob=="}, resp.Message.Content[0]); diff != "" {
+		t.Errorf("redacted block (-want +got):\n%s", diff)
+	}
+	req.Messages = append(req.Messages, resp.Message, conversation.Message{Role: conversation.User, Content: []conversation.Block{
+		{Type: conversation.ToolResult, ToolUseID: "toolu_r", Content: []conversation.Block{{Type: conversation.Text, Text: "a b"}}}}})
+	if _, err := llm.Complete(t.Context(), p, req); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[1]
+	if r.At("messages", 1, "content", 0, "type") != "redacted_thinking" || r.At("messages", 1, "content", 0, "data") != "EncryptedBlob==" {
+		t.Errorf("redacted block sent back = %v", r.At("messages", 1, "content", 0))
+	}
+}
+
 func TestUnsignedThinkingDropped(t *testing.T) {
 	srv := llmtest.NewAnthropic(t)
 	srv.Script(llmtest.Text("ok"))

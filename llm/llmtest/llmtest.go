@@ -218,6 +218,11 @@ func ThinkingBlock(thinking, signature string) conversation.Block {
 	return conversation.Block{Type: conversation.Thinking, Thinking: thinking, Signature: signature}
 }
 
+// RedactedThinkingBlock is an encrypted thinking block (Anthropic only).
+func RedactedThinkingBlock(data string) conversation.Block {
+	return conversation.Block{Type: conversation.RedactedThinking, Data: data}
+}
+
 // ToolUse is a tool call; input is its JSON.
 func ToolUse(id, name, input string) conversation.Block {
 	return conversation.Block{Type: conversation.ToolUse, ID: id, Name: name, Input: json.RawMessage(input)}

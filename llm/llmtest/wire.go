@@ -21,6 +21,8 @@ func anthropicBlock(b conversation.Block) map[string]any {
 	switch b.Type {
 	case conversation.Thinking:
 		return map[string]any{"type": "thinking", "thinking": b.Thinking, "signature": b.Signature}
+	case conversation.RedactedThinking:
+		return map[string]any{"type": "redacted_thinking", "data": b.Data}
 	case conversation.ToolUse:
 		in := b.Input
 		if len(in) == 0 {
@@ -56,6 +58,8 @@ func anthropicEvents(r Reply, model string, call int) []SSEEvent {
 		switch b.Type {
 		case conversation.Thinking:
 			empty = map[string]any{"type": "thinking", "thinking": "", "signature": ""}
+		case conversation.RedactedThinking:
+			empty = map[string]any{"type": "redacted_thinking", "data": b.Data}
 		case conversation.ToolUse:
 			empty = map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}
 		default:
@@ -77,6 +81,7 @@ func anthropicEvents(r Reply, model string, call int) []SSEEvent {
 			for _, c := range chunks(string(b.Input), chunkSize) {
 				delta(map[string]any{"type": "input_json_delta", "partial_json": c})
 			}
+		case conversation.RedactedThinking:
 		default:
 			for _, c := range chunks(b.Text, chunkSize) {
 				delta(map[string]any{"type": "text_delta", "text": c})
