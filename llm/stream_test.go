@@ -115,7 +115,9 @@ func TestWholeModeRetriesAfterContent(t *testing.T) {
 }
 
 func TestStreamGivesUp(t *testing.T) {
-	fail := func() *fakeSource { return &fakeSource{end: ep.StatusError(529, "overloaded_error", "Overloaded", nil)} }
+	fail := func() *fakeSource {
+		return &fakeSource{end: ep.StatusError(529, "overloaded_error", "Overloaded", nil)}
+	}
 	open, n := attempts(fail(), fail(), fail(), fail())
 	s := NewStream(t.Context(), open, fastPolicy())
 	drain(s)

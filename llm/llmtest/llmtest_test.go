@@ -25,9 +25,11 @@ type recTB struct {
 	cleanups []func()
 }
 
-func (r *recTB) Helper()                           {}
-func (r *recTB) Cleanup(f func())                  { r.cleanups = append(r.cleanups, f) }
-func (r *recTB) Errorf(format string, args ...any) { r.errs = append(r.errs, fmt.Sprintf(format, args...)) }
+func (r *recTB) Helper()          {}
+func (r *recTB) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
+func (r *recTB) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
 func (r *recTB) finish() {
 	for i := len(r.cleanups) - 1; i >= 0; i-- {
 		r.cleanups[i]()
