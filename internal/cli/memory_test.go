@@ -73,6 +73,15 @@ func TestMemoryAddConcurrentProcesses(t *testing.T) {
 	if len(mems) != want || len(diags) != 0 {
 		t.Errorf("%d memories (want %d), diagnostics %v", len(mems), want, diags)
 	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") && e.Name() != memdir.LockFile {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
 	idx, err := os.ReadFile(s.IndexPath())
 	if err != nil {
 		t.Fatal(err)
