@@ -8,12 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/memdir"
+	"golang.org/x/text/width"
 )
 
 func init() {
@@ -130,16 +130,54 @@ func memoryList(c *cobra.Command, app *App, s *memdir.Store, asJSON bool) error 
 		fmt.Fprintf(app.Out, "no memories in %s\n", s.Dir())
 		return nil
 	}
-	tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTYPE\tMODIFIED\tSIZE\tFILE\tDESCRIPTION")
+	rows := [][]string{{"NAME", "TYPE", "MODIFIED", "SIZE", "FILE", "DESCRIPTION"}}
 	for _, m := range mems {
 		typ := string(m.Type)
 		if typ == "" {
 			typ = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", m.Name, typ, m.ModTime.Local().Format("2006-01-02 15:04"), m.Size, m.File, m.Description)
+		rows = append(rows, []string{m.Name, typ, m.ModTime.Local().Format("2006-01-02 15:04"), fmt.Sprint(m.Size), m.File, m.Description})
 	}
-	return tw.Flush()
+	return writeMemoryTable(app.Out, rows)
+}
+
+// writeMemoryTable prints rows in columns two spaces apart, measuring text by its display width
+// (Chinese and other wide characters take two columns), so that names in any script line up.
+func writeMemoryTable(w io.Writer, rows [][]string) error {
+	var widths []int
+	for _, r := range rows {
+		for i, cell := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], displayWidth(cell))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		for i, cell := range r {
+			b.WriteString(cell)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-displayWidth(cell)+2))
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		switch width.LookupRune(r).Kind() {
+		case width.EastAsianWide, width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 func newMemoryShowCmd(app *App) *cobra.Command {
