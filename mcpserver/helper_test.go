@@ -124,3 +124,7 @@ func mustCall(t *testing.T, cs *mcp.ClientSession, tool string, args any, out an
 		t.Fatalf("%s(%v): %s", tool, args, msg)
 	}
 }
+
+func benchEnv(dir string) config.Env {
+	return config.Env{Home: filepath.Join(dir, "home"), ManagedDir: filepath.Join(dir, "managed"), UserHome: dir}
+}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -163,7 +166,7 @@ func (s *Server) memoryGet(ctx context.Context, req *mcp.CallToolRequest, in Get
 	if strings.TrimSpace(in.Name) == "" {
 		return nil, GetOutput{}, errors.New("name is empty: give the name of a memory (memory_list shows them)")
 	}
-	m, err := p.store.Get(ctx, in.Name)
+	m, err := p.get(ctx, in.Name)
 	if err != nil {
 		if errors.Is(err, memdir.ErrNotFound) {
 			return nil, GetOutput{}, fmt.Errorf("no memory called %q in this project (memory_list shows them)", in.Name)
@@ -171,6 +174,69 @@ func (s *Server) memoryGet(ctx context.Context, req *mcp.CallToolRequest, in Get
 		return nil, GetOutput{}, err
 	}
 	return nil, GetOutput{Memory: infoOf(m), Body: m.Body, Age: ageNote(p.now(), m.ModTime)}, nil
+}
+
+// get returns the memory called name, read from disk now. The warm index says which file
+// holds it, so only that file is read; a name the index does not know yet (a file written a
+// moment ago by someone else) is looked up by the store, which reads every file.
+func (p *project) get(ctx context.Context, name string) (memdir.Memory, error) {
+	if file, ok := p.fileOf(name); ok {
+		if m, err := p.readMemory(file); err == nil && (m.Name == name || m.File == name || m.File == name+".md" || strings.EqualFold(m.Name, name)) {
+			return m, nil
+		}
+	}
+	return p.store.Get(ctx, name)
+}
+
+// fileOf finds the file of the memory called name in the index, matching as memdir.Store.Get
+// does: the frontmatter name, else the file name with or without .md, else the name ignoring
+// case.
+func (p *project) fileOf(name string) (string, bool) {
+	mems := p.index.Memories()
+	fold := ""
+	for _, m := range mems {
+		if m.Name == name {
+			return m.File, true
+		}
+		if fold == "" && strings.EqualFold(m.Name, name) {
+			fold = m.File
+		}
+	}
+	if _, ok := p.index.Get(name); ok {
+		return name, true
+	}
+	if _, ok := p.index.Get(name + ".md"); ok {
+		return name + ".md", true
+	}
+	return fold, fold != ""
+}
+
+// readMemory reads one topic file through an os.Root on the memory dir.
+func (p *project) readMemory(file string) (memdir.Memory, error) {
+	root, err := os.OpenRoot(p.store.Dir())
+	if err != nil {
+		return memdir.Memory{}, err
+	}
+	defer root.Close()
+	f, err := root.Open(file)
+	if err != nil {
+		return memdir.Memory{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return memdir.Memory{}, err
+	}
+	if !st.Mode().IsRegular() {
+		return memdir.Memory{}, fmt.Errorf("%s: not a regular file", file)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, memdir.MaxFileBytes))
+	if err != nil {
+		return memdir.Memory{}, err
+	}
+	m, _ := memdir.ParseFile(filepath.Join(p.store.Dir(), filepath.FromSlash(file)), file, data)
+	m.ModTime, m.Size = st.ModTime(), st.Size()
+	return m, nil
 }
 
 func (s *Server) memorySave(ctx context.Context, req *mcp.CallToolRequest, in SaveInput) (*mcp.CallToolResult, SaveOutput, error) {
