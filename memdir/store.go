@@ -409,6 +409,7 @@ func find(mems []Memory, name string) (Memory, bool) {
 type Snapshot struct {
 	stamps map[string]stamp
 	dirs   map[string]stamp // the directories walked, for Unchanged
+	bad    map[string]stamp // files seen but not usable (binary, unreadable): not re-read until they change
 }
 
 // Len returns the number of files the snapshot has seen.
@@ -420,7 +421,7 @@ func (s Snapshot) Len() int { return len(s.stamps) }
 // next time. It is how a warm index stays current without re-reading unchanged files. Changes
 // with a zero Snapshot returns every memory, like List.
 func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, removed []string, next Snapshot, err error) {
-	next = Snapshot{stamps: map[string]stamp{}, dirs: map[string]stamp{}}
+	next = Snapshot{stamps: map[string]stamp{}, dirs: map[string]stamp{}, bad: map[string]stamp{}}
 	root, ok, err := s.openRoot()
 	if err != nil {
 		return nil, nil, since, err
@@ -440,11 +441,16 @@ func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, 
 				next.stamps[e.file] = e.stamp
 				continue
 			}
+			if old, seen := since.bad[e.file]; seen && old == e.stamp {
+				next.bad[e.file] = e.stamp
+				continue
+			}
 			m, _, ok, err := s.readFile(root, e)
 			if err != nil {
 				return nil, nil, since, err
 			}
 			if !ok {
+				next.bad[e.file] = e.stamp
 				continue
 			}
 			next.stamps[e.file] = e.stamp

@@ -180,3 +180,24 @@ func TestUnchanged(t *testing.T) {
 	}
 	os.Remove(filepath.Join(s.Dir(), "team", "c.md"))
 }
+
+func TestChangesUnusableFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeRaw(t, dir, "a.md", "---\nname: a\n---\none\n")
+	s, _ := Open(dir, Options{})
+	_, _, snap, _ := s.Changes(t.Context(), Snapshot{})
+	writeRaw(t, dir, "a.md", "\x00binary now")
+	changed, removed, snap, _ := s.Changes(t.Context(), snap)
+	if len(changed) != 0 || len(removed) != 1 || removed[0] != "a.md" {
+		t.Errorf("file turned binary: changed=%v removed=%v", files(changed), removed)
+	}
+	changed, removed, snap, _ = s.Changes(t.Context(), snap)
+	if len(changed) != 0 || len(removed) != 0 {
+		t.Errorf("binary file reported again: changed=%v removed=%v", files(changed), removed)
+	}
+	writeRaw(t, dir, "a.md", "---\nname: a\n---\nusable again\n")
+	changed, _, _, _ = s.Changes(t.Context(), snap)
+	if len(changed) != 1 {
+		t.Errorf("file usable again: changed=%v", files(changed))
+	}
+}
