@@ -101,12 +101,13 @@ type docInfo struct {
 type Index struct {
 	params Params
 
+	dict  *dict // term → id; shared with the analysers, so not under mu
+	words *dict // every written word seen → its term's id, for spelling correction
+
 	mu     sync.RWMutex
-	dict   map[string]uint32
-	terms  []termInfo
+	terms  []termInfo // by term id; may be shorter than dict until the next link
 	docs   []docInfo
 	byFile map[string]uint32
-	words  map[string]uint32 // every surface word seen → its term id (never shrinks)
 
 	sortedMu sync.Mutex // guards sorted, built lazily under the read lock
 	sorted   []string   // the keys of words, in order
@@ -119,7 +120,7 @@ type Index struct {
 
 // NewIndex returns an empty index using p.
 func NewIndex(p Params) *Index {
-	return &Index{params: p, dict: map[string]uint32{}, byFile: map[string]uint32{}, words: map[string]uint32{}}
+	return &Index{params: p, dict: newDict(), words: newDict(), byFile: map[string]uint32{}}
 }
 
 // Params returns the index's tuning.
@@ -135,52 +136,69 @@ func (ix *Index) Len() int {
 // analysed is a memory turned into term counts, ready to be linked into an index.
 type analysed struct {
 	mem   memdir.Memory
-	terms []string
+	tids  []uint32 // distinct term ids
 	tf    [][numFields]uint16
 	len   [numFields]float32
-	lines []int32  // description and body as indexes into terms, -1 between lines
-	words []string // a surface form of each word term (first seen), for spelling correction
+	lines []uint32 // description and body as term ids, lineBreak between lines
 }
 
 // lineBreak separates lines in docInfo.lines.
 const lineBreak = ^uint32(0)
 
-// analyse tokenizes a memory's fields. It touches no index state, so it runs outside the lock
-// and in parallel.
-func analyse(m memdir.Memory) analysed {
+// analyser turns memories into term counts. It interns terms into the index's dictionary
+// (safe in parallel) and holds scratch space reused from one memory to the next, so each
+// goroutine analysing memories needs its own.
+type analyser struct {
+	dict, words *dict
+	slot        map[string]int32 // term → index in the current memory's tids
+	last        []string         // the last written form recorded for each of tids
+	toks        []Token
+}
+
+func (ix *Index) newAnalyser() *analyser {
+	return &analyser{dict: ix.dict, words: ix.words, slot: map[string]int32{}}
+}
+
+// analyse tokenizes a memory's fields and interns its terms.
+func (z *analyser) analyse(m memdir.Memory) analysed {
 	a := analysed{mem: m}
-	pos := make(map[string]int, min(len(m.Body)/4+16, 4096))
-	var toks []Token
-	var last []string // the last written form recorded for each term
+	clear(z.slot)
+	z.last = z.last[:0]
 	for f, text := range [numFields]string{m.Name, m.Description, m.Body} {
 		n := 0
 		for line := range strings.SplitSeq(text, "\n") {
-			toks = Tokenize(line, toks[:0])
-			if len(toks) == 0 {
+			z.toks = Tokenize(line, z.toks[:0])
+			if len(z.toks) == 0 {
 				continue
 			}
-			for _, t := range toks {
+			for _, t := range z.toks {
 				n++
-				i, isNew := a.add(pos, t.Term, f)
-				if t.Surface != "" {
-					// Record each written form of a term once in a row: enough for spelling
-					// correction to know "deploying" as well as "deploy".
-					if isNew {
-						last = append(last, t.Surface)
-						a.words = append(a.words, t.Surface, t.Term)
-					} else if i < len(last) && last[i] != t.Surface {
-						last[i] = t.Surface
-						a.words = append(a.words, t.Surface, t.Term)
-					}
-				} else if isNew {
-					last = append(last, "")
+				// The memory's own small map first: the shared dictionary is large, so each
+				// lookup there is a cache miss; it is asked once per distinct term.
+				i, ok := z.slot[t.Term]
+				if !ok {
+					i = int32(len(a.tids))
+					z.slot[t.Term] = i
+					a.tids = append(a.tids, z.dict.intern(t.Term))
+					a.tf = append(a.tf, [numFields]uint16{})
+					z.last = append(z.last, "")
+				}
+				if a.tf[i][f] < math.MaxUint16 {
+					a.tf[i][f]++
+				}
+				// Record each written form of a word once in a row: enough for spelling
+				// correction to know "deploying" as well as "deploy".
+				tid := a.tids[i]
+				if t.Surface != "" && z.last[i] != t.Surface {
+					z.last[i] = t.Surface
+					z.words.putIfAbsent(t.Surface, tid)
 				}
 				if f != fieldName {
-					a.lines = append(a.lines, int32(i))
+					a.lines = append(a.lines, tid)
 				}
 			}
 			if f != fieldName {
-				a.lines = append(a.lines, -1)
+				a.lines = append(a.lines, lineBreak)
 			}
 		}
 		a.len[f] = float32(n)
@@ -188,70 +206,18 @@ func analyse(m memdir.Memory) analysed {
 	return a
 }
 
-// add counts one occurrence of term in field f and returns the term's index in a.terms and
-// whether it is new.
-func (a *analysed) add(pos map[string]int, term string, f int) (int, bool) {
-	i, ok := pos[term]
-	if !ok {
-		i = len(a.terms)
-		pos[term] = i
-		a.terms = append(a.terms, term)
-		a.tf = append(a.tf, [numFields]uint16{})
-	}
-	if a.tf[i][f] < math.MaxUint16 {
-		a.tf[i][f]++
-	}
-	return i, !ok
-}
-
 // Put adds m to the index, replacing the memory with the same File.
 func (ix *Index) Put(m memdir.Memory) {
-	a := analyse(m)
+	a := ix.newAnalyser().analyse(m)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.link(a)
 }
 
-// putAll adds many memories, analysing them in parallel on up to workers goroutines.
-func (ix *Index) putAll(mems []memdir.Memory, workers int) {
-	out := make([]analysed, len(mems))
-	var wg sync.WaitGroup
-	if workers < 1 {
-		workers = 1
-	}
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(mems); i += workers {
-				out[i] = analyse(mems[i])
-			}
-		})
-	}
-	wg.Wait()
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	for _, a := range out {
-		ix.link(a)
-	}
-}
-
+// link adds an analysed memory, replacing the one with the same file. Caller holds ix.mu.
 func (ix *Index) link(a analysed) {
 	ix.unlink(a.mem.File)
-	tids := make([]uint32, len(a.terms))
-	for i, term := range a.terms {
-		tid, ok := ix.dict[term]
-		if !ok {
-			tid = uint32(len(ix.terms))
-			ix.dict[term] = tid
-			ix.terms = append(ix.terms, termInfo{})
-		}
-		tids[i] = tid
-	}
-	ix.linkIDs(a, tids)
-}
-
-// linkIDs links an analysed memory whose terms already have ids. Caller holds ix.mu and has
-// removed any memory with the same file.
-func (ix *Index) linkIDs(a analysed, tids []uint32) {
+	ix.growTerms()
 	var id uint32
 	if n := len(ix.free); n > 0 {
 		id = ix.free[n-1]
@@ -260,8 +226,22 @@ func (ix *Index) linkIDs(a analysed, tids []uint32) {
 		id = uint32(len(ix.docs))
 		ix.docs = append(ix.docs, docInfo{})
 	}
-	d := docInfo{mem: a.mem, len: a.len, alive: true, terms: tids, tfs: make([]uint16, len(a.terms)), named: make([]bool, len(a.terms))}
-	for i, tid := range tids {
+	ix.linkAs(a, id)
+}
+
+// growTerms extends terms to cover every id the dictionary handed out. Caller holds ix.mu.
+func (ix *Index) growTerms() {
+	if n := int(ix.dict.next.Load()); n > len(ix.terms) {
+		ix.terms = append(ix.terms, make([]termInfo, n-len(ix.terms))...)
+	}
+}
+
+// linkAs links an analysed memory under doc id. Caller holds ix.mu, has removed any memory
+// with the same file and grown terms.
+func (ix *Index) linkAs(a analysed, id uint32) {
+	d := docInfo{mem: a.mem, len: a.len, alive: true, terms: a.tids, lines: a.lines,
+		tfs: make([]uint16, len(a.tids)), named: make([]bool, len(a.tids))}
+	for i, tid := range a.tids {
 		ti := &ix.terms[tid]
 		ti.post = append(ti.post, posting{doc: id, tf: a.tf[i]})
 		ti.df++
@@ -269,26 +249,13 @@ func (ix *Index) linkIDs(a analysed, tids []uint32) {
 			ti.dfName++
 			d.named[i] = true
 		}
-		ix.postings++
 		total := 0
 		for _, n := range a.tf[i] {
 			total += int(n)
 		}
 		d.tfs[i] = uint16(min(total, math.MaxUint16))
 	}
-	for i := 0; i+1 < len(a.words); i += 2 {
-		if _, ok := ix.words[a.words[i]]; !ok {
-			ix.words[strings.Clone(a.words[i])] = ix.dict[a.words[i+1]]
-		}
-	}
-	d.lines = make([]uint32, len(a.lines))
-	for i, local := range a.lines {
-		if local < 0 {
-			d.lines[i] = lineBreak
-		} else {
-			d.lines[i] = d.terms[local]
-		}
-	}
+	ix.postings += len(a.tids)
 	ix.docs[id] = d
 	ix.byFile[a.mem.File] = id
 	ix.live++
@@ -299,33 +266,24 @@ func (ix *Index) linkIDs(a analysed, tids []uint32) {
 
 // bulkLink links many memories into an empty index. It does what link does for each, but
 // allocates every posting list from one array sized in a first pass, which makes a cold
-// build several times faster than linking one memory at a time. Later appends move a list
-// out of the shared array as needed. Caller holds ix.mu; the index must be empty.
+// build much faster than linking one memory at a time. Later appends move a list out of the
+// shared array as needed. Caller holds ix.mu; the index must be empty.
 func (ix *Index) bulkLink(as []analysed) {
-	byFile := make(map[string]int, len(as))
+	last := make(map[string]int, len(as))
 	for i, a := range as {
-		byFile[a.mem.File] = i // the last one of a duplicated file wins, as with link
+		last[a.mem.File] = i // of a file given twice, the last one wins, as with link
 	}
-	ix.docs = make([]docInfo, 0, len(byFile))
-	var counts []int32
-	tids := make([][]uint32, len(as))
+	ix.growTerms()
+	counts := make([]int32, len(ix.terms))
+	n := 0
 	for i, a := range as {
-		if byFile[a.mem.File] != i {
+		if last[a.mem.File] != i {
 			continue
 		}
-		ts := make([]uint32, len(a.terms))
-		for j, term := range a.terms {
-			tid, ok := ix.dict[term]
-			if !ok {
-				tid = uint32(len(ix.terms))
-				ix.dict[term] = tid
-				ix.terms = append(ix.terms, termInfo{})
-				counts = append(counts, 0)
-			}
+		n++
+		for _, tid := range a.tids {
 			counts[tid]++
-			ts[j] = tid
 		}
-		tids[i] = ts
 	}
 	total := 0
 	for _, c := range counts {
@@ -334,12 +292,16 @@ func (ix *Index) bulkLink(as []analysed) {
 	all := make([]posting, total)
 	off := 0
 	for tid, c := range counts {
-		ix.terms[tid].post = all[off : off : off+int(c)]
-		off += int(c)
+		if c > 0 {
+			ix.terms[tid].post = all[off : off : off+int(c)]
+			off += int(c)
+		}
 	}
+	ix.docs = make([]docInfo, 0, n)
 	for i, a := range as {
-		if tids[i] != nil {
-			ix.linkIDs(a, tids[i])
+		if last[a.mem.File] == i {
+			ix.docs = append(ix.docs, docInfo{})
+			ix.linkAs(a, uint32(len(ix.docs)-1))
 		}
 	}
 }

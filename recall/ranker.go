@@ -132,8 +132,9 @@ func (r *Ranker) refreshFeed(ctx context.Context) (RefreshStats, []memdir.Diagno
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			z := r.ix.newAnalyser()
 			for i := w; i < len(changed); i += workers {
-				as[i] = analyse(changed[i])
+				as[i] = z.analyse(changed[i])
 			}
 		})
 	}
@@ -191,6 +192,7 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			z := r.ix.newAnalyser()
 			for i := w; i < len(files); i += workers {
 				if ctx.Err() != nil {
 					return
@@ -198,7 +200,7 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 				m, d, err := r.src.Load(ctx, files[i])
 				res[i] = result{diags: d, err: err}
 				if err == nil {
-					res[i].a = analyse(m)
+					res[i].a = z.analyse(m)
 				}
 			}
 		})

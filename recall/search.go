@@ -171,8 +171,8 @@ func stripQuestionPhrases(q string) string {
 
 // liveTerm returns the id of a term that is in at least one memory.
 func (ix *Index) liveTerm(term string) (uint32, bool) {
-	tid, ok := ix.dict[term]
-	if !ok || ix.terms[tid].df == 0 {
+	tid, ok := ix.dict.lookup(term)
+	if !ok || int(tid) >= len(ix.terms) || ix.terms[tid].df == 0 {
 		return 0, false
 	}
 	return tid, true

@@ -104,7 +104,7 @@ func readMemory(path, file string, limit int64) (memdir.Memory, []memdir.Diagnos
 	if err != nil && err != io.ErrUnexpectedEOF {
 		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: %w", path, err)
 	}
-	m, diags := memdir.ParseFile(path, file, data[:n])
+	m, diags := parseMemory(path, file, data[:n])
 	m.ModTime, m.Size = fi.ModTime(), fi.Size()
 	return m, diags, nil
 }

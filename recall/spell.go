@@ -48,20 +48,23 @@ func (ix *Index) rescue(surface string) []qterm {
 		maxDist = 2
 	}
 	best, bestDist, bestDF := uint32(0), maxDist+1, int32(-1)
-	for w, tid := range ix.words {
+	ix.words.each(func(w string, tid uint32) {
+		if int(tid) >= len(ix.terms) || ix.terms[tid].df == 0 {
+			return
+		}
 		df := ix.terms[tid].df
-		if df == 0 {
-			continue
+		if d := len(w) - len(surface); d > 2*maxDist*utf8.UTFMax || -d > 2*maxDist*utf8.UTFMax {
+			return // cheap length filter in bytes before counting runes
 		}
 		m := utf8.RuneCountInString(w)
 		if m-n > maxDist || n-m > maxDist {
-			continue
+			return
 		}
 		d := editDistance(surface, w, maxDist)
 		if d < bestDist || d == bestDist && (df > bestDF || df == bestDF && tid < best) {
 			best, bestDist, bestDF = tid, d, df
 		}
-	}
+	})
 	if bestDist > maxDist {
 		return nil
 	}
@@ -70,8 +73,8 @@ func (ix *Index) rescue(surface string) []qterm {
 
 // liveWord returns the term of a known surface word that is still in some memory.
 func (ix *Index) liveWord(w string) (uint32, bool) {
-	tid, ok := ix.words[w]
-	if !ok || ix.terms[tid].df == 0 {
+	tid, ok := ix.words.lookup(w)
+	if !ok || int(tid) >= len(ix.terms) || ix.terms[tid].df == 0 {
 		return 0, false
 	}
 	return tid, true
@@ -139,11 +142,9 @@ const (
 func (ix *Index) sortedWords() []string {
 	ix.sortedMu.Lock()
 	defer ix.sortedMu.Unlock()
-	if len(ix.sorted) != len(ix.words) {
+	if n := ix.words.len(); len(ix.sorted) != n {
 		ix.sorted = ix.sorted[:0]
-		for w := range ix.words {
-			ix.sorted = append(ix.sorted, w)
-		}
+		ix.words.each(func(w string, _ uint32) { ix.sorted = append(ix.sorted, w) })
 		slices.Sort(ix.sorted)
 	}
 	return ix.sorted

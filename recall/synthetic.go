@@ -113,7 +113,7 @@ func WriteSynthetic(dir string, n int, seed uint64) error {
 			desc = v.chinese(25)
 			body = v.chinese(300)
 		}
-		text := fmt.Sprintf("---\nname: %s\ndescription: %q\ntype: project\n---\n\n%s\n", name, strings.ReplaceAll(desc, "\n", " "), body)
+		text := fmt.Sprintf("---\nname: %s\ndescription: %q\ntype: project\n---\n\n%s\n", name, strings.TrimSpace(strings.ReplaceAll(desc, "\n", " ")), body)
 		p := filepath.Join(dir, synthFile(i))
 		if err := os.WriteFile(p, []byte(text), fsutil.FileMode); err != nil {
 			return fmt.Errorf("recall: synthetic: %w", err)
