@@ -300,6 +300,9 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 // MarshalJSON writes the entry as one JSON object (see Entry for how Raw, the typed fields and
 // Extra combine).
 func (e *Entry) MarshalJSON() ([]byte, error) {
+	if len(e.Raw) == 0 && len(e.Extra) == 0 {
+		return e.marshalKnown()
+	}
 	var pairs []kv
 	if len(e.Raw) > 0 {
 		var err error
@@ -307,17 +310,19 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 			return nil, fmt.Errorf("transcript: entry %s: raw line: %w", e.UUID, err)
 		}
 	}
-	index := make(map[string]int, len(pairs)+len(knownKeys))
-	for i, p := range pairs {
-		index[p.key] = i
-	}
 	set := func(k string, v []byte) {
-		if i, ok := index[k]; ok {
-			pairs[i].val = v
-			return
+		for i := range pairs {
+			if pairs[i].key == k {
+				pairs[i].val = v
+				return
+			}
 		}
-		index[k] = len(pairs)
 		pairs = append(pairs, kv{k, v})
+	}
+	if e.Raw == nil && metadataTypes[e.Type] {
+		// Metadata lines start with their type, as Claude Code writes them, so that listing
+		// can recognise them from their first bytes.
+		set("type", e.known("type"))
 	}
 	for _, k := range knownKeys {
 		if v := e.known(k); v != nil {
@@ -333,7 +338,11 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			set(k, e.Extra[k])
+			v, err := compactJSON(e.Extra[k])
+			if err != nil {
+				return nil, fmt.Errorf("transcript: entry %s: field %s: %w", e.UUID, k, err)
+			}
+			set(k, v)
 		}
 	}
 	var b bytes.Buffer
@@ -345,6 +354,38 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 		writeString(&b, p.key)
 		b.WriteByte(':')
 		b.Write(p.val)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// marshalKnown writes an entry built in memory: its typed fields only, metadata types with
+// "type" first.
+func (e *Entry) marshalKnown() ([]byte, error) {
+	b := bytes.NewBuffer(make([]byte, 0, 256+len(e.Message)+len(e.ToolUseResult)))
+	b.WriteByte('{')
+	first := true
+	put := func(k string, v []byte) {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteByte('"')
+		b.WriteString(k) // known keys need no escaping
+		b.WriteString(`":`)
+		b.Write(v)
+	}
+	meta := metadataTypes[e.Type]
+	if meta {
+		put("type", e.known("type"))
+	}
+	for _, k := range knownKeys {
+		if meta && k == "type" {
+			continue
+		}
+		if v := e.known(k); v != nil {
+			put(k, v)
+		}
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
@@ -376,7 +417,7 @@ func (e *Entry) known(k string) []byte {
 		if len(r) == 0 {
 			return nil
 		}
-		return r
+		return r // one line: a slice of Raw, or compacted by encodeLine
 	}
 	switch k {
 	case "parentUuid":
@@ -461,10 +502,38 @@ func (e *Entry) known(k string) []byte {
 // writeString writes s as a JSON string without HTML escaping (transcripts are full of
 // <command-name> tags; escaping them would make strata's files differ from Claude Code's).
 func writeString(b *bytes.Buffer, s string) {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // encoding a string cannot fail
 	b.Truncate(b.Len() - 1)
+}
+
+// compactJSON returns v without insignificant whitespace, or an error when it is not JSON.
+func compactJSON(v []byte) ([]byte, error) {
+	if bytes.IndexAny(v, " \t\r\n") < 0 {
+		if !json.Valid(v) {
+			return nil, errors.New("not valid JSON")
+		}
+		return v, nil
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, v); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
 // objectPairs splits a JSON object into its keys and raw values, in order.
@@ -499,18 +568,31 @@ func objectPairs(data []byte) ([]kv, error) {
 	return pairs, nil
 }
 
-// encodeLine returns the entry's JSON followed by a newline, compacted so that the record is
-// exactly one line.
+// encodeLine returns the entry's JSON followed by a newline. Raw JSON fields of entries built
+// in memory are compacted and checked first, so the record is exactly one line of valid JSON.
 func encodeLine(e *Entry) ([]byte, error) {
+	if e.Raw == nil {
+		for _, f := range []*json.RawMessage{&e.Message, &e.ToolUseResult, &e.Content, &e.Snapshot, &e.Todos} {
+			if len(*f) == 0 {
+				continue
+			}
+			c, err := compactJSON(*f)
+			if err != nil {
+				return nil, fmt.Errorf("transcript: entry %s: %w", e.UUID, err)
+			}
+			*f = c
+		}
+	}
 	b, err := e.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
-	var out bytes.Buffer
-	out.Grow(len(b) + 1)
-	if err := json.Compact(&out, b); err != nil {
-		return nil, fmt.Errorf("transcript: entry %s: %w", e.UUID, err)
+	if e.Raw != nil && bytes.ContainsAny(b, "\r\n") {
+		var out bytes.Buffer
+		if err := json.Compact(&out, b); err != nil {
+			return nil, fmt.Errorf("transcript: entry %s: %w", e.UUID, err)
+		}
+		b = out.Bytes()
 	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	return append(b, '\n'), nil
 }

@@ -61,45 +61,47 @@ const (
 // Stat reads at most TailWindow bytes from each end of the transcript at path and returns what
 // they say about the session. It never parses the middle of the file.
 func Stat(path string) (Info, error) {
-	f, err := os.Open(path)
+	f, size, mtime, err := openForStat(path)
 	if err != nil {
 		return Info{}, fmt.Errorf("transcript: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Info{}, fmt.Errorf("transcript: %w", err)
-	}
-	info := Info{ID: SessionIDOf(path), Path: path, Project: filepath.Base(filepath.Dir(path)), Size: fi.Size()}
-	if err := statHead(f, fi.Size(), &info); err != nil {
+	info := Info{ID: SessionIDOf(path), Path: path, Project: filepath.Base(filepath.Dir(path)), Size: size}
+	bp := windowPool.Get().(*[]byte)
+	defer windowPool.Put(bp)
+	if err := statHead(f, *bp, size, &info); err != nil {
 		return info, fmt.Errorf("transcript: %s: %w", path, err)
 	}
-	if err := statTail(f, fi.Size(), &info); err != nil {
+	if err := statTail(f, *bp, size, &info); err != nil {
 		return info, fmt.Errorf("transcript: %s: %w", path, err)
 	}
 	if info.LastActivity.IsZero() {
-		info.LastActivity = fi.ModTime()
+		info.LastActivity = mtime
 	}
 	return info, nil
 }
 
-// window reads [start, start+n) of r, clipped to size.
-func window(r io.ReaderAt, size, start, n int64) ([]byte, error) {
+// windowPool holds TailWindow-sized read buffers; nothing read into them outlives a Stat call
+// (every string taken from them is a copy).
+var windowPool = sync.Pool{New: func() any { b := make([]byte, TailWindow); return &b }}
+
+// window reads [start, start+n) of r, clipped to size, into buf (at least n bytes).
+func window(r io.ReaderAt, buf []byte, size, start, n int64) ([]byte, error) {
 	start = max(0, start)
 	n = min(n, size-start)
 	if n <= 0 {
 		return nil, nil
 	}
-	b := make([]byte, n)
+	b := buf[:n]
 	if _, err := r.ReadAt(b, start); err != nil && err != io.EOF {
 		return nil, err
 	}
 	return b, nil
 }
 
-func statHead(r io.ReaderAt, size int64, info *Info) error {
+func statHead(r io.ReaderAt, buf []byte, size int64, info *Info) error {
 	for _, n := range []int64{headFirst, TailWindow} {
-		b, err := window(r, size, 0, n)
+		b, err := window(r, buf, size, 0, n)
 		if err != nil {
 			return err
 		}
@@ -136,14 +138,31 @@ func scanHead(b []byte, info *Info) {
 			info.CWD = keyString(line, "cwd")
 		}
 		if info.FirstPrompt == "" && bytes.Contains(line, []byte(`"type":"user"`)) {
-			if e, _ := ParseEntry(line); e != nil {
-				info.FirstPrompt = promptText(e)
-			}
+			info.FirstPrompt = firstPrompt(line)
 		}
 		if info.FirstPrompt != "" && !info.Created.IsZero() && info.CWD != "" {
 			return
 		}
 	}
+}
+
+var plainPrompt = []byte(`"message":{"role":"user","content":"`)
+
+// firstPrompt returns the prompt typed in a user entry's line, or "". A prompt stored as a
+// plain string (the usual case) is read without parsing the whole line.
+func firstPrompt(line []byte) string {
+	if i := bytes.Index(line, plainPrompt); i >= 0 && !bytes.Contains(line, []byte(`"isMeta":true`)) &&
+		!bytes.Contains(line, []byte(`"isCompactSummary":true`)) && !bytes.Contains(line, []byte(`"isSidechain":true`)) {
+		start := i + len(`"message":{"role":"user",`)
+		if t := keyString(line[start:], "content"); t != "" {
+			return promptFilter(t)
+		}
+	}
+	e, _ := ParseEntry(line)
+	if e == nil {
+		return ""
+	}
+	return promptText(e)
 }
 
 // promptText returns the text a user typed in e, shortened for a list; "" for meta entries,
@@ -160,14 +179,22 @@ func promptText(e *Entry) string {
 		if b.Type != conversation.Text {
 			continue
 		}
-		t := strings.TrimSpace(b.Text)
-		if t == "" || strings.HasPrefix(t, "<command-") || strings.HasPrefix(t, "<local-command") ||
-			strings.HasPrefix(t, "Caveat:") || strings.HasPrefix(t, "[Request interrupted") {
-			continue
+		if t := promptFilter(b.Text); t != "" {
+			return t
 		}
-		return Shorten(t, 200)
 	}
 	return ""
+}
+
+// promptFilter returns text shortened for a list, or "" when it is not something the user
+// typed (a command echo, a caveat, an interruption note).
+func promptFilter(text string) string {
+	t := strings.TrimSpace(text)
+	if t == "" || strings.HasPrefix(t, "<command-") || strings.HasPrefix(t, "<local-command") ||
+		strings.HasPrefix(t, "Caveat:") || strings.HasPrefix(t, "[Request interrupted") {
+		return ""
+	}
+	return Shorten(t, 200)
 }
 
 // Shorten collapses whitespace in s and cuts it to at most n runes, ending in "…" when cut.
@@ -180,12 +207,13 @@ func Shorten(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-var metaMarks = [][]byte{[]byte(`-title"`), []byte(`"summary"`), []byte(`"tag"`), []byte(`"last-prompt"`)}
+var typeKey = []byte(`"type":"`)
 
-func statTail(r io.ReaderAt, size int64, info *Info) error {
+func statTail(r io.ReaderAt, buf []byte, size int64, info *Info) error {
 	var m Metadata
+	ends := make([]int, 0, 64)
 	for _, n := range []int64{tailFirst, TailWindow} {
-		b, err := window(r, size, size-n, n)
+		b, err := window(r, buf, size, size-n, n)
 		if err != nil {
 			return err
 		}
@@ -197,14 +225,26 @@ func statTail(r io.ReaderAt, size int64, info *Info) error {
 			}
 			b = b[i+1:]
 		}
-		for len(b) > 0 {
-			line := b
-			if i := bytes.LastIndexByte(bytes.TrimRight(b, "\n"), '\n'); i >= 0 {
-				line, b = b[i+1:], b[:i]
-			} else {
-				b = nil
+		// Split forward (IndexByte is vectorised, LastIndexByte is not), then walk back.
+		ends = ends[:0]
+		for off := 0; off < len(b); {
+			i := bytes.IndexByte(b[off:], '\n')
+			if i < 0 {
+				ends = append(ends, len(b))
+				break
 			}
-			line = bytes.TrimRight(line, "\n")
+			ends = append(ends, off+i)
+			off += i + 1
+		}
+		for k := len(ends) - 1; k >= 0; k-- {
+			start := 0
+			if k > 0 {
+				start = ends[k-1] + 1
+			}
+			line := b[start:ends[k]]
+			if len(line) == 0 {
+				continue
+			}
 			if info.LastActivity.IsZero() {
 				if ts := keyString(line, "timestamp"); ts != "" {
 					info.LastActivity, _ = time.Parse(time.RFC3339Nano, ts)
@@ -216,7 +256,7 @@ func statTail(r io.ReaderAt, size int64, info *Info) error {
 			if info.CWD == "" {
 				info.CWD = keyString(line, "cwd")
 			}
-			if len(line) > 16<<10 || !hasAny(line, metaMarks) {
+			if !maybeMetadata(line) {
 				continue
 			}
 			if e, _ := ParseEntry(line); e != nil && metadataTypes[e.Type] {
@@ -235,13 +275,35 @@ func statTail(r io.ReaderAt, size int64, info *Info) error {
 	return nil
 }
 
-func hasAny(b []byte, marks [][]byte) bool {
-	for _, m := range marks {
-		if bytes.Contains(b, m) {
+var metaPrefix = []byte(`{"type":"`)
+
+// maybeMetadata is a cheap test for a metadata line: both Claude Code and strata write the
+// type first in a metadata entry (conversation entries start with parentUuid), so a line is
+// looked at only when it starts with {"type":" or is short.
+func maybeMetadata(line []byte) bool {
+	if bytes.HasPrefix(line, metaPrefix) {
+		rest := line[len(metaPrefix):]
+		j := bytes.IndexByte(rest[:min(len(rest), 40)], '"')
+		return j >= 0 && metadataTypes[string(rest[:j])]
+	}
+	if len(line) > 512 {
+		return false
+	}
+	head := line
+	if len(head) > 512 {
+		head = head[:160]
+	}
+	for {
+		i := bytes.Index(head, typeKey)
+		if i < 0 {
+			return false
+		}
+		rest := head[i+len(typeKey):]
+		if j := bytes.IndexByte(rest, '"'); j >= 0 && metadataTypes[string(rest[:j])] {
 			return true
 		}
+		head = rest
 	}
-	return false
 }
 
 // keyString finds "key":"value" in a JSON line and returns the value unescaped. It looks for

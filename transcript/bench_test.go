@@ -1,0 +1,111 @@
+package transcript
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/strata-mem/strata/conversation"
+)
+
+var benchFiles = struct {
+	sync.Once
+	dir, listDir, big string
+	err               error
+}{}
+
+// benchData writes 200 sessions of 256 KB and one of 20 MB with its last compact boundary at
+// 97%, once per test binary run.
+func benchData(b *testing.B) (listDir, big string) {
+	benchFiles.Do(func() {
+		dir, err := osMkdirTemp()
+		if err != nil {
+			benchFiles.err = err
+			return
+		}
+		benchFiles.dir = dir
+		benchFiles.listDir = filepath.Join(dir, "list")
+		for i := range 200 {
+			o := SynthOptions{SessionID: fmt.Sprint(i), CWD: "/b", Size: 256 << 10, Seed: uint64(i)}
+			if i%2 == 0 {
+				o.Title = "t"
+			}
+			if err := Synthesize(filepath.Join(benchFiles.listDir, fmt.Sprintf("s%d.jsonl", i)), o); err != nil {
+				benchFiles.err = err
+				return
+			}
+		}
+		benchFiles.big = filepath.Join(dir, "big", "big.jsonl")
+		benchFiles.err = Synthesize(benchFiles.big, SynthOptions{SessionID: "big", CWD: "/b", Size: 20 << 20, Boundaries: []float64{0.5, 0.97}, Seed: 1})
+	})
+	if benchFiles.err != nil {
+		b.Fatal(benchFiles.err)
+	}
+	return benchFiles.listDir, benchFiles.big
+}
+
+func BenchmarkList(b *testing.B) {
+	dir, _ := benchData(b)
+	for b.Loop() {
+		infos, err := List(b.Context(), dir, ListOptions{})
+		if err != nil || len(infos) != 200 {
+			b.Fatal(len(infos), err)
+		}
+	}
+}
+
+func BenchmarkStat(b *testing.B) {
+	dir, _ := benchData(b)
+	p := filepath.Join(dir, "s1.jsonl")
+	for b.Loop() {
+		if _, err := Stat(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkResume(b *testing.B) {
+	_, big := benchData(b)
+	for _, full := range []bool{false, true} {
+		b.Run(fmt.Sprintf("full=%v", full), func(b *testing.B) {
+			for b.Loop() {
+				s, err := Load(b.Context(), big, ReadOptions{Full: full})
+				if err != nil || len(s.Chain) == 0 {
+					b.Fatal(err)
+				}
+				b.SetBytes(s.File.Size - s.File.Start)
+			}
+		})
+	}
+}
+
+func BenchmarkAppend(b *testing.B) {
+	text := strings.Repeat("x", 900)
+	for _, sync := range []bool{false, true} {
+		b.Run(fmt.Sprintf("fsync-per-turn=%v", sync), func(b *testing.B) {
+			j, err := Open(b.Context(), filepath.Join(b.TempDir(), "a.jsonl"), Options{SessionID: "a"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			m := conversation.NewText(conversation.User, text)
+			for b.Loop() {
+				if _, err := j.AppendMessage(m, false); err != nil {
+					b.Fatal(err)
+				}
+				if sync {
+					if err := j.Sync(b.Context()); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			if err := j.Close(b.Context()); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
+
+func osMkdirTemp() (string, error) { return os.MkdirTemp("", "strata-transcript-bench-") }
