@@ -52,6 +52,7 @@ func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.total += len(p)
+	written := len(p)
 	if room := c.max*2/3 - c.head.Len(); room > 0 {
 		n := min(room, len(p))
 		c.head.Write(p[:n])
@@ -64,7 +65,7 @@ func (c *capped) Write(p []byte) (int, error) {
 			c.tail = append(c.tail[:0], c.tail[len(c.tail)-keep:]...)
 		}
 	}
-	return len(p), nil
+	return written, nil
 }
 
 func (c *capped) String() string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/llm"
@@ -18,14 +19,14 @@ import (
 
 // fixture is a project directory, a STRATA_HOME and a fake model server.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	srv  *llmtest.Server
 	dir  string // the project (working directory)
 	env  config.Env
 	prov llm.Provider
 }
 
-func newFixture(t *testing.T, format llmtest.Format) *fixture {
+func newFixture(t testing.TB, format llmtest.Format) *fixture {
 	t.Helper()
 	var srv *llmtest.Server
 	if format == llmtest.OpenAI {
@@ -155,4 +156,15 @@ func loadTranscript(t *testing.T, a *Agent) *transcript.Session {
 		}
 	}
 	return sess
+}
+
+// stall rebuilds the provider with a short stall timeout.
+func (f *fixture) stall(d time.Duration) {
+	cfg := f.srv.Config()
+	cfg.StallTimeout = d
+	p, err := llm.New(cfg)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.prov = p
 }

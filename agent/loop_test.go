@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-		"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/transcript"
 )
 
@@ -181,4 +181,3 @@ func TestUnknownToolAndBadInput(t *testing.T) {
 		t.Errorf("results = %q", got)
 	}
 }
-

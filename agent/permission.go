@@ -167,12 +167,12 @@ type subject struct {
 // Check decides a call of tool (of class c) with subject s; why explains a denial.
 func (p *Permissions) check(tool string, c class, s subject) (d Decision, why string) {
 	for _, r := range p.Deny {
-		if covers(r.Tool, tool) && p.matches(r, s) {
+		if covers(r.Tool, tool) && p.matches(r, s, true) {
 			return Deny, fmt.Sprintf("denied by the permission rule %q", r.String())
 		}
 	}
 	for _, r := range p.Allow {
-		if covers(r.Tool, tool) && p.matches(r, s) {
+		if covers(r.Tool, tool) && p.matches(r, s, false) {
 			return Allow, ""
 		}
 	}
@@ -191,12 +191,23 @@ func (p *Permissions) check(tool string, c class, s subject) (d Decision, why st
 	return AskUser, ""
 }
 
-func (p *Permissions) matches(r Rule, s subject) bool {
+// matches reports whether r's specifier matches s. Deny rules match more eagerly than allow
+// rules: a command prefix matches any part of a chained command, without a word boundary.
+func (p *Permissions) matches(r Rule, s subject, deny bool) bool {
 	if r.Spec == "" {
 		return true
 	}
 	if r.Tool == "Bash" {
 		cmd := strings.TrimSpace(s.command)
+		if deny {
+			prefix, isPrefix := strings.CutSuffix(r.Spec, ":*")
+			for _, part := range commandParts(cmd) {
+				if isPrefix && strings.HasPrefix(part, prefix) || part == r.Spec {
+					return true
+				}
+			}
+			return false
+		}
 		if prefix, ok := strings.CutSuffix(r.Spec, ":*"); ok {
 			// A prefix rule never allows a second command chained after the first.
 			if strings.ContainsAny(cmd, ";&|`\n") || strings.Contains(cmd, "$(") {
@@ -251,4 +262,18 @@ func suggest(tool string, s subject, cwd string) string {
 		return "Edit(" + dir + "/**)"
 	}
 	return tool
+}
+
+// commandParts splits a shell command at ;, &, |, newlines and $( into trimmed parts, and
+// keeps the whole command as the first part.
+func commandParts(cmd string) []string {
+	parts := []string{cmd}
+	for _, f := range strings.FieldsFunc(strings.ReplaceAll(cmd, "$(", ";"), func(r rune) bool {
+		return r == ';' || r == '&' || r == '|' || r == '\n' || r == '`' || r == '('
+	}) {
+		if f = strings.TrimSpace(f); f != "" {
+			parts = append(parts, f)
+		}
+	}
+	return parts
 }

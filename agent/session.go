@@ -75,11 +75,12 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	}
 	// A session that ended inside a tool call (a crash) gets results for its open calls, so
 	// the conversation can go on.
+	var repair *conversation.Entry
 	if open := openToolUses(chain); len(open) > 0 {
 		parent := chain[len(chain)-1].UUID
 		e := conversation.Entry{UUID: newID(), ParentUUID: parent, Timestamp: a.now(), Message: interruptedResults(open, "the session ended before this tool call finished")}
 		chain = append(chain, e)
-		defer a.journalMessage(e)
+		repair = &e
 	}
 	if a.history, err = conversation.NewHistory(chain); err != nil {
 		return fmt.Errorf("agent: resume %s: %w", path, err)
@@ -119,6 +120,12 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	}
 	if last, ok := a.history.Last(); ok && a.journal != nil {
 		a.journal.SetLeaf(last.UUID)
+	}
+	if repair != nil && a.journal != nil {
+		a.journalMessage(*repair)
+		if err := a.journal.Sync(ctx); err != nil {
+			a.warn("transcript %s: %v", path, err)
+		}
 	}
 	return nil
 }
