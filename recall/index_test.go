@@ -137,3 +137,36 @@ func TestIncrementalMatchesRebuild(t *testing.T) {
 		t.Fatalf("Len = %d, model has %d", ix.Len(), len(model))
 	}
 }
+
+// TestConcurrentSearchAndUpdate runs searches while memories are put and removed (run it with
+// -race): searches must never see a half-linked memory.
+func TestConcurrentSearchAndUpdate(t *testing.T) {
+	ix := NewIndex(DefaultParams())
+	for i := range 50 {
+		ix.Put(mem(fmt.Sprintf("m%d.md", i), "alpha", "alpha beta", "gamma 数据库"))
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 500 {
+			f := fmt.Sprintf("m%d.md", i%60)
+			if i%3 == 0 {
+				ix.Remove(f)
+			} else {
+				ix.Put(mem(f, "alpha", fmt.Sprintf("alpha beta w%d", i), "gamma 数据库 delta"))
+			}
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		for _, h := range ix.Search("alpha 数据 delta w7", 5) {
+			if h.Memory.File == "" {
+				t.Fatal("a hit without a file")
+			}
+		}
+	}
+}
