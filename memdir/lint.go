@@ -87,7 +87,7 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevError,
 					Message: fmt.Sprintf("links %s, which is a directory", e.File)})
 			default:
-				if m, ok := byFile[e.File]; ok && e.Title != m.Name {
+				if m, ok := byFile[e.File]; ok && e.Title != m.Name && strataLine(e) {
 					diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevWarning,
 						Message: fmt.Sprintf("title %q differs from the name %q in %s; strata memory edit %q re-indexes it", e.Title, m.Name, e.File, m.Name)})
 				}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // ErrSecret is wrapped by the *SecretError returned when a write's text looks like a secret.
@@ -65,7 +66,7 @@ func compilePatterns() []secretPattern {
 
 // assignment finds "<name> = value", "<name>: value", `"<name>": "value"` where the name says
 // it holds a secret. The value is then judged by looksRandom, so "token: see the wiki" passes.
-var assignment = lazyRegexp(`(?i)([A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|client[_\-]?secret|credentials?|auth[_\-]?key)[A-Za-z0-9_.\-]*)["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;)}\]]{8,})`)
+var assignment = lazyRegexp(`(?i)([A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|pass|passphrase|secret|token|key|credentials?)[A-Za-z0-9_.\-]*)["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;(){}\[\]|\\<>]{8,})`)
 
 // ScanSecrets returns everything in text that looks like a secret, in line order. It looks for
 // the shapes of well-known credentials (cloud keys, GitHub/GitLab/Slack tokens, Anthropic and
@@ -80,7 +81,7 @@ func ScanSecrets(text string) []SecretFinding {
 		}
 		found := false
 		for _, p := range secretPatterns() {
-			if p.re.MatchString(line) {
+			if m := p.re.FindString(line); m != "" && !xPlaceholder(m) {
 				out = append(out, SecretFinding{Kind: p.kind, Line: i + 1})
 				found = true
 				break
@@ -90,7 +91,7 @@ func ScanSecrets(text string) []SecretFinding {
 			continue
 		}
 		for _, m := range assignment().FindAllStringSubmatch(line, -1) {
-			if looksRandom(m[2]) {
+			if secretName(m[1]) && looksRandom(m[2]) {
 				out = append(out, SecretFinding{Kind: fmt.Sprintf("high-entropy value assigned to %q", m[1]), Line: i + 1})
 				break
 			}
@@ -123,11 +124,66 @@ func wordy(v string) bool {
 	return len(parts) > 1 && long
 }
 
+// xPlaceholder reports whether a token-shaped match is a documentation placeholder such as
+// "ghp_xxxxxxxxxxxxxxxxxxxx": eight or more x, X or * in a row.
+func xPlaceholder(m string) bool {
+	return strings.Contains(m, "xxxxxxxx") || strings.Contains(m, "XXXXXXXX") || strings.Contains(m, "********")
+}
+
+// secretName reports whether an assigned name says it holds a secret: its last word (split at
+// '_', '-', '.' and camelCase) is password, secret, token …, or key after api, access,
+// private …. So "GITHUB_TOKEN", "authToken", "client_secret", "apiKey" do, and "max_tokens",
+// "token_usage", "tokenizer", "passwordHash", "secretName" do not.
+func secretName(key string) bool {
+	words := splitWords(key)
+	if len(words) == 0 {
+		return false
+	}
+	switch last := words[len(words)-1]; last {
+	case "password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "apikey", "credential", "credentials":
+		return true
+	case "key":
+		if len(words) < 2 {
+			return false
+		}
+		switch words[len(words)-2] {
+		case "api", "access", "private", "secret", "auth", "signing", "encryption", "master", "client", "license":
+			return true
+		}
+	}
+	return false
+}
+
+// splitWords lower-cases key and splits it into words at '_', '-', '.' and camelCase humps.
+func splitWords(key string) []string {
+	var words []string
+	var cur []rune
+	rs := []rune(key)
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for i, r := range rs {
+		switch {
+		case r == '_' || r == '-' || r == '.':
+			flush()
+			continue
+		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])):
+			flush()
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return words
+}
+
 // looksRandom reports whether v is plausibly a generated secret: long enough, not a
 // placeholder or an identifier, of at least two character classes including a digit or
 // symbol, and with high Shannon entropy.
 func looksRandom(v string) bool {
-	v = strings.TrimRight(v, ".")
+	v = strings.Trim(v, ".:-=")
 	if len(v) < 10 || placeholder().MatchString(v) || identifier().MatchString(v) || wordy(v) || strings.ContainsAny(v, "()") {
 		return false
 	}

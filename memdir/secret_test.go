@@ -16,7 +16,7 @@ func TestScanSecretsFinds(t *testing.T) {
 		{"github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "GitHub token"},
 		{"GITLAB glpat-abcdefghij0123456789", "GitLab token"},
 		{"slack: xoxb-1234567890-abcdefghijkl", "Slack token"},
-		{"https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX", "Slack webhook URL"},
+		{"https://hooks.slack.com/services/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", "Slack webhook URL"},
 		{"ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789", "Anthropic API key"},
 		{"sk-proj-abcdefghijklmnopqrstT3BlbkFJabcdefghijklmnop", "OpenAI API key"},
 		{"sk-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV", "OpenAI API key"},
@@ -27,6 +27,8 @@ func TestScanSecretsFinds(t *testing.T) {
 		{"db_password = Xk9#mQ2$vL8pR4wZ", `high-entropy value assigned to "db_password"`},
 		{`"client_secret": "8f14e45fceea167a5a36dedd4bea2543"`, `high-entropy value assigned to "client_secret"`},
 		{"API_TOKEN: a1B2c3D4e5F6g7H8i9J0", `high-entropy value assigned to "API_TOKEN"`},
+		{"authToken = 'Zq8vN3kLp0Xw7RtY2mBc'", `high-entropy value assigned to "authToken"`},
+		{"export SIGNING_KEY=Zq8vN3kLp0Xw7RtY2mBc", `high-entropy value assigned to "SIGNING_KEY"`},
 	}
 	for _, tt := range tests {
 		got := ScanSecrets("first line\n" + tt.text + "\nlast line")
@@ -69,6 +71,16 @@ func TestScanSecretsIgnoresProseAndCode(t *testing.T) {
 		"-----BEGIN PUBLIC KEY-----",
 		"See https://jwt.io for decoding eyJ-style tokens.",
 		"version: 2.15.0, released 2026-01-02",
+		"GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+		"https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+		`"prompt_tokens_details": map[string]any{"cached_tokens": n}`,
+		`{"input_tokens": 33854, "output_tokens": 12, "token_usage": "Optional[str]"}`,
+		`total_tokens: 33854\ntool_uses: 3`,
+		"tokenizer = AutoTokenizer.from_pretrained(name)",
+		"token = tokens[index]",
+		`--password "${CLICKHOUSE_PASSWORD:-clickhouse}"`,
+		"passwordHash = hashAndSalt(pw2Input)",
+		"secretName: prod-db-credentials-v2",
 	}
 	for _, text := range clean {
 		if got := ScanSecrets(text); len(got) != 0 {

@@ -245,9 +245,12 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 
 // findForWrite finds the file of the memory whose name is exactly name, without reading every
 // file: the index is the catalogue. It reads the files that index lines titled name link, the
-// files FileName and FileNameAlt give, and every topic file the index does not link (hand-made
-// files). A hand edit that renames a memory without re-indexing it (strata memory edit does
-// re-index) can therefore hide it; Lint reports such titles, and duplicate names.
+// files FileName and FileNameAlt give, and every other topic file except those whose index line
+// looks written by strata (the file name derives from the title, so the title is the name).
+// Index lines written by hand or by another tool (Claude Code titles its lines freely) are thus
+// read, while a store of strata-written memories costs no reads beyond the candidates. A hand
+// edit of the name in a strata-written file without re-indexing (strata memory edit does
+// re-index) can hide it; Lint reports such titles, and duplicate names.
 func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx string) (string, bool, error) {
 	checked := map[string]bool{}
 	try := func(file string) (bool, error) {
@@ -265,7 +268,9 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 	entries := ParseIndex([]byte(idx))
 	linked := map[string]bool{}
 	for _, e := range entries {
-		linked[e.File] = true
+		if strataLine(e) {
+			linked[e.File] = true
+		}
 	}
 	var cands []string
 	for _, e := range entries {
@@ -292,6 +297,12 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 		}
 	}
 	return "", false, nil
+}
+
+// strataLine reports whether an index entry has the shape strata writes: its file name derives
+// from its title, so the title is the memory's name.
+func strataLine(e IndexEntry) bool {
+	return e.File == FileName(e.Title) || e.File == FileNameAlt(e.Title)
 }
 
 // taken reports whether anything (file, directory, symlink) already exists at rel.

@@ -1,0 +1,132 @@
+package memdir
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// corpusMemoryDir returns the real Claude Code memory directory of the shared corpus, or skips.
+func corpusMemoryDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("repository root (go.mod) not found")
+		}
+		dir = parent
+	}
+	mem := filepath.Join(dir, "..", "shared", "corpus", "memory", "4444J99__portfolio", ".claude", "memory")
+	if _, err := os.Stat(filepath.Join(mem, IndexFile)); err != nil {
+		t.Skipf("shared corpus not available (%v); it lives next to the repository", err)
+	}
+	return mem
+}
+
+// TestRealClaudeCodeMemoryDir reads a real auto-memory directory written by Claude Code: free
+// index titles, sections, links outside the dir, links to files that are missing, an index over
+// 200 lines. Reading and linting must not change it; an update through a copy must find the
+// memory whose index title differs from its name, and change only its line.
+func TestRealClaudeCodeMemoryDir(t *testing.T) {
+	src := corpusMemoryDir(t)
+	before := dirState(t, src)
+	s, err := Open(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mems, diags, err := s.List(t.Context())
+	if err != nil || len(mems) == 0 || len(diags) != 0 {
+		t.Fatalf("List: %d memories, diags %v, err %v", len(mems), diags, err)
+	}
+	for _, m := range mems {
+		if m.Name == "" || m.Description == "" || !m.Type.Known() {
+			t.Errorf("%s: name %q description %q type %q", m.File, m.Name, m.Description, m.Type)
+		}
+	}
+	lint, err := s.Lint(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dangling, overLimit int
+	for _, d := range lint {
+		switch {
+		case strings.Contains(d.Message, "which does not exist"):
+			dangling++
+		case strings.Contains(d.Message, "over the 200-line limit"):
+			overLimit++
+		case strings.Contains(d.Message, "differs from the name"):
+			t.Errorf("free Claude Code titles reported: %s", d)
+		}
+	}
+	if dangling == 0 || overLimit != 1 {
+		t.Errorf("lint: %d dangling links, %d line-limit errors; want some and 1", dangling, overLimit)
+	}
+	it, err := s.LoadIndex(t.Context())
+	if err != nil || !it.Truncated || countLines(it.Text) != 200 || !strings.Contains(it.Warning, "(limit: 200 lines)") {
+		t.Errorf("LoadIndex: truncated %v, %d lines, warning %q, err %v", it.Truncated, countLines(it.Text), it.Warning, err)
+	}
+	if diff := cmp.Diff(before, dirState(t, src)); diff != "" {
+		t.Fatalf("reading changed the corpus (-before +after):\n%s", diff)
+	}
+
+	// Update through a copy.
+	dst := filepath.Join(t.TempDir(), "memory")
+	os.MkdirAll(dst, 0o700)
+	for rel, content := range before {
+		os.WriteFile(filepath.Join(dst, rel), []byte(content), 0o600)
+	}
+	c, _ := Open(dst, Options{})
+	var target Memory
+	for _, m := range mems {
+		if m.File == "project_artifact_session_corpus_rescue_2026_04_29.md" {
+			target = m
+		}
+	}
+	if target.Name == "" {
+		t.Skip("the corpus no longer has the memory this test updates")
+	}
+	res, err := c.Add(t.Context(), Input{Name: target.Name, Type: target.Type, Description: "updated through strata", Body: "new body"})
+	if err != nil || res.File != target.File || res.Created {
+		t.Fatalf("Add = %+v, %v; want an update of %s", res, err, target.File)
+	}
+	oldIdx := splitLines(before[IndexFile])
+	newIdx := splitLines(readString(t, filepath.Join(dst, IndexFile)))
+	if len(oldIdx) != len(newIdx) {
+		t.Fatalf("index went from %d to %d lines", len(oldIdx), len(newIdx))
+	}
+	changed := 0
+	for i := range oldIdx {
+		if oldIdx[i] != newIdx[i] {
+			changed++
+			if !strings.Contains(newIdx[i], "updated through strata") {
+				t.Errorf("line %d changed to %q", i+1, newIdx[i])
+			}
+		}
+	}
+	if changed != 1 {
+		t.Errorf("%d index lines changed, want 1", changed)
+	}
+	after, _, _ := c.List(t.Context())
+	if len(after) != len(mems) {
+		t.Errorf("%d memories after the update, want %d (a duplicate was created?)", len(after), len(mems))
+	}
+}
+
+func readString(t *testing.T, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
