@@ -40,6 +40,10 @@
 //     a write never replaces a symlink.
 //   - Hand edits are welcome: missing or broken frontmatter is a diagnostic and the body still
 //     counts; binary files are reported and skipped; the store only rewrites a file it was asked
-//     to write. Changes notices edits by size, mtime and inode without re-reading other files.
+//     to write.
+//   - Change detection for warm indexes: Changes re-reads only files whose size, mtime or inode
+//     changed since a Snapshot; Unchanged stats only the directories, which every store write
+//     and every file added, removed or renamed touches (an in-place hand edit does not: call
+//     Changes now and then too).
 //   - Files are created 0600, directories 0700.
 package memdir
