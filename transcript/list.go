@@ -342,6 +342,13 @@ func keyString(line []byte, key string) string {
 type ListOptions struct {
 	// Workers bounds how many files are read at once; 0 means 4 × GOMAXPROCS.
 	Workers int
+	// Index, when set, is a file (rewritten atomically when something changed) in which
+	// listing remembers each transcript's Info with the size and modification time it had; a
+	// file whose size and mtime are unchanged is then not opened at all. Without it every
+	// file's head and tail are read. A corrupt index is reported and rebuilt. Use one index
+	// per listing (per project directory, and one for ListAll): entries for files not listed
+	// are dropped.
+	Index string
 }
 
 // List returns the sessions whose transcripts are in dir (a project directory), newest first.
@@ -406,16 +413,36 @@ func statAll(ctx context.Context, paths []string, opts ListOptions) ([]Info, err
 	if workers <= 0 {
 		workers = 4 * runtime.GOMAXPROCS(0)
 	}
+	var idx *listIndex
+	var idxErr error
+	if opts.Index != "" {
+		idx, idxErr = loadIndex(opts.Index)
+	}
 	infos := make([]Info, len(paths))
 	errs := make([]error, len(paths))
 	ok := make([]bool, len(paths))
+	fresh := make([]bool, len(paths)) // read from the file, not the index
+	keys := make([]indexEntry, len(paths))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(workers, len(paths)) {
 		wg.Go(func() {
 			for i := range next {
+				if idx != nil {
+					fi, err := os.Stat(paths[i])
+					if err != nil {
+						errs[i] = fmt.Errorf("transcript: %w", err)
+						continue
+					}
+					if info, hit := idx.lookup(paths[i], fi.Size(), fi.ModTime()); hit {
+						infos[i], ok[i] = info, true
+						continue
+					}
+					keys[i] = indexEntry{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+				}
 				infos[i], errs[i] = Stat(paths[i])
 				ok[i] = errs[i] == nil
+				fresh[i] = ok[i]
 			}
 		})
 	}
@@ -432,6 +459,30 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if idx != nil {
+		changed := false
+		seen := make(map[string]bool, len(paths))
+		for i, p := range paths {
+			seen[p] = true
+			if fresh[i] {
+				e := keys[i]
+				e.Info = infos[i]
+				idx.Entries[p] = e
+				changed = true
+			}
+		}
+		for p := range idx.Entries {
+			if !seen[p] {
+				delete(idx.Entries, p) // gone (or archived) since the last listing
+				changed = true
+			}
+		}
+		if changed {
+			if err := idx.save(opts.Index); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	out := make([]Info, 0, len(paths))
 	for i := range infos {
 		if ok[i] {
@@ -444,7 +495,7 @@ feed:
 		}
 		return out[a].Path < out[b].Path
 	})
-	return out, errors.Join(errs...)
+	return out, errors.Join(append(errs, idxErr)...)
 }
 
 // Find returns the transcript whose session id is id or starts with id, looking first in

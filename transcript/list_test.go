@@ -226,3 +226,50 @@ func TestArchiveSkipsALockedSession(t *testing.T) {
 		t.Fatalf("Archive of a locked session = %+v, %v", moves, err)
 	}
 }
+
+func TestListIndex(t *testing.T) {
+	env := config.Env{Home: t.TempDir()}
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	p1 := session(t, env, "/w", "s1", "first", "", t0)
+	session(t, env, "/w", "s2", "second", "", t0.Add(time.Minute))
+	index := filepath.Join(t.TempDir(), "cache", "list.gob")
+	opts := ListOptions{Index: index}
+	dir := ProjectDir(env, "/w")
+	want, err := List(t.Context(), dir, ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // builds the index, then uses it
+		got, err := List(t.Context(), dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("indexed listing differs (-want +got):\n%s", diff)
+		}
+	}
+	// A changed file is read again: the index never shows stale data.
+	j, err := Open(t.Context(), p1, Options{FlushInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Append(&Entry{Type: TypeCustomTitle, CustomTitle: "renamed"})
+	j.Append(textEntry(t, TypeUser, "", "more"))
+	j.Close(t.Context())
+	got, err := List(t.Context(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].ID != "s1" || got[0].Title != "renamed" {
+		t.Fatalf("after a change: %+v", got[0])
+	}
+	// A corrupt index is reported and rebuilt.
+	os.WriteFile(index, []byte("garbage"), 0o600)
+	got, err = List(t.Context(), dir, opts)
+	if err == nil || len(got) != 2 {
+		t.Fatalf("corrupt index: %d sessions, err %v", len(got), err)
+	}
+	if _, err := List(t.Context(), dir, opts); err != nil {
+		t.Fatalf("index not rebuilt: %v", err)
+	}
+}

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -65,13 +68,13 @@ func sessionsList(ctx context.Context, app *App, cwdFlag string, all, asJSON boo
 	var infos []transcript.Info
 	var err error
 	if all {
-		infos, err = transcript.ListAll(ctx, app.Env.ProjectsDir(), transcript.ListOptions{})
+		infos, err = transcript.ListAll(ctx, app.Env.ProjectsDir(), transcript.ListOptions{Index: listIndexPath(app.Env.ProjectsDir())})
 	} else {
 		dir, derr := sessionsProjectDir(app, cwdFlag)
 		if derr != nil {
 			return derr
 		}
-		infos, err = transcript.List(ctx, dir, transcript.ListOptions{})
+		infos, err = transcript.List(ctx, dir, transcript.ListOptions{Index: listIndexPath(dir)})
 	}
 	if err != nil {
 		if infos == nil && !isPartial(err) {
@@ -104,6 +107,18 @@ func sessionsList(ctx context.Context, app *App, cwdFlag string, all, asJSON boo
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	return tw.Flush()
+}
+
+// listIndexPath is where listing keeps its index for the listing of dir: in the user's cache
+// directory (never under STRATA_HOME, so listing a Claude Code installation writes nothing
+// there), one file per listed directory. "" (no index) when there is no cache directory.
+func listIndexPath(dir string) string {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return filepath.Join(cache, "strata", "sessions", hex.EncodeToString(sum[:8])+".gob")
 }
 
 // isPartial reports whether err is a joined list of per-file errors (listing still returned
