@@ -95,6 +95,13 @@ type docInfo struct {
 	alive bool
 }
 
+// docLens is what scoring reads for every posting: kept apart from docInfo so the loop over a
+// long posting list stays in cache.
+type docLens struct {
+	len   [numFields]float32
+	alive bool
+}
+
 // Index is an in-memory inverted index over memories, updated one memory at a time. It is
 // safe for concurrent use: searches share a read lock, updates take the write lock only for
 // the time it takes to link an already analysed memory in.
@@ -107,6 +114,7 @@ type Index struct {
 	mu     sync.RWMutex
 	terms  []termInfo // by term id; may be shorter than dict until the next link
 	docs   []docInfo
+	lens   []docLens // by doc id, next to each other for the scoring loop
 	byFile map[string]uint32
 
 	sortedMu sync.Mutex // guards sorted, built lazily under the read lock
@@ -225,6 +233,7 @@ func (ix *Index) link(a analysed) {
 	} else {
 		id = uint32(len(ix.docs))
 		ix.docs = append(ix.docs, docInfo{})
+		ix.lens = append(ix.lens, docLens{})
 	}
 	ix.linkAs(a, id)
 }
@@ -257,6 +266,7 @@ func (ix *Index) linkAs(a analysed, id uint32) {
 	}
 	ix.postings += len(a.tids)
 	ix.docs[id] = d
+	ix.lens[id] = docLens{len: a.len, alive: true}
 	ix.byFile[a.mem.File] = id
 	ix.live++
 	for f := range numFields {
@@ -298,9 +308,11 @@ func (ix *Index) bulkLink(as []analysed) {
 		}
 	}
 	ix.docs = make([]docInfo, 0, n)
+	ix.lens = make([]docLens, 0, n)
 	for i, a := range as {
 		if last[a.mem.File] == i {
 			ix.docs = append(ix.docs, docInfo{})
+			ix.lens = append(ix.lens, docLens{})
 			ix.linkAs(a, uint32(len(ix.docs)-1))
 		}
 	}
@@ -332,6 +344,7 @@ func (ix *Index) unlink(file string) bool {
 		ix.sumLen[f] -= float64(d.len[f])
 	}
 	*d = docInfo{}
+	ix.lens[id] = docLens{}
 	ix.live--
 	ix.dead++
 	if ix.dead > 64 && ix.dead*4 > ix.live {
@@ -345,7 +358,7 @@ func (ix *Index) compact() {
 	ix.postings = 0
 	for t := range ix.terms {
 		ti := &ix.terms[t]
-		ti.post = slices.DeleteFunc(ti.post, func(p posting) bool { return !ix.docs[p.doc].alive })
+		ti.post = slices.DeleteFunc(ti.post, func(p posting) bool { return !ix.lens[p.doc].alive })
 		ix.postings += len(ti.post)
 	}
 	ix.free = ix.free[:0]

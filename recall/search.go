@@ -203,7 +203,7 @@ func (ix *Index) accumulate(s *scratch, q []qterm) {
 			nameBonus = p.NameBonus * t.w * ix.idf(ti.dfName)
 		}
 		for _, ps := range ti.post {
-			d := &ix.docs[ps.doc]
+			d := &ix.lens[ps.doc]
 			if !d.alive {
 				continue
 			}
@@ -263,10 +263,18 @@ func (ix *Index) top(s *scratch, total float64, k int) []cand {
 	for _, d := range s.touched {
 		sc := s.score[d]
 		if gamma > 0 && total > 0 {
-			sc *= math.Pow(min(s.cov[d]/total, 1), gamma)
+			f := min(s.cov[d]/total, 1)
+			switch gamma {
+			case 0.5:
+				sc *= math.Sqrt(f)
+			case 1:
+				sc *= f
+			default:
+				sc *= math.Pow(f, gamma)
+			}
 		}
-		if sc <= 0 {
-			continue
+		if sc <= 0 || len(h) == k && sc < h[0].score {
+			continue // cannot enter the heap: skip reading the file name
 		}
 		c := cand{doc: d, score: sc, file: ix.docs[d].mem.File}
 		if len(h) < k {
@@ -298,14 +306,16 @@ func sortCands(c []cand) {
 // and returns them as extra query terms scaled to FeedbackWeight.
 func (ix *Index) expand(top []cand, q []qterm) []qterm {
 	p := ix.params
-	if len(top) == 0 {
+	if len(top) == 0 || top[0].score <= 0 {
 		return nil
 	}
-	inQuery := map[uint32]bool{}
+	inQuery := make(map[uint32]bool, len(q))
 	for _, t := range q {
 		inQuery[t.tid] = true
 	}
-	weights := map[uint32]float64{}
+	// Collect (term, weight) from each feedback document, then merge equal terms after a
+	// sort: cheaper than a map for a few hundred terms.
+	var ws []qterm
 	best := top[0].score
 	for _, c := range top {
 		d := &ix.docs[c.doc]
@@ -314,16 +324,27 @@ func (ix *Index) expand(top []cand, q []qterm) []qterm {
 			continue
 		}
 		for i, tid := range d.terms {
-			// A term of one memory only cannot bring in another.
-			if inQuery[tid] || ix.terms[tid].df < 2 {
+			// A term of one memory only cannot bring in another; a term in more than a
+			// fifth of them is too common to say what the top memories are about (and
+			// costs the most to score).
+			if df := ix.terms[tid].df; df < 2 || int(df)*5 > ix.live || inQuery[tid] {
 				continue
 			}
-			weights[tid] += c.score / best * float64(d.tfs[i]) / dl
+			ws = append(ws, qterm{tid: tid, w: c.score / best * float64(d.tfs[i]) / dl})
 		}
 	}
-	exp := make([]qterm, 0, len(weights))
-	for tid, w := range weights {
-		exp = append(exp, qterm{tid: tid, w: w * ix.idf(ix.terms[tid].df), feedback: true})
+	slices.SortFunc(ws, func(a, b qterm) int { return cmp.Compare(a.tid, b.tid) })
+	exp := ws[:0]
+	for i, t := range ws {
+		if i > 0 && exp[len(exp)-1].tid == t.tid {
+			exp[len(exp)-1].w += t.w
+			continue
+		}
+		exp = append(exp, t)
+	}
+	for i := range exp {
+		exp[i].w *= ix.idf(ix.terms[exp[i].tid].df)
+		exp[i].feedback = true
 	}
 	slices.SortFunc(exp, func(a, b qterm) int {
 		if c := cmp.Compare(b.w, a.w); c != 0 {
@@ -369,6 +390,15 @@ func (ix *Index) rerank(top []cand, q query) {
 		pairIDF[i] = max(ix.idf(ix.terms[pr[0]].df), ix.idf(ix.terms[pr[1]].df))
 	}
 	pairTF := make([]int, len(q.pairs))
+	// A 64-bit filter of the query's term ids lets most of a document's tokens be skipped
+	// with one AND.
+	var mask uint64
+	for _, t := range terms {
+		mask |= 1 << (t.tid & 63)
+	}
+	for _, pr := range q.pairs {
+		mask |= 1 << (pr[0] & 63)
+	}
 	for i := range top {
 		lines := ix.docs[top[i].doc].lines
 		best, cur := 0.0, 0.0
@@ -378,6 +408,9 @@ func (ix *Index) rerank(top []cand, q query) {
 			if tid == lineBreak {
 				best = max(best, cur)
 				cur, seen = 0, 0
+				continue
+			}
+			if mask&(1<<(tid&63)) == 0 {
 				continue
 			}
 			for k, t := range terms {
