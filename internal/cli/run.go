@@ -1,0 +1,329 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/llm"
+	_ "github.com/strata-mem/strata/llm/anthropic" // registers the provider
+	_ "github.com/strata-mem/strata/llm/openai"    // registers the provider
+)
+
+func init() { register(newRunCmd) }
+
+type runOptions struct {
+	format   string
+	resume   string
+	cont     bool
+	model    string
+	maxTurns int
+	allow    []string
+	deny     []string
+	mode     string
+	cwd      string
+	verbose  bool
+}
+
+func newRunCmd(app *App) *cobra.Command {
+	var o runOptions
+	c := &cobra.Command{
+		Use:   `run "PROMPT"`,
+		Short: "Run the agent on one prompt, non-interactively (for scripts and CI)",
+		Long: `Run the agent on one prompt and print its answer. The agent works in the current directory
+with every memory layer: instructions (CLAUDE.md, AGENTS.md, rules), the auto-memory index and
+recall, the read cache, todos, and a transcript you can resume.
+
+Permissions: nobody can be asked in a run, so reads (Read, Glob, Grep, memory_search), TodoWrite
+and the memory tools are allowed, and anything else (file edits, shell commands) is denied unless
+a pattern allows it: --allow, or permissions.allow in settings.json, e.g. "Bash(go test:*)",
+"Edit(src/**)", "Bash". --permission-mode accept-edits allows file edits; bypass allows
+everything. Deny patterns (permissions.deny, --deny) always win. The model is told about every
+denial and which pattern would allow it.
+
+PROMPT "-" reads the prompt from standard input. Ctrl-C stops the run; the transcript stays
+consistent and can be resumed.`,
+		Example: `  strata run "What does this repository do?"
+  strata run --allow 'Bash(go test:*)' "Run the tests and explain any failure"
+  strata run --permission-mode accept-edits "Fix the typo in README.md"
+  strata run --continue --output-format json "And the other file?"
+  git diff | strata run - --output-format stream-json`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return runRun(c.Context(), app, o, args[0]) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.format, "output-format", "text", "text, json (one object at the end) or stream-json (one JSON event per line)")
+	f.StringVar(&o.resume, "resume", "", "continue the session with this id (or unique id prefix)")
+	f.BoolVar(&o.cont, "continue", false, "continue the most recent session of this directory")
+	f.StringVar(&o.model, "model", "", "model to use (default: STRATA_MODEL, the model setting, or the provider's default)")
+	f.IntVar(&o.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model requests (default %d)", agent.DefaultMaxTurns))
+	f.StringArrayVar(&o.allow, "allow", nil, `allow tool calls matching a pattern, e.g. 'Bash(go test:*)' or 'Edit(src/**)'; repeatable`)
+	f.StringArrayVar(&o.deny, "deny", nil, "deny tool calls matching a pattern; repeatable; wins over every allow")
+	f.StringVar(&o.mode, "permission-mode", "", "ask (default: edits and shell need an allow pattern), accept-edits or bypass")
+	f.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")
+	f.BoolVar(&o.verbose, "verbose", false, "with text output, print tool calls and retries to standard error")
+	return c
+}
+
+// offlineCommands is printed when no model is configured.
+const offlineCommands = `These commands work without a model:
+  strata context          what instructions a model would see here, and why
+  strata lint             check instruction files and the memory index
+  strata memory ...       list, show, add, search, forget and check memories
+  strata sessions ...     list, show, search, export and archive transcripts
+  strata mcp              serve the memory to MCP clients (Claude Code, Cursor, ...)
+  strata bench ...        benchmarks`
+
+// modelConfig resolves the provider configuration for a command that needs a model. When none
+// is configured it prints how to configure one and returns an exit-1 error.
+func modelConfig(app *App, settings config.Settings, model string) (llm.Config, error) {
+	cfg, err := llm.FromEnv(app.Env, settings)
+	if err != nil {
+		fmt.Fprintf(app.Err, "%v\n\n%s\n", err, offlineCommands)
+		return cfg, &ExitError{Code: ExitFailure}
+	}
+	if model != "" {
+		cfg.Model = model
+	}
+	return cfg, nil
+}
+
+// newAgent builds the agent for run (and chat): settings, provider, options.
+func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver agent.Approver) (*agent.Agent, llm.Config, error) {
+	settings, errs := app.Env.Load(config.ProjectRoot(dir))
+	for _, e := range errs {
+		fmt.Fprintf(app.Err, "strata: warning: %v\n", e)
+	}
+	cfg, err := modelConfig(app, settings, o.model)
+	if err != nil {
+		return nil, cfg, err
+	}
+	mode := agent.Mode("")
+	if o.mode != "" {
+		if mode, err = agent.ParseMode(o.mode); err != nil {
+			return nil, cfg, usagef("--permission-mode: %v", strings.TrimPrefix(err.Error(), "agent: "))
+		}
+	}
+	prov, err := llm.New(cfg)
+	if err != nil {
+		return nil, cfg, &ExitError{Code: ExitFailure, Err: err}
+	}
+	small := cfg.SmallModel
+	if strings.EqualFold(app.Env.Var("STRATA_RECALL_SELECTOR"), "lexical") {
+		small = ""
+	}
+	a, err := agent.New(ctx, agent.Options{Provider: prov, Model: cfg.Model, SmallModel: small, Cwd: dir, Env: app.Env, Settings: &settings,
+		Mode: mode, Allow: o.allow, Deny: o.deny, Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont, Now: app.Now})
+	if err != nil {
+		return nil, cfg, &ExitError{Code: ExitFailure, Err: err}
+	}
+	return a, cfg, nil
+}
+
+// runResult is the --output-format json object (and the last stream-json event).
+type runResult struct {
+	Type      string    `json:"type,omitempty"`
+	Result    string    `json:"result"`
+	SessionID string    `json:"session_id"`
+	IsError   bool      `json:"is_error"`
+	Error     string    `json:"error,omitempty"`
+	NumTurns  int       `json:"num_turns"`
+	Model     string    `json:"model"`
+	Usage     llm.Usage `json:"usage"`
+}
+
+func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	switch o.format {
+	case "text", "json", "stream-json":
+	default:
+		return usagef("--output-format %q: use text, json or stream-json", o.format)
+	}
+	if o.resume != "" && o.cont {
+		return usagef("--resume and --continue cannot be used together")
+	}
+	if prompt == "-" {
+		data, err := io.ReadAll(app.In)
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("reading the prompt from standard input: %w", err)}
+		}
+		prompt = string(data)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return usagef("the prompt is empty")
+	}
+	dir, err := app.workDir(o.cwd)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+
+	a, cfg, err := newAgent(ctx, app, dir, o, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := a.Close(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(app.Err, "strata: %v\n", err)
+		}
+	}()
+	enc := json.NewEncoder(app.Out)
+	enc.SetEscapeHTML(false)
+	emit := func(v any) {
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintf(app.Err, "strata: writing output: %v\n", err)
+		}
+	}
+	var sink agent.Sink
+	switch {
+	case o.format == "stream-json":
+		emit(streamLine{Type: "system", Subtype: "init", SessionID: a.SessionID(), Model: cfg.Model, Cwd: a.Cwd(),
+			Tools: a.Tools(), Transcript: a.TranscriptPath()})
+		sink = func(e agent.Event) { streamEvent(emit, e) }
+	case o.format == "text" && o.verbose:
+		sink = func(e agent.Event) { verboseEvent(app.Err, e) }
+	}
+	res, runErr := a.Run(ctx, prompt, sink)
+	for _, w := range a.Warnings() {
+		fmt.Fprintf(app.Err, "strata: warning: %s\n", w)
+	}
+	out := runResult{Result: res.Text, SessionID: a.SessionID(), IsError: runErr != nil, NumTurns: res.Turns, Model: cfg.Model, Usage: res.Usage}
+	if runErr != nil {
+		out.Error = runErr.Error()
+		if errors.Is(runErr, context.Canceled) {
+			out.Error = "interrupted"
+		}
+	}
+	switch o.format {
+	case "json":
+		if err := writeJSON(app.Out, out); err != nil {
+			fmt.Fprintf(app.Err, "strata: writing output: %v\n", err)
+		}
+	case "stream-json":
+		out.Type = "result"
+		emit(out)
+	default:
+		if res.Text != "" {
+			fmt.Fprintln(app.Out, strings.TrimRight(res.Text, "\n"))
+		}
+	}
+	if runErr != nil {
+		if o.format == "text" {
+			fmt.Fprintf(app.Err, "strata: %s\n", out.Error)
+		}
+		fmt.Fprintf(app.Err, "strata: session %s (resume with: strata run --resume %s ...)\n", a.SessionID(), a.SessionID())
+		return &ExitError{Code: ExitFailure}
+	}
+	return nil
+}
+
+// streamLine is one line of --output-format stream-json; "type" says which fields are set.
+type streamLine struct {
+	Type       string          `json:"type"`
+	Subtype    string          `json:"subtype,omitempty"`
+	Turn       int             `json:"turn,omitempty"`
+	SessionID  string          `json:"session_id,omitempty"`
+	Model      string          `json:"model,omitempty"`
+	Cwd        string          `json:"cwd,omitempty"`
+	Tools      []string        `json:"tools,omitempty"`
+	Transcript string          `json:"transcript,omitempty"`
+	Text       string          `json:"text,omitempty"`
+	ID         string          `json:"id,omitempty"`
+	ToolUseID  string          `json:"tool_use_id,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	Input      json.RawMessage `json:"input,omitempty"`
+	IsError    *bool           `json:"is_error,omitempty"`
+	Content    *string         `json:"content,omitempty"`
+	Message    string          `json:"message,omitempty"`
+	WaitMs     *int64          `json:"wait_ms,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Usage      *llm.Usage      `json:"usage,omitempty"`
+	Memories   []string        `json:"memories,omitempty"`
+	Source     string          `json:"source,omitempty"`
+	Bytes      int             `json:"bytes,omitempty"`
+}
+
+// streamEvent writes one stream-json line for an agent event.
+func streamEvent(emit func(any), e agent.Event) {
+	l := streamLine{Turn: e.Turn}
+	switch e.Kind {
+	case agent.EventText:
+		l.Type, l.Text = "text_delta", e.Text
+	case agent.EventThinking:
+		l.Type, l.Text = "thinking_delta", e.Text
+	case agent.EventAssistant:
+		if e.Text == "" {
+			return
+		}
+		l.Type, l.Text = "assistant", e.Text
+	case agent.EventToolStart:
+		l.Type, l.ID, l.Name, l.Input = "tool_use", e.Tool.ID, e.Tool.Name, e.Tool.Input
+	case agent.EventToolEnd:
+		l.Type, l.ToolUseID, l.Name, l.IsError, l.Content = "tool_result", e.Tool.ID, e.Tool.Name, &e.IsError, &e.Output
+	case agent.EventPermission:
+		l.Type, l.ToolUseID, l.Name, l.Input, l.Message = "permission_denied", e.Tool.ID, e.Tool.Name, e.Tool.Input, e.Text
+	case agent.EventRetry:
+		ms := e.Wait.Milliseconds()
+		l.Type, l.WaitMs, l.Error = "retry", &ms, errString(e.Err)
+	case agent.EventUsage:
+		l.Type, l.Usage = "usage", &e.Usage
+	case agent.EventRecall:
+		if e.Err == nil && len(e.Memories) == 0 {
+			return
+		}
+		l.Type, l.Memories, l.Error = "recall", e.Memories, errString(e.Err)
+	case agent.EventAttachment:
+		l.Type, l.Source, l.Bytes = "attachment", e.Source, len(e.Text)
+	default:
+		return
+	}
+	emit(l)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// verboseEvent prints tool activity for --verbose text runs.
+func verboseEvent(w io.Writer, e agent.Event) {
+	switch e.Kind {
+	case agent.EventToolStart:
+		fmt.Fprintf(w, "· %s %s\n", e.Tool.Name, oneLineJSON(e.Tool.Input, 120))
+	case agent.EventToolEnd:
+		if e.IsError {
+			fmt.Fprintf(w, "  ✗ %s\n", firstLine(e.Output, 160))
+		}
+	case agent.EventPermission:
+		fmt.Fprintf(w, "· %s denied: %s\n", e.Tool.Name, firstLine(e.Text, 160))
+	case agent.EventRetry:
+		fmt.Fprintf(w, "· retrying in %s: %v\n", e.Wait.Round(1e6), e.Err)
+	case agent.EventRecall:
+		if len(e.Memories) > 0 {
+			fmt.Fprintf(w, "· recalled %s\n", strings.Join(e.Memories, ", "))
+		}
+	}
+}
+
+func oneLineJSON(raw json.RawMessage, n int) string { return firstLine(string(raw), n) }
+
+func firstLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
