@@ -36,6 +36,8 @@ func TestScript(t *testing.T) {
 			return os.MkdirAll(home, 0o700)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// llmfake: a fake model server for the script (see llmfake_test.go).
+			"llmfake": llmfakeCmd,
 			// exit N prog args...: run prog and require exit code N (stdout/stderr are kept
 			// for the stdout and stderr commands that follow).
 			"exit": func(ts *testscript.TestScript, neg bool, args []string) {
