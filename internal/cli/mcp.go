@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/mcpserver"
 )
@@ -116,7 +115,7 @@ func runMCP(ctx context.Context, app *App, f mcpFlags) error {
 		if f, ok := app.In.(*os.File); ok {
 			in = f // closing it ends the read that waits for the client
 		}
-		return srv.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{app.Out}})
+		return srv.RunStdio(ctx, in, nopWriteCloser{app.Out})
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
