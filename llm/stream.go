@@ -337,7 +337,9 @@ func Complete(ctx context.Context, p Provider, req *Request) (*Response, error) 
 type assembler struct {
 	id, model string
 	blocks    []conversation.Block
-	inputs    []strings.Builder
+	inputs    []strings.Builder // tool input JSON, or text, thinking and signature
+	texts     []strings.Builder // deltas, materialised into blocks at stop (no quadratic +=)
+	sigs      []strings.Builder
 	open      []bool
 	usage     Usage
 	stop      StopReason
@@ -363,19 +365,18 @@ func (a *assembler) apply(ev *Event) error {
 		}
 		a.blocks = append(a.blocks, *ev.Block)
 		a.inputs = append(a.inputs, strings.Builder{})
+		a.texts = append(a.texts, strings.Builder{})
+		a.sigs = append(a.sigs, strings.Builder{})
 		a.open = append(a.open, true)
 	case EventText, EventThinking, EventSignature, EventToolInput:
 		if err := check(); err != nil {
 			return err
 		}
-		b := &a.blocks[ev.Index]
 		switch ev.Type {
-		case EventText:
-			b.Text += ev.Text
-		case EventThinking:
-			b.Thinking += ev.Text
+		case EventText, EventThinking:
+			a.texts[ev.Index].WriteString(ev.Text)
 		case EventSignature:
-			b.Signature += ev.Text
+			a.sigs[ev.Index].WriteString(ev.Text)
 		case EventToolInput:
 			a.inputs[ev.Index].WriteString(ev.Text)
 		}
@@ -383,6 +384,7 @@ func (a *assembler) apply(ev *Event) error {
 		if err := check(); err != nil {
 			return err
 		}
+		a.flush(ev.Index)
 		b := &a.blocks[ev.Index]
 		if b.Type == conversation.ToolUse {
 			in := strings.TrimSpace(a.inputs[ev.Index].String())
@@ -407,7 +409,27 @@ func (a *assembler) apply(ev *Event) error {
 	return nil
 }
 
+// flush moves the accumulated deltas of block i into the block.
+func (a *assembler) flush(i int) {
+	b := &a.blocks[i]
+	if a.texts[i].Len() > 0 {
+		if b.Type == conversation.Thinking {
+			b.Thinking += a.texts[i].String()
+		} else {
+			b.Text += a.texts[i].String()
+		}
+		a.texts[i].Reset()
+	}
+	if a.sigs[i].Len() > 0 {
+		b.Signature += a.sigs[i].String()
+		a.sigs[i].Reset()
+	}
+}
+
 func (a *assembler) response() Response {
+	for i := range a.blocks {
+		a.flush(i)
+	}
 	r := Response{ID: a.id, Model: a.model, StopReason: a.stop, Usage: a.usage, Structured: a.json}
 	r.Message.Role = conversation.Assistant
 	for i, b := range a.blocks {
@@ -427,6 +449,9 @@ func (a *assembler) response() Response {
 // structured fills the structured output: the input of the forced tool call, or else the
 // text, which must hold a JSON object (a fenced code block is accepted).
 func (a *assembler) structured(out *Schema) error {
+	for i := range a.blocks {
+		a.flush(i)
+	}
 	for _, b := range a.blocks {
 		if b.Type == conversation.ToolUse && b.Name == out.Name {
 			a.json = b.Input

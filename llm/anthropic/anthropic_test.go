@@ -478,3 +478,22 @@ func TestCancellation(t *testing.T) {
 }
 
 var _ llm.Provider = (*anthropic.Provider)(nil)
+
+// BenchmarkStream measures decoding a streamed reply of about 64 KB (8-byte text deltas, as the
+// fake sends them) through the SDK, the retry layer and the assembler.
+func BenchmarkStream(b *testing.B) {
+	srv := llmtest.NewAnthropic(b)
+	p, err := llm.New(srv.Config())
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat("strata 记忆 streams. ", 2700)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		srv.Script(llmtest.Text(text))
+		resp, err := llm.Complete(b.Context(), p, userReq("go"))
+		if err != nil || len(resp.Message.TextOf()) != len(text) {
+			b.Fatal(err)
+		}
+	}
+}
