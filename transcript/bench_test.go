@@ -109,3 +109,17 @@ func BenchmarkAppend(b *testing.B) {
 }
 
 func osMkdirTemp() (string, error) { return os.MkdirTemp("", "strata-transcript-bench-") }
+
+func BenchmarkListIndexed(b *testing.B) {
+	dir, _ := benchData(b)
+	opts := ListOptions{Index: filepath.Join(b.TempDir(), "index.gob")}
+	if _, err := List(b.Context(), dir, opts); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		infos, err := List(b.Context(), dir, opts)
+		if err != nil || len(infos) != 200 {
+			b.Fatal(len(infos), err)
+		}
+	}
+}

@@ -423,23 +423,31 @@ func statAll(ctx context.Context, paths []string, opts ListOptions) ([]Info, err
 	ok := make([]bool, len(paths))
 	fresh := make([]bool, len(paths)) // read from the file, not the index
 	keys := make([]indexEntry, len(paths))
+	// Files the index knows unchanged cost one stat each, done here; the others are read by
+	// the workers.
+	var todo []int
+	for i, p := range paths {
+		if idx == nil {
+			todo = append(todo, i)
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			errs[i] = fmt.Errorf("transcript: %w", err)
+			continue
+		}
+		if info, hit := idx.lookup(p, fi.Size(), fi.ModTime()); hit {
+			infos[i], ok[i] = info, true
+			continue
+		}
+		keys[i] = indexEntry{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+		todo = append(todo, i)
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(workers, len(paths)) {
+	for range min(workers, len(todo)) {
 		wg.Go(func() {
 			for i := range next {
-				if idx != nil {
-					fi, err := os.Stat(paths[i])
-					if err != nil {
-						errs[i] = fmt.Errorf("transcript: %w", err)
-						continue
-					}
-					if info, hit := idx.lookup(paths[i], fi.Size(), fi.ModTime()); hit {
-						infos[i], ok[i] = info, true
-						continue
-					}
-					keys[i] = indexEntry{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
-				}
 				infos[i], errs[i] = Stat(paths[i])
 				ok[i] = errs[i] == nil
 				fresh[i] = ok[i]
@@ -447,7 +455,7 @@ func statAll(ctx context.Context, paths []string, opts ListOptions) ([]Info, err
 		})
 	}
 feed:
-	for i := range paths {
+	for _, i := range todo {
 		select {
 		case next <- i:
 		case <-ctx.Done():

@@ -273,3 +273,13 @@ func TestListIndex(t *testing.T) {
 		t.Fatalf("index not rebuilt: %v", err)
 	}
 }
+
+func TestSearchEscapedUnicode(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	// Written by a tool that escapes non-ASCII ("解析器" as \u89e3\u6790\u5668).
+	os.WriteFile(p, []byte(`{"type":"user","uuid":"u","parentUuid":null,"message":{"role":"user","content":"\u89e3\u6790\u5668 ok"}}`+"\n"), 0o600)
+	hits, err := Search(t.Context(), []string{p}, "解析器", SearchOptions{})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("Search = %v, %v", hits, err)
+	}
+}

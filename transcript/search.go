@@ -42,6 +42,12 @@ func Search(ctx context.Context, paths []string, query string, opts SearchOption
 	}
 	// A cheap pre-filter on raw lines works when the query needs no JSON escaping.
 	plain := !strings.ContainsAny(q, "\"\\\n\t\r<>&") && utf8.ValidString(q)
+	ascii := true
+	for i := 0; i < len(q); i++ {
+		if q[i] >= 0x80 {
+			ascii = false
+		}
+	}
 	var hits []Hit
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
@@ -49,7 +55,8 @@ func Search(ctx context.Context, paths []string, query string, opts SearchOption
 		}
 		n := 0
 		err := scanLines(p, func(lineNo int, line []byte) bool {
-			if plain && !containsFold(line, q) {
+			// A writer may escape non-ASCII text as \uXXXX; such lines skip the pre-filter.
+			if plain && !containsFold(line, q) && (ascii || !bytes.Contains(line, []byte(`\u`))) {
 				return true
 			}
 			e, _ := ParseEntry(line)
