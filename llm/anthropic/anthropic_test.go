@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-mem/strata/conversation"
@@ -495,5 +497,23 @@ func BenchmarkStream(b *testing.B) {
 		if err != nil || len(resp.Message.TextOf()) != len(text) {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The fake's non-streamed JSON body decodes with the SDK's non-streaming call, which checks
+// its shape against the real API's.
+func TestFakeJSONBodyDecodes(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(llmtest.Blocks(llmtest.ThinkingBlock("hmm", "sig"), llmtest.TextBlock("你好"), llmtest.ToolUse("t1", "Read", `{"path":"x"}`)).
+		WithUsage(llm.Usage{InputTokens: 3, OutputTokens: 4, CacheReadInputTokens: 5}))
+	c := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithBaseURL(srv.URL), option.WithHeader("x-api-key", llmtest.Key), option.WithMaxRetries(0))
+	msg, err := c.Messages.New(t.Context(), sdk.MessageNewParams{Model: "m", MaxTokens: 10,
+		Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("hi"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msg.Content) != 3 || msg.Content[0].Signature != "sig" || msg.Content[1].Text != "你好" || msg.Content[2].Name != "Read" ||
+		msg.StopReason != "tool_use" || msg.Usage.CacheReadInputTokens != 5 {
+		t.Errorf("message = %+v", msg)
 	}
 }

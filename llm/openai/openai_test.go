@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
@@ -358,5 +360,23 @@ func TestCancellation(t *testing.T) {
 	}
 	if !errors.Is(s.Err(), context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", s.Err())
+	}
+}
+
+// The fake's non-streamed JSON body decodes with the SDK's non-streaming call.
+func TestFakeJSONBodyDecodes(t *testing.T) {
+	srv := llmtest.NewOpenAI(t)
+	srv.Script(llmtest.Blocks(llmtest.TextBlock("你好"), llmtest.ToolUse("t1", "Read", `{"path":"x"}`)).
+		WithUsage(llm.Usage{InputTokens: 3, OutputTokens: 4, CacheReadInputTokens: 5}))
+	c := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey(llmtest.Key), option.WithMaxRetries(0))
+	cc, err := c.Chat.Completions.New(t.Context(), sdk.ChatCompletionNewParams{Model: "m",
+		Messages: []sdk.ChatCompletionMessageParamUnion{sdk.UserMessage("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := cc.Choices[0]
+	if ch.Message.Content != "你好" || len(ch.Message.ToolCalls) != 1 || ch.Message.ToolCalls[0].Function.Arguments != `{"path":"x"}` ||
+		ch.FinishReason != "tool_calls" || cc.Usage.PromptTokens != 8 || cc.Usage.PromptTokensDetails.CachedTokens != 5 {
+		t.Errorf("completion = %+v", cc)
 	}
 }
