@@ -116,7 +116,7 @@ func (s *Store) Mode() string { return s.opts.Mode }
 type entry struct {
 	file  string // slash-separated, relative to the dir
 	stamp stamp
-	dir   bool // a directory walked (only from scans with stat), for Snapshot.dirs
+	dir   bool // a directory walked, for Snapshot.dirs
 }
 
 // stamp is what change detection compares: a file whose size, mtime and inode are unchanged is
@@ -165,9 +165,8 @@ func (s *Store) openRoot() (root *os.Root, ok bool, err error) {
 // scan lists the candidate topic files with their stamps, sorted by path. Symlinks are
 // followed only when they stay inside the memory dir; others, and files that are not regular,
 // become diagnostics.
-// With stat false, the stamps are left zero and regular files are taken from the directory
-// entry's type alone (no lstat per file).
-func (s *Store) scan(ctx context.Context, root *os.Root, stat bool) ([]entry, []Diagnostic, error) {
+// Walked directories are returned too (dir set), for Snapshot.
+func (s *Store) scan(ctx context.Context, root *os.Root) ([]entry, []Diagnostic, error) {
 	var out []entry
 	var diags []Diagnostic
 	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
@@ -188,18 +187,12 @@ func (s *Store) scan(ctx context.Context, root *os.Root, stat bool) ([]entry, []
 			if p != "." && (strings.HasPrefix(d.Name(), ".") || p == LogsDir) {
 				return fs.SkipDir
 			}
-			if stat {
-				if fi, err := root.Lstat(filepath.FromSlash(p)); err == nil {
-					out = append(out, entry{file: p, stamp: stampOf(fi), dir: true})
-				}
+			if fi, err := root.Lstat(filepath.FromSlash(p)); err == nil {
+				out = append(out, entry{file: p, stamp: stampOf(fi), dir: true})
 			}
 			return nil
 		}
 		if !isTopicPath(p) {
-			return nil
-		}
-		if !stat && d.Type().IsRegular() {
-			out = append(out, entry{file: p})
 			return nil
 		}
 		var fi fs.FileInfo
@@ -345,7 +338,7 @@ func (s *Store) List(ctx context.Context) ([]Memory, []Diagnostic, error) {
 		return nil, nil, err
 	}
 	defer root.Close()
-	ents, diags, err := s.scan(ctx, root, true)
+	ents, diags, err := s.scan(ctx, root)
 	if err != nil {
 		return nil, diags, err
 	}
@@ -428,7 +421,7 @@ func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, 
 	}
 	if ok {
 		defer root.Close()
-		ents, _, err := s.scan(ctx, root, true)
+		ents, _, err := s.scan(ctx, root)
 		if err != nil {
 			return nil, nil, since, err
 		}

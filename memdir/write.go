@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -284,19 +285,58 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 			return f, ok, err
 		}
 	}
-	ents, _, err := s.scan(ctx, root, false)
+	names, err := scanNames(ctx, root, ".")
 	if err != nil {
-		return "", false, err
+		return "", false, fmt.Errorf("memdir: list %s: %w", s.dir, err)
 	}
-	for _, e := range ents {
-		if linked[e.file] {
+	for _, f := range names {
+		if linked[f] {
 			continue
 		}
-		if ok, err := try(e.file); err != nil || ok {
-			return e.file, ok, err
+		if ok, err := try(f); err != nil || ok {
+			return f, ok, err
 		}
 	}
 	return "", false, nil
+}
+
+// scanNames lists the candidate topic files under dir by name only: entries ending in ".md"
+// are taken as they are (try checks them), only other entries are stat'ed to find
+// subdirectories. On file systems that do not report entry types, this avoids an lstat per
+// file that fs.WalkDir would make.
+func scanNames(ctx context.Context, root *os.Root, dir string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := root.Open(filepath.FromSlash(dir))
+	if err != nil {
+		return nil, err
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var out []string
+	for _, n := range names {
+		rel := path.Join(dir, n)
+		if strings.HasPrefix(n, ".") || rel == LogsDir || rel == IndexFile {
+			continue
+		}
+		if strings.HasSuffix(n, ".md") {
+			out = append(out, rel)
+			continue
+		}
+		if fi, err := root.Lstat(filepath.FromSlash(rel)); err == nil && fi.IsDir() {
+			sub, err := scanNames(ctx, root, rel)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sub...)
+		}
+	}
+	return out, nil
 }
 
 // strataLine reports whether an index entry has the shape strata writes: its file name derives
