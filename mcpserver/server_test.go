@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -283,5 +284,30 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	if s.proj.index.Len() != workers*4 {
 		t.Errorf("search index holds %d memories, want %d", s.proj.index.Len(), workers*4)
+	}
+}
+
+func TestSearchBudgetAndAge(t *testing.T) {
+	f := newFixture(t)
+	later := time.Now().Add(80 * time.Hour)
+	cs := connect(t, f.server(t, func(o *Options) { o.Now = func() time.Time { return later } }), nil)
+	long := strings.Repeat("缓存失效的处理步骤，每一行都很重要。\n", 300)
+	mustCall(t, cs, "memory_save", SaveInput{Name: "缓存", Type: "project", Description: "缓存失效的处理", Body: long}, nil)
+	var res SearchOutput
+	mustCall(t, cs, "memory_search", SearchInput{Query: "缓存失效"}, &res)
+	if len(res.Results) != 1 {
+		t.Fatalf("memory_search: %+v", res)
+	}
+	h := res.Results[0]
+	if !h.Truncated || !strings.Contains(h.Content, "[strata: cut") || len(h.Content) > budget.FileBytes+300 {
+		t.Errorf("content of %d bytes, truncated=%v, want it cut to the %d-byte budget with a note", len(h.Content), h.Truncated, budget.FileBytes)
+	}
+	if !strings.Contains(h.Age, "3 days old") {
+		t.Errorf("age = %q, want a 3-day note", h.Age)
+	}
+	var got GetOutput
+	mustCall(t, cs, "memory_get", GetInput{Name: "缓存"}, &got)
+	if strings.TrimSpace(got.Body) != strings.TrimSpace(long) || !strings.Contains(got.Age, "3 days old") {
+		t.Errorf("memory_get: body of %d bytes (want %d), age %q", len(got.Body), len(long), got.Age)
 	}
 }

@@ -130,7 +130,7 @@ func (s *Server) addTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name: "memory_search",
 		Description: fmt.Sprintf("Find the memories relevant to a topic, best first, with their content (each cut at %d lines or %d bytes, with a note when cut). "+
-			"Search with the words of the task at hand; Chinese and other scripts work. Returns at most %d memories.", recallMaxLines, recallMaxBytes, recallMaxFiles),
+			"Search with the words of the task at hand; Chinese and other scripts work. Returns at most %d memories.", budget.FileLines, budget.FileBytes, budget.Files),
 		Annotations: readOnly("Search memories"),
 	}, s.memorySearch)
 	mcp.AddTool(s.mcp, &mcp.Tool{

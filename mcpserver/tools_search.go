@@ -5,19 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/recall"
 )
 
-// Recall's budgets (docs/design.md, layer 3c): a memory's content is cut at recallMaxLines
-// lines or recallMaxBytes bytes, and one search returns at most recallMaxFiles memories.
-const (
-	recallMaxFiles = 5
-	recallMaxLines = 200
-	recallMaxBytes = 4096
-)
+// budget is recall's: a memory's content is cut at FileLines lines or FileBytes bytes, and
+// one search returns at most Files memories. (The per-session byte budget is not applied: an
+// MCP session outlives the agent's compactions, which are what reset it.)
+var budget = recall.DefaultBudget()
 
 // maxQueryBytes bounds a query: longer ones are refused rather than ranked slowly.
 const maxQueryBytes = 8 << 10
@@ -53,57 +50,25 @@ func (s *Server) memorySearch(ctx context.Context, req *mcp.CallToolRequest, in 
 		return nil, SearchOutput{}, errors.New("query is empty: say what you are looking for")
 	case len(in.Query) > maxQueryBytes:
 		return nil, SearchOutput{}, fmt.Errorf("query is %d bytes; the limit is %d", len(in.Query), maxQueryBytes)
-	case in.K < 0 || in.K > recallMaxFiles:
-		return nil, SearchOutput{}, fmt.Errorf("k is %d; it must be between 1 and %d (0 means %d)", in.K, recallMaxFiles, recallMaxFiles)
+	case in.K < 0 || in.K > budget.Files:
+		return nil, SearchOutput{}, fmt.Errorf("k is %d; it must be between 1 and %d (0 means %d)", in.K, budget.Files, budget.Files)
 	}
 	k := in.K
 	if k == 0 {
-		k = recallMaxFiles
+		k = budget.Files
 	}
 	hits := p.index.Search(in.Query, k)
 	out := SearchOutput{Results: make([]SearchHit, 0, len(hits)), Searched: p.index.Len()}
 	now := p.now()
 	for _, h := range hits {
-		content, cut := clip(h.Memory.Body, recallMaxLines, recallMaxBytes)
+		content, note := recall.Truncate(h.Memory.Body, budget.FileLines, budget.FileBytes)
+		if note != "" {
+			content = strings.TrimRight(content, "\n") + "\n[strata: cut at the recall budget (" + note + "); memory_get returns the whole memory]\n"
+		}
 		out.Results = append(out.Results, SearchHit{Memory: infoOf(h.Memory), Score: h.Score, Content: content,
-			Truncated: cut, Age: ageNote(now, h.Memory.ModTime)})
+			Truncated: note != "", Age: ageNote(now, h.Memory.ModTime)})
 	}
 	return nil, out, nil
-}
-
-// clip cuts text to maxLines lines, then to maxBytes bytes at the last line break (or at a
-// character boundary when one line is longer), and ends a cut text with a note.
-func clip(text string, maxLines, maxBytes int) (string, bool) {
-	cut := false
-	if n := 0; maxLines > 0 {
-		for i := 0; i < len(text); i++ {
-			if text[i] == '\n' {
-				n++
-				if n == maxLines && i+1 < len(text) {
-					text, cut = text[:i+1], true
-					break
-				}
-			}
-		}
-	}
-	if len(text) > maxBytes {
-		head := text[:maxBytes]
-		if i := strings.LastIndexByte(head, '\n'); i > 0 {
-			head = head[:i+1]
-		} else {
-			for len(head) > 0 && !utf8.ValidString(head) {
-				head = head[:len(head)-1]
-			}
-		}
-		text, cut = head, true
-	}
-	if cut {
-		if !strings.HasSuffix(text, "\n") {
-			text += "\n"
-		}
-		text += fmt.Sprintf("[strata: cut to %d lines / %d bytes; memory_get returns the whole memory]\n", maxLines, maxBytes)
-	}
-	return text, cut
 }
 
 // InstructionsInput is the instructions tool's input.
