@@ -10,9 +10,16 @@ import (
 // dict interns strings as dense ids. It is sharded so that the goroutines analysing memories
 // in parallel can intern terms at the same time; ids are never reused and entries never
 // removed (a term whose memories are gone keeps its id with a document frequency of 0).
+//
+// A dict made by newHashDict keys its entries by a 64-bit seeded hash of the string instead of
+// the string itself: one cache line per lookup instead of two, and no string kept. Two terms
+// collide (and would share a posting list) with a probability of about n²/2⁶⁵ — under one in
+// a million for a million distinct terms — so the term dictionary uses it; the word list,
+// which must give its strings back, does not.
 type dict struct {
 	seed   maphash.Seed
 	next   atomic.Uint32
+	hashed bool
 	shards [dictShards]dictShard
 }
 
@@ -21,7 +28,8 @@ const dictShards = 64
 type dictShard struct {
 	mu sync.RWMutex
 	m  map[string]uint32
-	_  [32]byte // keep shards on separate cache lines
+	h  map[uint64]uint32 // instead of m in a hashed dict
+	_  [24]byte          // keep shards on separate cache lines
 }
 
 func newDict() *dict {
@@ -32,41 +40,58 @@ func newDict() *dict {
 	return d
 }
 
-func (d *dict) shard(s string) *dictShard {
-	return &d.shards[maphash.String(d.seed, s)%dictShards]
+func newHashDict() *dict {
+	d := &dict{seed: maphash.MakeSeed(), hashed: true}
+	for i := range d.shards {
+		d.shards[i].h = map[uint64]uint32{}
+	}
+	return d
 }
 
 // lookup returns the id of s, if s was interned.
 func (d *dict) lookup(s string) (uint32, bool) {
-	sh := d.shard(s)
+	hs := maphash.String(d.seed, s)
+	sh := &d.shards[hs%dictShards]
 	sh.mu.RLock()
-	id, ok := sh.m[s]
+	var id uint32
+	var ok bool
+	if d.hashed {
+		id, ok = sh.h[hs]
+	} else {
+		id, ok = sh.m[s]
+	}
 	sh.mu.RUnlock()
 	return id, ok
 }
 
 // intern returns the id of s, assigning the next free one when s is new.
 func (d *dict) intern(s string) uint32 {
-	sh := d.shard(s)
-	sh.mu.RLock()
-	id, ok := sh.m[s]
-	sh.mu.RUnlock()
-	if ok {
+	if id, ok := d.lookup(s); ok {
 		return id
 	}
+	hs := maphash.String(d.seed, s)
+	sh := &d.shards[hs%dictShards]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	if d.hashed {
+		if id, ok := sh.h[hs]; ok {
+			return id
+		}
+		id := d.next.Add(1) - 1
+		sh.h[hs] = id
+		return id
+	}
 	if id, ok := sh.m[s]; ok {
 		return id
 	}
-	id = d.next.Add(1) - 1
+	id := d.next.Add(1) - 1
 	sh.m[strings.Clone(s)] = id // never pin the text s was cut from
 	return id
 }
 
-// putIfAbsent maps s to id unless s is mapped already.
+// putIfAbsent maps s to id unless s is mapped already (a dict made by newDict only).
 func (d *dict) putIfAbsent(s string, id uint32) {
-	sh := d.shard(s)
+	sh := &d.shards[maphash.String(d.seed, s)%dictShards]
 	sh.mu.RLock()
 	_, ok := sh.m[s]
 	sh.mu.RUnlock()
@@ -86,13 +111,14 @@ func (d *dict) len() int {
 	for i := range d.shards {
 		sh := &d.shards[i]
 		sh.mu.RLock()
-		n += len(sh.m)
+		n += len(sh.m) + len(sh.h)
 		sh.mu.RUnlock()
 	}
 	return n
 }
 
-// each calls f for every entry, one shard at a time (under that shard's read lock).
+// each calls f for every entry, one shard at a time (under that shard's read lock). A hashed
+// dict has no strings to give.
 func (d *dict) each(f func(s string, id uint32)) {
 	for i := range d.shards {
 		sh := &d.shards[i]

@@ -128,7 +128,7 @@ type Index struct {
 
 // NewIndex returns an empty index using p.
 func NewIndex(p Params) *Index {
-	return &Index{params: p, dict: newDict(), words: newDict(), byFile: map[string]uint32{}}
+	return &Index{params: p, dict: newHashDict(), words: newDict(), byFile: map[string]uint32{}}
 }
 
 // Params returns the index's tuning.

@@ -33,8 +33,9 @@ type Ranker struct {
 	workers int
 	log     *slog.Logger
 
-	mu   sync.Mutex // serialises refreshes
-	seen map[string]FileInfo
+	mu    sync.Mutex // serialises refreshes
+	seen  map[string]FileInfo
+	infos map[string]FileInfo // during a Refresh: the stamps Scan returned
 }
 
 // NewRanker returns a Ranker over src with an empty index; call Refresh before searching.
@@ -93,6 +94,7 @@ func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic
 	}
 	present := make(map[string]bool, len(infos))
 	var todo []string
+	r.infos = map[string]FileInfo{}
 	for _, fi := range infos {
 		present[fi.File] = true
 		old, ok := r.seen[fi.File]
@@ -105,6 +107,7 @@ func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic
 			st.Added++
 		}
 		todo = append(todo, fi.File)
+		r.infos[fi.File] = fi
 	}
 	for file := range r.seen {
 		if !present[file] {
@@ -114,6 +117,7 @@ func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic
 		}
 	}
 	diags, err := r.load(ctx, todo)
+	r.infos = nil
 	if st != (RefreshStats{}) {
 		r.log.Debug("recall: refresh", "added", st.Added, "updated", st.Updated, "removed", st.Removed)
 	}
@@ -197,7 +201,14 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 				if ctx.Err() != nil {
 					return
 				}
-				m, d, err := r.src.Load(ctx, files[i])
+				var m memdir.Memory
+				var d []memdir.Diagnostic
+				var err error
+				if ds, ok := r.src.(DirSource); ok && r.infos != nil {
+					m, d, err = ds.loadKnown(r.infos[files[i]])
+				} else {
+					m, d, err = r.src.Load(ctx, files[i])
+				}
 				res[i] = result{diags: d, err: err}
 				if err == nil {
 					res[i].a = z.analyse(m)

@@ -86,6 +86,26 @@ func (s DirSource) Load(ctx context.Context, file string) (memdir.Memory, []memd
 	return readMemory(filepath.Join(s.Dir, file), file, MaxIndexedBytes)
 }
 
+// loadKnown is DirSource.Load for a file whose stamp Scan just returned: it skips the stat
+// (one system call less per file on a cold build). If the file changed in between, the
+// stamp recorded is the older one, so the next Refresh reads it again.
+func (s DirSource) loadKnown(fi FileInfo) (memdir.Memory, []memdir.Diagnostic, error) {
+	path := filepath.Join(s.Dir, fi.File)
+	f, err := os.Open(path)
+	if err != nil {
+		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: %w", path, err)
+	}
+	defer f.Close()
+	data := make([]byte, min(fi.Size, MaxIndexedBytes))
+	n, err := io.ReadFull(f, data)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: %w", path, err)
+	}
+	m, diags := parseMemory(path, fi.File, data[:n])
+	m.ModTime, m.Size = fi.ModTime, fi.Size
+	return m, diags, nil
+}
+
 func readMemory(path, file string, limit int64) (memdir.Memory, []memdir.Diagnostic, error) {
 	f, err := os.Open(path)
 	if err != nil {

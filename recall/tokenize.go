@@ -37,7 +37,10 @@ type Token struct {
 // Tokenize is safe for concurrent use and never fails; invalid UTF-8 is treated as separators.
 func Tokenize(text string, dst []Token) []Token {
 	if !isASCII(text) {
-		text = foldCase(norm.NFKC.String(text))
+		text = norm.NFKC.String(text)
+		if needsFold(text) {
+			text = foldCase(text)
+		}
 	}
 	i := 0
 	for i < len(text) {
@@ -84,6 +87,23 @@ func isASCII(s string) bool {
 	return true
 }
 
+// needsFold reports whether case folding could change s: it has an upper-case ASCII letter
+// or a non-ASCII letter outside the caseless CJK scripts.
+func needsFold(s string) bool {
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf:
+			if r >= 'A' && r <= 'Z' {
+				return true
+			}
+		case isCJKLetter(r) || !unicode.IsLetter(r):
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 var folderPool = sync.Pool{New: func() any { c := cases.Fold(); return &c }}
 
 // foldCase applies Unicode full case folding (so "Straße" matches "STRASSE").
@@ -103,6 +123,9 @@ func isWordByte(c byte) bool {
 func isCJKLetter(r rune) bool {
 	if r < 0x1100 {
 		return false
+	}
+	if r >= 0x4E00 && r <= 0x9FFF {
+		return true // the common ideographs, without a table lookup
 	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) || r == 0x30FC
@@ -175,10 +198,11 @@ func addWord(w string, dst *[]Token) {
 			w = w[:len(w)-1]
 		}
 	}
-	if stopwords[w] || stopwords[irregular[w]] {
-		return
+	stem := cachedStem(w)
+	if stem == "" {
+		return // a stopword
 	}
-	*dst = append(*dst, Token{Term: cachedStem(w), Surface: w})
+	*dst = append(*dst, Token{Term: stem, Surface: w})
 }
 
 // maxWordLen caps a term's length in bytes, so a 5 MB run of letters is one bounded term.
@@ -226,6 +250,8 @@ var stemCache [stemShards]struct {
 	_  [40]byte // keep shards on separate cache lines
 }
 
+// cachedStem returns Stem(w), or "" when w is a stopword (directly or as an irregular form
+// of one, like "done").
 func cachedStem(w string) string {
 	h := uint(len(w))*31 + uint(w[0])*7 + uint(w[len(w)-1])
 	if len(w) > 2 {
@@ -239,6 +265,9 @@ func cachedStem(w string) string {
 		return s
 	}
 	s = Stem(w)
+	if stopwords[w] || stopwords[irregular[w]] {
+		s = ""
+	}
 	sh.mu.Lock()
 	if sh.m == nil {
 		sh.m = make(map[string]string)
@@ -246,7 +275,7 @@ func cachedStem(w string) string {
 	if len(sh.m) < stemShardMax {
 		// Clone so a cached key never pins a large source text in memory.
 		k := strings.Clone(w)
-		if s == w {
+		if s == w && s != "" {
 			s = k
 		}
 		sh.m[k] = s
