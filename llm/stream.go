@@ -211,10 +211,17 @@ func (s *Stream) step() {
 		s.held, s.delivered, s.sawStop = nil, false, false
 		return
 	}
-	ev, err := src.Recv()
+	// The stall timer runs only while waiting for the server, so a slow consumer between
+	// two Next calls never counts as a stalled stream.
 	s.mu.Lock()
 	if s.timer != nil {
 		s.timer.Reset(s.opts.StallTimeout)
+	}
+	s.mu.Unlock()
+	ev, err := src.Recv()
+	s.mu.Lock()
+	if s.timer != nil {
+		s.timer.Stop()
 	}
 	s.mu.Unlock()
 	if err == io.EOF {

@@ -268,3 +268,17 @@ func FuzzExtractJSON(f *testing.F) {
 		}
 	})
 }
+
+func TestSlowConsumerIsNotAStall(t *testing.T) {
+	open, _ := attempts(&fakeSource{evs: textReply("slowly"), end: io.EOF})
+	opts := fastPolicy()
+	opts.Retry.MaxAttempts = 1
+	opts.StallTimeout = 5 * time.Millisecond
+	s := NewStream(t.Context(), open, opts)
+	for s.Next() {
+		time.Sleep(15 * time.Millisecond) // the consumer renders; the server is not silent
+	}
+	if s.Err() != nil || s.Response().Message.TextOf() != "slowly" {
+		t.Errorf("err = %v, text %q", s.Err(), s.Response().Message.TextOf())
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -516,4 +518,36 @@ func TestFakeJSONBodyDecodes(t *testing.T) {
 		msg.StopReason != "tool_use" || msg.Usage.CacheReadInputTokens != 5 {
 		t.Errorf("message = %+v", msg)
 	}
+}
+
+// FuzzStreamBody feeds arbitrary SSE bodies to the provider: it must never panic, and a stream
+// that ends without error must have a stop reason and well-formed tool inputs.
+func FuzzStreamBody(f *testing.F) {
+	f.Add(llmtest.AnthropicSSE(llmtest.Text("hello 世界"), "m"))
+	f.Add(llmtest.AnthropicSSE(llmtest.Blocks(llmtest.ThinkingBlock("t", "s"), llmtest.ToolUse("1", "n", `{"a":[1]}`)), "m"))
+	f.Add(llmtest.AnthropicSSE(llmtest.Blocks(llmtest.RedactedThinkingBlock("x"), llmtest.TextBlock("")), "m"))
+	f.Add([]byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":3}\n\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write(body)
+		}))
+		defer srv.Close()
+		p, err := anthropic.New(llm.Config{BaseURL: srv.URL, APIKey: "k", Model: "m", Retry: llm.RetryPolicy{MaxAttempts: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, resp, err := collect(t, p, t.Context(), userReq("x"))
+		if err != nil {
+			return
+		}
+		if resp.StopReason == "" {
+			t.Fatal("complete stream without a stop reason")
+		}
+		for _, b := range resp.Message.Content {
+			if b.Type == conversation.ToolUse && !json.Valid(b.Input) {
+				t.Fatalf("tool input %q is not JSON", b.Input)
+			}
+		}
+	})
 }

@@ -72,3 +72,15 @@ func WriteSSE(events []SSEEvent) []byte {
 	}
 	return buf.Bytes()
 }
+
+// AnthropicSSE is the text/event-stream body the fake Anthropic server sends for reply, for
+// tests and fuzz seeds that need the raw bytes.
+func AnthropicSSE(reply Reply, model string) []byte {
+	return WriteSSE(anthropicEvents(reply, model, 1))
+}
+
+// OpenAISSE is the chunk stream (ending in "data: [DONE]") the fake OpenAI server sends for
+// reply, with the usage chunk.
+func OpenAISSE(reply Reply, model string) []byte {
+	return WriteSSE(openaiEvents(reply, model, 1, true))
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -379,4 +381,35 @@ func TestFakeJSONBodyDecodes(t *testing.T) {
 		ch.FinishReason != "tool_calls" || cc.Usage.PromptTokens != 8 || cc.Usage.PromptTokensDetails.CachedTokens != 5 {
 		t.Errorf("completion = %+v", cc)
 	}
+}
+
+// FuzzStreamBody feeds arbitrary chunk streams to the provider: it must never panic, and a
+// stream that ends without error must have a stop reason and well-formed tool inputs.
+func FuzzStreamBody(f *testing.F) {
+	f.Add(llmtest.OpenAISSE(llmtest.Text("hello 世界"), "m"))
+	f.Add(llmtest.OpenAISSE(llmtest.Blocks(llmtest.ThinkingBlock("t", ""), llmtest.ToolUse("1", "n", `{"a":[1]}`), llmtest.ToolUse("2", "n", `{}`)), "m"))
+	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":5,\"function\":{\"arguments\":\"{\"}}]},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write(body)
+		}))
+		defer srv.Close()
+		p, err := openai.New(llm.Config{BaseURL: srv.URL, Model: "m", Local: true, Retry: llm.RetryPolicy{MaxAttempts: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, resp, err := collect(t, p, t.Context(), userReq("x"))
+		if err != nil {
+			return
+		}
+		if resp.StopReason == "" {
+			t.Fatal("complete stream without a stop reason")
+		}
+		for _, b := range resp.Message.Content {
+			if b.Type == conversation.ToolUse && !json.Valid(b.Input) {
+				t.Fatalf("tool input %q is not JSON", b.Input)
+			}
+		}
+	})
 }
