@@ -185,3 +185,23 @@ func FuzzParseSSE(f *testing.F) {
 		}
 	})
 }
+
+func TestSharedPrefix(t *testing.T) {
+	mk := func(body string) Request {
+		var r Request
+		if err := json.Unmarshal([]byte(body), &r.JSON); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	prev := mk(`{"messages":[{"role":"user","content":[{"type":"text","text":"q1","cache_control":{"type":"ephemeral"}}]}],"system":[{"type":"text","text":"S"}],"tools":[{"name":"T"}]}`)
+	next := mk(`{"messages":[{"role":"user","content":[{"type":"text","text":"q1"}]},{"role":"assistant","content":[{"type":"text","text":"a1","cache_control":{"type":"ephemeral"}}]}],"system":[{"type":"text","text":"S"}],"tools":[{"name":"T"}]}`)
+	shared, total := SharedPrefix(prev, next)
+	if shared != total || total == 0 {
+		t.Errorf("shared %d of %d, want all: the marker moved but the prompt grew only at the end", shared, total)
+	}
+	changed := mk(`{"messages":[{"role":"user","content":[{"type":"text","text":"q1"}]}],"system":[{"type":"text","text":"S2"}],"tools":[{"name":"T"}]}`)
+	if shared, total := SharedPrefix(prev, changed); shared >= total {
+		t.Errorf("a changed system prompt still shares %d of %d", shared, total)
+	}
+}
