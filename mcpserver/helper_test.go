@@ -19,7 +19,7 @@ type fixture struct {
 	env                         config.Env
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	if r, err := filepath.EvalSymlinks(dir); err == nil {
@@ -35,7 +35,7 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) write(t *testing.T, rel, content string) string {
+func (f *fixture) write(t testing.TB, rel, content string) string {
 	t.Helper()
 	p := filepath.Join(f.dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {

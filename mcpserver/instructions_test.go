@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -72,4 +73,29 @@ func TestInstructionsTool(t *testing.T) {
 	if diff := slices.Compare(paths(abs.Sources), got); diff != 0 {
 		t.Errorf("absolute path gives %v, relative %v", paths(abs.Sources), got)
 	}
+}
+
+func FuzzResolvePath(f *testing.F) {
+	for _, s := range []string{"", "sub", "sub/main.go", "../x", "/etc", "escape/x", "a\x00b", "./sub/../sub", "部署/文件.md"} {
+		f.Add(s)
+	}
+	fx := newFixture(f)
+	fx.write(f, "proj/sub/main.go", "package main\n")
+	if err := os.Symlink(fx.home, filepath.Join(fx.project, "escape")); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		p := &project{root: fx.project, dir: fx.project, base: fx.project}
+		abs, _, err := p.resolvePath(arg)
+		if err != nil {
+			return
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			t.Fatalf("resolvePath(%q) = %q, which does not resolve: %v", arg, abs, err)
+		}
+		if !within(real, fx.project) {
+			t.Fatalf("resolvePath(%q) = %q (really %q): outside the project", arg, abs, real)
+		}
+	})
 }
