@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/strata-mem/strata/memdir"
 )
@@ -38,6 +39,7 @@ func TestMemoryAddConcurrentProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "STRATA_HOME="+filepath.Join(work, "home"), "STRATA_MEMORY_DIR="+dir, "HOME="+work)
+	start := time.Now()
 	var wg sync.WaitGroup
 	for p := range procs {
 		wg.Go(func() {
@@ -61,6 +63,7 @@ func TestMemoryAddConcurrentProcesses(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	t.Logf("%d processes × %d adds: %s", procs, per, time.Since(start).Round(time.Millisecond))
 	want := procs * per
 	s, err := memdir.Open(dir, memdir.Options{})
 	if err != nil {
