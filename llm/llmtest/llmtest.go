@@ -36,9 +36,12 @@ type Server struct {
 	// Key is the accepted API key; "" accepts any key or none (a local server).
 	Key string
 
-	t    testing.TB
-	srv  *httptest.Server
-	stop chan struct{}
+	errorf func(format string, args ...any)
+	// Fallback, when set, answers calls that find no scripted reply instead of failing them
+	// (useful for a long-running fake outside tests, e.g. an echo).
+	Fallback func(Request) Reply
+	srv      *httptest.Server
+	stop     chan struct{}
 
 	mu       sync.Mutex
 	replies  []Reply
@@ -90,8 +93,8 @@ func NewOpenAI(t testing.TB) *Server { return start(t, OpenAI) }
 
 func start(t testing.TB, f Format) *Server {
 	t.Helper()
-	s := &Server{Format: f, Key: Key, t: t, stop: make(chan struct{})}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s := NewHandler(f, t.Errorf)
+	s.srv = httptest.NewServer(s)
 	s.URL = s.srv.URL
 	if f == OpenAI {
 		s.URL += "/v1"
@@ -107,6 +110,16 @@ func start(t testing.TB, f Format) *Server {
 	})
 	return s
 }
+
+// NewHandler returns a fake server that is not started, for use outside tests: serve it with
+// net/http (it is an http.Handler) and set URL to where it listens (plus "/v1" for OpenAI).
+// Failures a test would see are reported through errorf.
+func NewHandler(f Format, errorf func(format string, args ...any)) *Server {
+	return &Server{Format: f, Key: Key, errorf: errorf, stop: make(chan struct{})}
+}
+
+// ServeHTTP answers one call: the next scripted reply, or Fallback, in the server's format.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r) }
 
 // Config returns a configuration for this server: model "test-model", fast retries (at most 4
 // attempts, millisecond backoff) and a 10 s stall timeout.
@@ -145,12 +158,12 @@ func (s *Server) Pending() int {
 // Reply is one scripted answer.
 type Reply struct {
 	// Blocks are the reply's content: text, thinking (with Signature) and tool_use blocks.
-	Blocks []conversation.Block
+	Blocks []conversation.Block `json:"blocks,omitempty"`
 	// StopReason defaults to tool_use when a tool_use block is present, else end_turn.
-	StopReason llm.StopReason
-	Usage      llm.Usage
+	StopReason llm.StopReason `json:"stop_reason,omitempty"`
+	Usage      llm.Usage      `json:"usage,omitzero"`
 	// Fault, when set, replaces or interrupts the reply.
-	Fault Fault
+	Fault Fault `json:"fault,omitzero"`
 }
 
 // FaultKind names an injected failure.
@@ -175,15 +188,16 @@ const (
 
 // Fault is an injected failure.
 type Fault struct {
-	Kind FaultKind
+	Kind FaultKind `json:"kind,omitempty"`
 	// Status, Type and Message make the error of FaultStatus.
-	Status  int
-	Type    string
-	Message string
+	Status  int    `json:"status,omitempty"`
+	Type    string `json:"type,omitempty"`
+	Message string `json:"message,omitempty"`
 	// RetryAfter and RetryAfterMs are sent as retry-after and retry-after-ms when non-empty.
-	RetryAfter, RetryAfterMs string
+	RetryAfter   string `json:"retry_after,omitempty"`
+	RetryAfterMs string `json:"retry_after_ms,omitempty"`
 	// After is how many SSE events go out before a stream fault.
-	After int
+	After int `json:"after,omitempty"`
 }
 
 // Text is a reply with one text block.
@@ -268,12 +282,12 @@ func (r Reply) stopReason() llm.StopReason {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		s.t.Errorf("llmtest: reading request body: %v", err)
+		s.errorf("llmtest: reading request body: %v", err)
 		return
 	}
 	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
 	if err := json.Unmarshal(body, &rec.JSON); err != nil {
-		s.t.Errorf("llmtest: request body is not a JSON object: %v", err)
+		s.errorf("llmtest: request body is not a JSON object: %v", err)
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
@@ -286,12 +300,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		wantPath = "/v1/chat/completions"
 	}
 	if r.Method != http.MethodPost || r.URL.Path != wantPath {
-		s.t.Errorf("llmtest: unexpected %s %s (want POST %s)", r.Method, r.URL.Path, wantPath)
+		s.errorf("llmtest: unexpected %s %s (want POST %s)", r.Method, r.URL.Path, wantPath)
 		s.writeError(w, Fault{Status: http.StatusNotFound, Type: "not_found_error", Message: "no such endpoint"})
 		return
 	}
 	if s.Format == Anthropic && r.Header.Get("anthropic-version") == "" {
-		s.t.Errorf("llmtest: call %d has no anthropic-version header", call)
+		s.errorf("llmtest: call %d has no anthropic-version header", call)
 		s.writeError(w, Fault{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "anthropic-version header is required"})
 		return
 	}
@@ -301,15 +315,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	if len(s.replies) == 0 {
+	var reply Reply
+	switch {
+	case len(s.replies) > 0:
+		reply = s.replies[0]
+		s.replies = s.replies[1:]
 		s.mu.Unlock()
-		s.t.Errorf("llmtest: unexpected call %d to %s: no scripted reply left", call, s.Format)
+	case s.Fallback != nil:
+		s.mu.Unlock()
+		reply = s.Fallback(rec)
+	default:
+		s.mu.Unlock()
+		s.errorf("llmtest: unexpected call %d to %s: no scripted reply left", call, s.Format)
 		s.writeError(w, Fault{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "llmtest: no scripted reply"})
 		return
 	}
-	reply := s.replies[0]
-	s.replies = s.replies[1:]
-	s.mu.Unlock()
 
 	if reply.Fault.Kind == FaultStatus {
 		s.writeError(w, reply.Fault)

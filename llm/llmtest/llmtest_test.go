@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -203,5 +204,29 @@ func TestSharedPrefix(t *testing.T) {
 	changed := mk(`{"messages":[{"role":"user","content":[{"type":"text","text":"q1"}]}],"system":[{"type":"text","text":"S2"}],"tools":[{"name":"T"}]}`)
 	if shared, total := SharedPrefix(prev, changed); shared >= total {
 		t.Errorf("a changed system prompt still shares %d of %d", shared, total)
+	}
+}
+
+func TestHandlerWithFallback(t *testing.T) {
+	var errs []string
+	h := NewHandler(OpenAI, func(f string, a ...any) { errs = append(errs, fmt.Sprintf(f, a...)) })
+	h.Fallback = func(r Request) Reply { return Text("echo: " + fmt.Sprint(r.At("model"))) }
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	resp := post(t, srv.URL+"/v1/chat/completions", `{"model":"m1"}`, map[string]string{"Authorization": "Bearer " + Key})
+	defer resp.Body.Close()
+	var body map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if got := At(body, "choices", 0, "message", "content"); got != "echo: m1" || len(errs) != 0 {
+		t.Errorf("content = %v, errors %q", got, errs)
+	}
+	var script []Reply
+	if err := json.Unmarshal([]byte(`[{"blocks":[{"type":"text","text":"hi"}]},{"fault":{"kind":1,"status":529,"type":"overloaded_error"}}]`), &script); err != nil {
+		t.Fatal(err)
+	}
+	if script[0].Blocks[0].Text != "hi" || script[1].Fault.Status != 529 {
+		t.Errorf("script decoded as %+v", script)
 	}
 }
