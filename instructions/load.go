@@ -645,3 +645,11 @@ func (s *Set) PendingRules() []string {
 	sort.Strings(out)
 	return out
 }
+
+// AddDiagnostics records problems found by a caller about pieces it supplies (for example an
+// unreadable auto-memory index), so they are reported with the set's own.
+func (s *Set) AddDiagnostics(diags ...Diagnostic) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.diags = append(s.diags, diags...)
+}
