@@ -31,7 +31,9 @@
 //     boundaries (parentUuid null, logicalParentUuid). Files over 5 MB are read from their last
 //     compact boundary on, found by scanning backwards from the end, unless the full history
 //     is asked for.
-//   - Listing reads at most 64 KB from each end of a file.
+//   - Listing reads at most 64 KB from each end of a file (usually 8 KB and 16 KB). With
+//     ListOptions.Index it remembers each file's Info keyed by size and modification time and
+//     does not open unchanged files again; the index never shows stale data.
 //
 // Nothing is ever deleted: retention (settings cleanupPeriodDays, only when set) and Archive
 // move transcripts to an archive directory and report what moved.

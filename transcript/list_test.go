@@ -283,3 +283,24 @@ func TestSearchEscapedUnicode(t *testing.T) {
 		t.Fatalf("Search = %v, %v", hits, err)
 	}
 }
+
+// FuzzStat feeds arbitrary files to the listing's head/tail scanner (and its key extraction).
+func FuzzStat(f *testing.F) {
+	f.Add([]byte(`{"type":"custom-title","customTitle":"t"}` + "\n" + line("user", "u", "", `"cwd":"/x","timestamp":"2026-01-01T00:00:00.000Z"`) + "\n"))
+	f.Add([]byte(`{"cwd":"a\"b\\","gitBranch":"\u00e9","timestamp":"x"}`))
+	f.Add([]byte(`{"type":"user","message":{"role":"user","content":"\`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "f.jsonl")
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		info, err := Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Size != int64(len(data)) {
+			t.Fatalf("size %d, want %d", info.Size, len(data))
+		}
+		keyString(data, "cwd")
+	})
+}
