@@ -275,9 +275,13 @@ func printShowEntry(w io.Writer, e *transcript.Entry) {
 	for _, b := range m.Content {
 		switch b.Type {
 		case conversation.Text:
-			fmt.Fprintln(w, indent(strings.TrimSpace(b.Text)))
+			if t := strings.TrimSpace(b.Text); t != "" {
+				fmt.Fprintln(w, indent(t))
+			}
 		case conversation.Thinking:
-			fmt.Fprintf(w, "  [thinking: %s]\n", transcript.Shorten(b.Thinking, 100))
+			if t := strings.TrimSpace(b.Thinking); t != "" {
+				fmt.Fprintf(w, "  [thinking: %s]\n", transcript.Shorten(t, 100))
+			}
 		case conversation.ToolUse:
 			fmt.Fprintf(w, "  [tool %s %s]\n", b.Name, transcript.Shorten(string(b.Input), 160))
 		case conversation.ToolResult:
