@@ -141,11 +141,12 @@ func TestHTTPAuthAndOrigin(t *testing.T) {
 }
 
 // TestHTTPLoad is the load target: 8 concurrent HTTP clients × 1,000 calls with no error
-// (100 calls each under -short).
+// (100 calls each under -short, 250 under the race detector; `strata bench mcp` runs the full
+// 8 × 1,000 on 10,000 memories).
 func TestHTTPLoad(t *testing.T) {
 	f := newFixture(t)
 	mem := f.dir + "/mem"
-	n := 2000
+	n := 1000
 	if testing.Short() {
 		n = 300
 	}
@@ -156,8 +157,11 @@ func TestHTTPLoad(t *testing.T) {
 	ts := httptest.NewServer(s.Handler(HTTPOptions{Token: "t"}))
 	defer ts.Close()
 	calls := 1000
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		calls = 100
+	case raceEnabled:
+		calls = 250
 	}
 	rep, err := Load(t.Context(), LoadOptions{Endpoint: ts.URL + Endpoint, Token: "t", Clients: 8, Calls: calls, Queries: recall.SyntheticQueries(64, 2)})
 	if err != nil {
