@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -520,6 +521,18 @@ func TestFakeJSONBodyDecodes(t *testing.T) {
 	}
 }
 
+// streamServer serves whatever body the current fuzz input stores; one server for all inputs
+// (a server per input makes the fuzzing engine itself time out).
+func streamServer(f *testing.F) (*httptest.Server, *atomic.Pointer[[]byte]) {
+	var body atomic.Pointer[[]byte]
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(*body.Load())
+	}))
+	f.Cleanup(srv.Close)
+	return srv, &body
+}
+
 // FuzzStreamBody feeds arbitrary SSE bodies to the provider: it must never panic, and a stream
 // that ends without error must have a stop reason and well-formed tool inputs.
 func FuzzStreamBody(f *testing.F) {
@@ -527,17 +540,19 @@ func FuzzStreamBody(f *testing.F) {
 	f.Add(llmtest.AnthropicSSE(llmtest.Blocks(llmtest.ThinkingBlock("t", "s"), llmtest.ToolUse("1", "n", `{"a":[1]}`)), "m"))
 	f.Add(llmtest.AnthropicSSE(llmtest.Blocks(llmtest.RedactedThinkingBlock("x"), llmtest.TextBlock("")), "m"))
 	f.Add([]byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":3}\n\n"))
+	srv, current := streamServer(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.Write(body)
-		}))
-		defer srv.Close()
+		current.Store(&body)
 		p, err := anthropic.New(llm.Config{BaseURL: srv.URL, APIKey: "k", Model: "m", Retry: llm.RetryPolicy{MaxAttempts: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, resp, err := collect(t, p, t.Context(), userReq("x"))
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		_, resp, err := collect(t, p, ctx, userReq("x"))
+		if ctx.Err() != nil {
+			t.Fatalf("stream did not end within 5s on body %q", body)
+		}
 		if err != nil {
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -383,18 +384,27 @@ func TestFakeJSONBodyDecodes(t *testing.T) {
 	}
 }
 
+// streamServer serves whatever body the current fuzz input stores; one server for all inputs
+// (a server per input makes the fuzzing engine itself time out).
+func streamServer(f *testing.F) (*httptest.Server, *atomic.Pointer[[]byte]) {
+	var body atomic.Pointer[[]byte]
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(*body.Load())
+	}))
+	f.Cleanup(srv.Close)
+	return srv, &body
+}
+
 // FuzzStreamBody feeds arbitrary chunk streams to the provider: it must never panic, and a
 // stream that ends without error must have a stop reason and well-formed tool inputs.
 func FuzzStreamBody(f *testing.F) {
 	f.Add(llmtest.OpenAISSE(llmtest.Text("hello 世界"), "m"))
 	f.Add(llmtest.OpenAISSE(llmtest.Blocks(llmtest.ThinkingBlock("t", ""), llmtest.ToolUse("1", "n", `{"a":[1]}`), llmtest.ToolUse("2", "n", `{}`)), "m"))
 	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":5,\"function\":{\"arguments\":\"{\"}}]},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"))
+	srv, current := streamServer(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.Write(body)
-		}))
-		defer srv.Close()
+		current.Store(&body)
 		p, err := openai.New(llm.Config{BaseURL: srv.URL, Model: "m", Local: true, Retry: llm.RetryPolicy{MaxAttempts: 1}})
 		if err != nil {
 			t.Fatal(err)
