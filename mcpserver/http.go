@@ -114,8 +114,9 @@ func bearerOK(header, token string) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(cred)), []byte(token)) == 1
 }
 
-// Serve serves the HTTP transport on ln until ctx is cancelled, then shuts down gracefully
-// (waiting up to 5 seconds for calls in flight).
+// Serve serves the HTTP transport on ln until ctx is cancelled, then shuts down gracefully:
+// calls in flight get up to 5 seconds, then remaining connections are closed. It returns nil
+// after a requested stop and the listener's error otherwise.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	hs := &http.Server{Handler: s.Handler(opts), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
@@ -126,10 +127,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts HTTPOptions) e
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		err := hs.Shutdown(sctx)
-		if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
-			err = serr
+		if err := hs.Shutdown(sctx); err != nil {
+			// Streams still open after the grace period (a client keeping its GET stream) are
+			// cut: stopping was asked for, so this is not a failure.
+			s.log.Info("mcpserver: closing connections still open after 5 s", "err", err)
+			hs.Close()
 		}
-		return err
+		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
 	}
 }
