@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -497,11 +498,11 @@ feed:
 			out = append(out, infos[i])
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool {
-		if !out[a].LastActivity.Equal(out[b].LastActivity) {
-			return out[a].LastActivity.After(out[b].LastActivity)
+	slices.SortFunc(out, func(a, b Info) int {
+		if c := b.LastActivity.Compare(a.LastActivity); c != 0 {
+			return c // newest first
 		}
-		return out[a].Path < out[b].Path
+		return strings.Compare(a.Path, b.Path)
 	})
 	return out, errors.Join(append(errs, idxErr)...)
 }

@@ -304,3 +304,23 @@ func FuzzStat(f *testing.F) {
 		keyString(data, "cwd")
 	})
 }
+
+func FuzzIndex(f *testing.F) {
+	idx := &listIndex{Entries: map[string]indexEntry{"/p/x/s.jsonl": {Size: 3, MTime: 9, Info: Info{Title: "标题", Branch: "b",
+		Created: time.Unix(5, 0).UTC(), LastActivity: time.Unix(6, 0).UTC()}}}}
+	f.Add(idx.encode())
+	f.Add([]byte(indexMagic + "\x05"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := decodeIndex(data)
+		if err != nil {
+			return
+		}
+		again, err := decodeIndex(got.encode())
+		if err != nil {
+			t.Fatalf("re-decode: %v", err)
+		}
+		if diff := cmp.Diff(got, again); diff != "" {
+			t.Fatalf("round trip (-first +second):\n%s", diff)
+		}
+	})
+}

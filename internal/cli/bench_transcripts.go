@@ -50,7 +50,7 @@ at 97% of the file) and print:
                  (getrusage ru_maxrss of the child; < 200 MB), and, for information, of one
                  that loads its full history
 
-Timings are the best of 3 runs with warm caches. Defaults need about 1.1 GB of temporary disk.
+Timings are the best of 3 runs (5 for listing) with warm caches. Defaults need about 1.1 GB of temporary disk.
 The temporary directory is removed afterwards.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -125,7 +125,7 @@ func runBenchTranscripts(ctx context.Context, app *App, o benchTranscriptsOption
 	}
 	readAll := best(3, func() error { return readEveryByte(files) })
 	listing := func(index string) timing {
-		return best(3, func() error {
+		return best(5, func() error {
 			infos, err := transcript.List(ctx, listDir, transcript.ListOptions{Index: index})
 			if err == nil && len(infos) != o.sessions {
 				err = fmt.Errorf("listed %d sessions, want %d", len(infos), o.sessions)
