@@ -424,25 +424,41 @@ func statAll(ctx context.Context, paths []string, opts ListOptions) ([]Info, err
 	ok := make([]bool, len(paths))
 	fresh := make([]bool, len(paths)) // read from the file, not the index
 	keys := make([]indexEntry, len(paths))
-	// Files the index knows unchanged cost one stat each, done here; the others are read by
-	// the workers.
+	// Files the index knows unchanged cost one stat each (done in parallel chunks); the others
+	// are read by the workers below.
+	miss := make([]bool, len(paths))
+	if idx == nil {
+		for i := range miss {
+			miss[i] = true
+		}
+	} else {
+		const chunk = 128
+		var sw sync.WaitGroup
+		for lo := 0; lo < len(paths); lo += chunk {
+			hi := min(len(paths), lo+chunk)
+			sw.Go(func() {
+				for i := lo; i < hi; i++ {
+					fi, err := os.Stat(paths[i])
+					if err != nil {
+						errs[i] = fmt.Errorf("transcript: %w", err)
+						continue
+					}
+					if info, hit := idx.lookup(paths[i], fi.Size(), fi.ModTime()); hit {
+						infos[i], ok[i] = info, true
+						continue
+					}
+					keys[i] = indexEntry{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+					miss[i] = true
+				}
+			})
+		}
+		sw.Wait()
+	}
 	var todo []int
-	for i, p := range paths {
-		if idx == nil {
+	for i, m := range miss {
+		if m {
 			todo = append(todo, i)
-			continue
 		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			errs[i] = fmt.Errorf("transcript: %w", err)
-			continue
-		}
-		if info, hit := idx.lookup(p, fi.Size(), fi.ModTime()); hit {
-			infos[i], ok[i] = info, true
-			continue
-		}
-		keys[i] = indexEntry{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
-		todo = append(todo, i)
 	}
 	next := make(chan int)
 	var wg sync.WaitGroup
