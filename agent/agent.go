@@ -371,3 +371,27 @@ func (a *Agent) saveWorkState() {
 	}
 	a.journalAppend(&transcript.Entry{Type: workStateType, Content: json.RawMessage(snap), SessionID: a.sessionID, Timestamp: a.now()})
 }
+
+// AllowPattern adds an allow pattern for the rest of the session (an "always allow" answer
+// to a permission prompt). Deny patterns still win.
+func (a *Agent) AllowPattern(pattern string) error {
+	r, err := ParseRule(pattern)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.perms.Allow = append(a.perms.Allow, r)
+	return nil
+}
+
+// MemoryDir returns the auto-memory directory ("" when auto-memory is off).
+func (a *Agent) MemoryDir() string {
+	if a.store == nil {
+		return ""
+	}
+	return a.store.Dir()
+}
+
+// PermissionMode returns the session's permission mode.
+func (a *Agent) PermissionMode() Mode { return a.perms.Mode }

@@ -232,7 +232,9 @@ func (a *Agent) permit(ctx context.Context, t *tool, call *ToolCall) (bool, stri
 	if t.subject != nil {
 		s = t.subject(a, call.Input)
 	}
+	a.mu.Lock()
 	d, why := a.perms.check(t.name, t.class, s)
+	a.mu.Unlock()
 	switch d {
 	case Allow:
 		return true, ""

@@ -1,0 +1,52 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzParseRule: any pattern either parses into a rule that formats back to an equivalent
+// pattern, or is refused; matching a parsed rule never panics.
+func FuzzParseRule(f *testing.F) {
+	for _, s := range []string{"Read", "Bash(go test:*)", "Edit(src/**)", "Bash(", "(x)", "Edit({a,b}/*.go)", "Bash(rm:*)", "Edit(~/x)", "Edit(//abs)", "Bash(中文:*)"} {
+		f.Add(s, "go test ./... && rm -rf /", "/p/src/a.go")
+	}
+	f.Fuzz(func(t *testing.T, pattern, command, path string) {
+		r, err := ParseRule(pattern)
+		if err != nil {
+			return
+		}
+		again, err := ParseRule(r.String())
+		if err != nil || again != r {
+			t.Fatalf("ParseRule(%q) = %+v, but its String %q parses to %+v, %v", pattern, r, r.String(), again, err)
+		}
+		p := &Permissions{Mode: ModeAsk, Cwd: "/p", Home: "/home/u", Allow: []Rule{r}, Deny: []Rule{r}}
+		s := subject{command: command, path: path}
+		if d, _ := p.check(r.Tool, classExec, s); d == Allow {
+			t.Fatalf("rule %+v is both allow and deny, but the allow won", r)
+		}
+	})
+}
+
+// FuzzNumberLines: Read's rendering shows each requested line once, numbered, valid UTF-8.
+func FuzzNumberLines(f *testing.F) {
+	f.Add("a\nb\nc\n", 0, 0)
+	f.Add("中文\r\n第二行", 2, 1)
+	f.Add(strings.Repeat("x", 3000)+"\n", 1, 1)
+	f.Fuzz(func(t *testing.T, text string, offset, limit int) {
+		if offset < 0 || limit < 0 || offset > 1<<20 || limit > 1<<20 {
+			return
+		}
+		out, shown := numberLines(text, offset, limit)
+		if limit > 0 && shown > limit {
+			t.Fatalf("%d lines shown, limit %d", shown, limit)
+		}
+		if utf8.ValidString(text) && !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 out of valid input")
+		}
+		if got := strings.Count(out, "\t"); shown > 0 && got < shown {
+			t.Fatalf("%d tabs for %d lines", got, shown)
+		}
+	})
+}

@@ -1,0 +1,361 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/transcript"
+)
+
+func init() { register(newChatCmd) }
+
+func newChatCmd(app *App) *cobra.Command {
+	var o runOptions
+	c := &cobra.Command{
+		Use:   "chat",
+		Short: "Talk with the agent interactively, with every memory layer",
+		Long: `Talk with the agent in the terminal. Its answers stream as they arrive; tool calls are shown as
+they run. File edits and shell commands ask for a yes (y), a no (n) or "always" (a: allow
+calls like this one for the rest of the session), unless --permission-mode or allow patterns
+say otherwise. Ctrl-C stops the current answer; Ctrl-D (or /exit) quits.
+
+Works in a plain terminal: it reads lines and writes text, nothing more. After each answer a
+status line shows the model, the context used and the session id.
+
+Slash commands: /help, /context, /memory, /todos, /cost, /resume [ID], /clear, /compact, /exit.`,
+		Example: `  strata chat
+  strata chat --continue
+  strata chat --resume 01a22b68 --model claude-opus-4-1
+  strata chat --permission-mode accept-edits --allow 'Bash(go test:*)'`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error { return runChat(c.Context(), app, o) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.resume, "resume", "", "continue the session with this id (or unique id prefix)")
+	f.BoolVar(&o.cont, "continue", false, "continue the most recent session of this directory")
+	f.StringVar(&o.model, "model", "", "model to use (default: STRATA_MODEL, the model setting, or the provider's default)")
+	f.StringArrayVar(&o.allow, "allow", nil, "allow tool calls matching a pattern without asking; repeatable")
+	f.StringArrayVar(&o.deny, "deny", nil, "deny tool calls matching a pattern; repeatable")
+	f.StringVar(&o.mode, "permission-mode", "", "ask (default), accept-edits or bypass")
+	f.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")
+	f.IntVar(&o.maxTurns, "max-turns", 0, "stop an answer after this many model requests")
+	return c
+}
+
+// chat is one interactive session: the input is shared by the prompt and permission questions.
+type chat struct {
+	app      *App
+	in       *bufio.Reader
+	out      io.Writer
+	o        runOptions
+	dir      string
+	a        *agent.Agent
+	cfg      llm.Config
+	lastCtx  int // prompt+output tokens of the last request
+	midLine  bool
+	inAnswer bool
+}
+
+func runChat(ctx context.Context, app *App, o runOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.resume != "" && o.cont {
+		return usagef("--resume and --continue cannot be used together")
+	}
+	if o.mode != "" {
+		if _, err := agent.ParseMode(o.mode); err != nil {
+			return usagef("--permission-mode: %v", strings.TrimPrefix(err.Error(), "agent: "))
+		}
+	}
+	dir, err := app.workDir(o.cwd)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	c := &chat{app: app, in: bufio.NewReader(app.In), out: app.Out, o: o, dir: dir}
+	if err := c.open(ctx, o); err != nil {
+		return err
+	}
+	defer func() { c.close(ctx) }()
+	fmt.Fprintf(c.out, "strata chat · %s · session %s · permissions %s\n", c.cfg.Model, c.a.SessionID(), c.a.PermissionMode())
+	if o.resume != "" || o.cont {
+		fmt.Fprintf(c.out, "Resumed: %d messages.\n", len(c.a.History()))
+	}
+	fmt.Fprintln(c.out, "Type a message; /help for commands; Ctrl-C stops an answer, Ctrl-D quits.")
+	for {
+		fmt.Fprint(c.out, "\n› ")
+		line, err := c.in.ReadString('\n')
+		if err != nil && line == "" {
+			fmt.Fprintln(c.out)
+			return nil // end of input
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "/") {
+			quit, err := c.slash(ctx, line)
+			if err != nil {
+				return err
+			}
+			if quit {
+				return nil
+			}
+			continue
+		}
+		c.turn(ctx, line)
+	}
+}
+
+func (c *chat) open(ctx context.Context, o runOptions) error {
+	a, cfg, err := newAgent(ctx, c.app, c.dir, o, c.approve)
+	if err != nil {
+		return err
+	}
+	c.a, c.cfg, c.lastCtx = a, cfg, 0
+	for _, w := range a.Warnings() {
+		fmt.Fprintf(c.app.Err, "strata: warning: %s\n", w)
+	}
+	return nil
+}
+
+func (c *chat) close(ctx context.Context) {
+	if err := c.a.Close(context.WithoutCancel(ctx)); err != nil {
+		fmt.Fprintf(c.app.Err, "strata: %v\n", err)
+	}
+}
+
+// turn runs one message; Ctrl-C cancels it and returns to the prompt.
+func (c *chat) turn(ctx context.Context, line string) {
+	tctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	c.midLine, c.inAnswer = false, false
+	res, err := c.a.Run(tctx, line, c.sink)
+	c.endLine()
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(c.out, "[interrupted]")
+	case err != nil:
+		fmt.Fprintf(c.out, "strata: %v\n", err)
+	case res.Text == "":
+		fmt.Fprintln(c.out, "[no answer]")
+	}
+	c.status()
+}
+
+func (c *chat) endLine() {
+	if c.midLine {
+		fmt.Fprintln(c.out)
+		c.midLine = false
+	}
+}
+
+func (c *chat) sink(e agent.Event) {
+	switch e.Kind {
+	case agent.EventText:
+		if e.Text == "" {
+			return
+		}
+		fmt.Fprint(c.out, e.Text)
+		c.midLine = !strings.HasSuffix(e.Text, "\n")
+	case agent.EventToolStart:
+		c.endLine()
+		fmt.Fprintf(c.out, "· %s %s\n", e.Tool.Name, firstLine(string(e.Tool.Input), 100))
+	case agent.EventToolEnd:
+		if e.IsError {
+			fmt.Fprintf(c.out, "  ✗ %s\n", firstLine(e.Output, 140))
+		}
+	case agent.EventPermission:
+		c.endLine()
+		fmt.Fprintf(c.out, "· %s not run: %s\n", e.Tool.Name, firstLine(e.Text, 140))
+	case agent.EventRetry:
+		c.endLine()
+		fmt.Fprintf(c.out, "· the model server failed (%v); retrying in %s\n", firstLine(errString(e.Err), 100), e.Wait.Round(1e6))
+	case agent.EventRecall:
+		if len(e.Memories) > 0 {
+			c.endLine()
+			fmt.Fprintf(c.out, "· recalled %s\n", strings.Join(e.Memories, ", "))
+		}
+	case agent.EventUsage:
+		c.lastCtx = e.Usage.PromptTokens() + e.Usage.OutputTokens
+	}
+}
+
+// status prints the status line: model, context used, session.
+func (c *chat) status() {
+	used := c.lastCtx
+	if used == 0 {
+		cx := c.a.Context()
+		used = cx.System + cx.Instructions + cx.Tools + cx.Messages
+	}
+	fmt.Fprintf(c.out, "── %s · context %s of %s · session %s\n", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), shortID(c.a.SessionID()))
+}
+
+func kTokens(n int) string {
+	if n >= 1000 {
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// approve asks the user about a tool call.
+func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (bool, error) {
+	c.endLine()
+	for {
+		fmt.Fprintf(c.out, "? Allow %s?  [y]es  [n]o  [a]lways allow %s: ", r.Summary, r.Suggest)
+		line, err := c.in.ReadString('\n')
+		if err != nil && line == "" {
+			fmt.Fprintln(c.out)
+			return false, nil
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return true, nil
+		case "n", "no":
+			return false, nil
+		case "a", "always":
+			if err := c.a.AllowPattern(r.Suggest); err != nil {
+				return false, err
+			}
+			fmt.Fprintf(c.out, "  allowed %s for this session\n", r.Suggest)
+			return true, nil
+		}
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+	}
+}
+
+const chatHelp = `Commands:
+  /help            this list
+  /context         what is in the model's context now, by source, with token estimates
+  /memory          the auto-memory directory and its MEMORY.md index
+  /todos           the current todo list
+  /cost            tokens used in this session
+  /resume [ID]     list recent sessions, or switch to one
+  /clear           start a new session (memories and files stay)
+  /compact [text]  compact the conversation (not available yet in this build)
+  /exit            quit (Ctrl-D works too)`
+
+// slash runs a slash command; quit is true for /exit.
+func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
+	cmd, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	w := c.out
+	switch cmd {
+	case "/help", "/?":
+		fmt.Fprintln(w, chatHelp)
+	case "/exit", "/quit":
+		return true, nil
+	case "/context":
+		cx := c.a.Context()
+		total := cx.System + cx.Instructions + cx.Tools + cx.Messages
+		fmt.Fprintf(w, "Context (estimated; the last request reported %s tokens in and out):\n", kTokens(c.lastCtx))
+		fmt.Fprintf(w, "  %-34s %8s\n", "system prompt", kTokens(cx.System))
+		fmt.Fprintf(w, "  %-34s %8s\n", "instructions (session start)", kTokens(cx.Instructions))
+		fmt.Fprintf(w, "  %-34s %8s\n", fmt.Sprintf("tools (%d)", len(c.a.Tools())), kTokens(cx.Tools))
+		fmt.Fprintf(w, "  %-34s %8s\n", fmt.Sprintf("messages (%d)", len(c.a.History())), kTokens(cx.Messages))
+		fmt.Fprintf(w, "  %-34s %8s of %s\n", "total", kTokens(total), kTokens(c.cfg.ContextWindow))
+		if len(cx.Sources) > 0 {
+			fmt.Fprintln(w, "Instruction pieces (session start first, then those touched files added):")
+			for _, s := range cx.Sources {
+				fmt.Fprintf(w, "  %-8s %-17s %7d  %s\n", s.Layer, s.Reason, s.Tokens, s.Path)
+			}
+		}
+	case "/memory":
+		dir := c.a.MemoryDir()
+		if dir == "" {
+			fmt.Fprintln(w, "Auto-memory is off (setting autoMemoryEnabled).")
+			break
+		}
+		fmt.Fprintf(w, "Memory directory: %s\n", dir)
+		st, err := memdir.Open(dir, memdir.Options{})
+		if err != nil {
+			fmt.Fprintf(w, "strata: %v\n", err)
+			break
+		}
+		idx, err := st.LoadIndex(ctx)
+		switch {
+		case err != nil:
+			fmt.Fprintf(w, "strata: %v\n", err)
+		case !idx.Exists:
+			fmt.Fprintln(w, "No MEMORY.md yet: nothing has been saved for this project.")
+		default:
+			fmt.Fprintf(w, "MEMORY.md (%d lines; the model saw it as of session start):\n%s\n", idx.Lines, strings.TrimRight(idx.Content(), "\n"))
+		}
+	case "/todos":
+		todos := c.a.Todos()
+		if len(todos) == 0 {
+			fmt.Fprintln(w, "No todos.")
+		}
+		for _, t := range todos {
+			mark := map[string]string{"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}[string(t.Status)]
+			fmt.Fprintf(w, "  %s %s\n", mark, t.Content)
+		}
+	case "/cost":
+		u := c.a.Usage()
+		fmt.Fprintf(w, "Tokens this session: %d input (%d uncached, %d written to cache, %d read from cache), %d output.\n",
+			u.PromptTokens(), u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens)
+	case "/clear":
+		c.close(ctx)
+		o := c.o
+		o.resume, o.cont = "", false
+		if err := c.open(ctx, o); err != nil {
+			return false, err
+		}
+		fmt.Fprintf(w, "New session %s. Memories and files are unchanged.\n", c.a.SessionID())
+	case "/resume":
+		if arg == "" {
+			infos, err := transcript.List(ctx, transcript.ProjectDir(c.app.Env, c.a.Cwd()), transcript.ListOptions{})
+			if err != nil {
+				fmt.Fprintf(w, "strata: %v\n", err)
+			}
+			if len(infos) == 0 {
+				fmt.Fprintln(w, "No sessions in this directory yet.")
+			}
+			for i, in := range infos {
+				if i == 10 {
+					break
+				}
+				fmt.Fprintf(w, "  %s  %s  %s\n", shortID(in.ID), in.LastActivity.Local().Format("2006-01-02 15:04"), firstLine(in.Label(), 60))
+			}
+			fmt.Fprintln(w, "Switch with /resume ID.")
+			break
+		}
+		old := c.a
+		o := c.o
+		o.resume, o.cont = arg, false
+		a, cfg, err := newAgent(ctx, c.app, c.dir, o, c.approve)
+		if err != nil {
+			fmt.Fprintf(w, "strata: cannot resume %s: %v\n", arg, err)
+			break
+		}
+		if err := old.Close(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(c.app.Err, "strata: %v\n", err)
+		}
+		c.a, c.cfg, c.lastCtx = a, cfg, 0
+		fmt.Fprintf(w, "Resumed session %s: %d messages.\n", a.SessionID(), len(a.History()))
+	case "/compact":
+		fmt.Fprintln(w, "Compaction is not available in this build yet. /clear starts a new session; memories stay.")
+	default:
+		fmt.Fprintf(w, "Unknown command %s. /help lists the commands.\n", cmd)
+	}
+	return false, nil
+}
