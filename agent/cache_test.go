@@ -107,11 +107,21 @@ func prefixShare(reqs []llmtest.Request) (canon, raw float64) {
 	return canon / n, raw / n
 }
 
+func TestCachePrefixOverThirtyTurnsOpenAI(t *testing.T) {
+	f := newFixture(t, llmtest.OpenAI)
+	reqs := cacheSession(t, f, 30)
+	canon, raw := prefixShare(reqs)
+	t.Logf("openai: %d requests: canonical prefix share %.4f, raw body prefix share %.4f", len(reqs), canon, raw)
+	if canon < 0.95 {
+		t.Errorf("canonical prefix share %.4f < 0.95", canon)
+	}
+}
+
 func TestCachePrefixOverThirtyTurns(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	reqs := cacheSession(t, f, 30)
 	canon, raw := prefixShare(reqs)
-	t.Logf("%d requests: canonical prefix share %.4f, raw body prefix share %.4f", len(reqs), canon, raw)
+	t.Logf("anthropic: %d requests: canonical prefix share %.4f, raw body prefix share %.4f", len(reqs), canon, raw)
 	if canon < 0.95 {
 		t.Errorf("canonical prefix share %.4f < 0.95", canon)
 	}
