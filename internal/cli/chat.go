@@ -225,6 +225,9 @@ func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (bool, er
 			fmt.Fprintln(c.out)
 			return false, nil
 		}
+		if ctx.Err() != nil { // Ctrl-C while the question was open: no answer counts
+			return false, ctx.Err()
+		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":
 			return true, nil
