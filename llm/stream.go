@@ -53,7 +53,8 @@ type wholeKey struct{}
 // error; Complete avoids that case by delivering nothing until the reply is whole, so it can
 // retry any failure.
 //
-// Usage: for s.Next() { ev := s.Event(); ... }; if err := s.Err(); ...; resp := s.Response().
+// Usage: defer s.Close(); for s.Next() { ev := s.Event(); ... }; if err := s.Err(); ...;
+// resp := s.Response(). Close releases the connection of a stream that is abandoned early.
 // A Stream is used by one goroutine; Close may be called from another to abort it.
 type Stream struct {
 	ctx   context.Context
