@@ -105,6 +105,28 @@ func (d *dict) intern(s string) uint32 {
 	return id
 }
 
+// internHash is intern for a hashed dict given the hash of the string.
+func (d *dict) internHash(hs uint64) uint32 {
+	sh := &d.shards[hs%dictShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if id, ok := sh.h[hs]; ok {
+		return id
+	}
+	id := d.next.Add(1) - 1
+	sh.h[hs] = id
+	return id
+}
+
+// putHash maps the string of hash hs to id in a hashed dict, for a cold build that hands out
+// the ids itself (and sets next).
+func (d *dict) putHash(hs uint64, id uint32) {
+	sh := &d.shards[hs%dictShards]
+	sh.mu.Lock()
+	sh.h[hs] = id
+	sh.mu.Unlock()
+}
+
 // putIfAbsent maps s to id unless s is mapped already (a dict made by newDict only).
 func (d *dict) putIfAbsent(s string, id uint32) {
 	sh := &d.shards[maphash.String(d.seed, s)%dictShards]

@@ -188,14 +188,17 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 	}
 	type result struct {
 		a     analysed
+		c     coldDoc // instead of a on a cold build
 		diags []memdir.Diagnostic
 		err   error
 	}
 	res := make([]result, len(files))
-	if len(r.seen) == 0 && len(files) > 1000 {
-		// A cold build: a memory brings about 25 new terms and a few new words (measured on
-		// English and Chinese text), so size the dictionaries once.
-		r.ix.dict.reserve(len(files) * 25)
+	r.ix.mu.RLock()
+	cold := len(r.seen) == 0 && r.ix.coldReady()
+	r.ix.mu.RUnlock()
+	if cold && len(files) > 1000 {
+		// A memory brings a few new words (measured on English and Chinese text): size the
+		// word list once. The cold build sizes the term dictionary itself.
 		r.ix.words.reserve(len(files) * 2)
 	}
 	workers := min(r.workers, len(files))
@@ -203,6 +206,7 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 	for w := range workers {
 		wg.Go(func() {
 			z := r.ix.newAnalyser()
+			zc := r.ix.newColdAnalyser()
 			for i := w; i < len(files); i += workers {
 				if ctx.Err() != nil {
 					return
@@ -216,7 +220,9 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 					m, d, err = r.src.Load(ctx, files[i])
 				}
 				res[i] = result{diags: d, err: err}
-				if err == nil {
+				if err == nil && cold {
+					res[i].c = zc.analyse(m)
+				} else if err == nil {
 					res[i].a = z.analyse(m)
 				}
 			}
@@ -229,6 +235,29 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 	var diags []memdir.Diagnostic
 	r.ix.mu.Lock()
 	defer r.ix.mu.Unlock()
+	if cold {
+		// A cold build: see bulkLinkCold.
+		var batch []coldDoc
+		for i, x := range res {
+			diags = append(diags, x.diags...)
+			if x.err != nil {
+				if !errors.Is(x.err, fs.ErrNotExist) {
+					diags = append(diags, memdir.Diagnostic{Path: files[i], Severity: memdir.SevError, Message: x.err.Error()})
+				}
+				continue
+			}
+			batch = append(batch, x.c)
+			r.seen[files[i]] = FileInfo{File: files[i], ModTime: x.c.mem.ModTime, Size: x.c.mem.Size}
+		}
+		if r.ix.coldReady() {
+			r.ix.bulkLinkCold(batch, r.workers)
+		} else {
+			for _, c := range batch { // the index changed meanwhile (a Put)
+				r.ix.link(r.ix.warm(c))
+			}
+		}
+		return diags, nil
+	}
 	if len(r.ix.docs) == 0 {
 		// A cold start: link everything in one pass with contiguous posting lists.
 		var batch []analysed
