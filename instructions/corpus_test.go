@@ -2,6 +2,7 @@ package instructions
 
 import (
 	"context"
+	"github.com/strata-mem/strata/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,22 +14,7 @@ import (
 // corpusDir finds ../shared/corpus/instructions next to the repository root.
 func corpusDir(t *testing.T) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			c := filepath.Join(d, "..", "shared", "corpus", "instructions")
-			if _, err := os.Stat(c); err != nil {
-				t.Skipf("no corpus at %s: %v", c, err)
-			}
-			return c
-		}
-		if filepath.Dir(d) == d {
-			t.Skip("repository root not found")
-		}
-	}
+	return sharedtest.Dir(t, "corpus", "instructions")
 }
 
 // TestCorpus loads every real-world hierarchy of the shared corpus, from its root and with

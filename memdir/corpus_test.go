@@ -1,6 +1,7 @@
 package memdir
 
 import (
+	"github.com/strata-mem/strata/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,25 +13,7 @@ import (
 // corpusMemoryDir returns the real Claude Code memory directory of the shared corpus, or skips.
 func corpusMemoryDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	mem := filepath.Join(dir, "..", "shared", "corpus", "memory", "4444J99__portfolio", ".claude", "memory")
-	if _, err := os.Stat(filepath.Join(mem, IndexFile)); err != nil {
-		t.Skipf("shared corpus not available (%v); it lives next to the repository", err)
-	}
-	return mem
+	return sharedtest.Dir(t, "corpus", "memory", "4444J99__portfolio", ".claude", "memory")
 }
 
 // TestRealClaudeCodeMemoryDir reads a real auto-memory directory written by Claude Code: free

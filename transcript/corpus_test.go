@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"github.com/strata-mem/strata/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,25 +12,7 @@ import (
 // corpusDir returns ../shared/corpus/transcripts relative to the repository root, or skips.
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root not found")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus", "transcripts")
-	if _, err := os.Stat(c); err != nil {
-		t.Skipf("real transcript corpus not present (%s); skipping", c)
-	}
-	return c
+	return sharedtest.Dir(t, "corpus", "transcripts")
 }
 
 // TestCorpus runs the reader over real Claude Code transcripts: none fails, and every line is

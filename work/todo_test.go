@@ -2,6 +2,7 @@ package work
 
 import (
 	"encoding/json"
+	"github.com/strata-mem/strata/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,22 +202,7 @@ func TestRestoreFromCorpus(t *testing.T) {
 
 func corpusDir(t *testing.T) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			dir := filepath.Join(d, "..", "shared", "corpus", "transcripts")
-			if _, err := os.Stat(dir); err != nil {
-				t.Skipf("shared transcript corpus not found at ../shared/corpus/transcripts: %v", err)
-			}
-			return dir
-		}
-		if filepath.Dir(d) == d {
-			t.Skip("go.mod not found")
-		}
-	}
+	return sharedtest.Dir(t, "corpus", "transcripts")
 }
 
 func TestTodosConcurrent(t *testing.T) {
