@@ -290,6 +290,9 @@ func (s *Set) emit(ctx context.Context, path string, layer Layer, reason Reason,
 			s.addf(path, 0, SeverityWarning, "%d characters, over the recommended %d: every session pays for it; split it or move parts into path-scoped rules", n, WarnChars)
 		}
 	}
+	if target := linkText(path, ft.Text); target != "" {
+		s.addf(path, 1, SeverityWarning, "the whole file is the path %q: probably a symlink checked out as a plain file (git core.symlinks=false); the model sees the path, not %s — recreate the link or use @%s", strings.TrimSpace(ft.Text), target, strings.TrimSpace(ft.Text))
+	}
 	if layer == LayerManaged {
 		s.collectEnforced(path, body, bodyLine)
 	}
@@ -652,4 +655,19 @@ func (s *Set) AddDiagnostics(diags ...Diagnostic) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.diags = append(s.diags, diags...)
+}
+
+// linkText reports the file that text names when text is nothing but one relative path to an
+// existing regular file next to path: what git writes in place of a symlink when symlinks are
+// off. It returns "" otherwise. Only tiny files are checked, so it costs one stat at most.
+func linkText(path, text string) string {
+	t := strings.TrimSpace(text)
+	if t == "" || len(t) > 255 || strings.ContainsAny(t, " \t\n\r`*#<>|") || filepath.IsAbs(t) {
+		return ""
+	}
+	target := filepath.Join(filepath.Dir(path), t)
+	if fi, err := os.Stat(target); err != nil || !fi.Mode().IsRegular() || filepath.Clean(target) == filepath.Clean(path) {
+		return ""
+	}
+	return target
 }
