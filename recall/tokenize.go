@@ -37,7 +37,9 @@ type Token struct {
 // Tokenize is safe for concurrent use and never fails; invalid UTF-8 is treated as separators.
 func Tokenize(text string, dst []Token) []Token {
 	if !isASCII(text) {
-		text = norm.NFKC.String(text)
+		if !plainHan(text) {
+			text = norm.NFKC.String(text)
+		}
 		if needsFold(text) {
 			text = foldCase(text)
 		}
@@ -83,6 +85,25 @@ func isASCII(s string) bool {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}
+	}
+	return true
+}
+
+// plainHan reports whether s holds only ASCII, common CJK ideographs (U+4E00–U+9FFF) and the
+// ideographic comma and full stop: characters without decompositions or combining classes,
+// so NFKC leaves such text as it is and need not be asked (most Chinese text is such).
+func plainHan(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !(r >= 0x4E00 && r <= 0x9FFF || r == 0x3001 || r == 0x3002) {
+			return false
+		}
+		i += n
 	}
 	return true
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestTokenize(t *testing.T) {
@@ -105,4 +106,31 @@ func FuzzStem(f *testing.F) {
 			t.Fatalf("Stem(%q) = %q grew", s, got)
 		}
 	})
+}
+
+// TestPlainHanIsNFKC checks the premise of Tokenize's shortcut: NFKC leaves every character
+// plainHan accepts, alone and next to ASCII, as it is.
+func TestPlainHanIsNFKC(t *testing.T) {
+	var rs []rune
+	for r := rune(0); r < 0x80; r++ {
+		rs = append(rs, r)
+	}
+	for r := rune(0x4E00); r <= 0x9FFF; r++ {
+		rs = append(rs, r)
+	}
+	rs = append(rs, 0x3001, 0x3002)
+	for i, r := range rs {
+		s := "a" + string(r) + string(rs[(i*7919)%len(rs)]) + "Z"
+		if !plainHan(s) {
+			t.Fatalf("plainHan(%q) = false", s)
+		}
+		if got := norm.NFKC.String(s); got != s {
+			t.Errorf("NFKC(%q) = %q", s, got)
+		}
+	}
+	for _, s := range []string{"ＴＡＢＳ", "数据，库", "\u3000", "e\u0301", "\uF900", "デプロイ", "\xff"} {
+		if plainHan(s) {
+			t.Errorf("plainHan(%q) = true", s)
+		}
+	}
 }
