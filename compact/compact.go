@@ -1,0 +1,343 @@
+package compact
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/tokens"
+	"github.com/strata-mem/strata/transcript"
+	"github.com/strata-mem/strata/work"
+)
+
+// Session-memory compaction keeps this much of the recent conversation (DESIGN.md, Layer 4).
+const (
+	KeepMinTokens   = 10_000
+	KeepMaxTokens   = 40_000
+	KeepMinMessages = 5
+)
+
+// Method says how the summary was made.
+type Method string
+
+// Methods.
+const (
+	MethodSessionMemory Method = "session-memory" // the notes file is the summary, recent messages kept
+	MethodModel         Method = "model"          // a model summary (possibly chunked)
+)
+
+// ErrNothingToCompact is returned when the history holds no message to compact.
+var ErrNothingToCompact = errors.New("compact: nothing to compact")
+
+// Input is what a compaction works from. History and Provider are required; every other
+// field is optional and its part of the re-injection is skipped when it is nil or empty.
+type Input struct {
+	// History is the current conversation chain.
+	History []conversation.Entry
+	// LeafUUID is the transcript's leaf before compaction (the boundary's logicalParentUuid);
+	// "" means the last History entry's uuid.
+	LeafUUID string
+	Trigger  Trigger
+	// Instructions are the user's /compact instructions.
+	Instructions string
+
+	Provider llm.Provider
+	Model    string
+	// Window is the model's context window; MaxOutput its reply cap.
+	Window    int
+	MaxOutput int
+	// UserBudget caps the tokens of user messages carried verbatim (0: DefaultUserBudget).
+	UserBudget int
+
+	// NotesPath is the session-memory notes file; when it exists and is not empty,
+	// session-memory compaction is tried first.
+	NotesPath string
+
+	ReadCache *conversation.ReadCache
+	Work      *work.State
+	// Agent is whose todos are re-injected ("" means work.MainAgent).
+	Agent string
+	// Plan is the current plan text; Skills the text of skills invoked in the session.
+	Plan   string
+	Skills []string
+
+	// Rules is the session's instruction set; its conditional rules and nested files are
+	// re-activated in the fresh set loaded with RulesOptions (re-read from disk).
+	Rules        *instructions.Set
+	RulesOptions instructions.Options
+	// Memory is the memory store whose index is re-read.
+	Memory *memdir.Store
+	// Recall is reset (its session budget and surfaced set).
+	Recall *recall.Session
+
+	// Now stamps the new entries (nil: time.Now).
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Result is a finished compaction.
+type Result struct {
+	Method  Method
+	Trigger Trigger
+	// Entries are the transcript entries to append, in order: the compact_boundary system
+	// entry (parentUuid null, logicalParentUuid = the old leaf), the summary (isCompactSummary),
+	// the re-injected attachments (isMeta) and, for session-memory compaction, the kept
+	// messages re-linked after them.
+	Entries []*transcript.Entry
+	// Context is the new conversation chain, the same messages with the same uuids as the
+	// conversation entries of Entries; start a new conversation.History from it.
+	Context []conversation.Entry
+	// Summary is the summary text (the model's or the notes file's); Parts the chunk
+	// summaries of a hierarchical model summary.
+	Summary string
+	Parts   []Part
+	Calls   int
+	// UserMessages are the user's messages carried verbatim; UserOmitted how many older ones
+	// did not fit the budget.
+	UserMessages []string
+	UserOmitted  int
+	// Kept is the number of recent messages kept (session-memory compaction).
+	Kept int
+	// Files are the paths re-injected from the read cache.
+	Files []string
+	// Rules is the instruction set re-read from disk (nil when Input.Rules is nil); Index the
+	// memory index re-read from disk.
+	Rules *instructions.Set
+	Index memdir.IndexText
+	// PreTokens and PostTokens estimate the context before and after.
+	PreTokens, PostTokens int
+}
+
+// Run compacts in.History. It tries session-memory compaction when a notes file exists (and
+// the result would be below the automatic threshold), otherwise it asks the model for a
+// summary. The read cache is cleared and refilled with the re-injected files, and recall's
+// session is reset, only when Run succeeds; on error nothing is changed.
+func Run(ctx context.Context, in Input) (*Result, error) {
+	if in.Provider == nil && in.NotesPath == "" {
+		return nil, fmt.Errorf("compact: no model provider")
+	}
+	if in.Window <= 0 {
+		return nil, fmt.Errorf("compact: no context window given")
+	}
+	if in.Trigger == "" {
+		in.Trigger = Manual
+	}
+	log := in.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var msgs []conversation.Entry
+	for _, e := range in.History {
+		if !e.IsMeta {
+			msgs = append(msgs, e)
+		}
+	}
+	if len(msgs) == 0 {
+		return nil, ErrNothingToCompact
+	}
+	r := &Result{Trigger: in.Trigger, PreTokens: conversation.ContextTokens(in.History)}
+
+	users := UserMessages(in.History)
+	budget := in.UserBudget
+	if budget <= 0 {
+		budget = DefaultUserBudget
+	}
+
+	var summary string
+	var kept []conversation.Entry
+	if notes := readNotes(in.NotesPath, log); notes != "" {
+		k := keepRecent(in.History)
+		th := ThresholdsFor(in.Window, in.MaxOutput)
+		if tokens.Estimate(notes)+conversation.ContextTokens(k) < th.Auto {
+			r.Method, summary, kept = MethodSessionMemory, notes, k
+			// Messages still in the kept tail need not be carried again.
+			users = UserMessages(in.History[:len(in.History)-len(k)])
+		} else {
+			log.Debug("compact: session memory leaves too much; falling back to a model summary")
+		}
+	}
+	if r.Method == "" {
+		if in.Provider == nil {
+			return nil, fmt.Errorf("compact: no model provider and no usable session notes")
+		}
+		s, err := Summarize(ctx, in.Provider, in.History, SummaryOptions{
+			Window: in.Window, MaxTokens: min(max(in.MaxOutput, 0), 20_000), Instructions: in.Instructions, Model: in.Model,
+		})
+		r.Calls = s.Calls
+		if err != nil {
+			return nil, err
+		}
+		r.Method, summary, r.Parts = MethodModel, s.Text, s.Parts
+	}
+	r.Summary = summary
+	r.UserMessages, r.UserOmitted = keepUserMessages(users, budget)
+
+	// Re-read instructions and the index before touching any state, so that an error leaves
+	// everything as it was.
+	var rules *instructions.Set
+	if in.Rules != nil {
+		var err error
+		rules, err = instructions.Load(ctx, in.Rules.Cwd(), in.RulesOptions)
+		if err != nil {
+			return nil, fmt.Errorf("compact: reload instructions: %w", err)
+		}
+		r.Rules = rules
+	}
+	if in.Memory != nil {
+		idx, err := in.Memory.LoadIndex(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("compact: reload memory index: %w", err)
+		}
+		r.Index = idx
+	}
+
+	b := newBuilder(in)
+	leaf := in.LeafUUID
+	if leaf == "" {
+		leaf = in.History[len(in.History)-1].UUID
+	}
+	b.boundary(leaf, in.Trigger, r.PreTokens)
+	b.add(conversation.NewText(conversation.User, renderSummary(summary, r.UserMessages, r.UserOmitted)), false, true)
+	for _, a := range attachments(ctx, in, rules, r) {
+		b.add(conversation.NewText(conversation.User, a), true, false)
+	}
+	for _, e := range kept {
+		b.add(e.Message, false, false)
+	}
+	r.Kept = len(kept)
+	r.Entries, r.Context = b.entries, b.context
+	r.PostTokens = conversation.ContextTokens(r.Context)
+	if in.Recall != nil {
+		in.Recall.Reset()
+	}
+	return r, nil
+}
+
+func readNotes(path string, log *slog.Logger) string {
+	if path == "" {
+		return ""
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			log.Warn("compact: session notes unreadable; using a model summary", "path", path, "err", err)
+		}
+		return ""
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// keepRecent picks the tail of history session-memory compaction keeps: at least
+// KeepMinTokens and KeepMinMessages text messages, at most KeepMaxTokens, never starting
+// on a tool result whose call would be cut off. Meta entries are not kept.
+func keepRecent(history []conversation.Entry) []conversation.Entry {
+	start, used, texts := len(history), 0, 0
+	for i := len(history) - 1; i >= 0; i-- {
+		if used >= KeepMinTokens && texts >= KeepMinMessages {
+			break
+		}
+		t := conversation.EstimateTokens(history[i].Message)
+		if used+t > KeepMaxTokens {
+			break
+		}
+		used += t
+		start = i
+		if !history[i].IsMeta && hasText(history[i].Message) {
+			texts++
+		}
+	}
+	// Don't begin with tool results: their calls are in the dropped part.
+	for start < len(history) && (startsWithToolResult(history[start].Message) || history[start].Message.Role != conversation.User) {
+		start++
+	}
+	var out []conversation.Entry
+	for _, e := range history[start:] {
+		if !e.IsMeta {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func hasText(m conversation.Message) bool {
+	for _, b := range m.Content {
+		if b.Type == conversation.Text && strings.TrimSpace(b.Text) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func startsWithToolResult(m conversation.Message) bool {
+	for _, b := range m.Content {
+		if b.Type == conversation.ToolResult {
+			return true
+		}
+	}
+	return false
+}
+
+// builder makes matching transcript and conversation entries, chained by uuid.
+type builder struct {
+	now     func() time.Time
+	last    string
+	entries []*transcript.Entry
+	context []conversation.Entry
+}
+
+func newBuilder(in Input) *builder {
+	now := in.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &builder{now: now}
+}
+
+func (b *builder) boundary(logicalParent string, trig Trigger, pre int) {
+	meta, _ := json.Marshal(map[string]any{"trigger": string(trig), "preTokens": pre})
+	content, _ := json.Marshal("Conversation compacted")
+	e := &transcript.Entry{
+		Type: transcript.TypeSystem, Subtype: transcript.SubtypeCompactBoundary,
+		UUID: uuid.NewString(), LogicalParentUUID: logicalParent, Timestamp: b.now().UTC(),
+		Content: content, Level: "info",
+		Extra: map[string]json.RawMessage{"compactMetadata": meta},
+	}
+	b.entries = append(b.entries, e)
+	b.last = e.UUID
+}
+
+func (b *builder) add(m conversation.Message, isMeta, isSummary bool) {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		// A Message of text and decoded blocks always marshals; a failure is a programming error.
+		panic(fmt.Sprintf("compact: marshal message: %v", err))
+	}
+	at := b.now().UTC()
+	id := uuid.NewString()
+	typ := transcript.TypeUser
+	if m.Role == conversation.Assistant {
+		typ = transcript.TypeAssistant
+	}
+	b.entries = append(b.entries, &transcript.Entry{
+		Type: typ, UUID: id, ParentUUID: b.last, Timestamp: at,
+		Message: raw, IsMeta: isMeta, IsCompactSummary: isSummary,
+	})
+	ce := conversation.Entry{UUID: id, Timestamp: at, IsMeta: isMeta, Message: m}
+	if len(b.context) > 0 {
+		ce.ParentUUID = b.last
+	}
+	b.context = append(b.context, ce)
+	b.last = id
+}

@@ -1,0 +1,31 @@
+// Package compact keeps a conversation inside its context window without losing the task.
+//
+// Thresholds: with effective = window − min(maxOutput, 20K), automatic compaction starts when
+// the context exceeds effective − 13K, the user is warned 20K before that, and new requests
+// are refused at window − 3K (ThresholdsFor, Thresholds.Level).
+//
+// Run compacts a history. When the session-memory notes file exists it is the summary and
+// the recent messages (10K–40K tokens, at least 5 text messages, never starting on an orphan
+// tool result) are kept; otherwise the model writes a summary with fixed sections (Sections).
+// When the history is too long for one summary call, Summarize cuts it into consecutive
+// chunks, summarises each, and rolls the chunk summaries up, as many levels as needed; every
+// summary records the uuid range it covers, and the level-0 ranges cover the summarised
+// messages exactly once, in order.
+//
+// Guarantees:
+//   - The user's own messages are carried verbatim by the engine (most recent first within a
+//     token budget, rendered oldest first) inside the summary message; a later compaction
+//     recovers them from there, so they survive any number of compactions until the budget
+//     pushes the oldest out, and the number left out is stated.
+//   - The result is the transcript entries to append (a system/compact_boundary entry with a
+//     null parentUuid and logicalParentUuid = the old leaf, then the summary as a user entry
+//     flagged isCompactSummary, then meta attachments and kept messages) and the matching new
+//     conversation chain with the same uuids.
+//   - Re-injected: the 5 most recent files of the read cache (5K tokens each, 50K in all),
+//     plan, todos, tasks, skills, and the conditional rules and nested instruction files that
+//     were active — re-read from disk by loading the instruction set afresh and touching the
+//     same paths. The memory index is re-read; recall's session is reset.
+//   - Run changes no state (read cache, recall session) when it fails.
+//   - Breaker stops automatic compaction after MaxFailures consecutive failures and returns a
+//     message for the user; manual compaction is always allowed and a success re-enables auto.
+package compact
