@@ -23,9 +23,10 @@
 //     (.recall-stats.json in the memory dir), never in the memory files themselves.
 //
 // Guarantees: recall never writes a memory file. Searches are deterministic (ties broken by
-// file name), and a cold build gives the same index however many workers share it. Nothing is cut silently: every truncation carries a note naming the limit, and
-// files left out by a budget are reported in the turn's result. The stats sidecar is written
-// atomically; a corrupt one is reported and replaced, never fatal.
+// file name), and a cold build gives the same index however many workers share it. Nothing is
+// cut silently: every truncation carries a note naming the limit, and files left out by a
+// budget are reported in the turn's result. The stats sidecar is written atomically; a
+// corrupt one is reported and replaced, never fatal.
 //
 // Eval (LoadEvalSet, Evaluate, Score) measures the ranker on eval sets of stores and queries;
 // `strata bench recall` prints its figures.
