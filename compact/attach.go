@@ -22,6 +22,7 @@ func attachments(ctx context.Context, in Input, rules *instructions.Set, r *Resu
 		recent := in.ReadCache.Recent(conversation.PostCompactFiles)
 		in.ReadCache.Clear()
 		total := 0
+		var refill []conversation.FileState
 		for _, st := range recent {
 			if !st.HasContent {
 				continue
@@ -36,15 +37,19 @@ func attachments(ctx context.Context, in Input, rules *instructions.Set, r *Resu
 				st.Partial = true
 			}
 			st.Content = text
-			if err := in.ReadCache.Record(st); err != nil && in.Logger != nil {
-				in.Logger.Warn("compact: read cache refill", "path", st.Path, "err", err)
-			}
+			refill = append(refill, st)
 			r.Files = append(r.Files, st.Path)
 			note := ""
 			if st.Partial {
 				note = " (partial view)"
 			}
 			out = append(out, fmt.Sprintf("<file path=%q%s>\nThe file as read before the conversation was compacted:\n%s\n</file>", st.Path, note, text))
+		}
+		// Oldest first, so the cache keeps the same recency order.
+		for i := len(refill) - 1; i >= 0; i-- {
+			if err := in.ReadCache.Record(refill[i]); err != nil {
+				in.Logger.Warn("compact: read cache refill", "path", refill[i].Path, "err", err)
+			}
 		}
 	}
 	if p := strings.TrimSpace(in.Plan); p != "" {

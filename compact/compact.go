@@ -137,6 +137,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	log := in.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+		in.Logger = log
 	}
 	var msgs []conversation.Entry
 	for _, e := range in.History {
