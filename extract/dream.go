@@ -1,0 +1,582 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/recall"
+)
+
+// Action kinds of a dream plan.
+const (
+	KindMerge     = "merge"     // a near-duplicate of a newer memory: archived, survivor named
+	KindSupersede = "supersede" // contradicted by a newer memory: archived as superseded
+	KindConflict  = "conflict"  // contradicts a newer memory in part: reported only
+	KindStale     = "stale"     // names a file or symbol the project no longer has: reported only
+	KindForget    = "forget"    // unused for longer than ForgetAfter: archived
+	KindDangling  = "dangling"  // an index line pointing at no file: the line is removed
+	KindIndex     = "index"     // archived so that MEMORY.md fits its limits
+)
+
+// Defaults of Options.
+const (
+	DefaultDuplicateThreshold = 0.8
+	DefaultForgetAfter        = 90 * 24 * time.Hour
+	DefaultMaxScanFiles       = 20000
+	DefaultMaxScanBytes       = 64 << 20
+	// ForgetAfterSetting is the settings key (in config.Settings.Extra) for ForgetAfter in days.
+	ForgetAfterSetting = "memoryForgetAfterDays"
+	// ArchiveLog is the log of archived memories, relative to the memory dir.
+	ArchiveLog = ".archive/ARCHIVE.log"
+)
+
+// Options configure PlanDream. The zero value uses the defaults.
+type Options struct {
+	// Root is the project root against which file paths and symbols are checked; "" skips
+	// the stale-reference check.
+	Root string
+	// Now is the planning time; zero means time.Now().
+	Now time.Time
+	// Stats are the recall statistics per memory file (recall.Stats.Load); nil means none.
+	Stats map[string]recall.StatEntry
+	// DuplicateThreshold is the shingle Jaccard similarity from which two memories are
+	// duplicates; 0 means DefaultDuplicateThreshold.
+	DuplicateThreshold float64
+	// ForgetAfter is how long a memory may go unrecalled and unmodified before it is proposed
+	// for archiving; 0 means DefaultForgetAfter, negative disables forgetting.
+	ForgetAfter time.Duration
+	// MaxIndexLines and MaxIndexBytes are the index limits; 0 means memdir's defaults.
+	MaxIndexLines int
+	MaxIndexBytes int
+	// MaxScanFiles and MaxScanBytes bound the symbol scan of the project; 0 means the
+	// defaults. A symbol not found within the bound is not flagged.
+	MaxScanFiles int
+	MaxScanBytes int64
+	// Logger receives debug notes; nil discards them.
+	Logger *slog.Logger
+}
+
+// Action is one step of a dream plan.
+type Action struct {
+	Kind     string   `json:"kind"`
+	File     string   `json:"file"`               // the memory file acted on, relative to the memory dir
+	Name     string   `json:"name,omitempty"`     // its name
+	Survivor string   `json:"survivor,omitempty"` // the file that is kept instead (merge, supersede, conflict)
+	Reason   string   `json:"reason"`             // why, in one line
+	Refs     []string `json:"refs,omitempty"`     // missing paths or symbols (stale), keys (supersede, conflict)
+	Archive  bool     `json:"archive"`            // whether Apply archives File (or removes the dangling line)
+	// Set by Apply:
+	Done       bool   `json:"done"`
+	ArchivedTo string `json:"archived_to,omitempty"`
+}
+
+// IndexUsage is the size of MEMORY.md against its limits, now and after the plan.
+type IndexUsage struct {
+	Lines          int `json:"lines"`
+	Bytes          int `json:"bytes"`
+	MaxLines       int `json:"max_lines"`
+	MaxBytes       int `json:"max_bytes"`
+	ProjectedLines int `json:"projected_lines"`
+	ProjectedBytes int `json:"projected_bytes"`
+}
+
+// Plan is what a dream would do. Actions come in a fixed order: dangling, merge, supersede,
+// conflict, forget, index, stale; within a kind by file.
+type Plan struct {
+	Dir     string     `json:"dir"`
+	Now     time.Time  `json:"now"`
+	Actions []Action   `json:"actions"`
+	Index   IndexUsage `json:"index"`
+}
+
+// Archives counts the actions that archive a memory or remove an index line.
+func (p Plan) Archives() int {
+	n := 0
+	for _, a := range p.Actions {
+		if a.Archive {
+			n++
+		}
+	}
+	return n
+}
+
+// ForgetAfterFrom reads the memoryForgetAfterDays setting: 0 when absent (use the default),
+// negative to disable. A value that is not an integer is an error.
+func ForgetAfterFrom(s config.Settings) (time.Duration, error) {
+	raw, ok := s.Extra[ForgetAfterSetting]
+	if !ok {
+		return 0, nil
+	}
+	var days int
+	if err := json.Unmarshal(raw, &days); err != nil {
+		return 0, fmt.Errorf("extract: setting %s: want a whole number of days, got %s", ForgetAfterSetting, raw)
+	}
+	if days <= 0 {
+		return -1, nil
+	}
+	return time.Duration(days) * 24 * time.Hour, nil
+}
+
+type candidate struct {
+	m       memdir.Memory
+	when    time.Time           // newest of frontmatter modified and mtime: what "newer" means
+	lastUse time.Time           // newest of when and last recalled
+	shing   map[string]struct{} // of name, description and body
+	body    map[string]struct{} // of the body alone
+	keys    map[string]string
+}
+
+// PlanDream reads the store and returns the plan; it writes nothing.
+func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error) {
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	if opts.DuplicateThreshold == 0 {
+		opts.DuplicateThreshold = DefaultDuplicateThreshold
+	}
+	if opts.ForgetAfter == 0 {
+		opts.ForgetAfter = DefaultForgetAfter
+	}
+	if opts.MaxIndexLines == 0 {
+		opts.MaxIndexLines = memdir.MaxIndexLines
+	}
+	if opts.MaxIndexBytes == 0 {
+		opts.MaxIndexBytes = memdir.MaxIndexBytes
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	plan := Plan{Dir: s.Dir(), Now: opts.Now.UTC(), Actions: []Action{}}
+	mems, _, err := s.List(ctx)
+	if err != nil {
+		return plan, fmt.Errorf("extract: dream: %w", err)
+	}
+	cands := make([]*candidate, 0, len(mems))
+	for _, m := range mems {
+		c := &candidate{m: m, when: m.ModTime}
+		if m.Modified.After(c.when) {
+			c.when = m.Modified
+		}
+		c.lastUse = c.when
+		if st, ok := opts.Stats[m.File]; ok && st.LastRecalled.After(c.lastUse) {
+			c.lastUse = st.LastRecalled
+		}
+		c.shing = Shingles(m.Name + "\n" + m.Description + "\n" + m.Body)
+		c.body = Shingles(m.Body)
+		c.keys = Keys(m.Body)
+		cands = append(cands, c)
+	}
+	// Newest first; ties by file so the plan is deterministic.
+	sort.SliceStable(cands, func(i, j int) bool {
+		if !cands[i].when.Equal(cands[j].when) {
+			return cands[i].when.After(cands[j].when)
+		}
+		return cands[i].m.File < cands[j].m.File
+	})
+
+	archived := map[string]bool{}
+	var merges, supers, conflicts, forgets, indexActs, stales []Action
+
+	// Duplicates: each memory against the newer ones still kept.
+	var kept []*candidate
+	for _, c := range cands {
+		var dupOf *candidate
+		var sim float64
+		for _, k := range kept {
+			if j := similarity(c, k); j >= opts.DuplicateThreshold {
+				dupOf, sim = k, j
+				break
+			}
+		}
+		if dupOf != nil {
+			archived[c.m.File] = true
+			merges = append(merges, Action{Kind: KindMerge, File: c.m.File, Name: c.m.Name, Survivor: dupOf.m.File, Archive: true,
+				Reason: fmt.Sprintf("duplicate of %s (similarity %.2f); the newer is kept", dupOf.m.File, sim)})
+			continue
+		}
+		kept = append(kept, c)
+	}
+
+	// Contradictions among the kept ones: an older memory against every newer one.
+	for i, c := range kept {
+		if archived[c.m.File] {
+			continue
+		}
+		overridden := map[string]string{} // key -> survivor
+		var sameDesc *candidate
+		for _, n := range kept[:i] {
+			if archived[n.m.File] {
+				continue
+			}
+			for k, v := range c.keys {
+				if nv, ok := n.keys[k]; ok && nv != v {
+					if _, seen := overridden[k]; !seen {
+						overridden[k] = n.m.File
+					}
+				}
+			}
+			if sameDesc == nil && c.m.Description != "" && normalise(c.m.Description) == normalise(n.m.Description) &&
+				normalise(c.m.Body) != normalise(n.m.Body) {
+				sameDesc = n
+			}
+		}
+		switch {
+		case sameDesc != nil:
+			archived[c.m.File] = true
+			supers = append(supers, Action{Kind: KindSupersede, File: c.m.File, Name: c.m.Name, Survivor: sameDesc.m.File, Archive: true,
+				Reason: fmt.Sprintf("same description as the newer %s with a different body; superseded", sameDesc.m.File)})
+		case len(overridden) > 0:
+			keys := sortedKeys(overridden)
+			survivor := overridden[keys[0]]
+			if len(overridden) == len(c.keys) {
+				archived[c.m.File] = true
+				supers = append(supers, Action{Kind: KindSupersede, File: c.m.File, Name: c.m.Name, Survivor: survivor, Archive: true, Refs: keys,
+					Reason: fmt.Sprintf("every fact it states (%s) has a newer value in %s; superseded", strings.Join(keys, ", "), survivor)})
+			} else {
+				conflicts = append(conflicts, Action{Kind: KindConflict, File: c.m.File, Name: c.m.Name, Survivor: survivor, Refs: keys,
+					Reason: fmt.Sprintf("%s has a newer value in %s; the rest of the memory still stands, so it is kept", strings.Join(keys, ", "), survivor)})
+			}
+		}
+	}
+
+	// Forgetting: unused for long.
+	if opts.ForgetAfter > 0 {
+		for _, c := range cands {
+			if archived[c.m.File] {
+				continue
+			}
+			idle := opts.Now.Sub(c.lastUse)
+			if idle > opts.ForgetAfter {
+				archived[c.m.File] = true
+				st := opts.Stats[c.m.File]
+				forgets = append(forgets, Action{Kind: KindForget, File: c.m.File, Name: c.m.Name, Archive: true,
+					Reason: fmt.Sprintf("not recalled or modified for %d days (recalled %d times, limit %d days)",
+						int(idle.Hours()/24), st.Recalled, int(opts.ForgetAfter.Hours()/24))})
+			}
+		}
+	}
+
+	// The index: dangling lines, then limits.
+	idx, err := s.LoadIndex(ctx)
+	if err != nil {
+		return plan, fmt.Errorf("extract: dream: %w", err)
+	}
+	raw := ""
+	if idx.Exists {
+		data, err := os.ReadFile(s.IndexPath())
+		if err != nil {
+			return plan, fmt.Errorf("extract: dream: %w", err)
+		}
+		raw = strings.ReplaceAll(strings.TrimPrefix(string(data), "\ufeff"), "\r\n", "\n")
+	}
+	lines := indexLines(raw)
+	files := map[string]bool{}
+	for _, m := range mems {
+		files[m.File] = true
+	}
+	var dangling []Action
+	seenDangling := map[string]bool{}
+	for _, l := range lines {
+		if l.target != "" && !files[l.target] && !seenDangling[l.target] && !isRemote(l.target) {
+			seenDangling[l.target] = true
+			dangling = append(dangling, Action{Kind: KindDangling, File: l.target, Name: l.title, Archive: true,
+				Reason: "index line links a file that does not exist; the line is removed"})
+			archived[l.target] = true
+		}
+	}
+	plan.Index = IndexUsage{Lines: idx.Lines, Bytes: idx.Bytes, MaxLines: opts.MaxIndexLines, MaxBytes: opts.MaxIndexBytes}
+	projLines, projBytes := projected(raw, lines, archived)
+	// Least recently used first among what is left.
+	lru := make([]*candidate, 0, len(cands))
+	for _, c := range cands {
+		if !archived[c.m.File] {
+			lru = append(lru, c)
+		}
+	}
+	sort.SliceStable(lru, func(i, j int) bool {
+		if !lru[i].lastUse.Equal(lru[j].lastUse) {
+			return lru[i].lastUse.Before(lru[j].lastUse)
+		}
+		return lru[i].m.File < lru[j].m.File
+	})
+	for _, c := range lru {
+		if projLines <= opts.MaxIndexLines && projBytes <= opts.MaxIndexBytes {
+			break
+		}
+		if !hasLine(lines, c.m.File) {
+			continue
+		}
+		archived[c.m.File] = true
+		indexActs = append(indexActs, Action{Kind: KindIndex, File: c.m.File, Name: c.m.Name, Archive: true,
+			Reason: fmt.Sprintf("MEMORY.md is over its limits (%d lines, %d bytes; at most %d lines, %d bytes); least recently used",
+				projLines, projBytes, opts.MaxIndexLines, opts.MaxIndexBytes)})
+		projLines, projBytes = projected(raw, lines, archived)
+	}
+	plan.Index.ProjectedLines, plan.Index.ProjectedBytes = projLines, projBytes
+
+	// Stale references, for what is kept.
+	if opts.Root != "" {
+		var kept []memdir.Memory
+		for _, c := range cands {
+			if !archived[c.m.File] {
+				kept = append(kept, c.m)
+			}
+		}
+		missing, err := staleRefs(ctx, opts, kept)
+		if err != nil {
+			return plan, err
+		}
+		for _, m := range kept {
+			if refs := missing[m.File]; len(refs) > 0 {
+				stales = append(stales, Action{Kind: KindStale, File: m.File, Name: m.Name, Refs: refs,
+					Reason: fmt.Sprintf("names %s, which the project no longer has", strings.Join(refs, ", "))})
+			}
+		}
+	}
+
+	for _, group := range [][]Action{dangling, merges, supers, conflicts, forgets, indexActs, stales} {
+		sort.SliceStable(group, func(i, j int) bool { return group[i].File < group[j].File })
+		plan.Actions = append(plan.Actions, group...)
+	}
+	return plan, nil
+}
+
+// minBodyShingles is how many shingles each body needs for the bodies alone to decide that
+// two memories are duplicates (short bodies like "yes" say too little).
+const minBodyShingles = 4
+
+// similarity is the larger of the Jaccard similarity of the whole texts and, when both bodies
+// are long enough, of the bodies alone: a memory re-saved under another name is a duplicate.
+func similarity(a, b *candidate) float64 {
+	j := Jaccard(a.shing, b.shing)
+	if len(a.body) >= minBodyShingles && len(b.body) >= minBodyShingles {
+		j = max(j, Jaccard(a.body, b.body))
+	}
+	return j
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func isRemote(target string) bool {
+	return strings.Contains(target, "://") || strings.HasPrefix(target, "#")
+}
+
+type indexLine struct {
+	text   string
+	title  string
+	target string
+}
+
+var indexLinkRE = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]+)\)`)
+
+func indexLines(raw string) []indexLine {
+	if raw == "" {
+		return nil
+	}
+	parts := strings.SplitAfter(raw, "\n")
+	if parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	out := make([]indexLine, 0, len(parts))
+	for _, p := range parts {
+		l := indexLine{text: p}
+		if m := indexLinkRE.FindStringSubmatch(p); m != nil {
+			l.title, l.target = m[1], filepath.ToSlash(filepath.Clean(m[2]))
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func hasLine(lines []indexLine, file string) bool {
+	for _, l := range lines {
+		if l.target == file {
+			return true
+		}
+	}
+	return false
+}
+
+func projected(raw string, lines []indexLine, gone map[string]bool) (n, b int) {
+	for _, l := range lines {
+		if l.target != "" && gone[l.target] {
+			continue
+		}
+		n++
+		b += len(l.text)
+	}
+	return n, b
+}
+
+// normalise lowers text, drops punctuation and collapses white space.
+func normalise(s string) string {
+	return strings.Join(words(s), " ")
+}
+
+// words splits text into lower-case words; every Han, Hiragana, Katakana or Hangul character
+// is a word of its own, so Chinese compares per character.
+func words(s string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, string(cur))
+			cur = cur[:0]
+		}
+	}
+	for _, r := range s {
+		switch {
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+			flush()
+			out = append(out, string(r))
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
+			cur = append(cur, unicode.ToLower(r))
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// Shingles returns the set of word bigrams of the normalised text (the single word when
+// there is only one).
+func Shingles(s string) map[string]struct{} {
+	w := words(s)
+	set := make(map[string]struct{}, len(w))
+	if len(w) == 1 {
+		set[w[0]] = struct{}{}
+	}
+	for i := 0; i+1 < len(w); i++ {
+		set[w[i]+" "+w[i+1]] = struct{}{}
+	}
+	return set
+}
+
+// Jaccard is |a∩b| / |a∪b|; two empty sets are not similar (0).
+func Jaccard(a, b map[string]struct{}) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	inter := 0
+	for k := range a {
+		if _, ok := b[k]; ok {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+var keyLineRE = regexp.MustCompile(`^\s*(?:[-*+]\s+)?(?:\*\*)?([\p{L}\p{N}_][\p{L}\p{N}_ ./-]{0,39}?)(?:\*\*)?\s*[:：]\s*(\S.*)$`)
+
+// Keys returns the "key: value" facts of a body (a full-width colon counts too), keys
+// lower-cased and values normalised. Lines in fenced code blocks, headings, URLs as keys and
+// keys of more than four words are skipped. A key stated twice keeps its last value.
+func Keys(body string) map[string]string {
+	out := map[string]string{}
+	fenced := false
+	for _, line := range strings.Split(body, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || strings.HasPrefix(t, "#") || strings.HasPrefix(t, ">") {
+			continue
+		}
+		m := keyLineRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		key := strings.ToLower(strings.TrimSpace(m[1]))
+		if strings.HasPrefix(m[2], "//") || len(strings.Fields(key)) > 4 {
+			continue
+		}
+		val := normalise(m[2])
+		if val == "" {
+			continue
+		}
+		out[key] = val
+	}
+	return out
+}
+
+// Apply carries out the archiving steps of the plan in order through s.Forget with archive,
+// appending a line to .archive/ARCHIVE.log for each. Report-only actions (stale, conflict)
+// are left as they are. It returns the plan with Done and ArchivedTo filled in; on a failure
+// it stops and returns the error naming the file, the steps before it done and logged.
+func Apply(ctx context.Context, s *memdir.Store, plan Plan) (Plan, error) {
+	out := plan
+	out.Actions = append([]Action(nil), plan.Actions...)
+	for i := range out.Actions {
+		a := &out.Actions[i]
+		if !a.Archive {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		res, err := s.Forget(ctx, a.File, true)
+		if err != nil {
+			return out, fmt.Errorf("extract: dream: archive %s: %w", a.File, err)
+		}
+		a.Done, a.ArchivedTo = true, res.ArchivedTo
+		if err := appendArchiveLog(s.Dir(), plan.Now, *a); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// appendArchiveLog appends one tab-separated line: time, kind, file, where it went, survivor
+// ("-" when none) and the reason.
+func appendArchiveLog(dir string, now time.Time, a Action) error {
+	path := filepath.Join(dir, filepath.FromSlash(ArchiveLog))
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("extract: archive log %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("extract: archive log %s: %w", path, err)
+	}
+	to, survivor := a.ArchivedTo, a.Survivor
+	if to == "" {
+		to = "-"
+	}
+	if survivor == "" {
+		survivor = "-"
+	}
+	line := strings.Join([]string{now.UTC().Format(time.RFC3339), a.Kind, a.File, to, survivor,
+		strings.ReplaceAll(a.Reason, "\t", " ")}, "\t") + "\n"
+	_, werr := f.WriteString(line)
+	serr := f.Sync()
+	cerr := f.Close()
+	for _, e := range []error{werr, serr, cerr} {
+		if e != nil {
+			return fmt.Errorf("extract: archive log %s: %w", path, e)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,276 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/strata-mem/strata/memdir"
+)
+
+// pathExts are the extensions that make a bare word a file path.
+var pathExts = map[string]bool{
+	".go": true, ".js": true, ".jsx": true, ".ts": true, ".tsx": true, ".mjs": true, ".cjs": true,
+	".py": true, ".rs": true, ".java": true, ".kt": true, ".c": true, ".h": true, ".cc": true,
+	".cpp": true, ".hpp": true, ".rb": true, ".swift": true, ".cs": true, ".php": true,
+	".sh": true, ".md": true, ".json": true, ".yaml": true, ".yml": true, ".toml": true,
+	".txt": true, ".txtar": true, ".mod": true, ".sum": true, ".sql": true, ".proto": true,
+	".html": true, ".css": true, ".xml": true, ".ini": true, ".cfg": true, ".lock": true,
+}
+
+// sourceExts are the files the symbol scan reads.
+var sourceExts = map[string]bool{
+	".go": true, ".js": true, ".jsx": true, ".ts": true, ".tsx": true, ".mjs": true, ".cjs": true,
+	".py": true, ".rs": true, ".java": true, ".kt": true, ".c": true, ".h": true, ".cc": true,
+	".cpp": true, ".hpp": true, ".rb": true, ".swift": true, ".cs": true, ".php": true, ".scala": true,
+}
+
+var (
+	backtickRE = regexp.MustCompile("`([^`\n]+)`")
+	pathRE     = regexp.MustCompile(`^[\p{L}\p{N}_./@+-]+$`)
+	symbolRE   = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?$`)
+)
+
+// Refs are the file paths and symbols a text names.
+type Refs struct {
+	Paths   []string // relative paths as written (cleaned), checked against the project root
+	Symbols []string // Go/JS-style symbols as written, e.g. "Store.Forget", "parseArgs()"
+}
+
+// FindRefs extracts the references of a memory text. A path is a word with a known file
+// extension (anywhere), or a backticked word with a slash; URLs, home-relative and variable
+// paths are skipped. A symbol is a backticked identifier that is called ("name()"), qualified
+// ("pkg.Name") or in mixed case ("parseArgs", "MaxLines"); plain lower-case words are not.
+func FindRefs(text string) Refs {
+	var r Refs
+	seen := map[string]bool{}
+	addPath := func(p string) {
+		p = strings.TrimSuffix(filepath.ToSlash(filepath.Clean(p)), "/")
+		if p == "." || p == "" || seen["p:"+p] {
+			return
+		}
+		seen["p:"+p] = true
+		r.Paths = append(r.Paths, p)
+	}
+	ticked := map[string]bool{}
+	for _, m := range backtickRE.FindAllStringSubmatch(text, -1) {
+		w := strings.TrimSpace(m[1])
+		ticked[w] = true
+		switch {
+		case isPathWord(w, true):
+			addPath(w)
+		case isSymbol(w):
+			if !seen["s:"+w] {
+				seen["s:"+w] = true
+				r.Symbols = append(r.Symbols, w)
+			}
+		}
+	}
+	for _, w := range strings.FieldsFunc(text, func(c rune) bool {
+		return unicode.IsSpace(c) || strings.ContainsRune("`\"'()[]<>{},;!?，。；：（）「」", c)
+	}) {
+		w = strings.TrimRight(w, ".:")
+		if !ticked[w] && isPathWord(w, false) {
+			addPath(w)
+		}
+	}
+	return r
+}
+
+func isPathWord(w string, ticked bool) bool {
+	if w == "" || strings.Contains(w, "://") || strings.ContainsAny(w, "~$*?%") || strings.HasPrefix(w, "-") ||
+		strings.HasPrefix(w, "@") || !pathRE.MatchString(w) {
+		return false
+	}
+	if filepath.IsAbs(w) || strings.HasPrefix(w, "/") {
+		return false // outside the project as written; not ours to judge
+	}
+	if strings.Contains(w, "..") {
+		return false
+	}
+	ext := strings.ToLower(filepath.Ext(w))
+	if pathExts[ext] && len(w) > len(ext) {
+		return true
+	}
+	return ticked && strings.Contains(strings.Trim(w, "/"), "/")
+}
+
+func isSymbol(w string) bool {
+	if !symbolRE.MatchString(w) {
+		return false
+	}
+	base := strings.TrimSuffix(w, "()")
+	if strings.HasSuffix(w, "()") || strings.Contains(base, ".") {
+		return true
+	}
+	hasUpper, hasLower := false, false
+	for _, c := range base {
+		hasUpper = hasUpper || unicode.IsUpper(c)
+		hasLower = hasLower || unicode.IsLower(c)
+	}
+	return hasUpper && hasLower
+}
+
+// staleRefs returns, per memory file, the references the project at opts.Root does not have.
+func staleRefs(ctx context.Context, opts Options, mems []memdir.Memory) (map[string][]string, error) {
+	refs := map[string]Refs{}
+	wanted := map[string]bool{}
+	for _, m := range mems {
+		r := FindRefs(m.Description + "\n" + m.Body)
+		refs[m.File] = r
+		for _, s := range r.Symbols {
+			wanted[symbolName(s)] = true
+			if q := qualifier(s); q != "" {
+				wanted[q] = true
+			}
+		}
+	}
+	var sc scanResult
+	if len(wanted) > 0 {
+		var err error
+		sc, err = scanSymbols(ctx, opts, wanted)
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := map[string][]string{}
+	for _, m := range mems {
+		r := refs[m.File]
+		var missing []string
+		for _, p := range r.Paths {
+			_, err := os.Lstat(filepath.Join(opts.Root, filepath.FromSlash(p)))
+			if errors.Is(err, fs.ErrNotExist) {
+				missing = append(missing, p)
+			}
+		}
+		for _, s := range r.Symbols {
+			name := symbolName(s)
+			if sc.found[name] || sc.truncated {
+				continue
+			}
+			// A qualified name is ours only when its qualifier is a directory of the project
+			// (a local package); "os.OpenRoot" is the standard library's business.
+			if q := qualifier(s); q != "" && !sc.dirs[q] && !sc.found[q] {
+				continue
+			}
+			missing = append(missing, s)
+		}
+		sort.Strings(missing)
+		if len(missing) > 0 {
+			out[m.File] = missing
+		}
+	}
+	return out, nil
+}
+
+// symbolName is the identifier looked for: the last component, without "()".
+func symbolName(s string) string {
+	s = strings.TrimSuffix(s, "()")
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func qualifier(s string) string {
+	s = strings.TrimSuffix(s, "()")
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return s[:i]
+	}
+	return ""
+}
+
+type scanResult struct {
+	found     map[string]bool
+	dirs      map[string]bool
+	files     int
+	bytes     int64
+	truncated bool
+}
+
+// scanSymbols walks the project's source files (hidden directories, node_modules and vendor
+// skipped; symlinks not followed; files over 1 MiB skipped) within the file and byte bounds and
+// reports which wanted identifiers occur, and the directory names seen.
+func scanSymbols(ctx context.Context, opts Options, wanted map[string]bool) (scanResult, error) {
+	maxFiles, maxBytes := opts.MaxScanFiles, opts.MaxScanBytes
+	if maxFiles == 0 {
+		maxFiles = DefaultMaxScanFiles
+	}
+	if maxBytes == 0 {
+		maxBytes = DefaultMaxScanBytes
+	}
+	res := scanResult{found: map[string]bool{}, dirs: map[string]bool{}}
+	errStop := errors.New("stop")
+	err := filepath.WalkDir(opts.Root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == opts.Root {
+				return err
+			}
+			return nil // unreadable corners do not stop the scan
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != opts.Root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
+				return filepath.SkipDir
+			}
+			res.dirs[name] = true
+			return nil
+		}
+		if !d.Type().IsRegular() || !sourceExts[strings.ToLower(filepath.Ext(name))] {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || info.Size() > memdir.MaxFileBytes {
+			return nil
+		}
+		if res.files >= maxFiles || res.bytes+info.Size() > maxBytes {
+			res.truncated = true
+			return errStop
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		res.files++
+		res.bytes += int64(len(data))
+		for _, id := range identifiers(data) {
+			if wanted[id] && !res.found[id] {
+				res.found[id] = true
+			}
+		}
+		if len(res.found) == len(wanted) {
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return res, fmt.Errorf("extract: scan %s: %w", opts.Root, err)
+	}
+	return res, nil
+}
+
+func identifiers(data []byte) []string {
+	var out []string
+	start := -1
+	for i := 0; i <= len(data); i++ {
+		ok := i < len(data) && (data[i] == '_' || data[i] == '$' || data[i] >= 'a' && data[i] <= 'z' ||
+			data[i] >= 'A' && data[i] <= 'Z' || data[i] >= '0' && data[i] <= '9')
+		if ok && start < 0 {
+			start = i
+		} else if !ok && start >= 0 {
+			out = append(out, string(data[start:i]))
+			start = -1
+		}
+	}
+	return out
+}

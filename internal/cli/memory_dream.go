@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/extract"
+	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/recall"
+)
+
+func init() { registerIn("memory", newMemoryDreamCmd) }
+
+type dreamOptions struct {
+	mem    memoryFlags
+	dryRun bool
+	asJSON bool
+	auto   bool
+}
+
+func newMemoryDreamCmd(app *App) *cobra.Command {
+	var o dreamOptions
+	c := &cobra.Command{
+		Use:   "dream",
+		Short: "Consolidate the memories: merge duplicates, settle contradictions, forget the unused",
+		Long: `Consolidate the memory directory without a model: near-duplicate memories are merged
+(the newer kept, the older archived), contradicted facts are settled (the newer wins, the older
+is archived as superseded), memories unused for memoryForgetAfterDays (default 90) are
+archived, index lines pointing nowhere are removed, and the least recently used memories are
+archived while MEMORY.md is over its limits. Memories naming a file or symbol the project no
+longer has are flagged as stale. Archiving moves files to .archive/ and logs each move in
+.archive/ARCHIVE.log; nothing is deleted. --dry-run prints the plan only.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error { return memoryDream(c, app, o) },
+	}
+	o.mem.register(c)
+	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the plan; change nothing")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the plan (and what was done) as JSON")
+	c.Flags().BoolVar(&o.auto, "auto", false, "run only when auto-dream is due (24 h and 5 sessions since the last run), under .consolidate-lock")
+	return c
+}
+
+func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
+	ctx := c.Context()
+	cwd, err := app.workDir(o.mem.cwd)
+	if err != nil {
+		return err
+	}
+	root := config.ProjectRoot(cwd)
+	settings, errs := app.Env.Load(root)
+	for _, e := range errs {
+		fmt.Fprintf(app.Err, "strata: warning: %v\n", e)
+	}
+	dir, err := memdir.Resolve(app.Env, settings, cwd, o.mem.dir)
+	if err != nil {
+		return err
+	}
+	mopts := memdir.OptionsFrom(settings)
+	mopts.Now = app.Now
+	s, err := memdir.Open(dir, mopts)
+	if err != nil {
+		return err
+	}
+	forgetAfter, err := extract.ForgetAfterFrom(settings)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	now := app.Now()
+
+	var lock *extract.Lock
+	if o.auto && !o.dryRun {
+		gate := extract.Gate{MemDir: dir, SessionsDir: filepath.Join(app.Env.ProjectsDir(), config.Slug(root))}
+		due, why, err := gate.Check(now)
+		if err != nil {
+			return err
+		}
+		if !due {
+			if o.asJSON {
+				return writeJSON(app.Out, map[string]any{"dir": dir, "due": false, "reason": why})
+			}
+			fmt.Fprintf(app.Out, "dream not due: %s\n", why)
+			return nil
+		}
+		lock, err = extract.AcquireLock(dir, now, extract.LockOptions{})
+		if errors.Is(err, extract.ErrLockHeld) {
+			fmt.Fprintf(app.Out, "dream not run: %v\n", err)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+
+	stats, err := recall.NewStats(dir).Load(ctx)
+	if err != nil {
+		fmt.Fprintf(app.Err, "strata: warning: %v (planning without recall statistics)\n", err)
+	}
+	plan, err := extract.PlanDream(ctx, s, extract.Options{Root: root, Now: now, Stats: stats, ForgetAfter: forgetAfter,
+		MaxIndexLines: mopts.MaxIndexLines, MaxIndexBytes: mopts.MaxIndexBytes})
+	if err == nil && !o.dryRun {
+		plan, err = extract.Apply(ctx, s, plan)
+	}
+	if err != nil {
+		if lock != nil {
+			if rerr := lock.Rollback(); rerr != nil {
+				fmt.Fprintf(app.Err, "strata: warning: %v\n", rerr)
+			}
+		}
+		return err
+	}
+	if o.asJSON {
+		return writeJSON(app.Out, struct {
+			extract.Plan
+			DryRun   bool `json:"dry_run"`
+			Archived int  `json:"archived"`
+			Flagged  int  `json:"flagged"`
+		}{plan, o.dryRun, countDone(plan), len(plan.Actions) - plan.Archives()})
+	}
+	printDreamPlan(app, plan, o.dryRun)
+	return nil
+}
+
+func countDone(p extract.Plan) int {
+	n := 0
+	for _, a := range p.Actions {
+		if a.Done {
+			n++
+		}
+	}
+	return n
+}
+
+func printDreamPlan(app *App, p extract.Plan, dryRun bool) {
+	w := app.Out
+	if dryRun {
+		fmt.Fprintf(w, "dream plan for %s (dry run: nothing changed)\n", p.Dir)
+	} else {
+		fmt.Fprintf(w, "dream of %s\n", p.Dir)
+	}
+	if len(p.Actions) == 0 {
+		fmt.Fprintln(w, "nothing to do")
+	}
+	for _, a := range p.Actions {
+		var what string
+		switch {
+		case a.Done && a.ArchivedTo != "":
+			what = "archived to " + a.ArchivedTo
+		case a.Done:
+			what = "index line removed"
+		case a.Archive:
+			what = "to archive"
+		default:
+			what = "flagged"
+		}
+		extra := ""
+		if a.Survivor != "" {
+			extra = " (kept: " + a.Survivor + ")"
+		}
+		fmt.Fprintf(w, "%-9s %s: %s%s — %s\n", a.Kind, a.File, what, extra, a.Reason)
+	}
+	ix := p.Index
+	fmt.Fprintf(w, "index: %d lines, %d bytes (limits %d lines, %d bytes); after: %d lines, %d bytes\n",
+		ix.Lines, ix.Bytes, ix.MaxLines, ix.MaxBytes, ix.ProjectedLines, ix.ProjectedBytes)
+	verb := "to archive"
+	n := p.Archives()
+	if !dryRun {
+		verb, n = "archived", countDone(p)
+	}
+	fmt.Fprintf(w, "%d %s, %d flagged\n", n, verb, len(p.Actions)-p.Archives())
+}
