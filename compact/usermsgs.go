@@ -53,7 +53,11 @@ func UserMessages(entries []conversation.Entry) []string {
 // carried extracts the user messages an earlier summary carried.
 func carried(summary string) []string {
 	var out []string
-	rest := summary
+	i := strings.Index(summary, userSection)
+	if i < 0 {
+		return nil
+	}
+	rest := summary[i+len(userSection):]
 	for {
 		i := strings.Index(rest, userOpen+"\n")
 		if i < 0 {
@@ -98,7 +102,8 @@ func renderSummary(summary string, users []string, omitted int) string {
 	var b strings.Builder
 	b.WriteString(SummaryHeader)
 	b.WriteString("\n\n")
-	b.WriteString(strings.TrimSpace(summary))
+	// The summary must not contain the section line, which marks where carried messages begin.
+	b.WriteString(strings.ReplaceAll(strings.TrimSpace(summary), userSection, strings.TrimSuffix(userSection, ":")))
 	if len(users) > 0 {
 		b.WriteString("\n\n")
 		b.WriteString(userSection)
