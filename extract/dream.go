@@ -400,7 +400,10 @@ func indexLines(raw string) []indexLine {
 	for _, p := range parts {
 		l := indexLine{text: p}
 		if m := indexLinkRE.FindStringSubmatch(p); m != nil {
-			l.title, l.target = m[1], filepath.ToSlash(filepath.Clean(m[2]))
+			l.title, l.target = m[1], m[2]
+			if !isRemote(m[2]) {
+				l.target = filepath.ToSlash(filepath.Clean(m[2]))
+			}
 		}
 		out = append(out, l)
 	}
