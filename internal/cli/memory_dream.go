@@ -71,7 +71,7 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 	now := app.Now()
 
 	var lock *extract.Lock
-	if o.auto && !o.dryRun {
+	if o.auto {
 		gate := extract.Gate{MemDir: dir, SessionsDir: filepath.Join(app.Env.ProjectsDir(), config.Slug(root))}
 		due, why, err := gate.Check(now)
 		if err != nil {
@@ -84,13 +84,15 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 			fmt.Fprintf(app.Out, "dream not due: %s\n", why)
 			return nil
 		}
-		lock, err = extract.AcquireLock(dir, now, extract.LockOptions{})
-		if errors.Is(err, extract.ErrLockHeld) {
-			fmt.Fprintf(app.Out, "dream not run: %v\n", err)
-			return nil
-		}
-		if err != nil {
-			return err
+		if !o.dryRun {
+			lock, err = extract.AcquireLock(dir, now, extract.LockOptions{})
+			if errors.Is(err, extract.ErrLockHeld) {
+				fmt.Fprintf(app.Out, "dream not run: %v\n", err)
+				return nil
+			}
+			if err != nil {
+				return err
+			}
 		}
 	}
 
