@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/extract"
+	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
 )
@@ -19,6 +21,7 @@ type dreamOptions struct {
 	dryRun bool
 	asJSON bool
 	auto   bool
+	distil bool
 }
 
 func newMemoryDreamCmd(app *App) *cobra.Command {
@@ -39,6 +42,7 @@ longer has are flagged as stale. Archiving moves files to .archive/ and logs eac
 	o.mem.register(c)
 	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the plan; change nothing")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the plan (and what was done) as JSON")
+	c.Flags().BoolVar(&o.distil, "distil", false, "first distil finished daily logs into topic memories with the configured model")
 	c.Flags().BoolVar(&o.auto, "auto", false, "run only when auto-dream is due (24 h and 5 sessions since the last run), under .consolidate-lock")
 	return c
 }
@@ -96,6 +100,27 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 		}
 	}
 
+	var distilled []extract.Distilled
+	if o.distil && !o.dryRun {
+		cfg, err := modelConfig(app, settings, "")
+		if err != nil {
+			return err
+		}
+		prov, err := llm.New(cfg)
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		distilled, err = extract.Distil(ctx, prov, s, extract.DistilOptions{Now: now})
+		if err != nil {
+			if lock != nil {
+				if rerr := lock.Rollback(); rerr != nil {
+					fmt.Fprintf(app.Err, "strata: warning: %v\n", rerr)
+				}
+			}
+			return err
+		}
+	}
+
 	stats, err := recall.NewStats(dir).Load(ctx)
 	if err != nil {
 		fmt.Fprintf(app.Err, "strata: warning: %v (planning without recall statistics)\n", err)
@@ -116,10 +141,14 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 	if o.asJSON {
 		return writeJSON(app.Out, struct {
 			extract.Plan
-			DryRun   bool `json:"dry_run"`
-			Archived int  `json:"archived"`
-			Flagged  int  `json:"flagged"`
-		}{plan, o.dryRun, countDone(plan), len(plan.Actions) - plan.Archives()})
+			DryRun    bool                `json:"dry_run"`
+			Archived  int                 `json:"archived"`
+			Flagged   int                 `json:"flagged"`
+			Distilled []extract.Distilled `json:"distilled"`
+		}{plan, o.dryRun, countDone(plan), len(plan.Actions) - plan.Archives(), append([]extract.Distilled{}, distilled...)})
+	}
+	for _, d := range distilled {
+		fmt.Fprintf(app.Out, "distilled %s into %d memories (%s); log archived to %s\n", d.Log, len(d.Memories), strings.Join(d.Memories, ", "), d.ArchivedTo)
 	}
 	printDreamPlan(app, plan, o.dryRun)
 	return nil
