@@ -26,6 +26,10 @@
 // the file moves to .archive/ and its index line goes; each one appends a line to
 // .archive/ARCHIVE.log (when, what, why, survivor). Nothing is deleted.
 //
+// Distil is the one model-driven step: it turns finished daily logs (days before today) into
+// topic memories through structured output, writes them through the store, then moves each log
+// to .archive/logs/ with a "distil" line in ARCHIVE.log; a failure leaves the log in place.
+//
 // # Auto-dream gate
 //
 // ShouldDream decides from the clock, the last run and the sessions touched since (24 h and 5
@@ -38,7 +42,7 @@
 //   - Planning never writes; a dry run changes nothing.
 //   - Nothing is deleted: memories are moved to .archive/ with a log line, and a failed step
 //     stops Apply with an error naming the file; earlier steps stay done and logged.
-//   - Deterministic: the same dir, statistics, repo and clock give the same plan, in the same
+//   - Deterministic (everything but Distil): the same dir, statistics, repo and clock give the same plan, in the same
 //     order; no model is involved.
 //   - Chinese text is compared per character, so duplicates in Chinese are found too.
 package extract
