@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/instructions"
@@ -31,6 +32,11 @@ type Options struct {
 	Model, SmallModel string
 	// MaxTokens caps each reply (0: the provider's default).
 	MaxTokens int
+	// ContextWindow is the model's context window in tokens (llm.Config.ContextWindow). When
+	// set, the context is compacted automatically before a request that crosses compact's
+	// threshold; 0 leaves compaction to Compact, which then assumes
+	// llm.DefaultContextWindow(Model).
+	ContextWindow int
 
 	// Cwd is the working directory (default: the process's).
 	Cwd string
@@ -119,6 +125,8 @@ type Agent struct {
 	usage     llm.Usage
 	lastState string
 	warnings  []string
+
+	breaker compact.Breaker // stops auto-compaction after repeated failures
 
 	wg sync.WaitGroup // recall goroutines
 }

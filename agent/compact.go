@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -19,19 +20,22 @@ import (
 func (a *Agent) Compact(ctx context.Context, instr string) (*compact.Result, error) {
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
-	return a.compact(ctx, compact.Manual, instr)
+	r, err := a.compact(ctx, compact.Manual, instr)
+	if err == nil {
+		a.breaker.Record(nil) // a success turns auto-compaction back on
+	}
+	return r, err
 }
 
 // compact runs one compaction; the caller holds runMu.
 func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string) (*compact.Result, error) {
-	window, _ := llm.DefaultContextWindow(a.opts.Model)
 	in := compact.Input{
 		History:      a.history.Entries(),
 		Trigger:      trig,
 		Instructions: instr,
 		Provider:     a.provider,
 		Model:        a.opts.Model,
-		Window:       window,
+		Window:       a.window(),
 		MaxOutput:    a.opts.MaxTokens,
 		ReadCache:    a.cache,
 		Work:         a.work,
@@ -74,4 +78,59 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 	a.mu.Unlock()
 	a.saveWorkState()
 	return r, nil
+}
+
+// EventCompact reports an automatic compaction, its failure, or that auto-compaction stopped
+// (Text says which).
+const EventCompact EventKind = "compact"
+
+// ErrContextFull is returned by Run when the conversation has reached the point where new
+// requests are refused and automatic compaction could not make room.
+var ErrContextFull = errors.New("agent: the conversation is too long for the model's context window; run /compact")
+
+// ContextLevel returns how full the context is, by compact's thresholds for the model's window.
+func (a *Agent) ContextLevel() (compact.Level, int, compact.Thresholds) {
+	th := compact.ThresholdsFor(a.window(), a.opts.MaxTokens)
+	c := a.Context()
+	n := c.System + c.Instructions + c.Tools + c.Messages
+	return th.Level(n), n, th
+}
+
+// window is Options.ContextWindow, or the model family's default.
+func (a *Agent) window() int {
+	if a.opts.ContextWindow > 0 {
+		return a.opts.ContextWindow
+	}
+	w, _ := llm.DefaultContextWindow(a.opts.Model)
+	return w
+}
+
+// autoCompact compacts before a request when Options.ContextWindow is set, the context is past
+// the automatic threshold and auto-compaction has not been stopped; the caller holds runMu.
+func (a *Agent) autoCompact(ctx context.Context, sink Sink, turn int) error {
+	if a.opts.ContextWindow <= 0 {
+		return nil
+	}
+	level, n, th := a.ContextLevel()
+	if level < compact.LevelAuto {
+		return nil
+	}
+	if a.breaker.AllowAuto() {
+		r, err := a.compact(ctx, compact.Auto, "")
+		if note := a.breaker.Record(err); note != "" {
+			a.warn("%s", note)
+			sink(Event{Kind: EventCompact, Turn: turn, Text: note})
+		}
+		if err == nil {
+			sink(Event{Kind: EventCompact, Turn: turn, Text: fmt.Sprintf("conversation compacted automatically (%d tokens before, threshold %d; %s)", n, th.Auto, r.Method)})
+			level, _, _ = a.ContextLevel()
+		} else {
+			a.log.Warn("agent: auto-compaction failed", "err", err)
+			sink(Event{Kind: EventCompact, Turn: turn, Text: "automatic compaction failed: " + err.Error()})
+		}
+	}
+	if level == compact.LevelBlocked {
+		return ErrContextFull
+	}
+	return nil
 }

@@ -61,3 +61,77 @@ func TestCompactKeepsTaskAndResumes(t *testing.T) {
 		t.Errorf("todos after resume = %+v", got)
 	}
 }
+
+func TestAutoCompaction(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	// A 32K window with 4K replies: auto-compaction starts at 16K.
+	opts := Options{ContextWindow: 32_768, MaxTokens: 4000}
+	big := strings.Repeat("please keep this context in mind. ", 2200) // ~18K tokens
+
+	t.Run("success", func(t *testing.T) {
+		f.srv.Script(llmtest.Text("the summary"), llmtest.Text("answer"))
+		a := f.agent(opts)
+		var rec recorder
+		if _, err := a.Run(context.Background(), big, rec.sink); err != nil {
+			t.Fatal(err)
+		}
+		reqs := f.srv.Requests()
+		sum, ans := reqs[len(reqs)-2], reqs[len(reqs)-1]
+		if text, _ := sum.At("messages", 0, "content", 0, "text").(string); !strings.Contains(text, "<conversation") {
+			t.Fatalf("first request is not a summary call: %.200s", text)
+		}
+		if text, _ := ans.At("messages", 0, "content", 0, "text").(string); !strings.HasPrefix(text, compact.SummaryHeader) {
+			t.Errorf("request after compaction starts with %.200q", text)
+		}
+		if !hasKind(rec.events, EventCompact) {
+			t.Error("no compact event")
+		}
+	})
+
+	t.Run("three failures stop auto, manual works", func(t *testing.T) {
+		a := f.agent(opts)
+		var rec recorder
+		fail := llmtest.StatusError(400, "invalid_request_error", "summary refused")
+		for i := range 4 {
+			if i < 3 {
+				f.srv.Script(fail)
+			}
+			f.srv.Script(llmtest.Text("answer"))
+			prompt := "next"
+			if i == 0 {
+				prompt = big
+			}
+			if _, err := a.Run(context.Background(), prompt, rec.sink); err != nil {
+				t.Fatalf("run %d: %v", i, err)
+			}
+		}
+		var stopped int
+		for _, e := range rec.events {
+			if e.Kind == EventCompact && strings.Contains(e.Text, "/compact") {
+				stopped++
+			}
+		}
+		if stopped != 1 || a.breaker.AllowAuto() {
+			t.Fatalf("stop notices %d, auto allowed %v", stopped, a.breaker.AllowAuto())
+		}
+		if w := strings.Join(a.Warnings(), "\n"); !strings.Contains(w, "/compact") {
+			t.Errorf("user not told: warnings %q", w)
+		}
+		f.srv.Script(llmtest.Text("manual summary"))
+		if _, err := a.Compact(context.Background(), ""); err != nil {
+			t.Fatal(err)
+		}
+		if !a.breaker.AllowAuto() {
+			t.Error("manual success did not re-enable auto-compaction")
+		}
+	})
+}
+
+func hasKind(es []Event, k EventKind) bool {
+	for _, e := range es {
+		if e.Kind == k {
+			return true
+		}
+	}
+	return false
+}

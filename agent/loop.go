@@ -67,6 +67,9 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 			return res, err
 		}
 		res.Turns++
+		if err := a.autoCompact(ctx, sink, res.Turns); err != nil {
+			return res, err
+		}
 		a.boundary(sink, res.Turns)
 		req := a.request()
 		sink(Event{Kind: EventRequest, Turn: res.Turns})

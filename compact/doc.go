@@ -2,7 +2,8 @@
 //
 // Thresholds: with effective = window − min(maxOutput, 20K), automatic compaction starts when
 // the context exceeds effective − 13K, the user is warned 20K before that, and new requests
-// are refused at window − 3K (ThresholdsFor, Thresholds.Level).
+// are refused at window − 3K (ThresholdsFor, Thresholds.Level). For small windows, where those
+// fixed margins would leave nothing, auto-compaction starts at half the window at the earliest.
 //
 // Run compacts a history. When the session-memory notes file exists it is the summary and
 // the recent messages (10K–40K tokens, at least 5 text messages, never starting on an orphan

@@ -43,13 +43,15 @@ func (l Level) String() string {
 type Thresholds struct {
 	Window    int // the model's context window
 	Effective int // window − min(maxOutput, OutputReserve)
-	Warn      int // Auto − WarnMargin
-	Auto      int // Effective − AutoMargin
+	Warn      int // max(Auto − WarnMargin, 3/4 of Auto)
+	Auto      int // max(Effective − AutoMargin, Window/2)
 	Block     int // Window − BlockMargin
 }
 
 // ThresholdsFor computes the thresholds of a window and a reply cap. A maxOutput of 0 or less
-// reserves OutputReserve.
+// reserves OutputReserve. The fixed margins are made for large windows; so that a small window
+// (a local model's 32K) still gets room to work, automatic compaction never starts below half
+// the window and the warning never below three quarters of the automatic threshold.
 func ThresholdsFor(window, maxOutput int) Thresholds {
 	reserve := OutputReserve
 	if maxOutput > 0 && maxOutput < reserve {
@@ -57,8 +59,8 @@ func ThresholdsFor(window, maxOutput int) Thresholds {
 	}
 	t := Thresholds{Window: max(window, 0)}
 	t.Effective = max(t.Window-reserve, 0)
-	t.Auto = max(t.Effective-AutoMargin, 0)
-	t.Warn = max(t.Auto-WarnMargin, 0)
+	t.Auto = max(t.Effective-AutoMargin, t.Window/2)
+	t.Warn = max(t.Auto-WarnMargin, t.Auto*3/4)
 	t.Block = max(t.Window-BlockMargin, 0)
 	return t
 }

@@ -14,8 +14,9 @@ func TestThresholdsFor(t *testing.T) {
 		{200_000, 32_000, Thresholds{Window: 200_000, Effective: 180_000, Auto: 167_000, Warn: 147_000, Block: 197_000}},
 		{200_000, 8_000, Thresholds{Window: 200_000, Effective: 192_000, Auto: 179_000, Warn: 159_000, Block: 197_000}},
 		{200_000, 0, Thresholds{Window: 200_000, Effective: 180_000, Auto: 167_000, Warn: 147_000, Block: 197_000}},
-		{30_000, 4_000, Thresholds{Window: 30_000, Effective: 26_000, Auto: 13_000, Warn: 0, Block: 27_000}},
-		{10_000, 20_000, Thresholds{Window: 10_000, Effective: 0, Auto: 0, Warn: 0, Block: 7_000}},
+		{30_000, 4_000, Thresholds{Window: 30_000, Effective: 26_000, Auto: 15_000, Warn: 11_250, Block: 27_000}},
+		{10_000, 20_000, Thresholds{Window: 10_000, Effective: 0, Auto: 5_000, Warn: 3_750, Block: 7_000}},
+		{32_768, 0, Thresholds{Window: 32_768, Effective: 12_768, Auto: 16_384, Warn: 12_288, Block: 29_768}},
 		{0, 0, Thresholds{}},
 	}
 	for _, tt := range tests {
