@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -134,4 +135,81 @@ func hasKind(es []Event, k EventKind) bool {
 		}
 	}
 	return false
+}
+
+// TestLongSessionCompacts is the issue's target: 200 turns against a 30K-token window.
+func TestLongSessionCompacts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long session")
+	}
+	f := newFixture(t, llmtest.Anthropic)
+	filler := strings.Repeat("Here is a long explanation of the change. ", 60) // ~600 tokens
+	summaries := 0
+	f.srv.Fallback = func(r llmtest.Request) llmtest.Reply {
+		if text, _ := r.At("messages", 0, "content", 0, "text").(string); strings.HasPrefix(text, "<conversation") {
+			summaries++
+			return llmtest.Text("1. Primary request and intent: follow every numbered instruction.")
+		}
+		return llmtest.Text(filler)
+	}
+	f.srv.Script(
+		llmtest.Blocks(llmtest.ToolUse("t1", "TodoWrite", `{"todos":[{"content":"Follow the rules","activeForm":"Following the rules","status":"in_progress"}]}`)),
+		llmtest.Text("noted"),
+	)
+	a := f.agent(Options{ContextWindow: 30_000, MaxTokens: 4000})
+	var rec recorder
+	ctx := context.Background()
+	var prompts []string
+	for i := range 200 {
+		p := fmt.Sprintf("规则 %d: always do thing number %d", i, i)
+		prompts = append(prompts, p)
+		if _, err := a.Run(ctx, p, rec.sink); err != nil {
+			t.Fatalf("turn %d: %v", i, err)
+		}
+	}
+	compactions := 0
+	for _, e := range rec.events {
+		if e.Kind == EventCompact && strings.Contains(e.Text, "compacted automatically") {
+			compactions++
+		}
+	}
+	if compactions < 3 || summaries < compactions {
+		t.Errorf("%d automatic compactions (%d summary calls), want at least 3", compactions, summaries)
+	}
+	var ctxText strings.Builder
+	for _, m := range messages(a.History()) {
+		ctxText.WriteString(m.TextOf())
+	}
+	for _, p := range prompts {
+		if !strings.Contains(ctxText.String(), p) {
+			t.Errorf("instruction %q lost from the context", p)
+		}
+	}
+	if got := a.Todos(); len(got) != 1 || got[0].Content != "Follow the rules" {
+		t.Errorf("todos = %+v", got)
+	}
+	// Input sent against sending the whole history every turn.
+	var sent, whole, hist int
+	reqs := f.srv.Requests()
+	base := len(reqs[0].Body)
+	for _, r := range reqs {
+		sent += len(r.Body)
+	}
+	for i := range prompts {
+		hist += len(prompts[i]) + len(filler)
+		whole += base + hist
+	}
+	t.Logf("200 turns, 30K window: %d automatic compactions, %d requests, %d bytes sent vs %d for the whole history every turn (ratio %.3f)", compactions, len(reqs), sent, whole, float64(sent)/float64(whole))
+
+	id, before := a.SessionID(), messages(a.History())
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b := f.agent(Options{Resume: id, ContextWindow: 30_000, MaxTokens: 4000})
+	if diff := cmp.Diff(before, messages(b.History())); diff != "" {
+		t.Errorf("history after resume (-want +got):\n%s", diff)
+	}
+	if got := b.Todos(); len(got) != 1 || got[0].Content != "Follow the rules" {
+		t.Errorf("todos after resume = %+v", got)
+	}
 }
