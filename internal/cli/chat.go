@@ -254,7 +254,7 @@ const chatHelp = `Commands:
   /cost            tokens used in this session
   /resume [ID]     list recent sessions, or switch to one
   /clear           start a new session (memories and files stay)
-  /compact [text]  compact the conversation (not available yet in this build)
+  /compact [text]  compact the conversation now (text: what the summary should focus on)
   /exit            quit (Ctrl-D works too)`
 
 // slash runs a slash command; quit is true for /exit.
@@ -356,7 +356,13 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 		c.a, c.cfg, c.lastCtx = a, cfg, 0
 		fmt.Fprintf(w, "Resumed session %s: %d messages.\n", a.SessionID(), len(a.History()))
 	case "/compact":
-		fmt.Fprintln(w, "Compaction is not available in this build yet. /clear starts a new session; memories stay.")
+		r, err := c.a.Compact(ctx, arg)
+		if err != nil {
+			fmt.Fprintf(w, "Compaction failed: %v\n", err)
+			break
+		}
+		fmt.Fprintf(w, "Compacted (%s): about %d tokens before, %d after; %d of your messages kept verbatim, %d files re-read.\n",
+			r.Method, r.PreTokens, r.PostTokens, len(r.UserMessages), len(r.Files))
 	default:
 		fmt.Fprintf(w, "Unknown command %s. /help lists the commands.\n", cmd)
 	}

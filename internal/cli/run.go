@@ -121,7 +121,8 @@ func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver 
 		small = ""
 	}
 	a, err := agent.New(ctx, agent.Options{Provider: prov, Model: cfg.Model, SmallModel: small, Cwd: dir, Env: app.Env, Settings: &settings,
-		Mode: mode, Allow: o.allow, Deny: o.deny, Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont, Now: app.Now})
+		Mode: mode, Allow: o.allow, Deny: o.deny, Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont, Now: app.Now,
+		ContextWindow: cfg.ContextWindow})
 	if err != nil {
 		return nil, cfg, &ExitError{Code: ExitFailure, Err: err}
 	}
