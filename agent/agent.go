@@ -127,6 +127,7 @@ type Agent struct {
 	warnings  []string
 
 	breaker compact.Breaker // stops auto-compaction after repeated failures
+	warned  bool            // the user was told that compaction is near (reset by a compaction); runMu
 
 	wg sync.WaitGroup // recall goroutines
 }

@@ -76,6 +76,7 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 	a.mu.Lock()
 	a.prevTail = -1
 	a.mu.Unlock()
+	a.warned = false
 	a.saveWorkState()
 	return r, nil
 }
@@ -112,6 +113,10 @@ func (a *Agent) autoCompact(ctx context.Context, sink Sink, turn int) error {
 		return nil
 	}
 	level, n, th := a.ContextLevel()
+	if level == compact.LevelWarn && !a.warned {
+		a.warned = true
+		sink(Event{Kind: EventCompact, Turn: turn, Text: fmt.Sprintf("context at about %d of %d tokens; the conversation will be compacted automatically past %d (/compact does it now)", n, th.Window, th.Auto)})
+	}
 	if level < compact.LevelAuto {
 		return nil
 	}

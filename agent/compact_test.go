@@ -167,11 +167,17 @@ func TestLongSessionCompacts(t *testing.T) {
 			t.Fatalf("turn %d: %v", i, err)
 		}
 	}
-	compactions := 0
+	compactions, warnings := 0, 0
 	for _, e := range rec.events {
-		if e.Kind == EventCompact && strings.Contains(e.Text, "compacted automatically") {
+		if e.Kind == EventCompact && strings.HasPrefix(e.Text, "conversation compacted automatically") {
 			compactions++
 		}
+		if e.Kind == EventCompact && strings.Contains(e.Text, "will be compacted automatically") {
+			warnings++
+		}
+	}
+	if warnings < compactions-1 || warnings > compactions+1 {
+		t.Errorf("%d warnings for %d compactions, want one before each", warnings, compactions)
 	}
 	if compactions < 3 || summaries < compactions {
 		t.Errorf("%d automatic compactions (%d summary calls), want at least 3", compactions, summaries)
