@@ -188,6 +188,9 @@ func (c *chat) sink(e agent.Event) {
 		}
 	case agent.EventUsage:
 		c.lastCtx = e.Usage.PromptTokens() + e.Usage.OutputTokens
+	case agent.EventCompact:
+		c.endLine()
+		fmt.Fprintf(c.out, "· %s\n", e.Text)
 	}
 }
 

@@ -286,6 +286,8 @@ func streamEvent(emit func(any), e agent.Event) {
 		l.Type, l.Memories, l.Error = "recall", e.Memories, errString(e.Err)
 	case agent.EventAttachment:
 		l.Type, l.Source, l.Bytes = "attachment", e.Source, len(e.Text)
+	case agent.EventCompact:
+		l.Type, l.Message = "compact", e.Text
 	default:
 		return
 	}
@@ -316,6 +318,8 @@ func verboseEvent(w io.Writer, e agent.Event) {
 		if len(e.Memories) > 0 {
 			fmt.Fprintf(w, "· recalled %s\n", strings.Join(e.Memories, ", "))
 		}
+	case agent.EventCompact:
+		fmt.Fprintf(w, "· %s\n", e.Text)
 	}
 }
 
