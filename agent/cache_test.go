@@ -115,6 +115,9 @@ func TestCachePrefixOverThirtyTurnsOpenAI(t *testing.T) {
 	if canon < 0.95 {
 		t.Errorf("canonical prefix share %.4f < 0.95", canon)
 	}
+	if raw < 0.95 {
+		t.Errorf("raw body prefix share %.4f < 0.95 (are tools and system still sent before the messages?)", raw)
+	}
 }
 
 func TestCachePrefixOverThirtyTurns(t *testing.T) {
@@ -124,6 +127,9 @@ func TestCachePrefixOverThirtyTurns(t *testing.T) {
 	t.Logf("anthropic: %d requests: canonical prefix share %.4f, raw body prefix share %.4f", len(reqs), canon, raw)
 	if canon < 0.95 {
 		t.Errorf("canonical prefix share %.4f < 0.95", canon)
+	}
+	if raw < 0.95 {
+		t.Errorf("raw body prefix share %.4f < 0.95 (are tools and system still sent before the messages?)", raw)
 	}
 	// Markers: the last system block, and at most two messages.
 	for i, r := range reqs {

@@ -44,6 +44,9 @@ func New(cfg llm.Config) (*Provider, error) {
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
+		// Tools, then system, then the growing messages: consecutive request bodies then share
+		// a byte prefix as long as the prompt they describe.
+		option.WithMiddleware(llm.CacheOrder("tools", "system", "messages")),
 	}
 	if cfg.APIKey != "" {
 		// x-api-key is the Messages API's documented header for API keys; the SDK's

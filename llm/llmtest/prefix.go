@@ -8,8 +8,8 @@ import (
 // Prompt returns the request's prompt in the order providers build their prompt cache —
 // tools, then system, then messages — canonically encoded (object keys sorted) and without
 // cache_control markers, which mark the cache but are not part of it. Comparing the prompts
-// of consecutive requests shows how much of the cached prefix each one reuses; the raw body
-// cannot, because the SDKs put "messages" before "system" and "tools" in the JSON.
+// of consecutive requests shows how much of the cached prefix each one reuses, whatever order
+// the JSON keys of the raw body come in.
 func (r Request) Prompt() []byte {
 	var buf bytes.Buffer
 	enc := func(v any) {

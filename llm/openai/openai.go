@@ -45,6 +45,8 @@ func New(cfg llm.Config) (*Provider, error) {
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
 		option.WithAPIKey(cfg.APIKey),
+		// Tools before the growing messages, so consecutive request bodies share a long prefix.
+		option.WithMiddleware(llm.CacheOrder("tools", "messages")),
 	}
 	return &Provider{cfg: cfg, client: sdk.NewClient(opts...)}, nil
 }
