@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/recall"
 )
 
 // MemoryInfo describes one memory without its body.
@@ -173,7 +174,7 @@ func (s *Server) memoryGet(ctx context.Context, req *mcp.CallToolRequest, in Get
 		}
 		return nil, GetOutput{}, err
 	}
-	return nil, GetOutput{Memory: infoOf(m), Body: m.Body, Age: ageNote(p.now(), m.ModTime)}, nil
+	return nil, GetOutput{Memory: infoOf(m), Body: m.Body, Age: recall.AgeNote(p.now(), m.ModTime)}, nil
 }
 
 // get returns the memory called name, read from disk now. The warm index says which file
@@ -298,17 +299,4 @@ func (s *Server) memoryForget(ctx context.Context, req *mcp.CallToolRequest, in 
 		s.log.Warn("mcpserver: refresh after forget", "err", err)
 	}
 	return nil, ForgetOutput{File: res.File, ArchivedTo: res.ArchivedTo, IndexLines: res.IndexLines}, nil
-}
-
-// ageNote is the warning that goes with a memory more than a day old.
-func ageNote(now, mod time.Time) string {
-	days := int(now.Sub(mod).Hours() / 24)
-	if days < 1 {
-		return ""
-	}
-	unit := "days"
-	if days == 1 {
-		unit = "day"
-	}
-	return fmt.Sprintf("%d %s old; verify against the current code before relying on it", days, unit)
 }

@@ -66,7 +66,7 @@ func (s *Server) memorySearch(ctx context.Context, req *mcp.CallToolRequest, in 
 			content = strings.TrimRight(content, "\n") + "\n[strata: cut at the recall budget (" + note + "); memory_get returns the whole memory]\n"
 		}
 		out.Results = append(out.Results, SearchHit{Memory: infoOf(h.Memory), Score: h.Score, Content: content,
-			Truncated: note != "", Age: ageNote(now, h.Memory.ModTime)})
+			Truncated: note != "", Age: recall.AgeNote(now, h.Memory.ModTime)})
 	}
 	return nil, out, nil
 }

@@ -260,6 +260,26 @@ func (s *Session) charge(file string, n, limit int) bool {
 
 func (r *Recaller) path(file string) string { return filepath.Join(r.dir, filepath.FromSlash(file)) }
 
+// AgeNote is the warning that goes with a memory last changed more than a day before now, such
+// as "3 days old; verify against current code before relying on it"; "" for a younger memory
+// or an unknown time. Every surface that shows a memory (recall, the MCP tools) uses it, so the
+// model always reads the same words.
+func AgeNote(now, modified time.Time) string {
+	if modified.IsZero() {
+		return ""
+	}
+	age := now.Sub(modified)
+	if age <= 24*time.Hour {
+		return ""
+	}
+	days := int(age / (24 * time.Hour))
+	unit := "days"
+	if days == 1 {
+		unit = "day"
+	}
+	return fmt.Sprintf("%d %s old; verify against current code before relying on it", days, unit)
+}
+
 // render reads the memory's current text and builds what is injected.
 func (r *Recaller) render(h Hit, warnOnly bool, now time.Time) (Recalled, error) {
 	m, _, err := readMemory(r.path(h.Memory.File), h.Memory.File, MaxIndexedBytes)
@@ -269,9 +289,9 @@ func (r *Recaller) render(h Hit, warnOnly bool, now time.Time) (Recalled, error)
 	rc := Recalled{File: m.File, Path: m.Path, Name: m.Name, Description: m.Description, Type: m.Type, ModTime: m.ModTime, Score: h.Score}
 	body := strings.TrimSpace(m.Body)
 	var b strings.Builder
-	if age := now.Sub(m.ModTime); age > 24*time.Hour {
-		rc.AgeDays = int(age / (24 * time.Hour))
-		fmt.Fprintf(&b, "(This memory is %d days old; verify against current code before relying on it.)\n\n", rc.AgeDays)
+	if note := AgeNote(now, m.ModTime); note != "" {
+		rc.AgeDays = int(now.Sub(m.ModTime) / (24 * time.Hour))
+		fmt.Fprintf(&b, "(This memory is %s.)\n\n", note)
 	}
 	if warnOnly {
 		body = warningLines(body)

@@ -386,3 +386,22 @@ func TestStoreRanker(t *testing.T) {
 		t.Errorf("new content not found: %v", files(hits))
 	}
 }
+
+func TestAgeNote(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		mod  time.Time
+		want string
+	}{
+		{time.Time{}, ""},
+		{now.Add(-23 * time.Hour), ""},
+		{now.Add(-24 * time.Hour), ""},
+		{now.Add(-25 * time.Hour), "1 day old; verify against current code before relying on it"},
+		{now.Add(-3*24*time.Hour - time.Minute), "3 days old; verify against current code before relying on it"},
+	}
+	for _, tt := range tests {
+		if got := AgeNote(now, tt.mod); got != tt.want {
+			t.Errorf("AgeNote(now-%v) = %q, want %q", now.Sub(tt.mod), got, tt.want)
+		}
+	}
+}
