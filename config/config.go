@@ -87,6 +87,18 @@ type Settings struct {
 	MemoryIndexMaxLines int `json:"memoryIndexMaxLines,omitempty"`
 	MemoryIndexMaxBytes int `json:"memoryIndexMaxBytes,omitempty"`
 
+	// MemoryExtraction says what the background extractor does at the end of a turn: "auto"
+	// (the default: it writes memories), "confirm" (it stages them in memory/.inbox/ for
+	// `strata memory inbox`), "read-only" (it may not write; nothing runs) or "off".
+	MemoryExtraction string `json:"memoryExtraction,omitempty"`
+	// MemoryExtractEvery runs extraction every N turns; 0 means every turn.
+	MemoryExtractEvery int `json:"memoryExtractEvery,omitempty"`
+	// SessionNotesEnabled turns the running session-notes file on or off (default on).
+	SessionNotesEnabled *bool `json:"sessionNotesEnabled,omitempty"`
+	// AutoDreamEnabled lets a session consolidate the memory dir in the background when a
+	// dream is due (default on).
+	AutoDreamEnabled *bool `json:"autoDreamEnabled,omitempty"`
+
 	// CleanupPeriodDays archives transcripts older than this many days; 0 means never.
 	CleanupPeriodDays int `json:"cleanupPeriodDays,omitempty"`
 
@@ -110,6 +122,12 @@ type Permissions struct {
 
 // AutoMemory reports whether auto-memory is on (the default).
 func (s Settings) AutoMemory() bool { return s.AutoMemoryEnabled == nil || *s.AutoMemoryEnabled }
+
+// SessionNotes reports whether the running session-notes file is on (the default).
+func (s Settings) SessionNotes() bool { return s.SessionNotesEnabled == nil || *s.SessionNotesEnabled }
+
+// AutoDream reports whether background consolidation is on (the default).
+func (s Settings) AutoDream() bool { return s.AutoDreamEnabled == nil || *s.AutoDreamEnabled }
 
 // ParseError is a settings file that is not valid JSON.
 type ParseError struct {
@@ -179,7 +197,8 @@ func decodeSettings(data []byte, s *Settings) error {
 	}
 	known := map[string]bool{"instructionFiles": true, "claudeMdExcludes": true, "approvedExternalImports": true,
 		"instructionBudgetTokens": true, "autoMemoryEnabled": true, "autoMemoryDirectory": true, "memoryMode": true,
-		"memoryIndexMaxLines": true, "memoryIndexMaxBytes": true,
+		"memoryIndexMaxLines": true, "memoryIndexMaxBytes": true, "memoryExtraction": true, "memoryExtractEvery": true,
+		"sessionNotesEnabled": true, "autoDreamEnabled": true,
 		"cleanupPeriodDays": true, "model": true, "smallModel": true, "provider": true, "contextWindow": true, "permissions": true}
 	for k, v := range all {
 		if !known[k] {
@@ -236,6 +255,18 @@ func (s *Settings) merge(o Settings) {
 	}
 	if o.MemoryIndexMaxBytes != 0 {
 		s.MemoryIndexMaxBytes = o.MemoryIndexMaxBytes
+	}
+	if o.MemoryExtraction != "" {
+		s.MemoryExtraction = o.MemoryExtraction
+	}
+	if o.MemoryExtractEvery != 0 {
+		s.MemoryExtractEvery = o.MemoryExtractEvery
+	}
+	if o.SessionNotesEnabled != nil {
+		s.SessionNotesEnabled = o.SessionNotesEnabled
+	}
+	if o.AutoDreamEnabled != nil {
+		s.AutoDreamEnabled = o.AutoDreamEnabled
 	}
 	if o.CleanupPeriodDays != 0 {
 		s.CleanupPeriodDays = o.CleanupPeriodDays

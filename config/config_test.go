@@ -70,3 +70,21 @@ func TestProjectRootWorktreesShare(t *testing.T) {
 		t.Errorf("ProjectRoot(no git) = %q, want %q", got, wantPlain)
 	}
 }
+
+func TestLoadBackgroundMemorySettings(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"memoryExtraction":"confirm","memoryExtractEvery":3,"sessionNotesEnabled":false}`), 0o600)
+	os.MkdirAll(filepath.Join(proj, ".claude"), 0o700)
+	os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"memoryExtractEvery":2,"autoDreamEnabled":false}`), 0o600)
+	s, errs := Env{Home: home}.Load(proj)
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	if s.MemoryExtraction != "confirm" || s.MemoryExtractEvery != 2 || s.SessionNotes() || s.AutoDream() || len(s.Extra) != 0 {
+		t.Errorf("got extraction=%q every=%d notes=%v dream=%v extra=%v", s.MemoryExtraction, s.MemoryExtractEvery, s.SessionNotes(), s.AutoDream(), s.Extra)
+	}
+	var zero Settings
+	if !zero.SessionNotes() || !zero.AutoDream() {
+		t.Error("session notes and auto-dream must default to on")
+	}
+}
