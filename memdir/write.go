@@ -553,6 +553,11 @@ func (s *Store) Reindex(ctx context.Context, file string) (changed bool, err err
 		return false, err
 	}
 	defer root.Close()
+	return s.reindex(root, file)
+}
+
+// reindex is Reindex for a caller that holds the lock; file is already cleaned.
+func (s *Store) reindex(root *os.Root, file string) (changed bool, err error) {
 	if _, err := s.checkTarget(root, IndexFile); err != nil {
 		return false, err
 	}
