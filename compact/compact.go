@@ -61,8 +61,8 @@ type Input struct {
 	// UserBudget caps the tokens of user messages carried verbatim (0: DefaultUserBudget).
 	UserBudget int
 
-	// NotesPath is the session-memory notes file; when it exists and is not empty,
-	// session-memory compaction is tried first.
+	// NotesPath is the session-memory notes file; when it exists and holds more than the bare
+	// template (HasNotes), session-memory compaction is tried first.
 	NotesPath string
 
 	ReadCache *conversation.ReadCache
@@ -237,7 +237,13 @@ func readNotes(path string, log *slog.Logger) string {
 		}
 		return ""
 	}
-	return strings.TrimSpace(string(data))
+	text := strings.TrimSpace(string(data))
+	if !HasNotes(text) {
+		// An untouched template (or an empty file) is no summary.
+		log.Debug("compact: session notes hold no notes yet; using a model summary", "path", path)
+		return ""
+	}
+	return text
 }
 
 // keepRecent picks the tail of history session-memory compaction keeps: at least
