@@ -207,6 +207,7 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 		wg.Go(func() {
 			z := r.ix.newAnalyser()
 			zc := r.ix.newColdAnalyser()
+			var buf []byte
 			for i := w; i < len(files); i += workers {
 				if ctx.Err() != nil {
 					return
@@ -215,7 +216,7 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 				var d []memdir.Diagnostic
 				var err error
 				if ds, ok := r.src.(DirSource); ok && r.infos != nil {
-					m, d, err = ds.loadKnown(r.infos[files[i]])
+					m, d, err = ds.loadKnown(r.infos[files[i]], &buf)
 				} else {
 					m, d, err = r.src.Load(ctx, files[i])
 				}

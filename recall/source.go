@@ -88,17 +88,17 @@ func (s DirSource) Load(ctx context.Context, file string) (memdir.Memory, []memd
 
 // loadKnown is DirSource.Load for a file whose stamp Scan just returned: it skips the stat
 // (one system call less per file on a cold build). If the file changed in between, the
-// stamp recorded is the older one, so the next Refresh reads it again.
-func (s DirSource) loadKnown(fi FileInfo) (memdir.Memory, []memdir.Diagnostic, error) {
+// stamp recorded is the older one, so the next Refresh reads it again. The file is read into
+// *buf (grown as needed and kept for the next file): parsing copies what it keeps.
+func (s DirSource) loadKnown(fi FileInfo, buf *[]byte) (memdir.Memory, []memdir.Diagnostic, error) {
 	path := filepath.Join(s.Dir, fi.File)
-	f, err := os.Open(path)
-	if err != nil {
-		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: %w", path, err)
+	size := int(min(max(fi.Size, 0), MaxIndexedBytes))
+	if cap(*buf) < size {
+		*buf = make([]byte, max(size, 4<<10))
 	}
-	defer f.Close()
-	data := make([]byte, min(fi.Size, MaxIndexedBytes))
-	n, err := io.ReadFull(f, data)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+	data := (*buf)[:size]
+	n, err := readPrefix(path, data)
+	if err != nil {
 		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: %w", path, err)
 	}
 	m, diags := parseMemory(path, fi.File, data[:n])
