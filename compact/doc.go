@@ -13,7 +13,31 @@
 // summary records the uuid range it covers, and the level-0 ranges cover the summarised
 // messages exactly once, in order.
 //
-// Guarantees:
+// Session notes: a running notes file per session (NotesPath: <transcript without
+// .jsonl>/session-memory/summary.md) that a restricted forked agent keeps up to date in the
+// background, and that Run uses as the summary. NotesTracker says when an update is due: once
+// the context reaches NotesInitTokens (10K), then after NotesUpdateTokens (+5K) of growth and
+// either NotesUpdateToolCalls (3) tool calls or a turn without tool calls. A new file starts
+// from NotesTemplate (a title and eight "## " sections, each with an italic description line);
+// NotesPrompt is the fork's instruction; Notes is the only thing the fork may write through.
+//
+// Guarantees of the session notes:
+//   - Notes writes exactly one file: any other path (after cleaning; relative paths are never
+//     accepted) and any tool but Edit and Write is refused with ErrNotesOnly. Reads and writes
+//     go through an os.Root opened on the notes directory after checking that neither the
+//     directory nor the file is a symlink (ErrNotesSymlink), and that the directory opened is
+//     the one checked.
+//   - Every write is atomic (temp file, fsync, rename, fsync of the directory; 0600 in a 0700
+//     directory); on any error the file is left as it was and no temp file remains.
+//   - A change is refused, naming what to fix, when it makes CheckNotes' findings worse: a
+//     heading or description line removed, a heading doubled or invented, a section over
+//     NotesSectionTokens (2K) or the whole over NotesTotalTokens (12K), counted with package
+//     tokens (a CJK character is about one token). Findings the file already had do not block
+//     a change, so notes that were off can be mended a step at a time.
+//   - Run uses the notes only when they hold more than the bare template (HasNotes).
+//   - CheckNotes never panics (fuzzed); headings inside fenced code do not count.
+//
+// Guarantees of compaction:
 //   - The user's own messages are carried verbatim by the engine (most recent first within a
 //     token budget, rendered oldest first) inside the summary message; a later compaction
 //     recovers them from there, so they survive any number of compactions until the budget
