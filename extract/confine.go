@@ -269,7 +269,7 @@ func (c *Confined) commit(ctx context.Context, p, name string, content func(tx *
 		if err != nil {
 			return err
 		}
-		if err := c.checkDuplicate(ctx, name, meta.Name); err != nil {
+		if err := checkDuplicate(ctx, c.store, name, meta.Name); err != nil {
 			return err
 		}
 		if c.mode == WriteConfirm {
@@ -320,8 +320,8 @@ func (c *Confined) commit(ctx context.Context, p, name string, content func(tx *
 }
 
 // checkDuplicate refuses a memory whose name another file already holds.
-func (c *Confined) checkDuplicate(ctx context.Context, file, name string) error {
-	mems, _, err := c.store.List(ctx)
+func checkDuplicate(ctx context.Context, store *memdir.Store, file, name string) error {
+	mems, _, err := store.List(ctx)
 	if err != nil {
 		return err
 	}
