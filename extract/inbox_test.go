@@ -46,7 +46,9 @@ func TestInboxAcceptReject(t *testing.T) {
 		cmpopts.IgnoreFields(Staged{}, "Path", "Modified", "Size"),
 		// Problem: the want is a substring of the reason.
 		cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Problem" },
-			cmp.Comparer(func(a, b string) bool { return a == b || a != "" && b != "" && (strings.Contains(a, b) || strings.Contains(b, a)) })),
+			cmp.Comparer(func(a, b string) bool {
+				return a == b || a != "" && b != "" && (strings.Contains(a, b) || strings.Contains(b, a))
+			})),
 	}
 	if diff := cmp.Diff(want, got, opts); diff != "" {
 		t.Errorf("Inbox (-want +got):\n%s", diff)
