@@ -49,12 +49,16 @@ func (h *handle) close() {
 	}
 }
 
-func (h *handle) read(max int64) ([]byte, bool, error) {
+func (h *handle) read(max int64, buf []byte) ([]byte, bool, error) {
 	n, truncated := h.size, false
 	if n > max {
 		n, truncated = max, true
 	}
-	buf := make([]byte, n)
+	if n <= int64(cap(buf)) {
+		buf = buf[:n]
+	} else {
+		buf = make([]byte, n)
+	}
 	got, err := io.ReadFull(h.f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, false, err
@@ -66,3 +70,16 @@ var errSymlink = errors.New("is a symlink")
 
 // isSymlinkErr reports the error openHandle gives with noFollow on a symlink.
 func isSymlinkErr(err error) bool { return errors.Is(err, errSymlink) }
+
+// statType returns the type bits of path's file, following a final symlink unless noFollow.
+func statType(path string, noFollow bool) (fs.FileMode, error) {
+	stat := os.Stat
+	if noFollow {
+		stat = os.Lstat
+	}
+	fi, err := stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Mode().Type(), nil
+}

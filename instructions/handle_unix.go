@@ -48,13 +48,18 @@ func openHandle(path string, noFollow bool) (*handle, error) {
 
 func (h *handle) close() { syscall.Close(h.fd) }
 
-// read reads at most max bytes of a regular file; truncated reports that the file is longer.
-func (h *handle) read(max int64) ([]byte, bool, error) {
+// read reads at most max bytes of a regular file into buf when it fits there (else into a new
+// slice); truncated reports that the file is longer.
+func (h *handle) read(max int64, buf []byte) ([]byte, bool, error) {
 	n, truncated := h.size, false
 	if n > max {
 		n, truncated = max, true
 	}
-	buf := make([]byte, n)
+	if n <= int64(cap(buf)) {
+		buf = buf[:n]
+	} else {
+		buf = make([]byte, n)
+	}
 	got := 0
 	for got < len(buf) {
 		m, err := syscall.Read(h.fd, buf[got:])
@@ -94,3 +99,24 @@ func modeOf(m uint32) fs.FileMode {
 
 // isSymlinkErr reports the error openHandle gives with noFollow on a symlink.
 func isSymlinkErr(err error) bool { return errors.Is(err, syscall.ELOOP) }
+
+// statType returns the type bits of path's file, following a final symlink unless noFollow.
+// It allocates nothing on the way: most calls are probes of names that do not exist.
+func statType(path string, noFollow bool) (fs.FileMode, error) {
+	var st syscall.Stat_t
+	var err error
+	for {
+		if noFollow {
+			err = syscall.Lstat(path, &st)
+		} else {
+			err = syscall.Stat(path, &st)
+		}
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	return modeOf(uint32(st.Mode)), nil
+}

@@ -42,6 +42,11 @@ type Set struct {
 	pending  []*rule      // conditional rules not yet applied
 	dirSeen  map[string]bool
 	realDirs map[string]string
+
+	// The project root is looked at twice, for settings and for instruction files: whether it
+	// holds a .claude directory is asked once.
+	claudeAt  string
+	claudeHas bool
 }
 
 type loadedFile struct {
@@ -101,8 +106,16 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	if opts.Settings != nil {
 		s.settings = *opts.Settings
 	} else {
+		// The project's settings files live in .claude: when there is none, only the user's
+		// settings are read.
+		settingsRoot := s.root
+		m, err := statType(filepath.Join(s.root, ".claude"), false)
+		s.claudeAt, s.claudeHas = s.root, err == nil && m.IsDir()
+		if errors.Is(err, fs.ErrNotExist) {
+			settingsRoot = ""
+		}
 		var errs []error
-		s.settings, errs = s.env.Load(s.root)
+		s.settings, errs = s.env.Load(settingsRoot)
 		for _, e := range errs {
 			d := Diagnostic{Severity: SeverityError, Message: "settings: " + e.Error()}
 			var pe *config.ParseError
@@ -116,7 +129,7 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if d := s.env.ManagedDir; d != "" {
+	if d := s.env.ManagedDir; d != "" && !absentDir(d) {
 		s.start = append(s.start, s.loadTop(ctx, filepath.Join(d, "CLAUDE.md"), LayerManaged, ReasonSessionStart, "")...)
 		s.start = append(s.start, s.loadRules(ctx, filepath.Join(d, "rules"), s.root, LayerManaged, ReasonSessionStart, "")...)
 	}
@@ -130,17 +143,30 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 		}
 		s.start = append(s.start, s.loadDir(ctx, d, false, "")...)
 	}
-	s.log.Debug("instructions loaded", "cwd", abs, "root", s.root, "pieces", len(s.start), "pending_rules", len(s.pending), "diagnostics", len(s.diags))
+	if s.log.Enabled(ctx, slog.LevelDebug) {
+		s.log.Debug("instructions loaded", "cwd", abs, "root", s.root, "pieces", len(s.start), "pending_rules", len(s.pending), "diagnostics", len(s.diags))
+	}
 	return s, ctx.Err()
+}
+
+// absentDir reports that d is not a directory, so nothing below it needs looking for: one
+// probe instead of one per name (the managed directory is absent on most machines). A
+// directory that cannot be examined is not absent: reading below it reports why.
+func absentDir(d string) bool {
+	m, err := statType(d, false)
+	if err != nil {
+		return notFound(err)
+	}
+	return !m.IsDir()
 }
 
 // projectRoot is config.ProjectRoot for a directory whose symlinks are already resolved: the
 // nearest directory holding .git, with worktrees mapped to their main tree by config.
 func projectRoot(abs string) string {
 	for d := abs; ; {
-		fi, err := os.Lstat(filepath.Join(d, ".git"))
+		m, err := statType(filepath.Join(d, ".git"), true)
 		if err == nil {
-			if fi.IsDir() {
+			if m.IsDir() {
 				return d
 			}
 			return config.ProjectRoot(d)
@@ -199,9 +225,10 @@ func (s *Set) loadDir(ctx context.Context, d string, nested bool, trigger string
 		layer, local, reason = LayerNested, LayerNested, ReasonNestedTraversal
 	}
 	// One stat of .claude saves looking inside it in the many directories that have none.
-	dotClaude := false
-	if fi, err := os.Stat(filepath.Join(d, ".claude")); err == nil && fi.IsDir() {
-		dotClaude = true
+	dotClaude := s.claudeHas
+	if d != s.claudeAt {
+		m, err := statType(filepath.Join(d, ".claude"), false)
+		dotClaude = err == nil && m.IsDir()
 	}
 	var out []Source
 	for i, n := range s.names {
@@ -515,7 +542,7 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 		// A touched directory (a glob or grep hit, a listing) counts as being under itself.
 		if !s.dirSeen[p] {
 			s.dirSeen[p] = true
-			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			if m, err := statType(p, false); err == nil && m.IsDir() {
 				out = append(out, s.loadDir(ctx, p, true, p)...)
 			}
 		}

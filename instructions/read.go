@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
@@ -52,10 +53,18 @@ func readText(path string, max int64) (fileText, error) {
 	return h.readText(path, max), nil
 }
 
+// readBufSize is the size of the pooled read buffers: most instruction files fit in one.
+const readBufSize = 64 << 10
+
+// readBufs holds read buffers, so that reading a file allocates only the text that is kept.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
+
 // readText reads and checks the open regular file h.
 func (h *handle) readText(path string, max int64) fileText {
 	ft := fileText{ID: h.id, Size: h.size}
-	data, truncated, err := h.read(max)
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	data, truncated, err := h.read(max, *bp)
 	if err != nil {
 		ft.Diag = &Diagnostic{Path: path, Severity: SeverityError, Message: "unreadable: " + errText(err)}
 		return ft

@@ -27,21 +27,23 @@ type scanned struct {
 func StripComments(text string) string { return scan(text, 1).Text }
 
 // scan strips block comments from body (whose first line is line firstLine of its file) and
-// collects import candidates outside code spans, fenced blocks and comments.
+// collects import candidates outside code spans, fenced blocks and comments. A body without
+// block comments is returned as it is, without a copy.
 func scan(body string, firstLine int) scanned {
-	var out strings.Builder
-	out.Grow(len(body))
+	var out textOut
+	out.body = body
 	var refs []importRef
 	var (
-		fenceChar  byte
-		fenceLen   int
-		inComment  bool
-		commentBuf strings.Builder
+		fenceChar    byte
+		fenceLen     int
+		inComment    bool
+		commentStart int // offset in body of the line that opened the comment
 	)
 	line := firstLine - 1
 	rest := body
 	for len(rest) > 0 {
 		line++
+		start := len(body) - len(rest)
 		var l string
 		nl := strings.IndexByte(rest, '\n')
 		hasNL := nl >= 0
@@ -50,30 +52,20 @@ func scan(body string, firstLine int) scanned {
 		} else {
 			l, rest = rest, ""
 		}
-		emit := func(s string) {
-			out.WriteString(s)
-			if hasNL {
-				out.WriteByte('\n')
-			}
-		}
+		end := len(body) - len(rest)
 		if inComment {
-			commentBuf.WriteString(l)
-			if hasNL {
-				commentBuf.WriteByte('\n')
-			}
 			if i := strings.Index(l, "-->"); i >= 0 {
 				inComment = false
-				commentBuf.Reset()
 				after := afterComments(l[i+3:])
 				if strings.TrimSpace(after) != "" {
-					emit(after)
+					out.write(after, hasNL)
 					refs = scanLine(after, line, refs)
 				}
 			}
 			continue
 		}
 		if fenceLen > 0 {
-			emit(l)
+			out.keep(start, end)
 			if c, n, info := fence(l); n >= fenceLen && c == fenceChar && strings.TrimSpace(info) == "" {
 				fenceLen = 0
 			}
@@ -81,34 +73,74 @@ func scan(body string, firstLine int) scanned {
 		}
 		if c, n, info := fence(l); n > 0 && !(c == '`' && strings.IndexByte(info, '`') >= 0) {
 			fenceChar, fenceLen = c, n
-			emit(l)
+			out.keep(start, end)
 			continue
 		}
 		if t, ok := blockStart(l); ok {
 			if i := strings.Index(t[4:], "-->"); i >= 0 {
 				after := afterComments(t[4+i+3:])
 				if strings.TrimSpace(after) != "" {
-					emit(after)
+					out.write(after, hasNL)
 					refs = scanLine(after, line, refs)
 				}
 				continue
 			}
-			inComment = true
-			commentBuf.Reset()
-			commentBuf.WriteString(l)
-			if hasNL {
-				commentBuf.WriteByte('\n')
-			}
+			inComment, commentStart = true, start
 			continue
 		}
-		emit(l)
+		out.keep(start, end)
 		refs = scanLine(l, line, refs)
 	}
 	if inComment {
 		// Unclosed: the comment stays as written (it is not a note we can delimit).
-		out.WriteString(commentBuf.String())
+		out.keep(commentStart, len(body))
 	}
-	return scanned{Text: out.String(), Imports: refs}
+	return scanned{Text: out.text(), Imports: refs}
+}
+
+// textOut collects the text scan keeps. While the kept text is a prefix of body, it only
+// remembers the prefix's length; it copies once something is left out or changed.
+type textOut struct {
+	body   string
+	n      int  // body[:n] is the text so far, while copied is false
+	copied bool // the text so far is in b
+	b      strings.Builder
+}
+
+// keep adds body[start:end] unchanged.
+func (o *textOut) keep(start, end int) {
+	if !o.copied && start == o.n {
+		o.n = end
+		return
+	}
+	o.copy()
+	o.b.WriteString(o.body[start:end])
+}
+
+// write adds s, followed by a newline when nl is set.
+func (o *textOut) write(s string, nl bool) {
+	o.copy()
+	o.b.WriteString(s)
+	if nl {
+		o.b.WriteByte('\n')
+	}
+}
+
+// copy moves the text so far into the builder.
+func (o *textOut) copy() {
+	if o.copied {
+		return
+	}
+	o.copied = true
+	o.b.Grow(len(o.body))
+	o.b.WriteString(o.body[:o.n])
+}
+
+func (o *textOut) text() string {
+	if !o.copied {
+		return o.body[:o.n]
+	}
+	return o.b.String()
 }
 
 // blockStart reports whether l opens a block-level comment and returns l from "<!--" on.
