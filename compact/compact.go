@@ -159,9 +159,13 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	var summary string
 	var kept []conversation.Entry
 	if notes := readNotes(in.NotesPath, log); notes != "" {
-		k := keepRecent(in.History)
+		covered, err := NotesCovered(in.NotesPath)
+		if err != nil {
+			log.Warn("compact: keeping only the recent messages", "err", err)
+		}
+		k, whole := keepUncovered(in.History, keepRecent(in.History), covered)
 		th := ThresholdsFor(in.Window, in.MaxOutput)
-		if tokens.Estimate(notes)+conversation.ContextTokens(k) < th.Auto {
+		if whole && tokens.Estimate(notes)+conversation.ContextTokens(k) < th.Auto {
 			r.Method, summary, kept = MethodSessionMemory, notes, k
 			// Messages still in the kept tail need not be carried again.
 			users = UserMessages(in.History[:len(in.History)-len(k)])

@@ -34,7 +34,10 @@
 //     NotesSectionTokens (2K) or the whole over NotesTotalTokens (12K), counted with package
 //     tokens (a CJK character is about one token). Findings the file already had do not block
 //     a change, so notes that were off can be mended a step at a time.
-//   - Run uses the notes only when they hold more than the bare template (HasNotes).
+//   - Run uses the notes only when they hold more than the bare template (HasNotes). When
+//     Notes.MarkCovered recorded the last message an update saw, Run keeps every later
+//     message, and uses a model summary instead when those exceed KeepMaxTokens: messages
+//     the notes do not cover are never dropped.
 //   - CheckNotes never panics (fuzzed); headings inside fenced code do not count.
 //
 // Guarantees of compaction:

@@ -3,9 +3,11 @@ package compact
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/tokens"
 )
 
@@ -333,4 +335,42 @@ func NotesPrompt(path, current string) string {
 	}
 	fmt.Fprintf(&b, "\nCurrent content of %s:\n<notes>\n%s\n</notes>\n", path, strings.TrimRight(current, "\n"))
 	return b.String()
+}
+
+// keepUncovered extends kept, the tail of history that keepRecent chose, back to the first
+// message after covered (the last message the notes cover, see Notes.MarkCovered), so that
+// session-memory compaction drops nothing the notes miss. The extended tail starts on a
+// user message, as keepRecent's does. ok is false when that tail exceeds KeepMaxTokens: the
+// notes are too far behind and a model summary is needed. An empty or unknown covered uuid
+// (written before an earlier compaction, say) leaves kept as it is.
+func keepUncovered(history, kept []conversation.Entry, covered string) (_ []conversation.Entry, ok bool) {
+	if covered == "" {
+		return kept, true
+	}
+	at := slices.IndexFunc(history, func(e conversation.Entry) bool { return e.UUID == covered })
+	if at < 0 {
+		return kept, true
+	}
+	start := at + 1
+	if len(kept) > 0 {
+		if k := slices.IndexFunc(history, func(e conversation.Entry) bool { return e.UUID == kept[0].UUID }); k >= 0 && k <= start {
+			return kept, true
+		}
+	}
+	if start >= len(history) {
+		return kept, true
+	}
+	for start > 0 && (startsWithToolResult(history[start].Message) || history[start].Message.Role != conversation.User) {
+		start--
+	}
+	var out []conversation.Entry
+	for _, e := range history[start:] {
+		if !e.IsMeta {
+			out = append(out, e)
+		}
+	}
+	if conversation.ContextTokens(out) > KeepMaxTokens {
+		return nil, false
+	}
+	return out, true
 }

@@ -189,6 +189,44 @@ func (n *Notes) Apply(tool string, input []byte) (string, error) {
 	return n.EditPath(p.FilePath, p.OldString, p.NewString, p.ReplaceAll)
 }
 
+// coveredFile is the sidecar, next to the notes file, naming the last message they cover.
+const coveredFile = ".covered"
+
+// MarkCovered records, next to the notes file, that the notes now cover the conversation
+// through the message uuid: the last message the update saw. Call it after an update
+// succeeded. Session-memory compaction (Run) then keeps every later message, and falls back
+// to a model summary when those exceed KeepMaxTokens, so nothing the notes miss is dropped.
+// Without a mark Run keeps only the recent KeepMinTokens–KeepMaxTokens.
+func (n *Notes) MarkCovered(uuid string) error {
+	if uuid == "" || len(uuid) > 200 || strings.ContainsAny(uuid, "\r\n") {
+		return fmt.Errorf("compact: mark notes covered: bad uuid %q", uuid)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	root, err := n.openRoot()
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := fsutil.WriteFileFS(n.fs(root), coveredFile, []byte(uuid+"\n"), fsutil.FileMode); err != nil {
+		return fmt.Errorf("compact: mark notes covered %s: %w", n.path, err)
+	}
+	return nil
+}
+
+// NotesCovered returns the uuid MarkCovered last recorded for the notes file at notesPath,
+// or "" when there is none.
+func NotesCovered(notesPath string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(notesPath), coveredFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("compact: notes covered: %w", err)
+	}
+	return strings.TrimSpace(string(data)), nil
+}
+
 // allow refuses every path but the notes file.
 func (n *Notes) allow(path string) error {
 	if path == "" || !filepath.IsAbs(path) || filepath.Clean(path) != n.path {

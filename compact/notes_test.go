@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/tokens"
 )
@@ -253,4 +254,86 @@ func FuzzCheckNotes(f *testing.F) {
 		_ = HasNotes(s)
 		_ = NotesPrompt("summary.md", s)
 	})
+}
+
+func TestKeepUncovered(t *testing.T) {
+	h := chat(40, 600) // 4 entries a turn: user text, tool call, tool result, reply
+	recent := keepRecent(h)
+	first := func(es []conversation.Entry) string { return es[0].UUID }
+	tests := []struct {
+		name      string
+		covered   string
+		wantFirst string // uuid the kept tail starts with; "" when not ok
+	}{
+		{"no mark", "", first(recent)},
+		{"unknown mark", "not-in-history", first(recent)},
+		{"mark inside the recent tail", h[len(h)-3].UUID, first(recent)},
+		{"mark on the last message", h[len(h)-1].UUID, first(recent)},
+		{"mark before the recent tail: extended", h[10*4+3].UUID, h[11*4].UUID},
+		{"mark on a tool call: back to its user message", h[10*4+1].UUID, h[10*4].UUID},
+		{"mark on a tool result: back to the turn's user message", h[10*4+2].UUID, h[10*4].UUID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := keepUncovered(h, recent, tt.covered)
+			if !ok {
+				t.Fatal("not ok")
+			}
+			if got[0].UUID != tt.wantFirst {
+				t.Errorf("kept tail starts at %s, want %s", got[0].UUID, tt.wantFirst)
+			}
+			if got[len(got)-1].UUID != h[len(h)-1].UUID {
+				t.Error("kept tail does not end with the last message")
+			}
+		})
+	}
+	long := chat(90, 600)
+	if _, ok := keepUncovered(long, keepRecent(long), long[3].UUID); ok {
+		t.Errorf("%d uncovered tokens accepted (cap %d)", conversation.ContextTokens(long[4:]), KeepMaxTokens)
+	}
+}
+
+func TestSessionMemoryCompactionKeepsUncovered(t *testing.T) {
+	srv, p := newServer(t)
+	n, path := openTestNotes(t)
+	if _, err := n.Edit(notesSections[0].desc, notesSections[0].desc+"\n正在修复解析器", false); err != nil {
+		t.Fatal(err)
+	}
+	entries := chat(40, 600)
+	if err := n.MarkCovered(entries[5*4+3].UUID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := NotesCovered(path); err != nil || got != entries[5*4+3].UUID {
+		t.Fatalf("NotesCovered = %q, %v", got, err)
+	}
+	r, err := Run(t.Context(), Input{History: entries, Provider: p, Window: 200_000, NotesPath: path, Trigger: Auto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != MethodSessionMemory {
+		t.Fatalf("method %s", r.Method)
+	}
+	if want := len(entries) - 6*4; r.Kept != want {
+		t.Errorf("kept %d messages, want every one after the mark: %d", r.Kept, want)
+	}
+
+	// Notes far behind: what they miss exceeds KeepMaxTokens, so the model summarises.
+	long := chat(90, 600)
+	if err := n.MarkCovered(long[3].UUID); err != nil {
+		t.Fatal(err)
+	}
+	srv.Script(llmtest.Text("1. Primary request: model summary"))
+	r, err = Run(t.Context(), Input{History: long, Provider: p, Window: 200_000, NotesPath: path, Trigger: Auto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != MethodModel {
+		t.Errorf("notes far behind: method %s, want a model summary", r.Method)
+	}
+
+	for _, bad := range []string{"", "a\nb", strings.Repeat("x", 201)} {
+		if err := n.MarkCovered(bad); err == nil {
+			t.Errorf("MarkCovered(%q) accepted", bad)
+		}
+	}
 }
