@@ -26,7 +26,7 @@ import (
 // WriteMode says what the extractor's writes do.
 type WriteMode string
 
-// The write modes (setting memoryExtractWrites, flag values of the same spelling).
+// The write modes, spelled as the memoryExtraction setting spells them.
 const (
 	WriteAuto     WriteMode = "auto"      // writes land in the memory dir (the default)
 	WriteConfirm  WriteMode = "confirm"   // writes are staged in memory/.inbox/ for `strata memory inbox`
