@@ -1,5 +1,45 @@
-// Package extract is layer 4's background work on the memory dir: dream (consolidation) and
-// forgetting. (Extraction by a forked agent at the end of a turn belongs here too.)
+// Package extract is layer 4's background work on the memory dir: extraction (the building
+// blocks of the forked agent that saves memories at the end of a turn), dream (consolidation)
+// and forgetting.
+//
+// # Extraction
+//
+// The agent package runs the forked extractor; this package gives it its rules:
+//
+//   - Scheduler decides when it runs: every Every-th turn (setting memoryExtractEvery), one run
+//     at a time in a goroutine the Scheduler owns; a request that arrives mid-run is kept and
+//     runs once after it (further ones fold into that one; Stats counts them); Turn never
+//     blocks; Drain waits with a time limit at exit, then cancels the run's context and waits
+//     for it to return. A panicking run counts as a failure.
+//   - Prompt writes the extractor's instructions (what is worth keeping in the four memory
+//     types, what is not, update rather than duplicate, where it may write, at most MaxTurns
+//     turns, reply NothingToSave when nothing is new), with the existing memories and the
+//     project's guidance: Guidance reads memory/EXTRACT.md, capped at MaxGuidanceBytes (the
+//     cut is said in the text); a binary or non-UTF-8 file is an error naming file and line.
+//   - ReadOnlyCommand is the shell policy: only programs on a reading allowlist, joined by
+//     pipes, ";", "&&", "||", without redirections, substitutions, subshells, background
+//     jobs, environment assignments or arguments that make them write or run a program.
+//     It is fuzzed: a command with ">" outside quotes is never allowed.
+//   - Confined is the only way the extractor writes. Paths resolve through os.OpenRoot on the
+//     memory dir; only *.md topic files directly in it may be written — never MEMORY.md (the
+//     index follows each write), EXTRACT.md, or anything hidden (.inbox, .archive, locks).
+//     "..", absolute paths outside the dir, symlinks (even ones that point inside), control
+//     and invisible characters, backslashes and look-alike separators (checked on the NFKC
+//     form) are refused; so is content over MaxWriteBytes, invalid UTF-8, control characters,
+//     anything memdir.ScanSecrets flags (kind and line named), a file without frontmatter
+//     giving a name, a description and a known type, and a second file for a name that
+//     exists. Every refusal wraps ErrDenied, carries the reason for the model, and is listed
+//     by Denied.
+//   - Writes are atomic (a hidden temp file in the root, synced, then Root.Rename, then the
+//     directory synced), 0600, under the store's lock (memdir.Store.Locked), and in auto mode
+//     MEMORY.md is brought in step in the same locked step; if the index refuses (its limits),
+//     the file is put back as it was and the refusal reported. Nothing is silent.
+//   - Write modes (setting memoryExtraction): WriteAuto writes live; WriteConfirm stages the
+//     file as .inbox/<name> (an Edit starts from the staged copy when there is one) for
+//     Inbox, Accept and Reject (`strata memory inbox`); WriteReadOnly refuses every call.
+//     Accept applies the same rules under the lock and removes the staged copy only once the
+//     memory is live; Reject moves the proposal to .archive/inbox/ with a line in
+//     .archive/ARCHIVE.log. Nothing is deleted.
 //
 // # Dream
 //
