@@ -1,66 +1,78 @@
 package recall
 
 import (
+	"context"
+	"errors"
 	"hash/maphash"
+	"io/fs"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/strata-mem/strata/memdir"
 )
 
-// The cold build. Interning every term of every memory in the shared dictionary costs a
-// cache miss per distinct term per memory (millions for a store of Chinese memories, whose
-// character pairs are many), and linking memory by memory scatters appends over every posting
-// list. A cold build into an empty index does neither: analysers name terms by their
-// dictionary hash only, the (term, memory) pairs are split by hash into small partitions that
-// are resolved in cache, and term ids are handed out afterwards in order of first occurrence
-// (memory order, then text order), which is the order a one-worker build gives and does not
-// depend on how the work was shared out.
+// The cold build. Interning every term of every memory in the shared, locked dictionary
+// costs a lock and a cache miss per distinct term per memory (millions for a store of Chinese
+// memories, whose character pairs are many), and linking memory by memory scatters appends
+// over every posting list and leaves them in pieces. A cold build into an empty index does
+// neither. Each goroutine analyses a contiguous run of the memories (a coldShard) and numbers
+// the terms it meets in its own dictionary, in order of first occurrence. The shards'
+// dictionaries are then merged in run order: a term keeps the id of the first shard that met
+// it, and a new one takes the next id, which is exactly the order of first occurrence over
+// all memories — the order a one-worker build gives, whatever the number of shards. Each
+// shard then counts its postings per term, and the counts place every shard's postings of a
+// term one after the other in one array (a counting sort, in parallel), so that posting lists
+// are contiguous and in memory order without any sorting or per-list growth.
+//
+// Memory is what a cold build costs most on a fresh process: each new page is a page fault.
+// So the working set is kept to what the index keeps anyway plus, per (memory, term) pair,
+// 4 bytes of term id and 6 of counts until the postings are written.
 
-// coldDoc is a memory analysed for a cold build: like analysed, but terms are dictionary
-// hashes and lines hold indexes into hashes until the ids are known.
+// coldDoc is a memory analysed for a cold build: like analysed, but its terms are numbered in
+// its shard's dictionary until the merge gives them their index-wide ids.
 type coldDoc struct {
-	mem    memdir.Memory
-	hashes []uint64 // distinct terms, by hash, in order of first occurrence
-	tf     [][numFields]uint16
-	len    [numFields]float32
-	lines  []uint32 // description and body as indexes into hashes, lineBreak between lines
-	words  []coldWord
+	mem   memdir.Memory
+	terms []uint32 // distinct terms in order of first occurrence: shard ids, then term ids
+	tf    [][numFields]uint16
+	tfs   []uint16 // total occurrences of terms[i] over all fields
+	named []bool   // terms[i] occurs in the name
+	len   [numFields]float32
+	lines []uint32 // description and body as indexes into terms, lineBreak between lines
 }
 
-// coldWord is a written form of the word behind hashes[slot], for the word list.
-type coldWord struct {
-	surface string
-	slot    uint32
-}
+// coldShard is what one goroutine analysed for a cold build: a run of memories, in order,
+// with its own term dictionary. Each goroutine needs its own.
+type coldShard struct {
+	seed   maphash.Seed
+	ids    termTable         // term hash → shard id
+	hashes []uint64          // shard id → term hash, in order of first occurrence
+	words  map[string]uint32 // written word → shard id of its term (see analyser.analyse)
+	docs   []coldDoc
 
-// coldAnalyser is analyser for a cold build. Each goroutine needs its own.
-type coldAnalyser struct {
-	seed maphash.Seed
-	slot map[uint64]int32
-	last []string
-	toks []Token
-	// The current memory's terms, counts and lines, reused from one memory to the next;
-	// each memory's are then copied to exact size into the chunks below, carved up in
-	// turn, which spares a cold build most of its allocations (and fresh pages).
-	hashes []uint64
-	tf     [][numFields]uint16
-	lines  []uint32
-	words  []coldWord
-	chunks struct {
-		hashes []uint64
-		tf     [][numFields]uint16
-		lines  []uint32
+	// Scratch space for the current memory, reused from one memory to the next; each
+	// memory's slices are then copied to exact size into the chunks below, carved up in
+	// turn, which spares a cold build most of its allocations.
+	slot  termTable // term hash → index in the current memory's terms
+	terms []uint32
+	last  []string
+	toks  []Token
+	tf    [][numFields]uint16
+	lines []uint32
+	chunk struct {
+		terms []uint32
+		tf    [][numFields]uint16
+		tfs   []uint16
+		named []bool
+		lines []uint32
 	}
 }
 
-func (ix *Index) newColdAnalyser() *coldAnalyser {
-	return &coldAnalyser{seed: ix.dict.seed, slot: map[uint64]int32{}}
+func (ix *Index) newColdShard() *coldShard {
+	return &coldShard{seed: ix.dict.seed, words: map[string]uint32{}}
 }
 
-// coldChunk is the least number of elements a coldAnalyser allocates at once.
+// coldChunk is the least number of elements a coldShard allocates at once.
 const coldChunk = 1 << 14
 
 // carve copies src into the free end of *chunk (a new chunk when it is full) and returns the
@@ -69,21 +81,30 @@ func carve[T any](chunk *[]T, src []T) []T {
 	if len(src) == 0 {
 		return nil
 	}
-	if cap(*chunk)-len(*chunk) < len(src) {
-		*chunk = make([]T, 0, max(coldChunk, len(src)))
-	}
-	n := len(*chunk)
-	*chunk = append(*chunk, src...)
-	return (*chunk)[n : n+len(src) : n+len(src)]
+	return carveN(chunk, len(src), func(dst []T) { copy(dst, src) })
 }
 
-// analyse is analyser.analyse without the dictionary: it gives the same terms, counts, lines
-// and words, with hashes in place of term ids.
-func (z *coldAnalyser) analyse(m memdir.Memory) coldDoc {
+// carveN is carve for n elements written by fill.
+func carveN[T any](chunk *[]T, n int, fill func([]T)) []T {
+	if n == 0 {
+		return nil
+	}
+	if cap(*chunk)-len(*chunk) < n {
+		*chunk = make([]T, 0, max(coldChunk, n))
+	}
+	k := len(*chunk)
+	*chunk = (*chunk)[:k+n]
+	dst := (*chunk)[k : k+n : k+n]
+	fill(dst)
+	return dst
+}
+
+// add analyses m (as analyser.analyse does, with the shard's dictionary in place of the
+// index's) and appends it to the shard.
+func (z *coldShard) add(m memdir.Memory) {
 	a := coldDoc{mem: m}
-	clear(z.slot)
-	z.last = z.last[:0]
-	z.hashes, z.tf, z.lines, z.words = z.hashes[:0], z.tf[:0], z.lines[:0], z.words[:0]
+	z.slot.reset()
+	z.terms, z.last, z.tf, z.lines = z.terms[:0], z.last[:0], z.tf[:0], z.lines[:0]
 	for f, text := range [numFields]string{m.Name, m.Description, m.Body} {
 		n := 0
 		for line := range strings.SplitSeq(text, "\n") {
@@ -94,20 +115,22 @@ func (z *coldAnalyser) analyse(m memdir.Memory) coldDoc {
 			for _, t := range z.toks {
 				n++
 				hs := maphash.String(z.seed, t.Term)
-				i, ok := z.slot[hs]
+				i, ok := z.slot.get(hs, uint32(len(z.terms)))
 				if !ok {
-					i = int32(len(z.hashes))
-					z.slot[hs] = i
-					z.hashes = append(z.hashes, hs)
+					z.terms = append(z.terms, z.id(hs))
 					z.tf = append(z.tf, [numFields]uint16{})
 					z.last = append(z.last, "")
 				}
 				if z.tf[i][f] < math.MaxUint16 {
 					z.tf[i][f]++
 				}
+				// Each written form of a word once (see analyser.analyse): a form always
+				// belongs to the same term, so the first one met may stand for all.
 				if t.Surface != "" && z.last[i] != t.Surface {
 					z.last[i] = t.Surface
-					z.words = append(z.words, coldWord{surface: t.Surface, slot: uint32(i)})
+					if _, ok := z.words[t.Surface]; !ok {
+						z.words[t.Surface] = z.terms[i]
+					}
 				}
 				if f != fieldName {
 					z.lines = append(z.lines, uint32(i))
@@ -119,11 +142,34 @@ func (z *coldAnalyser) analyse(m memdir.Memory) coldDoc {
 		}
 		a.len[f] = float32(n)
 	}
-	a.hashes = carve(&z.chunks.hashes, z.hashes)
-	a.tf = carve(&z.chunks.tf, z.tf)
-	a.lines = carve(&z.chunks.lines, z.lines)
-	a.words = slices.Clone(z.words)
-	return a
+	n := len(z.terms)
+	a.terms = carve(&z.chunk.terms, z.terms)
+	a.tf = carve(&z.chunk.tf, z.tf)
+	a.tfs = carveN(&z.chunk.tfs, n, func(dst []uint16) {
+		for i, tf := range z.tf {
+			sum := 0
+			for _, k := range tf {
+				sum += int(k)
+			}
+			dst[i] = uint16(min(sum, math.MaxUint16))
+		}
+	})
+	a.named = carveN(&z.chunk.named, n, func(dst []bool) {
+		for i, tf := range z.tf {
+			dst[i] = tf[fieldName] > 0
+		}
+	})
+	a.lines = carve(&z.chunk.lines, z.lines)
+	z.docs = append(z.docs, a)
+}
+
+// id returns the shard id of the term hs, giving it the next one if it is new.
+func (z *coldShard) id(hs uint64) uint32 {
+	id, ok := z.ids.get(hs, uint32(len(z.hashes)))
+	if !ok {
+		z.hashes = append(z.hashes, hs)
+	}
+	return id
 }
 
 // coldReady reports whether a cold build may be used: the index and its dictionaries are
@@ -132,245 +178,244 @@ func (ix *Index) coldReady() bool {
 	return len(ix.docs) == 0 && ix.live == 0 && ix.dict.next.Load() == 0
 }
 
-// warm turns a cold-analysed memory into an analysed one by interning its terms, for when the
-// index stopped being empty between the analysis and the link.
-func (ix *Index) warm(c coldDoc) analysed {
-	a := analysed{mem: c.mem, tf: c.tf, len: c.len, tids: make([]uint32, len(c.hashes))}
-	for i, hs := range c.hashes {
-		a.tids[i] = ix.dict.internHash(hs)
-	}
-	for _, w := range c.words {
-		ix.words.putIfAbsent(w.surface, a.tids[w.slot])
-	}
-	a.lines = c.lines
-	for i, s := range a.lines {
-		if s != lineBreak {
-			a.lines[i] = a.tids[s]
+// linkWarm links cold-analysed shards, in order, one memory at a time by interning their
+// terms, for when the index stopped being empty between the analysis and the link. It builds
+// the index that Put of each memory in order builds. Caller holds ix.mu.
+func (ix *Index) linkWarm(shards []*coldShard) {
+	for _, z := range shards {
+		for _, c := range z.docs {
+			a := analysed{mem: c.mem, tf: c.tf, len: c.len, tids: make([]uint32, len(c.terms))}
+			for i, s := range c.terms {
+				a.tids[i] = ix.dict.internHash(z.hashes[s])
+			}
+			a.lines = c.lines
+			for i, s := range a.lines {
+				if s != lineBreak {
+					a.lines[i] = a.tids[s]
+				}
+			}
+			ix.link(a)
+		}
+		for w, s := range z.words {
+			ix.words.putIfAbsent(w, ix.dict.internHash(z.hashes[s]))
 		}
 	}
-	return a
 }
 
-// coldParts is the number of hash partitions of a cold build: enough that each partition's
-// terms fit in cache.
-const coldParts = 1024
-
-// coldEntry is one (term, memory) pair of a cold build.
-type coldEntry struct {
-	hash uint64 // the term's hash; once resolved, the term's index in its partition
-	pos  uint32 // index of the pair in the flat per-memory arrays (memory start + slot)
-	doc  uint32
-	tf   [numFields]uint16
-}
-
-// coldShift picks a hash's partition from its top bits.
-const coldShift = 64 - 10
-
-// bulkLinkCold links cold-analysed memories into an empty index (see coldReady) with the
-// given number of goroutines. It builds the same index as analysing the memories one by one
-// in order and linking them with bulkLink. Caller holds ix.mu.
-func (ix *Index) bulkLinkCold(cs []coldDoc, workers int) {
-	last := make(map[string]int, len(cs))
-	for i, c := range cs {
-		last[c.mem.File] = i // of a file given twice, the last one wins, as with link
-	}
-	docs := make([]*coldDoc, 0, len(last))
-	for i := range cs {
-		if last[cs[i].mem.File] == i {
-			docs = append(docs, &cs[i])
+// bulkLinkCold links cold-analysed shards, runs of consecutive memories in order, into an
+// empty index (see coldReady), one goroutine per shard. It builds the same index as
+// analysing the memories one by one in order and linking them with bulkLink. Of a file given
+// twice, the last one is linked (its terms are interned all the same, as Put does). Caller
+// holds ix.mu.
+func (ix *Index) bulkLinkCold(shards []*coldShard) {
+	// Which memories are linked, and their doc ids: in order, the last of each file.
+	last := map[string]int{}
+	k := 0
+	for _, z := range shards {
+		for _, c := range z.docs {
+			last[c.mem.File] = k
+			k++
 		}
 	}
-	n := len(docs)
-	off := make([]uint32, n+1) // where each memory's terms start in the flat arrays
-	for d, c := range docs {
-		off[d+1] = off[d] + uint32(len(c.hashes))
+	docID := make([][]int32, len(shards)) // -1: a file given again later
+	n := 0
+	k = 0
+	for s, z := range shards {
+		docID[s] = make([]int32, len(z.docs))
+		for i, c := range z.docs {
+			docID[s][i] = -1
+			if last[c.mem.File] == k {
+				docID[s][i] = int32(n)
+				n++
+			}
+			k++
+		}
 	}
-	total := int(off[n])
-	workers = max(1, min(workers, n))
 
-	// Split the pairs by hash, each goroutine a contiguous run of memories, so that reading
-	// the parts in goroutine order reads each partition in memory order. Each goroutine
-	// counts its pairs per partition first, so each part is one exact allocation.
-	parts := make([][coldParts][]coldEntry, workers)
-	run := func(f func(w int)) {
+	// Merge the shards' dictionaries in run order: term ids in order of first occurrence.
+	// The first shard's ids are already those; its table becomes the merged one.
+	var byHash *termTable
+	var hashes []uint64 // term id → hash
+	if len(shards) > 0 {
+		byHash, hashes = &shards[0].ids, shards[0].hashes
+	}
+	remap := make([][]uint32, len(shards))
+	for s, z := range shards {
+		if s == 0 {
+			continue
+		}
+		remap[s] = make([]uint32, len(z.hashes))
+		for l, hs := range z.hashes {
+			id, ok := byHash.get(hs, uint32(len(hashes)))
+			if !ok {
+				hashes = append(hashes, hs)
+			}
+			remap[s][l] = id
+		}
+	}
+	next := uint32(len(hashes))
+	ix.dict.next.Store(next)
+	ix.dict.reserve(int(next))
+	ix.terms = make([]termInfo, next)
+
+	run := func(f func(s int, z *coldShard)) {
 		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() { f(w) })
+		for s, z := range shards {
+			wg.Go(func() { f(s, z) })
 		}
 		wg.Wait()
 	}
-	run(func(w int) {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		var count [coldParts]int
-		for d := lo; d < hi; d++ {
-			for _, hs := range docs[d].hashes {
-				count[hs>>coldShift]++
-			}
-		}
-		buf := make([]coldEntry, off[hi]-off[lo])
-		p := &parts[w]
-		o := 0
-		for q, c := range count {
-			p[q] = buf[o : o : o+c]
-			o += c
-		}
-		for d := lo; d < hi; d++ {
-			c := docs[d]
-			for i, hs := range c.hashes {
-				q := &p[hs>>coldShift]
-				*q = append(*q, coldEntry{hash: hs, pos: off[d] + uint32(i), doc: uint32(d), tf: c.tf[i]})
-			}
-		}
-	})
-
-	// Resolve each partition: its distinct terms, their document frequencies, and which pair
-	// is each term's first occurrence. A pair's hash is replaced by its term's index in the
-	// partition (the hashes are kept in partTerms).
-	type partTerms struct {
-		hashes []uint64
-		ids    []uint32 // global ids, once assigned
-	}
-	pt := make([]partTerms, coldParts)
-	local := make([]uint32, total)
-	first := make([]bool, total)
-	partOf := make([]uint16, total)
-	var next sync.Mutex // hands out partitions
-	nextPart := 0
-	take := func() int {
-		next.Lock()
-		defer next.Unlock()
-		p := nextPart
-		nextPart++
-		return p
-	}
-	run(func(int) {
-		seen := map[uint64]uint32{}
-		for p := take(); p < coldParts; p = take() {
-			clear(seen)
-			t := &pt[p]
-			for w := range workers {
-				es := parts[w][p]
-				for k := range es {
-					e := &es[k]
-					l, ok := seen[e.hash]
-					if !ok {
-						l = uint32(len(t.hashes))
-						seen[e.hash] = l
-						t.hashes = append(t.hashes, e.hash)
-						first[e.pos] = true
-					}
-					e.hash = uint64(l)
-					local[e.pos] = l
-					partOf[e.pos] = uint16(p)
+	// Term ids in place of shard ids, lines as term ids, the word list, and each shard's
+	// postings per term (and in names).
+	count := make([][]int32, len(shards))
+	names := make([][]int32, len(shards))
+	run(func(s int, z *coldShard) {
+		ids := remap[s] // nil for the first shard, whose ids are term ids
+		cnt := make([]int32, next)
+		nm := make([]int32, next)
+		for i := range z.docs {
+			c := &z.docs[i]
+			if ids != nil {
+				for j, l := range c.terms {
+					c.terms[j] = ids[l]
 				}
 			}
-			t.ids = make([]uint32, len(t.hashes))
+			for j, l := range c.lines {
+				if l != lineBreak {
+					c.lines[j] = c.terms[l]
+				}
+			}
+			if docID[s][i] < 0 {
+				continue
+			}
+			for j, id := range c.terms {
+				cnt[id]++
+				if c.named[j] {
+					nm[id]++
+				}
+			}
 		}
+		for w, l := range z.words {
+			if ids != nil {
+				l = ids[l]
+			}
+			ix.words.putIfAbsent(w, l)
+		}
+		// The dictionary's entries, shared out by dictionary shard.
+		for id, hs := range hashes {
+			if int(hs%dictShards)%len(shards) == s {
+				ix.dict.putHash(hs, uint32(id))
+			}
+		}
+		count[s], names[s] = cnt, nm
 	})
 
-	// Hand out ids in order of first occurrence, and record every pair's term id.
-	tids := make([]uint32, total)
-	var id uint32
-	for pos := range total {
-		t := &pt[partOf[pos]]
-		if first[pos] {
-			t.ids[local[pos]] = id
-			id++
+	// Each term's postings in one stretch of one array, shard after shard; count[s][id]
+	// becomes where shard s writes its next posting of term id.
+	total := 0
+	for id := range next {
+		start := total
+		var dfName int32
+		for s := range shards {
+			c := count[s][id]
+			count[s][id] = int32(total)
+			total += int(c)
+			dfName += names[s][id]
 		}
-		tids[pos] = t.ids[local[pos]]
+		ix.terms[id] = termInfo{df: int32(total - start), dfName: dfName}
 	}
-	ix.terms = make([]termInfo, id)
-	ix.dict.next.Store(id)
-	ix.dict.reserve(int(id))
-
-	// Posting lists, each allocated from its partition's stretch of one array (so that
-	// filling a partition writes to one region), filled in memory order; and the dictionary.
 	all := make([]posting, total)
-	var base int
-	bases := make([]int, coldParts)
-	for p := range coldParts {
-		bases[p] = base
-		for w := range workers {
-			base += len(parts[w][p])
-		}
-	}
-	next.Lock()
-	nextPart = 0
-	next.Unlock()
-	run(func(int) {
-		var ends, names []int32
-		for p := take(); p < coldParts; p = take() {
-			t := &pt[p]
-			ends = slices.Grow(ends[:0], len(t.ids))[:len(t.ids)]
-			names = slices.Grow(names[:0], len(t.ids))[:len(t.ids)]
-			clear(ends)
-			clear(names)
-			for w := range workers {
-				for _, e := range parts[w][p] {
-					ends[e.hash]++
-				}
-			}
-			o := int32(bases[p])
-			for l, df := range ends { // ends[l] becomes where term l's postings start
-				ends[l] = o
-				o += df
-			}
-			for w := range workers {
-				for _, e := range parts[w][p] {
-					all[ends[e.hash]] = posting{doc: e.doc, tf: e.tf}
-					ends[e.hash]++
-					if e.tf[fieldName] > 0 {
-						names[e.hash]++
-					}
-				}
-			}
-			o = int32(bases[p])
-			for l, id := range t.ids {
-				ix.terms[id] = termInfo{post: all[o:ends[l]:ends[l]], df: ends[l] - o, dfName: names[l]}
-				o = ends[l]
-			}
-			for l, hs := range t.hashes {
-				ix.dict.putHash(hs, t.ids[l])
-			}
-		}
-	})
-	// The memories: term ids, per-term totals, name flags, lines; and the word list.
-	tfs := make([]uint16, total)
-	named := make([]bool, total)
 	ix.docs = make([]docInfo, n)
 	ix.lens = make([]docLens, n)
-	run(func(w int) {
-		for d := w; d < n; d += workers {
-			c := docs[d]
-			lo, hi := off[d], off[d+1]
-			for i, tf := range c.tf {
-				sum := 0
-				for _, k := range tf {
-					sum += int(k)
-				}
-				tfs[int(lo)+i] = uint16(min(sum, math.MaxUint16))
-				named[int(lo)+i] = tf[fieldName] > 0
+	run(func(s int, z *coldShard) {
+		cur := count[s]
+		for i := range z.docs {
+			d := docID[s][i]
+			if d < 0 {
+				continue
 			}
-			ids := tids[lo:hi:hi]
-			for i, s := range c.lines {
-				if s != lineBreak {
-					c.lines[i] = ids[s]
-				}
+			c := &z.docs[i]
+			for j, id := range c.terms {
+				all[cur[id]] = posting{doc: uint32(d), tf: c.tf[j]}
+				cur[id]++
 			}
-			for _, cw := range c.words {
-				ix.words.putIfAbsent(cw.surface, ids[cw.slot])
-			}
-			ix.docs[d] = docInfo{mem: c.mem, len: c.len, alive: true, terms: ids, lines: c.lines,
-				tfs: tfs[lo:hi:hi], named: named[lo:hi:hi]}
+			ix.docs[d] = docInfo{mem: c.mem, len: c.len, alive: true, terms: c.terms, lines: c.lines,
+				tfs: c.tfs, named: c.named}
 			ix.lens[d] = docLens{len: c.len, alive: true}
 		}
 	})
-	for d, c := range docs {
-		ix.byFile[c.mem.File] = uint32(d)
+	o := 0
+	for id := range ix.terms {
+		t := &ix.terms[id]
+		t.post = all[o : o+int(t.df) : o+int(t.df)]
+		o += int(t.df)
+	}
+	for id, d := range ix.docs {
+		ix.byFile[d.mem.File] = uint32(id)
 		ix.live++
 		for f := range numFields {
-			ix.sumLen[f] += float64(c.len[f])
+			ix.sumLen[f] += float64(d.len[f])
 		}
 	}
 	ix.postings += total
+}
+
+// loadCold reads files into an empty index: each goroutine reads and analyses a contiguous
+// run of them into its own shard, then the shards are linked by bulkLinkCold (or one by one,
+// should the index have changed meanwhile). Diagnostics come in file order. Caller holds r.mu.
+func (r *Ranker) loadCold(ctx context.Context, files []string) ([]memdir.Diagnostic, error) {
+	if len(files) > 1000 {
+		// A memory brings a few new words (measured on English and Chinese text): size the
+		// word list once. The cold build sizes the term dictionary itself.
+		r.ix.words.reserve(len(files) * 2)
+	}
+	type result struct {
+		info  FileInfo
+		diags []memdir.Diagnostic
+		err   error
+	}
+	res := make([]result, len(files))
+	workers := min(r.workers, len(files))
+	shards := make([]*coldShard, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			z := r.ix.newColdShard()
+			shards[w] = z
+			var buf []byte
+			lo, hi := len(files)*w/workers, len(files)*(w+1)/workers
+			z.docs = make([]coldDoc, 0, hi-lo)
+			for i := lo; i < hi; i++ {
+				if ctx.Err() != nil {
+					return
+				}
+				m, d, err := r.read(ctx, files[i], &buf)
+				res[i] = result{info: FileInfo{File: files[i], ModTime: m.ModTime, Size: m.Size}, diags: d, err: err}
+				if err == nil {
+					z.add(m)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var diags []memdir.Diagnostic
+	for i, x := range res {
+		diags = append(diags, x.diags...)
+		if x.err == nil {
+			r.seen[files[i]] = x.info
+		} else if !errors.Is(x.err, fs.ErrNotExist) {
+			diags = append(diags, memdir.Diagnostic{Path: files[i], Severity: memdir.SevError, Message: x.err.Error()})
+		}
+	}
+	r.ix.mu.Lock()
+	defer r.ix.mu.Unlock()
+	if r.ix.coldReady() {
+		r.ix.bulkLinkCold(shards)
+	} else {
+		r.ix.linkWarm(shards) // the index changed meanwhile (a Put)
+	}
+	return diags, nil
 }

@@ -67,21 +67,13 @@ func TestColdBuildMatchesPut(t *testing.T) {
 	for _, m := range ms {
 		want.Put(m)
 	}
-	analyse := func(ix *Index) []coldDoc {
-		z := ix.newColdAnalyser()
-		cs := make([]coldDoc, len(ms))
-		for i, m := range ms {
-			cs[i] = z.analyse(m)
-		}
-		return cs
-	}
 	for _, workers := range []int{1, 2, 3, 8} {
 		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
 			ix := NewIndex(DefaultParams())
 			if !ix.coldReady() {
 				t.Fatal("a new index is not ready for a cold build")
 			}
-			ix.bulkLinkCold(analyse(ix), workers)
+			ix.bulkLinkCold(coldShards(ix, ms, workers))
 			// Put leaves the replaced dup.md behind as a dead document (and its terms in
 			// the dictionary), which a cold build never links: compare what searches see.
 			compareSearches(t, want, ix)
@@ -92,15 +84,26 @@ func TestColdBuildMatchesPut(t *testing.T) {
 	}
 	t.Run("fallback", func(t *testing.T) {
 		ix := NewIndex(DefaultParams())
-		for _, c := range analyse(ix) {
-			ix.mu.Lock()
-			ix.link(ix.warm(c))
-			ix.mu.Unlock()
-		}
+		ix.mu.Lock()
+		ix.linkWarm(coldShards(ix, ms, 3))
+		ix.mu.Unlock()
 		if diff := diffState(indexState(want), indexState(ix)); diff != "" {
 			t.Error(diff)
 		}
 	})
+}
+
+// coldShards analyses ms for a cold build in n shards of consecutive memories, as many
+// goroutines would (the last shards may be empty when n > len(ms)).
+func coldShards(ix *Index, ms []memdir.Memory, n int) []*coldShard {
+	shards := make([]*coldShard, n)
+	for w := range n {
+		shards[w] = ix.newColdShard()
+		for _, m := range ms[len(ms)*w/n : len(ms)*(w+1)/n] {
+			shards[w].add(m)
+		}
+	}
+	return shards
 }
 
 // compareSearches checks two indexes give the same hits with the same scores.
@@ -144,12 +147,7 @@ func TestColdBuildState(t *testing.T) {
 	}
 	for _, workers := range []int{1, 2, 5} {
 		ix := NewIndex(DefaultParams())
-		z := ix.newColdAnalyser()
-		cs := make([]coldDoc, len(ms))
-		for i, m := range ms {
-			cs[i] = z.analyse(m)
-		}
-		ix.bulkLinkCold(cs, workers)
+		ix.bulkLinkCold(coldShards(ix, ms, workers))
 		if diff := diffState(indexState(want), indexState(ix)); diff != "" {
 			t.Errorf("workers=%d: %s", workers, diff)
 		}

@@ -186,44 +186,31 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 	if len(files) == 0 {
 		return nil, nil
 	}
+	r.ix.mu.RLock()
+	cold := len(r.seen) == 0 && r.ix.coldReady()
+	r.ix.mu.RUnlock()
+	if cold {
+		return r.loadCold(ctx, files)
+	}
 	type result struct {
 		a     analysed
-		c     coldDoc // instead of a on a cold build
 		diags []memdir.Diagnostic
 		err   error
 	}
 	res := make([]result, len(files))
-	r.ix.mu.RLock()
-	cold := len(r.seen) == 0 && r.ix.coldReady()
-	r.ix.mu.RUnlock()
-	if cold && len(files) > 1000 {
-		// A memory brings a few new words (measured on English and Chinese text): size the
-		// word list once. The cold build sizes the term dictionary itself.
-		r.ix.words.reserve(len(files) * 2)
-	}
 	workers := min(r.workers, len(files))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			z := r.ix.newAnalyser()
-			zc := r.ix.newColdAnalyser()
 			var buf []byte
 			for i := w; i < len(files); i += workers {
 				if ctx.Err() != nil {
 					return
 				}
-				var m memdir.Memory
-				var d []memdir.Diagnostic
-				var err error
-				if ds, ok := r.src.(DirSource); ok && r.infos != nil {
-					m, d, err = ds.loadKnown(r.infos[files[i]], &buf)
-				} else {
-					m, d, err = r.src.Load(ctx, files[i])
-				}
+				m, d, err := r.read(ctx, files[i], &buf)
 				res[i] = result{diags: d, err: err}
-				if err == nil && cold {
-					res[i].c = zc.analyse(m)
-				} else if err == nil {
+				if err == nil {
 					res[i].a = z.analyse(m)
 				}
 			}
@@ -236,29 +223,6 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 	var diags []memdir.Diagnostic
 	r.ix.mu.Lock()
 	defer r.ix.mu.Unlock()
-	if cold {
-		// A cold build: see bulkLinkCold.
-		var batch []coldDoc
-		for i, x := range res {
-			diags = append(diags, x.diags...)
-			if x.err != nil {
-				if !errors.Is(x.err, fs.ErrNotExist) {
-					diags = append(diags, memdir.Diagnostic{Path: files[i], Severity: memdir.SevError, Message: x.err.Error()})
-				}
-				continue
-			}
-			batch = append(batch, x.c)
-			r.seen[files[i]] = FileInfo{File: files[i], ModTime: x.c.mem.ModTime, Size: x.c.mem.Size}
-		}
-		if r.ix.coldReady() {
-			r.ix.bulkLinkCold(batch, r.workers)
-		} else {
-			for _, c := range batch { // the index changed meanwhile (a Put)
-				r.ix.link(r.ix.warm(c))
-			}
-		}
-		return diags, nil
-	}
 	if len(r.ix.docs) == 0 {
 		// A cold start: link everything in one pass with contiguous posting lists.
 		var batch []analysed
@@ -291,6 +255,17 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 		r.seen[file] = FileInfo{File: file, ModTime: x.a.mem.ModTime, Size: x.a.mem.Size}
 	}
 	return diags, nil
+}
+
+// read loads one file from the source, reading it into *buf when the source is a DirSource
+// that has just been scanned (see DirSource.loadKnown).
+func (r *Ranker) read(ctx context.Context, file string, buf *[]byte) (memdir.Memory, []memdir.Diagnostic, error) {
+	if ds, ok := r.src.(DirSource); ok && r.infos != nil {
+		if fi, ok := r.infos[file]; ok {
+			return ds.loadKnown(fi, buf)
+		}
+	}
+	return r.src.Load(ctx, file)
 }
 
 // Search ranks the indexed memories against query (see Index.Search). It does not refresh.
