@@ -547,6 +547,9 @@ func writeAtomic(root *os.Root, rel string, data []byte) (err error) {
 	_, _ = rand.Read(rnd[:])
 	dir := path.Dir(rel)
 	tmp := path.Join(dir, ".extract-"+hex.EncodeToString(rnd[:])+".tmp")
+	if err := injected("create"); err != nil {
+		return err
+	}
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
@@ -557,9 +560,18 @@ func writeAtomic(root *os.Root, rel string, data []byte) (err error) {
 		}
 	}()
 	_, werr := f.Write(data)
+	if werr == nil {
+		werr = injected("write")
+	}
 	serr := f.Sync()
+	if serr == nil {
+		serr = injected("sync")
+	}
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
+		return err
+	}
+	if err := injected("rename"); err != nil {
 		return err
 	}
 	if err := root.Rename(tmp, rel); err != nil {
@@ -574,6 +586,17 @@ func writeAtomic(root *os.Root, rel string, data []byte) (err error) {
 		return fmt.Errorf("sync dir: %w", err)
 	}
 	return nil
+}
+
+// writeFault, when set (tests only), is asked before each step of writeAtomic ("create",
+// "write", "sync", "rename") and fails the step with the error it returns.
+var writeFault func(step string) error
+
+func injected(step string) error {
+	if writeFault == nil {
+		return nil
+	}
+	return writeFault(step)
 }
 
 // restoreFile puts rel back as it was after a refused index update.
