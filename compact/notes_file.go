@@ -153,7 +153,7 @@ func (n *Notes) Write(path, content string) (string, error) {
 }
 
 // EditPath is Edit for a path named by the fork: any path but exactly Path() (after
-// cleaning; relative paths are refused) is refused with an error wrapping ErrNotesOnly.
+// cleaning; relative paths and a trailing separator are refused) is refused with an error wrapping ErrNotesOnly.
 func (n *Notes) EditPath(path, old, new string, all bool) (string, error) {
 	if err := n.allow(path); err != nil {
 		return "", err
@@ -229,7 +229,8 @@ func NotesCovered(notesPath string) (string, error) {
 
 // allow refuses every path but the notes file.
 func (n *Notes) allow(path string) error {
-	if path == "" || !filepath.IsAbs(path) || filepath.Clean(path) != n.path {
+	// A trailing separator names a directory, as it does for open(2).
+	if path == "" || !filepath.IsAbs(path) || os.IsPathSeparator(path[len(path)-1]) || filepath.Clean(path) != n.path {
 		return fmt.Errorf("%w: %q is not %s", ErrNotesOnly, path, n.path)
 	}
 	return nil

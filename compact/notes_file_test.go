@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -314,4 +315,109 @@ func TestNotesWriteFailuresKeepOldContent(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestNotesConcurrentEdits(t *testing.T) {
+	n, path := openTestNotes(t)
+	var wg sync.WaitGroup
+	for _, s := range notesSections {
+		wg.Go(func() {
+			if _, err := n.Edit(s.desc, s.desc+"\n- 记录 "+s.heading, false); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	text := readFile(t, path)
+	for _, s := range notesSections {
+		if !strings.Contains(text, "- 记录 "+s.heading) {
+			t.Errorf("edit of %s lost", s.heading)
+		}
+	}
+	if p := CheckNotes(text); len(p) != 0 {
+		t.Errorf("CheckNotes: %v", p)
+	}
+}
+
+// escapes are tool calls a model might try from the notes fork; every one must be refused.
+func escapes(path string) []struct{ tool, input string } {
+	dir := filepath.Dir(path)
+	var out []struct{ tool, input string }
+	targets := []string{
+		filepath.Join(dir, "..", "sess.jsonl"),
+		filepath.Join(dir, "..", "..", "memory", "MEMORY.md"),
+		filepath.Join(dir, "summary.md.bak"),
+		filepath.Join(dir, ".covered"),
+		dir,
+		filepath.Dir(dir),
+		"summary.md",
+		"./summary.md",
+		"session-memory/summary.md",
+		"../session-memory/summary.md",
+		"~/.bashrc",
+		"/etc/passwd",
+		path + "/",
+		path + "\x00",
+		path + " ",
+		strings.ToUpper(path),
+		"file://" + path,
+	}
+	for _, tgt := range targets {
+		out = append(out,
+			struct{ tool, input string }{"Write", `{"file_path":` + quote(tgt) + `,"content":` + quote(NotesTemplate) + `}`},
+			struct{ tool, input string }{"Edit", `{"file_path":` + quote(tgt) + `,"old_string":"# Session notes","new_string":"# Session notes!"}`})
+	}
+	for _, tool := range []string{"Bash", "Read", "Glob", "Grep", "TodoWrite", "memory_save", "memory_forget", "edit", "write", "MultiEdit", "NotebookEdit"} {
+		out = append(out, struct{ tool, input string }{tool, `{"file_path":` + quote(path) + `,"command":"rm -rf /"}`})
+	}
+	return out
+}
+
+func TestNotesEscapeAttempts(t *testing.T) {
+	n, path := openTestNotes(t)
+	before := readFile(t, path)
+	attempts := escapes(path)
+	for _, a := range attempts {
+		if res, err := n.Apply(a.tool, []byte(a.input)); !errors.Is(err, ErrNotesOnly) {
+			t.Errorf("%s %s: %q, %v; want ErrNotesOnly", a.tool, a.input, res, err)
+		}
+	}
+	if got := readFile(t, path); got != before {
+		t.Error("the notes changed")
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		t.Errorf("notes dir holds %d entries, want 1", len(ents))
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(filepath.Dir(path))); len(ents) != 1 {
+		t.Errorf("session dir holds %d entries, want only session-memory", len(ents))
+	}
+	if !t.Failed() {
+		t.Logf("%d escape attempts, all refused", len(attempts))
+	}
+}
+
+// FuzzNotesApply feeds arbitrary tool calls to a fresh notes file: nothing but the notes file
+// is ever written, and since the template is clean, the file always passes CheckNotes.
+func FuzzNotesApply(f *testing.F) {
+	f.Add("Edit", `{"file_path":"%P","old_string":"# Session notes","new_string":"# Notes"}`)
+	f.Add("Edit", `{"file_path":"%P","old_string":"## Task\n","new_string":"## Task\n- 修复\n"}`)
+	f.Add("Write", `{"file_path":"%P","content":"# Session notes\n"}`)
+	f.Add("Write", `{"file_path":"%P/../x.md","content":"x"}`)
+	f.Add("Edit", `{"file_path":"summary.md","old_string":"_","new_string":"*","replace_all":true}`)
+	f.Fuzz(func(t *testing.T, tool, input string) {
+		n, path := openTestNotes(t)
+		input = strings.ReplaceAll(input, "%P", strings.ReplaceAll(path, `\`, `\\`))
+		n.Apply(tool, []byte(input))
+		text := readFile(t, path)
+		if p := CheckNotes(text); len(p) != 0 {
+			t.Fatalf("the notes fail CheckNotes after %s %s: %v", tool, input, p)
+		}
+		ents, _ := os.ReadDir(filepath.Dir(path))
+		if len(ents) != 1 {
+			t.Fatalf("notes dir holds %d entries", len(ents))
+		}
+		if ents, _ := os.ReadDir(filepath.Dir(filepath.Dir(path))); len(ents) != 1 {
+			t.Fatalf("session dir holds %d entries", len(ents))
+		}
+	})
 }
