@@ -233,12 +233,15 @@ func (ix *Index) bulkLinkCold(shards []*coldShard) {
 	}
 
 	// Merge the shards' dictionaries in run order: term ids in order of first occurrence.
-	// The first shard's ids are already those; its table becomes the merged one.
-	var byHash *termTable
+	// The first shard's ids are already those; the terms each later shard meets first go in
+	// a table of their own (when a shard after it needs to look them up), which spares
+	// growing the first shard's.
+	var first *termTable
 	var hashes []uint64 // term id → hash
 	if len(shards) > 0 {
-		byHash, hashes = &shards[0].ids, shards[0].hashes
+		first, hashes = &shards[0].ids, shards[0].hashes
 	}
+	var later termTable
 	remap := make([][]uint32, len(shards))
 	for s, z := range shards {
 		if s == 0 {
@@ -246,7 +249,15 @@ func (ix *Index) bulkLinkCold(shards []*coldShard) {
 		}
 		remap[s] = make([]uint32, len(z.hashes))
 		for l, hs := range z.hashes {
-			id, ok := byHash.get(hs, uint32(len(hashes)))
+			id, ok := first.find(hs)
+			if !ok && s+1 < len(shards) {
+				id, ok = later.get(hs, uint32(len(hashes)))
+			} else if !ok {
+				id, ok = later.find(hs)
+				if !ok {
+					id = uint32(len(hashes))
+				}
+			}
 			if !ok {
 				hashes = append(hashes, hs)
 			}
@@ -385,6 +396,10 @@ func (r *Ranker) loadCold(ctx context.Context, files []string) ([]memdir.Diagnos
 			var buf []byte
 			lo, hi := len(files)*w/workers, len(files)*(w+1)/workers
 			z.docs = make([]coldDoc, 0, hi-lo)
+			// Room for the terms of text that brings many new ones (Chinese does, about 30
+			// a memory at first): pages of it never used are never touched, where growing
+			// would copy it again and again.
+			z.hashes = make([]uint64, 0, 64*(hi-lo))
 			for i := lo; i < hi; i++ {
 				if ctx.Err() != nil {
 					return

@@ -53,6 +53,23 @@ func (t *termTable) get(hash uint64, next uint32) (uint32, bool) {
 	}
 }
 
+// find returns the value stored under hash, if any.
+func (t *termTable) find(hash uint64) (uint32, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	mask := len(t.slots) - 1
+	for i := int(hash) & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.gen != t.gen {
+			return 0, false
+		}
+		if s.hash == hash {
+			return s.val, true
+		}
+	}
+}
+
 // grow doubles the table (or makes its first slots), keeping the current entries.
 func (t *termTable) grow() {
 	old := t.slots

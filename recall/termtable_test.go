@@ -21,6 +21,9 @@ func TestTermTable(t *testing.T) {
 			keys = append(keys, rng.Uint64()&^0xff) // many keys landing in the same slots
 		}
 		for i, k := range keys {
+			if got, ok := tt.find(k); ok != hasKey(want, k) || ok && got != want[k] {
+				t.Fatalf("round %d, key %d: find = %d, %v before get", round, i, got, ok)
+			}
 			next := uint32(len(want))
 			got, ok := tt.get(k, next)
 			w, had := want[k]
@@ -40,4 +43,9 @@ func TestTermTable(t *testing.T) {
 			t.Errorf("round %d: %d entries, want %d", round, tt.n, len(want))
 		}
 	}
+}
+
+func hasKey(m map[uint64]uint32, k uint64) bool {
+	_, ok := m[k]
+	return ok
 }
