@@ -17,7 +17,7 @@ var readPrograms = map[string]bool{
 	"du": true, "df": true, "tree": true, "realpath": true, "readlink": true, "basename": true,
 	"dirname": true, "echo": true, "printf": true, "cut": true, "tr": true, "nl": true, "diff": true,
 	"cmp": true, "comm": true, "jq": true, "which": true, "whoami": true, "id": true, "uname": true,
-	"printenv": true, "true": true, "false": true, "test": true, "[": true, "md5sum": true,
+	"true": true, "false": true, "test": true, "[": true, "md5sum": true,
 	"sha1sum": true, "sha256sum": true, "strings": true, "column": true, "od": true, "hexdump": true,
 	"date": true, "hostname": true, "tac": true, "rev": true, "fold": true, "expand": true,
 	"sort": true, "uniq": true, "xargs": true, "go": true,
@@ -32,10 +32,19 @@ var gitReadCommands = map[string]bool{
 
 var envAssignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
-// word is one shell word after quote removal; quoted reports whether any of it was quoted.
+// word is one shell word after quote removal; quoted reports whether any of it was quoted,
+// glob whether it has an unquoted *, ? or [ (the shell would expand it to file names).
 type word struct {
 	text   string
 	quoted bool
+	glob   bool
+}
+
+// globRisky are the programs with options that write or run something: a file name expanded
+// from a glob could be such an option ("-delete", "--pre=sh"), so their globs are refused.
+var globRisky = map[string]bool{
+	"find": true, "git": true, "sort": true, "rg": true, "tree": true, "file": true, "date": true,
+	"hostname": true, "uniq": true, "go": true, "xargs": true,
 }
 
 // ReadOnlyCommand reports whether a shell command only reads, so the extractor may run it
@@ -45,8 +54,9 @@ type word struct {
 // (find -exec/-delete/-fprint, sort -o, git -c/--output, rg --pre …). Programs may be joined
 // by pipes, ";", "&&", "||" and newlines. Redirections (> and <), tee, command substitution
 // ($(…), backticks), ${…}, subshells and groups, background jobs, comments, backslash escapes
-// outside quotes, environment assignments, paths to programs, sudo and xargs with a program
-// not on the list all make it false; why says which.
+// outside quotes, environment assignments, paths to programs, sudo, xargs with a program
+// not on the list, and unquoted globs for programs that have writing options (a file named
+// "-delete" would become one) all make it false; why says which.
 func ReadOnlyCommand(cmd string) (ok bool, why string) {
 	if strings.TrimSpace(cmd) == "" {
 		return false, "empty command"
@@ -71,13 +81,13 @@ func ReadOnlyCommand(cmd string) (ok bool, why string) {
 func splitCommand(cmd string) (segs [][]word, why string) {
 	var cur []word
 	var w strings.Builder
-	inWord, quoted := false, false
+	inWord, quoted, glob := false, false, false
 	endWord := func() {
 		if inWord {
-			cur = append(cur, word{w.String(), quoted})
+			cur = append(cur, word{w.String(), quoted, glob})
 		}
 		w.Reset()
-		inWord, quoted = false, false
+		inWord, quoted, glob = false, false, false
 	}
 	// endSeg closes a command; an empty one is allowed only after ";" or a newline (and at
 	// the end), never around a pipe or && / ||.
@@ -179,6 +189,9 @@ func splitCommand(cmd string) (segs [][]word, why string) {
 			if c < 0x20 || c == 0x7f {
 				return nil, fmt.Sprintf("control character %#x", c)
 			}
+			if c == '*' || c == '?' || c == '[' {
+				glob = true
+			}
 			w.WriteByte(c)
 			inWord = true
 		}
@@ -215,6 +228,9 @@ func checkCommand(ws []word) (bool, string) {
 	}
 	args := make([]string, 0, len(ws)-1)
 	for _, w := range ws[1:] {
+		if w.glob && globRisky[prog] {
+			return false, fmt.Sprintf("unquoted glob %q for %s: an expanded file name could be an option; quote it", w.text, prog)
+		}
 		args = append(args, w.text)
 	}
 	if prog == "xargs" {
@@ -264,7 +280,7 @@ func argCheck(prog string, args []string) string {
 			return "uniq with two file names writes the second"
 		}
 	case "tree":
-		return has("-o")
+		return has("-o", "-R")
 	case "file":
 		return has("-C", "--compile")
 	case "date":
@@ -277,17 +293,18 @@ func argCheck(prog string, args []string) string {
 		if len(positional()) > 0 {
 			return "hostname NAME sets the host name"
 		}
+		return has("-F", "--file", "--file=", "-b", "--boot")
 	case "go":
 		if len(args) == 0 {
 			return "go without a subcommand"
 		}
 		switch args[0] {
-		case "version", "doc", "list":
+		case "version", "doc":
 			return ""
 		case "env":
 			return has("-w", "-u")
 		}
-		return fmt.Sprintf("go %s is not a read-only go command (version, doc, list, env)", args[0])
+		return fmt.Sprintf("go %s is not a read-only go command (version, doc, env)", args[0])
 	case "git":
 		return checkGit(args)
 	}

@@ -70,6 +70,14 @@ func TestReadOnlyCommand(t *testing.T) {
 		{cmd: "date -s 2020-01-01", why: "sets the clock"},
 		{cmd: "tree -o out", why: "-o"},
 		{cmd: strings.Repeat("ls;", 5000), why: "too long"},
+		{cmd: "ls *.md && wc -l docs/*.md", ok: true},
+		{cmd: "find *", why: "unquoted glob"},
+		{cmd: "rg foo src/*", why: "unquoted glob"},
+		{cmd: "git log -- *.go", why: "unquoted glob"},
+		{cmd: "git log -- '*.go'", ok: true},
+		{cmd: "tree -R", why: "-R"},
+		{cmd: "go list ./...", why: "go list"},
+		{cmd: "printenv", why: `"printenv"`},
 	} {
 		ok, why := ReadOnlyCommand(tc.cmd)
 		if ok != tc.ok || !tc.ok && !strings.Contains(why, tc.why) {
