@@ -379,3 +379,13 @@ func TestConfinedSwapBeforeWrite(t *testing.T) {
 		t.Errorf("swap.md = %v, %v; want a regular file", fi, err)
 	}
 }
+
+func TestConfinedClosed(t *testing.T) {
+	c, _, _, _ := newConfined(t, WriteAuto, memdir.Options{})
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write(t.Context(), "a.md", memText("a", "b", "user", "c")); !errors.Is(err, ErrDenied) || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Write after Close = %v; want a denial", err)
+	}
+}

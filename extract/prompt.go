@@ -129,7 +129,7 @@ func Prompt(in PromptInput) string {
 	case WriteReadOnly:
 		w("Memory is read-only in this project: do not call Write or Edit. If something is worth keeping, say in one short reply what you would have saved; otherwise reply exactly %q.\n\n", NothingToSave)
 	default:
-		w("Memories are markdown files directly in the memory directory %s, one topic per file, named like `topic-name.md`. Each starts with frontmatter:\n\n", in.MemDir)
+		w("Memories are markdown files directly in the memory directory %s, one topic per file, named like `topic-name.md`; give Write and Edit the full path, such as %s. Each file starts with frontmatter:\n\n", in.MemDir, filepath.Join(in.MemDir, "topic-name.md"))
 		w("```\n---\nname: short name of the memory\ndescription: one line — what it is and when it matters\ntype: user | feedback | project | reference\n---\n\nthe memory itself, short\n```\n\n")
 		w("- Before adding a memory, look at the existing ones below: if one covers the topic, update it with Edit (or rewrite it with Write) instead of adding a duplicate. If a new fact contradicts an old one, correct the old memory.\n")
 		w("- Use Write and Edit only on files directly in %s. Never write MEMORY.md (strata keeps the index in step with your files), EXTRACT.md, or anything in a hidden directory; other paths are refused.\n", in.MemDir)

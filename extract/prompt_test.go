@@ -52,7 +52,7 @@ func TestPrompt(t *testing.T) {
 	p := Prompt(in)
 	for _, want := range []string{
 		"last 6 messages", "user:", "feedback:", "project:", "reference:",
-		"Secrets", "read from the code", "instead of adding a duplicate", "/m/memory", "MEMORY.md",
+		"Secrets", "read from the code", "instead of adding a duplicate", "/m/memory", "MEMORY.md", "such as /m/memory/topic-name.md",
 		"at most 5 turns", `"nothing to save"`,
 		"- tabs.md (feedback): indent with tabs", "- 部署.md (untyped): 如何部署",
 		"## Guidance for this project (from EXTRACT.md)\n\n只记录部署相关的决定。",
