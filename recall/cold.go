@@ -41,24 +41,42 @@ type coldDoc struct {
 	lines []uint32 // description and body as indexes into terms, lineBreak between lines
 }
 
+// coldWord is a written form of a word and the id of its term, for the word list.
+type coldWord struct {
+	surface string
+	id      uint32
+}
+
+// docWord is a written word of the memory being analysed: its hash and the index of its term
+// in the memory.
+type docWord struct {
+	surface string
+	hash    uint64
+	slot    uint32
+}
+
 // coldShard is what one goroutine analysed for a cold build: a run of memories, in order,
 // with its own term dictionary. Each goroutine needs its own.
 type coldShard struct {
 	seed   maphash.Seed
-	ids    termTable         // term hash → shard id
-	hashes []uint64          // shard id → term hash, in order of first occurrence
-	words  map[string]uint32 // written word → shard id of its term (see analyser.analyse)
+	ids    termTable  // term hash → shard id
+	hashes []uint64   // shard id → term hash, in order of first occurrence
+	wordAt termTable  // hash of a written word → its index in words
+	words  []coldWord // every written word met, with the shard id of its term
 	docs   []coldDoc
 
 	// Scratch space for the current memory, reused from one memory to the next; each
 	// memory's slices are then copied to exact size into the chunks below, carved up in
 	// turn, which spares a cold build most of its allocations.
 	slot  termTable // term hash → index in the current memory's terms
-	terms []uint32
+	dhash []uint64  // the current memory's distinct terms
+	terms []uint32  // their shard ids
 	last  []string
+	dword []docWord
 	toks  []Token
 	tf    [][numFields]uint16
 	lines []uint32
+	sink  uint32 // keeps touch from being optimised away
 	chunk struct {
 		terms []uint32
 		tf    [][numFields]uint16
@@ -69,7 +87,7 @@ type coldShard struct {
 }
 
 func (ix *Index) newColdShard() *coldShard {
-	return &coldShard{seed: ix.dict.seed, words: map[string]uint32{}}
+	return &coldShard{seed: ix.dict.seed}
 }
 
 // coldChunk is the least number of elements a coldShard allocates at once.
@@ -104,7 +122,7 @@ func carveN[T any](chunk *[]T, n int, fill func([]T)) []T {
 func (z *coldShard) add(m memdir.Memory) {
 	a := coldDoc{mem: m}
 	z.slot.reset()
-	z.terms, z.last, z.tf, z.lines = z.terms[:0], z.last[:0], z.tf[:0], z.lines[:0]
+	z.dhash, z.last, z.tf, z.lines, z.dword = z.dhash[:0], z.last[:0], z.tf[:0], z.lines[:0], z.dword[:0]
 	for f, text := range [numFields]string{m.Name, m.Description, m.Body} {
 		n := 0
 		for line := range strings.SplitSeq(text, "\n") {
@@ -115,25 +133,26 @@ func (z *coldShard) add(m memdir.Memory) {
 			for _, t := range z.toks {
 				n++
 				hs := maphash.String(z.seed, t.Term)
-				i, ok := z.slot.get(hs, uint32(len(z.terms)))
+				i, ok := z.slot.get(hs, uint32(len(z.dhash)))
 				if !ok {
-					z.terms = append(z.terms, z.id(hs))
+					z.dhash = append(z.dhash, hs)
 					z.tf = append(z.tf, [numFields]uint16{})
 					z.last = append(z.last, "")
 				}
 				if z.tf[i][f] < math.MaxUint16 {
 					z.tf[i][f]++
 				}
-				// Each written form of a word once (see analyser.analyse): a form always
-				// belongs to the same term, so the first one met may stand for all.
+				// Each written form of a word once in a row (see analyser.analyse).
 				if t.Surface != "" && z.last[i] != t.Surface {
 					z.last[i] = t.Surface
-					if _, ok := z.words[t.Surface]; !ok {
-						z.words[t.Surface] = z.terms[i]
+					wh := hs
+					if t.Surface != t.Term {
+						wh = maphash.String(z.seed, t.Surface)
 					}
+					z.dword = append(z.dword, docWord{surface: t.Surface, hash: wh, slot: i})
 				}
 				if f != fieldName {
-					z.lines = append(z.lines, uint32(i))
+					z.lines = append(z.lines, i)
 				}
 			}
 			if f != fieldName {
@@ -141,6 +160,21 @@ func (z *coldShard) add(m memdir.Memory) {
 			}
 		}
 		a.len[f] = float32(n)
+	}
+	// The memory's terms in the shard's dictionary. The table is large, so each lookup is a
+	// cache miss: touching all the slots first, in a loop whose loads do not wait for one
+	// another, lets the processor fetch them at once rather than one after the other.
+	z.sink += z.ids.touch(z.dhash)
+	z.terms = z.terms[:0]
+	for _, hs := range z.dhash {
+		z.terms = append(z.terms, z.id(hs))
+	}
+	// Written words: a form always belongs to the same term, so the first one met stands
+	// for all.
+	for _, w := range z.dword {
+		if _, ok := z.wordAt.get(w.hash, uint32(len(z.words))); !ok {
+			z.words = append(z.words, coldWord{surface: w.surface, id: z.terms[w.slot]})
+		}
 	}
 	n := len(z.terms)
 	a.terms = carve(&z.chunk.terms, z.terms)
@@ -196,8 +230,8 @@ func (ix *Index) linkWarm(shards []*coldShard) {
 			}
 			ix.link(a)
 		}
-		for w, s := range z.words {
-			ix.words.putIfAbsent(w, ix.dict.internHash(z.hashes[s]))
+		for _, w := range z.words {
+			ix.words.putIfAbsent(w.surface, ix.dict.internHash(z.hashes[w.id]))
 		}
 	}
 }
@@ -306,11 +340,11 @@ func (ix *Index) bulkLinkCold(shards []*coldShard) {
 				}
 			}
 		}
-		for w, l := range z.words {
+		for _, w := range z.words {
 			if ids != nil {
-				l = ids[l]
+				w.id = ids[w.id]
 			}
-			ix.words.putIfAbsent(w, l)
+			ix.words.putIfAbsent(w.surface, w.id)
 		}
 		// The dictionary's entries, shared out by dictionary shard.
 		for id, hs := range hashes {

@@ -70,6 +70,20 @@ func (t *termTable) find(hash uint64) (uint32, bool) {
 	}
 }
 
+// touch reads the first slot of each hash and returns a value that depends on them all, so
+// that a caller can load many slots at once (without waiting for each) before get or find.
+func (t *termTable) touch(hashes []uint64) uint32 {
+	if len(t.slots) == 0 {
+		return 0
+	}
+	mask := len(t.slots) - 1
+	var x uint32
+	for _, h := range hashes {
+		x += t.slots[int(h)&mask].gen
+	}
+	return x
+}
+
 // grow doubles the table (or makes its first slots), keeping the current entries.
 func (t *termTable) grow() {
 	old := t.slots
