@@ -15,10 +15,17 @@ type fileID struct{ path string }
 
 // handle is an open file and what stat said about it.
 type handle struct {
-	f    *os.File
-	id   fileID
-	mode fs.FileMode
-	size int64
+	f       *os.File
+	id      fileID
+	mode    fs.FileMode
+	size    int64
+	statted bool // always: openHandle stats first
+
+	loaded    bool
+	buf       *[]byte
+	data      []byte
+	truncated bool
+	identity  *ident // made by ident
 }
 
 // openHandle stats path first (so a special file is never opened) and then opens it.
@@ -31,7 +38,7 @@ func openHandle(path string, noFollow bool) (*handle, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &handle{id: fileID{filepath.Clean(path)}, mode: fi.Mode() & fs.ModeType, size: fi.Size()}
+	h := &handle{id: fileID{filepath.Clean(path)}, mode: fi.Mode() & fs.ModeType, size: fi.Size(), statted: true}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: errSymlink}
 	}
@@ -43,27 +50,41 @@ func openHandle(path string, noFollow bool) (*handle, error) {
 	return h, nil
 }
 
+func (h *handle) stat() error { return nil }
+
 func (h *handle) close() {
 	if h.f != nil {
 		h.f.Close()
 	}
+	if h.buf != nil {
+		readBufs.Put(h.buf)
+		h.buf = nil
+	}
 }
 
-func (h *handle) read(max int64, buf []byte) ([]byte, bool, error) {
-	n, truncated := h.size, false
-	if n > max {
-		n, truncated = max, true
+// load reads at most max bytes of a regular file into data.
+func (h *handle) load(max int64) error {
+	if h.loaded || !h.mode.IsRegular() {
+		return nil
 	}
-	if n <= int64(cap(buf)) {
+	h.loaded = true
+	n := h.size
+	if n > max {
+		n, h.truncated = max, true
+	}
+	h.buf = readBufs.Get().(*[]byte)
+	buf := *h.buf
+	if n <= int64(len(buf)) {
 		buf = buf[:n]
 	} else {
 		buf = make([]byte, n)
 	}
 	got, err := io.ReadFull(h.f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, false, err
+		return err
 	}
-	return buf[:got], truncated, nil
+	h.data = buf[:got]
+	return nil
 }
 
 var errSymlink = errors.New("is a symlink")
@@ -82,4 +103,12 @@ func statType(path string, noFollow bool) (fs.FileMode, error) {
 		return 0, err
 	}
 	return fi.Mode().Type(), nil
+}
+
+// statID returns the identity of path's file.
+func statID(path string) (fileID, error) {
+	if _, err := os.Stat(path); err != nil {
+		return fileID{}, err
+	}
+	return fileID{filepath.Clean(path)}, nil
 }

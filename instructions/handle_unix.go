@@ -11,17 +11,24 @@ import (
 // fileID identifies a file whatever name reached it.
 type fileID struct{ dev, ino uint64 }
 
-// handle is an open file and what fstat said about it. Raw system calls keep a load cheap: no
-// poller registration, one fstat, one read for a small file.
+// handle is an open file. Raw system calls keep a load cheap: no poller registration, and for
+// a plain file shorter than the read buffer, one pread and no fstat (see load).
 type handle struct {
-	fd   int
-	id   fileID
-	mode fs.FileMode
-	size int64
+	fd      int
+	id      fileID      // valid when statted
+	mode    fs.FileMode // valid when statted or loaded
+	size    int64       // valid when statted or loaded
+	statted bool        // id, mode and size come from fstat
+
+	loaded    bool    // load ran
+	buf       *[]byte // pooled read buffer, returned by close
+	data      []byte  // what load read (regular files only)
+	truncated bool    // the file is longer than data (size cap)
+	identity  *ident  // made by ident
 }
 
-// openHandle opens path read-only and non-blocking (a FIFO or device never blocks) and fstats
-// it. With noFollow, a symlink as the last element fails with ELOOP.
+// openHandle opens path read-only and non-blocking (a FIFO or device never blocks). With
+// noFollow, a symlink as the last element fails with ELOOP.
 func openHandle(path string, noFollow bool) (*handle, error) {
 	flags := syscall.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
 	if noFollow {
@@ -38,43 +45,103 @@ func openHandle(path string, noFollow bool) (*handle, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		syscall.Close(fd)
-		return nil, &fs.PathError{Op: "fstat", Path: path, Err: err}
-	}
-	return &handle{fd: fd, id: fileID{uint64(st.Dev), uint64(st.Ino)}, mode: modeOf(uint32(st.Mode)), size: int64(st.Size)}, nil
+	return &handle{fd: fd}, nil
 }
 
-func (h *handle) close() { syscall.Close(h.fd) }
-
-// read reads at most max bytes of a regular file into buf when it fits there (else into a new
-// slice); truncated reports that the file is longer.
-func (h *handle) read(max int64, buf []byte) ([]byte, bool, error) {
-	n, truncated := h.size, false
-	if n > max {
-		n, truncated = max, true
+// stat fills id, mode and size from fstat, once.
+func (h *handle) stat() error {
+	if h.statted {
+		return nil
 	}
-	if n <= int64(cap(buf)) {
-		buf = buf[:n]
-	} else {
-		buf = make([]byte, n)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(h.fd, &st); err != nil {
+		return &fs.PathError{Op: "fstat", Err: err}
+	}
+	h.id, h.mode, h.size, h.statted = fileID{uint64(st.Dev), uint64(st.Ino)}, modeOf(uint32(st.Mode)), int64(st.Size), true
+	return nil
+}
+
+func (h *handle) close() {
+	syscall.Close(h.fd)
+	if h.buf != nil {
+		readBufs.Put(h.buf)
+		h.buf = nil
+	}
+}
+
+// load reads at most max bytes of the file into data when it is a regular file; afterwards
+// mode says what the file is (data stays empty for anything else).
+//
+// The first read is a pread of up to the buffer's size. A pread that returns fewer bytes than
+// asked, and at least one, read a whole regular file, so no fstat is needed: pread fails on
+// pipes, FIFOs, sockets, terminals and directories (ESPIPE, EISDIR, EAGAIN), and a regular file
+// returns fewer bytes than asked only at its end. Devices that allow pread (/dev/zero and the
+// like) fill the buffer or return nothing, and are then told apart by fstat. The one device
+// that could pass — a text-producing device node created inside a project under an
+// instruction file's name — needs root to create; a symlink to a device is always fstat'ed
+// (callers open with O_NOFOLLOW first). Everything else — an empty file, a file as long as
+// the buffer or longer, an error — goes through fstat as before.
+func (h *handle) load(max int64) error {
+	if h.loaded {
+		return nil
+	}
+	h.loaded = true
+	h.buf = readBufs.Get().(*[]byte)
+	buf := *h.buf
+	lim := int64(len(buf))
+	if max+1 < lim {
+		lim = max + 1
 	}
 	got := 0
-	for got < len(buf) {
-		m, err := syscall.Read(h.fd, buf[got:])
-		if err == syscall.EINTR {
-			continue
+	if !h.statted {
+		n, err := pread(h.fd, buf[:lim], 0)
+		if err == nil && n > 0 && int64(n) < lim {
+			h.mode, h.size, h.data = 0, int64(n), buf[:n]
+			return nil
 		}
+		if err == nil {
+			got = n
+		}
+		if err := h.stat(); err != nil {
+			return err
+		}
+	}
+	if !h.mode.IsRegular() {
+		return nil
+	}
+	want := h.size
+	if want > max {
+		want, h.truncated = max, true
+	}
+	data := buf
+	if want > int64(len(buf)) {
+		data = make([]byte, want)
+		copy(data, buf[:got])
+	}
+	data = data[:want]
+	got = min(got, len(data))
+	for got < len(data) {
+		n, err := pread(h.fd, data[got:], int64(got))
 		if err != nil {
-			return nil, false, &fs.PathError{Op: "read", Err: err}
+			return &fs.PathError{Op: "read", Err: err}
 		}
-		if m == 0 {
+		if n == 0 {
 			break // the file shrank since fstat
 		}
-		got += m
+		got += n
 	}
-	return buf[:got], truncated, nil
+	h.data = data[:got]
+	return nil
+}
+
+// pread reads at offset off, retrying on EINTR.
+func pread(fd int, b []byte, off int64) (int, error) {
+	for {
+		n, err := syscall.Pread(fd, b, off)
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
 }
 
 func modeOf(m uint32) fs.FileMode {
@@ -119,4 +186,18 @@ func statType(path string, noFollow bool) (fs.FileMode, error) {
 		return 0, err
 	}
 	return modeOf(uint32(st.Mode)), nil
+}
+
+// statID returns the identity of path's file, following symlinks.
+func statID(path string) (fileID, error) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Stat(path, &st)
+		if err == nil {
+			return fileID{uint64(st.Dev), uint64(st.Ino)}, nil
+		}
+		if err != syscall.EINTR {
+			return fileID{}, err
+		}
+	}
 }

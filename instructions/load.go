@@ -38,8 +38,8 @@ type Set struct {
 	touched  []Source // added by Touch and LoadAll, in order
 	enforced []enforcedBlock
 	diags    []Diagnostic
-	loaded   []loadedFile // every file loaded, for identity checks
-	pending  []*rule      // conditional rules not yet applied
+	loaded   []*ident // every file loaded, for identity checks
+	pending  []*rule  // conditional rules not yet applied
 	dirSeen  map[string]bool
 	realDirs map[string]string
 
@@ -47,17 +47,6 @@ type Set struct {
 	// holds a .claude directory is asked once.
 	claudeAt  string
 	claudeHas bool
-}
-
-type loadedFile struct {
-	id   fileID
-	path string
-}
-
-// link is one file of an import chain.
-type link struct {
-	id   fileID
-	path string
 }
 
 // Load finds and reads the instruction files that apply to a session started in cwd. It fails
@@ -310,8 +299,8 @@ func (s *Set) frontmatterDiag(path string, err error, suffix string) {
 
 // emit turns a read file into its piece, followed by the pieces of its imports.
 func (s *Set) emit(ctx context.Context, path string, layer Layer, reason Reason, trigger string, ft fileText,
-	body string, bodyLine, depth int, chain []link, importedBy string) []Source {
-	s.loaded = append(s.loaded, loadedFile{ft.ID, path})
+	body string, bodyLine, depth int, chain []*ident, importedBy string) []Source {
+	s.loaded = append(s.loaded, ft.ID)
 	if len(ft.Text) > WarnChars {
 		if n := utf8.RuneCountInString(ft.Text); n > WarnChars {
 			s.addf(path, 0, SeverityWarning, "%d characters, over the recommended %d: every session pays for it; split it or move parts into path-scoped rules", n, WarnChars)
@@ -330,7 +319,7 @@ func (s *Set) emit(ctx context.Context, path string, layer Layer, reason Reason,
 	if len(sc.Imports) == 0 {
 		return out
 	}
-	chain = append(chain[:len(chain):len(chain)], link{ft.ID, path})
+	chain = append(chain[:len(chain):len(chain)], ft.ID)
 	for _, r := range sc.Imports {
 		if ctx.Err() != nil {
 			break
@@ -341,9 +330,9 @@ func (s *Set) emit(ctx context.Context, path string, layer Layer, reason Reason,
 }
 
 // seen returns the path under which the file id was already loaded, or "".
-func (s *Set) seen(id fileID) string {
+func (s *Set) seen(id *ident) string {
 	for _, l := range s.loaded {
-		if l.id == id {
+		if sameFile(l, id) {
 			return l.path
 		}
 	}
@@ -379,7 +368,7 @@ func (s *Set) inside(real string) bool {
 }
 
 // importOne resolves and loads one import candidate of the file from.
-func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int, chain []link, trigger string) []Source {
+func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int, chain []*ident, trigger string) []Source {
 	p := r.Path
 	var abs string
 	switch {
@@ -409,6 +398,22 @@ func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int
 		return fail(SeverityError, "cannot read %s: %s", abs, errText(err))
 	}
 	defer h.close()
+	// An import refused for its path is only fstat'ed, never read; any other is read now, and
+	// reading tells what it is (see handle.load).
+	ext := strings.ToLower(extension(abs))
+	refused := depth+1 > MaxImportDepth || !s.inside(real) && !s.approved(abs, real) || binaryExt[ext] || s.excluded(abs) != ""
+	if refused {
+		err = h.stat()
+	} else {
+		err = h.load(s.max)
+	}
+	if err != nil {
+		if refused {
+			return fail(SeverityError, "cannot read %s: %s", abs, errText(err))
+		}
+		s.addf(abs, 0, SeverityError, "unreadable: %s (imported from %s:%d)", errText(err), from, r.Line)
+		return nil
+	}
 	if h.mode.IsDir() {
 		if explicitPath(p) || strings.Contains(p, "/") {
 			return fail(SeverityError, "%s is a directory; only files can be imported", abs)
@@ -418,8 +423,9 @@ func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int
 	if !h.mode.IsRegular() {
 		return fail(SeverityError, "%s is %s; only regular text files can be imported", abs, kind(h.mode))
 	}
+	id := h.ident(abs)
 	for i, l := range chain {
-		if l.id == h.id {
+		if sameFile(l, id) {
 			names := make([]string, 0, len(chain)-i+1)
 			for _, c := range chain[i:] {
 				names = append(names, c.path)
@@ -428,7 +434,7 @@ func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int
 			return fail(SeverityError, "import cycle: %s; not loaded again", strings.Join(names, " → "))
 		}
 	}
-	if prev := s.seen(h.id); prev != "" {
+	if prev := s.seen(id); prev != "" {
 		if prev == abs {
 			return fail(SeverityInfo, "%s is already loaded; not repeated", abs)
 		}
@@ -440,13 +446,13 @@ func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int
 	if !s.inside(real) && !s.approved(abs, real) {
 		return fail(SeverityError, "refused: %s is outside the project root (%s) and STRATA_HOME; add it to approvedExternalImports in settings to allow it", real, s.root)
 	}
-	if ext := strings.ToLower(extension(abs)); binaryExt[ext] {
+	if binaryExt[ext] {
 		return fail(SeverityError, "%s is not a text file (.%s); only text files can be imported", abs, ext)
 	}
 	if g := s.excluded(abs); g != "" {
 		return fail(SeverityInfo, "%s skipped: matches claudeMdExcludes %q", abs, g)
 	}
-	ft := h.readText(abs, s.max)
+	ft := h.text(abs)
 	if ft.Diag != nil {
 		d := *ft.Diag
 		d.Message += fmt.Sprintf(" (imported from %s:%d)", from, r.Line)
@@ -476,8 +482,15 @@ func (s *Set) openImport(abs string) (*handle, string, error) {
 		}
 		return nil, "", err
 	}
-	h, err = openHandle(real, false)
-	return h, real, err
+	// What a symlink points to may be a device: fstat it before anything is read.
+	if h, err = openHandle(real, false); err != nil {
+		return nil, "", err
+	}
+	if err := h.stat(); err != nil {
+		h.close()
+		return nil, "", err
+	}
+	return h, real, nil
 }
 
 // rootHint explains a missing relative import that exists relative to the project root, a

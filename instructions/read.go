@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,11 +20,70 @@ import (
 // fileText is one file as read: normalised text and what went wrong.
 type fileText struct {
 	Text      string      // BOM removed, CRLF normalised; "" when not usable
-	ID        fileID      // identity of the file (symlinks resolved)
+	ID        *ident      // identity of the file (symlinks resolved)
 	Size      int64       // size on disk
 	Truncated bool        // cut at the size cap
 	Diag      *Diagnostic // why the file is not usable, or a warning about it
 	OK        bool        // Text can be used
+}
+
+// ident is what is known of a file's identity. A file read whole without fstat (see
+// handle.load) has no inode yet, only a fingerprint: the size and a hash of its bytes. Two
+// files with different fingerprints cannot be one file, so the inode is asked for only when
+// fingerprints match (sameFile) — a hard link, or two copies of the same text.
+type ident struct {
+	id    fileID // valid when known
+	known bool
+	size  int64  // bytes read; -1 when the file was not read
+	sum   uint64 // hash of the bytes read
+	path  string // the name it was loaded under; not a symlink when known is false
+}
+
+// identSeed seeds the fingerprints of one process.
+var identSeed = maphash.MakeSeed()
+
+// ident returns the identity of the file h, opened as path; the same one each time, so that
+// an inode asked for is asked for once.
+func (h *handle) ident(path string) *ident {
+	if h.identity != nil {
+		return h.identity
+	}
+	f := &ident{id: h.id, known: h.statted, size: -1, path: path}
+	if h.loaded && h.mode.IsRegular() {
+		f.size, f.sum = int64(len(h.data)), maphash.Bytes(identSeed, h.data)
+	}
+	h.identity = f
+	return f
+}
+
+// sameFile reports whether a and b are the same file, asking for inodes only when their
+// fingerprints do not already tell them apart.
+func sameFile(a, b *ident) bool {
+	if a == b {
+		return true
+	}
+	if !a.known || !b.known {
+		if a.size >= 0 && b.size >= 0 && (a.size != b.size || a.sum != b.sum) {
+			return false
+		}
+		if !a.learnID() || !b.learnID() {
+			return false
+		}
+	}
+	return a.id == b.id
+}
+
+// learnID stats f's path for its inode, once; false when the file is gone.
+func (f *ident) learnID() bool {
+	if f.known {
+		return true
+	}
+	id, err := statID(f.path)
+	if err != nil {
+		return false
+	}
+	f.id, f.known = id, true
+	return true
 }
 
 // errNotFound is returned by readText for a path that does not exist (not a diagnostic: most
@@ -36,10 +96,19 @@ func notFound(err error) bool {
 }
 
 // readText reads a candidate instruction file. It never blocks on a pipe or device: the file is
-// opened non-blocking and checked with fstat before anything is read, and at most max bytes are
-// read. A missing file (or a missing parent) returns errNotFound.
+// opened non-blocking, anything but a plain file is recognised before its bytes are used (see
+// handle.load), and at most max bytes are read. A missing file (or a missing parent) returns
+// errNotFound.
 func readText(path string, max int64) (fileText, error) {
-	h, err := openHandle(path, false)
+	h, err := openHandle(path, true)
+	if err != nil && isSymlinkErr(err) {
+		// A symlink: what it points to is fstat'ed before it is read.
+		if h, err = openHandle(path, false); err == nil {
+			if err = h.stat(); err != nil {
+				h.close()
+			}
+		}
+	}
 	if err != nil {
 		if notFound(err) {
 			return fileText{}, errNotFound
@@ -47,10 +116,13 @@ func readText(path string, max int64) (fileText, error) {
 		return fileText{Diag: &Diagnostic{Path: path, Severity: SeverityError, Message: "unreadable: " + errText(err)}}, nil
 	}
 	defer h.close()
-	if !h.mode.IsRegular() {
-		return fileText{ID: h.id, Diag: &Diagnostic{Path: path, Severity: SeverityError, Message: "not a regular file (" + kind(h.mode) + "); not read"}}, nil
+	if err := h.load(max); err != nil {
+		return fileText{Diag: &Diagnostic{Path: path, Severity: SeverityError, Message: "unreadable: " + errText(err)}}, nil
 	}
-	return h.readText(path, max), nil
+	if !h.mode.IsRegular() {
+		return fileText{ID: h.ident(path), Diag: &Diagnostic{Path: path, Severity: SeverityError, Message: "not a regular file (" + kind(h.mode) + "); not read"}}, nil
+	}
+	return h.text(path), nil
 }
 
 // readBufSize is the size of the pooled read buffers: most instruction files fit in one.
@@ -59,17 +131,11 @@ const readBufSize = 64 << 10
 // readBufs holds read buffers, so that reading a file allocates only the text that is kept.
 var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
 
-// readText reads and checks the open regular file h.
-func (h *handle) readText(path string, max int64) fileText {
-	ft := fileText{ID: h.id, Size: h.size}
-	bp := readBufs.Get().(*[]byte)
-	defer readBufs.Put(bp)
-	data, truncated, err := h.read(max, *bp)
-	if err != nil {
-		ft.Diag = &Diagnostic{Path: path, Severity: SeverityError, Message: "unreadable: " + errText(err)}
-		return ft
-	}
-	if truncated {
+// text checks what load read from the regular file h and returns it as text.
+func (h *handle) text(path string) fileText {
+	ft := fileText{ID: h.ident(path), Size: h.size}
+	data := h.data
+	if h.truncated {
 		// Cut at the last newline within the cap, so no line or character is split.
 		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
 			data = data[:i+1]

@@ -81,7 +81,7 @@ func (s *Set) loadRules(ctx context.Context, dir, base string, layer Layer, reas
 			}
 		}
 		if conditional {
-			s.loaded = append(s.loaded, loadedFile{ft.ID, path})
+			s.loaded = append(s.loaded, ft.ID)
 			s.pending = append(s.pending, &rule{path: path, base: base, layer: layer, globs: globs, ft: ft, body: body, bodyLine: bodyLine})
 			continue
 		}
@@ -94,7 +94,7 @@ func (s *Set) loadRules(ctx context.Context, dir, base string, layer Layer, reas
 func (s *Set) emitRule(ctx context.Context, r *rule, reason Reason, trigger string) []Source {
 	// The file was recorded as loaded when it was found; emit records it again.
 	for i, l := range s.loaded {
-		if l.path == r.path && l.id == r.ft.ID {
+		if l == r.ft.ID {
 			s.loaded = append(s.loaded[:i], s.loaded[i+1:]...)
 			break
 		}
