@@ -71,6 +71,11 @@ type Options struct {
 	Selector recall.Selector
 	// NoMemory turns auto-memory off for this session whatever the settings say.
 	NoMemory bool
+	// NoBackground turns off the background work of the session (session notes, memory
+	// extraction, auto-dream) whatever the settings say.
+	NoBackground bool
+	// DrainTimeout is how long Close waits for background work (0: DefaultDrainTimeout).
+	DrainTimeout time.Duration
 
 	// Now is the clock (default time.Now); Logger receives warnings (nil discards them).
 	Now    func() time.Time
@@ -128,6 +133,11 @@ type Agent struct {
 
 	breaker compact.Breaker // stops auto-compaction after repeated failures
 	warned  bool            // the user was told that compaction is near (reset by a compaction); runMu
+
+	lastPoints []llm.CachePoint // cache markers of the last request; mu
+	base       *forkBase        // what a fork starts from, taken at the end of each turn; mu
+	forked     bool             // this Agent is a fork's view: touches load no instructions
+	bg         *background      // the background work of the session (nil for a fork's view)
 
 	wg sync.WaitGroup // recall goroutines
 }
@@ -222,6 +232,10 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		return nil, err
 	}
 	a.work.Tasks.Interrupt("the strata process that ran it has ended")
+	if err := a.startBackground(); err != nil {
+		a.Close(ctx)
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -280,8 +294,17 @@ func (a *Agent) warn(format string, args ...any) {
 	a.mu.Unlock()
 }
 
-// Close stops recall, waits for every goroutine of the agent and closes the transcript.
+// Close drains the background work (a memory extraction in progress, and one queued, get
+// Options.DrainTimeout to finish), stops recall, waits for every goroutine of the agent and
+// closes the transcript.
 func (a *Agent) Close(ctx context.Context) error {
+	timeout := a.opts.DrainTimeout
+	if timeout <= 0 {
+		timeout = DefaultDrainTimeout
+	}
+	if err := a.drainBackground(timeout); err != nil {
+		a.warn("memory extraction at exit: %v", err)
+	}
 	a.mu.Lock()
 	if a.job != nil {
 		a.job.cancel()

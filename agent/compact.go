@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/conversation"
@@ -29,6 +27,7 @@ func (a *Agent) Compact(ctx context.Context, instr string) (*compact.Result, err
 
 // compact runs one compaction; the caller holds runMu.
 func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string) (*compact.Result, error) {
+	a.waitNotes(ctx, notesWaitBeforeCompact)
 	in := compact.Input{
 		History:      a.history.Entries(),
 		Trigger:      trig,
@@ -49,7 +48,7 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 	}
 	if a.journal != nil {
 		in.LeafUUID = a.journal.Leaf()
-		in.NotesPath = filepath.Join(strings.TrimSuffix(a.journal.Path(), ".jsonl"), "session-memory", "summary.md")
+		in.NotesPath = compact.NotesPath(a.journal.Path())
 	}
 	r, err := compact.Run(ctx, in)
 	if err != nil {
@@ -77,6 +76,7 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 	a.prevTail = -1
 	a.mu.Unlock()
 	a.warned = false
+	a.compacted()
 	a.saveWorkState()
 	return r, nil
 }

@@ -67,6 +67,7 @@ func Example() {
 		Provider: prov, Cwd: dir, Settings: &config.Settings{},
 		Env:          config.Env{Home: filepath.Join(dir, ".strata")},
 		NoTranscript: true,
+		NoBackground: true, // no memory extraction after the turn: this provider has two replies only
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -24,6 +24,9 @@ type fixture struct {
 	dir  string // the project (working directory)
 	env  config.Env
 	prov llm.Provider
+	// background leaves the session's background work (notes, extraction, auto-dream) on;
+	// other tests keep it off so that their scripted replies are not taken by a fork.
+	background bool
 }
 
 func newFixture(t testing.TB, format llmtest.Format) *fixture {
@@ -66,6 +69,9 @@ func (f *fixture) agent(opts Options) *Agent {
 		opts.Cwd = f.dir
 	}
 	opts.Env = f.env
+	if !f.background {
+		opts.NoBackground = true
+	}
 	if opts.Settings == nil {
 		opts.Settings = &config.Settings{}
 	}

@@ -51,7 +51,12 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 	a.mu.Unlock()
 	a.appendMessage(conversation.NewText(conversation.User, prompt), false)
 	a.startRecall(ctx, prompt, tools)
-	defer func() { a.endTurn(ctx) }()
+	defer func() {
+		a.endTurn(ctx)
+		if err == nil {
+			a.afterTurn(res)
+		}
+	}()
 
 	max := a.opts.MaxTurns
 	if max <= 0 {
@@ -217,6 +222,7 @@ func (a *Agent) runTool(ctx context.Context, call *ToolCall, sink Sink, turn int
 		a.mu.Lock()
 		a.toolsUsed = append(a.toolsUsed, call.Name)
 		a.mu.Unlock()
+		a.noteMemoryWrite(t, call)
 	}
 	sink(Event{Kind: EventToolEnd, Turn: turn, Tool: call, Output: out, IsError: isErr})
 	return out, isErr

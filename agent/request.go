@@ -17,6 +17,9 @@ type attachment struct {
 
 // touch tells the instruction set that a tool accessed path and queues what newly applies.
 func (a *Agent) touch(ctx context.Context, path string) {
+	if a.forked {
+		return
+	}
 	srcs := a.instr.Touch(ctx, path)
 	if len(srcs) == 0 {
 		return
@@ -83,6 +86,9 @@ func (a *Agent) request() *llm.Request {
 	if n := len(msgs); n > 0 && cacheable(msgs[n-1]) {
 		req.CachePoints = append(req.CachePoints, llm.CacheAfter(n-1))
 	}
+	a.mu.Lock()
+	a.lastPoints = req.CachePoints
+	a.mu.Unlock()
 	return req
 }
 

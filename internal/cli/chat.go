@@ -49,6 +49,7 @@ Slash commands: /help, /context, /memory, /todos, /cost, /resume [ID], /clear, /
 	f.StringVar(&o.mode, "permission-mode", "", "ask (default), accept-edits or bypass")
 	f.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "stop an answer after this many model requests")
+	addBackgroundFlag(c, &o)
 	return c
 }
 

@@ -51,7 +51,7 @@ func TestChatUnderTmux(t *testing.T) {
 	}
 	env := []string{"HOME=" + dir, "STRATA_HOME=" + filepath.Join(dir, ".strata"), "STRATA_MANAGED_DIR=" + filepath.Join(dir, "managed"),
 		"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=" + llmtest.Key, "STRATA_PROVIDER=anthropic", "STRATA_MODEL=test-model",
-		"STRATA_STALL_TIMEOUT=60s", "TERM=xterm"}
+		"STRATA_STALL_TIMEOUT=60s", "TERM=xterm", "STRATA_NO_BACKGROUND=1"}
 	shell := "env -i PATH=" + os.Getenv("PATH") + " " + strings.Join(env, " ") + " " + bin + " chat"
 	run("new-session", "-d", "-x", "120", "-y", "50", "-c", project, shell)
 	t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })

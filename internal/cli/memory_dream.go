@@ -11,7 +11,6 @@ import (
 	"github.com/strata-mem/strata/extract"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
-	"github.com/strata-mem/strata/recall"
 )
 
 func init() { registerIn("memory", newMemoryDreamCmd) }
@@ -68,8 +67,7 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 	if err != nil {
 		return err
 	}
-	forgetAfter, err := extract.ForgetAfterFrom(settings)
-	if err != nil {
+	if _, err := extract.ForgetAfterFrom(settings); err != nil {
 		return usagef("%v", err)
 	}
 	now := app.Now()
@@ -100,44 +98,26 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 		}
 	}
 
-	var distilled []extract.Distilled
+	co := extract.ConsolidateOptions{Root: root, Now: now, Settings: settings, DryRun: o.dryRun, Distil: o.distil, Lock: lock}
 	if o.distil && !o.dryRun {
+		// Distilling is real work on the memories: the main model, not the small one.
 		cfg, err := modelConfig(app, settings, "")
 		if err != nil {
 			return err
 		}
-		prov, err := llm.New(cfg)
-		if err != nil {
+		if co.Provider, err = llm.New(cfg); err != nil {
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
-		distilled, err = extract.Distil(ctx, prov, s, extract.DistilOptions{Now: now})
-		if err != nil {
-			if lock != nil {
-				if rerr := lock.Rollback(); rerr != nil {
-					fmt.Fprintf(app.Err, "strata: warning: %v\n", rerr)
-				}
-			}
-			return err
-		}
+		co.Model = cfg.Model
 	}
-
-	stats, err := recall.NewStats(dir).Load(ctx)
-	if err != nil {
-		fmt.Fprintf(app.Err, "strata: warning: %v (planning without recall statistics)\n", err)
-	}
-	plan, err := extract.PlanDream(ctx, s, extract.Options{Root: root, Now: now, Stats: stats, ForgetAfter: forgetAfter,
-		MaxIndexLines: mopts.MaxIndexLines, MaxIndexBytes: mopts.MaxIndexBytes})
-	if err == nil && !o.dryRun {
-		plan, err = extract.Apply(ctx, s, plan)
+	res, err := extract.Consolidate(ctx, s, co)
+	for _, w := range res.Warnings {
+		fmt.Fprintf(app.Err, "strata: warning: %s\n", w)
 	}
 	if err != nil {
-		if lock != nil {
-			if rerr := lock.Rollback(); rerr != nil {
-				fmt.Fprintf(app.Err, "strata: warning: %v\n", rerr)
-			}
-		}
 		return err
 	}
+	plan, distilled := res.Plan, res.Distilled
 	if o.asJSON {
 		return writeJSON(app.Out, struct {
 			extract.Plan

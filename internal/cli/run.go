@@ -31,6 +31,15 @@ type runOptions struct {
 	mode     string
 	cwd      string
 	verbose  bool
+	// noBackground turns off session notes, memory extraction and auto-dream
+	// (--no-background, or STRATA_NO_BACKGROUND=1).
+	noBackground bool
+}
+
+// addBackgroundFlag registers --no-background on run and chat.
+func addBackgroundFlag(c *cobra.Command, o *runOptions) {
+	c.Flags().BoolVar(&o.noBackground, "no-background", false,
+		"no background memory work: no session notes, no memory extraction after a turn, no auto-dream (also STRATA_NO_BACKGROUND=1)")
 }
 
 func newRunCmd(app *App) *cobra.Command {
@@ -70,6 +79,7 @@ consistent and can be resumed.`,
 	f.StringVar(&o.mode, "permission-mode", "", "ask (default: edits and shell need an allow pattern), accept-edits or bypass")
 	f.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")
 	f.BoolVar(&o.verbose, "verbose", false, "with text output, print tool calls and retries to standard error")
+	addBackgroundFlag(c, &o)
 	return c
 }
 
@@ -122,11 +132,20 @@ func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver 
 	}
 	a, err := agent.New(ctx, agent.Options{Provider: prov, Model: cfg.Model, SmallModel: small, Cwd: dir, Env: app.Env, Settings: &settings,
 		Mode: mode, Allow: o.allow, Deny: o.deny, Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont, Now: app.Now,
-		ContextWindow: cfg.ContextWindow})
+		ContextWindow: cfg.ContextWindow, NoBackground: o.noBackground || envOn(app.Env.Var("STRATA_NO_BACKGROUND"))})
 	if err != nil {
 		return nil, cfg, &ExitError{Code: ExitFailure, Err: err}
 	}
 	return a, cfg, nil
+}
+
+// envOn reports whether an on/off environment variable is on ("", "0", "false" and "off" are off).
+func envOn(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "0", "false", "off", "no":
+		return false
+	}
+	return true
 }
 
 // runResult is the --output-format json object (and the last stream-json event).
@@ -174,11 +193,6 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := a.Close(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintf(app.Err, "strata: %v\n", err)
-		}
-	}()
 	enc := json.NewEncoder(app.Out)
 	enc.SetEscapeHTML(false)
 	emit := func(v any) {
@@ -186,6 +200,17 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 			fmt.Fprintf(app.Err, "strata: writing output: %v\n", err)
 		}
 	}
+	var seen int // warnings already printed
+	defer func() {
+		// Close drains the background memory work (extraction of this turn).
+		if err := a.Close(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(app.Err, "strata: %v\n", err)
+		}
+		for _, w := range a.Warnings()[seen:] {
+			fmt.Fprintf(app.Err, "strata: warning: %s\n", w)
+		}
+		reportBackground(app, o, a.Background(), emit)
+	}()
 	var sink agent.Sink
 	switch {
 	case o.format == "stream-json":
@@ -198,6 +223,7 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	res, runErr := a.Run(ctx, prompt, sink)
 	for _, w := range a.Warnings() {
 		fmt.Fprintf(app.Err, "strata: warning: %s\n", w)
+		seen++
 	}
 	out := runResult{Result: res.Text, SessionID: a.SessionID(), IsError: runErr != nil, NumTurns: res.Turns, Model: cfg.Model, Usage: res.Usage}
 	if runErr != nil {
@@ -229,6 +255,40 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	return nil
 }
 
+// reportBackground tells what the session's background memory work did: a "background" line
+// in stream-json, a summary on stderr with --verbose, and in any text mode a warning when the
+// extractor had calls denied.
+func reportBackground(app *App, o runOptions, bg agent.BackgroundStats, emit func(any)) {
+	if bg.Extractions+bg.ExtractSkipped+bg.ExtractFailed+bg.NotesUpdates+bg.NotesFailed+bg.Dreams == 0 {
+		return
+	}
+	switch {
+	case o.format == "stream-json":
+		emit(streamLine{Type: "background", Background: &bg})
+	case o.format == "text" && o.verbose:
+		w := app.Err
+		fmt.Fprintf(w, "· memory extraction: %d run(s), %d skipped (the agent saved memory itself), %d failed", bg.Extractions, bg.ExtractSkipped, bg.ExtractFailed)
+		if len(bg.Written) > 0 {
+			fmt.Fprintf(w, "; wrote %s", strings.Join(bg.Written, ", "))
+		}
+		fmt.Fprintln(w)
+		for _, d := range bg.Denied {
+			fmt.Fprintf(w, "· memory extraction denied: %s\n", d)
+		}
+		if bg.NotesUpdates+bg.NotesFailed > 0 {
+			fmt.Fprintf(w, "· session notes: %d update(s), %d failed\n", bg.NotesUpdates, bg.NotesFailed)
+		}
+		if bg.Dreams > 0 {
+			fmt.Fprintf(w, "· auto-dream: %d run(s), %d memories archived\n", bg.Dreams, bg.DreamArchived)
+		}
+	case o.format == "text" && len(bg.Denied) > 0:
+		fmt.Fprintf(app.Err, "strata: warning: the memory extractor had %d tool call(s) denied (--verbose lists them)\n", len(bg.Denied))
+	}
+	if bg.LastError != "" && o.format == "text" {
+		fmt.Fprintf(app.Err, "strata: warning: background memory work: %s\n", bg.LastError)
+	}
+}
+
 // streamLine is one line of --output-format stream-json; "type" says which fields are set.
 type streamLine struct {
 	Type       string          `json:"type"`
@@ -249,10 +309,12 @@ type streamLine struct {
 	Message    string          `json:"message,omitempty"`
 	WaitMs     *int64          `json:"wait_ms,omitempty"`
 	Error      string          `json:"error,omitempty"`
-	Usage      *llm.Usage      `json:"usage,omitempty"`
-	Memories   []string        `json:"memories,omitempty"`
-	Source     string          `json:"source,omitempty"`
-	Bytes      int             `json:"bytes,omitempty"`
+	// Background is set on the "background" line, after the result.
+	Background *agent.BackgroundStats `json:"background,omitempty"`
+	Usage      *llm.Usage             `json:"usage,omitempty"`
+	Memories   []string               `json:"memories,omitempty"`
+	Source     string                 `json:"source,omitempty"`
+	Bytes      int                    `json:"bytes,omitempty"`
 }
 
 // streamEvent writes one stream-json line for an agent event.

@@ -30,6 +30,9 @@ func TestScript(t *testing.T) {
 			e.Setenv("STRATA_MANAGED_DIR", filepath.Join(e.WorkDir, "managed"))
 			e.Setenv("STRATA_MEMORY_DIR", "")
 			e.Setenv("EDITOR", "")
+			// Background forks (memory extraction, session notes) would take the replies a
+			// script gives llmfake; the scripts that test them set it back to "".
+			e.Setenv("STRATA_NO_BACKGROUND", "1")
 			for _, k := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "STRATA_PROVIDER", "STRATA_MODEL", "STRATA_SMALL_MODEL"} {
 				e.Setenv(k, "")
 			}

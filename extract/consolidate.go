@@ -1,0 +1,91 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/recall"
+)
+
+// ConsolidateOptions configure Consolidate.
+type ConsolidateOptions struct {
+	// Root is the project root for the stale-reference check ("" skips it).
+	Root string
+	// Now is the time of the run (zero: time.Now()).
+	Now time.Time
+	// Settings give memoryForgetAfterDays and the index limits.
+	Settings config.Settings
+	// DryRun plans without changing anything (and without distilling).
+	DryRun bool
+	// Provider, when set with Distil, distils finished daily logs first, with Model ("" is
+	// the provider's configured model: the main model, not a small one).
+	Provider llm.Provider
+	Model    string
+	Distil   bool
+	// Lock, when set, is rolled back if the run fails, so an automatic run is tried again.
+	Lock *Lock
+	// Logger receives warnings (nil discards them).
+	Logger *slog.Logger
+}
+
+// Consolidation is what Consolidate did (or, with DryRun, would do).
+type Consolidation struct {
+	Plan      Plan
+	Distilled []Distilled
+	// Warnings are problems that did not stop the run (recall statistics unreadable).
+	Warnings []string
+}
+
+// Consolidate is one dream: the optional distillation of daily logs, then PlanDream and,
+// unless DryRun, Apply. On failure the lock (if any) is rolled back and the error names the
+// step; steps already done stay done and logged.
+func Consolidate(ctx context.Context, s *memdir.Store, o ConsolidateOptions) (Consolidation, error) {
+	var c Consolidation
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	fail := func(err error) (Consolidation, error) {
+		if o.Lock != nil {
+			if rerr := o.Lock.Rollback(); rerr != nil {
+				err = fmt.Errorf("%w (and the lock could not be rolled back: %v)", err, rerr)
+			}
+		}
+		return c, err
+	}
+	forgetAfter, err := ForgetAfterFrom(o.Settings)
+	if err != nil {
+		return fail(err)
+	}
+	if o.Distil && !o.DryRun && o.Provider != nil {
+		d, err := Distil(ctx, o.Provider, s, DistilOptions{Model: o.Model, Now: o.Now, Logger: o.Logger})
+		c.Distilled = d
+		if err != nil {
+			return fail(err)
+		}
+	}
+	stats, err := recall.NewStats(s.Dir()).Load(ctx)
+	if err != nil {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%v (planning without recall statistics)", err))
+		log.Warn("extract: consolidate: recall statistics", "err", err)
+	}
+	mo := memdir.OptionsFrom(o.Settings)
+	plan, err := PlanDream(ctx, s, Options{Root: o.Root, Now: o.Now, Stats: stats, ForgetAfter: forgetAfter,
+		MaxIndexLines: mo.MaxIndexLines, MaxIndexBytes: mo.MaxIndexBytes, Logger: o.Logger})
+	if err == nil && !o.DryRun {
+		plan, err = Apply(ctx, s, plan)
+	}
+	c.Plan = plan
+	if err != nil {
+		return fail(err)
+	}
+	return c, nil
+}
