@@ -355,6 +355,15 @@ func resolveName(dirs []string, p string) (string, error) {
 			return "", refuse("path contains the invisible formatting character %U", r)
 		}
 	}
+	if filepath.Separator != '/' {
+		// Where '\\' is the separator, it is one: compare in slash form.
+		p = filepath.ToSlash(p)
+		slashed := make([]string, len(dirs))
+		for i, d := range dirs {
+			slashed[i] = filepath.ToSlash(d)
+		}
+		dirs = slashed
+	}
 	if strings.Contains(p, `\`) {
 		return "", refuse(`path contains a backslash; give a file name directly in the memory dir, like "topic.md"`)
 	}
