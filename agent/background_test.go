@@ -15,7 +15,9 @@ import (
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/extract"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/memdir"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -387,5 +389,55 @@ func TestSessionNotesWriter(t *testing.T) {
 	res := toolResults(f.srv.Requests()[3])
 	if len(res) != 3 || !strings.Contains(res[1], "Denied") || !strings.Contains(res[2], "Denied") {
 		t.Errorf("tool results: %q", res)
+	}
+}
+
+// When a dream is due (no run yet and 5 sessions), the agent consolidates the memory dir in
+// the background after a turn: the older of two duplicates is archived, the lock file records
+// the run.
+func TestAutoDreamAfterTurn(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.background = true
+	settings := &config.Settings{MemoryExtraction: "off", SessionNotesEnabled: ptr(false)}
+	a := f.agent(Options{Settings: settings, NoTranscript: true})
+	dir := a.MemoryDir()
+	long := "the user prefers tabs for indentation in go files and runs gofmt before every commit; 用制表符缩进"
+	old := time.Now().Add(-72 * time.Hour)
+	for i, name := range []string{"tabs old", "tabs new"} {
+		st, err := memdir.Open(dir, memdir.Options{Now: func() time.Time { return old.Add(time.Duration(i) * time.Hour) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := st.Add(t.Context(), memdir.Input{Name: name, Description: "indentation", Type: memdir.TypeFeedback, Body: long})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mt := old.Add(time.Duration(i) * time.Hour)
+		os.Chtimes(res.Path, mt, mt)
+	}
+	sessions := filepath.Dir(dir)
+	for i := range 5 {
+		if err := os.WriteFile(filepath.Join(sessions, fmt.Sprintf("s%d.jsonl", i)), []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.srv.Script(llmtest.Text("Hi."))
+	if _, err := a.Run(t.Context(), "Hello.", nil); err != nil {
+		t.Fatal(err)
+	}
+	a.Close(t.Context())
+	bg := a.Background()
+	if bg.Dreams != 1 || bg.DreamArchived != 1 || bg.LastError != "" {
+		t.Fatalf("stats %+v: want one dream that archived one memory", bg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".archive", "tabs-old.md")); err != nil {
+		t.Errorf("the older duplicate was not archived: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tabs-new.md")); err != nil {
+		t.Errorf("the newer duplicate is gone: %v", err)
+	}
+	body, err := os.ReadFile(filepath.Join(dir, extract.LockFile))
+	if err != nil || strings.TrimSpace(string(body)) != fmt.Sprint(os.Getpid()) {
+		t.Errorf("lock file: %q, %v", body, err)
 	}
 }

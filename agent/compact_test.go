@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/tokens"
 )
 
 func TestCompactKeepsTaskAndResumes(t *testing.T) {
@@ -194,18 +195,28 @@ func TestLongSessionCompacts(t *testing.T) {
 	if got := a.Todos(); len(got) != 1 || got[0].Content != "Follow the rules" {
 		t.Errorf("todos = %+v", got)
 	}
-	// Input sent against sending the whole history every turn.
-	var sent, whole, hist int
+	// Input sent against sending the whole history every turn, in estimated tokens (package
+	// tokens over the request bodies as sent) and in bytes.
+	var sent, whole, hist, sentTok, wholeTok, histTok int
 	reqs := f.srv.Requests()
-	base := len(reqs[0].Body)
+	base, baseTok := len(reqs[0].Body), tokens.Estimate(string(reqs[0].Body))
 	for _, r := range reqs {
 		sent += len(r.Body)
+		sentTok += tokens.Estimate(string(r.Body))
 	}
+	fillerTok := tokens.Estimate(filler)
 	for i := range prompts {
 		hist += len(prompts[i]) + len(filler)
+		histTok += tokens.Estimate(prompts[i]) + fillerTok
 		whole += base + hist
+		wholeTok += baseTok + histTok
 	}
-	t.Logf("200 turns, 30K window: %d automatic compactions, %d requests, %d bytes sent vs %d for the whole history every turn (ratio %.3f)", compactions, len(reqs), sent, whole, float64(sent)/float64(whole))
+	ratio := float64(sentTok) / float64(wholeTok)
+	t.Logf("200 turns, 30K window: %d automatic compactions, %d requests; input sent: %d tokens (estimated) vs %d for the whole history every turn (ratio %.3f); in bytes %d vs %d (ratio %.3f)",
+		compactions, len(reqs), sentTok, wholeTok, ratio, sent, whole, float64(sent)/float64(whole))
+	if ratio >= 0.5 {
+		t.Errorf("compaction saved too little: token ratio %.3f", ratio)
+	}
 
 	id, before := a.SessionID(), messages(a.History())
 	if err := a.Close(ctx); err != nil {
