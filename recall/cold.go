@@ -206,6 +206,9 @@ func (z *coldShard) id(hs uint64) uint32 {
 	return id
 }
 
+// mergeBatch is how many slots a merge loads at once.
+const mergeBatch = 64
+
 // coldReady reports whether a cold build may be used: the index and its dictionaries are
 // empty. Caller holds ix.mu.
 func (ix *Index) coldReady() bool {
@@ -283,6 +286,9 @@ func (ix *Index) bulkLinkCold(shards []*coldShard) {
 		}
 		remap[s] = make([]uint32, len(z.hashes))
 		for l, hs := range z.hashes {
+			if l%mergeBatch == 0 { // see add
+				z.sink += first.touch(z.hashes[l:min(l+mergeBatch, len(z.hashes))])
+			}
 			id, ok := first.find(hs)
 			if !ok && s+1 < len(shards) {
 				id, ok = later.get(hs, uint32(len(hashes)))
@@ -389,6 +395,9 @@ func (ix *Index) bulkLinkCold(shards []*coldShard) {
 			ix.lens[d] = docLens{len: c.len, alive: true}
 		}
 	})
+	if len(ix.byFile) == 0 {
+		ix.byFile = make(map[string]uint32, n)
+	}
 	o := 0
 	for id := range ix.terms {
 		t := &ix.terms[id]
@@ -451,6 +460,9 @@ func (r *Ranker) loadCold(ctx context.Context, files []string) ([]memdir.Diagnos
 		return nil, err
 	}
 	var diags []memdir.Diagnostic
+	if len(r.seen) == 0 {
+		r.seen = make(map[string]FileInfo, len(files))
+	}
 	for i, x := range res {
 		diags = append(diags, x.diags...)
 		if x.err == nil {
