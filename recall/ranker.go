@@ -33,9 +33,10 @@ type Ranker struct {
 	workers int
 	log     *slog.Logger
 
-	mu    sync.Mutex // serialises refreshes
-	seen  map[string]FileInfo
-	infos map[string]FileInfo // during a Refresh: the stamps Scan returned
+	mu     sync.Mutex // serialises refreshes
+	seen   map[string]FileInfo
+	infos  map[string]FileInfo // during a Refresh: the stamps Scan returned
+	listed bool                // during a first Refresh: files listed without stamps
 }
 
 // NewRanker returns a Ranker over src with an empty index; call Refresh before searching.
@@ -88,6 +89,23 @@ func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic
 		return r.refreshFeed(ctx)
 	}
 	var st RefreshStats
+	if ds, ok := r.src.(DirSource); ok && len(r.seen) == 0 {
+		// Nothing read from the source yet, so no stamps to compare: list the files and
+		// take each one's stamp as it is read, in parallel, instead of a stat of each file
+		// one after the other before reading any.
+		files, err := ds.list()
+		if err != nil {
+			return st, nil, err
+		}
+		st.Added = len(files)
+		r.listed = true
+		diags, err := r.load(ctx, files)
+		r.listed = false
+		if st.Added > 0 {
+			r.log.Debug("recall: refresh", "added", st.Added)
+		}
+		return st, diags, err
+	}
 	infos, err := r.src.Scan(ctx)
 	if err != nil {
 		return st, nil, err
@@ -258,8 +276,11 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 }
 
 // read loads one file from the source, reading it into *buf when the source is a DirSource
-// that has just been scanned (see DirSource.loadKnown).
+// that has just been listed or scanned (see DirSource.loadStat and loadKnown).
 func (r *Ranker) read(ctx context.Context, file string, buf *[]byte) (memdir.Memory, []memdir.Diagnostic, error) {
+	if ds, ok := r.src.(DirSource); ok && r.listed {
+		return ds.loadStat(file, buf)
+	}
 	if ds, ok := r.src.(DirSource); ok && r.infos != nil {
 		if fi, ok := r.infos[file]; ok {
 			return ds.loadKnown(fi, buf)

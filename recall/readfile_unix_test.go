@@ -3,6 +3,7 @@
 package recall
 
 import (
+	"errors"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -19,5 +20,17 @@ func TestReadPrefixFIFO(t *testing.T) {
 	n, _ := readPrefix(p, make([]byte, 8))
 	if n != 0 {
 		t.Errorf("read %d bytes from an empty FIFO", n)
+	}
+}
+
+// TestReadStatFIFO: a FIFO is refused without blocking.
+func TestReadStatFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo.md")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	var buf []byte
+	if _, _, _, err := readStat(p, &buf, 8); !errors.Is(err, errNotRegular) {
+		t.Errorf("err = %v, want errNotRegular", err)
 	}
 }

@@ -106,6 +106,41 @@ func (s DirSource) loadKnown(fi FileInfo, buf *[]byte) (memdir.Memory, []memdir.
 	return m, diags, nil
 }
 
+// errNotRegular refuses a memory file that is not a regular file.
+var errNotRegular = errors.New("not a regular file")
+
+// list returns the names of the topic files in the directory, without their stamps: what a
+// cold build starts from, taking each file's stamp when it opens it (see loadStat).
+func (s DirSource) list() ([]string, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("recall: scan %s: %w", s.Dir, err)
+	}
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if name := e.Name(); isTopicFile(name) && e.Type().IsRegular() {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// loadStat is DirSource.Load reading the file into *buf (see loadKnown), its stamp taken from
+// the open file: for a file listed but not yet stat'ed.
+func (s DirSource) loadStat(file string, buf *[]byte) (memdir.Memory, []memdir.Diagnostic, error) {
+	path := filepath.Join(s.Dir, file)
+	data, mod, size, err := readStat(path, buf, MaxIndexedBytes)
+	if err != nil {
+		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: %w", path, err)
+	}
+	m, diags := parseMemory(path, file, data)
+	m.ModTime, m.Size = mod, size
+	return m, diags, nil
+}
+
 func readMemory(path, file string, limit int64) (memdir.Memory, []memdir.Diagnostic, error) {
 	f, err := os.Open(path)
 	if err != nil {
