@@ -56,6 +56,9 @@ func (h *handle) close() {
 	if h.f != nil {
 		h.f.Close()
 	}
+	if h.identity != nil {
+		h.identity.open = nil
+	}
 	if h.buf != nil {
 		readBufs.Put(h.buf)
 		h.buf = nil

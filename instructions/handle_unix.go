@@ -63,6 +63,9 @@ func (h *handle) stat() error {
 
 func (h *handle) close() {
 	syscall.Close(h.fd)
+	if h.identity != nil {
+		h.identity.open = nil
+	}
 	if h.buf != nil {
 		readBufs.Put(h.buf)
 		h.buf = nil

@@ -34,9 +34,10 @@ type fileText struct {
 type ident struct {
 	id    fileID // valid when known
 	known bool
-	size  int64  // bytes read; -1 when the file was not read
-	sum   uint64 // hash of the bytes read
-	path  string // the name it was loaded under; not a symlink when known is false
+	size  int64   // bytes read; -1 when the file was not read
+	sum   uint64  // hash of the bytes read
+	path  string  // the name it was loaded under; not a symlink when known is false
+	open  *handle // the file, while it is open: fstat is cheaper than a lookup by path
 }
 
 // identSeed seeds the fingerprints of one process.
@@ -48,7 +49,7 @@ func (h *handle) ident(path string) *ident {
 	if h.identity != nil {
 		return h.identity
 	}
-	f := &ident{id: h.id, known: h.statted, size: -1, path: path}
+	f := &ident{id: h.id, known: h.statted, size: -1, path: path, open: h}
 	if h.loaded && h.mode.IsRegular() {
 		f.size, f.sum = int64(len(h.data)), maphash.Bytes(identSeed, h.data)
 	}
@@ -73,9 +74,17 @@ func sameFile(a, b *ident) bool {
 	return a.id == b.id
 }
 
-// learnID stats f's path for its inode, once; false when the file is gone.
+// learnID asks for f's inode, once: by fstat while the file is open, else by its path. It
+// returns false when the file is gone.
 func (f *ident) learnID() bool {
 	if f.known {
+		return true
+	}
+	if f.open != nil {
+		if f.open.stat() != nil {
+			return false
+		}
+		f.id, f.known = f.open.id, true
 		return true
 	}
 	id, err := statID(f.path)
