@@ -211,3 +211,33 @@ func Reject(ctx context.Context, store *memdir.Store, file string) (string, erro
 	}
 	return dest, nil
 }
+
+// ReadStaged returns the content of one proposal (named as for Accept), read through the
+// memory dir's root: a staged symlink or special file is refused, never followed. The error
+// wraps fs.ErrNotExist when there is no such proposal.
+func ReadStaged(ctx context.Context, store *memdir.Store, file string) ([]byte, error) {
+	name, err := stagedName(store, file)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(store.Dir())
+	if err != nil {
+		return nil, fmt.Errorf("extract: inbox: %w", err)
+	}
+	defer root.Close()
+	data, ok, err := readRegular(root, memdir.InboxDir+"/"+name)
+	var r *refusal
+	if errors.As(err, &r) {
+		return nil, fmt.Errorf("extract: inbox: %w: %s", ErrDenied, r.reason)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("extract: inbox: %w", err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("extract: inbox: no proposal %s in %s: %w", name, filepath.Join(store.Dir(), memdir.InboxDir), fs.ErrNotExist)
+	}
+	return data, nil
+}

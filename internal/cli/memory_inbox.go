@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -107,24 +109,16 @@ func newInboxShowCmd(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			staged, err := extract.Inbox(c.Context(), s)
+			data, err := extract.ReadStaged(c.Context(), s, args[0])
 			if err != nil {
 				return err
 			}
-			for _, st := range staged {
-				if st.File == args[0] || st.File == args[0]+".md" || st.Path == args[0] || memdir.InboxDir+"/"+st.File == args[0] {
-					data, err := os.ReadFile(st.Path)
-					if err != nil {
-						return err
-					}
-					if st.Replaces {
-						fmt.Fprintf(app.Err, "strata: accepting replaces %s\n", st.File)
-					}
-					_, err = app.Out.Write(data)
-					return err
-				}
+			name := strings.TrimSuffix(filepath.Base(filepath.ToSlash(args[0])), ".md") + ".md"
+			if _, err := os.Lstat(filepath.Join(s.Dir(), name)); err == nil {
+				fmt.Fprintf(app.Err, "strata: accepting replaces %s\n", name)
 			}
-			return fmt.Errorf("no proposal %s in %s", args[0], s.Dir()+string(os.PathSeparator)+memdir.InboxDir)
+			_, err = app.Out.Write(data)
+			return err
 		},
 	}
 	f.mem.register(c)
