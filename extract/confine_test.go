@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -387,5 +388,43 @@ func TestConfinedClosed(t *testing.T) {
 	}
 	if _, err := c.Write(t.Context(), "a.md", memText("a", "b", "user", "c")); !errors.Is(err, ErrDenied) || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("Write after Close = %v; want a denial", err)
+	}
+}
+
+// TestConfinedConcurrentWithStore writes through a Confined from several goroutines while the
+// store's own Add runs too: every memory must end up in its file and in the index once.
+func TestConfinedConcurrentWithStore(t *testing.T) {
+	ctx := t.Context()
+	c, s, _, _ := newConfined(t, WriteAuto, memdir.Options{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 8 {
+		wg.Go(func() {
+			_, err := c.Write(ctx, fmt.Sprintf("c%d.md", i), memText(fmt.Sprintf("记忆%d", i), "written by the extractor", "project", "正文"))
+			errs <- err
+		})
+		wg.Go(func() {
+			_, err := s.Add(ctx, memdir.Input{Name: fmt.Sprintf("main%d", i), Description: "written by the main agent", Type: memdir.TypeUser})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	idx, err := s.LoadIndex(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := memdir.ParseIndex([]byte(idx.Content()))
+	if len(entries) != 16 {
+		t.Errorf("index has %d entries; want 16:\n%s", len(entries), idx.Content())
+	}
+	mems, _, err := s.List(ctx)
+	if err != nil || len(mems) != 16 {
+		t.Errorf("List = %d memories, %v; want 16", len(mems), err)
 	}
 }
