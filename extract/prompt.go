@@ -29,7 +29,16 @@ const NothingToSave = "nothing to save"
 // error naming it, so a broken file is not silently ignored.
 func Guidance(memDir string) (string, error) {
 	p := filepath.Join(memDir, GuidanceFile)
-	f, err := os.Open(p)
+	root, err := os.OpenRoot(memDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("extract: guidance %s: %w", p, err)
+	}
+	defer root.Close()
+	// Through the root: a symlink may point at another file in the memory dir, never out.
+	f, err := root.Open(GuidanceFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

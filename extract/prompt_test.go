@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +77,19 @@ func TestPrompt(t *testing.T) {
 	// The same input gives the same bytes (the fork's request must be reproducible).
 	if Prompt(in) != Prompt(in) {
 		t.Error("Prompt is not deterministic")
+	}
+}
+
+func TestGuidanceSymlinkOut(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "memory")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(base, "elsewhere.md"), "not guidance")
+	mustSymlink(t, filepath.Join(base, "elsewhere.md"), filepath.Join(dir, GuidanceFile))
+	g, err := Guidance(dir)
+	if err == nil || g != "" {
+		t.Errorf("Guidance through a symlink out = %q, %v; want an error", g, err)
 	}
 }
