@@ -28,7 +28,8 @@ type handle struct {
 }
 
 // openHandle opens path read-only and non-blocking (a FIFO or device never blocks). With
-// noFollow, a symlink as the last element fails with ELOOP.
+// noFollow, a symlink as the last element fails with ELOOP. The error is the bare errno:
+// most opens are probes of names that do not exist, and callers know the path.
 func openHandle(path string, noFollow bool) (*handle, error) {
 	flags := syscall.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
 	if noFollow {
@@ -43,7 +44,7 @@ func openHandle(path string, noFollow bool) (*handle, error) {
 		}
 	}
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, err
 	}
 	return &handle{fd: fd}, nil
 }

@@ -153,7 +153,7 @@ func absentDir(d string) bool {
 // nearest directory holding .git, with worktrees mapped to their main tree by config.
 func projectRoot(abs string) string {
 	for d := abs; ; {
-		m, err := statType(filepath.Join(d, ".git"), true)
+		m, err := statType(under(d, ".git"), true)
 		if err == nil {
 			if m.IsDir() {
 				return d
@@ -216,7 +216,7 @@ func (s *Set) loadDir(ctx context.Context, d string, nested bool, trigger string
 	// One stat of .claude saves looking inside it in the many directories that have none.
 	dotClaude := s.claudeHas
 	if d != s.claudeAt {
-		m, err := statType(filepath.Join(d, ".claude"), false)
+		m, err := statType(under(d, ".claude"), false)
 		dotClaude = err == nil && m.IsDir()
 	}
 	var out []Source
@@ -227,12 +227,12 @@ func (s *Set) loadDir(ctx context.Context, d string, nested bool, trigger string
 		if !dotClaude && strings.HasPrefix(n, ".claude"+string(filepath.Separator)) {
 			continue
 		}
-		out = append(out, s.loadTop(ctx, filepath.Join(d, n), layer, reason, trigger)...)
+		out = append(out, s.loadTop(ctx, under(d, n), layer, reason, trigger)...)
 	}
 	if s.rulesAt == len(s.names) && dotClaude {
 		out = append(out, s.loadRules(ctx, filepath.Join(d, ".claude", "rules"), d, LayerRule, reason, trigger)...)
 	}
-	return append(out, s.loadTop(ctx, filepath.Join(d, LocalFile), local, reason, trigger)...)
+	return append(out, s.loadTop(ctx, under(d, LocalFile), local, reason, trigger)...)
 }
 
 // open reads a candidate file and applies the checks every instruction file gets: readable,
@@ -470,7 +470,7 @@ func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int
 func (s *Set) openImport(abs string) (*handle, string, error) {
 	h, err := openHandle(abs, true)
 	if err == nil {
-		return h, filepath.Join(s.realDir(filepath.Dir(abs)), filepath.Base(abs)), nil
+		return h, under(s.realDir(filepath.Dir(abs)), filepath.Base(abs)), nil
 	}
 	if !isSymlinkErr(err) {
 		return nil, "", err

@@ -206,12 +206,21 @@ func kind(m fs.FileMode) string {
 func errText(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		if errors.Is(pe.Err, syscall.ELOOP) {
-			return "too many levels of symbolic links (a symlink loop)"
-		}
-		return pe.Err.Error()
+		err = pe.Err
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return "too many levels of symbolic links (a symlink loop)"
 	}
 	return err.Error()
+}
+
+// under joins a clean directory and a clean relative name, without filepath.Join's cleaning
+// pass: a load joins many names, nearly all of them to probe a path that does not exist.
+func under(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 // realDir returns d with every symlink resolved. Results are cached per Set; d must be clean
