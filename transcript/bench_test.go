@@ -110,6 +110,15 @@ func BenchmarkAppend(b *testing.B) {
 
 func osMkdirTemp() (string, error) { return os.MkdirTemp("", "strata-transcript-bench-") }
 
+// removeBenchData removes what the benchmarks wrote; TestMain calls it after the run.
+func removeBenchData() {
+	for _, dir := range []string{benchFiles.dir, manyFiles.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
+	}
+}
+
 func BenchmarkListIndexed(b *testing.B) {
 	dir, _ := benchData(b)
 	opts := ListOptions{Index: filepath.Join(b.TempDir(), "index.gob")}
@@ -122,4 +131,58 @@ func BenchmarkListIndexed(b *testing.B) {
 			b.Fatal(len(infos), err)
 		}
 	}
+}
+
+var manyFiles = struct {
+	sync.Once
+	dir string
+	err error
+}{}
+
+// manyData writes 1,000 small sessions (16 KB each: an indexed listing only stats them, so
+// their size does not matter) once per test binary run, under a path as deep as a real one.
+func manyData(b *testing.B) string {
+	manyFiles.Do(func() {
+		dir, err := osMkdirTemp()
+		if err != nil {
+			manyFiles.err = err
+			return
+		}
+		manyFiles.dir = dir
+		dir = filepath.Join(dir, "projects", "-home-user-src-project")
+		for i := range 1000 {
+			id := fmt.Sprintf("0199%04x-0000-7000-8000-%012x", i>>16, i)
+			o := SynthOptions{SessionID: id, CWD: "/home/user/src/project", Size: 16 << 10, Seed: uint64(i)}
+			if i%2 == 0 {
+				o.Title = "t"
+			}
+			if err := Synthesize(filepath.Join(dir, id+".jsonl"), o); err != nil {
+				manyFiles.err = err
+				return
+			}
+		}
+	})
+	if manyFiles.err != nil {
+		b.Fatal(manyFiles.err)
+	}
+	return filepath.Join(manyFiles.dir, "projects", "-home-user-src-project")
+}
+
+// BenchmarkListIndexed1000 is the listing strata bench transcripts times: 1,000 unchanged
+// sessions with the list index.
+func BenchmarkListIndexed1000(b *testing.B) {
+	dir := manyData(b)
+	opts := ListOptions{Index: filepath.Join(b.TempDir(), "index")}
+	if _, err := List(b.Context(), dir, opts); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		infos, err := List(b.Context(), dir, opts)
+		if err != nil || len(infos) != 1000 {
+			b.Fatal(len(infos), err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }

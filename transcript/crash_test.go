@@ -23,7 +23,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(crashWriterEnv); spec != "" {
 		os.Exit(crashWriter(spec))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBenchData()
+	os.Exit(code)
 }
 
 // crashWriter appends entries to the file as fast as it can, syncing every few entries, and

@@ -1,46 +1,74 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/strata-mem/strata/internal/fsutil"
 )
 
-// listIndex is what listing remembers between runs: the Info of each transcript with the size
-// and modification time it had. An entry is used only while both are unchanged, so the index
-// can never show stale data; it only saves reading files that did not change.
+// listIndex is what listing remembers between runs: the Info of each transcript with the key
+// (size, modification and change time, inode) its file had when it was read. An entry is used
+// only while the file's key is unchanged, so the index can never show stale data; it only
+// saves reading files that did not change. Entries are kept in the order the last listing
+// met the files (directory by directory, each in the directory's own order), so the next
+// listing of an unchanged directory finds file k's entry at position k without a lookup.
+//
+// Loading decodes only what the stat pass and the sort need (path, key, last activity); the
+// rest of an entry's Info is decoded straight into the listing's result, from the file's
+// bytes, which the result's strings share.
 type listIndex struct {
-	Entries map[string]indexEntry
+	data    string // the file; entries' strings are substrings of it
+	entries []indexEntry
+	byPath  map[string]int // built on the first entry not found at its position
 }
 
 type indexEntry struct {
-	Size  int64
-	MTime int64 // UnixNano
-	Info  Info
+	Path         string
+	Key          fileKey
+	LastActivity int64 // UnixNano, 0 for none
+	info, end    int   // where in data the rest of the Info is
 }
 
-// indexMagic starts an index file; the format is a count, then per entry the path, size and
-// mtime and the Info's fields, as varints and length-prefixed strings (compact and quick to
-// read: listing a thousand unchanged sessions reads one small file).
-const indexMagic = "strata-list-index 1\n"
+// fileKey is what a stat of a transcript says about its content: the file changed when any
+// of these did. An append changes the size and mtime; a rewrite in place or by rename changes
+// the change time or the inode even when size and mtime are made to look the same.
+type fileKey struct {
+	Size  int64
+	MTime int64 // UnixNano
+	CTime int64 // UnixNano; 0 where the platform's stat does not give it
+	Ino   uint64
+}
 
-// loadIndex reads the index at path; a missing file is an empty index, and an unreadable or
-// corrupt one is reported and treated as empty (it is rebuilt).
+// indexMagic starts an index file. Then comes a count and per entry: the path, the key (size,
+// mtime, ctime, inode) and the last activity, then the length of the rest and the rest (cwd,
+// title, first prompt, last prompt, tag, branch, created), all varints and length-prefixed
+// strings.
+const (
+	indexMagicPrefix = "strata-list-index "
+	indexMagic       = indexMagicPrefix + "2\n"
+)
+
+// loadIndex reads the index at path; a missing file or one of another version is an empty
+// index, and an unreadable or corrupt one is reported and treated as empty (it is rebuilt).
 func loadIndex(path string) (*listIndex, error) {
-	empty := &listIndex{Entries: map[string]indexEntry{}}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	empty := &listIndex{}
+	data, err := readIndexFile(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return empty, nil
 	}
 	if err != nil {
 		return empty, fmt.Errorf("transcript: list index %s: %w (rebuilding it)", path, err)
+	}
+	if !strings.HasPrefix(data, indexMagic) && strings.HasPrefix(data, indexMagicPrefix) {
+		return empty, nil // written by another version: a cache, rebuilt silently
 	}
 	idx, err := decodeIndex(data)
 	if err != nil {
@@ -49,121 +77,233 @@ func loadIndex(path string) (*listIndex, error) {
 	return idx, nil
 }
 
+// readIndexFile returns the file's bytes as a string without copying them: nothing else holds
+// the buffer, so the decoded Infos can share it.
+func readIndexFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	buf := make([]byte, fi.Size()+1) // one byte more, to see the end in one read
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return "", err
+	}
+	if n == len(buf) { // grew since the stat
+		rest, err := io.ReadAll(f)
+		if err != nil {
+			return "", err
+		}
+		buf = append(buf, rest...)
+		n = len(buf)
+	}
+	if n == 0 {
+		return "", nil
+	}
+	return unsafe.String(&buf[0], n), nil
+}
+
 var errIndexCorrupt = errors.New("corrupt")
 
-func decodeIndex(data []byte) (*listIndex, error) {
-	rest, ok := bytes.CutPrefix(data, []byte(indexMagic))
+// decodeIndex decodes the keys of data's entries and checks the rest of each.
+func decodeIndex(data string) (*listIndex, error) {
+	rest, ok := strings.CutPrefix(data, indexMagic)
 	if !ok {
 		return nil, errors.New("not a list index of this version")
 	}
-	d := indexDecoder{b: rest}
+	d := indexDecoder{s: rest}
 	n := d.uint()
 	if d.err != nil || n > uint64(len(rest)) {
 		return nil, errIndexCorrupt
 	}
-	idx := &listIndex{Entries: make(map[string]indexEntry, n)}
-	for range n {
-		p := d.str()
-		e := indexEntry{Size: d.int(), MTime: d.int()}
-		e.Info = Info{ID: SessionIDOf(p), Path: p, Project: filepath.Base(filepath.Dir(p)), Size: e.Size,
-			CWD: d.str(), Title: d.str(), FirstPrompt: d.str(), LastPrompt: d.str(), Tag: d.str(), Branch: d.str()}
-		e.Info.Created = d.time()
-		e.Info.LastActivity = d.time()
-		if d.err != nil {
-			return nil, d.err
+	idx := &listIndex{data: data, entries: make([]indexEntry, n)}
+	var scratch Info
+	for k := range idx.entries {
+		e := &idx.entries[k]
+		e.Path = d.str()
+		e.Key = fileKey{Size: d.int(), MTime: d.int(), CTime: d.int(), Ino: d.uint()}
+		e.LastActivity = d.int()
+		m := d.uint()
+		if d.err != nil || m > uint64(len(d.s)) {
+			return nil, errIndexCorrupt
 		}
-		idx.Entries[p] = e
+		e.info = len(data) - len(d.s)
+		e.end = e.info + int(m)
+		if !decodeInfoRest(d.s[:m], &scratch) {
+			return nil, errIndexCorrupt
+		}
+		d.s = d.s[m:]
 	}
-	if len(d.b) != 0 {
+	if len(d.s) != 0 {
 		return nil, errIndexCorrupt
 	}
 	return idx, nil
 }
 
-type indexDecoder struct {
-	b   []byte
-	err error
+// info fills *to with the Info of entry k.
+func (idx *listIndex) info(k int, to *Info) {
+	e := &idx.entries[k]
+	*to = Info{ID: SessionIDOf(e.Path), Path: e.Path, Project: filepath.Base(filepath.Dir(e.Path)), Size: e.Key.Size,
+		LastActivity: unixNano(e.LastActivity)}
+	decodeInfoRest(idx.data[e.info:e.end], to) // checked by decodeIndex
 }
 
-func (d *indexDecoder) uint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errIndexCorrupt
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
+// decodeInfoRest decodes the fields after an entry's key into to, reporting whether they
+// were well formed.
+func decodeInfoRest(s string, to *Info) bool {
+	d := indexDecoder{s: s}
+	to.CWD, to.Title, to.FirstPrompt, to.LastPrompt, to.Tag, to.Branch = d.str(), d.str(), d.str(), d.str(), d.str(), d.str()
+	to.Created = unixNano(d.int())
+	return d.err == nil
 }
 
-func (d *indexDecoder) int() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errIndexCorrupt
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *indexDecoder) str() string {
-	n := d.uint()
-	if d.err != nil || n > uint64(len(d.b)) {
-		d.err = errIndexCorrupt
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
-}
-
-func (d *indexDecoder) time() time.Time {
-	v := d.int()
+func unixNano(v int64) time.Time {
 	if v == 0 {
 		return time.Time{}
 	}
 	return time.Unix(0, v).UTC()
 }
 
-func (idx *listIndex) encode() []byte {
-	b := []byte(indexMagic)
-	b = binary.AppendUvarint(b, uint64(len(idx.Entries)))
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	tm := func(t time.Time) {
-		if t.IsZero() {
-			b = binary.AppendVarint(b, 0)
-			return
-		}
-		b = binary.AppendVarint(b, t.UnixNano())
-	}
-	for p, e := range idx.Entries {
-		str(p)
-		b = binary.AppendVarint(b, e.Size)
-		b = binary.AppendVarint(b, e.MTime)
-		i := e.Info
-		for _, s := range []string{i.CWD, i.Title, i.FirstPrompt, i.LastPrompt, i.Tag, i.Branch} {
-			str(s)
-		}
-		tm(i.Created)
-		tm(i.LastActivity)
-	}
-	return b
+type indexDecoder struct {
+	s   string
+	err error
 }
 
-func (idx *listIndex) save(path string) error {
-	if err := fsutil.WriteFile(path, idx.encode(), fsutil.FileMode); err != nil {
+// uint decodes a varint as binary.Uvarint does, from a string.
+func (d *indexDecoder) uint() uint64 {
+	var v uint64
+	for i := 0; i < len(d.s) && i < binary.MaxVarintLen64; i++ {
+		c := d.s[i]
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				break // overflow
+			}
+			d.s = d.s[i+1:]
+			return v | uint64(c)<<(7*i)
+		}
+		v |= uint64(c&0x7f) << (7 * i)
+	}
+	d.err = errIndexCorrupt
+	return 0
+}
+
+func (d *indexDecoder) int() int64 {
+	u := d.uint()
+	x := int64(u >> 1)
+	if u&1 != 0 {
+		x = ^x
+	}
+	return x
+}
+
+func (d *indexDecoder) str() string {
+	n := d.uint()
+	if d.err != nil || n > uint64(len(d.s)) {
+		d.err = errIndexCorrupt
+		return ""
+	}
+	s := d.s[:n]
+	d.s = d.s[n:]
+	return s
+}
+
+// indexWriter encodes an index: entries are added in listing order, each either copied from
+// the old index (its bytes as they were) or encoded from a fresh Info.
+type indexWriter struct {
+	b []byte
+	n int
+}
+
+func (w *indexWriter) str(s string) {
+	w.b = binary.AppendUvarint(w.b, uint64(len(s)))
+	w.b = append(w.b, s...)
+}
+
+func (w *indexWriter) head(path string, key fileKey, lastActivity time.Time) {
+	w.n++
+	w.str(path)
+	w.b = binary.AppendVarint(w.b, key.Size)
+	w.b = binary.AppendVarint(w.b, key.MTime)
+	w.b = binary.AppendVarint(w.b, key.CTime)
+	w.b = binary.AppendUvarint(w.b, key.Ino)
+	w.b = binary.AppendVarint(w.b, timeNano(lastActivity))
+}
+
+// add encodes a fresh Info.
+func (w *indexWriter) add(key fileKey, i *Info) {
+	w.head(i.Path, key, i.LastActivity)
+	var rest []byte
+	for _, s := range []string{i.CWD, i.Title, i.FirstPrompt, i.LastPrompt, i.Tag, i.Branch} {
+		rest = binary.AppendUvarint(rest, uint64(len(s)))
+		rest = append(rest, s...)
+	}
+	rest = binary.AppendVarint(rest, timeNano(i.Created))
+	w.str(string(rest))
+}
+
+// copy re-encodes entry k of idx, whose key is unchanged.
+func (w *indexWriter) copy(idx *listIndex, k int) {
+	e := &idx.entries[k]
+	w.head(e.Path, e.Key, unixNano(e.LastActivity))
+	w.str(idx.data[e.info:e.end])
+}
+
+func (w *indexWriter) bytes() []byte {
+	b := binary.AppendUvarint([]byte(indexMagic), uint64(w.n))
+	return append(b, w.b...)
+}
+
+func timeNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func saveIndex(path string, w *indexWriter) error {
+	if err := fsutil.WriteFile(path, w.bytes(), fsutil.FileMode); err != nil {
 		return fmt.Errorf("transcript: list index: %w", err)
 	}
 	return nil
 }
 
-// lookup returns the remembered Info of path when the file still has size and mtime.
-func (idx *listIndex) lookup(path string, size int64, mtime time.Time) (Info, bool) {
-	e, ok := idx.Entries[path]
-	if !ok || e.Size != size || e.MTime != mtime.UnixNano() {
-		return Info{}, false
+// at returns entry k when it is the one for the file name in dir, as it is when the directory
+// did not change since the index was written; otherwise -1.
+func (idx *listIndex) at(k int, dir, name string) int {
+	if k >= len(idx.entries) || !isJoined(idx.entries[k].Path, dir, name) {
+		return -1
 	}
-	return e.Info, true
+	return k
+}
+
+// find returns the entry for path wherever it is, or -1.
+func (idx *listIndex) find(path string) int {
+	if idx.byPath == nil {
+		idx.byPath = make(map[string]int, len(idx.entries))
+		for k, e := range idx.entries {
+			idx.byPath[e.Path] = k
+		}
+	}
+	if k, ok := idx.byPath[path]; ok {
+		return k
+	}
+	return -1
+}
+
+// isJoined reports whether p is filepath.Join(dir, name) for a clean dir and a plain name,
+// without building the joined string.
+func isJoined(p, dir, name string) bool {
+	if len(p) < len(dir)+len(name) || !strings.HasPrefix(p, dir) || !strings.HasSuffix(p, name) {
+		return false
+	}
+	sep := len(p) - len(dir) - len(name)
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return sep == 0
+	}
+	return sep == 1 && p[len(dir)] == filepath.Separator
 }

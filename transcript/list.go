@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -356,12 +357,21 @@ type ListOptions struct {
 // A missing dir is an empty list. Files that cannot be read are left out and reported in the
 // error (errors.Join of one error per file); the rest are still returned.
 func List(ctx context.Context, dir string, opts ListOptions) ([]Info, error) {
-	paths, err := sessionFiles(dir)
+	d, err := openSessionDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("transcript: %w", err)
 	}
-	return statAll(ctx, paths, opts)
+	var dirs []*sessionDir
+	if d != nil {
+		defer d.close()
+		dirs = append(dirs, d)
+	}
+	return listDirs(ctx, dirs, opts)
 }
+
+// maxOpenDirs bounds the directory descriptors ListAll keeps open; files of the directories
+// past it are stat-ed by their full path.
+const maxOpenDirs = 64
 
 // ListAll returns the sessions of every project under projectsDir, newest first.
 func ListAll(ctx context.Context, projectsDir string, opts ListOptions) ([]Info, error) {
@@ -372,19 +382,29 @@ func ListAll(ctx context.Context, projectsDir string, opts ListOptions) ([]Info,
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
-	var paths []string
+	var dirs []*sessionDir
 	var errs []error
-	for _, d := range ents {
-		if !d.IsDir() {
+	defer func() {
+		for _, d := range dirs {
+			d.close()
+		}
+	}()
+	for _, e := range ents {
+		if !e.IsDir() {
 			continue
 		}
-		p, err := sessionFiles(filepath.Join(projectsDir, d.Name()))
+		d, err := openSessionDir(filepath.Join(projectsDir, e.Name()))
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("transcript: %w", err))
 		}
-		paths = append(paths, p...)
+		if d != nil {
+			if len(dirs) >= maxOpenDirs {
+				d.close()
+			}
+			dirs = append(dirs, d)
+		}
 	}
-	infos, err := statAll(ctx, paths, opts)
+	infos, err := listDirs(ctx, dirs, opts)
 	return infos, errors.Join(append(errs, err)...)
 }
 
@@ -409,118 +429,227 @@ func sessionFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
-func statAll(ctx context.Context, paths []string, opts ListOptions) ([]Info, error) {
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = 4 * runtime.GOMAXPROCS(0)
+// listFile is the k-th file of a listing: name i of directory d.
+type listFile struct {
+	d *sessionDir
+	i int
+}
+
+func (f listFile) name() string { return f.d.names[f.i] }
+func (f listFile) path() string { return f.d.file(f.i) }
+
+// What listing knows about a file after the stat pass.
+const (
+	fileToRead  uint8 = iota // read its head and tail
+	fileIndexed              // unchanged since its index entry (at[k]) was written
+	fileSkip                 // not a regular file
+	fileFailed               // the stat or the read failed (errs holds why)
+	fileRead                 // read now (fresh[at[k]] holds its Info)
+)
+
+// statBlock is how many files a stat worker claims at a time.
+const statBlock = 32
+
+func listDirs(ctx context.Context, dirs []*sessionDir, opts ListOptions) ([]Info, error) {
+	var files []listFile
+	for _, d := range dirs {
+		for i := range d.names {
+			files = append(files, listFile{d, i})
+		}
 	}
+	n := len(files)
 	var idx *listIndex
 	var idxErr error
 	if opts.Index != "" {
 		idx, idxErr = loadIndex(opts.Index)
 	}
-	infos := make([]Info, len(paths))
-	errs := make([]error, len(paths))
-	ok := make([]bool, len(paths))
-	fresh := make([]bool, len(paths)) // read from the file, not the index
-	keys := make([]indexEntry, len(paths))
-	// Files the index knows unchanged cost one stat each (done in parallel chunks); the others
-	// are read by the workers below.
-	miss := make([]bool, len(paths))
-	if idx == nil {
-		for i := range miss {
-			miss[i] = true
+	state := make([]uint8, n)
+	at := make([]int32, n) // the index entry, or the slot in fresh, of file k
+	keys := make([]fileKey, n)
+	var errMu sync.Mutex
+	errs := make(map[int]error)
+	fail := func(k int, err error) {
+		errMu.Lock()
+		state[k], errs[k] = fileFailed, err
+		errMu.Unlock()
+	}
+	var moved atomic.Bool // some file is not at its position in the index: looked up by path below
+	// The stat pass: with an index every file costs one stat (its key decides whether the
+	// remembered Info holds); without one, only files whose type the directory did not give.
+	// The processors each take blocks of files; results go to slots, so the order is the
+	// directory's whatever the scheduling.
+	parallel(n, statBlock, func(lo, hi int) {
+		var scratch []byte
+		for k := lo; k < hi; k++ {
+			f := files[k]
+			if idx == nil && f.d.known[f.i] {
+				continue
+			}
+			key, regular, err := f.d.stat(f.i, &scratch)
+			switch {
+			case err != nil:
+				fail(k, fmt.Errorf("transcript: %w", err))
+				continue
+			case !regular:
+				state[k] = fileSkip
+				continue
+			case idx == nil:
+				continue
+			}
+			keys[k] = key
+			if e := idx.at(k, f.d.path, f.name()); e < 0 {
+				at[k] = -1
+				moved.Store(true)
+			} else if idx.entries[e].Key == key {
+				state[k], at[k] = fileIndexed, int32(e)
+			}
 		}
-	} else {
-		const chunk = 128
-		var sw sync.WaitGroup
-		for lo := 0; lo < len(paths); lo += chunk {
-			hi := min(len(paths), lo+chunk)
-			sw.Go(func() {
-				for i := lo; i < hi; i++ {
-					fi, err := os.Stat(paths[i])
+	})
+	if moved.Load() {
+		for k := range files {
+			if at[k] < 0 && state[k] == fileToRead {
+				if e := idx.find(files[k].path()); e >= 0 && idx.entries[e].Key == keys[k] {
+					state[k], at[k] = fileIndexed, int32(e)
+				}
+			}
+		}
+	}
+	// The read pass: head and tail of every file not known unchanged.
+	var todo []int
+	for k, s := range state {
+		if s == fileToRead {
+			at[k] = int32(len(todo))
+			todo = append(todo, k)
+		}
+	}
+	fresh := make([]Info, len(todo))
+	if len(todo) > 0 {
+		workers := opts.Workers
+		if workers <= 0 {
+			workers = 4 * runtime.GOMAXPROCS(0)
+		}
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range min(workers, len(todo)) {
+			wg.Go(func() {
+				for k := range next {
+					info, err := Stat(files[k].path())
 					if err != nil {
-						errs[i] = fmt.Errorf("transcript: %w", err)
+						fail(k, err)
 						continue
 					}
-					if info, hit := idx.lookup(paths[i], fi.Size(), fi.ModTime()); hit {
-						infos[i], ok[i] = info, true
-						continue
-					}
-					keys[i] = indexEntry{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
-					miss[i] = true
+					fresh[at[k]], state[k] = info, fileRead
 				}
 			})
 		}
-		sw.Wait()
-	}
-	var todo []int
-	for i, m := range miss {
-		if m {
-			todo = append(todo, i)
-		}
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(todo)) {
-		wg.Go(func() {
-			for i := range next {
-				infos[i], errs[i] = Stat(paths[i])
-				ok[i] = errs[i] == nil
-				fresh[i] = ok[i]
+	feed:
+		for _, k := range todo {
+			select {
+			case next <- k:
+			case <-ctx.Done():
+				break feed
 			}
-		})
-	}
-feed:
-	for _, i := range todo {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
 		}
+		close(next)
+		wg.Wait()
 	}
-	close(next)
-	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	var all []error
+	for k := range files { // in listing order
+		if err := errs[k]; err != nil {
+			all = append(all, err)
+		}
+	}
 	if idx != nil {
-		changed := false
-		seen := make(map[string]bool, len(paths))
-		for i, p := range paths {
-			seen[p] = true
-			if fresh[i] {
-				e := keys[i]
-				e.Info = infos[i]
-				idx.Entries[p] = e
-				changed = true
-			}
-		}
-		for p := range idx.Entries {
-			if !seen[p] {
-				delete(idx.Entries, p) // gone (or archived) since the last listing
-				changed = true
-			}
-		}
-		if changed {
-			if err := idx.save(opts.Index); err != nil {
-				errs = append(errs, err)
-			}
+		if err := updateIndex(opts.Index, idx, state, at, keys, fresh); err != nil {
+			all = append(all, err)
 		}
 	}
-	out := make([]Info, 0, len(paths))
-	for i := range infos {
-		if ok[i] {
-			out = append(out, infos[i])
+	// Newest first, then by path.
+	lastActivity := func(k int32) time.Time {
+		if state[k] == fileIndexed {
+			return unixNano(idx.entries[at[k]].LastActivity)
+		}
+		return fresh[at[k]].LastActivity
+	}
+	path := func(k int32) string {
+		if state[k] == fileIndexed {
+			return idx.entries[at[k]].Path
+		}
+		return fresh[at[k]].Path
+	}
+	order := make([]int32, 0, n)
+	for k, s := range state {
+		if s == fileIndexed || s == fileRead {
+			order = append(order, int32(k))
 		}
 	}
-	slices.SortFunc(out, func(a, b Info) int {
-		if c := b.LastActivity.Compare(a.LastActivity); c != 0 {
-			return c // newest first
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := lastActivity(b).Compare(lastActivity(a)); c != 0 {
+			return c
 		}
-		return strings.Compare(a.Path, b.Path)
+		return strings.Compare(path(a), path(b))
 	})
-	return out, errors.Join(append(errs, idxErr)...)
+	out := make([]Info, len(order))
+	for j, k := range order {
+		if state[k] == fileIndexed {
+			idx.info(int(at[k]), &out[j])
+		} else {
+			out[j] = fresh[at[k]]
+		}
+	}
+	return out, errors.Join(append(all, idxErr)...)
+}
+
+// updateIndex rewrites the index when the listing found anything it did not hold at the same
+// position: a file read now, one gone, a directory in another order.
+func updateIndex(path string, idx *listIndex, state []uint8, at []int32, keys []fileKey, fresh []Info) error {
+	kept, changed := 0, false
+	for k, s := range state {
+		switch s {
+		case fileRead:
+			changed = true
+		case fileIndexed:
+			changed = changed || int(at[k]) != kept
+			kept++
+		}
+	}
+	if !changed && kept == len(idx.entries) {
+		return nil
+	}
+	var w indexWriter
+	for k, s := range state {
+		switch s {
+		case fileRead:
+			w.add(keys[k], &fresh[at[k]])
+		case fileIndexed:
+			w.copy(idx, int(at[k]))
+		}
+	}
+	return saveIndex(path, &w)
+}
+
+// parallel calls f on consecutive blocks of [0, n), from as many goroutines as there are
+// processors to run them; it returns when every block is done.
+func parallel(n, block int, f func(lo, hi int)) {
+	var next atomic.Int64
+	run := func() {
+		for {
+			lo := int(next.Add(int64(block))) - block
+			if lo >= n {
+				return
+			}
+			f(lo, min(n, lo+block))
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (n+block-1)/block) - 1 {
+		wg.Go(run)
+	}
+	run()
+	wg.Wait()
 }
 
 // Find returns the transcript whose session id is id or starts with id, looking first in

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -306,21 +308,141 @@ func FuzzStat(f *testing.F) {
 }
 
 func FuzzIndex(f *testing.F) {
-	idx := &listIndex{Entries: map[string]indexEntry{"/p/x/s.jsonl": {Size: 3, MTime: 9, Info: Info{Title: "标题", Branch: "b",
-		Created: time.Unix(5, 0).UTC(), LastActivity: time.Unix(6, 0).UTC()}}}}
-	f.Add(idx.encode())
+	var w indexWriter
+	w.add(fileKey{Size: 3, MTime: 9, CTime: -1, Ino: 1 << 40}, &Info{ID: "s", Path: "/p/x/s.jsonl", Project: "x", Size: 3,
+		Title: "标题", Branch: "b", Created: time.Unix(5, 0).UTC(), LastActivity: time.Unix(6, 0).UTC()})
+	w.add(fileKey{}, &Info{ID: "t", Path: "/p/x/t.jsonl", Project: "x", FirstPrompt: "解析器 ok"})
+	f.Add(w.bytes())
 	f.Add([]byte(indexMagic + "\x05"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := decodeIndex(data)
+		got, err := decodeIndex(string(data))
 		if err != nil {
 			return
 		}
-		again, err := decodeIndex(got.encode())
+		var w indexWriter
+		for k := range got.entries {
+			w.copy(got, k)
+		}
+		again, err := decodeIndex(string(w.bytes()))
 		if err != nil {
 			t.Fatalf("re-decode: %v", err)
 		}
-		if diff := cmp.Diff(got, again); diff != "" {
+		if diff := cmp.Diff(indexInfos(got), indexInfos(again)); diff != "" {
 			t.Fatalf("round trip (-first +second):\n%s", diff)
+		}
+	})
+}
+
+// indexInfos returns what idx holds: each entry's key and Info.
+func indexInfos(idx *listIndex) []indexEntryInfo {
+	var out []indexEntryInfo
+	for k, e := range idx.entries {
+		x := indexEntryInfo{Key: e.Key}
+		idx.info(k, &x.Info)
+		out = append(out, x)
+	}
+	return out
+}
+
+type indexEntryInfo struct {
+	Key  fileKey
+	Info Info
+}
+
+// TestListIndexFreshness checks that a listing with the index always agrees with one that
+// reads every file, right after each kind of change, however quickly it follows.
+func TestListIndexFreshness(t *testing.T) {
+	env := config.Env{Home: t.TempDir()}
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	p1 := session(t, env, "/w", "s1", "first", "", t0)
+	p2 := session(t, env, "/w", "s2", "second", "标题", t0.Add(time.Minute))
+	session(t, env, "/w", "s3", "third", "", t0.Add(2*time.Minute))
+	dir := ProjectDir(env, "/w")
+	opts := ListOptions{Index: filepath.Join(t.TempDir(), "index")}
+	check := func(t *testing.T, wantN int) []Info {
+		t.Helper()
+		want, err := List(t.Context(), dir, ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // the listing that notices the change, then one from the updated index
+			got, err := List(t.Context(), dir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("indexed listing differs (-want +got):\n%s", diff)
+			}
+		}
+		if len(want) != wantN {
+			t.Fatalf("%d sessions, want %d", len(want), wantN)
+		}
+		return want
+	}
+	check(t, 3)
+	// sameSize rewrites path with its content changed in place, keeping size and mtime.
+	sameSize := func(t *testing.T, path, old, new string, byRename bool) {
+		t.Helper()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(path)
+		data = []byte(strings.Replace(string(data), old, new, 1))
+		if byRename {
+			tmp := path + ".tmp"
+			if err := os.WriteFile(tmp, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("append a moment ago", func(t *testing.T) {
+		f, err := os.OpenFile(p1, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(`{"parentUuid":null,"type":"user","message":{"role":"user","content":"later"},"uuid":"u9","timestamp":"2026-03-01T12:00:00Z","sessionId":"s1","gitBranch":"dev"}` + "\n")
+		f.Close()
+		got := check(t, 3)
+		if got[0].ID != "s1" || got[0].Branch != "dev" {
+			t.Fatalf("the appended session is not newest: %+v", got[0])
+		}
+	})
+	t.Run("new and removed files", func(t *testing.T) {
+		session(t, env, "/w", "s4", "fourth", "", t0.Add(3*time.Minute))
+		if err := os.Remove(SessionPath(env, "/w", "s3")); err != nil {
+			t.Fatal(err)
+		}
+		check(t, 3)
+	})
+	t.Run("not regular files", func(t *testing.T) {
+		if err := os.Symlink(p2, filepath.Join(dir, "link.jsonl")); err != nil {
+			t.Skip("no symlinks:", err)
+		}
+		os.Mkdir(filepath.Join(dir, "dir.jsonl"), 0o700)
+		check(t, 3)
+	})
+	if runtime.GOOS != "linux" {
+		return // the index keys on ctime and inode only where statx gives them
+	}
+	t.Run("same size and mtime, in place", func(t *testing.T) {
+		sameSize(t, p2, "标题", "题目", false)
+		if got := check(t, 3); !slices.ContainsFunc(got, func(i Info) bool { return i.Title == "题目" }) {
+			t.Fatalf("rewritten title not listed: %+v", got)
+		}
+	})
+	t.Run("same size and mtime, by rename", func(t *testing.T) {
+		sameSize(t, p2, "题目", "名字", true)
+		if got := check(t, 3); !slices.ContainsFunc(got, func(i Info) bool { return i.Title == "名字" }) {
+			t.Fatalf("rewritten title not listed: %+v", got)
 		}
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // rawFile reads a file with plain pread calls: listing opens thousands of files, and os.Open's
@@ -21,8 +23,8 @@ func openForStat(path string) (*rawFile, int64, time.Time, error) {
 	if err != nil {
 		return nil, 0, time.Time{}, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
 		syscall.Close(fd)
 		return nil, 0, time.Time{}, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
