@@ -22,8 +22,11 @@
 // project root). A rule without paths, or whose globs are all "**", loads at session start; so
 // does a rule whose frontmatter cannot be parsed (with an error, so it is never silently lost).
 // Instruction files in directories below the working directory load once, the first time any path
-// under them (or the directory itself) is touched. Per-directory lookups are cached in the Set, so a touch that brings
-// nothing new costs no system call for directories already seen.
+// under them (or the directory itself) is touched. A touched path outside the working directory
+// adds no nested file, even inside the project (sibling subtrees never load each other's
+// files, as in the reference); conditional rules still match it. Per-directory lookups are
+// cached in the Set, so a touch that brings nothing new costs no system call for directories
+// already seen.
 //
 // # Imports
 //
@@ -61,8 +64,13 @@
 // (Options.MaxFileBytes, default 256 KiB): a bigger file is cut at a line boundary, marked
 // truncated and reported. Binary files (a NUL byte) and invalid UTF-8 are skipped with an error
 // naming the line. A file over 40,000 characters gets a warning. Pipes and devices are never
-// opened in a way that can block: files are opened non-blocking and checked with fstat before
-// any read.
+// opened in a way that can block: files are opened non-blocking, and nothing read from a file
+// is used before it is known to be a regular file — by fstat, or (for a plain file shorter than
+// 64 KiB, which is most of them) by one positioned read that returns fewer bytes than asked,
+// which pipes, terminals and directories refuse and devices do not do; symlinks are always
+// fstat'ed. File identity (for cycles and "already loaded") is the inode; a file read without
+// fstat is compared by a fingerprint of its bytes first, and by inode when fingerprints match,
+// so hard links and symlinks are recognised.
 //
 // With a total budget (settings "instructionBudgetTokens"), the least specific text is cut first:
 // pieces in load order (user before project, a parent directory's before its child's), with

@@ -515,8 +515,10 @@ func (s *Set) rootHint(from, p, abs string) string {
 
 // Touch tells the set that path (absolute, or relative to the working directory) was accessed
 // and returns the pieces that newly apply: instruction files of directories between the working
-// directory and path, and of path itself when it is a directory (once each), and conditional rules whose globs match path (once each), with
-// their imports. Touching the same path again returns nothing. path need not exist.
+// directory and path, and of path itself when it is a directory (once each), and conditional
+// rules whose globs match path (once each), with their imports. A path outside the working
+// directory adds rules only: nested files are for directories below it. Touching the same path
+// again returns nothing. path need not exist.
 func (s *Set) Touch(ctx context.Context, path string) []Source {
 	s.mu.Lock()
 	defer s.mu.Unlock()
