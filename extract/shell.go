@@ -134,6 +134,9 @@ func splitCommand(cmd string) (segs [][]word, why string) {
 					if i+1 < len(cmd) && (cmd[i+1] == '(' || cmd[i+1] == '{') {
 						return nil, "command substitution or expansion ($( or ${) inside quotes"
 					}
+					if expands(cmd, i) {
+						return nil, "variable expansion ($NAME): the environment may hold secrets"
+					}
 				}
 				w.WriteByte(cmd[i])
 			}
@@ -147,6 +150,9 @@ func splitCommand(cmd string) (segs [][]word, why string) {
 		case '$':
 			if i+1 < len(cmd) && (cmd[i+1] == '(' || cmd[i+1] == '{') {
 				return nil, "command substitution or expansion ($( or ${)"
+			}
+			if expands(cmd, i) {
+				return nil, "variable expansion ($NAME): the environment may hold secrets"
 			}
 			w.WriteByte(c)
 			inWord = true
@@ -388,4 +394,15 @@ prog:
 		return false, "xargs runs " + why
 	}
 	return true, ""
+}
+
+// expands reports whether the '$' at cmd[i] starts a parameter expansion ($NAME, $1, $?, $$,
+// …) rather than standing for itself (at the end, or before a space or quote).
+func expands(cmd string, i int) bool {
+	if i+1 >= len(cmd) {
+		return false
+	}
+	c := cmd[i+1]
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		strings.IndexByte("?$!@*#-", c) >= 0
 }
