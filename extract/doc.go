@@ -18,7 +18,8 @@
 //     cut is said in the text); a binary or non-UTF-8 file is an error naming file and line.
 //   - ReadOnlyCommand is the shell policy: only programs on a reading allowlist, joined by
 //     pipes, ";", "&&", "||", without redirections, substitutions, subshells, background
-//     jobs, environment assignments or arguments that make them write or run a program.
+//     jobs, environment assignments, variable expansions (the environment may hold secrets) or
+//     arguments that make them write or run a program.
 //     It is fuzzed: a command with ">" outside quotes is never allowed.
 //   - Confined is the only way the extractor writes. Paths resolve through os.OpenRoot on the
 //     memory dir; only *.md topic files directly in it may be written — never MEMORY.md (the
