@@ -241,6 +241,14 @@ func (a *Agent) extractOnce(ctx context.Context) error {
 	if mems, _, err := a.store.List(ctx); err == nil {
 		manifest = recall.Manifest(mems, recall.MaxManifestEntries)
 	}
+	if bg.mode == extract.WriteConfirm {
+		// Proposals still waiting for the user: update them rather than propose them again.
+		if staged, err := extract.Inbox(ctx, a.store); err == nil {
+			for _, st := range staged {
+				manifest += fmt.Sprintf("- [%s] %s (proposed, awaiting the user's confirmation): %s\n", st.Type, st.File, st.Description)
+			}
+		}
+	}
 	prompt := extract.Prompt(extract.PromptInput{MemDir: a.store.Dir(), Mode: bg.mode, NewMessages: len(base.msgs) - from, Guidance: guidance, Manifest: manifest})
 	res, err := a.runFork(ctx, base, forkSpec{kind: "extract", prompt: prompt, maxTurns: ExtractMaxTurns, handle: a.extractHandler(conf)})
 	bg.mu.Lock()

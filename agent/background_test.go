@@ -335,6 +335,21 @@ func TestExtractionConfirmModeAndGuidance(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(a.MemoryDir(), "MEMORY.md")); err == nil {
 		t.Error("confirm mode changed the index")
 	}
+	if bg := a.Background(); !cmp.Equal(bg.Written, []string{".inbox/build-tool.md"}) {
+		t.Errorf("written = %q", bg.Written)
+	}
+
+	// The next session's extractor is told about the waiting proposal.
+	b := f.agent(Options{Mode: ModeBypass, Settings: extractSettings("confirm")})
+	f.srv.Script(llmtest.Text("Sure."), llmtest.Text("nothing to save"))
+	if _, err := b.Run(t.Context(), "Anything else?", nil); err != nil {
+		t.Fatal(err)
+	}
+	b.Close(t.Context())
+	reqs := f.srv.Requests()
+	if text := lastText(reqs[len(reqs)-1]); !strings.Contains(text, "build-tool.md (proposed, awaiting the user's confirmation)") {
+		t.Errorf("the staged proposal is not in the extractor's manifest:\n%s", text)
+	}
 }
 
 // The session-notes writer starts once the context passes NotesInitTokens; it may edit its
