@@ -211,12 +211,16 @@ func (a *Agent) extractOnce(ctx context.Context) error {
 	}
 	bg.mu.Lock()
 	from := bg.cursor
-	if bg.cursorGen != bg.generation || from > len(base.msgs) {
+	if base.gen < bg.cursorGen {
+		bg.mu.Unlock()
+		return nil // a snapshot from before a compaction the cursor has already moved past
+	}
+	if base.gen != bg.cursorGen || from > len(base.msgs) {
 		from = 0 // a compaction rewrote the conversation: all of it is new to the extractor
 	}
 	wrote := bg.memWrote
 	bg.memWrote = false
-	bg.cursor, bg.cursorGen = len(base.msgs), bg.generation
+	bg.cursor, bg.cursorGen = len(base.msgs), base.gen
 	if wrote {
 		bg.stats.ExtractSkipped++
 	}

@@ -456,3 +456,32 @@ func TestAutoDreamAfterTurn(t *testing.T) {
 		t.Errorf("lock file: %q, %v", body, err)
 	}
 }
+
+// After a compaction the extractor's cursor starts over: the rewritten conversation is all new.
+func TestExtractionCursorAfterCompaction(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.background = true
+	a := f.agent(Options{Mode: ModeBypass, Settings: extractSettings("")})
+	f.srv.Script(llmtest.Text("First answer."), llmtest.Text("nothing to save"))
+	if _, err := a.Run(t.Context(), "First question.", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the first extraction", func() bool { return a.Background().Extractions == 1 })
+	f.srv.Script(llmtest.Text("1. Primary request and intent: answer questions."))
+	if _, err := a.Compact(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Script(llmtest.Text("Second answer."), llmtest.Text("nothing to save"))
+	if _, err := a.Run(t.Context(), "Second question.", nil); err != nil {
+		t.Fatal(err)
+	}
+	a.Close(t.Context())
+	reqs := f.srv.Requests()
+	n := len(messages(a.History()))
+	if text := lastText(reqs[len(reqs)-1]); !strings.Contains(text, fmt.Sprintf("last %d messages", n)) {
+		t.Errorf("after a compaction the extractor should look at all %d messages:\n%s", n, text)
+	}
+	if bg := a.Background(); bg.Extractions != 2 || bg.ExtractFailed != 0 {
+		t.Errorf("stats %+v", bg)
+	}
+}

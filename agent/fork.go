@@ -32,6 +32,8 @@ type forkBase struct {
 	// the last one (what a notes update covers).
 	entries  int
 	lastUUID string
+	// gen is the compaction generation the messages belong to (see background.generation).
+	gen int
 }
 
 // forkHandler runs one tool call of a fork on fa (the fork's own Agent view) or refuses it.
@@ -64,6 +66,11 @@ func (a *Agent) snapshotBase() {
 	b := &forkBase{system: a.system, tools: a.llmTools, msgs: messages(entries), entries: len(entries)}
 	if len(entries) > 0 {
 		b.lastUUID = entries[len(entries)-1].UUID
+	}
+	if a.bg != nil {
+		a.bg.mu.Lock()
+		b.gen = a.bg.generation
+		a.bg.mu.Unlock()
 	}
 	a.mu.Lock()
 	b.points = slices.Clone(a.lastPoints)
