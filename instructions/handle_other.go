@@ -50,6 +50,9 @@ func openHandle(path string, noFollow bool) (*handle, error) {
 	return h, nil
 }
 
+// openHandleIn is openHandle(dir/name, true).
+func openHandleIn(dir, name string) (*handle, error) { return openHandle(under(dir, name), true) }
+
 func (h *handle) stat() error { return nil }
 
 func (h *handle) close() {

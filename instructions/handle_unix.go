@@ -49,6 +49,15 @@ func openHandle(path string, noFollow bool) (*handle, error) {
 	return &handle{fd: fd}, nil
 }
 
+// openHandleIn is openHandle(dir/name, true) without allocating when there is no such file.
+func openHandleIn(dir, name string) (*handle, error) {
+	fd, err := openAt(dir, name, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOFOLLOW)
+	if err != nil {
+		return nil, err
+	}
+	return &handle{fd: fd}, nil
+}
+
 // stat fills id, mode and size from fstat, once.
 func (h *handle) stat() error {
 	if h.statted {

@@ -119,11 +119,11 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d := s.env.ManagedDir; d != "" && !absentDir(d) {
-		s.start = append(s.start, s.loadTop(ctx, filepath.Join(d, "CLAUDE.md"), LayerManaged, ReasonSessionStart, "")...)
+		s.start = append(s.start, s.loadTop(ctx, filepath.Clean(d), "CLAUDE.md", LayerManaged, ReasonSessionStart, "")...)
 		s.start = append(s.start, s.loadRules(ctx, filepath.Join(d, "rules"), s.root, LayerManaged, ReasonSessionStart, "")...)
 	}
 	if d := s.env.Home; d != "" {
-		s.start = append(s.start, s.loadTop(ctx, filepath.Join(d, "CLAUDE.md"), LayerUser, ReasonSessionStart, "")...)
+		s.start = append(s.start, s.loadTop(ctx, filepath.Clean(d), "CLAUDE.md", LayerUser, ReasonSessionStart, "")...)
 		s.start = append(s.start, s.loadRules(ctx, filepath.Join(d, "rules"), s.root, LayerUser, ReasonSessionStart, "")...)
 	}
 	for _, d := range chain(abs) {
@@ -227,18 +227,30 @@ func (s *Set) loadDir(ctx context.Context, d string, nested bool, trigger string
 		if !dotClaude && strings.HasPrefix(n, ".claude"+string(filepath.Separator)) {
 			continue
 		}
-		out = append(out, s.loadTop(ctx, under(d, n), layer, reason, trigger)...)
+		out = append(out, s.loadTop(ctx, d, n, layer, reason, trigger)...)
 	}
 	if s.rulesAt == len(s.names) && dotClaude {
 		out = append(out, s.loadRules(ctx, filepath.Join(d, ".claude", "rules"), d, LayerRule, reason, trigger)...)
 	}
-	return append(out, s.loadTop(ctx, under(d, LocalFile), local, reason, trigger)...)
+	return append(out, s.loadTop(ctx, d, LocalFile, local, reason, trigger)...)
 }
 
 // open reads a candidate file and applies the checks every instruction file gets: readable,
 // text, not excluded, not already loaded. ok is false when the file is not to be used.
 func (s *Set) open(path string, layer Layer) (fileText, bool) {
 	ft, err := readText(path, s.max)
+	return s.accept(path, layer, ft, err)
+}
+
+// openIn is open of dir/name; it returns the path too, made only when there is a file.
+func (s *Set) openIn(dir, name string, layer Layer) (string, fileText, bool) {
+	ft, path, err := readTextIn(dir, name, s.max)
+	ft, ok := s.accept(path, layer, ft, err)
+	return path, ft, ok
+}
+
+// accept applies the checks of open to a file read from path.
+func (s *Set) accept(path string, layer Layer, ft fileText, err error) (fileText, bool) {
 	if err != nil {
 		return ft, false
 	}
@@ -265,9 +277,9 @@ func (s *Set) open(path string, layer Layer) (fileText, bool) {
 	return ft, true
 }
 
-// loadTop loads a file found by name (not through an import).
-func (s *Set) loadTop(ctx context.Context, path string, layer Layer, reason Reason, trigger string) []Source {
-	ft, ok := s.open(path, layer)
+// loadTop loads dir/name, a file found by name (not through an import).
+func (s *Set) loadTop(ctx context.Context, dir, name string, layer Layer, reason Reason, trigger string) []Source {
+	path, ft, ok := s.openIn(dir, name, layer)
 	if !ok {
 		return nil
 	}

@@ -110,6 +110,23 @@ func notFound(err error) bool {
 // errNotFound.
 func readText(path string, max int64) (fileText, error) {
 	h, err := openHandle(path, true)
+	return readOpened(h, err, path, max)
+}
+
+// readTextIn is readText of dir/name (dir clean and absolute, name clean and relative). The
+// path string is made only when there is a file: most names probed are absent.
+func readTextIn(dir, name string, max int64) (fileText, string, error) {
+	h, err := openHandleIn(dir, name)
+	if err != nil && notFound(err) {
+		return fileText{}, "", errNotFound
+	}
+	path := under(dir, name)
+	ft, err := readOpened(h, err, path, max)
+	return ft, path, err
+}
+
+// readOpened is the rest of readText, once path was opened with O_NOFOLLOW.
+func readOpened(h *handle, err error, path string, max int64) (fileText, error) {
 	if err != nil && isSymlinkErr(err) {
 		// A symlink: what it points to is fstat'ed before it is read.
 		if h, err = openHandle(path, false); err == nil {
