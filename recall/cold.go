@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"io/fs"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -26,15 +27,17 @@ import (
 // are contiguous and in memory order without any sorting or per-list growth.
 //
 // Memory is what a cold build costs most on a fresh process: each new page is a page fault.
-// So the working set is kept to what the index keeps anyway plus, per (memory, term) pair,
-// 4 bytes of term id and 6 of counts until the postings are written.
+// So the working set is kept to what the index keeps anyway: a memory's term counts per
+// field, which only its postings keep, are counted again from its lines (and name) when the
+// postings are written rather than stored in between.
 
 // coldDoc is a memory analysed for a cold build: like analysed, but its terms are numbered in
 // its shard's dictionary until the merge gives them their index-wide ids.
 type coldDoc struct {
 	mem   memdir.Memory
 	terms []uint32 // distinct terms in order of first occurrence: shard ids, then term ids
-	tf    [][numFields]uint16
+	names []uint32 // the name's terms, as indexes into terms, one per occurrence
+	body  int      // where the body starts in lines (the description comes first)
 	tfs   []uint16 // total occurrences of terms[i] over all fields
 	named []bool   // terms[i] occurs in the name
 	len   [numFields]float32
@@ -76,10 +79,11 @@ type coldShard struct {
 	toks  []Token
 	tf    [][numFields]uint16
 	lines []uint32
+	names []uint32
 	sink  uint32 // keeps touch from being optimised away
 	chunk struct {
 		terms []uint32
-		tf    [][numFields]uint16
+		names []uint32
 		tfs   []uint16
 		named []bool
 		lines []uint32
@@ -122,7 +126,7 @@ func carveN[T any](chunk *[]T, n int, fill func([]T)) []T {
 func (z *coldShard) add(m memdir.Memory) {
 	a := coldDoc{mem: m}
 	z.slot.reset()
-	z.dhash, z.last, z.tf, z.lines, z.dword = z.dhash[:0], z.last[:0], z.tf[:0], z.lines[:0], z.dword[:0]
+	z.dhash, z.last, z.tf, z.lines, z.dword, z.names = z.dhash[:0], z.last[:0], z.tf[:0], z.lines[:0], z.dword[:0], z.names[:0]
 	for f, text := range [numFields]string{m.Name, m.Description, m.Body} {
 		n := 0
 		for line := range strings.SplitSeq(text, "\n") {
@@ -153,6 +157,8 @@ func (z *coldShard) add(m memdir.Memory) {
 				}
 				if f != fieldName {
 					z.lines = append(z.lines, i)
+				} else {
+					z.names = append(z.names, i)
 				}
 			}
 			if f != fieldName {
@@ -160,6 +166,9 @@ func (z *coldShard) add(m memdir.Memory) {
 			}
 		}
 		a.len[f] = float32(n)
+		if f == fieldDesc {
+			a.body = len(z.lines)
+		}
 	}
 	// The memory's terms in the shard's dictionary. The table is large, so each lookup is a
 	// cache miss: touching all the slots first, in a loop whose loads do not wait for one
@@ -178,7 +187,7 @@ func (z *coldShard) add(m memdir.Memory) {
 	}
 	n := len(z.terms)
 	a.terms = carve(&z.chunk.terms, z.terms)
-	a.tf = carve(&z.chunk.tf, z.tf)
+	a.names = carve(&z.chunk.names, z.names)
 	a.tfs = carveN(&z.chunk.tfs, n, func(dst []uint16) {
 		for i, tf := range z.tf {
 			sum := 0
@@ -195,6 +204,32 @@ func (z *coldShard) add(m memdir.Memory) {
 	})
 	a.lines = carve(&z.chunk.lines, z.lines)
 	z.docs = append(z.docs, a)
+}
+
+// counts returns the memory's occurrences of each of its terms per field, counted again from
+// its name and lines (which must still hold indexes into terms) into dst.
+func (c *coldDoc) counts(dst [][numFields]uint16) [][numFields]uint16 {
+	dst = slices.Grow(dst[:0], len(c.terms))[:len(c.terms)]
+	clear(dst)
+	add := func(slot uint32, f int) {
+		if dst[slot][f] < math.MaxUint16 {
+			dst[slot][f]++
+		}
+	}
+	for _, s := range c.names {
+		add(s, fieldName)
+	}
+	for j, s := range c.lines {
+		if s == lineBreak {
+			continue
+		}
+		if j < c.body {
+			add(s, fieldDesc)
+		} else {
+			add(s, fieldBody)
+		}
+	}
+	return dst
 }
 
 // id returns the shard id of the term hs, giving it the next one if it is new.
@@ -221,7 +256,7 @@ func (ix *Index) coldReady() bool {
 func (ix *Index) linkWarm(shards []*coldShard) {
 	for _, z := range shards {
 		for _, c := range z.docs {
-			a := analysed{mem: c.mem, tf: c.tf, len: c.len, tids: make([]uint32, len(c.terms))}
+			a := analysed{mem: c.mem, tf: c.counts(nil), len: c.len, tids: make([]uint32, len(c.terms))}
 			for i, s := range c.terms {
 				a.tids[i] = ix.dict.internHash(z.hashes[s])
 			}
@@ -331,11 +366,6 @@ func (ix *Index) bulkLinkCold(shards []*coldShard) {
 					c.terms[j] = ids[l]
 				}
 			}
-			for j, l := range c.lines {
-				if l != lineBreak {
-					c.lines[j] = c.terms[l]
-				}
-			}
 			if docID[s][i] < 0 {
 				continue
 			}
@@ -380,15 +410,24 @@ func (ix *Index) bulkLinkCold(shards []*coldShard) {
 	ix.lens = make([]docLens, n)
 	run(func(s int, z *coldShard) {
 		cur := count[s]
+		var tf [][numFields]uint16
 		for i := range z.docs {
+			c := &z.docs[i]
 			d := docID[s][i]
+			if d >= 0 {
+				tf = c.counts(tf)
+				for j, id := range c.terms {
+					all[cur[id]] = posting{doc: uint32(d), tf: tf[j]}
+					cur[id]++
+				}
+			}
+			for j, l := range c.lines {
+				if l != lineBreak {
+					c.lines[j] = c.terms[l]
+				}
+			}
 			if d < 0 {
 				continue
-			}
-			c := &z.docs[i]
-			for j, id := range c.terms {
-				all[cur[id]] = posting{doc: uint32(d), tf: c.tf[j]}
-				cur[id]++
 			}
 			ix.docs[d] = docInfo{mem: c.mem, len: c.len, alive: true, terms: c.terms, lines: c.lines,
 				tfs: c.tfs, named: c.named}
