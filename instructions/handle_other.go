@@ -51,7 +51,9 @@ func openHandle(path string, noFollow bool) (*handle, error) {
 }
 
 // openHandleIn is openHandle(dir/name, true).
-func openHandleIn(dir, name string) (*handle, error) { return openHandle(under(dir, name), true) }
+func openHandleIn(b *base, dir, name string) (*handle, error) {
+	return openHandle(under(dir, name), true)
+}
 
 func (h *handle) stat() error { return nil }
 

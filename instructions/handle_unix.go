@@ -49,9 +49,10 @@ func openHandle(path string, noFollow bool) (*handle, error) {
 	return &handle{fd: fd}, nil
 }
 
-// openHandleIn is openHandle(dir/name, true) without allocating when there is no such file.
-func openHandleIn(dir, name string) (*handle, error) {
-	fd, err := openAt(dir, name, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOFOLLOW)
+// openHandleIn is openHandle(dir/name, true), spelled by b, without allocating when there is
+// no such file.
+func openHandleIn(b *base, dir, name string) (*handle, error) {
+	fd, err := openAt(b, dir, name, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOFOLLOW)
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,7 @@ type Set struct {
 	pending  []*rule  // conditional rules not yet applied
 	dirSeen  map[string]bool
 	realDirs map[string]string
+	base     base // the working directory, open during Load only
 
 	// The project root is looked at twice, for settings and for instruction files: whether it
 	// holds a .claude directory is asked once.
@@ -57,7 +58,7 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("instructions: working directory %s: %w", cwd, err)
 	}
-	r, err := resolveDir(abs)
+	r, fd, err := resolveDir(abs)
 	if err != nil {
 		return nil, fmt.Errorf("instructions: working directory: %w", err)
 	}
@@ -67,9 +68,13 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 		log:      opts.Logger,
 		max:      opts.MaxFileBytes,
 		cwd:      abs,
+		base:     base{fd: fd, dir: abs},
 		dirSeen:  map[string]bool{},
 		realDirs: map[string]string{},
 	}
+	// The working directory stays open while the session-start files are read: names near it
+	// are looked up relative to it, which costs fewer path elements.
+	defer s.closeBase()
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -87,7 +92,7 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	}
 	s.root = opts.ProjectRoot
 	if s.root == "" {
-		s.root = projectRoot(abs)
+		s.root = s.projectRoot(abs)
 	} else if r, err := filepath.EvalSymlinks(s.root); err == nil {
 		s.root = r
 	}
@@ -98,7 +103,7 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 		// The project's settings files live in .claude: when there is none, only the user's
 		// settings are read.
 		settingsRoot := s.root
-		m, err := statType(filepath.Join(s.root, ".claude"), false)
+		m, err := statAt(&s.base, s.root, ".claude", false)
 		s.claudeAt, s.claudeHas = s.root, err == nil && m.IsDir()
 		if errors.Is(err, fs.ErrNotExist) {
 			settingsRoot = ""
@@ -149,11 +154,19 @@ func absentDir(d string) bool {
 	return !m.IsDir()
 }
 
+// closeBase closes the working directory's descriptor.
+func (s *Set) closeBase() {
+	if s.base.fd >= 0 {
+		closeDir(s.base.fd)
+		s.base.fd = -1
+	}
+}
+
 // projectRoot is config.ProjectRoot for a directory whose symlinks are already resolved: the
 // nearest directory holding .git, with worktrees mapped to their main tree by config.
-func projectRoot(abs string) string {
+func (s *Set) projectRoot(abs string) string {
 	for d := abs; ; {
-		m, err := statType(under(d, ".git"), true)
+		m, err := statAt(&s.base, d, ".git", true)
 		if err == nil {
 			if m.IsDir() {
 				return d
@@ -216,7 +229,7 @@ func (s *Set) loadDir(ctx context.Context, d string, nested bool, trigger string
 	// One stat of .claude saves looking inside it in the many directories that have none.
 	dotClaude := s.claudeHas
 	if d != s.claudeAt {
-		m, err := statType(under(d, ".claude"), false)
+		m, err := statAt(&s.base, d, ".claude", false)
 		dotClaude = err == nil && m.IsDir()
 	}
 	var out []Source
@@ -244,7 +257,7 @@ func (s *Set) open(path string, layer Layer) (fileText, bool) {
 
 // openIn is open of dir/name; it returns the path too, made only when there is a file.
 func (s *Set) openIn(dir, name string, layer Layer) (string, fileText, bool) {
-	ft, path, err := readTextIn(dir, name, s.max)
+	ft, path, err := readTextIn(&s.base, dir, name, s.max)
 	ft, ok := s.accept(path, layer, ft, err)
 	return path, ft, ok
 }
@@ -480,9 +493,10 @@ func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int
 // openImport opens an import target and returns it with its resolved path. A symlink as the
 // last element is detected by the failed no-follow open, so the common case costs no lstat.
 func (s *Set) openImport(abs string) (*handle, string, error) {
-	h, err := openHandle(abs, true)
+	dir := filepath.Dir(abs)
+	h, err := openHandleIn(&s.base, dir, filepath.Base(abs))
 	if err == nil {
-		return h, under(s.realDir(filepath.Dir(abs)), filepath.Base(abs)), nil
+		return h, under(s.realDir(dir), filepath.Base(abs)), nil
 	}
 	if !isSymlinkErr(err) {
 		return nil, "", err

@@ -113,10 +113,18 @@ func readText(path string, max int64) (fileText, error) {
 	return readOpened(h, err, path, max)
 }
 
-// readTextIn is readText of dir/name (dir clean and absolute, name clean and relative). The
-// path string is made only when there is a file: most names probed are absent.
-func readTextIn(dir, name string, max int64) (fileText, string, error) {
-	h, err := openHandleIn(dir, name)
+// base is the working directory, held open during a load so that paths near it can be looked
+// up relative to it (fd is -1 when it is not open).
+type base struct {
+	fd  int
+	dir string
+}
+
+// readTextIn is readText of dir/name (dir clean and absolute, name clean and relative),
+// spelled by b. The path string is made only when there is a file: most names probed are
+// absent.
+func readTextIn(b *base, dir, name string, max int64) (fileText, string, error) {
+	h, err := openHandleIn(b, dir, name)
 	if err != nil && notFound(err) {
 		return fileText{}, "", errNotFound
 	}
