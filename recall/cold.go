@@ -341,7 +341,6 @@ func (ix *Index) bulkLinkCold(shards []*coldShard) {
 	}
 	next := uint32(len(hashes))
 	ix.dict.next.Store(next)
-	ix.dict.reserve(int(next))
 	ix.terms = make([]termInfo, next)
 
 	run := func(f func(s int, z *coldShard)) {
@@ -383,6 +382,9 @@ func (ix *Index) bulkLinkCold(shards []*coldShard) {
 			ix.words.putIfAbsent(w.surface, w.id)
 		}
 		// The dictionary's entries, shared out by dictionary shard.
+		for i := s; i < dictShards; i += len(shards) {
+			ix.dict.reserveShard(i, int(next))
+		}
 		for id, hs := range hashes {
 			if int(hs%dictShards)%len(shards) == s {
 				ix.dict.putHash(hs, uint32(id))

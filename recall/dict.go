@@ -51,17 +51,22 @@ func newHashDict() *dict {
 // reserve makes room for about n more entries, so a cold build does not rehash the shards
 // again and again as they grow. Only an empty dict is resized.
 func (d *dict) reserve(n int) {
-	per := n/dictShards + 1
 	for i := range d.shards {
-		sh := &d.shards[i]
-		sh.mu.Lock()
-		if d.hashed && len(sh.h) == 0 {
-			sh.h = make(map[uint64]uint32, per)
-		} else if !d.hashed && len(sh.m) == 0 {
-			sh.m = make(map[string]uint32, per)
-		}
-		sh.mu.Unlock()
+		d.reserveShard(i, n)
 	}
+}
+
+// reserveShard is reserve for shard i only, so that goroutines can share the work.
+func (d *dict) reserveShard(i, n int) {
+	per := n/dictShards + 1
+	sh := &d.shards[i]
+	sh.mu.Lock()
+	if d.hashed && len(sh.h) == 0 {
+		sh.h = make(map[uint64]uint32, per)
+	} else if !d.hashed && len(sh.m) == 0 {
+		sh.m = make(map[string]uint32, per)
+	}
+	sh.mu.Unlock()
 }
 
 // lookup returns the id of s, if s was interned.
