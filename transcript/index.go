@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,8 +19,10 @@ import (
 // (size, modification and change time, inode) its file had when it was read. An entry is used
 // only while the file's key is unchanged, so the index can never show stale data; it only
 // saves reading files that did not change. Entries are kept in the order the last listing
-// met the files (directory by directory, each in the directory's own order), so the next
-// listing of an unchanged directory finds file k's entry at position k without a lookup.
+// returned them (newest first), each with the position at which that listing met its file
+// (directory by directory, each in the directory's own order): the next listing of unchanged
+// directories finds file k's entry through its position, without a lookup by path, and when
+// every entry still holds, the result is already in order.
 //
 // Loading decodes only what the stat pass and the sort need (path, key, last activity); the
 // rest of an entry's Info is decoded straight into the listing's result, from the file's
@@ -32,6 +35,7 @@ type listIndex struct {
 
 type indexEntry struct {
 	Path         string
+	Pos          int // where the listing that wrote the entry met the file
 	Key          fileKey
 	LastActivity int64 // UnixNano, 0 for none
 	info, end    int   // where in data the rest of the Info is
@@ -47,8 +51,9 @@ type fileKey struct {
 	Ino   uint64
 }
 
-// indexMagic starts an index file. Then comes a count and per entry: the path, the key (size,
-// mtime, ctime, inode) and the last activity, then the length of the rest and the rest (cwd,
+// indexMagic starts an index file. Then comes a count and per entry: the path, the position,
+// the key (size, mtime, ctime, inode) and the last activity, then the length of the rest and
+// the rest (cwd,
 // title, first prompt, last prompt, tag, branch, created), all varints and length-prefixed
 // strings.
 const (
@@ -126,6 +131,7 @@ func decodeIndex(data string) (*listIndex, error) {
 	for k := range idx.entries {
 		e := &idx.entries[k]
 		e.Path = d.str()
+		e.Pos = int(min(d.uint(), math.MaxInt32))
 		e.Key = fileKey{Size: d.int(), MTime: d.int(), CTime: d.int(), Ino: d.uint()}
 		e.LastActivity = d.int()
 		m := d.uint()
@@ -224,9 +230,10 @@ func (w *indexWriter) str(s string) {
 	w.b = append(w.b, s...)
 }
 
-func (w *indexWriter) head(path string, key fileKey, lastActivity time.Time) {
+func (w *indexWriter) head(path string, pos int, key fileKey, lastActivity time.Time) {
 	w.n++
 	w.str(path)
+	w.b = binary.AppendUvarint(w.b, uint64(pos))
 	w.b = binary.AppendVarint(w.b, key.Size)
 	w.b = binary.AppendVarint(w.b, key.MTime)
 	w.b = binary.AppendVarint(w.b, key.CTime)
@@ -234,9 +241,9 @@ func (w *indexWriter) head(path string, key fileKey, lastActivity time.Time) {
 	w.b = binary.AppendVarint(w.b, timeNano(lastActivity))
 }
 
-// add encodes a fresh Info.
-func (w *indexWriter) add(key fileKey, i *Info) {
-	w.head(i.Path, key, i.LastActivity)
+// add encodes a fresh Info of the file met at pos.
+func (w *indexWriter) add(pos int, key fileKey, i *Info) {
+	w.head(i.Path, pos, key, i.LastActivity)
 	var rest []byte
 	for _, s := range []string{i.CWD, i.Title, i.FirstPrompt, i.LastPrompt, i.Tag, i.Branch} {
 		rest = binary.AppendUvarint(rest, uint64(len(s)))
@@ -246,10 +253,10 @@ func (w *indexWriter) add(key fileKey, i *Info) {
 	w.str(string(rest))
 }
 
-// copy re-encodes entry k of idx, whose key is unchanged.
-func (w *indexWriter) copy(idx *listIndex, k int) {
+// copy re-encodes entry k of idx, whose key is unchanged, for the file met at pos.
+func (w *indexWriter) copy(pos int, idx *listIndex, k int) {
 	e := &idx.entries[k]
-	w.head(e.Path, e.Key, unixNano(e.LastActivity))
+	w.head(e.Path, pos, e.Key, unixNano(e.LastActivity))
 	w.str(idx.data[e.info:e.end])
 }
 
@@ -272,13 +279,28 @@ func saveIndex(path string, w *indexWriter) error {
 	return nil
 }
 
-// at returns entry k when it is the one for the file name in dir, as it is when the directory
-// did not change since the index was written; otherwise -1.
-func (idx *listIndex) at(k int, dir, name string) int {
-	if k >= len(idx.entries) || !isJoined(idx.entries[k].Path, dir, name) {
+// positions returns, for each of the n files of a listing, the entry written for the file met
+// at the same position, or -1.
+func (idx *listIndex) positions(n int) []int32 {
+	byPos := make([]int32, n)
+	for k := range byPos {
+		byPos[k] = -1
+	}
+	for e, x := range idx.entries {
+		if x.Pos < n && byPos[x.Pos] < 0 {
+			byPos[x.Pos] = int32(e)
+		}
+	}
+	return byPos
+}
+
+// at returns entry e when it is the one for the file name in dir (as it is when the
+// directory did not change since the index was written), otherwise -1.
+func (idx *listIndex) at(e int32, dir, name string) int32 {
+	if e < 0 || !isJoined(idx.entries[e].Path, dir, name) {
 		return -1
 	}
-	return k
+	return e
 }
 
 // find returns the entry for path wherever it is, or -1.

@@ -2,12 +2,14 @@ package transcript
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -357,16 +359,18 @@ type ListOptions struct {
 // A missing dir is an empty list. Files that cannot be read are left out and reported in the
 // error (errors.Join of one error per file); the rest are still returned.
 func List(ctx context.Context, dir string, opts ListOptions) ([]Info, error) {
+	index := startIndexLoad(opts.Index)
 	d, err := openSessionDir(dir)
+	idx, idxErr := index()
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	var dirs []*sessionDir
 	if d != nil {
-		defer d.close()
+		defer d.release()
 		dirs = append(dirs, d)
 	}
-	return listDirs(ctx, dirs, opts)
+	return listDirs(ctx, dirs, idx, idxErr, opts)
 }
 
 // maxOpenDirs bounds the directory descriptors ListAll keeps open; files of the directories
@@ -375,18 +379,20 @@ const maxOpenDirs = 64
 
 // ListAll returns the sessions of every project under projectsDir, newest first.
 func ListAll(ctx context.Context, projectsDir string, opts ListOptions) ([]Info, error) {
+	index := startIndexLoad(opts.Index)
 	ents, err := os.ReadDir(projectsDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
 	if err != nil {
+		index()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	var dirs []*sessionDir
 	var errs []error
 	defer func() {
 		for _, d := range dirs {
-			d.close()
+			d.release()
 		}
 	}()
 	for _, e := range ents {
@@ -404,8 +410,26 @@ func ListAll(ctx context.Context, projectsDir string, opts ListOptions) ([]Info,
 			dirs = append(dirs, d)
 		}
 	}
-	infos, err := listDirs(ctx, dirs, opts)
+	idx, idxErr := index()
+	infos, err := listDirs(ctx, dirs, idx, idxErr, opts)
 	return infos, errors.Join(append(errs, err)...)
+}
+
+// startIndexLoad starts reading the index at path (none when path is ""), so that it is read
+// on one processor while the caller reads the directories on the other; the function it
+// returns waits for it, and must be called.
+func startIndexLoad(path string) func() (*listIndex, error) {
+	if path == "" {
+		return func() (*listIndex, error) { return nil, nil }
+	}
+	var idx *listIndex
+	var err error
+	var wg sync.WaitGroup
+	wg.Go(func() { idx, err = loadIndex(path) })
+	return func() (*listIndex, error) {
+		wg.Wait()
+		return idx, err
+	}
 }
 
 // Files returns the session transcripts in dir (a project directory): *.jsonl files other than
@@ -450,7 +474,7 @@ const (
 // statBlock is how many files a stat worker claims at a time.
 const statBlock = 32
 
-func listDirs(ctx context.Context, dirs []*sessionDir, opts ListOptions) ([]Info, error) {
+func listDirs(ctx context.Context, dirs []*sessionDir, idx *listIndex, idxErr error, opts ListOptions) ([]Info, error) {
 	var files []listFile
 	for _, d := range dirs {
 		for i := range d.names {
@@ -458,14 +482,13 @@ func listDirs(ctx context.Context, dirs []*sessionDir, opts ListOptions) ([]Info
 		}
 	}
 	n := len(files)
-	var idx *listIndex
-	var idxErr error
-	if opts.Index != "" {
-		idx, idxErr = loadIndex(opts.Index)
-	}
 	state := make([]uint8, n)
 	at := make([]int32, n) // the index entry, or the slot in fresh, of file k
 	keys := make([]fileKey, n)
+	var byPos []int32
+	if idx != nil {
+		byPos = idx.positions(n)
+	}
 	var errMu sync.Mutex
 	errs := make(map[int]error)
 	fail := func(k int, err error) {
@@ -497,11 +520,11 @@ func listDirs(ctx context.Context, dirs []*sessionDir, opts ListOptions) ([]Info
 				continue
 			}
 			keys[k] = key
-			if e := idx.at(k, f.d.path, f.name()); e < 0 {
+			if e := idx.at(byPos[k], f.d.path, f.name()); e < 0 {
 				at[k] = -1
 				moved.Store(true)
 			} else if idx.entries[e].Key == key {
-				state[k], at[k] = fileIndexed, int32(e)
+				state[k], at[k] = fileIndexed, e
 			}
 		}
 	})
@@ -562,36 +585,12 @@ func listDirs(ctx context.Context, dirs []*sessionDir, opts ListOptions) ([]Info
 			all = append(all, err)
 		}
 	}
-	if idx != nil {
-		if err := updateIndex(opts.Index, idx, state, at, keys, fresh); err != nil {
+	order, same := resultOrder(idx, state, at, byPos, fresh)
+	if idx != nil && !same {
+		if err := saveIndexFor(opts.Index, idx, order, state, at, keys, fresh); err != nil {
 			all = append(all, err)
 		}
 	}
-	// Newest first, then by path.
-	lastActivity := func(k int32) time.Time {
-		if state[k] == fileIndexed {
-			return unixNano(idx.entries[at[k]].LastActivity)
-		}
-		return fresh[at[k]].LastActivity
-	}
-	path := func(k int32) string {
-		if state[k] == fileIndexed {
-			return idx.entries[at[k]].Path
-		}
-		return fresh[at[k]].Path
-	}
-	order := make([]int32, 0, n)
-	for k, s := range state {
-		if s == fileIndexed || s == fileRead {
-			order = append(order, int32(k))
-		}
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := lastActivity(b).Compare(lastActivity(a)); c != 0 {
-			return c
-		}
-		return strings.Compare(path(a), path(b))
-	})
 	out := make([]Info, len(order))
 	for j, k := range order {
 		if state[k] == fileIndexed {
@@ -603,29 +602,74 @@ func listDirs(ctx context.Context, dirs []*sessionDir, opts ListOptions) ([]Info
 	return out, errors.Join(append(all, idxErr)...)
 }
 
-// updateIndex rewrites the index when the listing found anything it did not hold at the same
-// position: a file read now, one gone, a directory in another order.
-func updateIndex(path string, idx *listIndex, state []uint8, at []int32, keys []fileKey, fresh []Info) error {
-	kept, changed := 0, false
-	for k, s := range state {
-		switch s {
-		case fileRead:
-			changed = true
-		case fileIndexed:
-			changed = changed || int(at[k]) != kept
-			kept++
+// resultOrder returns the files listed (indexed or read), newest first, then by path. same
+// reports that they are exactly the index's entries, each found at its position: then the
+// index's order is the result's and the index needs no rewrite.
+func resultOrder(idx *listIndex, state []uint8, at, byPos []int32, fresh []Info) (order []int32, same bool) {
+	if idx != nil {
+		hits, same := 0, true
+		for k, s := range state {
+			switch s {
+			case fileRead:
+				same = false
+			case fileIndexed:
+				hits++
+				same = same && byPos[k] == at[k]
+			}
+		}
+		if same && hits == len(idx.entries) {
+			order = make([]int32, len(idx.entries))
+			for e, x := range idx.entries {
+				order[e] = int32(x.Pos)
+			}
+			return order, true
 		}
 	}
-	if !changed && kept == len(idx.entries) {
-		return nil
+	type sortKey struct {
+		k    int32
+		at   int64 // last activity, UnixNano (math.MinInt64 for none)
+		path string
 	}
-	var w indexWriter
+	keys := make([]sortKey, 0, len(state))
 	for k, s := range state {
 		switch s {
-		case fileRead:
-			w.add(keys[k], &fresh[at[k]])
 		case fileIndexed:
-			w.copy(idx, int(at[k]))
+			e := &idx.entries[at[k]]
+			la := e.LastActivity
+			if la == 0 {
+				la = math.MinInt64
+			}
+			keys = append(keys, sortKey{int32(k), la, e.Path})
+		case fileRead:
+			i := &fresh[at[k]]
+			la := int64(math.MinInt64)
+			if !i.LastActivity.IsZero() {
+				la = i.LastActivity.UnixNano()
+			}
+			keys = append(keys, sortKey{int32(k), la, i.Path})
+		}
+	}
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		if c := cmp.Compare(b.at, a.at); c != 0 {
+			return c
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	order = make([]int32, len(keys))
+	for j, x := range keys {
+		order[j] = x.k
+	}
+	return order, false
+}
+
+// saveIndexFor rewrites the index with the files listed, in the result's order.
+func saveIndexFor(path string, idx *listIndex, order []int32, state []uint8, at []int32, keys []fileKey, fresh []Info) error {
+	var w indexWriter
+	for _, k := range order {
+		if state[k] == fileRead {
+			w.add(int(k), keys[k], &fresh[at[k]])
+		} else {
+			w.copy(int(k), idx, int(at[k]))
 		}
 	}
 	return saveIndex(path, &w)

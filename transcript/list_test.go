@@ -250,6 +250,17 @@ func TestListIndex(t *testing.T) {
 			t.Fatalf("indexed listing differs (-want +got):\n%s", diff)
 		}
 	}
+	// A listing that finds nothing changed does not rewrite the index.
+	before, err := os.Stat(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := List(t.Context(), dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(index); err != nil || !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatalf("index rewritten by an unchanged listing (%v)", err)
+	}
 	// A changed file is read again: the index never shows stale data.
 	j, err := Open(t.Context(), p1, Options{FlushInterval: -1})
 	if err != nil {
@@ -309,9 +320,9 @@ func FuzzStat(f *testing.F) {
 
 func FuzzIndex(f *testing.F) {
 	var w indexWriter
-	w.add(fileKey{Size: 3, MTime: 9, CTime: -1, Ino: 1 << 40}, &Info{ID: "s", Path: "/p/x/s.jsonl", Project: "x", Size: 3,
+	w.add(1, fileKey{Size: 3, MTime: 9, CTime: -1, Ino: 1 << 40}, &Info{ID: "s", Path: "/p/x/s.jsonl", Project: "x", Size: 3,
 		Title: "标题", Branch: "b", Created: time.Unix(5, 0).UTC(), LastActivity: time.Unix(6, 0).UTC()})
-	w.add(fileKey{}, &Info{ID: "t", Path: "/p/x/t.jsonl", Project: "x", FirstPrompt: "解析器 ok"})
+	w.add(0, fileKey{}, &Info{ID: "t", Path: "/p/x/t.jsonl", Project: "x", FirstPrompt: "解析器 ok"})
 	f.Add(w.bytes())
 	f.Add([]byte(indexMagic + "\x05"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -321,7 +332,7 @@ func FuzzIndex(f *testing.F) {
 		}
 		var w indexWriter
 		for k := range got.entries {
-			w.copy(got, k)
+			w.copy(got.entries[k].Pos, got, k)
 		}
 		again, err := decodeIndex(string(w.bytes()))
 		if err != nil {
@@ -337,7 +348,7 @@ func FuzzIndex(f *testing.F) {
 func indexInfos(idx *listIndex) []indexEntryInfo {
 	var out []indexEntryInfo
 	for k, e := range idx.entries {
-		x := indexEntryInfo{Key: e.Key}
+		x := indexEntryInfo{Pos: e.Pos, Key: e.Key}
 		idx.info(k, &x.Info)
 		out = append(out, x)
 	}
@@ -345,6 +356,7 @@ func indexInfos(idx *listIndex) []indexEntryInfo {
 }
 
 type indexEntryInfo struct {
+	Pos  int
 	Key  fileKey
 	Info Info
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -29,7 +30,12 @@ type sessionDir struct {
 	names []string // session file names, sharing raw's bytes
 	off   []int32  // offset of names[i] in raw
 	known []bool   // the directory entry said names[i] is a regular file
+
+	pooled *[]byte // raw's buffer, back to direntPool at release
 }
+
+// direntPool keeps getdents buffers between listings (a chat or a benchmark lists often).
+var direntPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
 // openSessionDir reads the session file names of dir. A missing dir is (nil, nil).
 func openSessionDir(dir string) (*sessionDir, error) {
@@ -44,10 +50,10 @@ func openSessionDir(dir string) (*sessionDir, error) {
 		}
 		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
-	d := &sessionDir{path: dir, fd: fd}
-	buf := make([]byte, 0, 64<<10)
+	d := &sessionDir{path: dir, fd: fd, pooled: direntPool.Get().(*[]byte)}
+	buf := (*d.pooled)[:0]
 	for {
-		if cap(buf)-len(buf) < 8<<10 {
+		if cap(buf)-len(buf) < 4<<10 {
 			buf = slices.Grow(buf, cap(buf))
 		}
 		n, err := unix.Getdents(fd, buf[len(buf):cap(buf)])
@@ -55,7 +61,8 @@ func openSessionDir(dir string) (*sessionDir, error) {
 			continue
 		}
 		if err != nil {
-			d.close()
+			d.raw = buf
+			d.release()
 			return nil, &os.PathError{Op: "readdirent", Path: dir, Err: err}
 		}
 		if n <= 0 {
@@ -93,6 +100,17 @@ func (d *sessionDir) close() {
 	if d != nil && d.fd >= 0 {
 		unix.Close(d.fd)
 		d.fd = -1
+	}
+}
+
+// release closes d and gives its buffer back: its names must not be used afterwards (nothing
+// listing returns holds them; paths are built with filepath.Join, which copies).
+func (d *sessionDir) release() {
+	d.close()
+	if d.pooled != nil {
+		*d.pooled = d.raw[:0]
+		direntPool.Put(d.pooled)
+		d.pooled, d.raw, d.names = nil, nil, nil
 	}
 }
 

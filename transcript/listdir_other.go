@@ -37,7 +37,8 @@ func openSessionDir(dir string) (*sessionDir, error) {
 	return d, nil
 }
 
-func (d *sessionDir) close() {}
+func (d *sessionDir) close()   {}
+func (d *sessionDir) release() {}
 
 // stat returns the key of names[i] without following a symlink, and whether it is a regular
 // file.
