@@ -307,6 +307,15 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 		default:
 			fmt.Fprintf(w, "MEMORY.md (%d lines; the model saw it as of session start):\n%s\n", idx.Lines, strings.TrimRight(idx.Content(), "\n"))
 		}
+		bg := c.a.Background()
+		fmt.Fprintf(w, "Background this session: %d extraction(s) (%d skipped, %d failed), %d session-notes update(s), %d auto-dream(s)\n",
+			bg.Extractions, bg.ExtractSkipped, bg.ExtractFailed, bg.NotesUpdates, bg.Dreams)
+		if len(bg.Written) > 0 {
+			fmt.Fprintf(w, "Saved by the extractor: %s\n", strings.Join(bg.Written, ", "))
+		}
+		for _, d := range bg.Denied {
+			fmt.Fprintf(w, "Denied to the extractor: %s\n", d)
+		}
 	case "/todos":
 		todos := c.a.Todos()
 		if len(todos) == 0 {
