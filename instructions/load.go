@@ -124,18 +124,18 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d := s.env.ManagedDir; d != "" && !absentDir(d) {
-		s.start = append(s.start, s.loadTop(ctx, filepath.Clean(d), "CLAUDE.md", LayerManaged, ReasonSessionStart, "")...)
-		s.start = append(s.start, s.loadRules(ctx, filepath.Join(d, "rules"), s.root, LayerManaged, ReasonSessionStart, "")...)
+		s.start = s.loadTop(ctx, s.start, filepath.Clean(d), "CLAUDE.md", LayerManaged, ReasonSessionStart, "")
+		s.start = s.loadRules(ctx, s.start, filepath.Join(d, "rules"), s.root, LayerManaged, ReasonSessionStart, "")
 	}
 	if d := s.env.Home; d != "" {
-		s.start = append(s.start, s.loadTop(ctx, filepath.Clean(d), "CLAUDE.md", LayerUser, ReasonSessionStart, "")...)
-		s.start = append(s.start, s.loadRules(ctx, filepath.Join(d, "rules"), s.root, LayerUser, ReasonSessionStart, "")...)
+		s.start = s.loadTop(ctx, s.start, filepath.Clean(d), "CLAUDE.md", LayerUser, ReasonSessionStart, "")
+		s.start = s.loadRules(ctx, s.start, filepath.Join(d, "rules"), s.root, LayerUser, ReasonSessionStart, "")
 	}
 	for _, d := range chain(abs) {
 		if err := ctx.Err(); err != nil {
 			return s, fmt.Errorf("instructions: load %s: %w", abs, err)
 		}
-		s.start = append(s.start, s.loadDir(ctx, d, false, "")...)
+		s.start = s.loadDir(ctx, s.start, d, false, "")
 	}
 	if s.log.Enabled(ctx, slog.LevelDebug) {
 		s.log.Debug("instructions loaded", "cwd", abs, "root", s.root, "pieces", len(s.start), "pending_rules", len(s.pending), "diagnostics", len(s.diags))
@@ -220,8 +220,9 @@ func chain(dir string) []string {
 	return ds
 }
 
-// loadDir loads one directory's instruction files, rules and local file.
-func (s *Set) loadDir(ctx context.Context, d string, nested bool, trigger string) []Source {
+// loadDir loads one directory's instruction files, rules and local file. Like every load
+// method, it appends the pieces to out and returns it (one slice grows, no slice per file).
+func (s *Set) loadDir(ctx context.Context, out []Source, d string, nested bool, trigger string) []Source {
 	layer, local, reason := LayerProject, LayerLocal, ReasonSessionStart
 	if nested {
 		layer, local, reason = LayerNested, LayerNested, ReasonNestedTraversal
@@ -232,20 +233,19 @@ func (s *Set) loadDir(ctx context.Context, d string, nested bool, trigger string
 		m, err := statAt(&s.base, d, ".claude", false)
 		dotClaude = err == nil && m.IsDir()
 	}
-	var out []Source
 	for i, n := range s.names {
 		if i == s.rulesAt && dotClaude {
-			out = append(out, s.loadRules(ctx, filepath.Join(d, ".claude", "rules"), d, LayerRule, reason, trigger)...)
+			out = s.loadRules(ctx, out, filepath.Join(d, ".claude", "rules"), d, LayerRule, reason, trigger)
 		}
 		if !dotClaude && strings.HasPrefix(n, ".claude"+string(filepath.Separator)) {
 			continue
 		}
-		out = append(out, s.loadTop(ctx, d, n, layer, reason, trigger)...)
+		out = s.loadTop(ctx, out, d, n, layer, reason, trigger)
 	}
 	if s.rulesAt == len(s.names) && dotClaude {
-		out = append(out, s.loadRules(ctx, filepath.Join(d, ".claude", "rules"), d, LayerRule, reason, trigger)...)
+		out = s.loadRules(ctx, out, filepath.Join(d, ".claude", "rules"), d, LayerRule, reason, trigger)
 	}
-	return append(out, s.loadTop(ctx, d, LocalFile, local, reason, trigger)...)
+	return s.loadTop(ctx, out, d, LocalFile, local, reason, trigger)
 }
 
 // open reads a candidate file and applies the checks every instruction file gets: readable,
@@ -290,14 +290,14 @@ func (s *Set) accept(path string, layer Layer, ft fileText, err error) (fileText
 	return ft, true
 }
 
-// loadTop loads dir/name, a file found by name (not through an import).
-func (s *Set) loadTop(ctx context.Context, dir, name string, layer Layer, reason Reason, trigger string) []Source {
+// loadTop loads dir/name, a file found by name (not through an import), appending to out.
+func (s *Set) loadTop(ctx context.Context, out []Source, dir, name string, layer Layer, reason Reason, trigger string) []Source {
 	path, ft, ok := s.openIn(dir, name, layer)
 	if !ok {
-		return nil
+		return out
 	}
 	body, line := s.body(path, ft.Text)
-	return s.emit(ctx, path, layer, reason, trigger, ft, body, line, 0, nil, "")
+	return s.emit(ctx, out, path, layer, reason, trigger, ft, body, line, 0, nil, "")
 }
 
 // body drops frontmatter (reporting a malformed block) and returns the body and its first line.
@@ -322,8 +322,8 @@ func (s *Set) frontmatterDiag(path string, err error, suffix string) {
 	s.addf(path, line, SeverityError, "%s%s", msg, suffix)
 }
 
-// emit turns a read file into its piece, followed by the pieces of its imports.
-func (s *Set) emit(ctx context.Context, path string, layer Layer, reason Reason, trigger string, ft fileText,
+// emit appends a read file's piece to out, followed by the pieces of its imports.
+func (s *Set) emit(ctx context.Context, out []Source, path string, layer Layer, reason Reason, trigger string, ft fileText,
 	body string, bodyLine, depth int, chain []*ident, importedBy string) []Source {
 	s.loaded = append(s.loaded, ft.ID)
 	if len(ft.Text) > WarnChars {
@@ -340,7 +340,7 @@ func (s *Set) emit(ctx context.Context, path string, layer Layer, reason Reason,
 	sc := scan(body, bodyLine)
 	src := Source{Path: path, Layer: layer, Reason: reason, Bytes: len(sc.Text), Tokens: tokens.Estimate(sc.Text),
 		Truncated: ft.Truncated, Text: sc.Text, ImportedBy: importedBy, Depth: depth, Trigger: trigger}
-	out := []Source{src}
+	out = append(out, src)
 	if len(sc.Imports) == 0 {
 		return out
 	}
@@ -349,7 +349,7 @@ func (s *Set) emit(ctx context.Context, path string, layer Layer, reason Reason,
 		if ctx.Err() != nil {
 			break
 		}
-		out = append(out, s.importOne(ctx, path, r, depth, chain, trigger)...)
+		out = s.importOne(ctx, out, path, r, depth, chain, trigger)
 	}
 	return out
 }
@@ -392,15 +392,15 @@ func (s *Set) inside(real string) bool {
 	return false
 }
 
-// importOne resolves and loads one import candidate of the file from.
-func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int, chain []*ident, trigger string) []Source {
+// importOne resolves and loads one import candidate of the file from, appending to out.
+func (s *Set) importOne(ctx context.Context, out []Source, from string, r importRef, depth int, chain []*ident, trigger string) []Source {
 	p := r.Path
 	var abs string
 	switch {
 	case p == "~" || strings.HasPrefix(p, "~/"):
 		if s.env.UserHome == "" {
 			s.addf(from, r.Line, SeverityError, "@%s: no home directory is known to resolve ~/", p)
-			return nil
+			return out
 		}
 		abs = expandTilde(p, s.env.UserHome)
 	case filepath.IsAbs(p):
@@ -410,13 +410,13 @@ func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int
 	}
 	fail := func(sev Severity, format string, args ...any) []Source {
 		s.addf(from, r.Line, sev, "@%s: %s", p, fmt.Sprintf(format, args...))
-		return nil
+		return out
 	}
 	h, real, err := s.openImport(abs)
 	if err != nil {
 		if notFound(err) {
 			if !fileLike(p) {
-				return nil // not meant as a path: an npm scope, a decorator, an alias …
+				return out // not meant as a path: an npm scope, a decorator, an alias …
 			}
 			return fail(SeverityError, "no such file (%s)%s", abs, s.rootHint(from, p, abs))
 		}
@@ -437,13 +437,13 @@ func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int
 			return fail(SeverityError, "cannot read %s: %s", abs, errText(err))
 		}
 		s.addf(abs, 0, SeverityError, "unreadable: %s (imported from %s:%d)", errText(err), from, r.Line)
-		return nil
+		return out
 	}
 	if h.mode.IsDir() {
 		if explicitPath(p) || strings.Contains(p, "/") {
 			return fail(SeverityError, "%s is a directory; only files can be imported", abs)
 		}
-		return nil
+		return out
 	}
 	if !h.mode.IsRegular() {
 		return fail(SeverityError, "%s is %s; only regular text files can be imported", abs, kind(h.mode))
@@ -484,10 +484,10 @@ func (s *Set) importOne(ctx context.Context, from string, r importRef, depth int
 		s.diags = append(s.diags, d)
 	}
 	if !ft.OK {
-		return nil
+		return out
 	}
 	body, line := s.body(abs, ft.Text)
-	return s.emit(ctx, abs, LayerImport, ReasonInclude, trigger, ft, body, line, depth+1, chain, from)
+	return s.emit(ctx, out, abs, LayerImport, ReasonInclude, trigger, ft, body, line, depth+1, chain, from)
 }
 
 // openImport opens an import target and returns it with its resolved path. A symlink as the
@@ -578,13 +578,13 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 				continue
 			}
 			s.dirSeen[d] = true
-			out = append(out, s.loadDir(ctx, d, true, p)...)
+			out = s.loadDir(ctx, out, d, true, p)
 		}
 		// A touched directory (a glob or grep hit, a listing) counts as being under itself.
 		if !s.dirSeen[p] {
 			s.dirSeen[p] = true
 			if m, err := statType(p, false); err == nil && m.IsDir() {
-				out = append(out, s.loadDir(ctx, p, true, p)...)
+				out = s.loadDir(ctx, out, p, true, p)
 			}
 		}
 	}
@@ -600,7 +600,7 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 		}
 		s.pending = keep
 		for _, r := range hit {
-			out = append(out, s.emitRule(ctx, r, ReasonPathGlobMatch, p)...)
+			out = s.emitRule(ctx, out, r, ReasonPathGlobMatch, p)
 		}
 	}
 	s.touched = append(s.touched, out...)
@@ -641,7 +641,7 @@ func (s *Set) LoadAll(ctx context.Context, maxDirs int) []Source {
 			count++
 			if !s.dirSeen[sub] {
 				s.dirSeen[sub] = true
-				out = append(out, s.loadDir(ctx, sub, true, "")...)
+				out = s.loadDir(ctx, out, sub, true, "")
 			}
 			walk(sub)
 		}
@@ -653,7 +653,7 @@ func (s *Set) LoadAll(ctx context.Context, maxDirs int) []Source {
 	pend := s.pending
 	s.pending = nil
 	for _, r := range pend {
-		out = append(out, s.emitRule(ctx, r, ReasonPathGlobMatch, "")...)
+		out = s.emitRule(ctx, out, r, ReasonPathGlobMatch, "")
 	}
 	s.touched = append(s.touched, out...)
 	return out

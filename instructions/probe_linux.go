@@ -4,6 +4,7 @@ package instructions
 
 import (
 	"io/fs"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -73,26 +74,13 @@ func (b *base) spell(p *pathBuf, dir, name string) (fd int, ok bool) {
 
 // elements counts the elements of a clean absolute path ("/" has none).
 func elements(p string) int {
-	n := 0
-	for i := 1; i < len(p); i++ {
-		if p[i] == '/' {
-			n++
-		}
+	if len(p) <= 1 {
+		return 0
 	}
-	if len(p) > 1 {
-		n++
-	}
-	return n
+	return strings.Count(p, "/")
 }
 
-func hasNUL(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
-			return true
-		}
-	}
-	return false
-}
+func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
 
 // openAt opens dir/name like syscall.Open, spelled by b.
 func openAt(b *base, dir, name string, flags int) (int, error) {

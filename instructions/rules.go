@@ -44,9 +44,8 @@ func (r *rule) matches(p string) bool {
 const maxRuleDepth = 32
 
 // loadRules reads the *.md files under dir (recursively, sorted, symlinks followed once):
-// unconditional rules load now; conditional ones wait for a touch.
-func (s *Set) loadRules(ctx context.Context, dir, base string, layer Layer, reason Reason, trigger string) []Source {
-	var out []Source
+// unconditional rules load now (appended to out); conditional ones wait for a touch.
+func (s *Set) loadRules(ctx context.Context, out []Source, dir, base string, layer Layer, reason Reason, trigger string) []Source {
 	for _, path := range s.ruleFiles(dir) {
 		if ctx.Err() != nil {
 			break
@@ -85,13 +84,13 @@ func (s *Set) loadRules(ctx context.Context, dir, base string, layer Layer, reas
 			s.pending = append(s.pending, &rule{path: path, base: base, layer: layer, globs: globs, ft: ft, body: body, bodyLine: bodyLine})
 			continue
 		}
-		out = append(out, s.emit(ctx, path, layer, reason, trigger, ft, body, bodyLine, 0, nil, "")...)
+		out = s.emit(ctx, out, path, layer, reason, trigger, ft, body, bodyLine, 0, nil, "")
 	}
 	return out
 }
 
-// emitRule loads a conditional rule that now applies.
-func (s *Set) emitRule(ctx context.Context, r *rule, reason Reason, trigger string) []Source {
+// emitRule loads a conditional rule that now applies, appending to out.
+func (s *Set) emitRule(ctx context.Context, out []Source, r *rule, reason Reason, trigger string) []Source {
 	// The file was recorded as loaded when it was found; emit records it again.
 	for i, l := range s.loaded {
 		if l == r.ft.ID {
@@ -99,7 +98,7 @@ func (s *Set) emitRule(ctx context.Context, r *rule, reason Reason, trigger stri
 			break
 		}
 	}
-	return s.emit(ctx, r.path, r.layer, reason, trigger, r.ft, r.body, r.bodyLine, 0, nil, "")
+	return s.emit(ctx, out, r.path, r.layer, reason, trigger, r.ft, r.body, r.bodyLine, 0, nil, "")
 }
 
 // ruleFiles lists the *.md files under dir, sorted, following symlinks but never the same
