@@ -281,7 +281,11 @@ func (ix *Index) linkWarm(shards []*coldShard) {
 // holds ix.mu.
 func (ix *Index) bulkLinkCold(shards []*coldShard) {
 	// Which memories are linked, and their doc ids: in order, the last of each file.
-	last := map[string]int{}
+	given := 0
+	for _, z := range shards {
+		given += len(z.docs)
+	}
+	last := make(map[string]int, given)
 	k := 0
 	for _, z := range shards {
 		for _, c := range z.docs {
