@@ -2,6 +2,7 @@ package instructions
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -33,5 +34,32 @@ func TestLoadCwd(t *testing.T) {
 		if _, err := Load(context.Background(), cwd, f.opts); err == nil {
 			t.Errorf("Load(%s) did not fail", cwd)
 		}
+	}
+}
+
+// TestLoadCwdNotSearchable: a working directory we may not search still loads its parents'
+// files (looked up by their names, not relative to it), and its own are reported unreadable.
+func TestLoadCwdNotSearchable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root: permissions do not apply")
+	}
+	f := newFixture(t, map[string]string{
+		"repo/CLAUDE.md":     "root\n",
+		"repo/sub/CLAUDE.md": "sub\n",
+	})
+	cwd := filepath.Join(f.dir, "repo", "sub")
+	if err := os.Chmod(cwd, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(cwd, 0o700) })
+	s, err := Load(context.Background(), cwd, f.opts)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if got := f.rel(s.Sources()); len(got) != 1 || got[0] != "project:session_start:repo/CLAUDE.md" {
+		t.Errorf("sources = %v, want the parent's CLAUDE.md", got)
+	}
+	if !hasDiag(s.Diagnostics(), SeverityError, "repo/sub/CLAUDE.md", "permission denied") {
+		t.Errorf("no permission error for the working directory's own file: %v", f.diags(s.Diagnostics()))
 	}
 }

@@ -82,6 +82,10 @@ func elements(p string) int {
 
 func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
 
+// whole spells every path whole: the fallback when a relative lookup is refused (EACCES: a
+// working directory we may not search, whose parents we may still reach by their names).
+var whole = base{fd: -1}
+
 // openAt opens dir/name like syscall.Open, spelled by b.
 func openAt(b *base, dir, name string, flags int) (int, error) {
 	var p pathBuf
@@ -97,11 +101,13 @@ func openAt(b *base, dir, name string, flags int) (int, error) {
 	for {
 		fd, _, e := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(&p[0])),
 			uintptr(flags|syscall.O_LARGEFILE), 0, 0, 0)
-		switch e {
-		case 0:
+		switch {
+		case e == 0:
 			return int(fd), nil
-		case syscall.EINTR:
+		case e == syscall.EINTR:
 			continue
+		case e == syscall.EACCES && dirfd != atFDCWD:
+			return openAt(&whole, dir, name, flags)
 		}
 		return -1, e
 	}
@@ -123,12 +129,14 @@ func statAt(b *base, dir, name string, noFollow bool) (fs.FileMode, error) {
 	for {
 		_, _, e := syscall.Syscall6(unix.SYS_STATX, uintptr(dirfd), uintptr(unsafe.Pointer(&p[0])),
 			uintptr(flags), unix.STATX_TYPE, uintptr(unsafe.Pointer(&stx)), 0)
-		switch e {
-		case 0:
+		switch {
+		case e == 0:
 			return modeOf(uint32(stx.Mode)), nil
-		case syscall.EINTR:
+		case e == syscall.EINTR:
 			continue
-		case syscall.ENOSYS, syscall.EPERM: // no statx here (old kernel, seccomp)
+		case e == syscall.EACCES && dirfd != atFDCWD:
+			return statAt(&whole, dir, name, noFollow)
+		case e == syscall.ENOSYS || e == syscall.EPERM: // no statx here (old kernel, seccomp)
 			return statType(under(dir, name), noFollow)
 		}
 		return 0, e
