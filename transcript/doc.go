@@ -32,8 +32,10 @@
 //     compact boundary on, found by scanning backwards from the end, unless the full history
 //     is asked for.
 //   - Listing reads at most 64 KB from each end of a file (usually 8 KB and 16 KB). With
-//     ListOptions.Index it remembers each file's Info keyed by size and modification time and
-//     does not open unchanged files again; the index never shows stale data.
+//     ListOptions.Index it remembers each file's Info keyed by its size, modification time,
+//     change time and inode, stats every file at every listing and opens only those whose
+//     key changed: the index never shows stale data, and an append made a moment before a
+//     listing is in it.
 //
 // Nothing is ever deleted: retention (settings cleanupPeriodDays, only when set) and Archive
 // move transcripts to an archive directory and report what moved.

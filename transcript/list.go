@@ -347,9 +347,9 @@ type ListOptions struct {
 	// Workers bounds how many files are read at once; 0 means 4 × GOMAXPROCS.
 	Workers int
 	// Index, when set, is a file (rewritten atomically when something changed) in which
-	// listing remembers each transcript's Info with the size and modification time it had; a
-	// file whose size and mtime are unchanged is then not opened at all. Without it every
-	// file's head and tail are read. A corrupt index is reported and rebuilt. Use one index
+	// listing remembers each transcript's Info with the size, modification and change time
+	// and inode its file had; every file is still stat-ed at every listing, and one whose
+	// four are unchanged is not opened. Without it every file's head and tail are read. A corrupt index is reported and rebuilt. Use one index
 	// per listing (per project directory, and one for ListAll): entries for files not listed
 	// are dropped.
 	Index string
