@@ -103,7 +103,7 @@ func (h *handle) load(max int64) error {
 	h.buf = readBufs.Get().(*[]byte)
 	buf := *h.buf
 	lim := int64(len(buf))
-	if max+1 < lim {
+	if max < lim-1 { // not max+1 < lim: max may be math.MaxInt64
 		lim = max + 1
 	}
 	got := 0

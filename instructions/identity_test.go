@@ -3,6 +3,7 @@
 package instructions
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,6 +92,7 @@ func TestReadSizes(t *testing.T) {
 		{name: "at the cap", size: 640, max: 640, bytes: 640},
 		{name: "a line over the cap", size: 704, max: 640, truncated: true, bytes: 640},
 		{name: "over a cap above the buffer", size: readBufSize + 640, max: readBufSize + 64, truncated: true, bytes: readBufSize + 64},
+		{name: "largest cap", size: 640, max: math.MaxInt64, bytes: 640},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
