@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -457,4 +458,53 @@ func TestListIndexFreshness(t *testing.T) {
 			t.Fatalf("rewritten title not listed: %+v", got)
 		}
 	})
+}
+
+// TestListAllIndex lists more project directories than ListAll keeps open (the last ones are
+// stat-ed by full path) and checks the indexed listing against a full read after a change in
+// one of them.
+func TestListAllIndex(t *testing.T) {
+	env := config.Env{Home: t.TempDir()}
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	var last string
+	for i := range maxOpenDirs + 6 {
+		cwd := fmt.Sprintf("/p/%03d", i)
+		for j := range 2 {
+			last = SessionPath(env, cwd, fmt.Sprintf("s%03d-%d", i, j))
+			o := SynthOptions{SessionID: fmt.Sprintf("s%03d-%d", i, j), CWD: cwd, Size: 2 << 10, Seed: uint64(i),
+				Start: t0.Add(time.Duration(2*i+j) * time.Minute)}
+			if err := Synthesize(last, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	os.Symlink(last, filepath.Join(filepath.Dir(last), "link.jsonl"))
+	opts := ListOptions{Index: filepath.Join(t.TempDir(), "index")}
+	check := func() {
+		t.Helper()
+		want, err := ListAll(t.Context(), env.ProjectsDir(), ListOptions{})
+		if err != nil || len(want) != 2*(maxOpenDirs+6) {
+			t.Fatalf("ListAll: %d sessions, %v", len(want), err)
+		}
+		for range 2 {
+			got, err := ListAll(t.Context(), env.ProjectsDir(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("indexed ListAll differs (-want +got):\n%s", diff)
+			}
+		}
+	}
+	check()
+	f, err := os.OpenFile(last, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"custom-title","customTitle":"最后","sessionId":"x"}` + "\n")
+	f.Close()
+	check()
+	if got, _ := ListAll(t.Context(), env.ProjectsDir(), opts); !slices.ContainsFunc(got, func(i Info) bool { return i.Title == "最后" }) {
+		t.Fatal("the appended title is not listed")
+	}
 }
