@@ -361,8 +361,8 @@ type ListOptions struct {
 func List(ctx context.Context, dir string, opts ListOptions) ([]Info, error) {
 	index := startIndexLoad(opts.Index)
 	d, err := openSessionDir(dir)
-	idx, idxErr := index()
 	if err != nil {
+		index()
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	var dirs []*sessionDir
@@ -370,7 +370,7 @@ func List(ctx context.Context, dir string, opts ListOptions) ([]Info, error) {
 		defer d.release()
 		dirs = append(dirs, d)
 	}
-	return listDirs(ctx, dirs, idx, idxErr, opts)
+	return listDirs(ctx, dirs, index, opts)
 }
 
 // maxOpenDirs bounds the directory descriptors ListAll keeps open; files of the directories
@@ -410,14 +410,13 @@ func ListAll(ctx context.Context, projectsDir string, opts ListOptions) ([]Info,
 			dirs = append(dirs, d)
 		}
 	}
-	idx, idxErr := index()
-	infos, err := listDirs(ctx, dirs, idx, idxErr, opts)
+	infos, err := listDirs(ctx, dirs, index, opts)
 	return infos, errors.Join(append(errs, err)...)
 }
 
 // startIndexLoad starts reading the index at path (none when path is ""), so that it is read
-// on one processor while the caller reads the directories on the other; the function it
-// returns waits for it, and must be called.
+// on one processor while the caller reads the directories and stats the files; the function
+// it returns waits for it, and must be called.
 func startIndexLoad(path string) func() (*listIndex, error) {
 	if path == "" {
 		return func() (*listIndex, error) { return nil, nil }
@@ -474,7 +473,7 @@ const (
 // statBlock is how many files a stat worker claims at a time.
 const statBlock = 32
 
-func listDirs(ctx context.Context, dirs []*sessionDir, idx *listIndex, idxErr error, opts ListOptions) ([]Info, error) {
+func listDirs(ctx context.Context, dirs []*sessionDir, index func() (*listIndex, error), opts ListOptions) ([]Info, error) {
 	var files []listFile
 	for _, d := range dirs {
 		for i := range d.names {
@@ -485,10 +484,6 @@ func listDirs(ctx context.Context, dirs []*sessionDir, idx *listIndex, idxErr er
 	state := make([]uint8, n)
 	at := make([]int32, n) // the index entry, or the slot in fresh, of file k
 	keys := make([]fileKey, n)
-	var byPos []int32
-	if idx != nil {
-		byPos = idx.positions(n)
-	}
 	var errMu sync.Mutex
 	errs := make(map[int]error)
 	fail := func(k int, err error) {
@@ -496,44 +491,45 @@ func listDirs(ctx context.Context, dirs []*sessionDir, idx *listIndex, idxErr er
 		state[k], errs[k] = fileFailed, err
 		errMu.Unlock()
 	}
-	var moved atomic.Bool // some file is not at its position in the index: looked up by path below
-	// The stat pass: with an index every file costs one stat (its key decides whether the
-	// remembered Info holds); without one, only files whose type the directory did not give.
-	// The processors each take blocks of files; results go to slots, so the order is the
-	// directory's whatever the scheduling.
+	// The stat pass, while the index may still be loading: with an index every file costs one
+	// stat (its key decides whether the remembered Info holds); without one, only files whose
+	// type the directory did not give. The processors each take blocks of files; results go
+	// to slots, so the order is the directory's whatever the scheduling.
+	withIndex := opts.Index != ""
 	parallel(n, statBlock, func(lo, hi int) {
 		var scratch []byte
 		for k := lo; k < hi; k++ {
 			f := files[k]
-			if idx == nil && f.d.known[f.i] {
+			if !withIndex && f.d.known[f.i] {
 				continue
 			}
 			key, regular, err := f.d.stat(f.i, &scratch)
 			switch {
 			case err != nil:
 				fail(k, fmt.Errorf("transcript: %w", err))
-				continue
 			case !regular:
 				state[k] = fileSkip
-				continue
-			case idx == nil:
-				continue
-			}
-			keys[k] = key
-			if e := idx.at(byPos[k], f.d.path, f.name()); e < 0 {
-				at[k] = -1
-				moved.Store(true)
-			} else if idx.entries[e].Key == key {
-				state[k], at[k] = fileIndexed, e
+			default:
+				keys[k] = key
 			}
 		}
 	})
-	if moved.Load() {
-		for k := range files {
-			if at[k] < 0 && state[k] == fileToRead {
-				if e := idx.find(files[k].path()); e >= 0 && idx.entries[e].Key == keys[k] {
-					state[k], at[k] = fileIndexed, int32(e)
-				}
+	// Each file's entry is the one written for its position, else looked up by path; it
+	// holds when the key is the same.
+	idx, idxErr := index()
+	var byPos []int32
+	if idx != nil {
+		byPos = idx.positions(n)
+		for k, f := range files {
+			if state[k] != fileToRead {
+				continue
+			}
+			e := idx.at(byPos[k], f.d.path, f.name())
+			if e < 0 {
+				e = int32(idx.find(f.path()))
+			}
+			if e >= 0 && idx.entries[e].Key == keys[k] {
+				state[k], at[k] = fileIndexed, e
 			}
 		}
 	}
