@@ -473,6 +473,10 @@ const (
 // statBlock is how many files a stat worker claims at a time.
 const statBlock = 32
 
+// listDirs lists the session files of dirs: one stat pass (every file when there is an index,
+// else only those of unknown type), then the index (index waits for it; nil without one)
+// decides which files are unchanged, then the others are read, and the index is rewritten
+// when anything differed.
 func listDirs(ctx context.Context, dirs []*sessionDir, index func() (*listIndex, error), opts ListOptions) ([]Info, error) {
 	var files []listFile
 	for _, d := range dirs {
@@ -497,6 +501,9 @@ func listDirs(ctx context.Context, dirs []*sessionDir, index func() (*listIndex,
 	// to slots, so the order is the directory's whatever the scheduling.
 	withIndex := opts.Index != ""
 	parallel(n, statBlock, func(lo, hi int) {
+		if ctx.Err() != nil {
+			return // reported below
+		}
 		var scratch []byte
 		for k := lo; k < hi; k++ {
 			f := files[k]
