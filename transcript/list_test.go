@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -506,5 +507,17 @@ func TestListAllIndex(t *testing.T) {
 	check()
 	if got, _ := ListAll(t.Context(), env.ProjectsDir(), opts); !slices.ContainsFunc(got, func(i Info) bool { return i.Title == "最后" }) {
 		t.Fatal("the appended title is not listed")
+	}
+}
+
+func TestListCancelled(t *testing.T) {
+	env := config.Env{Home: t.TempDir()}
+	session(t, env, "/w", "s1", "first", "", time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, opts := range []ListOptions{{}, {Index: filepath.Join(t.TempDir(), "index")}} {
+		if infos, err := List(ctx, ProjectDir(env, "/w"), opts); !errors.Is(err, context.Canceled) || infos != nil {
+			t.Errorf("List(cancelled, %+v) = %v, %v", opts, infos, err)
+		}
 	}
 }
