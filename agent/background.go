@@ -77,6 +77,7 @@ type background struct {
 	notes     *compact.NotesTracker // nil: notes off
 	notesPath string
 	gate      *extract.Gate // nil: auto-dream off
+	root      string        // the project root (a.instr is replaced by compaction; this is not)
 
 	mu           sync.Mutex
 	cursor       int  // base messages extraction has seen
@@ -102,8 +103,9 @@ func (a *Agent) startBackground() error {
 			bg.mode = mode
 			bg.sched = extract.NewScheduler(a.extractOnce, extract.SchedulerOptions{Every: a.settings.MemoryExtractEvery, Logger: a.log})
 		}
+		bg.root = a.instr.ProjectRoot()
 		if a.settings.AutoDream() && !a.opts.NoBackground {
-			root := a.instr.ProjectRoot()
+			root := bg.root
 			bg.gate = &extract.Gate{MemDir: a.store.Dir(), SessionsDir: filepath.Join(a.opts.Env.ProjectsDir(), config.Slug(root))}
 		}
 	}
@@ -518,7 +520,7 @@ func (a *Agent) maybeDream() {
 			a.log.Debug("agent: auto-dream not run", "err", err)
 			return
 		}
-		c, err := extract.Consolidate(bg.ctx, a.store, extract.ConsolidateOptions{Root: a.instr.ProjectRoot(), Now: now, Settings: a.settings,
+		c, err := extract.Consolidate(bg.ctx, a.store, extract.ConsolidateOptions{Root: bg.root, Now: now, Settings: a.settings,
 			Provider: a.provider, Model: a.opts.Model, Distil: a.store.Mode() == "daily-log", Lock: lock, Logger: a.opts.Logger})
 		bg.mu.Lock()
 		defer bg.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -483,5 +484,111 @@ func TestExtractionCursorAfterCompaction(t *testing.T) {
 	}
 	if bg := a.Background(); bg.Extractions != 2 || bg.ExtractFailed != 0 {
 		t.Errorf("stats %+v", bg)
+	}
+}
+
+// A long session with all the background work on at once: the main loop, automatic
+// compaction, the notes writer and the extractor run concurrently against one fake server
+// (which answers each by what it asks). Nothing fails, the notes and the memory dir stay
+// valid, compaction uses the notes, and no user instruction is lost.
+func TestLongSessionWithBackgroundWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long session")
+	}
+	f := newFixture(t, llmtest.Anthropic)
+	f.background = true
+	filler := strings.Repeat("Here is a long explanation of the change. ", 60) // ~600 tokens
+	var mu sync.Mutex
+	var notesPath string
+	ids, summaries, notesCalls, extractCalls := 0, 0, 0, 0
+	f.srv.Fallback = func(r llmtest.Request) llmtest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		ids++
+		body := string(r.Body)
+		msgs, _ := r.At("messages").([]any)
+		followup := strings.Contains(fmt.Sprint(llmtest.At(msgs[len(msgs)-1], "content")), "tool_result")
+		switch {
+		case strings.HasPrefix(fmt.Sprint(r.At("messages", 0, "content", 0, "text")), "<conversation"):
+			summaries++
+			return llmtest.Text("1. Primary request and intent: follow every numbered instruction.")
+		case strings.Contains(body, "this turn only updates the session notes file"):
+			if followup {
+				return llmtest.Text("Notes updated.")
+			}
+			notesCalls++
+			desc := "_What is being done right now, what was just finished, and the very next step._"
+			content := strings.Replace(compact.NotesTemplate, desc, fmt.Sprintf("%s\nFollowing the numbered rules; update %d. 按编号规则工作。", desc, notesCalls), 1)
+			return llmtest.Blocks(llmtest.ToolUse(fmt.Sprintf("n%d", ids), "Write", fmt.Sprintf(`{"file_path":%q,"content":%q}`, notesPath, content)))
+		case strings.Contains(body, "# Memory extraction"):
+			if followup {
+				return llmtest.Text("Saved.")
+			}
+			extractCalls++
+			return llmtest.Blocks(llmtest.ToolUse(fmt.Sprintf("x%d", ids), "memory_save", fmt.Sprintf(
+				`{"name":"rule batch %d","description":"Numbered rules the user gave, batch %d","type":"feedback","body":"The user gives numbered rules to follow; batch %d. 规则。"}`,
+				extractCalls, extractCalls, extractCalls)))
+		}
+		return llmtest.Text(filler)
+	}
+	a := f.agent(Options{ContextWindow: 30_000, MaxTokens: 4000, Settings: &config.Settings{AutoDreamEnabled: ptr(false)}})
+	notesPath = compact.NotesPath(a.TranscriptPath())
+	var rec recorder
+	var prompts []string
+	for i := range 60 {
+		p := fmt.Sprintf("规则 %d: always do thing number %d", i, i)
+		prompts = append(prompts, p)
+		if _, err := a.Run(t.Context(), p, rec.sink); err != nil {
+			t.Fatalf("turn %d: %v", i, err)
+		}
+	}
+	compactions, fromNotes := 0, 0
+	for _, e := range rec.events {
+		if e.Kind == EventCompact && strings.HasPrefix(e.Text, "conversation compacted automatically") {
+			compactions++
+			if strings.Contains(e.Text, string(compact.MethodSessionMemory)) {
+				fromNotes++
+			}
+		}
+	}
+	var ctxText strings.Builder
+	for _, m := range messages(a.History()) {
+		ctxText.WriteString(m.TextOf())
+	}
+	for _, p := range prompts {
+		if !strings.Contains(ctxText.String(), p) {
+			t.Errorf("instruction %q lost from the context", p)
+		}
+	}
+	if err := a.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	bg := a.Background()
+	t.Logf("60 turns: %d automatic compactions (%d from the session notes, %d model summaries); %d extractions wrote %d memories; %d notes updates",
+		compactions, fromNotes, summaries, bg.Extractions, len(bg.Written), bg.NotesUpdates)
+	if compactions < 2 || fromNotes < 1 {
+		t.Errorf("%d compactions, %d from the notes: want at least 2, one from the notes", compactions, fromNotes)
+	}
+	if compactions > 12 {
+		t.Errorf("%d compactions in 60 turns: compaction leaves too little room and runs again at once", compactions)
+	}
+	if bg.Extractions < 1 || bg.ExtractFailed != 0 || bg.NotesUpdates < 1 || bg.NotesFailed != 0 || len(bg.Denied) != 0 || bg.LastError != "" {
+		t.Errorf("background work: %+v", bg)
+	}
+	data, err := os.ReadFile(notesPath)
+	if err != nil || len(compact.CheckNotes(string(data))) != 0 {
+		t.Errorf("notes: %v %v", err, compact.CheckNotes(string(data)))
+	}
+	st, err := memdir.Open(a.MemoryDir(), memdir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mems, _, err := st.List(t.Context())
+	if err != nil || len(mems) != len(bg.Written) {
+		t.Errorf("%d memories listed (%v), %d written by the extractor", len(mems), err, len(bg.Written))
+	}
+	diags, err := st.Lint(t.Context())
+	if err != nil || memdir.Errors(diags) != 0 {
+		t.Errorf("memory lint: %v %v", err, diags)
 	}
 }

@@ -88,10 +88,12 @@ func (a *Agent) currentBase() *forkBase {
 // forkAgent returns the Agent view a fork's tools run on: the main agent's configuration and
 // stores, with its own read cache and without the instruction set, history, todos or
 // transcript, so nothing the fork does shows up in the main conversation.
-func (a *Agent) forkAgent() *Agent {
+// Only fields that never change after New are read here (a compaction replaces the system
+// prompt and the instruction set while a fork runs; the fork has them from its base).
+func (a *Agent) forkAgent(base *forkBase) *Agent {
 	return &Agent{
 		opts: a.opts, provider: a.provider, cwd: a.cwd, log: a.log, now: a.now, sessionID: a.sessionID,
-		settings: a.settings, tools: a.tools, byName: a.byName, llmTools: a.llmTools, system: a.system,
+		settings: a.settings, tools: a.tools, byName: a.byName, llmTools: base.tools, system: base.system,
 		store: a.store, ranker: a.ranker, forked: true, prevTail: -1,
 		cache: conversation.NewReadCache(conversation.ReadCacheOptions{Dir: a.cwd, Now: a.now}),
 	}
@@ -110,7 +112,7 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (for
 	} else {
 		msgs = append(msgs, prompt)
 	}
-	fa := a.forkAgent()
+	fa := a.forkAgent(base)
 	for {
 		if res.Turns == spec.maxTurns {
 			return res, fmt.Errorf("agent: %s: %w (%d requests)", spec.kind, errForkTurns, spec.maxTurns)

@@ -163,8 +163,9 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		if err != nil {
 			log.Warn("compact: keeping only the recent messages", "err", err)
 		}
-		k, whole := keepUncovered(in.History, keepRecent(in.History), covered)
 		th := ThresholdsFor(in.Window, in.MaxOutput)
+		kb := keepFor(th)
+		k, whole := keepUncovered(in.History, keepRecent(in.History, kb), covered, kb.max)
 		if whole && tokens.Estimate(notes)+conversation.ContextTokens(k) < th.Auto {
 			r.Method, summary, kept = MethodSessionMemory, notes, k
 			// Messages still in the kept tail need not be carried again.
@@ -250,17 +251,27 @@ func readNotes(path string, log *slog.Logger) string {
 	return text
 }
 
-// keepRecent picks the tail of history session-memory compaction keeps: at least
-// KeepMinTokens and KeepMinMessages text messages, at most KeepMaxTokens, never starting
-// on a tool result whose call would be cut off. Meta entries are not kept.
-func keepRecent(history []conversation.Entry) []conversation.Entry {
+// keepBounds are the token bounds of the tail session-memory compaction keeps.
+type keepBounds struct{ min, max int }
+
+// keepFor scales KeepMinTokens and KeepMaxTokens to the window: at most a quarter and a half
+// of the automatic threshold, so that a small window is not compacted again a turn later (with
+// a 200K window the bounds are KeepMinTokens and KeepMaxTokens themselves).
+func keepFor(th Thresholds) keepBounds {
+	return keepBounds{min: min(KeepMinTokens, th.Auto/4), max: min(KeepMaxTokens, th.Auto/2)}
+}
+
+// keepRecent picks the tail of history session-memory compaction keeps: at least kb.min
+// tokens and KeepMinMessages text messages, at most kb.max tokens, never starting on a tool
+// result whose call would be cut off. Meta entries are not kept.
+func keepRecent(history []conversation.Entry, kb keepBounds) []conversation.Entry {
 	start, used, texts := len(history), 0, 0
 	for i := len(history) - 1; i >= 0; i-- {
-		if used >= KeepMinTokens && texts >= KeepMinMessages {
+		if used >= kb.min && texts >= KeepMinMessages {
 			break
 		}
 		t := conversation.EstimateTokens(history[i].Message)
-		if used+t > KeepMaxTokens {
+		if used+t > kb.max {
 			break
 		}
 		used += t

@@ -6,8 +6,9 @@
 // fixed margins would leave nothing, auto-compaction starts at half the window at the earliest.
 //
 // Run compacts a history. When the session-memory notes file exists it is the summary and
-// the recent messages (10K–40K tokens, at least 5 text messages, never starting on an orphan
-// tool result) are kept; otherwise the model writes a summary with fixed sections (Sections).
+// the recent messages (10K–40K tokens, at most a quarter and a half of the automatic threshold
+// in a small window, at least 5 text messages, never starting on an orphan tool result) are
+// kept; otherwise the model writes a summary with fixed sections (Sections).
 // When the history is too long for one summary call, Summarize cuts it into consecutive
 // chunks, summarises each, and rolls the chunk summaries up, as many levels as needed; every
 // summary records the uuid range it covers, and the level-0 ranges cover the summarised
@@ -36,7 +37,8 @@
 //     a change, so notes that were off can be mended a step at a time.
 //   - Run uses the notes only when they hold more than the bare template (HasNotes). When
 //     Notes.MarkCovered recorded the last message an update saw, Run keeps every later
-//     message, and uses a model summary instead when those exceed KeepMaxTokens: messages
+//     message, and uses a model summary instead when those exceed the keep limit (KeepMaxTokens,
+//     or half the automatic threshold in a small window): messages
 //     the notes do not cover are never dropped.
 //   - CheckNotes never panics (fuzzed); headings inside fenced code do not count.
 //

@@ -340,10 +340,10 @@ func NotesPrompt(path, current string) string {
 // keepUncovered extends kept, the tail of history that keepRecent chose, back to the first
 // message after covered (the last message the notes cover, see Notes.MarkCovered), so that
 // session-memory compaction drops nothing the notes miss. The extended tail starts on a
-// user message, as keepRecent's does. ok is false when that tail exceeds KeepMaxTokens: the
+// user message, as keepRecent's does. ok is false when that tail exceeds maxTokens: the
 // notes are too far behind and a model summary is needed. An empty or unknown covered uuid
 // (written before an earlier compaction, say) leaves kept as it is.
-func keepUncovered(history, kept []conversation.Entry, covered string) (_ []conversation.Entry, ok bool) {
+func keepUncovered(history, kept []conversation.Entry, covered string, maxTokens int) (_ []conversation.Entry, ok bool) {
 	if covered == "" {
 		return kept, true
 	}
@@ -369,7 +369,7 @@ func keepUncovered(history, kept []conversation.Entry, covered string) (_ []conv
 			out = append(out, e)
 		}
 	}
-	if conversation.ContextTokens(out) > KeepMaxTokens {
+	if conversation.ContextTokens(out) > maxTokens {
 		return nil, false
 	}
 	return out, true

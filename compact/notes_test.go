@@ -258,7 +258,7 @@ func FuzzCheckNotes(f *testing.F) {
 
 func TestKeepUncovered(t *testing.T) {
 	h := chat(40, 600) // 4 entries a turn: user text, tool call, tool result, reply
-	recent := keepRecent(h)
+	recent := keepRecent(h, defaultKeep)
 	first := func(es []conversation.Entry) string { return es[0].UUID }
 	tests := []struct {
 		name      string
@@ -275,7 +275,7 @@ func TestKeepUncovered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := keepUncovered(h, recent, tt.covered)
+			got, ok := keepUncovered(h, recent, tt.covered, KeepMaxTokens)
 			if !ok {
 				t.Fatal("not ok")
 			}
@@ -288,7 +288,7 @@ func TestKeepUncovered(t *testing.T) {
 		})
 	}
 	long := chat(90, 600)
-	if _, ok := keepUncovered(long, keepRecent(long), long[3].UUID); ok {
+	if _, ok := keepUncovered(long, keepRecent(long, defaultKeep), long[3].UUID, KeepMaxTokens); ok {
 		t.Errorf("%d uncovered tokens accepted (cap %d)", conversation.ContextTokens(long[4:]), KeepMaxTokens)
 	}
 }
@@ -335,5 +335,20 @@ func TestSessionMemoryCompactionKeepsUncovered(t *testing.T) {
 		if err := n.MarkCovered(bad); err == nil {
 			t.Errorf("MarkCovered(%q) accepted", bad)
 		}
+	}
+}
+
+// defaultKeep are the keep bounds of a large window.
+var defaultKeep = keepBounds{min: KeepMinTokens, max: KeepMaxTokens}
+
+func TestKeepForScalesToTheWindow(t *testing.T) {
+	big := keepFor(ThresholdsFor(200_000, 32_000))
+	if big != defaultKeep {
+		t.Errorf("200K window: %+v, want %+v", big, defaultKeep)
+	}
+	small := keepFor(ThresholdsFor(30_000, 4_000))
+	th := ThresholdsFor(30_000, 4_000)
+	if small.max > th.Auto/2 || small.min > small.max || small.min <= 0 {
+		t.Errorf("30K window (auto %d): %+v", th.Auto, small)
 	}
 }
