@@ -145,6 +145,19 @@ func (a *Agent) Background() BackgroundStats {
 	return s
 }
 
+// BackgroundBusy reports whether a memory extraction or a session-notes update is running
+// (Close would wait for the extraction), so a caller can say why it is waiting.
+func (a *Agent) BackgroundBusy() bool {
+	bg := a.bg
+	if bg == nil {
+		return false
+	}
+	bg.mu.Lock()
+	notes := bg.notesRunning != nil
+	bg.mu.Unlock()
+	return notes || bg.sched != nil && bg.sched.Busy()
+}
+
 // afterTurn starts the background work due after a finished turn; the caller holds runMu.
 func (a *Agent) afterTurn(res Result) {
 	a.snapshotBase()

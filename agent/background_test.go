@@ -592,3 +592,35 @@ func TestLongSessionWithBackgroundWork(t *testing.T) {
 		t.Errorf("memory lint: %v %v", err, diags)
 	}
 }
+
+// BackgroundBusy is true while an extraction runs, false once Close has drained it.
+func TestBackgroundBusy(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.background = true
+	release := make(chan struct{})
+	f.srv.Fallback = func(r llmtest.Request) llmtest.Reply {
+		if strings.Contains(string(r.Body), "# Memory extraction") {
+			<-release
+			return llmtest.Text("nothing to save")
+		}
+		return llmtest.Text("Hello.")
+	}
+	a := f.agent(Options{Settings: extractSettings("")})
+	if a.BackgroundBusy() {
+		t.Error("busy before the first turn")
+	}
+	if _, err := a.Run(t.Context(), "Hi.", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the extraction to start", a.BackgroundBusy)
+	close(release)
+	if err := a.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if a.BackgroundBusy() {
+		t.Error("busy after Close")
+	}
+	if bg := a.Background(); bg.Extractions != 1 {
+		t.Errorf("stats %+v", bg)
+	}
+}

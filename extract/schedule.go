@@ -94,6 +94,13 @@ func (s *Scheduler) Turn() {
 }
 
 // loop runs until no run is queued.
+// Busy reports whether a run is in flight (or queued after it).
+func (s *Scheduler) Busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running
+}
+
 func (s *Scheduler) loop() {
 	for {
 		s.mu.Lock()

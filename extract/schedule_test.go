@@ -90,8 +90,14 @@ func TestSchedulerDrainWaits(t *testing.T) {
 		g := newGatedRun()
 		g.err = errors.New("model said no")
 		s := NewScheduler(g.run, SchedulerOptions{})
+		if s.Busy() {
+			t.Error("Busy before any Turn")
+		}
 		s.Turn()
 		<-g.started
+		if !s.Busy() {
+			t.Error("not Busy during a run")
+		}
 		s.Turn() // queued
 		go func() {
 			time.Sleep(10 * time.Second)
@@ -101,6 +107,9 @@ func TestSchedulerDrainWaits(t *testing.T) {
 		}()
 		if err := s.Drain(time.Minute); err != nil {
 			t.Fatalf("Drain = %v; want nil (the runs finished in time)", err)
+		}
+		if s.Busy() {
+			t.Error("Busy after Drain")
 		}
 		st := s.Stats()
 		if st.Runs != 2 || st.Failed != 2 || st.LastErr == nil || st.Cancelled != 0 {

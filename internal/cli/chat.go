@@ -131,6 +131,9 @@ func (c *chat) open(ctx context.Context, o runOptions) error {
 }
 
 func (c *chat) close(ctx context.Context) {
+	if c.a.BackgroundBusy() {
+		fmt.Fprintln(c.out, "· saving what this session taught (memory extraction, at most 20 s)…")
+	}
 	if err := c.a.Close(context.WithoutCancel(ctx)); err != nil {
 		fmt.Fprintf(c.app.Err, "strata: %v\n", err)
 	}
