@@ -134,10 +134,11 @@ type Agent struct {
 	breaker compact.Breaker // stops auto-compaction after repeated failures
 	warned  bool            // the user was told that compaction is near (reset by a compaction); runMu
 
-	lastPoints []llm.CachePoint // cache markers of the last request; mu
-	base       *forkBase        // what a fork starts from, taken at the end of each turn; mu
-	forked     bool             // this Agent is a fork's view: touches load no instructions
-	bg         *background      // the background work of the session (nil for a fork's view)
+	lastPoints []llm.CachePoint  // cache markers of the last request; mu
+	base       *forkBase         // what a fork starts from, taken at the end of each turn; mu
+	forked     bool              // this Agent is a fork's view: touches load no instructions
+	bg         *background       // the background work of the session (nil for a fork's view)
+	archived   []transcript.Move // transcripts the start-up retention moved
 
 	wg sync.WaitGroup // recall goroutines
 }
@@ -232,12 +233,41 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		return nil, err
 	}
 	a.work.Tasks.Interrupt("the strata process that ran it has ended")
+	if !opts.NoTranscript && a.settings.CleanupPeriodDays > 0 {
+		a.retention(ctx)
+	}
 	if err := a.startBackground(); err != nil {
 		a.Close(ctx)
 		return nil, err
 	}
 	return a, nil
 }
+
+// retention archives the transcripts of every project older than the cleanupPeriodDays
+// setting (moved to the archive directory, never deleted); the session's own transcript, which
+// its journal holds locked, stays. Problems become warnings.
+func (a *Agent) retention(ctx context.Context) {
+	moves, err := transcript.Retention(ctx, a.opts.Env, a.settings, a.now())
+	for _, m := range moves {
+		switch {
+		case m.Moved:
+			a.archived = append(a.archived, m)
+		case a.journal != nil && m.From == a.journal.Path():
+		default:
+			a.warn("cleanupPeriodDays: %s stays: %s", m.From, m.Err)
+		}
+	}
+	if err != nil && len(moves) == 0 {
+		a.warn("cleanupPeriodDays: %v", err)
+	}
+	if len(a.archived) > 0 {
+		a.log.Info("agent: archived old transcripts", "count", len(a.archived), "days", a.settings.CleanupPeriodDays)
+	}
+}
+
+// Archived returns the transcripts that the start of this session archived because they were
+// older than the cleanupPeriodDays setting (moved, with where to).
+func (a *Agent) Archived() []transcript.Move { return append([]transcript.Move(nil), a.archived...) }
 
 // SessionID returns the session's id (the transcript's file name without .jsonl).
 func (a *Agent) SessionID() string { return a.sessionID }

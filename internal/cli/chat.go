@@ -127,6 +127,7 @@ func (c *chat) open(ctx context.Context, o runOptions) error {
 	for _, w := range a.Warnings() {
 		fmt.Fprintf(c.app.Err, "strata: warning: %s\n", w)
 	}
+	reportArchived(c.out, a.Archived())
 	return nil
 }
 

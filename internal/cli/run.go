@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,6 +17,7 @@ import (
 	"github.com/strata-mem/strata/llm"
 	_ "github.com/strata-mem/strata/llm/anthropic" // registers the provider
 	_ "github.com/strata-mem/strata/llm/openai"    // registers the provider
+	"github.com/strata-mem/strata/transcript"
 )
 
 func init() { register(newRunCmd) }
@@ -193,6 +195,9 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	if err != nil {
 		return err
 	}
+	if o.format == "text" && o.verbose {
+		reportArchived(app.Err, a.Archived())
+	}
 	enc := json.NewEncoder(app.Out)
 	enc.SetEscapeHTML(false)
 	emit := func(v any) {
@@ -253,6 +258,14 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 		return &ExitError{Code: ExitFailure}
 	}
 	return nil
+}
+
+// reportArchived says which old transcripts the session's start archived (cleanupPeriodDays).
+func reportArchived(w io.Writer, moves []transcript.Move) {
+	if len(moves) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "· archived %d transcript(s) older than cleanupPeriodDays to %s\n", len(moves), filepath.Dir(filepath.Dir(moves[0].To)))
 }
 
 // reportBackground tells what the session's background memory work did: a "background" line
