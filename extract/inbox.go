@@ -180,7 +180,7 @@ func Reject(ctx context.Context, store *memdir.Store, file string) (string, erro
 	}
 	src := memdir.InboxDir + "/" + name
 	var dest string
-	now := time.Now()
+	now := store.Now()
 	err = store.Locked(ctx, func(tx *memdir.Tx) error {
 		root := tx.Root()
 		if _, err := root.Lstat(src); errors.Is(err, fs.ErrNotExist) {

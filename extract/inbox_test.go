@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -134,5 +135,28 @@ func TestInboxEmpty(t *testing.T) {
 	got, err := Inbox(t.Context(), s)
 	if err != nil || len(got) != 0 {
 		t.Errorf("Inbox of a missing dir = %v, %v", got, err)
+	}
+}
+
+// Reject records its time with the store's clock, so a log and a second rejection's name are
+// reproducible.
+func TestRejectUsesTheStoreClock(t *testing.T) {
+	ctx := t.Context()
+	at := time.Date(2031, 2, 3, 4, 5, 6, 0, time.UTC)
+	c, s, dir, _ := newConfined(t, WriteConfirm, memdir.Options{Now: func() time.Time { return at }})
+	for range 2 {
+		if _, err := c.Write(ctx, "drop.md", memText("drop", "not wanted", "user", "x")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Reject(ctx, s, "drop.md"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, InboxArchiveDir, "drop.20310203T040506.000000000Z.md")); err != nil {
+		t.Errorf("second rejection not named by the store's clock: %v", err)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, ArchiveLog))
+	if !strings.Contains(string(log), "2031-02-03") {
+		t.Errorf("archive log does not carry the store's time:\n%s", log)
 	}
 }

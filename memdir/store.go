@@ -106,6 +106,10 @@ func Open(dir string, opts Options) (*Store, error) {
 // Dir returns the absolute memory directory.
 func (s *Store) Dir() string { return s.dir }
 
+// Now returns the store's clock reading (Options.Now), for callers that record times of
+// changes they make through the store.
+func (s *Store) Now() time.Time { return s.opts.Now() }
+
 // IndexPath returns the absolute path of MEMORY.md.
 func (s *Store) IndexPath() string { return filepath.Join(s.dir, IndexFile) }
 
