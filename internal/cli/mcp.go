@@ -64,7 +64,7 @@ Nothing outside the project, STRATA_HOME and the memory directory can be read th
 		},
 	}
 	c.Flags().StringVar(&f.project, "project", "", "serve this project directory (default: the client's first root, else the working directory)")
-	c.Flags().StringVar(&f.memoryDir, "memory-dir", "", "use this memory directory (default: as `strata memory path` says)")
+	c.Flags().StringVar(&f.memoryDir, "memory-dir", "", "use this memory directory `DIR` (default: the one strata memory path prints)")
 	c.Flags().StringVar(&f.http, "http", "", "serve streamable HTTP on `ADDR` (host:port or a port on 127.0.0.1) at /mcp instead of stdio")
 	c.Flags().StringVar(&f.token, "token", "", "require \"Authorization: Bearer `TOKEN`\" on every HTTP request (default STRATA_MCP_TOKEN)")
 	c.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "also accept browser requests from this `ORIGIN` (loopback origins always are)")
