@@ -88,7 +88,7 @@ consistent and can be resumed.`,
 // offlineCommands is printed when no model is configured.
 const offlineCommands = `These commands work without a model:
   strata context          what instructions a model would see here, and why
-  strata lint             check instruction files and the memory index
+  strata lint             check the instruction files (strata memory lint: the memory)
   strata memory ...       list, show, add, search, forget and check memories
   strata sessions ...     list, show, search, export and archive transcripts
   strata mcp              serve the memory to MCP clients (Claude Code, Cursor, ...)
