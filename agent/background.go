@@ -106,7 +106,7 @@ func (a *Agent) startBackground() error {
 		bg.root = a.instr.ProjectRoot()
 		if a.settings.AutoDream() && !a.opts.NoBackground {
 			root := bg.root
-			bg.gate = &extract.Gate{MemDir: a.store.Dir(), SessionsDir: filepath.Join(a.opts.Env.ProjectsDir(), config.Slug(root))}
+			bg.gate = &extract.Gate{MemDir: a.store.Dir(), SessionsDir: filepath.Join(a.opts.Env.ProjectsDir(), config.Slug(root)), Subdirs: true}
 		}
 	}
 	if a.journal != nil && a.settings.SessionNotes() && !a.opts.NoBackground {

@@ -112,7 +112,11 @@ func CountSessions(dir string, since time.Time) (int, error) {
 type Gate struct {
 	MemDir      string // the memory dir (holds the lock file)
 	SessionsDir string // where the project's transcripts are
-	Config      GateConfig
+	// Subdirs also counts the transcripts of the project directories beside SessionsDir whose
+	// names extend its name with "-": sessions started in a subdirectory of the project root
+	// (transcripts are kept per working directory, the memory per project root).
+	Subdirs bool
+	Config  GateConfig
 
 	mu       sync.Mutex
 	lastScan time.Time
@@ -136,12 +140,40 @@ func (g *Gate) Check(now time.Time) (bool, string, error) {
 		ok, why := ShouldDream(now, last, cfg.MinSessions, cfg)
 		return ok, why, nil
 	}
-	n, err := CountSessions(g.SessionsDir, last)
+	n, err := g.countSessions(last)
 	if err != nil {
 		return false, "", err
 	}
 	ok, why := ShouldDream(now, last, n, cfg)
 	return ok, why, nil
+}
+
+// countSessions counts the transcripts modified after since in SessionsDir and, with
+// Subdirs, in its subdirectory siblings.
+func (g *Gate) countSessions(since time.Time) (int, error) {
+	n, err := CountSessions(g.SessionsDir, since)
+	if err != nil || !g.Subdirs {
+		return n, err
+	}
+	parent, prefix := filepath.Dir(g.SessionsDir), filepath.Base(g.SessionsDir)+"-"
+	ents, err := os.ReadDir(parent)
+	if errors.Is(err, fs.ErrNotExist) {
+		return n, nil
+	}
+	if err != nil {
+		return n, fmt.Errorf("extract: sessions: %w", err)
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		m, err := CountSessions(filepath.Join(parent, e.Name()), since)
+		if err != nil {
+			return n, err
+		}
+		n += m
+	}
+	return n, nil
 }
 
 // Lock is a held consolidation lock.

@@ -80,6 +80,33 @@ func TestGateCheck(t *testing.T) {
 	check(false, "last run 11m0s ago")
 }
 
+// With Subdirs, sessions started in subdirectories of the project root count too; a project
+// whose name merely starts the same way (no "-" after) does not.
+func TestGateSubdirs(t *testing.T) {
+	projects := t.TempDir()
+	root := filepath.Join(projects, "-home-me-app")
+	for _, d := range []string{root, root + "-web", root + "-api-v2", root + "le"} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch(t, filepath.Join(root, "a.jsonl"), t0)
+	touch(t, filepath.Join(root+"-web", "b.jsonl"), t0)
+	touch(t, filepath.Join(root+"-web", "c.jsonl"), t0)
+	touch(t, filepath.Join(root+"-api-v2", "d.jsonl"), t0)
+	touch(t, filepath.Join(root+"le", "e.jsonl"), t0)
+	for _, tt := range []struct {
+		subdirs bool
+		want    string
+	}{{false, "1 session(s)"}, {true, "4 session(s)"}} {
+		g := &Gate{MemDir: t.TempDir(), SessionsDir: root, Subdirs: tt.subdirs}
+		ok, why, err := g.Check(t0.Add(time.Hour))
+		if err != nil || ok || !strings.HasPrefix(why, tt.want) {
+			t.Errorf("Subdirs=%v: Check = %v, %q, %v; want %q", tt.subdirs, ok, why, err, tt.want)
+		}
+	}
+}
+
 func TestAcquireLock(t *testing.T) {
 	alive := map[int]bool{100: true, 200: true}
 	isAlive := func(pid int) bool { return alive[pid] }

@@ -74,7 +74,7 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 
 	var lock *extract.Lock
 	if o.auto {
-		gate := extract.Gate{MemDir: dir, SessionsDir: filepath.Join(app.Env.ProjectsDir(), config.Slug(root))}
+		gate := extract.Gate{MemDir: dir, SessionsDir: filepath.Join(app.Env.ProjectsDir(), config.Slug(root)), Subdirs: true}
 		due, why, err := gate.Check(now)
 		if err != nil {
 			return err
@@ -89,6 +89,9 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 		if !o.dryRun {
 			lock, err = extract.AcquireLock(dir, now, extract.LockOptions{})
 			if errors.Is(err, extract.ErrLockHeld) {
+				if o.asJSON {
+					return writeJSON(app.Out, map[string]any{"dir": dir, "due": true, "ran": false, "reason": err.Error()})
+				}
 				fmt.Fprintf(app.Out, "dream not run: %v\n", err)
 				return nil
 			}
