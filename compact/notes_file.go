@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -305,54 +303,9 @@ func (n *Notes) read(root *os.Root) (string, error) {
 }
 
 func (n *Notes) fs(root *os.Root) fsutil.FS {
-	var f fsutil.FS = rootFS{root}
+	f := fsutil.RootFS(root)
 	if n.wrap != nil {
 		f = n.wrap(f)
 	}
 	return f
-}
-
-// rootFS is fsutil.FS inside an os.Root: names are relative to the root and cannot leave it.
-type rootFS struct{ r *os.Root }
-
-func (f rootFS) CreateTemp(dir, pattern string) (fsutil.File, error) {
-	for range 100 {
-		name := filepath.Join(dir, strings.Replace(pattern, "*", strconv.FormatUint(rand.Uint64(), 36), 1))
-		file, err := f.r.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, fsutil.FileMode)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return rootFile{file, name}, nil
-	}
-	return nil, fmt.Errorf("create temp in %s: too many collisions", dir)
-}
-
-// rootFile reports its name relative to the root, the form rootFS's Rename and Remove take.
-type rootFile struct {
-	*os.File
-	name string
-}
-
-func (f rootFile) Name() string { return f.name }
-
-func (f rootFS) Rename(o, n string) error                  { return f.r.Rename(o, n) }
-func (f rootFS) Remove(name string) error                  { return f.r.Remove(name) }
-func (f rootFS) MkdirAll(p string, perm os.FileMode) error { return f.r.MkdirAll(p, perm) }
-
-func (f rootFS) SyncDir(dir string) error {
-	d, err := f.r.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if errors.Is(err, os.ErrInvalid) {
-		return nil
-	}
-	return err
 }

@@ -2,14 +2,11 @@ package extract
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,6 +17,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/strata-mem/strata/frontmatter"
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/memdir"
 )
 
@@ -547,66 +545,16 @@ func ensureDir(root *os.Root, rel string) error {
 	return nil
 }
 
-// writeAtomic replaces rel (slash-separated, in root) with data: a hidden temp file in the same
-// directory, written and synced, renamed over rel by the root (a symlink at rel is replaced,
-// never followed; a parent swapped for a symlink out of the root makes the rename fail), then
-// the directory synced. Files are 0600.
-func writeAtomic(root *os.Root, rel string, data []byte) (err error) {
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	dir := path.Dir(rel)
-	tmp := path.Join(dir, ".extract-"+hex.EncodeToString(rnd[:])+".tmp")
-	if err := injected("create"); err != nil {
-		return err
-	}
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = root.Remove(tmp)
-		}
-	}()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = injected("write")
-	}
-	serr := f.Sync()
-	if serr == nil {
-		serr = injected("sync")
-	}
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		return err
-	}
-	if err := injected("rename"); err != nil {
-		return err
-	}
-	if err := root.Rename(tmp, rel); err != nil {
-		return err
-	}
-	d, err := root.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("sync dir: %w", err)
-	}
-	return nil
+// writeAtomic replaces rel (slash-separated, in root) with data: fsutil.WriteFileFS through
+// the root (temp file in the same directory, written and synced, renamed over rel — a symlink
+// at rel is replaced, never followed; a parent swapped for a symlink out of the root makes the
+// rename fail — then the directory synced). Files are 0600.
+func writeAtomic(root *os.Root, rel string, data []byte) error {
+	return fsutil.WriteFileFS(rootFS(root), filepath.FromSlash(rel), data, fsutil.FileMode)
 }
 
-// writeFault, when set (tests only), is asked before each step of writeAtomic ("create",
-// "write", "sync", "rename") and fails the step with the error it returns.
-var writeFault func(step string) error
-
-func injected(step string) error {
-	if writeFault == nil {
-		return nil
-	}
-	return writeFault(step)
-}
+// rootFS is the file system writeAtomic writes through; tests wrap it to fail a step.
+var rootFS = fsutil.RootFS
 
 // restoreFile puts rel back as it was after a refused index update.
 func restoreFile(root *os.Root, rel string, old []byte, existed bool) error {

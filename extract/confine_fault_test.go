@@ -3,6 +3,7 @@ package extract
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestConfinedWriteFaults(t *testing.T) {
 	next := memText("tabs", "indent with tabs, width 8", "feedback", "new body")
 	type fault struct {
 		name  string
-		step  string // writeAtomic step to fail, or ""
+		step  string // the step of the file's atomic write to fail, or ""
 		index [4]int // failures in the store's index write: create, write, rename, sync dir
 	}
 	faults := []fault{
@@ -53,13 +54,21 @@ func TestConfinedWriteFaults(t *testing.T) {
 				}
 				faulty.FailCreate, faulty.FailWrite, faulty.FailRename, faulty.FailSyncDir = at(f.index[0]), at(f.index[1]), at(f.index[2]), at(f.index[3])
 				if f.step != "" {
-					writeFault = func(step string) error {
-						if step == f.step {
-							return fsutil.ErrInjected
+					rootFS = func(r *os.Root) fsutil.FS {
+						fail := &fsutil.Faulty{FS: fsutil.RootFS(r)}
+						switch f.step {
+						case "create":
+							fail.FailCreate = 1
+						case "write":
+							fail.FailWrite = 1
+						case "sync":
+							fail.FailSync = 1
+						case "rename":
+							fail.FailRename = 1
 						}
-						return nil
+						return fail
 					}
-					t.Cleanup(func() { writeFault = nil })
+					t.Cleanup(func() { rootFS = fsutil.RootFS })
 				}
 				_, err := c.Write(ctx, "tabs.md", next)
 				if err == nil || errors.Is(err, ErrDenied) {

@@ -131,7 +131,7 @@ func TestConfinedWriteAuto(t *testing.T) {
 	}
 	// No temp file is left behind.
 	for p := range tree(t, dir) {
-		if strings.Contains(p, ".extract-") {
+		if strings.Contains(p, ".tmp") {
 			t.Errorf("temp file %s left", p)
 		}
 	}

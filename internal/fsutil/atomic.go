@@ -37,8 +37,10 @@ func (osFS) CreateTemp(dir, pattern string) (File, error) { return os.CreateTemp
 func (osFS) Rename(o, n string) error                     { return os.Rename(o, n) }
 func (osFS) Remove(name string) error                     { return os.Remove(name) }
 func (osFS) MkdirAll(p string, perm os.FileMode) error    { return os.MkdirAll(p, perm) }
-func (osFS) SyncDir(dir string) error {
-	d, err := os.Open(dir)
+func (osFS) SyncDir(dir string) error                     { return syncDir(os.Open(dir)) }
+
+// syncDir fsyncs a directory opened by the caller and closes it.
+func syncDir(d *os.File, err error) error {
 	if err != nil {
 		return err
 	}
