@@ -160,7 +160,6 @@ func (a *Agent) BackgroundBusy() bool {
 
 // afterTurn starts the background work due after a finished turn; the caller holds runMu.
 func (a *Agent) afterTurn(res Result) {
-	a.snapshotBase()
 	bg := a.bg
 	if bg == nil {
 		return
@@ -170,6 +169,9 @@ func (a *Agent) afterTurn(res Result) {
 	bg.mu.Unlock()
 	if closed {
 		return
+	}
+	if bg.notes != nil || bg.sched != nil {
+		a.snapshotBase() // only forks need it: a pass over the whole history
 	}
 	if bg.notes != nil {
 		_, n, _ := a.ContextLevel()
@@ -440,25 +442,19 @@ func (a *Agent) updateNotes(ctx context.Context, base *forkBase) error {
 	return nil
 }
 
-// notesHandler is the notes writer's permission policy: Read, Edit and Write of its one
-// file, nothing else.
+// notesHandler is the notes writer's permission policy: Read of its one file, and Edit and
+// Write of it through compact.Notes (which refuses any other path); nothing else.
 func notesHandler(n *compact.Notes) forkHandler {
 	deny := "Denied: the session-notes writer may only read and edit " + n.Path() + "."
 	return func(ctx context.Context, fa *Agent, call *ToolCall) (string, bool, bool) {
-		var p struct {
-			FilePath   string  `json:"file_path"`
-			Content    *string `json:"content"`
-			OldString  string  `json:"old_string"`
-			NewString  string  `json:"new_string"`
-			ReplaceAll bool    `json:"replace_all"`
-		}
-		if err := decode(call.Input, &p); err != nil {
-			return err.Error(), true, false
-		}
-		var msg string
-		var err error
 		switch call.Name {
 		case readTool.name:
+			var p struct {
+				FilePath string `json:"file_path"`
+			}
+			if err := decode(call.Input, &p); err != nil {
+				return err.Error(), true, false
+			}
 			if fa.abs(p.FilePath) != n.Path() {
 				return deny, true, true
 			}
@@ -468,20 +464,14 @@ func notesHandler(n *compact.Notes) forkHandler {
 			}
 			out, _ := numberLines(text, 0, 0)
 			return out, false, false
-		case editTool.name:
-			msg, err = n.EditPath(fa.abs(p.FilePath), p.OldString, p.NewString, p.ReplaceAll)
-		case writeTool.name:
-			if p.Content == nil {
-				return "file_path and content are required", true, false
+		case editTool.name, writeTool.name:
+			msg, err := n.Apply(call.Name, call.Input)
+			if err != nil {
+				return strings.TrimPrefix(err.Error(), "compact: "), true, errors.Is(err, compact.ErrNotesOnly)
 			}
-			msg, err = n.Write(fa.abs(p.FilePath), *p.Content)
-		default:
-			return deny, true, true
+			return msg, false, false
 		}
-		if err != nil {
-			return strings.TrimPrefix(err.Error(), "compact: "), true, errors.Is(err, compact.ErrNotesOnly)
-		}
-		return msg, false, false
+		return deny, true, true
 	}
 }
 

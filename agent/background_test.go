@@ -624,3 +624,36 @@ func TestBackgroundBusy(t *testing.T) {
 		t.Errorf("stats %+v", bg)
 	}
 }
+
+// Close drains the extraction only up to DrainTimeout: a model that never answers is cut off,
+// and the cut is reported as a warning.
+func TestCloseDrainTimeout(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.background = true
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) }) // runs before the server's cleanup
+	f.srv.Fallback = func(r llmtest.Request) llmtest.Reply {
+		if strings.Contains(string(r.Body), "# Memory extraction") {
+			<-release
+		}
+		return llmtest.Text("Hello.")
+	}
+	a := f.agent(Options{Settings: extractSettings(""), DrainTimeout: 50 * time.Millisecond})
+	if _, err := a.Run(t.Context(), "Hi.", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the extraction to start", a.BackgroundBusy)
+	if err := a.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if a.BackgroundBusy() {
+		t.Error("the extraction still runs after Close")
+	}
+	warned := false
+	for _, w := range a.Warnings() {
+		warned = warned || strings.Contains(w, "memory extraction at exit")
+	}
+	if !warned {
+		t.Errorf("no warning about the cut extraction: %q", a.Warnings())
+	}
+}
