@@ -19,10 +19,10 @@ var rungs = [][]string{
 	{"internal/fsutil", "internal/sharedtest", "tokens", "frontmatter", "config"},
 	{"conversation", "work"},
 	{"transcript", "memdir", "instructions"},
-	{"recall"},
+	{"recall", "internal/bench/synth"},
 	{"llm", "llm/anthropic", "llm/openai", "llm/llmtest"},
 	{"compact", "extract"},
-	{"agent"},
+	{"agent", "internal/bench"},
 	{"mcpserver", "internal/cli"},
 	{"cmd/strata"},
 }

@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/internal/bench"
+	"github.com/strata-mem/strata/internal/bench/synth"
 )
 
 func TestCheckListenAddr(t *testing.T) {
@@ -150,7 +151,7 @@ func TestHTTPLoad(t *testing.T) {
 	if testing.Short() {
 		n = 300
 	}
-	if err := recall.WriteSynthetic(mem, n, 1); err != nil {
+	if err := synth.Memories(mem, n, 1); err != nil {
 		t.Fatal(err)
 	}
 	s := f.server(t, func(o *Options) { o.MemoryDir = mem })
@@ -163,7 +164,7 @@ func TestHTTPLoad(t *testing.T) {
 	case raceEnabled:
 		calls = 250
 	}
-	rep, err := Load(t.Context(), LoadOptions{Endpoint: ts.URL + Endpoint, Token: "t", Clients: 8, Calls: calls, Queries: recall.SyntheticQueries(64, 2)})
+	rep, err := bench.HTTPLoad(t.Context(), bench.HTTPLoadOptions{Endpoint: ts.URL + Endpoint, Token: "t", Clients: 8, Calls: calls, Queries: synth.Queries(64, 2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestHTTPLoad(t *testing.T) {
 func BenchmarkHTTPSearch(b *testing.B) {
 	dir := b.TempDir()
 	mem := dir + "/mem"
-	if err := recall.WriteSynthetic(mem, 10000, 1); err != nil {
+	if err := synth.Memories(mem, 10000, 1); err != nil {
 		b.Fatal(err)
 	}
 	s, err := New(b.Context(), Options{Env: benchEnv(dir), Project: dir, MemoryDir: mem, PollInterval: -1})
@@ -193,7 +194,7 @@ func BenchmarkHTTPSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cs.Close()
-	qs := recall.SyntheticQueries(64, 2)
+	qs := synth.Queries(64, 2)
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: "memory_search", Arguments: map[string]any{"query": qs[i%len(qs)]}})
@@ -201,4 +202,16 @@ func BenchmarkHTTPSearch(b *testing.B) {
 			b.Fatal(err, fmt.Sprint(res))
 		}
 	}
+}
+
+// bearer adds an Authorization header to every request of a test client.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }

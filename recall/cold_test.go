@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strata-mem/strata/internal/bench/synth"
 	"github.com/strata-mem/strata/memdir"
 )
 
@@ -14,7 +15,7 @@ import (
 func coldTestMemories(t *testing.T) []memdir.Memory {
 	t.Helper()
 	dir := t.TempDir()
-	if err := WriteSynthetic(dir, 300, 7); err != nil {
+	if err := synth.Memories(dir, 300, 7); err != nil {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
@@ -109,7 +110,7 @@ func coldShards(ix *Index, ms []memdir.Memory, n int) []*coldShard {
 // compareSearches checks two indexes give the same hits with the same scores.
 func compareSearches(t *testing.T, want, got *Index) {
 	t.Helper()
-	qs := append(SyntheticQueries(200, 3), "deploy on friday", "数据库", "デプロイ", "straße tabs", "second version")
+	qs := append(synth.Queries(200, 3), "deploy on friday", "数据库", "デプロイ", "straße tabs", "second version")
 	for _, q := range qs {
 		w, g := want.Search(q, 10), got.Search(q, 10)
 		if !reflect.DeepEqual(w, g) {

@@ -27,7 +27,4 @@
 // cut silently: every truncation carries a note naming the limit, and files left out by a
 // budget are reported in the turn's result. The stats sidecar is written atomically; a
 // corrupt one is reported and replaced, never fatal.
-//
-// Eval (LoadEvalSet, Evaluate, Score) measures the ranker on eval sets of stores and queries;
-// `strata bench recall` prints its figures.
 package recall

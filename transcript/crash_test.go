@@ -23,9 +23,7 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(crashWriterEnv); spec != "" {
 		os.Exit(crashWriter(spec))
 	}
-	code := m.Run()
-	removeBenchData()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // crashWriter appends entries to the file as fast as it can, syncing every few entries, and

@@ -471,12 +471,8 @@ func TestListAllIndex(t *testing.T) {
 	for i := range maxOpenDirs + 6 {
 		cwd := fmt.Sprintf("/p/%03d", i)
 		for j := range 2 {
-			last = SessionPath(env, cwd, fmt.Sprintf("s%03d-%d", i, j))
-			o := SynthOptions{SessionID: fmt.Sprintf("s%03d-%d", i, j), CWD: cwd, Size: 2 << 10, Seed: uint64(i),
-				Start: t0.Add(time.Duration(2*i+j) * time.Minute)}
-			if err := Synthesize(last, o); err != nil {
-				t.Fatal(err)
-			}
+			id := fmt.Sprintf("s%03d-%d", i, j)
+			last = session(t, env, cwd, id, "prompt of "+id, "", t0.Add(time.Duration(2*i+j)*time.Minute))
 		}
 	}
 	os.Symlink(last, filepath.Join(filepath.Dir(last), "link.jsonl"))

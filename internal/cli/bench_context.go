@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/internal/bench/synth"
 )
 
 func init() { registerBench(newBenchContextCmd) }
@@ -78,7 +79,7 @@ func runBenchContext(ctx context.Context, app *App, o benchContextOptions) error
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	defer os.RemoveAll(dir)
-	l, err := instructions.SyntheticRepo(dir)
+	l, err := synth.Repo(dir)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}

@@ -6,18 +6,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/internal/bench"
+	"github.com/strata-mem/strata/internal/bench/synth"
 	"github.com/strata-mem/strata/mcpserver"
-	"github.com/strata-mem/strata/recall"
 )
 
 func init() { registerBench(newBenchMCPCmd) }
@@ -40,7 +39,7 @@ type benchMCPReport struct {
 		P50   float64 `json:"p50_ms"`
 		P99   float64 `json:"p99_ms"`
 	} `json:"pipe"`
-	HTTP mcpserver.LoadReport `json:"http"`
+	HTTP bench.HTTPLoadReport `json:"http"`
 }
 
 func newBenchMCPCmd(app *App) *cobra.Command {
@@ -83,7 +82,7 @@ func benchMCP(ctx context.Context, app *App, f benchMCPFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	queries := recall.SyntheticQueries(64, 2)
+	queries := synth.Queries(64, 2)
 	if f.writeStore != "" {
 		return writeBenchStore(app, f.writeStore, f.memories, queries)
 	}
@@ -93,7 +92,7 @@ func benchMCP(ctx context.Context, app *App, f benchMCPFlags) error {
 	}
 	defer os.RemoveAll(tmp)
 	mem := filepath.Join(tmp, "memory")
-	if err := recall.WriteSynthetic(mem, f.memories, 1); err != nil {
+	if err := synth.Memories(mem, f.memories, 1); err != nil {
 		return err
 	}
 	project := filepath.Join(tmp, "project")
@@ -111,7 +110,7 @@ func benchMCP(ctx context.Context, app *App, f benchMCPFlags) error {
 	rep.Memories = f.memories
 	rep.StartMS = float64(time.Since(start).Microseconds()) / 1000
 
-	p50, p99, err := benchPipe(ctx, srv, queries, f.stdioCalls)
+	p50, p99, err := bench.PipeSearch(ctx, srv.MCP(), queries, f.stdioCalls)
 	if err != nil {
 		return err
 	}
@@ -126,7 +125,7 @@ func benchMCP(ctx context.Context, app *App, f benchMCPFlags) error {
 	var wg sync.WaitGroup
 	var serveErr error
 	wg.Go(func() { serveErr = srv.Serve(sctx, ln, mcpserver.HTTPOptions{Token: token}) })
-	rep.HTTP, err = mcpserver.Load(ctx, mcpserver.LoadOptions{Endpoint: "http://" + ln.Addr().String() + mcpserver.Endpoint,
+	rep.HTTP, err = bench.HTTPLoad(ctx, bench.HTTPLoadOptions{Endpoint: "http://" + ln.Addr().String() + mcpserver.Endpoint,
 		Token: token, Clients: f.clients, Calls: f.calls, Queries: queries})
 	stop()
 	wg.Wait()
@@ -154,43 +153,9 @@ func benchMCP(ctx context.Context, app *App, f benchMCPFlags) error {
 	return nil
 }
 
-// benchPipe measures memory_search over an in-process pipe carrying the stdio wire format.
-func benchPipe(ctx context.Context, srv *mcpserver.Server, queries []string, calls int) (p50, p99 float64, err error) {
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	ss, err := srv.MCP().Connect(ctx, &mcp.IOTransport{Reader: sr, Writer: sw}, nil)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer ss.Wait()
-	c := mcp.NewClient(&mcp.Implementation{Name: "strata-bench", Version: version()}, nil)
-	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
-	if err != nil {
-		ss.Close()
-		return 0, 0, err
-	}
-	defer cs.Close()
-	times := make([]time.Duration, 0, calls)
-	for i := range calls + 50 {
-		t0 := time.Now()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_search", Arguments: map[string]any{"query": queries[i%len(queries)], "k": 5}})
-		if err != nil {
-			return 0, 0, err
-		}
-		if res.IsError {
-			return 0, 0, res.GetError()
-		}
-		if i >= 50 { // the first calls warm up
-			times = append(times, time.Since(t0))
-		}
-	}
-	lr := mcpserver.Percentiles(times)
-	return lr[0], lr[1], nil
-}
-
 func writeBenchStore(app *App, dir string, n int, queries []string) error {
 	mem := filepath.Join(dir, "memory")
-	if err := recall.WriteSynthetic(mem, n, 1); err != nil {
+	if err := synth.Memories(mem, n, 1); err != nil {
 		return err
 	}
 	data, err := json.Marshal(queries)

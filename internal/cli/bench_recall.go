@@ -9,7 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/internal/bench"
+	"github.com/strata-mem/strata/internal/bench/synth"
 )
 
 func init() { registerBench(newBenchRecallCmd) }
@@ -66,11 +67,11 @@ func runBenchRecall(ctx context.Context, app *App, dir string, o benchRecallOpti
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	stores, err := recall.LoadEvalSet(dir)
+	stores, err := bench.LoadEvalSet(dir)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	rep, err := recall.Evaluate(ctx, stores, nil)
+	rep, err := bench.Evaluate(ctx, stores, nil)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
@@ -80,7 +81,7 @@ func runBenchRecall(ctx context.Context, app *App, dir string, o benchRecallOpti
 	fmt.Fprintf(app.Out, "eval set %s: %d stores, %d queries scored, %d skipped\n\n", dir, len(stores), rep.Overall.N, rep.Skipped)
 	tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tn\thit@1\thit@5\thit@10\trec@5\tmrr\t")
-	row := func(name string, m recall.Metrics) {
+	row := func(name string, m bench.Metrics) {
 		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n", name, m.N, m.Hit1, m.Hit5, m.Hit10, m.Rec5, m.MRR)
 	}
 	row("overall", rep.Overall)
@@ -112,10 +113,10 @@ func runBenchRecallSynthetic(ctx context.Context, app *App, o benchRecallOptions
 	}
 	defer os.RemoveAll(tmp)
 	dir := filepath.Join(tmp, "memory")
-	if err := recall.WriteSynthetic(dir, o.synthetic, 1); err != nil {
+	if err := synth.Memories(dir, o.synthetic, 1); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	rep, err := recall.RunSpeed(ctx, dir, recall.SyntheticQueries(o.queries, 2), o.rounds)
+	rep, err := bench.RecallSpeed(ctx, dir, synth.Queries(o.queries, 2), o.rounds)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/internal/bench/synth"
 	"github.com/strata-mem/strata/transcript"
 )
 
@@ -215,7 +216,7 @@ func generateBenchSessions(ctx context.Context, projects string, o benchTranscri
 		wg.Go(func() {
 			for i := range jobs {
 				id := fmt.Sprintf("0199%04x-0000-7000-8000-%012x", i>>16, i)
-				opts := transcript.SynthOptions{SessionID: id, CWD: "/bench/list", Size: size, Seed: uint64(i),
+				opts := synth.SessionOptions{SessionID: id, CWD: "/bench/list", Size: size, Seed: uint64(i),
 					Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)}
 				if i%3 == 0 {
 					opts.Boundaries = []float64{0.5}
@@ -223,7 +224,7 @@ func generateBenchSessions(ctx context.Context, projects string, o benchTranscri
 				if i%2 == 0 {
 					opts.Title = fmt.Sprintf("session %d", i)
 				}
-				errs[i] = transcript.Synthesize(filepath.Join(projects, "-bench-list", id+".jsonl"), opts)
+				errs[i] = synth.Session(filepath.Join(projects, "-bench-list", id+".jsonl"), opts)
 			}
 		})
 	}
@@ -245,7 +246,7 @@ feed:
 			return err
 		}
 	}
-	return transcript.Synthesize(filepath.Join(projects, "-bench-big", "big.jsonl"), transcript.SynthOptions{
+	return synth.Session(filepath.Join(projects, "-bench-big", "big.jsonl"), synth.SessionOptions{
 		SessionID: "big", CWD: "/bench/big", Size: int64(o.bigMB * (1 << 20)), Boundaries: []float64{0.3, 0.6, 0.97},
 		Title: "the big session", Seed: 1 << 40})
 }

@@ -1,43 +1,20 @@
-package recall
+package bench
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/strata-mem/strata/internal/sharedtest"
 )
 
-// devSet returns the directory of the shared LoCoMo dev eval set, or skips the test when it is
-// not there (it lives next to the repository, never inside it).
-func devSet(t testing.TB, set string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "bench", "locomo-dev", set)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("eval set %s not present (%v); skipping", p, err)
-	}
-	return p
-}
-
+// TestLocomoDevTargets ranks the shared LoCoMo dev eval sets (skipped when they are not beside
+// the repository) and holds the ranker to its hit@5 targets.
 func TestLocomoDevTargets(t *testing.T) {
 	for _, c := range []struct {
 		set  string
 		hit5 float64
 	}{{"fact", 0.75}, {"block", 0.90}} {
 		t.Run(c.set, func(t *testing.T) {
-			stores, err := LoadEvalSet(devSet(t, c.set))
+			stores, err := LoadEvalSet(sharedtest.Dir(t, "bench", "locomo-dev", c.set))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package recall
+package bench
 
 import (
 	"syscall"

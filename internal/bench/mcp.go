@@ -1,8 +1,9 @@
-package mcpserver
+package bench
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"sync"
@@ -11,8 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// LoadOptions configure Load.
-type LoadOptions struct {
+// HTTPLoadOptions configure HTTPLoad.
+type HTTPLoadOptions struct {
 	// Endpoint is the server's URL, e.g. http://127.0.0.1:7777/mcp.
 	Endpoint string
 	// Token is sent as a Bearer token when set.
@@ -24,8 +25,9 @@ type LoadOptions struct {
 	Queries []string
 }
 
-// LoadReport holds the figures of a Load run. Latencies are per call, in milliseconds.
-type LoadReport struct {
+// HTTPLoadReport holds the figures of an HTTPLoad run. Latencies are per call, in
+// milliseconds. It is the "http" part of `strata bench mcp --json`.
+type HTTPLoadReport struct {
 	Clients    int     `json:"clients"`
 	Calls      int     `json:"calls"`
 	Errors     int     `json:"errors"`
@@ -37,13 +39,13 @@ type LoadReport struct {
 	Max        float64 `json:"max_ms"`
 }
 
-// Load runs opts.Clients concurrent MCP sessions over streamable HTTP, each making
-// opts.Calls tool calls (memory_search with the queries in turn, every fourth call a
-// memory_get of the previous search's best hit), and reports errors and latencies. A call
-// that fails or returns a tool error counts as an error; the run goes on.
-func Load(ctx context.Context, opts LoadOptions) (LoadReport, error) {
+// HTTPLoad runs opts.Clients concurrent MCP sessions against a strata MCP server over
+// streamable HTTP, each making opts.Calls tool calls (memory_search with the queries in turn,
+// every fourth call a memory_get of the previous search's best hit), and reports errors and
+// latencies. A call that fails or returns a tool error counts as an error; the run goes on.
+func HTTPLoad(ctx context.Context, opts HTTPLoadOptions) (HTTPLoadReport, error) {
 	if opts.Clients <= 0 || opts.Calls <= 0 || len(opts.Queries) == 0 {
-		return LoadReport{}, fmt.Errorf("mcpserver: load: need clients, calls and queries")
+		return HTTPLoadReport{}, fmt.Errorf("bench: mcp load: need clients, calls and queries")
 	}
 	hc := &http.Client{Transport: bearer{token: opts.Token, next: http.DefaultTransport}}
 	sessions := make([]*mcp.ClientSession, opts.Clients)
@@ -54,7 +56,7 @@ func Load(ctx context.Context, opts LoadOptions) (LoadReport, error) {
 			for _, s := range sessions[:i] {
 				s.Close()
 			}
-			return LoadReport{}, fmt.Errorf("mcpserver: load: connect client %d: %w", i, err)
+			return HTTPLoadReport{}, fmt.Errorf("bench: mcp load: connect client %d: %w", i, err)
 		}
 		sessions[i] = cs
 	}
@@ -120,25 +122,14 @@ func Load(ctx context.Context, opts LoadOptions) (LoadReport, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	rep := LoadReport{Clients: opts.Clients, Calls: len(latencies), Errors: errs, FirstError: first, Seconds: elapsed.Seconds()}
+	rep := HTTPLoadReport{Clients: opts.Clients, Calls: len(latencies), Errors: errs, FirstError: first, Seconds: elapsed.Seconds()}
 	if elapsed > 0 {
 		rep.PerSecond = float64(len(latencies)) / elapsed.Seconds()
 	}
-	pc := Percentiles(latencies)
-	rep.P50, rep.P99, rep.Max = pc[0], pc[1], pc[2]
-	return rep, nil
-}
-
-// Percentiles returns the p50, the p99 and the maximum of ds, in milliseconds (zeros for no
-// durations).
-func Percentiles(ds []time.Duration) [3]float64 {
-	if len(ds) == 0 {
-		return [3]float64{}
+	if len(latencies) > 0 {
+		rep.P50, rep.P99, rep.Max = ms(percentile(latencies, 0.5)), ms(percentile(latencies, 0.99)), ms(slices.Max(latencies))
 	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return [3]float64{ms(s[len(s)*50/100]), ms(s[min(len(s)-1, len(s)*99/100)]), ms(s[len(s)-1])}
+	return rep, nil
 }
 
 // bearer adds an Authorization header to every request.
@@ -155,3 +146,46 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return b.next.RoundTrip(r)
 }
+
+// PipeSearch measures memory_search on srv (a strata MCP server) over an in-process pipe
+// carrying the stdio wire format, one call at a time: the server's own cost, without process
+// start or a client's runtime. It makes calls timed calls (queries in turn, k 5) after 50
+// untimed ones that warm up, and returns their p50 and p99 in milliseconds. A call that fails
+// or returns a tool error ends the run with that error.
+func PipeSearch(ctx context.Context, srv *mcp.Server, queries []string, calls int) (p50, p99 float64, err error) {
+	if calls <= 0 || len(queries) == 0 {
+		return 0, 0, fmt.Errorf("bench: mcp pipe: need calls and queries")
+	}
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	ss, err := srv.Connect(ctx, &mcp.IOTransport{Reader: sr, Writer: sw}, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer ss.Wait()
+	c := mcp.NewClient(&mcp.Implementation{Name: "strata-bench", Version: "v1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+	if err != nil {
+		ss.Close()
+		return 0, 0, err
+	}
+	defer cs.Close()
+	times := make([]time.Duration, 0, calls)
+	for i := range calls + pipeWarmup {
+		t0 := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_search", Arguments: map[string]any{"query": queries[i%len(queries)], "k": 5}})
+		if err != nil {
+			return 0, 0, err
+		}
+		if res.IsError {
+			return 0, 0, res.GetError()
+		}
+		if i >= pipeWarmup {
+			times = append(times, time.Since(t0))
+		}
+	}
+	return ms(percentile(times, 0.5)), ms(percentile(times, 0.99)), nil
+}
+
+// pipeWarmup is how many untimed calls PipeSearch makes first.
+const pipeWarmup = 50

@@ -1,4 +1,4 @@
-package recall
+package bench
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/strata-mem/strata/recall"
 )
 
 // EvalQuery is one query of an eval set (see docs/bench-recall.md for the format).
@@ -49,7 +51,7 @@ func LoadEvalSet(dir string) ([]EvalStore, error) {
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("recall: eval set %s: %w", dir, err)
+		return nil, fmt.Errorf("bench: eval set %s: %w", dir, err)
 	}
 	var out []EvalStore
 	for _, e := range entries {
@@ -67,7 +69,7 @@ func LoadEvalSet(dir string) ([]EvalStore, error) {
 		out = append(out, s)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("recall: eval set %s: no store (a folder with queries.jsonl and memories/)", dir)
+		return nil, fmt.Errorf("bench: eval set %s: no store (a folder with queries.jsonl and memories/)", dir)
 	}
 	return out, nil
 }
@@ -77,7 +79,7 @@ func loadEvalStore(dir string) (EvalStore, error) {
 	path := filepath.Join(dir, "queries.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
-		return s, fmt.Errorf("recall: eval store: %w", err)
+		return s, fmt.Errorf("bench: eval store: %w", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -90,12 +92,12 @@ func loadEvalStore(dir string) (EvalStore, error) {
 		}
 		var q EvalQuery
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			return s, fmt.Errorf("recall: %s:%d: %w", path, line, err)
+			return s, fmt.Errorf("bench: %s:%d: %w", path, line, err)
 		}
 		s.Queries = append(s.Queries, q)
 	}
 	if err := sc.Err(); err != nil {
-		return s, fmt.Errorf("recall: %s: %w", path, err)
+		return s, fmt.Errorf("bench: %s: %w", path, err)
 	}
 	return s, nil
 }
@@ -169,7 +171,7 @@ func uniq(s []string) []string {
 	return slices.Compact(out)
 }
 
-// EvalReport is the result of Evaluate; its JSON form is what `strata bench recall --json`
+// EvalReport is the result of Evaluate; its JSON form is what `strata bench recall DIR --json`
 // prints.
 type EvalReport struct {
 	Overall    Metrics            `json:"overall"`
@@ -192,16 +194,16 @@ type Latency struct {
 // EvalDepth is how many results per query Evaluate asks for (MRR looks this deep).
 const EvalDepth = 100
 
-// Evaluate ranks every scored query of every store with a fresh Ranker over the store's
+// Evaluate ranks every scored query of every store with a fresh recall.Ranker over the store's
 // memories (tuned by p, or the defaults when p is nil) and scores the rankings.
-func Evaluate(ctx context.Context, stores []EvalStore, p *Params) (EvalReport, error) {
+func Evaluate(ctx context.Context, stores []EvalStore, p *recall.Params) (EvalReport, error) {
 	rep := EvalReport{Categories: map[string]Metrics{}}
 	var all []Ranking
 	byCat := map[int][]Ranking{}
 	var lat []time.Duration
 	var build time.Duration
 	for _, s := range stores {
-		r := NewRanker(DirSource{Dir: s.MemoryDir}, RankerOptions{Params: p})
+		r := recall.NewRanker(recall.DirSource{Dir: s.MemoryDir}, recall.RankerOptions{Params: p})
 		t0 := time.Now()
 		if _, _, err := r.Refresh(ctx); err != nil {
 			return rep, err
@@ -230,18 +232,4 @@ func Evaluate(ctx context.Context, stores []EvalStore, p *Params) (EvalReport, e
 	rep.BuildMS = ms(build)
 	rep.Latency = Latency{P50: ms(percentile(lat, 0.50)), P99: ms(percentile(lat, 0.99))}
 	return rep, nil
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// percentile returns the q-quantile of ds (nearest rank); 0 for none.
-func percentile(ds []time.Duration, q float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := int(q*float64(len(s))+0.5) - 1
-	i = max(0, min(i, len(s)-1))
-	return s[i]
 }

@@ -1,4 +1,4 @@
-package transcript
+package bench
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/internal/bench/synth"
+	"github.com/strata-mem/strata/transcript"
 )
 
 var benchFiles = struct {
@@ -29,17 +31,17 @@ func benchData(b *testing.B) (listDir, big string) {
 		benchFiles.dir = dir
 		benchFiles.listDir = filepath.Join(dir, "list")
 		for i := range 200 {
-			o := SynthOptions{SessionID: fmt.Sprint(i), CWD: "/b", Size: 256 << 10, Seed: uint64(i)}
+			o := synth.SessionOptions{SessionID: fmt.Sprint(i), CWD: "/b", Size: 256 << 10, Seed: uint64(i)}
 			if i%2 == 0 {
 				o.Title = "t"
 			}
-			if err := Synthesize(filepath.Join(benchFiles.listDir, fmt.Sprintf("s%d.jsonl", i)), o); err != nil {
+			if err := synth.Session(filepath.Join(benchFiles.listDir, fmt.Sprintf("s%d.jsonl", i)), o); err != nil {
 				benchFiles.err = err
 				return
 			}
 		}
 		benchFiles.big = filepath.Join(dir, "big", "big.jsonl")
-		benchFiles.err = Synthesize(benchFiles.big, SynthOptions{SessionID: "big", CWD: "/b", Size: 20 << 20, Boundaries: []float64{0.5, 0.97}, Seed: 1})
+		benchFiles.err = synth.Session(benchFiles.big, synth.SessionOptions{SessionID: "big", CWD: "/b", Size: 20 << 20, Boundaries: []float64{0.5, 0.97}, Seed: 1})
 	})
 	if benchFiles.err != nil {
 		b.Fatal(benchFiles.err)
@@ -50,7 +52,7 @@ func benchData(b *testing.B) (listDir, big string) {
 func BenchmarkList(b *testing.B) {
 	dir, _ := benchData(b)
 	for b.Loop() {
-		infos, err := List(b.Context(), dir, ListOptions{})
+		infos, err := transcript.List(b.Context(), dir, transcript.ListOptions{})
 		if err != nil || len(infos) != 200 {
 			b.Fatal(len(infos), err)
 		}
@@ -61,7 +63,7 @@ func BenchmarkStat(b *testing.B) {
 	dir, _ := benchData(b)
 	p := filepath.Join(dir, "s1.jsonl")
 	for b.Loop() {
-		if _, err := Stat(p); err != nil {
+		if _, err := transcript.Stat(p); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -72,7 +74,7 @@ func BenchmarkResume(b *testing.B) {
 	for _, full := range []bool{false, true} {
 		b.Run(fmt.Sprintf("full=%v", full), func(b *testing.B) {
 			for b.Loop() {
-				s, err := Load(b.Context(), big, ReadOptions{Full: full})
+				s, err := transcript.Load(b.Context(), big, transcript.ReadOptions{Full: full})
 				if err != nil || len(s.Chain) == 0 {
 					b.Fatal(err)
 				}
@@ -86,7 +88,7 @@ func BenchmarkAppend(b *testing.B) {
 	text := strings.Repeat("x", 900)
 	for _, sync := range []bool{false, true} {
 		b.Run(fmt.Sprintf("fsync-per-turn=%v", sync), func(b *testing.B) {
-			j, err := Open(b.Context(), filepath.Join(b.TempDir(), "a.jsonl"), Options{SessionID: "a"})
+			j, err := transcript.Open(b.Context(), filepath.Join(b.TempDir(), "a.jsonl"), transcript.Options{SessionID: "a"})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -110,23 +112,14 @@ func BenchmarkAppend(b *testing.B) {
 
 func osMkdirTemp() (string, error) { return os.MkdirTemp("", "strata-transcript-bench-") }
 
-// removeBenchData removes what the benchmarks wrote; TestMain calls it after the run.
-func removeBenchData() {
-	for _, dir := range []string{benchFiles.dir, manyFiles.dir} {
-		if dir != "" {
-			os.RemoveAll(dir)
-		}
-	}
-}
-
 func BenchmarkListIndexed(b *testing.B) {
 	dir, _ := benchData(b)
-	opts := ListOptions{Index: filepath.Join(b.TempDir(), "index.gob")}
-	if _, err := List(b.Context(), dir, opts); err != nil {
+	opts := transcript.ListOptions{Index: filepath.Join(b.TempDir(), "index.gob")}
+	if _, err := transcript.List(b.Context(), dir, opts); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		infos, err := List(b.Context(), dir, opts)
+		infos, err := transcript.List(b.Context(), dir, opts)
 		if err != nil || len(infos) != 200 {
 			b.Fatal(len(infos), err)
 		}
@@ -152,11 +145,11 @@ func manyData(b *testing.B) string {
 		dir = filepath.Join(dir, "projects", "-home-user-src-project")
 		for i := range 1000 {
 			id := fmt.Sprintf("0199%04x-0000-7000-8000-%012x", i>>16, i)
-			o := SynthOptions{SessionID: id, CWD: "/home/user/src/project", Size: 16 << 10, Seed: uint64(i)}
+			o := synth.SessionOptions{SessionID: id, CWD: "/home/user/src/project", Size: 16 << 10, Seed: uint64(i)}
 			if i%2 == 0 {
 				o.Title = "t"
 			}
-			if err := Synthesize(filepath.Join(dir, id+".jsonl"), o); err != nil {
+			if err := synth.Session(filepath.Join(dir, id+".jsonl"), o); err != nil {
 				manyFiles.err = err
 				return
 			}
@@ -172,14 +165,14 @@ func manyData(b *testing.B) string {
 // sessions with the list index.
 func BenchmarkListIndexed1000(b *testing.B) {
 	dir := manyData(b)
-	opts := ListOptions{Index: filepath.Join(b.TempDir(), "index")}
-	if _, err := List(b.Context(), dir, opts); err != nil {
+	opts := transcript.ListOptions{Index: filepath.Join(b.TempDir(), "index")}
+	if _, err := transcript.List(b.Context(), dir, opts); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	for b.Loop() {
-		infos, err := List(b.Context(), dir, opts)
+		infos, err := transcript.List(b.Context(), dir, opts)
 		if err != nil || len(infos) != 1000 {
 			b.Fatal(len(infos), err)
 		}

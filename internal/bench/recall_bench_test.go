@@ -1,4 +1,4 @@
-package recall
+package bench
 
 import (
 	"context"
@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/strata-mem/strata/internal/bench/synth"
+	"github.com/strata-mem/strata/recall"
 )
 
-// The speed benchmarks share one synthetic store of 10,000 memories of about 1 KB (half
+// The recall speed benchmarks (what `strata bench recall --synthetic` measures) share one synthetic store of 10,000 memories of about 1 KB (half
 // English, half Chinese), written once per test binary run.
 var (
 	synthOnce sync.Once
@@ -23,7 +26,7 @@ func synthStore(b *testing.B) string {
 	synthOnce.Do(func() {
 		synthDir, synthErr = os.MkdirTemp("", "recall-bench-*")
 		if synthErr == nil {
-			synthErr = WriteSynthetic(synthDir, synthN, 1)
+			synthErr = synth.Memories(synthDir, synthN, 1)
 		}
 	})
 	if synthErr != nil {
@@ -32,27 +35,19 @@ func synthStore(b *testing.B) string {
 	return synthDir
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if synthDir != "" {
-		os.RemoveAll(synthDir)
-	}
-	os.Exit(code)
-}
-
 // BenchmarkColdBuild reads, parses and indexes the whole store (target: under 1 s).
 func BenchmarkColdBuild(b *testing.B) {
 	dir := synthStore(b)
 	for b.Loop() {
-		r := NewRanker(DirSource{Dir: dir}, RankerOptions{})
+		r := recall.NewRanker(recall.DirSource{Dir: dir}, recall.RankerOptions{})
 		if _, _, err := r.Refresh(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func warmRanker(b *testing.B) *Ranker {
-	r := NewRanker(DirSource{Dir: synthStore(b)}, RankerOptions{})
+func warmRanker(b *testing.B) *recall.Ranker {
+	r := recall.NewRanker(recall.DirSource{Dir: synthStore(b)}, recall.RankerOptions{})
 	if _, _, err := r.Refresh(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -62,7 +57,7 @@ func warmRanker(b *testing.B) *Ranker {
 // BenchmarkWarmQuery searches a warm index (target: p50 under 1 ms; ns/op is the mean).
 func BenchmarkWarmQuery(b *testing.B) {
 	r := warmRanker(b)
-	qs := SyntheticQueries(1000, 2)
+	qs := synth.Queries(1000, 2)
 	i := 0
 	for b.Loop() {
 		r.Search(qs[i%len(qs)], 5)
@@ -75,7 +70,7 @@ func BenchmarkWarmQuery(b *testing.B) {
 func BenchmarkQueryAfterChange(b *testing.B) {
 	r := warmRanker(b)
 	dir := synthStore(b)
-	qs := SyntheticQueries(100, 3)
+	qs := synth.Queries(100, 3)
 	i := 0
 	for b.Loop() {
 		file := filepathBase(i)
@@ -97,7 +92,7 @@ func BenchmarkQueryAfterChange(b *testing.B) {
 func BenchmarkRefreshAfterChange(b *testing.B) {
 	r := warmRanker(b)
 	dir := synthStore(b)
-	qs := SyntheticQueries(100, 3)
+	qs := synth.Queries(100, 3)
 	i := 0
 	for b.Loop() {
 		file := filepathBase(i)
@@ -114,4 +109,4 @@ func BenchmarkRefreshAfterChange(b *testing.B) {
 	}
 }
 
-func filepathBase(i int) string { return synthFile((i * 7919) % synthN) }
+func filepathBase(i int) string { return synth.MemoryFile((i * 7919) % synthN) }
