@@ -2,10 +2,12 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,7 +99,7 @@ func HTTPLoad(ctx context.Context, opts HTTPLoadOptions) (HTTPLoadReport, error)
 				case res.IsError:
 					nerr++
 					if ferr == "" {
-						ferr = fmt.Sprintf("%s: %v", params.Name, res.GetError())
+						ferr = fmt.Sprintf("%s: %v", params.Name, toolError(res))
 					}
 				case params.Name == "memory_search":
 					if m, ok := res.StructuredContent.(map[string]any); ok {
@@ -178,7 +180,7 @@ func PipeSearch(ctx context.Context, srv *mcp.Server, queries []string, calls in
 			return 0, 0, err
 		}
 		if res.IsError {
-			return 0, 0, res.GetError()
+			return 0, 0, fmt.Errorf("bench: mcp pipe: memory_search: %w", toolError(res))
 		}
 		if i >= pipeWarmup {
 			times = append(times, time.Since(t0))
@@ -189,3 +191,21 @@ func PipeSearch(ctx context.Context, srv *mcp.Server, queries []string, calls in
 
 // pipeWarmup is how many untimed calls PipeSearch makes first.
 const pipeWarmup = 50
+
+// toolError is the error a tool result reports. On the client side the SDK leaves
+// CallToolResult.GetError nil, so the error is the result's text.
+func toolError(res *mcp.CallToolResult) error {
+	if err := res.GetError(); err != nil {
+		return err
+	}
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	if len(parts) == 0 {
+		return errors.New("tool error without a message")
+	}
+	return errors.New(strings.Join(parts, "; "))
+}
