@@ -61,3 +61,26 @@ func TestPercentile(t *testing.T) {
 		t.Errorf("ms(1.234567 ms) = %v, want 1.234", got)
 	}
 }
+
+func TestContext(t *testing.T) {
+	rep, err := Context(t.Context(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Levels != 8 || rep.Siblings != 2000 || rep.Pieces != 2*rep.Levels || rep.Tokens <= 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, c := range []struct {
+		name   string
+		s      ContextStats
+		runs   int
+		target float64
+	}{{"load", rep.Load, 3, LoadTargetUS}, {"touch", rep.Touch, 30, TouchTargetUS}} {
+		if c.s.Runs != c.runs || c.s.Target != c.target || c.s.Min <= 0 || c.s.Min > c.s.Median || c.s.Median > c.s.P90 {
+			t.Errorf("%s: %+v, want %d runs, target %v, min <= median <= p90", c.name, c.s, c.runs, c.target)
+		}
+	}
+	if _, err := Context(t.Context(), 0); err == nil {
+		t.Error("no runs: want an error")
+	}
+}
