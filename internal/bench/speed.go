@@ -30,9 +30,13 @@ type SpeedReport struct {
 
 // RecallSpeed measures the recall ranker on the memory dir dir (see synth.Memories): cold
 // build, warm query latency, and the first query after one file changed (median over rounds
-// rounds). It appends a line to one file per round, as a hand edit would.
+// rounds, at least one). Each round appends a line to one file twice (once before each
+// timing), as a hand edit would.
 func RecallSpeed(ctx context.Context, dir string, queries []string, rounds int) (SpeedReport, error) {
 	var rep SpeedReport
+	if len(queries) == 0 {
+		return rep, fmt.Errorf("bench: recall speed: no queries")
+	}
 	r := recall.NewRanker(recall.DirSource{Dir: dir}, recall.RankerOptions{})
 	t0, c0 := time.Now(), cpuTime()
 	if _, _, err := r.Refresh(ctx); err != nil {

@@ -36,6 +36,9 @@ func TestRecallSpeed(t *testing.T) {
 	if want := string(before) + "edit 0\nedit 1\n"; string(after) != want {
 		t.Errorf("the first file ends %q, want the two edits of round 0", after[len(before):])
 	}
+	if _, err := RecallSpeed(t.Context(), dir, nil, 1); err == nil {
+		t.Error("no queries: want an error")
+	}
 }
 
 func TestPercentile(t *testing.T) {

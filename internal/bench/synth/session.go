@@ -85,7 +85,6 @@ type sessionWriter struct {
 	seq    int
 	parent string
 	now    time.Time
-	err    error
 }
 
 var sessionWords = strings.Fields(`the parser cache retry upload handler test build error config
