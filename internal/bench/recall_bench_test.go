@@ -11,8 +11,9 @@ import (
 	"github.com/strata-mem/strata/recall"
 )
 
-// The recall speed benchmarks (what `strata bench recall --synthetic` measures) share one synthetic store of 10,000 memories of about 1 KB (half
-// English, half Chinese), written once per test binary run.
+// The recall speed benchmarks (what `strata bench recall --synthetic` measures) share one
+// synthetic store of 10,000 memories of about 1 KB (half English, half Chinese), written once
+// per test binary run.
 var (
 	synthOnce sync.Once
 	synthDir  string
