@@ -82,12 +82,10 @@ func ParseIndexLine(line string) (e IndexEntry, ok bool) {
 			return IndexEntry{}, false
 		}
 		target, rest = strings.TrimSpace(s[:j]), s[j+1:]
-		// An optional link title, (f.md "title"), starts with a quote or a parenthesis after
-		// white space; anything else is a file name with spaces, as people write them.
-		if k := strings.IndexAny(target, " \t"); k >= 0 {
-			if after := strings.TrimLeft(target[k:], " \t"); strings.IndexByte(`"'(`, after[0]) >= 0 {
-				target = target[:k]
-			}
+		// An optional link title after white space, (f.md "title"), is quoted by "", '' or
+		// (); anything else is a file name with spaces, as people write them.
+		if k := strings.IndexAny(target, " \t"); k >= 0 && isLinkTitle(strings.TrimLeft(target[k:], " \t")) {
+			target = target[:k]
 		}
 	}
 	file, ok := indexTarget(target)
@@ -102,6 +100,20 @@ func ParseIndexLine(line string) (e IndexEntry, ok bool) {
 		}
 	}
 	return IndexEntry{Title: title.String(), File: file, Hook: hook}, true
+}
+
+// isLinkTitle reports whether s is a whole link title: "…", '…' or (…).
+func isLinkTitle(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	switch s[0] {
+	case '"', '\'':
+		return s[len(s)-1] == s[0]
+	case '(':
+		return s[len(s)-1] == ')'
+	}
+	return false
 }
 
 // cutListMarker returns s after a bullet ("-", "*", "+") or ordered list marker ("1.", "1)")
