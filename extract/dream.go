@@ -268,36 +268,29 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		}
 	}
 
-	// The index: dangling lines, then limits.
+	// The index: dangling lines, then limits. Which lines are entries and which dangle is
+	// memdir's decision (the one MEMORY.md parser), so the dream agrees with Lint and Forget.
 	idx, err := s.LoadIndex(ctx)
 	if err != nil {
 		return plan, fmt.Errorf("extract: dream: %w", err)
 	}
-	raw := ""
-	if idx.Exists {
-		data, err := os.ReadFile(s.IndexPath())
-		if err != nil {
-			return plan, fmt.Errorf("extract: dream: %w", err)
-		}
-		raw = strings.ReplaceAll(strings.TrimPrefix(string(data), "\ufeff"), "\r\n", "\n")
+	ix, err := s.ReadIndex(ctx)
+	if err != nil {
+		return plan, fmt.Errorf("extract: dream: %w", err)
 	}
-	lines := indexLines(raw)
-	files := map[string]bool{}
-	for _, m := range mems {
-		files[m.File] = true
-	}
+	raw := strings.ReplaceAll(strings.TrimPrefix(ix.Raw, "\ufeff"), "\r\n", "\n")
+	indexed := map[string]bool{}
 	var dangling []Action
-	seenDangling := map[string]bool{}
-	for _, l := range lines {
-		if l.target != "" && !files[l.target] && !seenDangling[l.target] && !isRemote(l.target) {
-			seenDangling[l.target] = true
-			dangling = append(dangling, Action{Kind: KindDangling, File: l.target, Name: l.title, Archive: true,
+	for _, l := range ix.Links {
+		if l.State == memdir.LinkMissing && !indexed[l.File] {
+			dangling = append(dangling, Action{Kind: KindDangling, File: l.File, Name: l.Title, Archive: true,
 				Reason: "index line links a file that does not exist; the line is removed"})
-			archived[l.target] = true
+			archived[l.File] = true
 		}
+		indexed[l.File] = true
 	}
 	plan.Index = IndexUsage{Lines: idx.Lines, Bytes: idx.Bytes, MaxLines: opts.MaxIndexLines, MaxBytes: opts.MaxIndexBytes}
-	projLines, projBytes := projected(raw, lines, archived)
+	projLines, projBytes := projected(raw, archived)
 	// Least recently used first among what is left.
 	lru := make([]*candidate, 0, len(cands))
 	for _, c := range cands {
@@ -315,14 +308,14 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		if projLines <= opts.MaxIndexLines && projBytes <= opts.MaxIndexBytes {
 			break
 		}
-		if !hasLine(lines, c.m.File) {
+		if !indexed[c.m.File] {
 			continue
 		}
 		archived[c.m.File] = true
 		indexActs = append(indexActs, Action{Kind: KindIndex, File: c.m.File, Name: c.m.Name, Archive: true,
 			Reason: fmt.Sprintf("MEMORY.md is over its limits (%d lines, %d bytes; at most %d lines, %d bytes); least recently used",
 				projLines, projBytes, opts.MaxIndexLines, opts.MaxIndexBytes)})
-		projLines, projBytes = projected(raw, lines, archived)
+		projLines, projBytes = projected(raw, archived)
 	}
 	plan.Index.ProjectedLines, plan.Index.ProjectedBytes = projLines, projBytes
 
@@ -376,58 +369,11 @@ func sortedKeys(m map[string]string) []string {
 	return out
 }
 
-func isRemote(target string) bool {
-	return strings.Contains(target, "://") || strings.HasPrefix(target, "#")
-}
-
-type indexLine struct {
-	text   string
-	title  string
-	target string
-}
-
-var indexLinkRE = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]+)\)`)
-
-func indexLines(raw string) []indexLine {
-	if raw == "" {
-		return nil
-	}
-	parts := strings.SplitAfter(raw, "\n")
-	if parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	out := make([]indexLine, 0, len(parts))
-	for _, p := range parts {
-		l := indexLine{text: p}
-		if m := indexLinkRE.FindStringSubmatch(p); m != nil {
-			l.title, l.target = m[1], m[2]
-			if !isRemote(m[2]) {
-				l.target = filepath.ToSlash(filepath.Clean(m[2]))
-			}
-		}
-		out = append(out, l)
-	}
-	return out
-}
-
-func hasLine(lines []indexLine, file string) bool {
-	for _, l := range lines {
-		if l.target == file {
-			return true
-		}
-	}
-	return false
-}
-
-func projected(raw string, lines []indexLine, gone map[string]bool) (n, b int) {
-	for _, l := range lines {
-		if l.target != "" && gone[l.target] {
-			continue
-		}
-		n++
-		b += len(l.text)
-	}
-	return n, b
+// projected is the size of the index once the lines of the gone files are removed, counted
+// as the loader counts it: exactly what Forget leaves.
+func projected(raw string, gone map[string]bool) (lines, bytes int) {
+	text, _ := memdir.WithoutIndexLines(raw, func(file string) bool { return gone[file] })
+	return memdir.CountLines(text), len(text)
 }
 
 // normalise lowers text, drops punctuation and collapses white space.
@@ -526,8 +472,9 @@ func Keys(body string) map[string]string {
 	return out
 }
 
-// Apply carries out the archiving steps of the plan in order through s.Forget with archive,
-// appending a line to .archive/ARCHIVE.log for each. Report-only actions (stale, conflict)
+// Apply carries out the archiving steps of the plan in order through s.Forget with archive
+// (a dangling line through s.Reindex, which removes the lines of a missing file and touches no
+// memory), appending a line to .archive/ARCHIVE.log for each. Report-only actions (stale, conflict)
 // are left as they are. It returns the plan with Done and ArchivedTo filled in; on a failure
 // it stops and returns the error naming the file, the steps before it done and logged.
 func Apply(ctx context.Context, s *memdir.Store, plan Plan) (Plan, error) {
@@ -541,11 +488,20 @@ func Apply(ctx context.Context, s *memdir.Store, plan Plan) (Plan, error) {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		res, err := s.Forget(ctx, a.File, true)
-		if err != nil {
-			return out, fmt.Errorf("extract: dream: archive %s: %w", a.File, err)
+		if a.Kind == KindDangling {
+			// Only the line goes. Forget would look the file up as a memory name too, and
+			// could archive a memory that happens to be called like the missing file.
+			if _, err := s.Reindex(ctx, a.File); err != nil {
+				return out, fmt.Errorf("extract: dream: remove the index line of %s: %w", a.File, err)
+			}
+			a.Done = true
+		} else {
+			res, err := s.Forget(ctx, a.File, true)
+			if err != nil {
+				return out, fmt.Errorf("extract: dream: archive %s: %w", a.File, err)
+			}
+			a.Done, a.ArchivedTo = true, res.ArchivedTo
 		}
-		a.Done, a.ArchivedTo = true, res.ArchivedTo
 		if err := appendArchiveLog(s.Dir(), plan.Now, *a); err != nil {
 			return out, err
 		}

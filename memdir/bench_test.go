@@ -3,9 +3,12 @@ package memdir
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/strata-mem/strata/internal/sharedtest"
 )
 
 // benchStore fills a store with n memories of about 1 KB, English and Chinese.
@@ -58,5 +61,33 @@ func BenchmarkAdd(b *testing.B) {
 		if _, err := s.Add(context.Background(), Input{Name: fmt.Sprintf("extra %d", i), Type: TypeUser, Description: "d", Body: "b"}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkParseIndex parses a real Claude Code MEMORY.md (the shared corpus), and an index of
+// 10,000 lines that opens a comment and a fence on every other line without closing them (the
+// worst case for the look-ahead that decides whether a block is closed).
+func BenchmarkParseIndex(b *testing.B) {
+	real, err := os.ReadFile(filepath.Join(sharedtest.Dir(b, "corpus", "memory", "4444J99__portfolio", ".claude", "memory"), IndexFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var worst strings.Builder
+	for i := range 2500 {
+		fmt.Fprintf(&worst, "<!-- open %d\n- [m%d](m%d.md) — hook\n```go\n- [n%d](n%d.md)\n", i, i, i, i, i)
+	}
+	for _, bc := range []struct {
+		name string
+		data []byte
+		want int
+	}{{"corpus", real, 150}, {"unclosed-10k", []byte(worst.String()), 5000}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.data)))
+			for b.Loop() {
+				if n := len(ParseIndex(bc.data)); n < bc.want {
+					b.Fatalf("%d entries, want at least %d", n, bc.want)
+				}
+			}
+		})
 	}
 }

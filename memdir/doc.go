@@ -22,6 +22,12 @@
 //     other line of MEMORY.md is kept byte for byte. If the second write of a change fails (or
 //     any step after the first), the first is undone: the old topic file and the old index are
 //     what they were, and the error says what failed.
+//   - One index parser: ParseIndex decides which lines of MEMORY.md are entries, for the store's
+//     edits, Lint, ReadIndex and the dream alike. An entry is a list item (bullet or numbered,
+//     nested or not) starting with a link to a ".md" file inside the directory; an anchor
+//     ("f.md#why"), "./", %-escapes and spaces are resolved to the file on disk. Lines inside
+//     HTML comments and fenced code blocks (where people keep examples), headings, prose,
+//     URLs and paths leaving the directory are not entries, so nothing acts on them.
 //   - Serialised writers: every write takes an flock on .strata.lock, so separate processes
 //     writing at once lose nothing. Reads take no lock.
 //   - Limits, never silent: loading the index for the model (LoadIndex) cuts it at 200 lines,

@@ -5,200 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/strata-mem/strata/frontmatter"
 )
-
-// IndexEntry is one line of MEMORY.md that links a topic file: "- [Title](file.md) — hook".
-type IndexEntry struct {
-	Line  int    // 1-based line in MEMORY.md
-	Title string // link text, unescaped
-	File  string // link target: a slash-separated path relative to the memory dir, cleaned
-	Hook  string // text after the link, without the leading dash
-}
-
-// ParseIndexLine parses one index line. ok is false for lines that are not a list item
-// starting with a link to a relative file (headings, prose, links to URLs). Accepted forms:
-// "- [T](f.md) — hook", "* [T](./f.md): hook", "- [T](<my file.md>)", "- [T](f.md#part)".
-func ParseIndexLine(line string) (e IndexEntry, ok bool) {
-	s := strings.TrimLeft(line, " \t")
-	if len(s) < 2 || (s[0] != '-' && s[0] != '*' && s[0] != '+') || (s[1] != ' ' && s[1] != '\t') {
-		return IndexEntry{}, false
-	}
-	s = strings.TrimLeft(s[2:], " \t")
-	if !strings.HasPrefix(s, "[") {
-		return IndexEntry{}, false
-	}
-	// Link text: up to the matching ']' (backslash escapes and nested brackets allowed).
-	var title strings.Builder
-	depth, i := 0, 1
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c == '\\' && i+1 < len(s) && isMarkdownPunct(s[i+1]) {
-			title.WriteByte(s[i+1])
-			i++
-			continue
-		}
-		if c == '[' {
-			depth++
-		} else if c == ']' {
-			if depth == 0 {
-				break
-			}
-			depth--
-		}
-		title.WriteByte(c)
-	}
-	if i >= len(s) || i+1 >= len(s) || s[i+1] != '(' {
-		return IndexEntry{}, false
-	}
-	s = s[i+2:]
-	var target, rest string
-	if strings.HasPrefix(s, "<") {
-		end := strings.IndexByte(s, '>')
-		if end < 0 || end+1 >= len(s) || s[end+1] != ')' {
-			return IndexEntry{}, false
-		}
-		target, rest = s[1:end], s[end+2:]
-	} else {
-		depth, j := 0, 0
-		for ; j < len(s); j++ {
-			if s[j] == '(' {
-				depth++
-			} else if s[j] == ')' {
-				if depth == 0 {
-					break
-				}
-				depth--
-			}
-		}
-		if j >= len(s) {
-			return IndexEntry{}, false
-		}
-		target, rest = s[:j], s[j+1:]
-		// An optional link title: (f.md "title").
-		if k := strings.IndexAny(target, " \t"); k >= 0 {
-			target = target[:k]
-		}
-	}
-	if k := strings.IndexByte(target, '#'); k >= 0 {
-		target = target[:k]
-	}
-	target = strings.TrimSpace(target)
-	if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
-		return IndexEntry{}, false
-	}
-	file := path.Clean(strings.ReplaceAll(target, `\`, "/"))
-	if file == "." || path.IsAbs(file) || file == ".." || strings.HasPrefix(file, "../") {
-		return IndexEntry{}, false
-	}
-	hook := strings.TrimSpace(rest)
-	for _, sep := range []string{"—", "–", "-", ":"} {
-		if h, ok := strings.CutPrefix(hook, sep); ok {
-			hook = strings.TrimSpace(h)
-			break
-		}
-	}
-	return IndexEntry{Title: title.String(), File: file, Hook: hook}, true
-}
-
-func isMarkdownPunct(c byte) bool { return strings.IndexByte("\\[]()<>*_`#!-", c) >= 0 }
-
-// FormatIndexLine renders the index line for a topic file, without a newline:
-// "- [title](file) — hook". Brackets and backslashes in title are escaped; a file name with
-// spaces or parentheses is written in angle brackets; line breaks become spaces. ParseIndexLine
-// reads back title, file and hook.
-func FormatIndexLine(title, file, hook string) string {
-	var b strings.Builder
-	b.WriteString("- [")
-	for _, r := range oneLine(title) {
-		if r == '\\' || r == '[' || r == ']' {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	b.WriteString("](")
-	if strings.ContainsAny(file, " \t()<>#") {
-		b.WriteString("<" + file + ">")
-	} else {
-		b.WriteString(file)
-	}
-	b.WriteString(")")
-	if h := oneLine(hook); h != "" {
-		b.WriteString(" — " + h)
-	}
-	return b.String()
-}
-
-// oneLine collapses every run of whitespace (line breaks included) into one space and trims.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// ParseIndex returns the entries of an index, in order, with their line numbers.
-func ParseIndex(data []byte) []IndexEntry {
-	var out []IndexEntry
-	for i, line := range splitLines(string(frontmatter.Normalize(data))) {
-		if e, ok := ParseIndexLine(line); ok {
-			e.Line = i + 1
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// splitLines splits text into lines without their newlines; a final newline does not start
-// another line.
-func splitLines(text string) []string {
-	if text == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-}
-
-// countLines is the number of lines in text as the loader counts them.
-func countLines(text string) int { return len(splitLines(text)) }
-
-// setIndexLine returns the index with the first line linking file replaced by line, or line
-// appended when none links it. Every other line is kept byte for byte.
-func setIndexLine(text, file, line string) string {
-	lines := splitLines(text)
-	for i, l := range lines {
-		if e, ok := ParseIndexLine(l); ok && e.File == file {
-			if l == line {
-				return text
-			}
-			lines[i] = line
-			return strings.Join(lines, "\n") + "\n"
-		}
-	}
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	return text + line + "\n"
-}
-
-// removeIndexLines returns the index without the lines linking file, and how many went.
-func removeIndexLines(text, file string) (string, int) {
-	lines := splitLines(text)
-	kept := lines[:0:0]
-	n := 0
-	for _, l := range lines {
-		if e, ok := ParseIndexLine(l); ok && e.File == file {
-			n++
-			continue
-		}
-		kept = append(kept, l)
-	}
-	if n == 0 {
-		return text, 0
-	}
-	if len(kept) == 0 {
-		return "", n
-	}
-	return strings.Join(kept, "\n") + "\n", n
-}
 
 // ErrIndexFull is wrapped by the error returned when a write would push MEMORY.md over its line
 // or byte limit.
@@ -315,4 +128,73 @@ func (s *Store) readIndexRaw() (text string, ok bool, err error) {
 		return "", false, fmt.Errorf("memdir: read %s: %w", s.IndexPath(), err)
 	}
 	return string(data), true, nil
+}
+
+// LinkState is what the memory dir holds at the file an index entry links.
+type LinkState int
+
+// The states of an index link. Only LinkMissing makes a line dangle: Lint reports it as an
+// error and the dream removes the line; a directory or an unreadable target is reported, never
+// removed.
+const (
+	LinkOK         LinkState = iota // a file (a symlink to one inside the dir included)
+	LinkMissing                     // nothing there: the line dangles
+	LinkDir                         // a directory
+	LinkUnreadable                  // Stat failed for another reason (IndexLink.Err says why)
+)
+
+// IndexLink is an index entry and what its file is on disk.
+type IndexLink struct {
+	IndexEntry
+	State LinkState
+	Err   error // the Stat error when State is LinkUnreadable
+}
+
+// Index is MEMORY.md as it is on disk, with its entries (ParseIndex) and their targets.
+type Index struct {
+	Path   string      // absolute path of MEMORY.md
+	Exists bool        // false when there is no index (Raw and Links are then empty)
+	Raw    string      // the file byte for byte
+	Links  []IndexLink // every entry in order, duplicates included
+}
+
+// ReadIndex reads MEMORY.md without following a symlink out of the memory dir, parses it and
+// looks up what each entry links. A missing index is not an error. Lint and the dream both
+// decide which lines dangle from it.
+func (s *Store) ReadIndex(ctx context.Context) (Index, error) {
+	ix := Index{Path: s.IndexPath()}
+	if err := ctx.Err(); err != nil {
+		return ix, err
+	}
+	root, ok, err := s.openRoot()
+	if err != nil || !ok {
+		return ix, err
+	}
+	defer root.Close()
+	raw, ok, err := s.readIndexRaw()
+	if err != nil || !ok {
+		return ix, err
+	}
+	ix.Exists, ix.Raw, ix.Links = true, raw, indexLinks(root, raw)
+	return ix, nil
+}
+
+// indexLinks parses raw and stats each entry's file through root.
+func indexLinks(root *os.Root, raw string) []IndexLink {
+	entries := ParseIndex([]byte(raw))
+	out := make([]IndexLink, 0, len(entries))
+	for _, e := range entries {
+		l := IndexLink{IndexEntry: e}
+		fi, err := root.Stat(filepath.FromSlash(e.File))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			l.State = LinkMissing
+		case err != nil:
+			l.State, l.Err = LinkUnreadable, err
+		case fi.IsDir():
+			l.State = LinkDir
+		}
+		out = append(out, l)
+	}
+	return out
 }

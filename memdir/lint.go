@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -68,26 +67,25 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 	indexed := map[string]int{}
 	if exists {
 		ip := s.IndexPath()
-		for _, e := range ParseIndex([]byte(idx)) {
+		for _, e := range indexLinks(root, idx) {
 			if first, dup := indexed[e.File]; dup {
 				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevWarning,
 					Message: fmt.Sprintf("%s is already linked on line %d", e.File, first)})
 				continue
 			}
 			indexed[e.File] = e.Line
-			fi, err := root.Stat(filepath.FromSlash(e.File))
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
+			switch e.State {
+			case LinkMissing:
 				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevError,
 					Message: fmt.Sprintf("links %s, which does not exist; remove the line (strata memory forget %q) or restore the file", e.File, e.Title)})
-			case err != nil:
+			case LinkUnreadable:
 				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevError,
-					Message: fmt.Sprintf("links %s, which cannot be read: %s", e.File, unwrapPath(err))})
-			case fi.IsDir():
+					Message: fmt.Sprintf("links %s, which cannot be read: %s", e.File, unwrapPath(e.Err))})
+			case LinkDir:
 				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevError,
 					Message: fmt.Sprintf("links %s, which is a directory", e.File)})
 			default:
-				if m, ok := byFile[e.File]; ok && e.Title != m.Name && strataLine(e) {
+				if m, ok := byFile[e.File]; ok && e.Title != m.Name && strataLine(e.IndexEntry) {
 					diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevWarning,
 						Message: fmt.Sprintf("title %q differs from the name %q in %s; strata memory edit %q re-indexes it", e.Title, m.Name, e.File, m.Name)})
 				}
