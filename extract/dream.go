@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -386,7 +387,7 @@ type indexLine struct {
 	target string
 }
 
-var indexLinkRE = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]+)\)`)
+var indexLinkRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]+)\)`) })
 
 func indexLines(raw string) []indexLine {
 	if raw == "" {
@@ -399,7 +400,7 @@ func indexLines(raw string) []indexLine {
 	out := make([]indexLine, 0, len(parts))
 	for _, p := range parts {
 		l := indexLine{text: p}
-		if m := indexLinkRE.FindStringSubmatch(p); m != nil {
+		if m := indexLinkRE().FindStringSubmatch(p); m != nil {
 			l.title, l.target = m[1], m[2]
 			if !isRemote(m[2]) {
 				l.target = filepath.ToSlash(filepath.Clean(m[2]))
@@ -492,7 +493,9 @@ func Jaccard(a, b map[string]struct{}) float64 {
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
-var keyLineRE = regexp.MustCompile(`^\s*(?:[-*+]\s+)?(?:\*\*)?([\p{L}\p{N}_][\p{L}\p{N}_ ./-]{0,39}?)(?:\*\*)?\s*[:：]\s*(\S.*)$`)
+var keyLineRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:[-*+]\s+)?(?:\*\*)?([\p{L}\p{N}_][\p{L}\p{N}_ ./-]{0,39}?)(?:\*\*)?\s*[:：]\s*(\S.*)$`)
+})
 
 // Keys returns the "key: value" facts of a body (a full-width colon counts too), keys
 // lower-cased and values normalised. Lines in fenced code blocks, headings, URLs as keys and
@@ -509,7 +512,7 @@ func Keys(body string) map[string]string {
 		if fenced || strings.HasPrefix(t, "#") || strings.HasPrefix(t, ">") {
 			continue
 		}
-		m := keyLineRE.FindStringSubmatch(line)
+		m := keyLineRE().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
