@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -438,7 +439,9 @@ func Jaccard(a, b map[string]struct{}) float64 {
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
-var keyLineRE = regexp.MustCompile(`^\s*(?:[-*+]\s+)?(?:\*\*)?([\p{L}\p{N}_][\p{L}\p{N}_ ./-]{0,39}?)(?:\*\*)?\s*[:：]\s*(\S.*)$`)
+var keyLineRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:[-*+]\s+)?(?:\*\*)?([\p{L}\p{N}_][\p{L}\p{N}_ ./-]{0,39}?)(?:\*\*)?\s*[:：]\s*(\S.*)$`)
+})
 
 // Keys returns the "key: value" facts of a body (a full-width colon counts too), keys
 // lower-cased and values normalised. Lines in fenced code blocks, headings, URLs as keys and
@@ -455,7 +458,7 @@ func Keys(body string) map[string]string {
 		if fenced || strings.HasPrefix(t, "#") || strings.HasPrefix(t, ">") {
 			continue
 		}
-		m := keyLineRE.FindStringSubmatch(line)
+		m := keyLineRE().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // maxCommandBytes bounds the command ReadOnlyCommand looks at.
@@ -30,7 +31,7 @@ var gitReadCommands = map[string]bool{
 	"cat-file": true, "rev-list": true, "show-ref": true, "branch": true, "remote": true,
 }
 
-var envAssignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var envAssignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
 // word is one shell word after quote removal; quoted reports whether any of it was quoted,
 // glob whether it has an unquoted *, ? or [ (the shell would expand it to file names).
@@ -217,7 +218,7 @@ func splitCommand(cmd string) (segs [][]word, why string) {
 // checkCommand checks one simple command.
 func checkCommand(ws []word) (bool, string) {
 	first := ws[0]
-	if !first.quoted && envAssignment.MatchString(first.text) {
+	if !first.quoted && envAssignment().MatchString(first.text) {
 		return false, "environment assignment (" + first.text + ")"
 	}
 	for _, w := range ws {

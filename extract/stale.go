@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/strata-mem/strata/memdir"
@@ -33,9 +34,9 @@ var sourceExts = map[string]bool{
 }
 
 var (
-	backtickRE = regexp.MustCompile("`([^`\n]+)`")
-	pathRE     = regexp.MustCompile(`^[\p{L}\p{N}_./@+-]+$`)
-	symbolRE   = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?$`)
+	backtickRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`\n]+)`") })
+	pathRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\p{L}\p{N}_./@+-]+$`) })
+	symbolRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?$`) })
 )
 
 // Refs are the file paths and symbols a text names.
@@ -60,7 +61,7 @@ func FindRefs(text string) Refs {
 		r.Paths = append(r.Paths, p)
 	}
 	ticked := map[string]bool{}
-	for _, m := range backtickRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range backtickRE().FindAllStringSubmatch(text, -1) {
 		w := strings.TrimSpace(m[1])
 		ticked[w] = true
 		switch {
@@ -86,7 +87,7 @@ func FindRefs(text string) Refs {
 
 func isPathWord(w string, ticked bool) bool {
 	if w == "" || strings.Contains(w, "://") || strings.ContainsAny(w, "~$*?%") || strings.HasPrefix(w, "-") ||
-		strings.HasPrefix(w, "@") || !pathRE.MatchString(w) {
+		strings.HasPrefix(w, "@") || !pathRE().MatchString(w) {
 		return false
 	}
 	if filepath.IsAbs(w) || strings.HasPrefix(w, "/") {
@@ -103,7 +104,7 @@ func isPathWord(w string, ticked bool) bool {
 }
 
 func isSymbol(w string) bool {
-	if !symbolRE.MatchString(w) {
+	if !symbolRE().MatchString(w) {
 		return false
 	}
 	base := strings.TrimSuffix(w, "()")

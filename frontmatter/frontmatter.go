@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -53,7 +54,7 @@ func Normalize(data []byte) []byte {
 	return bytes.ReplaceAll(data, []byte("\r"), []byte("\n"))
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // Parse splits data. The returned error, if any, is an *Error; the Doc is valid either way.
 func Parse(data []byte) (Doc, error) {
@@ -100,7 +101,7 @@ func decode(doc *Doc) error {
 	var v any
 	if err := yaml.Unmarshal([]byte(doc.Raw), &v); err != nil {
 		line := 2
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 			if n, _ := strconv.Atoi(m[1]); n > 0 {
 				line = n + 1 // +1 for the opening fence
 			}
@@ -115,9 +116,9 @@ func decode(doc *Doc) error {
 	return nil
 }
 
-var yamlPrefix = regexp.MustCompile(`^yaml: (line \d+: )?`)
+var yamlPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: (line \d+: )?`) })
 
-func yamlMessage(err error) string { return yamlPrefix.ReplaceAllString(err.Error(), "") }
+func yamlMessage(err error) string { return yamlPrefix().ReplaceAllString(err.Error(), "") }
 
 // String returns the field as a string: strings as is, scalars formatted, anything else "".
 func (d Doc) String(key string) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/strata-mem/strata/tokens"
 )
@@ -66,7 +67,9 @@ func (s *Set) enforcedSources() []Source {
 }
 
 // keyValue matches a "key: value" line, optionally a list item: the key is one to four words.
-var keyValue = regexp.MustCompile(`^\s*(?:[-*+]\s+)?\**([A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+){0,3})\**\s*:\s*(\S.*?)\s*$`)
+var keyValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:[-*+]\s+)?\**([A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+){0,3})\**\s*:\s*(\S.*?)\s*$`)
+})
 
 // Lint returns every diagnostic of the set plus the enforcement checks: lower-layer lines
 // that repeat an enforced line exactly (a warning: the repeat is useless) and "key: value"
@@ -94,7 +97,7 @@ func (s *Set) Lint(ctx context.Context) []Diagnostic {
 			}
 			w := where{b.path, b.line + i, t}
 			exact[t] = w
-			if m := keyValue.FindStringSubmatch(l); m != nil {
+			if m := keyValue().FindStringSubmatch(l); m != nil {
 				keys[strings.ToLower(m[1])] = where{b.path, b.line + i, m[2]}
 			}
 		}
@@ -116,7 +119,7 @@ func (s *Set) Lint(ctx context.Context) []Diagnostic {
 					Message: fmt.Sprintf("repeats the enforced line at %s:%d (%q); the managed copy already applies", w.path, w.line, t)})
 				continue
 			}
-			if m := keyValue.FindStringSubmatch(l); m != nil {
+			if m := keyValue().FindStringSubmatch(l); m != nil {
 				if w, ok := keys[strings.ToLower(m[1])]; ok && !strings.EqualFold(w.text, m[2]) {
 					diags = append(diags, Diagnostic{Path: src.Path, Line: fileLine(src.Path, t, i+1), Severity: SeverityWarning,
 						Message: fmt.Sprintf("sets %q to %q, but %s:%d enforces %q; the enforced value wins", m[1], m[2], w.path, w.line, w.text)})

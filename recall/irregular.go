@@ -1,10 +1,12 @@
 package recall
 
+import "sync"
+
 // irregular maps English irregular inflections to their base form, which Stem then reduces
 // like any other word: "went" and "gone" match "go", "children" matches "child". Suffix
 // stripping cannot see these; the list is general English morphology (the common irregular
 // verbs and plurals), not tied to any data set.
-var irregular = func() map[string]string {
+var irregular = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for base, forms := range map[string][]string{
 		"arise": {"arose", "arisen"}, "awake": {"awoke", "awoken"}, "be": {"was", "were", "been"},
@@ -51,4 +53,4 @@ var irregular = func() map[string]string {
 		}
 	}
 	return m
-}()
+})

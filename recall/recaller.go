@@ -373,9 +373,11 @@ func mentionsTool(m memdir.Memory, tools []string) bool {
 
 // warningMarker finds the lines of a reference memory that warn: gotchas, caveats, things to
 // never or not do.
-var warningMarker = regexp.MustCompile(`(?i)\b(warn(ing)?s?|gotchas?|caveats?|careful|caution|beware|pitfalls?|never|do not|don'?t|avoid|must not|breaks?|broken|bug|important)\b|⚠|注意|警告|不要|切勿|禁止`)
+var warningMarker = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(warn(ing)?s?|gotchas?|caveats?|careful|caution|beware|pitfalls?|never|do not|don'?t|avoid|must not|breaks?|broken|bug|important)\b|⚠|注意|警告|不要|切勿|禁止`)
+})
 
-func hasWarnings(body string) bool { return warningMarker.MatchString(body) }
+func hasWarnings(body string) bool { return warningMarker().MatchString(body) }
 
 // warningLines keeps the lines that warn, plus the heading of the section they are in.
 func warningLines(body string) string {
@@ -384,13 +386,13 @@ func warningLines(body string) string {
 	for line := range strings.SplitSeq(body, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "#") {
 			heading = line
-			if warningMarker.MatchString(line) {
+			if warningMarker().MatchString(line) {
 				out = append(out, line)
 				heading = ""
 			}
 			continue
 		}
-		if warningMarker.MatchString(line) {
+		if warningMarker().MatchString(line) {
 			if heading != "" {
 				out = append(out, heading)
 				heading = ""

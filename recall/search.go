@@ -160,13 +160,13 @@ func (ix *Index) analyseQuery(toks []Token) query {
 // questionPhrase matches the "what kind of" family: in a question, "kind", "type" or "sort"
 // followed by "of" says nothing about the topic, while the same words elsewhere may ("a kind
 // person", "type errors").
-var questionPhrase = regexp.MustCompile(`(?i)\b(?:kinds?|types?|sorts?)\s+of\b`)
+var questionPhrase = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(?:kinds?|types?|sorts?)\s+of\b`) })
 
 func stripQuestionPhrases(q string) string {
 	if !strings.Contains(q, " of") && !strings.Contains(q, " Of") && !strings.Contains(q, " OF") {
 		return q
 	}
-	return questionPhrase.ReplaceAllString(q, " ")
+	return questionPhrase().ReplaceAllString(q, " ")
 }
 
 // liveTerm returns the id of a term that is in at least one memory.

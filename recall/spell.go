@@ -119,7 +119,7 @@ func editDistance(a, b string, max int) int {
 // word is a misspelt function word, and correcting it to some content word would only add
 // noise.
 func nearStopword(w string) bool {
-	for s := range stopwords {
+	for s := range stopwords() {
 		if len(s) >= minFuzzyLen-1 && editDistance(w, s, 1) <= 1 {
 			return true
 		}

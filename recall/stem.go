@@ -6,7 +6,7 @@ package recall
 // letters and words with a byte outside a–z are returned unchanged: the algorithm only knows
 // English. The result is deterministic and never longer than the input.
 func Stem(word string) string {
-	if base, ok := irregular[word]; ok {
+	if base, ok := irregular()[word]; ok {
 		word = base
 	}
 	if len(word) <= 2 {
@@ -202,7 +202,7 @@ func (s *stemmer) step2() {
 	}
 }
 
-var step2Rules = map[byte][][2]string{
+var step2Rules = [256][][2]string{
 	'a': {{"ational", "ate"}, {"tional", "tion"}},
 	'c': {{"enci", "ence"}, {"anci", "ance"}},
 	'e': {{"izer", "ize"}},
@@ -223,7 +223,7 @@ func (s *stemmer) step3() {
 	}
 }
 
-var step3Rules = map[byte][][2]string{
+var step3Rules = [256][][2]string{
 	'e': {{"icate", "ic"}, {"ative", ""}, {"alize", "al"}},
 	'i': {{"iciti", "ic"}},
 	'l': {{"ical", "ic"}, {"ful", ""}},
@@ -255,7 +255,7 @@ func (s *stemmer) step4() {
 	}
 }
 
-var step4Rules = map[byte][]string{
+var step4Rules = [256][]string{
 	'a': {"al"},
 	'c': {"ance", "ence"},
 	'e': {"er"},

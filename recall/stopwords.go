@@ -1,9 +1,11 @@
 package recall
 
+import "sync"
+
 // stopwords are English function words that carry no topic: they are dropped from documents
 // and queries alike. The list is the usual small one (articles, pronouns, auxiliaries,
 // prepositions, conjunctions, question words) in the apostrophe-free form Tokenize produces.
-var stopwords = func() map[string]bool {
+var stopwords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range []string{
 		"a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",
@@ -26,4 +28,4 @@ var stopwords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})

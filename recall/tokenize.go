@@ -286,7 +286,7 @@ func cachedStem(w string) string {
 		return s
 	}
 	s = Stem(w)
-	if stopwords[w] || stopwords[irregular[w]] {
+	if sw := stopwords(); sw[w] || sw[irregular()[w]] {
 		s = ""
 	}
 	sh.mu.Lock()
