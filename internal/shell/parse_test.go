@@ -293,3 +293,23 @@ func asSyntax(err error, se **SyntaxError) bool {
 	*se = e
 	return ok
 }
+
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"", "go", "a b", "it's", "$(x)", "*", "-rf", "{a,b}", "\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := Quote(s)
+		sc, err := Parse("x " + q)
+		if strings.ContainsAny(s, "\x00") {
+			return
+		}
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", "x "+q, err)
+		}
+		c, ok := sc.Simple()
+		if !ok || len(c.Words) != 2 || c.Words[1].Text != s || c.Words[1].Glob {
+			t.Fatalf("Quote(%q) = %q reads back as %+v (simple %v)", s, q, c.Words, ok)
+		}
+	})
+}
