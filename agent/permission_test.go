@@ -208,6 +208,8 @@ func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
 		{"! go test", AskUser},
 		{"FOO=1 go test", AskUser},
 		{"go testing", AskUser},
+		{"go test -exec rm ./...", AskUser},
+		{"go test -exec=./evil ./...", AskUser},
 		{"go tes?", AskUser},
 		{"go test 'unterminated", AskUser},
 		{"make", Allow},
@@ -279,6 +281,8 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"sh -c 'rm x'", Deny},
 		{`bash -lc "ls; rm x"`, Deny},
 		{"eval 'rm x'", Deny},
+		{"go test -exec 'rm -rf' ./...", Deny},
+		{"git rebase --exec 'rm x' main", Deny},
 		{"rm 'x", Deny},      // cannot be read: the text pieces match
 		{"ls; rm \"x", Deny}, // the same after a separator
 		{"ls $(rm x", Deny},  // and after $(

@@ -10,8 +10,9 @@
 //     the bodies of if/while/for, and the commands that another command runs through its
 //     arguments where the analyser knows how (xargs, find -exec/-execdir/-ok/-okdir, env,
 //     command, builtin, exec, nohup, nice, timeout, stdbuf, setsid, sudo, doas, sh/bash -c,
-//     eval, rg --pre). A command run by another lists it in RunBy; the runner lists the
-//     positions of those words in Runs.
+//     eval, go -exec/-toolexec/-vettool, git rebase --exec, rg --pre, tar --to-command,
+//     rsync -e, sort --compress-program). A command run by another lists it in RunBy; the
+//     runner lists the positions of those words in Runs.
 //   - Constructs: everything that does more than run those commands with literal words —
 //     redirections and here-documents, command, process, parameter and arithmetic
 //     substitutions, subshells, groups, compound-command keywords, background jobs,

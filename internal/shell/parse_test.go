@@ -104,6 +104,12 @@ func TestParse(t *testing.T) {
 		{"bash script.sh", "[bash script.sh] |  | "},
 		{"eval rm '-rf x'", "[eval rm -rf x][1] [rm -rf x]^0 |  | "},
 		{"rg --pre=./conv foo", "[rg --pre=./conv foo][1] [./conv]^0 |  | "},
+		{"rg --pre ./conv foo", "[rg --pre ./conv foo][2] [./conv]^0 |  | "},
+		{"go test -exec 'rm -rf' ./...", "[go test -exec rm -rf ./...][3] [rm -rf]^0 |  | "},
+		{"go vet -vettool=./v ./...", "[go vet -vettool=./v ./...][2] [./v]^0 |  | "},
+		{"git rebase -x 'make test' main", "[git rebase -x make test main][3] [make test]^0 |  | "},
+		{"git cherry-pick -x abc", "[git cherry-pick -x abc] |  | "},
+		{"rsync -e 'ssh -p 2' a b:", "[rsync -e ssh -p 2 a b:][2] [ssh -p 2]^0 |  | "},
 	} {
 		s, err := Parse(tt.in)
 		if err != nil {

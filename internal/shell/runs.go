@@ -57,6 +57,17 @@ var runners = map[string]options{
 			"--show-limits", "--eof", "--replace", "--max-lines"}},
 }
 
+// commandFlags are, per program, the options whose value is a command it runs (go test
+// -exec, git rebase --exec, rg --pre, tar --to-command, rsync -e, sort --compress-program).
+var commandFlags = map[string][]string{
+	"go":    {"-exec", "-toolexec", "-vettool"},
+	"git":   {"--exec", "-x"},
+	"rg":    {"--pre"},
+	"tar":   {"--to-command", "--use-compress-program", "-I"},
+	"rsync": {"-e", "--rsh"},
+	"sort":  {"--compress-program"},
+}
+
 // shells are the programs whose -c option takes a script.
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true, "mksh": true}
 
@@ -81,12 +92,18 @@ func runsOf(ws []Word) (runs []run, ok bool) {
 			texts = append(texts, w.Text)
 		}
 		return []run{{at: 1, script: true, text: strings.Join(texts, " ")}}, true
-	case name == "rg":
-		for i, w := range ws {
-			if w.Text == "--pre" && i+1 < len(ws) {
-				runs = append(runs, run{at: i + 1, words: ws[i+1 : i+2 : i+2]})
-			} else if cmd, ok := strings.CutPrefix(w.Text, "--pre="); ok {
-				runs = append(runs, run{at: i, words: []Word{{Text: cmd, Quoted: w.Quoted}}})
+	case commandFlags[name] != nil:
+		flags := commandFlags[name]
+		if name == "git" && !slices.ContainsFunc(ws, func(w Word) bool { return w.Text == "rebase" }) {
+			return nil, true // git's -x means something else outside rebase
+		}
+		for i := 1; i < len(ws); i++ {
+			for _, f := range flags {
+				if ws[i].Text == f && i+1 < len(ws) {
+					runs = append(runs, run{at: i + 1, script: true, text: ws[i+1].Text})
+				} else if cmd, ok := strings.CutPrefix(ws[i].Text, f+"="); ok && strings.HasPrefix(f, "--") || ok && name == "go" {
+					runs = append(runs, run{at: i, script: true, text: cmd})
+				}
 			}
 		}
 		return runs, true
