@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/strata-mem/strata/internal/shell"
 )
 
 // Mode is a permission mode.
@@ -192,30 +195,13 @@ func (p *Permissions) check(tool string, c class, s subject) (d Decision, why st
 }
 
 // matches reports whether r's specifier matches s. Deny rules match more eagerly than allow
-// rules: a command prefix matches any part of a chained command, without a word boundary.
+// rules (bashMatches).
 func (p *Permissions) matches(r Rule, s subject, deny bool) bool {
 	if r.Spec == "" {
 		return true
 	}
 	if r.Tool == "Bash" {
-		cmd := strings.TrimSpace(s.command)
-		if deny {
-			prefix, isPrefix := strings.CutSuffix(r.Spec, ":*")
-			for _, part := range commandParts(cmd) {
-				if isPrefix && strings.HasPrefix(part, prefix) || part == r.Spec {
-					return true
-				}
-			}
-			return false
-		}
-		if prefix, ok := strings.CutSuffix(r.Spec, ":*"); ok {
-			// A prefix rule never allows a second command chained after the first.
-			if strings.ContainsAny(cmd, ";&|`\n") || strings.Contains(cmd, "$(") {
-				return false
-			}
-			return cmd == prefix || strings.HasPrefix(cmd, prefix+" ")
-		}
-		return cmd == r.Spec
+		return bashMatches(r.Spec, s.command, deny)
 	}
 	if s.path == "" {
 		return false
@@ -241,15 +227,7 @@ func (p *Permissions) matches(r Rule, s subject, deny bool) bool {
 func suggest(tool string, s subject, cwd string) string {
 	switch {
 	case tool == "Bash":
-		f := strings.Fields(s.command)
-		if len(f) == 0 {
-			return "Bash"
-		}
-		n := 1
-		if len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/.;&|") {
-			n = 2
-		}
-		return "Bash(" + strings.Join(f[:n], " ") + ":*)"
+		return suggestBash(s.command)
 	case s.path != "":
 		rel, err := filepath.Rel(cwd, s.path)
 		if err != nil || strings.HasPrefix(rel, "..") {
@@ -264,16 +242,132 @@ func suggest(tool string, s subject, cwd string) string {
 	return tool
 }
 
-// commandParts splits a shell command at ;, &, |, newlines and $( into trimmed parts, and
-// keeps the whole command as the first part.
-func commandParts(cmd string) []string {
-	parts := []string{cmd}
-	for _, f := range strings.FieldsFunc(strings.ReplaceAll(cmd, "$(", ";"), func(r rune) bool {
-		return r == ';' || r == '&' || r == '|' || r == '\n' || r == '`' || r == '('
-	}) {
-		if f = strings.TrimSpace(f); f != "" {
-			parts = append(parts, f)
+// bashMatches reports whether a Bash rule's specifier ("prefix:*" or an exact command)
+// matches command; both are read by the one shell analyser, internal/shell.
+//
+// An allow rule matches only a command that is exactly one simple command and nothing else
+// (shell.Script.Simple: no redirection, here-document, ;, &&, ||, |, &, newline, substitution,
+// expansion, subshell, group, compound command or environment assignment): "prefix:*" when
+// the command's words start with the prefix's words — whole words, none of them a glob —
+// and the prefix covers every word that holds a command it runs (so "Bash(find:*)" does not
+// allow find -exec rm, nor "Bash(xargs:*)" xargs rm); an exact rule when the words are the
+// rule's words. A rule that is not itself one simple command allows nothing.
+//
+// A deny rule matches eagerly: any simple command anywhere in the command — chained, piped,
+// backgrounded, substituted, in a subshell or group, or run through xargs, find -exec, env,
+// command, builtin, sudo, sh -c, eval … — whose words start with the rule's words (the last
+// one as a string prefix: "Bash(rm:*)" denies rmdir too; a program given by path matches
+// its base name). When the command or the rule cannot be read, the deny rule falls back to
+// matching the crude shell.Pieces of the command as text, so it is never weaker than that.
+func bashMatches(spec, command string, deny bool) bool {
+	cmd := strings.TrimSpace(command)
+	prefix, isPrefix := strings.CutSuffix(spec, ":*")
+	want, wantOK := specWords(prefix)
+	script, err := shell.Parse(cmd)
+	if deny && (!wantOK || err != nil) {
+		for _, part := range shell.Pieces(cmd) {
+			if isPrefix && strings.HasPrefix(part, prefix) || part == spec {
+				return true
+			}
+		}
+		return false
+	}
+	if !wantOK || err != nil {
+		return false
+	}
+	if deny {
+		if isPrefix && len(want) == 0 {
+			return true
+		}
+		for _, c := range script.Commands {
+			if denyWords(c.Words, want, isPrefix) {
+				return true
+			}
+		}
+		return false
+	}
+	c, ok := script.Simple()
+	if !ok || len(c.Words) < len(want) || !isPrefix && len(c.Words) != len(want) {
+		return false
+	}
+	for i, w := range want {
+		got := c.Words[i]
+		if got.Text != w.Text || got.Glob != w.Glob || isPrefix && got.Glob {
+			return false
 		}
 	}
-	return parts
+	for _, at := range c.Runs {
+		if at >= len(want) {
+			return false
+		}
+	}
+	return true
+}
+
+// specWords reads a rule's command (or prefix) as the words of one simple command; "" is no
+// words. ok is false when it is not one simple command.
+func specWords(spec string) (words []shell.Word, ok bool) {
+	s, err := shell.Parse(strings.TrimSpace(spec))
+	if err != nil {
+		return nil, false
+	}
+	if len(s.Commands) == 0 && len(s.Constructs) == 0 {
+		return nil, true
+	}
+	c, ok := s.Simple()
+	return c.Words, ok
+}
+
+// denyWords reports whether the words of a command start with want (prefix) or are want.
+func denyWords(ws, want []shell.Word, prefix bool) bool {
+	if len(ws) < len(want) || !prefix && len(ws) != len(want) || len(ws) == 0 {
+		return false
+	}
+	for i, w := range want {
+		got := ws[i].Text
+		if i == 0 && got != w.Text && !strings.Contains(w.Text, "/") {
+			got = path.Base(got) // /bin/rm is rm
+		}
+		if got != w.Text && !(prefix && i == len(want)-1 && strings.HasPrefix(got, w.Text)) {
+			return false
+		}
+	}
+	return true
+}
+
+// suggestBash returns a rule that would allow commands like command: for one simple
+// command, its first word (two when the second is a subcommand rather than an option or a
+// path), extended over every word that holds a command it runs ("Bash(xargs grep:*)"); for
+// anything else the same for its first command, which allows that command alone; "Bash" when
+// the command cannot be read.
+func suggestBash(command string) string {
+	s, err := shell.Parse(strings.TrimSpace(command))
+	if err != nil || len(s.Commands) == 0 {
+		return "Bash"
+	}
+	c, ok := s.Simple()
+	if !ok {
+		c = s.Commands[0]
+		for _, o := range s.Commands {
+			if o.RunBy < 0 && len(o.Words) > 0 {
+				c = o
+				break
+			}
+		}
+		if len(c.Words) == 0 {
+			return "Bash"
+		}
+	}
+	n := 1
+	if len(c.Words) > 1 && !strings.HasPrefix(c.Words[1].Text, "-") && !strings.ContainsAny(c.Words[1].Text, "/.") {
+		n = 2
+	}
+	for _, at := range c.Runs {
+		n = max(n, at+1)
+	}
+	words := make([]string, 0, n)
+	for _, w := range c.Words[:n] {
+		words = append(words, shell.Quote(w.Text))
+	}
+	return "Bash(" + strings.Join(words, " ") + ":*)"
 }

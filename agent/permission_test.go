@@ -3,10 +3,15 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/internal/shell"
 	"github.com/strata-mem/strata/llm/llmtest"
 )
 
@@ -150,5 +155,300 @@ func TestApproverIsAskedInAskMode(t *testing.T) {
 	got := toolResults(f.srv.Requests()[1])
 	if len(got) != 2 || got[0] != "yes\n" || !strings.Contains(got[1], "the user declined") {
 		t.Errorf("results = %q", got)
+	}
+}
+
+// TestBashAllowCoversOnlyTheCommand: an allow prefix matches a command only when the whole
+// command does nothing beyond it (the issue: with only Bash(go test:*), "go test ./... > FILE"
+// ran without asking).
+func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
+	p, err := NewPermissions(ModeAsk, []string{"Bash(go test:*)", "Bash(make)", "Bash(find:*)", "Bash(xargs grep:*)", "Bash(sh -c 'go vet':*)"}, nil, "/p", "/home/u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cmd  string
+		want Decision
+	}{
+		{"go test ./...", Allow},
+		{"  go test ./...\n", Allow},
+		{`"go" 'test' ./...`, Allow},
+		{`go test ./pkg\ with\ space`, Allow},
+		{"go test ./... # all packages", Allow},
+		{"go test *", Allow}, // a glob in an argument only makes more arguments
+		{"go test ./... > FILE", AskUser},
+		{"go test ./... >> FILE", AskUser},
+		{"go test ./... < FILE", AskUser},
+		{"go test ./... 2> FILE", AskUser},
+		{"go test ./... 2>&1", AskUser},
+		{"go test ./... &> FILE", AskUser},
+		{"go test ./... >| FILE", AskUser},
+		{"go test ./... <> FILE", AskUser},
+		{"go test ./... <<EOF\nx\nEOF", AskUser},
+		{"go test ./... <<< x", AskUser},
+		{"go test <(cmd)", AskUser},
+		{"go test >(cmd)", AskUser},
+		{"go test ./...; rm -rf x", AskUser},
+		{"go test ./... && rm -rf x", AskUser},
+		{"go test ./... || rm -rf x", AskUser},
+		{"go test ./... | tee FILE", AskUser},
+		{"go test ./... |& tee FILE", AskUser},
+		{"go test ./... &", AskUser},
+		{"go test ./... & rm -rf x", AskUser},
+		{"go test ./...\nrm -rf x", AskUser},
+		{"go test $(rm -rf x)", AskUser},
+		{`go test "$(rm -rf x)"`, AskUser},
+		{"go test `rm -rf x`", AskUser},
+		{"go test ${x:-y}", AskUser},
+		{"go test $HOME", AskUser},
+		{"go test $((1+1))", AskUser},
+		{"go test $'\\x41'", AskUser},
+		{"(go test ./...)", AskUser},
+		{"{ go test ./...; }", AskUser},
+		{"! go test", AskUser},
+		{"FOO=1 go test", AskUser},
+		{"go testing", AskUser},
+		{"go test -exec rm ./...", AskUser},
+		{"go test -exec=./evil ./...", AskUser},
+		{"go tes?", AskUser},
+		{"go test 'unterminated", AskUser},
+		{"make", Allow},
+		{"make all", AskUser},
+		{"make > log", AskUser},
+		{"make; make", AskUser},
+		{"find . -name '*.go'", Allow},
+		{"find . -exec rm {} +", AskUser},
+		{"find . -execdir rm {} ;", AskUser},
+		{"find . -ok rm {} \\;", AskUser},
+		{"xargs grep TODO", Allow},
+		{"xargs grep -l TODO", Allow},
+		{"xargs rm", AskUser},
+		{"xargs -0 rm", AskUser},
+		{"sh -c 'go vet'", Allow},
+		{"sh -c 'go vet; rm x'", AskUser},
+	} {
+		if got, _ := p.check("Bash", classExec, subject{command: tt.cmd}); got != tt.want {
+			t.Errorf("%q = %v, want %v", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+// TestBashDenyMatchesEveryCommand: a deny prefix matches any simple command anywhere in the
+// whole command; when the command cannot be read it falls back to matching text pieces.
+func TestBashDenyMatchesEveryCommand(t *testing.T) {
+	p, err := NewPermissions(ModeBypass, nil, []string{"Bash(rm:*)", "Bash(git push)"}, "/p", "/home/u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cmd  string
+		want Decision
+	}{
+		{"rm -rf x", Deny},
+		{"rmdir x", Deny}, // the last word matches as a string prefix, as before
+		{"ls; rm x", Deny},
+		{"ls && rm x", Deny},
+		{"ls || rm x", Deny},
+		{"ls | rm x", Deny},
+		{"ls & rm x", Deny},
+		{"ls\nrm x", Deny},
+		{"echo $(rm x)", Deny},
+		{`echo "$(rm x)"`, Deny},
+		{"echo `rm x`", Deny},
+		{"echo ${x:-$(rm x)}", Deny},
+		{"echo $((1 + $(rm x)))", Deny},
+		{"(rm x)", Deny},
+		{"{ rm x; }", Deny},
+		{"if true; then rm x; fi", Deny},
+		{"cat <(rm x)", Deny},
+		{"tee >(rm x)", Deny},
+		{"cat <<EOF\n$(rm x)\nEOF", Deny},
+		{`\rm x`, Deny},
+		{`'rm' x`, Deny},
+		{`r"m" x`, Deny},
+		{"$'rm' x", Deny},
+		{"/bin/rm x", Deny},
+		{"FOO=1 rm x", Deny},
+		{"command rm x", Deny},
+		{"builtin rm x", Deny},
+		{"env -i FOO=1 rm x", Deny},
+		{"sudo -u root rm x", Deny},
+		{"nohup nice -n 5 rm x", Deny},
+		{"timeout 5 rm x", Deny},
+		{"xargs rm", Deny},
+		{"xargs -0 -n 1 rm", Deny},
+		{"find . -exec rm {} \\;", Deny},
+		{"sh -c 'rm x'", Deny},
+		{`bash -lc "ls; rm x"`, Deny},
+		{"eval 'rm x'", Deny},
+		{"go test -exec 'rm -rf' ./...", Deny},
+		{"git rebase --exec 'rm x' main", Deny},
+		{"rm 'x", Deny},      // cannot be read: the text pieces match
+		{"ls; rm \"x", Deny}, // the same after a separator
+		{"ls $(rm x", Deny},  // and after $(
+		{"git push", Deny},   // an exact rule matches the same command
+		{"ls && git push", Deny},
+		{"git push origin", Allow},
+		{"echo rm", Allow},
+		{"git rm x", Allow},
+		{"echo 'a; rm x'", Allow}, // quoted: no rm runs
+		{"command -v rm", Allow},
+	} {
+		if got, _ := p.check("Bash", classExec, subject{command: tt.cmd}); got != tt.want {
+			t.Errorf("%q = %v, want %v", tt.cmd, got, tt.want)
+		}
+	}
+	// A rule the analyser cannot read matches as text, as before.
+	q, err := NewPermissions(ModeBypass, nil, []string{"Bash(echo 'x:*)"}, "/p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := q.check("Bash", classExec, subject{command: "ls; echo 'x y'"}); d != Deny {
+		t.Errorf("an unreadable deny rule did not match its text")
+	}
+}
+
+func TestSuggestBash(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"go test ./...":                    "Bash(go test:*)",
+		"make":                             "Bash(make:*)",
+		"ls -la":                           "Bash(ls:*)",
+		"cat ./x":                          "Bash(cat:*)",
+		"xargs grep TODO":                  "Bash(xargs grep:*)",
+		"find . -name x -exec grep y {} +": "Bash(find . -name x -exec grep:*)",
+		"sh -c 'go vet ./...'":             "Bash(sh -c 'go vet ./...':*)",
+		"go test ./... > out":              "Bash(go test:*)",
+		"'unterminated":                    "Bash",
+		"":                                 "Bash",
+	} {
+		if got := suggest("Bash", subject{command: cmd}, "/p"); got != want {
+			t.Errorf("suggest(%q) = %q, want %q", cmd, got, want)
+		}
+		// The suggestion for one simple command allows it.
+		if s, err := shell.Parse(cmd); err == nil {
+			if _, simple := s.Simple(); simple {
+				p, err := NewPermissions(ModeAsk, []string{suggest("Bash", subject{command: cmd}, "/p")}, nil, "/p", "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d, _ := p.check("Bash", classExec, subject{command: cmd}); d != Allow {
+					t.Errorf("the suggestion for %q does not allow it", cmd)
+				}
+			}
+		}
+	}
+}
+
+// TestAllowPrefixEndToEnd drives the agent through the fake model server: with only
+// Bash(echo:*) and Bash(find:*) allowed, every command that does more than echo or find is
+// refused (the session cannot ask), and none of them creates its file.
+func TestAllowPrefixEndToEnd(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("in.txt", "in\n")
+	cmds := []string{
+		"echo x > out1",
+		"echo x >> out2",
+		"echo x 2> out3",
+		"echo x &> out4",
+		"echo x >| out5",
+		"echo x <> out6",
+		"echo x <(touch out7)",
+		"echo x >(touch out8)",
+		"echo x; touch out9",
+		"echo x && touch out10",
+		"false || touch out11",
+		"echo x | tee out12",
+		"echo x & touch out13",
+		"echo x\ntouch out14",
+		"echo $(touch out15)",
+		"echo `touch out16`",
+		"echo ${x:-$(touch out17)}",
+		"(echo x; touch out18)",
+		"{ echo x; touch out19; }",
+		"find . -maxdepth 0 -exec touch out20 \\;",
+		"echo x 2>&1 >out21",
+		"echo x <<EOF > out22\nx\nEOF",
+		"echo x <<< x > out23",
+		"echo x < in.txt",
+		"echo $HOME",
+	}
+	var uses []conversation.Block
+	for i, c := range cmds {
+		in, _ := json.Marshal(map[string]string{"command": c})
+		uses = append(uses, llmtest.ToolUse("t"+strconv.Itoa(i), "Bash", string(in)))
+	}
+	uses = append(uses, llmtest.ToolUse("ok", "Bash", `{"command":"echo ok"}`))
+	f.srv.Script(llmtest.Blocks(uses...), llmtest.Text("done"))
+	a := f.agent(Options{Allow: []string{"Bash(echo:*)", "Bash(find:*)", "Bash(false:*)"}})
+	if _, err := a.Run(context.Background(), "go", nil); err != nil {
+		t.Fatal(err)
+	}
+	got := toolResults(f.srv.Requests()[1])
+	if len(got) != len(cmds)+1 {
+		t.Fatalf("%d results for %d calls", len(got), len(cmds)+1)
+	}
+	for i, c := range cmds {
+		if !strings.Contains(got[i], "needs the user's approval") {
+			t.Errorf("%q ran without asking: %q", c, got[i])
+		}
+	}
+	if got[len(cmds)] != "ok\n" {
+		t.Errorf("the allowed command: %q", got[len(cmds)])
+	}
+	for i := 1; i <= 23; i++ {
+		if _, err := os.Stat(filepath.Join(f.dir, "out"+strconv.Itoa(i))); err == nil {
+			t.Errorf("out%d was created", i)
+		}
+	}
+}
+
+// TestDenyEverywhereEndToEnd: in bypass mode a deny rule stops the command it names wherever
+// it stands in the command the model sends.
+func TestDenyEverywhereEndToEnd(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	cmds := []string{
+		"echo x; touch d1",
+		"echo $(touch d2)",
+		"echo `touch d3`",
+		"sh -c 'touch d4'",
+		"env FOO=1 touch d5",
+		`\touch d6`,
+		"find . -maxdepth 0 -exec touch d7 \\;",
+		"echo x | xargs touch d8",
+		"(touch d9)",
+		"cat <(touch d10)",
+		"command touch d11",
+		"/usr/bin/env touch d12",
+	}
+	var uses []conversation.Block
+	for i, c := range cmds {
+		in, _ := json.Marshal(map[string]string{"command": c})
+		uses = append(uses, llmtest.ToolUse("t"+strconv.Itoa(i), "Bash", string(in)))
+	}
+	uses = append(uses, llmtest.ToolUse("ok", "Bash", `{"command":"touch ok; echo made"}`))
+	f.srv.Script(llmtest.Blocks(uses...), llmtest.Text("done"))
+	a := f.agent(Options{Mode: ModeBypass, Deny: []string{"Bash(touch d:*)"}})
+	if _, err := a.Run(context.Background(), "go", nil); err != nil {
+		t.Fatal(err)
+	}
+	got := toolResults(f.srv.Requests()[1])
+	if len(got) != len(cmds)+1 {
+		t.Fatalf("%d results for %d calls", len(got), len(cmds)+1)
+	}
+	for i, c := range cmds {
+		if !strings.Contains(got[i], `denied by the permission rule "Bash(touch d:*)"`) {
+			t.Errorf("%q was not denied: %q", c, got[i])
+		}
+	}
+	if got[len(cmds)] != "made\n" {
+		t.Errorf("the command the rule does not name: %q", got[len(cmds)])
+	}
+	for i := 1; i <= len(cmds); i++ {
+		if _, err := os.Stat(filepath.Join(f.dir, "d"+strconv.Itoa(i))); err == nil {
+			t.Errorf("d%d was created", i)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "ok")); err != nil {
+		t.Errorf("the allowed command did not run: %v", err)
 	}
 }

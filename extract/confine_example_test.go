@@ -49,6 +49,6 @@ func ExampleReadOnlyCommand() {
 	}
 	// Output:
 	// true
-	// false redirection to a file (>)
+	// false redirection (>)
 	// false find -delete writes or runs a program
 }

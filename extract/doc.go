@@ -16,10 +16,12 @@
 //     turns, reply NothingToSave when nothing is new), with the existing memories and the
 //     project's guidance: Guidance reads memory/EXTRACT.md, capped at MaxGuidanceBytes (the
 //     cut is said in the text); a binary or non-UTF-8 file is an error naming file and line.
-//   - ReadOnlyCommand is the shell policy: only programs on a reading allowlist, joined by
-//     pipes, ";", "&&", "||", without redirections, substitutions, subshells, background
-//     jobs, environment assignments, variable expansions (the environment may hold secrets) or
-//     arguments that make them write or run a program.
+//   - ReadOnlyCommand is the shell policy, on top of the one shell analyser that the agent's
+//     permission check uses too (internal/shell): only programs on a reading allowlist (and
+//     the programs xargs runs), joined by pipes, ";", "&&", "||", without any construct the
+//     analyser reports — redirections, substitutions, subshells, compound commands,
+//     background jobs, environment assignments, variable expansions (the environment may
+//     hold secrets) — or arguments that make them write or run a program.
 //     It is fuzzed: a command with ">" outside quotes is never allowed.
 //   - Confined is the only way the extractor writes. Paths resolve through os.OpenRoot on the
 //     memory dir; only *.md topic files directly in it may be written — never MEMORY.md (the

@@ -2,9 +2,9 @@ package extract
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/strata-mem/strata/internal/shell"
 )
 
 // maxCommandBytes bounds the command ReadOnlyCommand looks at.
@@ -31,16 +31,6 @@ var gitReadCommands = map[string]bool{
 	"cat-file": true, "rev-list": true, "show-ref": true, "branch": true, "remote": true,
 }
 
-var envAssignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
-
-// word is one shell word after quote removal; quoted reports whether any of it was quoted,
-// glob whether it has an unquoted *, ? or [ (the shell would expand it to file names).
-type word struct {
-	text   string
-	quoted bool
-	glob   bool
-}
-
 // globRisky are the programs with options that write or run something: a file name expanded
 // from a glob could be such an option ("-delete", "--pre=sh"), so their globs are refused.
 var globRisky = map[string]bool{
@@ -49,15 +39,18 @@ var globRisky = map[string]bool{
 }
 
 // ReadOnlyCommand reports whether a shell command only reads, so the extractor may run it
-// anywhere. It is conservative: a command is ok only when every program in it is on a list of
-// reading programs (ls, cat, head, tail, wc, grep, rg, find, git log/show/diff/status/blame/grep,
-// pwd, stat, file, sort, uniq, jq …) with no argument that makes it write or run something
-// (find -exec/-delete/-fprint, sort -o, git -c/--output, rg --pre …). Programs may be joined
-// by pipes, ";", "&&", "||" and newlines. Redirections (> and <), tee, command substitution
-// ($(…), backticks), ${…}, subshells and groups, background jobs, comments, backslash escapes
-// outside quotes, environment assignments, paths to programs, sudo, xargs with a program
-// not on the list, and unquoted globs for programs that have writing options (a file named
-// "-delete" would become one) all make it false; why says which.
+// anywhere. It is the extractor's policy on top of the one shell analyser (internal/shell),
+// and conservative: a command is ok only when every program in it — including the programs
+// xargs runs — is on a list of reading programs (ls, cat, head, tail, wc, grep, rg, find, git
+// log/show/diff/status/blame/grep, pwd, stat, file, sort, uniq, jq …) with no argument that
+// makes it write or run something (find -exec/-delete/-fprint, sort -o, git -c/--output, rg
+// --pre …). Programs may be joined by pipes, ";", "&&", "||" and newlines. Every construct
+// the analyser reports makes it false: redirections and here-documents, command and process
+// substitution ($(…), backticks, <(…)), variable and ${…} expansion, subshells and groups,
+// compound commands, background jobs, comments, backslash escapes, environment assignments.
+// So do paths to programs, sudo/env and other programs off the list, and unquoted globs or
+// brace expansions for programs that have writing options (a file named "-delete" would
+// become one). why says which.
 func ReadOnlyCommand(cmd string) (ok bool, why string) {
 	if strings.TrimSpace(cmd) == "" {
 		return false, "empty command"
@@ -65,168 +58,34 @@ func ReadOnlyCommand(cmd string) (ok bool, why string) {
 	if len(cmd) > maxCommandBytes {
 		return false, fmt.Sprintf("command of %d bytes is too long to check", len(cmd))
 	}
-	segs, why := splitCommand(cmd)
-	if why != "" {
-		return false, why
+	s, err := shell.Parse(cmd)
+	if err != nil {
+		return false, strings.TrimPrefix(err.Error(), "shell: ")
 	}
-	for _, seg := range segs {
-		if ok, why := checkCommand(seg); !ok {
+	for _, c := range s.Constructs {
+		if c.Kind == shell.ParameterExpansion && c.Text != "${" {
+			return false, c.String() + ": the environment may hold secrets"
+		}
+		return false, c.String()
+	}
+	if len(s.Commands) == 0 {
+		return false, "empty command"
+	}
+	for _, c := range s.Commands {
+		if ok, why := checkCommand(c.Words); !ok {
+			if c.RunBy >= 0 {
+				why = s.Commands[c.RunBy].Words[0].Text + " runs " + why
+			}
 			return false, why
 		}
 	}
 	return true, ""
 }
 
-// splitCommand tokenises cmd into simple commands (split at |, ||, &&, ; and newlines), or
-// says why it will not.
-func splitCommand(cmd string) (segs [][]word, why string) {
-	var cur []word
-	var w strings.Builder
-	inWord, quoted, glob := false, false, false
-	endWord := func() {
-		if inWord {
-			cur = append(cur, word{w.String(), quoted, glob})
-		}
-		w.Reset()
-		inWord, quoted, glob = false, false, false
-	}
-	// endSeg closes a command; an empty one is allowed only after ";" or a newline (and at
-	// the end), never around a pipe or && / ||.
-	lastOp := ""
-	endSeg := func(op string) string {
-		endWord()
-		if len(cur) == 0 {
-			if op == ";" && (lastOp == "" || lastOp == ";") {
-				lastOp = op
-				return ""
-			}
-			return "empty command next to " + strings.TrimSpace(op+" "+lastOp)
-		}
-		segs = append(segs, cur)
-		cur = nil
-		lastOp = op
-		return ""
-	}
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		switch c {
-		case '\'':
-			j := strings.IndexByte(cmd[i+1:], '\'')
-			if j < 0 {
-				return nil, "unterminated single quote"
-			}
-			w.WriteString(cmd[i+1 : i+1+j])
-			inWord, quoted = true, true
-			i += j + 1
-		case '"':
-			inWord, quoted = true, true
-			i++
-			for ; i < len(cmd) && cmd[i] != '"'; i++ {
-				switch cmd[i] {
-				case '\\':
-					if i+1 < len(cmd) {
-						i++
-					}
-					w.WriteByte(cmd[i])
-					continue
-				case '`':
-					return nil, "command substitution (backticks)"
-				case '$':
-					if i+1 < len(cmd) && (cmd[i+1] == '(' || cmd[i+1] == '{') {
-						return nil, "command substitution or expansion ($( or ${) inside quotes"
-					}
-					if expands(cmd, i) {
-						return nil, "variable expansion ($NAME): the environment may hold secrets"
-					}
-				}
-				w.WriteByte(cmd[i])
-			}
-			if i >= len(cmd) {
-				return nil, "unterminated double quote"
-			}
-		case '\\':
-			return nil, "backslash outside quotes (quote the argument instead)"
-		case '`':
-			return nil, "command substitution (backticks)"
-		case '$':
-			if i+1 < len(cmd) && (cmd[i+1] == '(' || cmd[i+1] == '{') {
-				return nil, "command substitution or expansion ($( or ${)"
-			}
-			if expands(cmd, i) {
-				return nil, "variable expansion ($NAME): the environment may hold secrets"
-			}
-			w.WriteByte(c)
-			inWord = true
-		case '>':
-			return nil, "redirection to a file (>)"
-		case '<':
-			return nil, "redirection or process substitution (<)"
-		case '(', ')':
-			return nil, "subshell or grouping (parentheses)"
-		case '&':
-			if i+1 < len(cmd) && cmd[i+1] == '&' {
-				if why := endSeg("&&"); why != "" {
-					return nil, why
-				}
-				i++
-				continue
-			}
-			return nil, "background job or |& (&)"
-		case '|':
-			op := "|"
-			if i+1 < len(cmd) && cmd[i+1] == '|' {
-				op = "||"
-				i++
-			}
-			if why := endSeg(op); why != "" {
-				return nil, why
-			}
-		case ';', '\n':
-			if why := endSeg(";"); why != "" {
-				return nil, why
-			}
-		case ' ', '\t', '\r':
-			endWord()
-		case '#':
-			if !inWord {
-				return nil, "comment (#)"
-			}
-			w.WriteByte(c)
-		default:
-			if c < 0x20 || c == 0x7f {
-				return nil, fmt.Sprintf("control character %#x", c)
-			}
-			if c == '*' || c == '?' || c == '[' {
-				glob = true
-			}
-			w.WriteByte(c)
-			inWord = true
-		}
-	}
-	endWord()
-	if len(cur) > 0 {
-		segs = append(segs, cur)
-	} else if lastOp != "" && lastOp != ";" {
-		return nil, "command ends with " + lastOp
-	}
-	if len(segs) == 0 {
-		return nil, "empty command"
-	}
-	return segs, ""
-}
-
-// checkCommand checks one simple command.
-func checkCommand(ws []word) (bool, string) {
-	first := ws[0]
-	if !first.quoted && envAssignment().MatchString(first.text) {
-		return false, "environment assignment (" + first.text + ")"
-	}
-	for _, w := range ws {
-		if !w.quoted && (w.text == "{" || w.text == "}") {
-			return false, "command group ({ })"
-		}
-	}
-	prog := first.text
+// checkCommand checks one simple command (its program and arguments; the programs it runs
+// are checked as commands of their own).
+func checkCommand(ws []shell.Word) (bool, string) {
+	prog := ws[0].Text
 	if strings.Contains(prog, "/") {
 		return false, fmt.Sprintf("%q is a path to a program; only programs on the read-only list, by name, may run", prog)
 	}
@@ -235,13 +94,10 @@ func checkCommand(ws []word) (bool, string) {
 	}
 	args := make([]string, 0, len(ws)-1)
 	for _, w := range ws[1:] {
-		if w.glob && globRisky[prog] {
-			return false, fmt.Sprintf("unquoted glob %q for %s: an expanded file name could be an option; quote it", w.text, prog)
+		if w.Glob && globRisky[prog] {
+			return false, fmt.Sprintf("unquoted glob %q for %s: an expanded file name could be an option; quote it", w.Text, prog)
 		}
-		args = append(args, w.text)
-	}
-	if prog == "xargs" {
-		return checkXargs(ws[1:])
+		args = append(args, w.Text)
 	}
 	if why := argCheck(prog, args); why != "" {
 		return false, why
@@ -363,47 +219,4 @@ sub:
 		}
 	}
 	return ""
-}
-
-// checkXargs allows xargs when the program it runs is allowed (echo when none is named).
-func checkXargs(ws []word) (bool, string) {
-	withArg := map[string]bool{"-I": true, "-L": true, "-n": true, "-P": true, "-d": true, "-s": true, "-E": true, "-a": true}
-	flags := map[string]bool{"-0": true, "-r": true, "-t": true, "-x": true, "--null": true, "--no-run-if-empty": true, "--verbose": true, "--exit": true}
-	i := 0
-	for ; i < len(ws); i++ {
-		a := ws[i].text
-		switch {
-		case a == "--":
-			i++
-			goto prog
-		case withArg[a]:
-			i++
-		case flags[a]:
-		case len(a) > 2 && withArg[a[:2]]:
-		case strings.HasPrefix(a, "--max-args=") || strings.HasPrefix(a, "--max-lines=") || strings.HasPrefix(a, "--max-procs=") || strings.HasPrefix(a, "--delimiter=") || strings.HasPrefix(a, "--arg-file="):
-		case strings.HasPrefix(a, "-"):
-			return false, fmt.Sprintf("xargs option %s is not allowed for a read-only command", a)
-		default:
-			goto prog
-		}
-	}
-prog:
-	if i >= len(ws) {
-		return true, "" // xargs alone runs echo
-	}
-	if ok, why := checkCommand(ws[i:]); !ok {
-		return false, "xargs runs " + why
-	}
-	return true, ""
-}
-
-// expands reports whether the '$' at cmd[i] starts a parameter expansion ($NAME, $1, $?, $$,
-// …) rather than standing for itself (at the end, or before a space or quote).
-func expands(cmd string, i int) bool {
-	if i+1 >= len(cmd) {
-		return false
-	}
-	c := cmd[i+1]
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-		strings.IndexByte("?$!@*#-", c) >= 0
 }

@@ -82,6 +82,20 @@ func TestReadOnlyCommand(t *testing.T) {
 		{cmd: "tree -R", why: "-R"},
 		{cmd: "go list ./...", why: "go list"},
 		{cmd: "printenv", why: `"printenv"`},
+		{cmd: "find {.,-delete}", why: "unquoted glob"}, // brace expansion makes -delete an option
+		{cmd: "cat {a,b}.md", ok: true},
+		{cmd: "cat <(ls)", why: "process substitution"},
+		{cmd: "cat <<EOF\nx\nEOF", why: "redirection"},
+		{cmd: "cat <<< x", why: "redirection"},
+		{cmd: "if true; then ls; fi", why: "compound command"},
+		{cmd: "! ls", why: "compound command"},
+		{cmd: "find . | xargs -0 env ls", why: `xargs runs "env"`},
+		{cmd: "find . | xargs -I{} grep x {}", ok: true},
+		{cmd: "xargs --foo grep x", why: `xargs runs "x"`}, // an unknown option may take "grep"
+		{cmd: "find . -name x -exec grep y {} +", why: "-exec"},
+		{cmd: "ls $'\\x3e' x", why: "ANSI-C"},
+		{cmd: "ls $((1+1))", why: "arithmetic"},
+		{cmd: "ls\r", why: "control character"},
 	} {
 		ok, why := ReadOnlyCommand(tc.cmd)
 		if ok != tc.ok || !tc.ok && !strings.Contains(why, tc.why) {

@@ -1,0 +1,321 @@
+package shell
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// summary renders a script compactly: commands as [words] (^N when run by command N, ~ for a
+// glob word, = before assignments), then the constructs' texts, then the operators.
+func summary(s *Script) string {
+	var cmds []string
+	for _, c := range s.Commands {
+		var ws []string
+		for _, w := range c.Assigns {
+			ws = append(ws, "="+w.Text)
+		}
+		for _, w := range c.Words {
+			if w.Glob {
+				ws = append(ws, "~"+w.Text)
+			} else {
+				ws = append(ws, w.Text)
+			}
+		}
+		cmd := "[" + strings.Join(ws, " ") + "]"
+		if c.RunBy >= 0 {
+			cmd += fmt.Sprintf("^%d", c.RunBy)
+		}
+		if len(c.Runs) > 0 {
+			cmd += fmt.Sprint(c.Runs)
+		}
+		cmds = append(cmds, cmd)
+	}
+	var cons []string
+	for _, c := range s.Constructs {
+		cons = append(cons, c.Text)
+	}
+	return strings.Join(cmds, " ") + " | " + strings.Join(cons, " ") + " | " + strings.Join(s.Operators, " ")
+}
+
+func TestParse(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"go test ./...", "[go test ./...] |  | "},
+		{`"go" 'test' ./\...`, `[go test ./...] | \ | `},
+		{"go test ./... > FILE", "[go test ./...] | > | "},
+		{"go test ./... >> FILE", "[go test ./...] | >> | "},
+		{"go test < in", "[go test] | < | "},
+		{"go test 2>/dev/null", "[go test] | > | "},
+		{"go test &> log", "[go test] | &> | "},
+		{"go test >| log", "[go test] | >| | "},
+		{"go test 2>&1", "[go test] | >& | "},
+		{"go test <<< word", "[go test] | <<< | "},
+		{"go test <(cmd)", "[cmd] [go test <(cmd)] | <( | "},
+		{"go test >(tee x)", "[tee x] [go test >(tee x)] | >( | "},
+		{"cat < <(ls)", "[ls] [cat] | < <( | "},
+		{"cat <<EOF\n$(rm a)\nEOF\nls", "[cat] [rm a] [ls] | << $( | \n"},
+		{"cat <<'EOF'\n$(rm a) ) '\nEOF\nls", "[cat] [ls] | << | \n"},
+		{"cat <<-EOF\n\t`rm a`\n\tEOF", "[cat] [rm a] | <<- ` | "},
+		{"a; b", "[a] [b] |  | ;"},
+		{"a && b || c", "[a] [b] [c] |  | && ||"},
+		{"a | b |& c", "[a] [b] [c] | |& | | |&"},
+		{"a & b", "[a] [b] | & | &"},
+		{"a &", "[a] | & | &"},
+		{"a\nb\n", "[a] [b] |  | \n"},
+		{"a;", "[a] |  | "},
+		{"a &&\n b", "[a] [b] |  | &&"},
+		{"echo $(rm -rf x)", "[rm -rf x] [echo $(rm -rf x)] | $( | "},
+		{"echo `rm -rf x`", "[rm -rf x] [echo `rm -rf x`] | ` | "},
+		{"echo \"`echo \\`rm x\\``\"", "[rm x] [echo `rm x`] [echo `echo \\`rm x\\``] | ` ` | "},
+		{"echo ${x:-$(rm y)}", "[rm y] [echo ${x:-$(rm y)}] | ${ $( | "},
+		{"echo $((1 + $(rm y)))", "[rm y] [echo $((1 + $(rm y)))] | $(( $( | "},
+		{"echo $HOME $1 $? \"$PATH\"", "[echo $HOME $1 $? $PATH] | $HOME $1 $? $PATH | "},
+		{"echo 'end$' \"a $ b\" $", "[echo end$ a $ b $] |  | "},
+		{"(cd x && rm y)", "[cd x] [rm y] | ( | &&"},
+		{"{ rm y; }", "[rm y] | { } | ;"},
+		{"if true; then rm x; fi", "[true] [rm x] | if then fi | ; ;"},
+		{"! rm x", "[rm x] | ! | "},
+		{"FOO=1 BAR=\"a b\" go test", "[=FOO=1 =BAR=a b go test] | FOO=1 BAR=a b | "},
+		{"FOO=1", "[=FOO=1] | FOO=1 | "},
+		{"go test # > x; rm -rf /", "[go test] | # | "},
+		{`\rm -rf x`, `[rm -rf x] | \ | `},
+		{"ls \\\n -la", `[ls -la] | \ | `},
+		{"echo $'\\x72m' $'a\\'b'", "[echo rm a'b] | $' $' | "},
+		{"ls *.go {a,b} {1..3} x{} '*'", "[ls ~*.go ~{a,b} ~{1..3} x{} *] |  | "},
+		{"2>x ls", "[ls] | > | "},
+		{"ls {fd}>x", "[ls] | > | "},
+		{"find . -name x -exec rm {} \\; -print", `[find . -name x -exec rm {} ; -print][5] [rm {}]^0 | \ | `},
+		{"find . -execdir rm {} +", "[find . -execdir rm {} +][3] [rm {}]^0 |  | "},
+		{"xargs -0 -n 1 wc -c", "[xargs -0 -n 1 wc -c][4] [wc -c]^0 |  | "},
+		{"xargs -I{} sh -c 'x {}'", "[xargs -I{} sh -c x {}][2 4] [sh -c x {}]^0[2] [x {}]^1 |  | "},
+		{"xargs", "[xargs] |  | "},
+		{"sudo -u root env -i FOO=1 rm -rf /", "[sudo -u root env -i FOO=1 rm -rf /][3 6] [env -i FOO=1 rm -rf /]^0[3] [rm -rf /]^1 |  | "},
+		{"sudo -X rm x", "[sudo -X rm x][2 3] [rm x]^0 [x]^0 |  | "},
+		{"command rm x", "[command rm x][1] [rm x]^0 |  | "},
+		{"command -v rm", "[command -v rm] |  | "},
+		{"builtin cd x", "[builtin cd x][1] [cd x]^0 |  | "},
+		{"/usr/bin/env rm x", "[/usr/bin/env rm x][1] [rm x]^0 |  | "},
+		{"timeout -s KILL 5 rm x", "[timeout -s KILL 5 rm x][4] [rm x]^0 |  | "},
+		{"nice -n 5 nohup rm x", "[nice -n 5 nohup rm x][3 4] [nohup rm x]^0[1] [rm x]^1 |  | "},
+		{"env -S 'rm -rf x'", "[env -S rm -rf x][2] [rm -rf x]^0 |  | "},
+		{"bash -lc 'rm -rf x; ls'", "[bash -lc rm -rf x; ls][2] [rm -rf x]^0 [ls]^0 |  | ;"},
+		{"bash -o pipefail -c 'rm x'", "[bash -o pipefail -c rm x][4] [rm x]^0 |  | "},
+		{"bash script.sh", "[bash script.sh] |  | "},
+		{"eval rm '-rf x'", "[eval rm -rf x][1] [rm -rf x]^0 |  | "},
+		{"rg --pre=./conv foo", "[rg --pre=./conv foo][1] [./conv]^0 |  | "},
+		{"rg --pre ./conv foo", "[rg --pre ./conv foo][2] [./conv]^0 |  | "},
+		{"go test -exec 'rm -rf' ./...", "[go test -exec rm -rf ./...][3] [rm -rf]^0 |  | "},
+		{"go vet -vettool=./v ./...", "[go vet -vettool=./v ./...][2] [./v]^0 |  | "},
+		{"git rebase -x 'make test' main", "[git rebase -x make test main][3] [make test]^0 |  | "},
+		{"git cherry-pick -x abc", "[git cherry-pick -x abc] |  | "},
+		{"rsync -e 'ssh -p 2' a b:", "[rsync -e ssh -p 2 a b:][2] [ssh -p 2]^0 |  | "},
+	} {
+		s, err := Parse(tt.in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.in, err)
+			continue
+		}
+		if got := summary(s); got != tt.want {
+			t.Errorf("Parse(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"ls 'x", "unterminated single quote"},
+		{`ls "x`, "unterminated double quote"},
+		{"ls `x", "unterminated backtick"},
+		{"ls $(x", "unterminated command substitution"},
+		{"ls ${x", "unterminated ${"},
+		{"ls $((1", "unterminated $(("},
+		{"ls $'x", "unterminated $'"},
+		{"(ls", "unterminated subshell"},
+		{"ls )", "unexpected ')'"},
+		{"ls |", "command ends with |"},
+		{"ls &&", "command ends with &&"},
+		{"| ls", "empty command next to |"},
+		{"ls && && ls", "empty command next to && &&"},
+		{"& ls", "empty command next to &"},
+		{"ls >", "redirection > without a target"},
+		{"ls > ;", "redirection > without a target"},
+		{"f() { rm x; }", "unexpected ("},
+		{"case x in a) rm y;; esac", "unexpected ')'"},
+		{"ls \x01", "control character 0x1"},
+		{"ls\r", "control character 0xd"},
+		{strings.Repeat("$(", 40) + strings.Repeat(")", 40), "nested more than 32 deep"},
+		{strings.Repeat("xargs ", 40), "nested more than 32 deep"},
+		{"sudo" + strings.Repeat(" -X a", 10), "too many ways"},
+		{"sh -c 'rm \"x'", "unterminated double quote"},
+	} {
+		_, err := Parse(tt.in)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestSimple(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want string // the words of the simple command, "" when it is not one
+	}{
+		{"go test ./...", "go test ./..."},
+		{"go test ./... # all of them", "go test ./..."},
+		{`go test ./pkg\ x`, "go test ./pkg x"},
+		{"go test;", "go test"},
+		{"xargs grep x", "xargs grep x"},
+		{"go test > f", ""},
+		{"go test; ls", ""},
+		{"go test &", ""},
+		{"FOO=1 go test", ""},
+		{"go test $(x)", ""},
+		{"go test $X", ""},
+		{"(go test)", ""},
+		{"{ go test; }", ""},
+		{"! go test", ""},
+		{"go test $'x'", ""},
+		{"# only a comment", ""},
+		{"", ""},
+	} {
+		s, err := Parse(tt.in)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tt.in, err)
+		}
+		c, ok := s.Simple()
+		var got []string
+		for _, w := range c.Words {
+			got = append(got, w.Text)
+		}
+		if ok != (tt.want != "") || strings.Join(got, " ") != tt.want {
+			t.Errorf("Parse(%q).Simple() = %q, %v; want %q", tt.in, got, ok, tt.want)
+		}
+	}
+}
+
+func TestConstructString(t *testing.T) {
+	s, err := Parse(`echo "$(id)" ${x} $y >f &`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range s.Constructs {
+		got = append(got, c.String())
+	}
+	want := []string{"command substitution ($(…)) inside quotes", "parameter expansion (${…})", "variable expansion ($y)", "redirection (>)", "background job (&)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if s.Constructs[0].Offset != 6 || s.Constructs[3].Offset != 21 {
+		t.Errorf("offsets: %+v", s.Constructs)
+	}
+}
+
+func TestPieces(t *testing.T) {
+	got := Pieces("a 'b; c' | d $(e)")
+	want := []string{"a 'b; c' | d $(e)", "a 'b", "c'", "d", "e)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Pieces = %q, want %q", got, want)
+	}
+}
+
+// unquoted reports whether s has one of chars (or "$(") outside quotes and escapes, before
+// any '#'.
+func unquoted(s, chars string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			i++
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return true
+			}
+			i += j + 1
+		case c == '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case c == '#':
+			return false
+		case strings.IndexByte(chars, c) >= 0 || strings.HasPrefix(s[i:], "$("):
+			return true
+		}
+	}
+	return false
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"go test ./...", "ls > x", `echo "a>b"`, "a && b | c; d &", "echo $(id) `id` ${x}",
+		"cat <<EOF\nx\nEOF\n", "find . -exec rm {} \\;", "sudo env FOO=1 xargs sh -c 'rm x'", `\rm -rf x`, "(a) && { b; }",
+		"echo $'\\x41'", "ls # c", "'", `"`, "$((1+2))", "go test 2>&1 | tee log"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := Parse(src)
+		if err != nil {
+			var se *SyntaxError
+			if !strings.HasPrefix(err.Error(), "shell: ") || !asSyntax(err, &se) {
+				t.Fatalf("Parse(%q): error %v is not a SyntaxError", src, err)
+			}
+			return
+		}
+		for i, c := range s.Commands {
+			if c.RunBy >= i {
+				t.Fatalf("Parse(%q): command %d run by a later command %d", src, i, c.RunBy)
+			}
+			for _, r := range c.Runs {
+				if r < 1 || r >= len(c.Words) {
+					t.Fatalf("Parse(%q): command %d runs word %d of %d", src, i, r, len(c.Words))
+				}
+			}
+		}
+		c, ok := s.Simple()
+		if !ok {
+			return
+		}
+		body := strings.Trim(src, " \t\n;") // an empty command around the one command
+		if unquoted(body, "<>;|&`()") {
+			t.Fatalf("Parse(%q) is a simple command, but the source has an operator or substitution", src)
+		}
+		// With nothing quoted, escaped, commented or expanded, the words are the fields.
+		if !strings.ContainsAny(src, "'\"\\#$`{}") && !strings.ContainsAny(src, "\n") {
+			var got []string
+			for _, w := range c.Words {
+				got = append(got, w.Text)
+			}
+			if want := strings.FieldsFunc(body, func(r rune) bool { return r == ' ' || r == '\t' }); !slices.Equal(got, want) {
+				t.Fatalf("Parse(%q) words %q, want %q", src, got, want)
+			}
+		}
+	})
+}
+
+func asSyntax(err error, se **SyntaxError) bool {
+	e, ok := err.(*SyntaxError)
+	*se = e
+	return ok
+}
+
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"", "go", "a b", "it's", "$(x)", "*", "-rf", "{a,b}", "\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := Quote(s)
+		sc, err := Parse("x " + q)
+		if strings.ContainsAny(s, "\x00") {
+			return
+		}
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", "x "+q, err)
+		}
+		c, ok := sc.Simple()
+		if !ok || len(c.Words) != 2 || c.Words[1].Text != s || c.Words[1].Glob {
+			t.Fatalf("Quote(%q) = %q reads back as %+v (simple %v)", s, q, c.Words, ok)
+		}
+	})
+}
