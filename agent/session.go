@@ -161,10 +161,13 @@ func historyFrom(entries []*transcript.Entry) ([]conversation.Entry, error) {
 			last := &out[len(out)-1]
 			last.Message.Content = append(last.Message.Content, m.Content...)
 			last.UUID = e.UUID
+			if u := e.Usage(); u != nil {
+				last.Usage = u // each line of the reply repeats its usage; the last is final
+			}
 			continue
 		}
 		lastID = id
-		ce := conversation.Entry{UUID: e.UUID, Timestamp: e.Timestamp, IsMeta: e.IsMeta, Message: m}
+		ce := conversation.Entry{UUID: e.UUID, Timestamp: e.Timestamp, IsMeta: e.IsMeta, Message: m, Usage: e.Usage()}
 		if len(out) > 0 {
 			ce.ParentUUID = out[len(out)-1].UUID
 		}
