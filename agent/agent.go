@@ -118,7 +118,6 @@ type Agent struct {
 	history *conversation.History
 	work    *work.State
 	journal *transcript.Journal // nil with NoTranscript
-	resumed *transcript.Session
 
 	runMu sync.Mutex // one Run at a time
 
