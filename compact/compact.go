@@ -118,7 +118,8 @@ type Result struct {
 	// cache should hold exactly these after the compaction.
 	Files     []string
 	FileViews []conversation.FileState
-	// PreTokens and PostTokens estimate the context before and after.
+	// PreTokens is the context before (conversation.ContextTokens of History: the last
+	// reported usage plus estimates after it), PostTokens the estimate of Context.
 	PreTokens, PostTokens int
 }
 
