@@ -118,7 +118,6 @@ type Agent struct {
 	history *conversation.History
 	work    *work.State
 	journal *transcript.Journal // nil with NoTranscript
-	resumed *transcript.Session
 
 	runMu sync.Mutex // one Run at a time
 
@@ -130,6 +129,8 @@ type Agent struct {
 	usage     llm.Usage
 	lastState string
 	warnings  []string
+
+	tokens conversation.Accountant // the context's size: reported usage + estimates since; see ContextLevel
 
 	breaker compact.Breaker // stops auto-compaction after repeated failures
 	warned  bool            // the user was told that compaction is near (reset by a compaction); runMu
@@ -232,6 +233,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	if err := a.openSession(ctx); err != nil {
 		return nil, err
 	}
+	a.resetTokens()
 	a.work.Tasks.Interrupt("the strata process that ran it has ended")
 	if !opts.NoTranscript && a.settings.CleanupPeriodDays > 0 {
 		a.retention(ctx)
@@ -393,14 +395,16 @@ func (a *Agent) journalAppend(e *transcript.Entry) {
 	}
 }
 
-// appendMessage adds m to the history and the transcript.
+// appendMessage adds m to the history, the token count and the transcript.
 func (a *Agent) appendMessage(m conversation.Message, isMeta bool) conversation.Entry {
-	var e conversation.Entry
-	if isMeta {
-		e = a.history.AppendMeta(m)
-	} else {
-		e = a.history.Append(m)
-	}
+	return a.appendEntry(conversation.Entry{Message: m, IsMeta: isMeta})
+}
+
+// appendEntry adds e (uuid, parent and time filled in) to the history, the token count and the
+// transcript; an assistant reply carries the provider's usage in e.Usage.
+func (a *Agent) appendEntry(e conversation.Entry) conversation.Entry {
+	e, _ = a.history.AppendEntry(e) // fails only on a duplicate uuid; e has none
+	a.tokens.Append(e)
 	a.journalMessage(e)
 	return e
 }
@@ -409,7 +413,7 @@ func (a *Agent) journalMessage(e conversation.Entry) {
 	if a.journal == nil {
 		return
 	}
-	raw, err := json.Marshal(e.Message)
+	raw, err := transcript.EncodeMessage(e.Message, e.Usage)
 	if err != nil {
 		a.warn("transcript: encode message: %v", err)
 		return

@@ -25,9 +25,17 @@ func (a *Agent) Compact(ctx context.Context, instr string) (*compact.Result, err
 	return r, err
 }
 
-// compact runs one compaction; the caller holds runMu.
+// compact runs one compaction; the caller holds runMu. compact.Run decides and returns the new
+// context; the effects are applied here, and only after it succeeded: the instructions and the
+// memory index re-read from disk, the read cache refilled with the re-injected views, recall's
+// session reset, the transcript written and the token count restarted.
 func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string) (*compact.Result, error) {
 	a.waitNotes(ctx, notesWaitBeforeCompact)
+	// Re-read before anything changes, so that an error leaves everything as it was.
+	fresh, err := a.reloadInstructions(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("agent: compact: %w", err)
+	}
 	in := compact.Input{
 		History:      a.history.Entries(),
 		Trigger:      trig,
@@ -36,19 +44,22 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 		Model:        a.opts.Model,
 		Window:       a.window(),
 		MaxOutput:    a.opts.MaxTokens,
-		ReadCache:    a.cache,
-		Work:         a.work,
-		Agent:        a.sessionID,
-		Rules:        a.instr,
-		RulesOptions: instructions.Options{Env: a.opts.Env, Settings: a.opts.Settings, Logger: a.opts.Logger},
-		Memory:       a.store,
-		Recall:       a.recallS,
-		Now:          a.now,
-		Logger:       a.log,
+		Reinject: compact.Reinject{
+			Files: a.cache.Recent(0),
+			Todos: a.work.Todos.Get(a.sessionID),
+			Tasks: a.work.Tasks.List(),
+			Rules: reactivate(ctx, a.instr, fresh),
+		},
+		Now:    a.now,
+		Logger: a.log,
 	}
 	if a.journal != nil {
 		in.LeafUUID = a.journal.Leaf()
-		in.NotesPath = compact.NotesPath(a.journal.Path())
+		notes, err := compact.ReadSessionNotes(compact.NotesPath(a.journal.Path()))
+		if err != nil {
+			a.log.Warn("agent: compact: session notes only partly usable", "err", err)
+		}
+		in.Notes = notes
 	}
 	r, err := compact.Run(ctx, in)
 	if err != nil {
@@ -62,23 +73,64 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 	for _, e := range r.Entries {
 		a.journalAppend(e)
 	}
-	if r.Rules != nil {
-		a.instr = r.Rules
-		if r.Index.Exists {
-			a.instr.AddAutomem(r.Index.Path, r.Index.Content(), r.Index.Truncated)
+	a.instr = fresh
+	a.system = a.systemBlocks()
+	// The cache holds what the new context shows: the re-injected views (oldest first, so the
+	// recency order stays) and the instruction files, seen in altered form.
+	a.cache.Clear()
+	for i := len(r.FileViews) - 1; i >= 0; i-- {
+		if err := a.cache.Record(r.FileViews[i]); err != nil {
+			a.log.Warn("agent: compact: read cache refill", "path", r.FileViews[i].Path, "err", err)
 		}
-		a.system = a.systemBlocks()
-		for _, src := range a.instr.Sources() {
-			a.recordInjected(src.Path, src.Text)
-		}
+	}
+	for _, src := range a.instr.Sources() {
+		a.recordInjected(src.Path, src.Text)
+	}
+	if a.recallS != nil {
+		a.recallS.Reset()
 	}
 	a.mu.Lock()
 	a.prevTail = -1
 	a.mu.Unlock()
 	a.warned = false
+	a.resetTokens()
 	a.compacted()
 	a.saveWorkState()
 	return r, nil
+}
+
+// reloadInstructions loads the instruction set afresh from disk, with the memory index as its
+// automem layer, as a session start does.
+func (a *Agent) reloadInstructions(ctx context.Context) (*instructions.Set, error) {
+	set, err := instructions.Load(ctx, a.instr.Cwd(), instructions.Options{Env: a.opts.Env, Settings: a.opts.Settings, Logger: a.opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("reload instructions: %w", err)
+	}
+	if a.store != nil {
+		idx, err := a.store.LoadIndex(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reload memory index: %w", err)
+		}
+		if idx.Exists {
+			set.AddAutomem(idx.Path, idx.Content(), idx.Truncated)
+		}
+	}
+	return set, nil
+}
+
+// reactivate touches in fresh every path that made a conditional rule or a nested instruction
+// file apply in old, and returns what applies again, as re-read from disk.
+func reactivate(ctx context.Context, old, fresh *instructions.Set) []instructions.Source {
+	seen := map[string]bool{}
+	var active []instructions.Source
+	for _, src := range old.Sources() {
+		if src.Trigger == "" || seen[src.Trigger] {
+			continue
+		}
+		seen[src.Trigger] = true
+		active = append(active, fresh.Touch(ctx, src.Trigger)...)
+	}
+	return active
 }
 
 // EventCompact reports an automatic compaction, its failure, or that auto-compaction stopped
@@ -90,11 +142,23 @@ const EventCompact EventKind = "compact"
 var ErrContextFull = errors.New("agent: the conversation is too long for the model's context window; run /compact")
 
 // ContextLevel returns how full the context is, by compact's thresholds for the model's window.
+// The size is the provider's usage reported for the last request plus an estimate of what was
+// appended since; estimated throughout (request prefix and history) while no usage was
+// reported, as at the start of a session, after a compaction, or with a provider that reports
+// none.
 func (a *Agent) ContextLevel() (compact.Level, int, compact.Thresholds) {
 	th := compact.ThresholdsFor(a.window(), a.opts.MaxTokens)
-	c := a.Context()
-	n := c.System + c.Instructions + c.Tools + c.Messages
+	n := a.tokens.Tokens()
 	return th.Level(n), n, th
+}
+
+// resetTokens restarts the token count from the request prefix (system prompt, instructions and
+// tools, estimated) and the history (its last reported usage, which covers the prefix too,
+// plus estimates after it). Call it whenever the history or the prefix is replaced.
+func (a *Agent) resetTokens() {
+	a.tokens.Reset()
+	a.tokens.AddTokens(a.prefixTokens().total())
+	a.tokens.Append(a.history.Entries()...)
 }
 
 // window is Options.ContextWindow, or the model family's default.

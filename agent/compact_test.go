@@ -2,13 +2,16 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/tokens"
 )
 
@@ -228,5 +231,93 @@ func TestLongSessionCompacts(t *testing.T) {
 	}
 	if got := b.Todos(); len(got) != 1 || got[0].Content != "Follow the rules" {
 		t.Errorf("todos after resume = %+v", got)
+	}
+}
+
+// TestCompactAppliesItsEffects: compact.Run only decides; the agent applies the effects after
+// a success — instructions and the memory index re-read from disk (conditional rules and nested
+// files re-activated from their new text), the read cache refilled with the re-injected views,
+// recall's session reset — and a failed compaction changes none of them.
+func TestCompactAppliesItsEffects(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("CLAUDE.md", "top level v1\n")
+	f.write(".claude/rules/go.md", "---\npaths: \"**/*.go\"\n---\nGo rule v1\n")
+	f.write(".claude/rules/py.md", "---\npaths: \"**/*.py\"\n---\nPython rule\n")
+	f.write("sub/CLAUDE.md", "nested v1\n")
+	f.write("sub/x.go", "package sub\n")
+	a := f.agent(Options{})
+	ctx := context.Background()
+	if _, err := a.store.Add(ctx, memdir.Input{Name: "deploy steps", Description: "How to deploy the service to production", Type: memdir.TypeProject, Body: "Run make deploy after the tests pass."}); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Script(llmtest.Blocks(llmtest.ToolUse("t1", "Read", `{"file_path":"sub/x.go"}`)), llmtest.Text("read it"))
+	if _, err := a.Run(ctx, "how do we deploy to production? read sub/x.go", nil); err != nil {
+		t.Fatal(err)
+	}
+	a.mu.Lock()
+	job := a.job
+	a.mu.Unlock()
+	<-job.done
+	if a.recallS.Used() == 0 {
+		t.Fatal("recall charged nothing: the reset below would prove nothing")
+	}
+	// The files change on disk; the memory index gains a line.
+	f.write("CLAUDE.md", "top level v2\n")
+	f.write(".claude/rules/go.md", "---\npaths: \"**/*.go\"\n---\nGo 规则 v2\n")
+	f.write("sub/CLAUDE.md", "nested v2\n")
+	if _, err := a.store.Add(ctx, memdir.Input{Name: "parser rules", Description: "解析器的约定", Type: memdir.TypeProject, Body: "Keep the parser pure."}); err != nil {
+		t.Fatal(err)
+	}
+	x := filepath.Join(a.Cwd(), "sub", "x.go")
+	before, ok := a.cache.Get(x)
+	if !ok {
+		t.Fatal("sub/x.go not in the read cache")
+	}
+	system := a.system
+
+	// A failed compaction changes nothing.
+	f.srv.Script(llmtest.StatusError(400, "invalid_request_error", "no summary"))
+	if _, err := a.Compact(ctx, ""); err == nil {
+		t.Fatal("want an error")
+	}
+	if st, ok := a.cache.Get(x); !ok || st.Content != before.Content || a.recallS.Used() == 0 || !cmp.Equal(system, a.system) {
+		t.Fatalf("a failed compaction changed state: cache %v, recall used %d, system changed %v", ok, a.recallS.Used(), !cmp.Equal(system, a.system))
+	}
+
+	f.srv.Script(llmtest.Text("the summary"), llmtest.Text("going on"))
+	r, err := a.Compact(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.recallS.Used() != 0 {
+		t.Errorf("recall session not reset: %d bytes used", a.recallS.Used())
+	}
+	if st, ok := a.cache.Get(x); !ok || st.Content != "package sub\n" || len(r.FileViews) != 1 || r.FileViews[0].Path != st.Path {
+		t.Errorf("read cache after compaction: %+v %v; views %+v", st, ok, r.FileViews)
+	}
+	if _, err := a.Run(ctx, "go on", nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.srv.Requests()
+	req := reqs[len(reqs)-1]
+	sys, _ := json.Marshal(req.At("system"))
+	for _, want := range []string{"top level v2", "解析器的约定"} {
+		if !strings.Contains(string(sys), want) {
+			t.Errorf("system prompt after compaction lacks %q (not re-read from disk)", want)
+		}
+	}
+	var attach strings.Builder
+	for _, c := range r.Context[1:] {
+		attach.WriteString(c.Message.TextOf())
+	}
+	for _, want := range []string{"Go 规则 v2", "nested v2"} {
+		if !strings.Contains(attach.String(), want) {
+			t.Errorf("re-injected instructions lack %q:\n%s", want, attach.String())
+		}
+	}
+	for _, stale := range []string{"Go rule v1", "nested v1", "Python rule"} {
+		if strings.Contains(attach.String(), stale) {
+			t.Errorf("re-injected instructions contain %q", stale)
+		}
 	}
 }

@@ -53,12 +53,23 @@
 // one says so, with is_error), and the transcript is flushed and synced with a context that
 // outlives the cancelled one. The transcript can always be loaded and resumed afterwards.
 //
+// # Compaction
+//
+// The context's size (ContextLevel) is the provider's usage reported for the last request plus
+// an estimate of what was appended since; an estimate throughout only while no usage was
+// reported. Each reply's usage is kept on its history entry and written to the transcript as
+// message.usage. Past compact's automatic threshold the agent compacts before the next
+// request: compact.Run decides from values (history, notes, budgets, what to re-inject), and
+// the agent applies the result only after a success — instructions and the memory index
+// re-read from disk, read cache refilled, recall reset, transcript written, count restarted.
+//
 // # Resume
 //
 // Options.Resume (a session id or prefix) or Options.Continue (the newest session of the
-// working directory) rebuilds the chain from the transcript, the todos and tasks (from the
-// work-state entries strata writes, else the last TodoWrite) and the read cache (from the Read,
-// Write and Edit calls whose files did not change since), and continues the same file.
+// working directory) rebuilds the chain from the transcript (with each reply's reported usage),
+// the todos and tasks (from the work-state entries strata writes, else the last TodoWrite) and
+// the read cache (from the Read, Write and Edit calls whose files did not change since), and
+// continues the same file.
 //
 // Every goroutine the Agent starts is waited for by Close.
 package agent

@@ -98,7 +98,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 		if len(resp.Message.Content) == 0 {
 			return res, nil // nothing to record: the APIs reject empty messages
 		}
-		a.appendMessage(resp.Message, false)
+		a.appendEntry(conversation.Entry{Message: resp.Message, Usage: reported(resp.Usage)})
 		res.Text = resp.Message.TextOf()
 		sink(Event{Kind: EventAssistant, Turn: res.Turns, Text: res.Text})
 		calls := resp.ToolCalls()
@@ -160,7 +160,7 @@ func (a *Agent) recordPartial(resp *llm.Response, done map[string]bool, cancelle
 		}
 	}
 	if len(kept) > 0 {
-		a.appendMessage(conversation.Message{Role: conversation.Assistant, Content: kept}, false)
+		a.appendEntry(conversation.Entry{Message: conversation.Message{Role: conversation.Assistant, Content: kept}, Usage: reported(resp.Usage)})
 	}
 	if len(calls) > 0 {
 		why := "the reply stream failed before the call could run"
@@ -172,6 +172,14 @@ func (a *Agent) recordPartial(resp *llm.Response, done map[string]bool, cancelle
 	if cancelled {
 		a.appendMessage(conversation.NewText(conversation.User, interruptNote), true)
 	}
+}
+
+// reported is the usage recorded on a reply's entry: nil when the provider reported none.
+func reported(u llm.Usage) *conversation.Usage {
+	if !u.Reported() {
+		return nil
+	}
+	return &u
 }
 
 // runTools runs the calls in order and returns the user message with their results. After ctx

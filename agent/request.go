@@ -116,6 +116,15 @@ type Context struct {
 
 // Context returns the estimated size of each part of the next request.
 func (a *Agent) Context() Context {
+	c := a.prefixTokens()
+	c.Messages = conversation.EstimateMessages(messages(a.history.Entries())...)
+	c.Sources = a.instr.Sources()
+	return c
+}
+
+// prefixTokens estimates the parts of a request before the history: the system prompt, the
+// instruction block and the tools.
+func (a *Agent) prefixTokens() Context {
 	var c Context
 	c.System = conversation.EstimateMessages(conversation.NewText(conversation.User, a.system[0].Text))
 	if len(a.system) > 1 {
@@ -124,7 +133,7 @@ func (a *Agent) Context() Context {
 	for _, t := range a.llmTools {
 		c.Tools += conversation.EstimateMessages(conversation.NewText(conversation.User, t.Description+string(t.InputSchema)))
 	}
-	c.Messages = conversation.EstimateMessages(messages(a.history.Entries())...)
-	c.Sources = a.instr.Sources()
 	return c
 }
+
+func (c Context) total() int { return c.System + c.Instructions + c.Tools + c.Messages }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/transcript"
@@ -38,7 +37,7 @@ func (a *Agent) openSession(ctx context.Context) error {
 			a.sessionID = transcript.NewSessionID()
 		}
 		a.history, _ = conversation.NewHistory(nil)
-		a.work = work.NewState(filepath.Join(transcript.ProjectDir(env, a.cwd), a.sessionID, "tasks"))
+		a.work = work.NewState()
 		return a.openJournal(ctx, transcript.SessionPath(env, a.cwd, a.sessionID), nil)
 	}
 	return a.restore(ctx, path)
@@ -64,7 +63,6 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("agent: resume: %w", err)
 	}
-	a.resumed = sess
 	a.sessionID = sess.ID
 	for _, p := range sess.Problems {
 		a.warn("resume %s: %s", path, p)
@@ -85,7 +83,7 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	if a.history, err = conversation.NewHistory(chain); err != nil {
 		return fmt.Errorf("agent: resume %s: %w", path, err)
 	}
-	a.work = work.NewState(filepath.Join(transcript.ProjectDir(a.opts.Env, a.cwd), a.sessionID, "tasks"))
+	a.work = work.NewState()
 	if states := sess.OfType(workStateType); len(states) > 0 {
 		last := states[len(states)-1]
 		if err := a.work.Restore(last.Content); err != nil {
@@ -161,10 +159,13 @@ func historyFrom(entries []*transcript.Entry) ([]conversation.Entry, error) {
 			last := &out[len(out)-1]
 			last.Message.Content = append(last.Message.Content, m.Content...)
 			last.UUID = e.UUID
+			if u := e.Usage(); u != nil {
+				last.Usage = u // each line of the reply repeats its usage; the last is final
+			}
 			continue
 		}
 		lastID = id
-		ce := conversation.Entry{UUID: e.UUID, Timestamp: e.Timestamp, IsMeta: e.IsMeta, Message: m}
+		ce := conversation.Entry{UUID: e.UUID, Timestamp: e.Timestamp, IsMeta: e.IsMeta, Message: m, Usage: e.Usage()}
 		if len(out) > 0 {
 			ce.ParentUUID = out[len(out)-1].UUID
 		}

@@ -15,8 +15,6 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/instructions"
 	"github.com/strata-mem/strata/llm"
-	"github.com/strata-mem/strata/memdir"
-	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/tokens"
 	"github.com/strata-mem/strata/transcript"
 	"github.com/strata-mem/strata/work"
@@ -41,8 +39,11 @@ const (
 // ErrNothingToCompact is returned when the history holds no message to compact.
 var ErrNothingToCompact = errors.New("compact: nothing to compact")
 
-// Input is what a compaction works from. History and Provider are required; every other
-// field is optional and its part of the re-injection is skipped when it is nil or empty.
+// Input is what a compaction works from: the history, the strategy (trigger, instructions,
+// model, session notes) and the budgets. Input holds values only — no read cache, store,
+// instruction set or recall session — so Run cannot change the caller's state; the caller
+// applies Result. History and a Provider or usable Notes are required; every other field is
+// optional and its part of the re-injection is skipped when it is empty.
 type Input struct {
 	// History is the current conversation chain.
 	History []conversation.Entry
@@ -61,33 +62,35 @@ type Input struct {
 	// UserBudget caps the tokens of user messages carried verbatim (0: DefaultUserBudget).
 	UserBudget int
 
-	// NotesPath is the session-memory notes file; when it exists and holds more than the bare
+	// Notes are the session-memory notes (ReadSessionNotes); when they hold more than the bare
 	// template (HasNotes), session-memory compaction is tried first.
-	NotesPath string
+	Notes SessionNotes
 
-	ReadCache *conversation.ReadCache
-	Work      *work.State
-	// Agent is whose todos are re-injected ("" means work.MainAgent).
-	Agent string
-	// Plan is the current plan text; Skills the text of skills invoked in the session.
-	Plan   string
-	Skills []string
-
-	// Rules is the session's instruction set; its conditional rules and nested files are
-	// re-activated in the fresh set loaded with RulesOptions (re-read from disk).
-	Rules        *instructions.Set
-	RulesOptions instructions.Options
-	// Memory is the memory store whose index is re-read.
-	Memory *memdir.Store
-	// Recall is reset (its session budget and surfaced set).
-	Recall *recall.Session
+	// Reinject is what the new context gets back after the summary.
+	Reinject Reinject
 
 	// Now stamps the new entries (nil: time.Now).
 	Now    func() time.Time
 	Logger *slog.Logger
 }
 
-// Result is a finished compaction.
+// Reinject is what the caller hands back to the model after the summary, as values it took
+// from its own state.
+type Reinject struct {
+	// Files are the read cache's views, most recent first (ReadCache.Recent(0)). The first
+	// conversation.PostCompactFiles with content that the model read or wrote are re-injected;
+	// injected views (instruction files, recalled memories) are not.
+	Files []conversation.FileState
+	// Todos is the agent's todo list, Tasks the session's tasks.
+	Todos []work.Todo
+	Tasks []work.Task
+	// Instructions are the conditional rules and nested instruction files that applied to
+	// files touched in the session, as the caller re-read them from disk.
+	Rules []instructions.Source
+}
+
+// Result is a finished compaction: what to append, the new context, and what the caller's
+// state should hold afterwards.
 type Result struct {
 	Method  Method
 	Trigger Trigger
@@ -110,22 +113,23 @@ type Result struct {
 	UserOmitted  int
 	// Kept is the number of recent messages kept (session-memory compaction).
 	Kept int
-	// Files are the paths re-injected from the read cache.
-	Files []string
-	// Rules is the instruction set re-read from disk (nil when Input.Rules is nil); Index the
-	// memory index re-read from disk.
-	Rules *instructions.Set
-	Index memdir.IndexText
-	// PreTokens and PostTokens estimate the context before and after.
+	// Files are the paths re-injected from Reinject.Files, most recent first; FileViews the
+	// views as re-injected (clipped to PostCompactFileTokens, Partial when clipped): the read
+	// cache should hold exactly these after the compaction.
+	Files     []string
+	FileViews []conversation.FileState
+	// PreTokens is the context before (conversation.ContextTokens of History: the last
+	// reported usage plus estimates after it), PostTokens the estimate of Context.
 	PreTokens, PostTokens int
 }
 
-// Run compacts in.History. It tries session-memory compaction when a notes file exists (and
+// Run compacts in.History. It tries session-memory compaction when in.Notes hold notes (and
 // the result would be below the automatic threshold), otherwise it asks the model for a
-// summary. The read cache is cleared and refilled with the re-injected files, and recall's
-// session is reset, only when Run succeeds; on error nothing is changed.
+// summary. Run changes nothing but what it returns: reloading instructions and the memory
+// index, refilling the read cache (Result.FileViews), resetting recall and writing the
+// transcript are the caller's, after a success.
 func Run(ctx context.Context, in Input) (*Result, error) {
-	if in.Provider == nil && in.NotesPath == "" {
+	if in.Provider == nil && !HasNotes(in.Notes.Text) {
 		return nil, fmt.Errorf("compact: no model provider")
 	}
 	if in.Window <= 0 {
@@ -158,15 +162,11 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 
 	var summary string
 	var kept []conversation.Entry
-	if notes := readNotes(in.NotesPath, log); notes != "" {
-		covered, err := NotesCovered(in.NotesPath)
-		if err != nil {
-			log.Warn("compact: keeping only the recent messages", "err", err)
-		}
+	if notes := strings.TrimSpace(in.Notes.Text); HasNotes(notes) {
 		th := ThresholdsFor(in.Window, in.MaxOutput)
 		kb := keepFor(th)
-		k, whole := keepUncovered(in.History, keepRecent(in.History, kb), covered, kb.max)
-		if whole && tokens.Estimate(notes)+conversation.ContextTokens(k) < th.Auto {
+		k, whole := keepUncovered(in.History, keepRecent(in.History, kb), in.Notes.Covered, kb.max)
+		if whole && tokens.Estimate(notes)+conversation.EstimateEntries(k) < th.Auto {
 			r.Method, summary, kept = MethodSessionMemory, notes, k
 			// Messages still in the kept tail need not be carried again.
 			users = UserMessages(in.History[:len(in.History)-len(k)])
@@ -190,25 +190,6 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	r.Summary = summary
 	r.UserMessages, r.UserOmitted = keepUserMessages(users, budget)
 
-	// Re-read instructions and the index before touching any state, so that an error leaves
-	// everything as it was.
-	var rules *instructions.Set
-	if in.Rules != nil {
-		var err error
-		rules, err = instructions.Load(ctx, in.Rules.Cwd(), in.RulesOptions)
-		if err != nil {
-			return nil, fmt.Errorf("compact: reload instructions: %w", err)
-		}
-		r.Rules = rules
-	}
-	if in.Memory != nil {
-		idx, err := in.Memory.LoadIndex(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("compact: reload memory index: %w", err)
-		}
-		r.Index = idx
-	}
-
 	b := newBuilder(in)
 	leaf := in.LeafUUID
 	if leaf == "" {
@@ -216,7 +197,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	}
 	b.boundary(leaf, in.Trigger, r.PreTokens)
 	b.add(conversation.NewText(conversation.User, renderSummary(summary, r.UserMessages, r.UserOmitted)), false, true)
-	for _, a := range attachments(ctx, in, rules, r) {
+	for _, a := range attachments(in.Reinject, r) {
 		b.add(conversation.NewText(conversation.User, a), true, false)
 	}
 	for _, e := range kept {
@@ -225,30 +206,36 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	r.Kept = len(kept)
 	r.Entries, r.Context = b.entries, b.context
 	r.PostTokens = conversation.ContextTokens(r.Context)
-	if in.Recall != nil {
-		in.Recall.Reset()
-	}
 	return r, nil
 }
 
-func readNotes(path string, log *slog.Logger) string {
+// SessionNotes are the session-memory notes as Run uses them.
+type SessionNotes struct {
+	// Text is the notes file's text.
+	Text string
+	// Covered is the uuid of the last message the notes cover (Notes.MarkCovered; "" when
+	// unknown: Run then keeps only the recent KeepMinTokens–KeepMaxTokens).
+	Covered string
+}
+
+// ReadSessionNotes reads the notes file at path and the mark MarkCovered left beside it. A
+// missing file gives empty notes and no error. On an error the notes read so far are returned
+// with it: a notes file that cannot be read gives empty notes (a model summary is used), a mark
+// that cannot be read gives the text without Covered.
+func ReadSessionNotes(path string) (SessionNotes, error) {
 	if path == "" {
-		return ""
+		return SessionNotes{}, nil
 	}
 	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return SessionNotes{}, nil
+	}
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			log.Warn("compact: session notes unreadable; using a model summary", "path", path, "err", err)
-		}
-		return ""
+		return SessionNotes{}, fmt.Errorf("compact: session notes: %w", err)
 	}
-	text := strings.TrimSpace(string(data))
-	if !HasNotes(text) {
-		// An untouched template (or an empty file) is no summary.
-		log.Debug("compact: session notes hold no notes yet; using a model summary", "path", path)
-		return ""
-	}
-	return text
+	n := SessionNotes{Text: string(data)}
+	n.Covered, err = NotesCovered(path)
+	return n, err
 }
 
 // keepBounds are the token bounds of the tail session-memory compaction keeps.
@@ -341,7 +328,7 @@ func (b *builder) boundary(logicalParent string, trig Trigger, pre int) {
 }
 
 func (b *builder) add(m conversation.Message, isMeta, isSummary bool) {
-	raw, err := json.Marshal(m)
+	raw, err := transcript.EncodeMessage(m, nil)
 	if err != nil {
 		// A Message of text and decoded blocks always marshals; a failure is a programming error.
 		panic(fmt.Sprintf("compact: marshal message: %v", err))

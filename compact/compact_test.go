@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
-	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/tokens"
 	"github.com/strata-mem/strata/transcript"
 	"github.com/strata-mem/strata/work"
 )
@@ -165,17 +165,24 @@ func TestRunEntriesAndReinjection(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st := work.NewState(t.TempDir())
-	todos := []work.Todo{{Content: "Run the tests", Status: work.TodoInProgress, ActiveForm: "Running the tests"}, {Content: "写文档", Status: work.TodoPending, ActiveForm: "正在写文档"}}
-	if _, err := st.Todos.Write(work.MainAgent, todos); err != nil {
+	// The most recent view is an injected instruction file: not re-injected as a file.
+	claude := filepath.Join(dir, "CLAUDE.md")
+	if err := cache.Record(conversation.FileState{Path: claude, Content: "old rules", Partial: true, Source: conversation.SourceInjected}); err != nil {
 		t.Fatal(err)
 	}
-	before := st.Snapshot()
-	rs := recall.NewSession()
+	cacheBefore := cache.Recent(100)
+	todos := []work.Todo{{Content: "Run the tests", Status: work.TodoInProgress, ActiveForm: "Running the tests"}, {Content: "写文档", Status: work.TodoPending, ActiveForm: "正在写文档"}}
+	tasks := []work.Task{{ID: "bx1", Kind: work.KindShell, Status: work.Killed, Description: "go test ./..."}}
 	entries := chat(3, 100)
-	r, err := Run(t.Context(), Input{History: entries, LeafUUID: "leaf-1", Provider: p, Window: 200_000, ReadCache: cache, Work: st, Plan: "step 1, step 2", Recall: rs})
+	in := Input{History: entries, LeafUUID: "leaf-1", Provider: p, Window: 200_000,
+		Reinject: Reinject{Files: cache.Recent(0), Todos: todos, Tasks: tasks}}
+	r, err := Run(t.Context(), in)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Run touched nothing: the cache it took the views from is as it was.
+	if diff := cmp.Diff(cacheBefore, cache.Recent(100)); diff != "" {
+		t.Errorf("Run changed the read cache (-before +after):\n%s", diff)
 	}
 	// Transcript entries: boundary, summary, then the chain.
 	b := r.Entries[0]
@@ -211,12 +218,19 @@ func TestRunEntriesAndReinjection(t *testing.T) {
 	if _, err := conversation.NewHistory(r.Context); err != nil {
 		t.Errorf("new context is not a valid history: %v", err)
 	}
-	// Files: the 5 most recent, each at most 5K tokens, all at most 50K.
-	if len(r.Files) != conversation.PostCompactFiles || cache.Len() != len(r.Files) {
-		t.Errorf("re-injected %d files (cache holds %d), want %d", len(r.Files), cache.Len(), conversation.PostCompactFiles)
+	// Files: the 5 most recent, each at most 5K tokens, all at most 50K; FileViews are what
+	// the caller's cache should hold, clipped views marked partial.
+	if len(r.Files) != conversation.PostCompactFiles || len(r.FileViews) != len(r.Files) {
+		t.Errorf("re-injected %d files (%d views), want %d", len(r.Files), len(r.FileViews), conversation.PostCompactFiles)
 	}
 	if r.Files[0] != filepath.Join(dir, "fg.go") {
 		t.Errorf("most recent file first: got %s", r.Files[0])
+	}
+	for i, v := range r.FileViews {
+		clipped := v.Content != in.Reinject.Files[i+1].Content
+		if v.Path != r.Files[i] || v.Partial != clipped || tokens.Estimate(v.Content) > conversation.PostCompactFileTokens+50 {
+			t.Errorf("view %d: %s partial %v (clipped %v), %d tokens", i, v.Path, v.Partial, clipped, tokens.Estimate(v.Content))
+		}
 	}
 	var all string
 	for _, c := range r.Context[1:] {
@@ -228,10 +242,13 @@ func TestRunEntriesAndReinjection(t *testing.T) {
 	if got := conversation.ContextTokens(r.Context[1:]); got > conversation.PostCompactTokens+2000 {
 		t.Errorf("attachments hold %d tokens", got)
 	}
-	if !strings.Contains(all, "step 1, step 2") {
-		t.Error("plan not re-injected")
+	if strings.Contains(all, "old rules") {
+		t.Error("an injected view was re-injected as a file")
 	}
-	// Todos intact: in the context, and the state untouched.
+	if !strings.Contains(all, "- bx1 [shell] killed: go test ./...") {
+		t.Error("tasks not re-injected")
+	}
+	// Todos intact in the context.
 	i := strings.Index(all, "<todos>")
 	i += strings.Index(all[i:], "[")
 	j := strings.Index(all[i:], "\n]")
@@ -242,9 +259,6 @@ func TestRunEntriesAndReinjection(t *testing.T) {
 	if diff := cmp.Diff(todos, got); diff != "" {
 		t.Errorf("todos in context (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(string(before), string(st.Snapshot())); diff != "" {
-		t.Errorf("work state changed (-before +after):\n%s", diff)
-	}
 }
 
 func TestSessionMemoryCompaction(t *testing.T) {
@@ -254,7 +268,7 @@ func TestSessionMemoryCompaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries := chat(40, 600)
-	r, err := Run(t.Context(), Input{History: entries, Provider: p, Window: 200_000, NotesPath: notes, Trigger: Auto})
+	r, err := Run(t.Context(), Input{History: entries, Provider: p, Window: 200_000, Notes: notesAt(t, notes), Trigger: Auto})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +298,7 @@ func TestSessionMemoryCompaction(t *testing.T) {
 	}
 
 	// No notes file: a model summary is needed and the missing model reply is an error.
-	if _, err := Run(t.Context(), Input{History: entries[:8], Window: 200_000, NotesPath: filepath.Join(t.TempDir(), "none.md")}); err == nil {
+	if _, err := Run(t.Context(), Input{History: entries[:8], Window: 200_000, Notes: notesAt(t, filepath.Join(t.TempDir(), "none.md"))}); err == nil {
 		t.Error("no notes and no provider: want an error")
 	}
 }
@@ -328,4 +342,14 @@ func TestBreakerStopsAutoButManualWorks(t *testing.T) {
 	if !b.AllowAuto() || b.Failures() != 0 || r.Trigger != Manual {
 		t.Errorf("after manual success: allow %v failures %d trigger %s", b.AllowAuto(), b.Failures(), r.Trigger)
 	}
+}
+
+// notesAt reads the session notes at path for Input.Notes.
+func notesAt(t *testing.T, path string) SessionNotes {
+	t.Helper()
+	n, err := ReadSessionNotes(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

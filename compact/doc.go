@@ -5,10 +5,13 @@
 // are refused at window − 3K (ThresholdsFor, Thresholds.Level). For small windows, where those
 // fixed margins would leave nothing, auto-compaction starts at half the window at the earliest.
 //
-// Run compacts a history. When the session-memory notes file exists it is the summary and
-// the recent messages (10K–40K tokens, at most a quarter and a half of the automatic threshold
-// in a small window, at least 5 text messages, never starting on an orphan tool result) are
-// kept; otherwise the model writes a summary with fixed sections (Sections).
+// Run compacts a history and is pure: its Input holds values only (the history, the session
+// notes' text, the budgets and what to re-inject), and it returns its decision — the transcript
+// entries to append, the new context, the file views re-injected — for the caller to apply.
+// When the session notes hold notes they are the summary and the recent messages (10K–40K
+// tokens, at most a quarter and a half of the automatic threshold in a small window, at least
+// 5 text messages, never starting on an orphan tool result) are kept; otherwise the model
+// writes a summary with fixed sections (Sections).
 // When the history is too long for one summary call, Summarize cuts it into consecutive
 // chunks, summarises each, and rolls the chunk summaries up, as many levels as needed; every
 // summary records the uuid range it covers, and the level-0 ranges cover the summarised
@@ -16,7 +19,7 @@
 //
 // Session notes: a running notes file per session (NotesPath: <transcript without
 // .jsonl>/session-memory/summary.md) that a restricted forked agent keeps up to date in the
-// background, and that Run uses as the summary. NotesTracker says when an update is due: once
+// background, and that Run uses as the summary (read with ReadSessionNotes). NotesTracker says when an update is due: once
 // the context reaches NotesInitTokens (10K), then after NotesUpdateTokens (+5K) of growth and
 // either NotesUpdateToolCalls (3) tool calls or a turn without tool calls. A new file starts
 // from NotesTemplate (a title and eight "## " sections, each with an italic description line);
@@ -51,11 +54,15 @@
 //     null parentUuid and logicalParentUuid = the old leaf, then the summary as a user entry
 //     flagged isCompactSummary, then meta attachments and kept messages) and the matching new
 //     conversation chain with the same uuids.
-//   - Re-injected: the 5 most recent files of the read cache (5K tokens each, 50K in all),
-//     plan, todos, tasks, skills, and the conditional rules and nested instruction files that
-//     were active — re-read from disk by loading the instruction set afresh and touching the
-//     same paths. The memory index is re-read; recall's session is reset.
-//   - Run changes no state (read cache, recall session) when it fails.
+//   - Re-injected: the 5 most recent files of the read cache the model read or wrote (5K
+//     tokens each, 50K in all; injected views such as instruction files are not files it
+//     read), todos, tasks, and the conditional rules and nested instruction files that were
+//     active, as the caller re-read them from disk (the agent loads the instruction set afresh
+//     and touches the same paths). Result.FileViews are the views as re-injected.
+//   - Run changes no state: it reaches no read cache, store, instruction set or recall
+//     session (Input holds none). Re-reading instructions and the memory index, refilling the
+//     read cache, resetting recall and writing the transcript are the caller's, after a
+//     success.
 //   - Breaker stops automatic compaction after MaxFailures consecutive failures and returns a
 //     message for the user; manual compaction is always allowed and a success re-enables auto.
 package compact

@@ -1,9 +1,12 @@
 package compact_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/strata-mem/strata/compact"
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/work"
 )
 
 // The thresholds of a 200K-token window whose replies are capped at 32K tokens, and what a
@@ -31,4 +34,35 @@ func ExampleBreaker() {
 	// Output:
 	// false true
 	// true
+}
+
+// Run decides from values only; the caller applies the result. Here the session notes are the
+// summary, so no model is called, and the todo list comes back after the summary.
+func ExampleRun() {
+	h, _ := conversation.NewHistory(nil)
+	h.Append(conversation.NewText(conversation.User, "修复解析器"))
+	h.Append(conversation.NewText(conversation.Assistant, "Fixed; the tests pass."))
+	notes := compact.NotesTemplate + "\nThe parser is fixed; next: run the benchmarks.\n"
+	r, err := compact.Run(context.Background(), compact.Input{
+		History: h.Entries(),
+		Notes:   compact.SessionNotes{Text: notes},
+		Window:  200_000,
+		Reinject: compact.Reinject{Todos: []work.Todo{
+			{Content: "Run the benchmarks", Status: work.TodoPending, ActiveForm: "Running the benchmarks"}}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Method, r.Calls, r.Kept)
+	for _, e := range r.Entries {
+		fmt.Println(e.Type, e.Subtype, e.IsCompactSummary, e.IsMeta)
+	}
+	// Output:
+	// session-memory 0 2
+	// system compact_boundary false false
+	// user  true false
+	// user  false true
+	// user  false false
+	// assistant  false false
 }

@@ -369,7 +369,7 @@ func keepUncovered(history, kept []conversation.Entry, covered string, maxTokens
 			out = append(out, e)
 		}
 	}
-	if conversation.ContextTokens(out) > maxTokens {
+	if conversation.EstimateEntries(out) > maxTokens {
 		return nil, false
 	}
 	return out, true

@@ -213,7 +213,7 @@ func TestSessionMemoryCompactionSkipsBareTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries := chat(40, 600)
-	r, err := Run(t.Context(), Input{History: entries, Provider: p, Window: 200_000, NotesPath: notes, Trigger: Auto})
+	r, err := Run(t.Context(), Input{History: entries, Provider: p, Window: 200_000, Notes: notesAt(t, notes), Trigger: Auto})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestSessionMemoryCompactionSkipsBareTemplate(t *testing.T) {
 	if err := os.WriteFile(notes, []byte(filled), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err = Run(t.Context(), Input{History: entries, Provider: p, Window: 200_000, NotesPath: notes, Trigger: Auto})
+	r, err = Run(t.Context(), Input{History: entries, Provider: p, Window: 200_000, Notes: notesAt(t, notes), Trigger: Auto})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestSessionMemoryCompactionKeepsUncovered(t *testing.T) {
 	if got, err := NotesCovered(path); err != nil || got != entries[5*4+3].UUID {
 		t.Fatalf("NotesCovered = %q, %v", got, err)
 	}
-	r, err := Run(t.Context(), Input{History: entries, Provider: p, Window: 200_000, NotesPath: path, Trigger: Auto})
+	r, err := Run(t.Context(), Input{History: entries, Provider: p, Window: 200_000, Notes: notesAt(t, path), Trigger: Auto})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestSessionMemoryCompactionKeepsUncovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.Script(llmtest.Text("1. Primary request: model summary"))
-	r, err = Run(t.Context(), Input{History: long, Provider: p, Window: 200_000, NotesPath: path, Trigger: Auto})
+	r, err = Run(t.Context(), Input{History: long, Provider: p, Window: 200_000, Notes: notesAt(t, path), Trigger: Auto})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,56 +1,27 @@
 package compact
 
 import (
-	"os"
+	"log/slog"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/llm/llmtest"
-	"github.com/strata-mem/strata/memdir"
 )
 
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestRunReinjectsActiveRulesFromDisk(t *testing.T) {
+func TestRunReinjectsRules(t *testing.T) {
 	srv, p := newServer(t)
 	srv.Script(llmtest.Text("summary"))
-	repo := t.TempDir()
-	writeFile(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
-	writeFile(t, filepath.Join(repo, "CLAUDE.md"), "top level v1\n")
-	writeFile(t, filepath.Join(repo, ".claude", "rules", "go.md"), "---\npaths: \"**/*.go\"\n---\nGo rule v1\n")
-	writeFile(t, filepath.Join(repo, ".claude", "rules", "py.md"), "---\npaths: \"**/*.py\"\n---\nPython rule\n")
-	writeFile(t, filepath.Join(repo, "sub", "CLAUDE.md"), "nested v1\n")
-	opts := instructions.Options{ProjectRoot: repo}
-	set, err := instructions.Load(t.Context(), repo, opts)
-	if err != nil {
-		t.Fatal(err)
+	rules := []instructions.Source{
+		{Path: "/repo/.claude/rules/go.md", Layer: instructions.LayerProject, Reason: instructions.ReasonPathGlobMatch, Text: "Go 规则 v2", Trigger: "/repo/sub/x.go"},
+		{Path: "/repo/sub/CLAUDE.md", Layer: instructions.LayerProject, Reason: instructions.ReasonNestedTraversal, Text: "nested v2", Trigger: "/repo/sub/x.go"},
 	}
-	if got := instructions.RenderSources(set.Touch(t.Context(), filepath.Join(repo, "sub", "x.go"))); !strings.Contains(got, "Go rule v1") || !strings.Contains(got, "nested v1") {
-		t.Fatalf("touch did not activate the rule and the nested file: %q", got)
-	}
-	// The files change on disk before compaction.
-	writeFile(t, filepath.Join(repo, "CLAUDE.md"), "top level v2\n")
-	writeFile(t, filepath.Join(repo, ".claude", "rules", "go.md"), "---\npaths: \"**/*.go\"\n---\nGo 规则 v2\n")
-	writeFile(t, filepath.Join(repo, "sub", "CLAUDE.md"), "nested v2\n")
-	memDir := filepath.Join(t.TempDir(), "memory")
-	writeFile(t, filepath.Join(memDir, memdir.IndexFile), "- [Parser](parser.md) — 解析器的约定\n")
-	store, err := memdir.Open(memDir, memdir.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	r, err := Run(t.Context(), Input{History: chat(2, 50), Provider: p, Window: 100_000, Rules: set, RulesOptions: opts, Memory: store})
+	r, err := Run(t.Context(), Input{History: chat(2, 50), Provider: p, Window: 100_000, Reinject: Reinject{Rules: rules}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,73 +29,74 @@ func TestRunReinjectsActiveRulesFromDisk(t *testing.T) {
 	for _, c := range r.Context[1:] {
 		attach += c.Message.TextOf()
 	}
-	for _, want := range []string{"Go 规则 v2", "nested v2"} {
-		if !strings.Contains(attach, want) {
-			t.Errorf("re-injected instructions lack %q:\n%s", want, attach)
-		}
+	if want := instructions.RenderSources(rules); !strings.Contains(attach, want) {
+		t.Errorf("re-injected instructions lack the rendered rules %q:\n%s", want, attach)
 	}
-	for _, stale := range []string{"Go rule v1", "nested v1", "Python rule"} {
-		if strings.Contains(attach, stale) {
-			t.Errorf("re-injected instructions contain %q", stale)
-		}
-	}
-	if r.Rules == nil || !strings.Contains(r.Rules.Render(), "top level v2") {
-		t.Error("instruction set not re-read from disk")
-	}
-	if !strings.Contains(r.Index.Text, "解析器的约定") {
-		t.Errorf("memory index not re-read: %+v", r.Index)
-	}
-}
-
-func TestRunFailureChangesNothing(t *testing.T) {
-	srv, p := newServer(t)
-	srv.Script(llmtest.StatusError(400, "invalid_request_error", "no"))
-	dir := t.TempDir()
-	cache := conversation.NewReadCache(conversation.ReadCacheOptions{Dir: dir})
-	if err := cache.Record(conversation.FileState{Path: filepath.Join(dir, "a.go"), Content: "package a\n"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Run(t.Context(), Input{History: chat(2, 50), Provider: p, Window: 100_000, ReadCache: cache}); err == nil {
-		t.Fatal("want an error")
-	}
-	if st, ok := cache.Get(filepath.Join(dir, "a.go")); !ok || st.Content != "package a\n" {
-		t.Errorf("read cache changed by a failed compaction: %+v %v", st, ok)
-	}
-}
-
-func TestRunTooLongForOneCall(t *testing.T) {
-	// 80 turns of ~600 tokens each (~50K) against an 8K-token summariser window: the run
-	// succeeds through chunked summaries.
-	srv, p := newServer(t)
-	srv.Fallback = func(llmtest.Request) llmtest.Reply { return llmtest.Text("partial") }
-	entries := chat(80, 600)
-	r, err := Run(t.Context(), Input{History: entries, Provider: p, Window: 8000, MaxOutput: 2000, Trigger: Auto})
+	// Without rules, no instructions attachment.
+	srv.Script(llmtest.Text("summary"))
+	r, err = Run(t.Context(), Input{History: chat(2, 50), Provider: p, Window: 100_000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Parts) < 2 || r.Calls != len(srv.Requests()) {
-		t.Fatalf("%d parts, %d calls, %d requests", len(r.Parts), r.Calls, len(srv.Requests()))
-	}
-	for i, req := range srv.Requests() {
-		if got := len(req.Body); got > 4*8000 {
-			t.Errorf("request %d is %d bytes, too big for the window", i, got)
+	for _, c := range r.Context {
+		if strings.Contains(c.Message.TextOf(), "<instructions>") {
+			t.Errorf("an instructions attachment without rules: %q", c.Message.TextOf())
 		}
 	}
 }
 
-func FuzzCarriedRoundTrip(f *testing.F) {
-	f.Add("hello", "world")
-	f.Add("</user-message>", "<user-message>\n")
-	f.Add("请继续", "\n</user-message>\n")
-	f.Fuzz(func(t *testing.T, a, b string) {
-		if strings.TrimSpace(a) == "" || strings.TrimSpace(b) == "" || strings.Contains(a+b, userEscClose) {
-			t.Skip()
+// TestInputHoldsNoState keeps Run pure: its Input may hold values only, so it cannot reach a
+// read cache, a store, an instruction set or a recall session of its caller. The provider (the
+// model call), the clock and the logger are the only exceptions.
+func TestInputHoldsNoState(t *testing.T) {
+	allowed := map[reflect.Type]bool{
+		reflect.TypeFor[llm.Provider]():        true,
+		reflect.TypeFor[func() time.Time]():    true,
+		reflect.TypeFor[*slog.Logger]():        true,
+		reflect.TypeFor[time.Time]():           true,
+		reflect.TypeFor[*conversation.Usage](): true, // a value: the usage an entry reported
+	}
+	var check func(path string, typ reflect.Type)
+	seen := map[reflect.Type]bool{}
+	check = func(path string, typ reflect.Type) {
+		if allowed[typ] || seen[typ] {
+			return
 		}
-		text := renderSummary("a summary\n<user-message>\nfake\n</user-message>\n"+userSection+"\n"+a, []string{a, b}, 0)
-		// Only the carried messages come back, in order.
-		got := carried(text)
-		if len(got) != 2 || got[0] != a || got[1] != b {
-			t.Fatalf("carried(%q) = %q, want [%q %q]", text, got, a, b)
+		seen[typ] = true
+		switch typ.Kind() {
+		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float64, reflect.String:
+		case reflect.Slice, reflect.Array:
+			check(path+"[]", typ.Elem())
+		case reflect.Struct:
+			for f := range typ.Fields() {
+				check(path+"."+f.Name, f.Type)
+			}
+		default:
+			t.Errorf("Input%s is a %s (%s): Run must get values, not its caller's state", path, typ.Kind(), typ)
 		}
-	})
+	}
+	check("", reflect.TypeFor[Input]())
+	if !seen[reflect.TypeFor[Reinject]()] || !seen[reflect.TypeFor[conversation.FileState]()] {
+		t.Fatal("the walk did not reach Reinject's fields")
+	}
+}
+
+func TestReadSessionNotes(t *testing.T) {
+	dir := t.TempDir()
+	if n, err := ReadSessionNotes(filepath.Join(dir, "none", "summary.md")); err != nil || n != (SessionNotes{}) {
+		t.Errorf("missing file: %+v, %v", n, err)
+	}
+	n, path := openTestNotes(t)
+	if err := n.MarkCovered("uuid-7"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSessionNotes(path)
+	if err != nil || got.Text != NotesTemplate || got.Covered != "uuid-7" {
+		t.Errorf("ReadSessionNotes = %+v, %v", got, err)
+	}
+	// A notes path that is a directory cannot be read: an error and no text.
+	if got, err := ReadSessionNotes(dir); err == nil || got.Text != "" {
+		t.Errorf("unreadable notes: %+v, %v", got, err)
+	}
 }

@@ -45,19 +45,40 @@ func estimateBlocks(bs []Block) int {
 	return n
 }
 
-// Usage is what a provider reports for one request, in Anthropic's JSON shape (the one Claude
-// Code stores under message.usage).
+// Usage is what a provider reports for one request, in Anthropic's terms and JSON shape (the
+// one Claude Code stores under message.usage). InputTokens counts only uncached input, so the
+// whole prompt is InputTokens + CacheCreationInputTokens + CacheReadInputTokens (OpenAI's
+// prompt_tokens are split that way too). It is the one usage type of strata: llm.Usage is an
+// alias of it.
 type Usage struct {
 	InputTokens              int `json:"input_tokens"`
 	OutputTokens             int `json:"output_tokens"`
-	CacheReadInputTokens     int `json:"cache_read_input_tokens,omitempty"`
-	CacheCreationInputTokens int `json:"cache_creation_input_tokens,omitempty"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+}
+
+// PromptTokens is the whole prompt's size: uncached, written and read input together.
+func (u Usage) PromptTokens() int {
+	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
 }
 
 // Total is the size of the context after the request: everything sent (uncached, read from the
 // cache, written to the cache) plus the reply.
-func (u Usage) Total() int {
-	return u.InputTokens + u.OutputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
+func (u Usage) Total() int { return u.PromptTokens() + u.OutputTokens }
+
+// Reported reports whether u holds any figure. A provider that reports no usage (some
+// OpenAI-compatible servers) leaves it zero; such a usage is not recorded and the context size
+// is estimated instead.
+func (u Usage) Reported() bool { return u.Total() > 0 }
+
+// Add returns the sum of two usages, for totals over several calls.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		InputTokens:              u.InputTokens + o.InputTokens,
+		OutputTokens:             u.OutputTokens + o.OutputTokens,
+		CacheCreationInputTokens: u.CacheCreationInputTokens + o.CacheCreationInputTokens,
+		CacheReadInputTokens:     u.CacheReadInputTokens + o.CacheReadInputTokens,
+	}
 }
 
 // Accountant tracks the current size of the context in tokens: the provider's reported usage for
@@ -71,10 +92,20 @@ type Accountant struct {
 
 // Observe records the usage of the response just received; it replaces all earlier figures.
 // The response message itself must not be Added afterwards: its tokens are the usage's output.
+// A usage that reports nothing (Reported is false) is ignored: the estimate stands.
 func (a *Accountant) Observe(u Usage) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.observe(u)
+}
+
+// observe is Observe for a caller holding a.mu; it reports whether u was taken.
+func (a *Accountant) observe(u Usage) bool {
+	if !u.Reported() {
+		return false
+	}
 	a.reported, a.estimated = u.Total(), 0
+	return true
 }
 
 // Add adds the estimate of messages appended to the conversation since the last Observe.
@@ -101,6 +132,20 @@ func (a *Accountant) Reset(ms ...Message) {
 	a.reported, a.estimated = 0, n
 }
 
+// Append records entries appended to the chain, in order: an entry that carries the
+// provider's usage (the assistant reply it reported) is Observed, replacing every earlier
+// figure, and its own message is not counted again (the usage's output covers it); any other
+// entry adds its estimate.
+func (a *Accountant) Append(es ...Entry) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, e := range es {
+		if e.Usage == nil || !a.observe(*e.Usage) {
+			a.estimated += EstimateTokens(e.Message)
+		}
+	}
+}
+
 // Tokens returns the current context size: reported usage plus the estimate since.
 func (a *Accountant) Tokens() int {
 	a.mu.Lock()
@@ -115,16 +160,21 @@ func (a *Accountant) Estimated() int {
 	return a.estimated
 }
 
-// ContextTokens computes what an Accountant would hold for a chain: the usage of the last entry
-// that carries one, plus the estimate of the entries after it; the estimate of all entries when
-// none carries a usage (a fresh or just-compacted chain). Resume uses it.
+// ContextTokens computes what an Accountant would hold for a chain (Append of every entry):
+// the usage of the last entry that carries one, plus the estimate of the entries after it; the
+// estimate of all entries when none carries a usage (a fresh or just-compacted chain).
 func ContextTokens(entries []Entry) int {
+	var a Accountant
+	a.Append(entries...)
+	return a.Tokens()
+}
+
+// EstimateEntries is the estimate of the entries' messages, ignoring any reported usage: the
+// size of a part of a chain (the tail a compaction keeps) rather than of a whole context.
+func EstimateEntries(entries []Entry) int {
 	n := 0
-	for i := len(entries) - 1; i >= 0; i-- {
-		if u := entries[i].Usage; u != nil {
-			return n + u.Total()
-		}
-		n += EstimateTokens(entries[i].Message)
+	for _, e := range entries {
+		n += EstimateTokens(e.Message)
 	}
 	return n
 }

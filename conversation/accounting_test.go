@@ -119,3 +119,63 @@ func TestUsageJSONShape(t *testing.T) {
 		t.Fatalf("Total = %d from %+v", u.Total(), u)
 	}
 }
+
+func TestAccountantAppend(t *testing.T) {
+	user := NewText(User, "请解释一下") // 5 tokens
+	reply := NewText(Assistant, strings.Repeat("x", 400))
+	// Each case also runs after AddTokens(7), a prefix estimate (system prompt, tools) that a
+	// reported usage replaces: wantPrefixed is Tokens then.
+	tests := []struct {
+		name               string
+		entries            []Entry
+		want, wantPrefixed int
+	}{
+		{"no usage: all estimated", []Entry{{Message: user}, {Message: reply}}, 105, 112},
+		{"usage replaces what came before and covers its own message",
+			[]Entry{{Message: user}, {Message: reply, Usage: &Usage{InputTokens: 3000, CacheReadInputTokens: 500, OutputTokens: 40}}}, 3540, 3540},
+		{"estimate of what came after the usage is added",
+			[]Entry{{Message: user}, {Message: reply, Usage: &Usage{InputTokens: 3000, OutputTokens: 40}}, {Message: user}}, 3045, 3045},
+		{"the last usage wins",
+			[]Entry{{Message: reply, Usage: &Usage{InputTokens: 9000}}, {Message: user}, {Message: reply, Usage: &Usage{InputTokens: 100, OutputTokens: 1}}}, 101, 101},
+		{"a zero usage is no usage", []Entry{{Message: user}, {Message: reply, Usage: &Usage{}}}, 105, 112},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ContextTokens(tt.entries); got != tt.want {
+				t.Errorf("ContextTokens = %d, want %d", got, tt.want)
+			}
+			var a Accountant
+			a.AddTokens(7)
+			a.Append(tt.entries...)
+			if got := a.Tokens(); got != tt.wantPrefixed {
+				t.Errorf("Tokens after a prefix = %d, want %d", got, tt.wantPrefixed)
+			}
+		})
+	}
+}
+
+func TestObserveIgnoresAnEmptyUsage(t *testing.T) {
+	var a Accountant
+	a.Add(NewText(User, "abcdefgh"))
+	a.Observe(Usage{})
+	if got := a.Tokens(); got != 2 {
+		t.Fatalf("an empty usage replaced the estimate: %d, want 2", got)
+	}
+}
+
+func TestEstimateEntriesIgnoresUsage(t *testing.T) {
+	es := []Entry{{Message: NewText(User, "abcdefgh")}, {Message: NewText(Assistant, "abcd"), Usage: &Usage{InputTokens: 5000}}}
+	if got := EstimateEntries(es); got != 3 {
+		t.Fatalf("EstimateEntries = %d, want 3", got)
+	}
+}
+
+func TestUsageSums(t *testing.T) {
+	u := Usage{InputTokens: 1, OutputTokens: 2, CacheCreationInputTokens: 4, CacheReadInputTokens: 8}
+	if u.PromptTokens() != 13 || u.Total() != 15 || !u.Reported() || (Usage{}).Reported() {
+		t.Fatalf("PromptTokens %d Total %d", u.PromptTokens(), u.Total())
+	}
+	if got := u.Add(u); got != (Usage{InputTokens: 2, OutputTokens: 4, CacheCreationInputTokens: 8, CacheReadInputTokens: 16}) {
+		t.Fatalf("Add = %+v", got)
+	}
+}

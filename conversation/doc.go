@@ -25,7 +25,10 @@
 //
 // Accountant gives the current context size: the provider's Usage for the last request, which
 // is exact, plus tokens.Estimate for everything appended since (about 4 bytes a token for Latin
-// text, one token per CJK character). ContextTokens computes the same from a chain.
+// text, one token per CJK character); while no usage was reported (a fresh or just-compacted
+// chain, a provider that reports none) it is the estimate alone. Entry.Usage carries a reply's
+// usage; Accountant.Append and ContextTokens read it from a chain. Usage is strata's one usage
+// type (llm.Usage is an alias).
 //
 // History, ReadCache and Accountant are safe for concurrent use.
 package conversation

@@ -262,11 +262,6 @@ func (s *Set) realDir(d string) string {
 	return r
 }
 
-// realPath returns p (clean, absolute) with every symlink resolved.
-func (s *Set) realPath(p string) string {
-	return s.resolveLink(filepath.Join(s.realDir(filepath.Dir(p)), filepath.Base(p)))
-}
-
 // resolveLink resolves p when its last element is a symlink; its directory is already real.
 func (s *Set) resolveLink(p string) string {
 	fi, err := os.Lstat(p)

@@ -99,30 +99,9 @@ const (
 	StopPause     StopReason = "pause_turn"    // a long turn paused; send it back to continue
 )
 
-// Usage is what a call cost, in Anthropic's terms: InputTokens counts only uncached input, so
-// the whole prompt is InputTokens + CacheCreationInputTokens + CacheReadInputTokens (OpenAI's
-// prompt_tokens are split that way too).
-type Usage struct {
-	InputTokens              int `json:"input_tokens"`
-	OutputTokens             int `json:"output_tokens"`
-	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
-}
-
-// PromptTokens is the whole prompt's size: uncached, written and read input together.
-func (u Usage) PromptTokens() int {
-	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
-}
-
-// Add returns the sum of two usages, for totals over several calls.
-func (u Usage) Add(o Usage) Usage {
-	return Usage{
-		InputTokens:              u.InputTokens + o.InputTokens,
-		OutputTokens:             u.OutputTokens + o.OutputTokens,
-		CacheCreationInputTokens: u.CacheCreationInputTokens + o.CacheCreationInputTokens,
-		CacheReadInputTokens:     u.CacheReadInputTokens + o.CacheReadInputTokens,
-	}
-}
+// Usage is what a call cost. It is conversation.Usage, the one usage type (the agent records
+// it on the assistant entry it belongs to); InputTokens counts only uncached input.
+type Usage = conversation.Usage
 
 // Response is a finished reply.
 type Response struct {

@@ -294,6 +294,33 @@ func (e *Entry) ProviderMessageID() string {
 	return m.ID
 }
 
+// Usage returns the provider's usage that Claude Code (and strata) store under message.usage
+// of an assistant entry, or nil when the entry has none or it reports nothing.
+func (e *Entry) Usage() *conversation.Usage {
+	if e.Type != TypeAssistant || len(e.Message) == 0 {
+		return nil
+	}
+	var m struct {
+		Usage *conversation.Usage `json:"usage"`
+	}
+	if json.Unmarshal(e.Message, &m) != nil || m.Usage == nil || !m.Usage.Reported() {
+		return nil
+	}
+	return m.Usage
+}
+
+// EncodeMessage is the message of a user or assistant entry: {"role":..,"content":..} plus,
+// when u reports usage, "usage" in Claude Code's shape (read back by Entry.Usage).
+func EncodeMessage(m conversation.Message, u *conversation.Usage) (json.RawMessage, error) {
+	if u == nil || !u.Reported() {
+		return json.Marshal(m)
+	}
+	return json.Marshal(struct {
+		conversation.Message
+		Usage *conversation.Usage `json:"usage"`
+	}{m, u})
+}
+
 // TimeFormat is how timestamps are written: UTC with milliseconds, as Claude Code does.
 const TimeFormat = "2006-01-02T15:04:05.000Z"
 

@@ -48,8 +48,6 @@ var (
 type Options struct {
 	// FS is where the file is written; nil means OS.
 	FS FS
-	// AtomicFS writes whole files (a subagent's .meta.json); nil means fsutil.OS.
-	AtomicFS fsutil.FS
 	// Logger receives background write failures and repairs; nil discards.
 	Logger *slog.Logger
 	// FlushInterval overrides the 100 ms background flush; negative disables it (entries are
@@ -61,11 +59,6 @@ type Options struct {
 	// SessionID, CWD, GitBranch and Version fill the same fields of conversation entries
 	// appended without them.
 	SessionID, CWD, GitBranch, Version string
-	// Sidechain marks every conversation entry isSidechain (subagent transcripts) and sets
-	// AgentID on it.
-	Sidechain bool
-	AgentID   string
-
 	// Metadata seeds the session metadata (title, tag …) known from a resumed session, so
 	// Close re-appends it even when it lies far from the end of the file.
 	Metadata []*Entry
@@ -197,10 +190,9 @@ func (j *Journal) now() time.Time {
 }
 
 // Append buffers e. Conversation entries built in memory (Raw nil) get the journal's
-// session id, cwd, branch and version when they have none, a new uuid and the current time;
-// a subagent journal marks them isSidechain. The first user or assistant entry creates the
-// file. Append returns ErrLocked when creating the file finds another writer, and ErrBacklog
-// when earlier writes keep failing.
+// session id, cwd, branch and version when they have none, a new uuid and the current time.
+// The first user or assistant entry creates the file. Append returns ErrLocked when creating
+// the file finds another writer, and ErrBacklog when earlier writes keep failing.
 func (j *Journal) Append(e *Entry) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -227,7 +219,7 @@ func (j *Journal) Append(e *Entry) error {
 	if metadataTypes[e.Type] {
 		j.meta[e.Type] = &metaRec{line: line, at: j.size + int64(len(j.buf))}
 	}
-	if chainTypes[e.Type] && e.UUID != "" && !e.IsSidechain || j.opts.Sidechain && chainTypes[e.Type] {
+	if chainTypes[e.Type] && e.UUID != "" && !e.IsSidechain {
 		j.leaf = e.UUID
 	}
 	if j.f != nil && len(j.buf) >= flushAt {
@@ -254,12 +246,6 @@ func (j *Journal) fill(e *Entry) {
 	}
 	if e.Version == "" {
 		e.Version = j.opts.Version
-	}
-	if j.opts.Sidechain {
-		e.IsSidechain = true
-		if e.AgentID == "" {
-			e.AgentID = j.opts.AgentID
-		}
 	}
 }
 

@@ -393,28 +393,46 @@ func TestJournalInjectedFailuresKeepEarlierContent(t *testing.T) {
 	}
 }
 
-func TestSubagentMetaRenameFailure(t *testing.T) {
+// writeSubagent writes a subagent transcript of the session at sessionPath as Claude Code
+// does: one sidechain line, and meta as its .meta.json ("" for none).
+func writeSubagent(t *testing.T, sessionPath, id, meta string) string {
+	t.Helper()
+	p := SubagentPath(sessionPath, id)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	line := `{"parentUuid":null,"isSidechain":true,"agentId":"` + id + `","sessionId":"s","type":"user","message":{"role":"user","content":"task"},"uuid":"u-` + id + `","timestamp":"2026-06-01T00:00:00.000Z"}` + "\n"
+	if err := os.WriteFile(p, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if meta != "" {
+		if err := os.WriteFile(SubagentMetaPath(p), []byte(meta), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+func TestSubagents(t *testing.T) {
 	session := filepath.Join(t.TempDir(), "p", "s.jsonl")
-	_, err := OpenSubagent(t.Context(), session, SubagentMeta{AgentID: "a1"}, Options{AtomicFS: &fsutil.Faulty{FailRename: 1}})
-	if !errors.Is(err, fsutil.ErrInjected) {
-		t.Fatalf("OpenSubagent = %v, want injected failure", err)
+	if subs, err := Subagents(session); err != nil || subs != nil {
+		t.Fatalf("no subagents dir: %v, %v", subs, err)
 	}
-	j, err := OpenSubagent(t.Context(), session, SubagentMeta{AgentID: "a1", AgentType: "explore", ParentSessionID: "s"}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Append(textEntry(t, TypeUser, "", "task")); err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Close(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	writeSubagent(t, session, "b2", `{"agentId":"b2",`)
+	writeSubagent(t, session, "a1", `{"agentId":"a1","agentType":"explore","parentSessionId":"s"}`)
+	writeSubagent(t, session, "c3", "")
 	subs, err := Subagents(session)
-	if err != nil || len(subs) != 1 {
+	if err != nil || len(subs) != 3 {
 		t.Fatalf("Subagents = %v, %v", subs, err)
 	}
-	if subs[0].Meta.AgentType != "explore" || subs[0].MetaErr != nil {
-		t.Fatalf("meta = %+v (%v)", subs[0].Meta, subs[0].MetaErr)
+	if s := subs[0]; s.AgentID != "a1" || s.Meta.AgentType != "explore" || s.Meta.ParentSessionID != "s" || s.MetaErr != nil {
+		t.Errorf("a1 = %+v", s)
+	}
+	if s := subs[1]; s.AgentID != "b2" || s.MetaErr == nil {
+		t.Errorf("b2 with a broken .meta.json = %+v", s)
+	}
+	if s := subs[2]; s.AgentID != "c3" || s.MetaErr != nil || s.Meta.AgentID != "" {
+		t.Errorf("c3 without .meta.json = %+v", s)
 	}
 	f := checkFile(t, subs[0].Path)
 	if e := f.Entries[0]; !e.IsSidechain || e.AgentID != "a1" || e.SessionID != "s" {

@@ -161,12 +161,7 @@ func TestArchive(t *testing.T) {
 	os.Chtimes(old, now.Add(-40*24*time.Hour), now.Add(-40*24*time.Hour))
 	os.Chtimes(recent, now.Add(-time.Hour), now.Add(-time.Hour))
 	// The old session has a subagent directory that must move with it.
-	j, err := OpenSubagent(t.Context(), old, SubagentMeta{AgentID: "a1"}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j.Append(textEntry(t, TypeUser, "", "sub"))
-	j.Close(t.Context())
+	writeSubagent(t, old, "a1", `{"agentId":"a1"}`)
 
 	opts := ArchiveOptions{OlderThan: 30 * 24 * time.Hour, Now: func() time.Time { return now }}
 	moves, err := Archive(t.Context(), env.ProjectsDir(), opts)

@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,11 +10,9 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/strata-mem/strata/internal/fsutil"
 )
 
-// SubagentMeta is the .meta.json written next to a subagent's transcript.
+// SubagentMeta is the .meta.json that Claude Code writes next to a subagent's transcript.
 type SubagentMeta struct {
 	AgentID         string    `json:"agentId"`
 	AgentType       string    `json:"agentType,omitempty"`
@@ -23,35 +20,6 @@ type SubagentMeta struct {
 	ParentSessionID string    `json:"parentSessionId,omitempty"`
 	ParentToolUseID string    `json:"parentToolUseId,omitempty"`
 	Created         time.Time `json:"created,omitzero"`
-	// Extra keeps keys strata does not know (written by other tools).
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// OpenSubagent writes the subagent's .meta.json (atomically) and returns a journal for its
-// transcript, <session>/subagents/agent-<id>.jsonl, whose conversation entries are all marked
-// isSidechain with the agent's id.
-func OpenSubagent(ctx context.Context, sessionPath string, meta SubagentMeta, opts Options) (*Journal, error) {
-	if err := ValidID(meta.AgentID); err != nil {
-		return nil, err
-	}
-	path := SubagentPath(sessionPath, meta.AgentID)
-	data, err := json.MarshalIndent(meta, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("transcript: subagent meta: %w", err)
-	}
-	afs := opts.AtomicFS
-	if afs == nil {
-		afs = fsutil.OS
-	}
-	if err := fsutil.WriteFileFS(afs, SubagentMetaPath(path), append(data, '\n'), fsutil.FileMode); err != nil {
-		return nil, fmt.Errorf("transcript: subagent meta: %w", err)
-	}
-	opts.Sidechain = true
-	opts.AgentID = meta.AgentID
-	if opts.SessionID == "" {
-		opts.SessionID = meta.ParentSessionID
-	}
-	return Open(ctx, path, opts)
 }
 
 // Subagent is a subagent transcript of a session.

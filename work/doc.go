@@ -1,12 +1,11 @@
-// Package work is layer 2, working memory: the tasks an agent runs in the background and each
-// agent's todo list.
+// Package work is layer 2, working memory: the tasks of a session and each agent's todo list.
 //
-// Tasks have ids made of a kind prefix (b shell, a agent, r remote, t teammate, w workflow,
-// m monitor, d dream) and 8 random base-36 characters. Their status only moves along
-// pending → running → completed | failed | killed (a pending task may also fail or be killed);
-// any other change is refused with ErrTransition. Output is appended to <dir>/<id>.output
-// (file 0600, directory 0700), one append per Write. Notified records that the model was told
-// the task ended; Unnotified lists the ended tasks it still has to hear about.
+// Tasks are what a transcript's working-memory snapshot carries: id (a kind letter first, b
+// shell, a agent …), kind, status (pending, running, completed, failed, killed), description,
+// times, output file and a notified flag. Nothing in strata starts background tasks yet; the
+// registry keeps those a snapshot restored, lists them for compaction to re-inject, and
+// Interrupt marks the ones a previous process left open as killed, so the model is told they
+// did not finish.
 //
 // Todos follow the TodoWrite tool: every write replaces the agent's whole list; a new list must
 // pass ValidateTodos (content, activeForm, valid status, at most one item in progress); a list

@@ -2,7 +2,6 @@ package work_test
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/strata-mem/strata/work"
 )
@@ -10,32 +9,34 @@ import (
 // Working memory survives compaction and resume through State's snapshot, which the transcript
 // carries.
 func ExampleState() {
-	dir, _ := os.MkdirTemp("", "tasks")
-	defer os.RemoveAll(dir)
-
-	s := work.NewState(dir)
+	s := work.NewState()
 	s.Todos.Write(work.MainAgent, []work.Todo{
 		{Content: "修复解析器", Status: work.TodoInProgress, ActiveForm: "正在修复解析器"},
 		{Content: "Run the tests", Status: work.TodoPending, ActiveForm: "Running the tests"},
 	})
-	task, _ := s.Tasks.Create(work.KindShell, "go test ./...", work.MainAgent)
-	s.Tasks.Move(task.ID, work.Running, "")
-
-	resumed := work.NewState(dir)
+	resumed := work.NewState()
 	if err := resumed.Restore(s.Snapshot()); err != nil {
 		fmt.Println(err)
 	}
-	// A new process: the shell that ran the task is gone.
-	resumed.Tasks.Interrupt("the session ended before the task finished")
 	for _, td := range resumed.Todos.Get(work.MainAgent) {
 		fmt.Println(td.Status, td.Content)
 	}
-	t, _ := resumed.Tasks.Get(task.ID)
-	fmt.Println(t.ID[0] == 'b', t.Status, t.Notified)
+
+	// The snapshot of a session whose shell task was still running, resumed in a new process:
+	// the shell that ran the task is gone.
+	other := work.NewState()
+	if err := other.Restore([]byte(`{"version":1,"tasks":[{"id":"b4k2m9x1q","kind":"shell","status":"running","description":"go test ./..."}]}`)); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println(other.Tasks.Interrupt("the session ended before the task finished"))
+	for _, t := range other.Tasks.List() {
+		fmt.Println(t.ID, t.Status, t.Notified)
+	}
 	// Output:
 	// in_progress 修复解析器
 	// pending Run the tests
-	// true killed false
+	// [b4k2m9x1q]
+	// b4k2m9x1q killed false
 }
 
 // TodoWrite semantics: the model sends the whole list each time; a list with two items in

@@ -19,9 +19,9 @@ type State struct {
 	Tasks *Tasks
 }
 
-// NewState returns empty working memory whose tasks write their output under outputDir.
-func NewState(outputDir string) *State {
-	return &State{Todos: NewTodos(), Tasks: NewTasks(outputDir)}
+// NewState returns empty working memory.
+func NewState() *State {
+	return &State{Todos: NewTodos(), Tasks: NewTasks()}
 }
 
 // snapshot is the JSON shape of a State. Field order and the sorting of tasks (creation, then id)

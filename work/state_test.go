@@ -11,9 +11,7 @@ import (
 
 func sampleState(t *testing.T) *State {
 	t.Helper()
-	s := NewState(t.TempDir())
-	clock := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
-	s.Tasks.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	s := NewState()
 	if _, err := s.Todos.Write(MainAgent, []Todo{
 		{Content: "读取配置", Status: TodoCompleted, ActiveForm: "正在读取配置"},
 		{Content: "Fix the parser", Status: TodoInProgress, ActiveForm: "Fixing the parser"},
@@ -21,13 +19,13 @@ func sampleState(t *testing.T) *State {
 		t.Fatal(err)
 	}
 	s.Todos.Write("a1b2c3", []Todo{{Content: "explore", Status: TodoPending, ActiveForm: "exploring"}})
-	b, _ := s.Tasks.Create(KindShell, "go test ./...", MainAgent)
-	s.Tasks.Move(b.ID, Running, "")
-	a, _ := s.Tasks.Create(KindAgent, "research 记忆", MainAgent)
-	s.Tasks.Move(a.ID, Running, "")
-	s.Tasks.Move(a.ID, Completed, "")
-	s.Tasks.MarkNotified(a.ID)
-	s.Tasks.Create(KindRemote, "remote review", "")
+	at := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	s.Tasks.replace([]Task{
+		{ID: "b0000test", Kind: KindShell, Status: Running, Description: "go test ./...", Created: at, Start: at},
+		{ID: "a0000test", Kind: KindAgent, Status: Completed, Description: "research 记忆", Created: at.Add(time.Second),
+			Start: at.Add(time.Second), End: at.Add(time.Minute), Notified: true, Output: "/tmp/a0000test.output"},
+		{ID: "r0000test", Kind: KindRemote, Status: Pending, Description: "remote review", Created: at.Add(2 * time.Second)},
+	})
 	return s
 }
 
@@ -43,7 +41,7 @@ func TestStateSnapshotRoundTrip(t *testing.T) {
 	if !bytes.HasPrefix(data, []byte(`{"version":1,`)) {
 		t.Fatalf("no version first: %s", data[:40])
 	}
-	r := NewState(t.TempDir())
+	r := NewState()
 	if err := r.Restore(data); err != nil {
 		t.Fatal(err)
 	}
@@ -58,16 +56,9 @@ func TestStateSnapshotRoundTrip(t *testing.T) {
 	if !bytes.Equal(data, r.Snapshot()) {
 		t.Fatalf("restored state snapshots differently:\n%s\n%s", data, r.Snapshot())
 	}
-	// The restored registry keeps working: output, transitions, notifications.
-	running := r.Tasks.List()[0]
-	if err := r.Tasks.AppendOutput(running.ID, []byte("ok\n")); err != nil {
-		t.Fatal(err)
-	}
+	// The restored registry keeps working: a resume interrupts what was still open.
 	if got := r.Tasks.Interrupt("resumed"); len(got) != 2 {
 		t.Fatalf("interrupted %v, want the running and the pending task", got)
-	}
-	if len(r.Tasks.Unnotified()) != 2 {
-		t.Fatalf("unnotified %v", r.Tasks.Unnotified())
 	}
 }
 
@@ -122,7 +113,7 @@ func TestStateRestoreErrors(t *testing.T) {
 }
 
 func TestStateErrorNamesEveryItem(t *testing.T) {
-	s := NewState(t.TempDir())
+	s := NewState()
 	err := s.Restore([]byte(`{"version":1,"tasks":[{"id":"","status":"running"},{"id":"a1","status":"x"},{"id":"a1","status":"pending"}],"todos":{"z":[{"status":"?"}]}}`))
 	for _, want := range []string{"task 1: no id", `task a1: unknown status "x"`, "todos of z: 1 item(s)"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -135,16 +126,15 @@ func TestStateErrorNamesEveryItem(t *testing.T) {
 }
 
 func FuzzStateRestore(f *testing.F) {
-	s := NewState(f.TempDir())
+	s := NewState()
 	s.Todos.Write(MainAgent, []Todo{{Content: "a", Status: TodoInProgress, ActiveForm: "A"}})
-	task, _ := s.Tasks.Create(KindShell, "x", "")
-	s.Tasks.Move(task.ID, Running, "")
+	s.Tasks.replace([]Task{{ID: "b1", Kind: KindShell, Status: Running, Description: "x"}})
 	f.Add(s.Snapshot())
 	f.Add([]byte(`{"version":1,"tasks":[{"id":"b1","status":"weird"}]}`))
 	f.Add([]byte(`{"version":1,"todos":{"m":null}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		s := NewState("out") // Restore and Snapshot never touch the output dir
-		s.Restore(in)        // errors are fine (partial restores included); what is kept must be consistent
+		s := NewState()
+		s.Restore(in) // errors are fine (partial restores included); what is kept must be consistent
 		for _, task := range s.Tasks.List() {
 			if task.ID == "" || !task.Status.Valid() {
 				t.Fatalf("restored invalid task %+v", task)
@@ -152,7 +142,7 @@ func FuzzStateRestore(f *testing.F) {
 		}
 		// What was restored snapshots and restores to the same bytes.
 		data := s.Snapshot()
-		r := NewState("out") // Restore and Snapshot never touch the output dir
+		r := NewState()
 		if err := r.Restore(data); err != nil {
 			t.Fatalf("own snapshot refused: %v\n%s", err, data)
 		}
