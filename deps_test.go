@@ -22,6 +22,7 @@ var rungs = [][]string{
 	{"recall"},
 	{"llm", "llm/anthropic", "llm/openai", "llm/llmtest"},
 	{"compact", "extract"},
+	{"workspace"},
 	{"agent"},
 	{"mcpserver", "internal/cli"},
 	{"cmd/strata"},

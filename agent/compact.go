@@ -7,7 +7,6 @@ import (
 
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/conversation"
-	"github.com/strata-mem/strata/instructions"
 	"github.com/strata-mem/strata/llm"
 )
 
@@ -40,7 +39,7 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 		Work:         a.work,
 		Agent:        a.sessionID,
 		Rules:        a.instr,
-		RulesOptions: instructions.Options{Env: a.opts.Env, Settings: a.opts.Settings, Logger: a.opts.Logger},
+		RulesOptions: a.opts.Workspace.InstructionsOptions(),
 		Memory:       a.store,
 		Recall:       a.recallS,
 		Now:          a.now,
