@@ -140,6 +140,24 @@ func (s *Set) closeBase() {
 	}
 }
 
+// ProjectRoot is config.ProjectRoot(cwd) at the cost of the instruction loader: cwd is
+// resolved with one system call where the kernel allows it, and .git is looked for relative to
+// it. It returns cwd with its symlinks resolved, and the project root; it fails when cwd is not
+// a directory. Callers that read settings before Load use it to find the root cheaply.
+func ProjectRoot(cwd string) (dir, root string, err error) {
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", "", fmt.Errorf("instructions: working directory %s: %w", cwd, err)
+	}
+	r, fd, err := resolveDir(abs)
+	if err != nil {
+		return "", "", fmt.Errorf("instructions: working directory: %w", err)
+	}
+	s := &Set{base: base{fd: fd, dir: r}}
+	defer s.closeBase()
+	return r, s.projectRoot(r), nil
+}
+
 // projectRoot is config.ProjectRoot for a directory whose symlinks are already resolved: the
 // nearest directory holding .git, with worktrees mapped to their main tree by config.
 func (s *Set) projectRoot(abs string) string {

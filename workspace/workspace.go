@@ -50,6 +50,7 @@ type Options struct {
 type Workspace struct {
 	env      config.Env
 	cwd      string // absolute, as given
+	real     string // cwd with symlinks resolved
 	root     string // canonical project root, symlinks resolved
 	settings config.Settings
 	errs     []error // settings files that could not be read or parsed
@@ -82,11 +83,22 @@ func Open(ctx context.Context, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace: working directory %s: %w", cwd, err)
 	}
-	w := &Workspace{env: opts.Env, cwd: abs, root: config.ProjectRoot(abs), opts: opts}
+	w := &Workspace{env: opts.Env, cwd: abs, opts: opts}
+	// The instruction loader's way to the root costs a fraction of config.ProjectRoot's, and
+	// strata context's start-up is mostly this; a directory it cannot open is left to the
+	// layers that use it to report.
+	if w.real, w.root, err = instructions.ProjectRoot(abs); err != nil {
+		w.real, w.root = abs, config.ProjectRoot(abs)
+	}
 	if opts.Settings != nil {
 		w.settings = *opts.Settings
 	} else {
-		w.settings, w.errs = opts.Env.Load(w.root)
+		// The project's settings files live in .claude: without one, only the user's are read.
+		settingsRoot := w.root
+		if fi, err := os.Stat(filepath.Join(w.root, ".claude")); err != nil || !fi.IsDir() {
+			settingsRoot = ""
+		}
+		w.settings, w.errs = opts.Env.Load(settingsRoot)
 	}
 	return w, nil
 }
@@ -243,13 +255,7 @@ func (w *Workspace) addIndex(ctx context.Context, set *instructions.Set) {
 
 // TranscriptDir returns the directory of the transcripts of sessions started in Cwd:
 // $STRATA_HOME/projects/<slug of Cwd, symlinks resolved>.
-func (w *Workspace) TranscriptDir() string {
-	cwd := w.cwd
-	if r, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = r
-	}
-	return transcript.ProjectDir(w.env, cwd)
-}
+func (w *Workspace) TranscriptDir() string { return transcript.ProjectDir(w.env, w.real) }
 
 // CleanupPeriod returns the cleanupPeriodDays setting as a duration (0: not set).
 func (w *Workspace) CleanupPeriod() time.Duration {
