@@ -22,6 +22,7 @@ var rungs = [][]string{
 	{"recall", "internal/bench/synth"},
 	{"llm", "llm/anthropic", "llm/openai", "llm/llmtest"},
 	{"compact", "extract"},
+	{"workspace"},
 	{"agent", "internal/bench"},
 	{"mcpserver", "internal/cli"},
 	{"cmd/strata"},

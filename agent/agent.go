@@ -15,12 +15,14 @@ import (
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/extract"
 	"github.com/strata-mem/strata/instructions"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/transcript"
 	"github.com/strata-mem/strata/work"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // Options configure New.
@@ -38,11 +40,16 @@ type Options struct {
 	// llm.DefaultContextWindow(Model).
 	ContextWindow int
 
+	// Workspace is the project the session works in: settings, instructions, memory store,
+	// recall. When nil, New opens one with workspace.Open from Cwd, Env, Settings, NoMemory,
+	// Logger and Now, and turns its settings Diagnostics into Warnings; when set, Cwd, Env and
+	// Settings are not used, and whoever opened it reports its Diagnostics.
+	Workspace *workspace.Workspace
 	// Cwd is the working directory (default: the process's).
 	Cwd string
 	// Env gives STRATA_HOME, the managed dir and HOME.
 	Env config.Env
-	// Settings, when nil, are read with Env.Load(project root).
+	// Settings, when non-nil, are used instead of the settings files (passed to workspace.Open).
 	Settings *config.Settings
 
 	// Mode is the permission mode ("" means the settings' defaultMode, else ModeAsk); Allow and
@@ -69,7 +76,8 @@ type Options struct {
 	// Selector overrides recall's selector (nil: a ModelSelector on SmallModel when it is set,
 	// else the lexical order).
 	Selector recall.Selector
-	// NoMemory turns auto-memory off for this session whatever the settings say.
+	// NoMemory turns auto-memory off for this session whatever the settings say (with a
+	// Workspace, open it with workspace.Options.NoMemory instead).
 	NoMemory bool
 	// NoBackground turns off the background work of the session (session notes, memory
 	// extraction, auto-dream) whatever the settings say.
@@ -100,7 +108,7 @@ type Agent struct {
 	log       *slog.Logger
 	now       func() time.Time
 	sessionID string
-	settings  config.Settings
+	settings  config.Settings // of opts.Workspace
 
 	perms    *Permissions
 	tools    []*tool
@@ -144,9 +152,9 @@ type Agent struct {
 	wg sync.WaitGroup // recall goroutines
 }
 
-// New starts a session: it loads the instructions and the memory index, opens the memory store
-// and the transcript, and, for Resume or Continue, restores the conversation, todos and read
-// cache from the transcript.
+// New starts a session: it opens the workspace (unless Options give one), loads the
+// instructions and the memory index, opens the memory store and the transcript, and, for
+// Resume or Continue, restores the conversation, todos and read cache from the transcript.
 func New(ctx context.Context, opts Options) (*Agent, error) {
 	if opts.Provider == nil {
 		return nil, errors.New("agent: no provider")
@@ -158,24 +166,28 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	if a.now == nil {
 		a.now = time.Now
 	}
-	cwd := opts.Cwd
-	if cwd == "" {
+	ws := opts.Workspace
+	if ws == nil {
 		var err error
-		if cwd, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("agent: working directory: %w", err)
+		ws, err = workspace.Open(ctx, workspace.Options{Cwd: opts.Cwd, Env: opts.Env, Settings: opts.Settings,
+			NoMemory: opts.NoMemory, Logger: opts.Logger, Now: opts.Now})
+		if err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
 		}
+		for _, e := range ws.Diagnostics() {
+			a.warn("settings: %v", e)
+		}
+	} else if opts.NoMemory && ws.AutoMemory() {
+		return nil, errors.New("agent: NoMemory with a Workspace whose auto-memory is on: open the workspace with NoMemory")
 	}
-	instr, err := instructions.Load(ctx, cwd, instructions.Options{Env: opts.Env, Settings: opts.Settings, Logger: opts.Logger})
+	// A fork's view copies opts, and with them the workspace.
+	a.opts.Workspace, a.opts.Env, a.settings = ws, ws.Env(), ws.Settings()
+	instr, err := ws.Instructions(ctx, workspace.SetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
 	a.instr = instr
 	a.cwd = instr.Cwd()
-	if opts.Settings != nil {
-		a.settings = *opts.Settings
-	} else {
-		a.settings, _ = opts.Env.Load(instr.ProjectRoot()) // parse errors are instr diagnostics
-	}
 
 	mode := opts.Mode
 	if mode == "" {
@@ -185,34 +197,28 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	}
 	allow := append(append([]string(nil), a.settings.Permissions.Allow...), opts.Allow...)
 	deny := append(append([]string(nil), a.settings.Permissions.Deny...), opts.Deny...)
-	if a.perms, err = NewPermissions(mode, allow, deny, a.cwd, opts.Env.UserHome); err != nil {
+	if a.perms, err = NewPermissions(mode, allow, deny, a.cwd, a.opts.Env.UserHome); err != nil {
 		return nil, err
 	}
 
 	a.cache = conversation.NewReadCache(conversation.ReadCacheOptions{Dir: a.cwd, Now: a.now})
-	if !opts.NoMemory && a.settings.AutoMemory() {
-		dir, err := memdir.Resolve(opts.Env, a.settings, a.cwd, "")
+	if ws.AutoMemory() {
+		if a.store, err = ws.Store(); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+		if a.ranker, err = ws.Ranker(); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+		stats, err := ws.Stats()
 		if err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
-		mo := memdir.OptionsFrom(a.settings)
-		mo.Logger, mo.Now = opts.Logger, opts.Now
-		if a.store, err = memdir.Open(dir, mo); err != nil {
-			return nil, fmt.Errorf("agent: %w", err)
-		}
-		a.ranker = recall.NewStoreRanker(a.store, recall.RankerOptions{Logger: opts.Logger})
 		sel := opts.Selector
 		if sel == nil && opts.SmallModel != "" {
 			sel = &ModelSelector{Provider: opts.Provider, Model: opts.SmallModel, Logger: opts.Logger}
 		}
-		a.recaller = recall.NewRecaller(a.ranker, dir, recall.Options{Selector: sel, Stats: recall.NewStats(dir), Now: opts.Now, Logger: opts.Logger})
+		a.recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger})
 		a.recallS = recall.NewSession()
-		idx, err := a.store.LoadIndex(ctx)
-		if err != nil {
-			a.warn("memory index %s: %v", a.store.IndexPath(), err)
-		} else if idx.Exists {
-			instr.AddAutomem(idx.Path, idx.Content(), idx.Truncated)
-		}
 	}
 	a.tools = toolSet(a.store != nil)
 	a.byName = map[string]*tool{}
@@ -249,7 +255,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 // setting (moved to the archive directory, never deleted); the session's own transcript, which
 // its journal holds locked, stays. Problems become warnings.
 func (a *Agent) retention(ctx context.Context) {
-	moves, err := transcript.Retention(ctx, a.opts.Env, a.settings, a.now())
+	moves, err := a.opts.Workspace.Retention(ctx, a.now())
 	for _, m := range moves {
 		switch {
 		case m.Moved:
@@ -265,6 +271,22 @@ func (a *Agent) retention(ctx context.Context) {
 	if len(a.archived) > 0 {
 		a.log.Info("agent: archived old transcripts", "count", len(a.archived), "days", a.settings.CleanupPeriodDays)
 	}
+}
+
+// consolidateOptions are the options of one auto-dream at now under lock: the workspace's (root,
+// forgetting, index limits) plus the session's model. When the settings make them fail, the lock
+// is rolled back, so the next due check tries again.
+func (a *Agent) consolidateOptions(now time.Time, lock *extract.Lock) (extract.ConsolidateOptions, error) {
+	co, err := a.opts.Workspace.ConsolidateOptions()
+	if err != nil {
+		if rerr := lock.Rollback(); rerr != nil {
+			err = fmt.Errorf("%w (and the lock could not be rolled back: %v)", err, rerr)
+		}
+		return co, err
+	}
+	co.Now, co.Lock, co.Provider, co.Model, co.Distil = now, lock, a.provider, a.opts.Model, a.store.Mode() == memdir.ModeDailyLog
+	co.Logger = a.opts.Logger
+	return co, nil
 }
 
 // Archived returns the transcripts that the start of this session archived because they were
@@ -458,6 +480,10 @@ func (a *Agent) MemoryDir() string {
 	}
 	return a.store.Dir()
 }
+
+// Workspace returns the project the session works in (Options.Workspace, or the one New
+// opened).
+func (a *Agent) Workspace() *workspace.Workspace { return a.opts.Workspace }
 
 // PermissionMode returns the session's permission mode.
 func (a *Agent) PermissionMode() Mode { return a.perms.Mode }

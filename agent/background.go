@@ -523,8 +523,11 @@ func (a *Agent) maybeDream() {
 			a.log.Debug("agent: auto-dream not run", "err", err)
 			return
 		}
-		c, err := extract.Consolidate(bg.ctx, a.store, extract.ConsolidateOptions{Root: bg.root, Now: now, Settings: a.settings,
-			Provider: a.provider, Model: a.opts.Model, Distil: a.store.Mode() == "daily-log", Lock: lock, Logger: a.opts.Logger})
+		var c extract.Consolidation
+		co, err := a.consolidateOptions(now, lock)
+		if err == nil {
+			c, err = extract.Consolidate(bg.ctx, a.store, co)
+		}
 		bg.mu.Lock()
 		defer bg.mu.Unlock()
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/instructions"
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // Compact compacts the conversation now (the /compact command): the history is replaced by a
@@ -102,18 +103,9 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 // reloadInstructions loads the instruction set afresh from disk, with the memory index as its
 // automem layer, as a session start does.
 func (a *Agent) reloadInstructions(ctx context.Context) (*instructions.Set, error) {
-	set, err := instructions.Load(ctx, a.instr.Cwd(), instructions.Options{Env: a.opts.Env, Settings: a.opts.Settings, Logger: a.opts.Logger})
+	set, err := a.opts.Workspace.Instructions(ctx, workspace.SetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("reload instructions: %w", err)
-	}
-	if a.store != nil {
-		idx, err := a.store.LoadIndex(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("reload memory index: %w", err)
-		}
-		if idx.Exists {
-			set.AddAutomem(idx.Path, idx.Content(), idx.Truncated)
-		}
 	}
 	return set, nil
 }

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
@@ -18,8 +17,11 @@ type ConsolidateOptions struct {
 	Root string
 	// Now is the time of the run (zero: time.Now()).
 	Now time.Time
-	// Settings give memoryForgetAfterDays and the index limits.
-	Settings config.Settings
+	// ForgetAfter is how long a memory may go unused before it is archived (Options.ForgetAfter:
+	// 0 means DefaultForgetAfter, negative disables forgetting).
+	ForgetAfter time.Duration
+	// MaxIndexLines and MaxIndexBytes are the MEMORY.md limits; 0 means memdir's defaults.
+	MaxIndexLines, MaxIndexBytes int
 	// DryRun plans without changing anything (and without distilling).
 	DryRun bool
 	// Provider, when set with Distil, distils finished daily logs first, with Model ("" is
@@ -61,10 +63,6 @@ func Consolidate(ctx context.Context, s *memdir.Store, o ConsolidateOptions) (Co
 		}
 		return c, err
 	}
-	forgetAfter, err := ForgetAfterFrom(o.Settings)
-	if err != nil {
-		return fail(err)
-	}
 	if o.Distil && !o.DryRun && o.Provider != nil {
 		d, err := Distil(ctx, o.Provider, s, DistilOptions{Model: o.Model, Now: o.Now, Logger: o.Logger})
 		c.Distilled = d
@@ -77,9 +75,8 @@ func Consolidate(ctx context.Context, s *memdir.Store, o ConsolidateOptions) (Co
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%v (planning without recall statistics)", err))
 		log.Warn("extract: consolidate: recall statistics", "err", err)
 	}
-	mo := memdir.OptionsFrom(o.Settings)
-	plan, err := PlanDream(ctx, s, Options{Root: o.Root, Now: o.Now, Stats: stats, ForgetAfter: forgetAfter,
-		MaxIndexLines: mo.MaxIndexLines, MaxIndexBytes: mo.MaxIndexBytes, Logger: o.Logger})
+	plan, err := PlanDream(ctx, s, Options{Root: o.Root, Now: o.Now, Stats: stats, ForgetAfter: o.ForgetAfter,
+		MaxIndexLines: o.MaxIndexLines, MaxIndexBytes: o.MaxIndexBytes, Logger: o.Logger})
 	if err == nil && !o.DryRun {
 		plan, err = Apply(ctx, s, plan)
 	}

@@ -2,7 +2,6 @@ package extract
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
 )
@@ -36,8 +34,6 @@ const (
 	DefaultForgetAfter        = 90 * 24 * time.Hour
 	DefaultMaxScanFiles       = 20000
 	DefaultMaxScanBytes       = 64 << 20
-	// ForgetAfterSetting is the settings key (in config.Settings.Extra) for ForgetAfter in days.
-	ForgetAfterSetting = "memoryForgetAfterDays"
 	// ArchiveLog is the log of archived memories, relative to the memory dir.
 	ArchiveLog = ".archive/ARCHIVE.log"
 )
@@ -110,23 +106,6 @@ func (p Plan) Archives() int {
 		}
 	}
 	return n
-}
-
-// ForgetAfterFrom reads the memoryForgetAfterDays setting: 0 when absent (use the default),
-// negative to disable. A value that is not an integer is an error.
-func ForgetAfterFrom(s config.Settings) (time.Duration, error) {
-	raw, ok := s.Extra[ForgetAfterSetting]
-	if !ok {
-		return 0, nil
-	}
-	var days int
-	if err := json.Unmarshal(raw, &days); err != nil {
-		return 0, fmt.Errorf("extract: setting %s: want a whole number of days, got %s", ForgetAfterSetting, raw)
-	}
-	if days <= 0 {
-		return -1, nil
-	}
-	return time.Duration(days) * 24 * time.Hour, nil
 }
 
 type candidate struct {

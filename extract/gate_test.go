@@ -1,15 +1,12 @@
 package extract
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/strata-mem/strata/config"
 )
 
 func TestShouldDream(t *testing.T) {
@@ -214,21 +211,4 @@ func TestAcquireLock(t *testing.T) {
 			t.Error("pidAlive(self) = false")
 		}
 	})
-}
-
-func TestForgetAfterFrom(t *testing.T) {
-	for _, tt := range []struct {
-		raw     string
-		want    time.Duration
-		wantErr bool
-	}{{"", 0, false}, {"30", 30 * day, false}, {"0", -1, false}, {`"soon"`, 0, true}} {
-		var s config.Settings
-		if tt.raw != "" {
-			s.Extra = map[string]json.RawMessage{ForgetAfterSetting: json.RawMessage(tt.raw)}
-		}
-		got, err := ForgetAfterFrom(s)
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("%s: got %v, %v; want %v, err %v", tt.raw, got, err, tt.want, tt.wantErr)
-		}
-	}
 }

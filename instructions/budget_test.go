@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/strata-mem/strata/config"
 )
 
 func TestBudgetCutsLeastSpecificFirst(t *testing.T) {
@@ -18,7 +17,7 @@ func TestBudgetCutsLeastSpecificFirst(t *testing.T) {
 		"repo/svc/CLAUDE.md":     strings.Repeat(line, 40),
 	})
 	per := (len(line)*40 + 3) / 4
-	f.opts.Settings = &config.Settings{InstructionBudgetTokens: 10*len(line)/4 + 2*per + 60}
+	f.opts.BudgetTokens = 10*len(line)/4 + 2*per + 60
 	s := f.load("repo/svc")
 	srcs := s.Sources()
 	byPath := map[string]Source{}
@@ -36,8 +35,8 @@ func TestBudgetCutsLeastSpecificFirst(t *testing.T) {
 	for _, src := range srcs {
 		total += src.Tokens
 	}
-	if total > f.opts.Settings.InstructionBudgetTokens {
-		t.Errorf("total %d over budget %d", total, f.opts.Settings.InstructionBudgetTokens)
+	if total > f.opts.BudgetTokens {
+		t.Errorf("total %d over budget %d", total, f.opts.BudgetTokens)
 	}
 	if !hasDiag(s.Diagnostics(), SeverityWarning, "home/.strata/CLAUDE.md", "instructionBudgetTokens") {
 		t.Errorf("no cut diagnostic: %q", f.diags(s.Diagnostics()))

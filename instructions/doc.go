@@ -7,8 +7,8 @@
 //
 // Pieces are kept lowest priority first (later text wins): managed ($STRATA_MANAGED_DIR/CLAUDE.md,
 // then rules/**/*.md), user ($STRATA_HOME/CLAUDE.md, then rules/**/*.md), then for every directory
-// from the filesystem root down to the working directory: the instruction file names from the
-// settings (default CLAUDE.md, .claude/CLAUDE.md, AGENTS.md), with .claude/rules/**/*.md placed
+// from the filesystem root down to the working directory: the instruction file names of
+// Options.FileNames (default CLAUDE.md, .claude/CLAUDE.md, AGENTS.md), with .claude/rules/**/*.md placed
 // right after the last name that is CLAUDE.md or lives under .claude/, and CLAUDE.local.md last.
 // A file's imports follow it, depth first. The auto-memory index, given by the caller through
 // [Set.AddAutomem], is the last session-start piece. Pieces that a [Set.Touch] adds come after it,

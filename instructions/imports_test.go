@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/strata-mem/strata/config"
 )
 
 func TestImports(t *testing.T) {
@@ -66,7 +65,7 @@ func TestImports(t *testing.T) {
 		}
 	}
 	// Approved external imports load.
-	f.opts.Settings = &config.Settings{ApprovedExternalImports: []string{"~/personal.md", filepath.Join(f.dir, "outside.md")}}
+	f.opts.ApprovedImports = []string{"~/personal.md", filepath.Join(f.dir, "outside.md")}
 	s = f.load("repo")
 	got := strings.Join(f.rel(s.Sources()), " ")
 	if !strings.Contains(got, "home/personal.md") || !strings.Contains(got, "import:include:outside.md") {

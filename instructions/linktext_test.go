@@ -16,7 +16,7 @@ func TestSymlinkStoredAsTextWarns(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# Agents\nUse tabs.\n"), 0o600)
 	os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("AGENTS.md"), 0o600)
 	os.WriteFile(filepath.Join(dir, "notes.md"), []byte("README"), 0o600) // names no file: no warning
-	set, err := Load(t.Context(), dir, Options{Env: config.Env{}, Settings: &config.Settings{}})
+	set, err := Load(t.Context(), dir, Options{Env: config.Env{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 type Set struct {
 	mu       sync.Mutex
 	env      config.Env
-	settings config.Settings
+	loadOpts Options // the caller's file names, excludes, approvals and budget
 	log      *slog.Logger
 	max      int64
 	cwd      string   // working directory, symlinks resolved
@@ -43,11 +43,6 @@ type Set struct {
 	dirSeen  map[string]bool
 	realDirs map[string]string
 	base     base // the working directory, open during Load only
-
-	// The project root is looked at twice, for settings and for instruction files: whether it
-	// holds a .claude directory is asked once.
-	claudeAt  string
-	claudeHas bool
 }
 
 // Load finds and reads the instruction files that apply to a session started in cwd. It fails
@@ -65,6 +60,7 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	abs = r
 	s := &Set{
 		env:      opts.Env,
+		loadOpts: opts,
 		log:      opts.Logger,
 		max:      opts.MaxFileBytes,
 		cwd:      abs,
@@ -93,32 +89,14 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	s.root = opts.ProjectRoot
 	if s.root == "" {
 		s.root = s.projectRoot(abs)
-	} else if r, err := filepath.EvalSymlinks(s.root); err == nil {
-		s.root = r
+	} else if _, resolved := s.realDirs[filepath.Clean(s.root)]; !resolved {
+		// A root above the working directory is already resolved; only another one is looked up.
+		if r, err := filepath.EvalSymlinks(s.root); err == nil {
+			s.root = r
+		}
 	}
 	s.root = filepath.Clean(s.root)
-	if opts.Settings != nil {
-		s.settings = *opts.Settings
-	} else {
-		// The project's settings files live in .claude: when there is none, only the user's
-		// settings are read.
-		settingsRoot := s.root
-		m, err := statAt(&s.base, s.root, ".claude", false)
-		s.claudeAt, s.claudeHas = s.root, err == nil && m.IsDir()
-		if errors.Is(err, fs.ErrNotExist) {
-			settingsRoot = ""
-		}
-		var errs []error
-		s.settings, errs = s.env.Load(settingsRoot)
-		for _, e := range errs {
-			d := Diagnostic{Severity: SeverityError, Message: "settings: " + e.Error()}
-			var pe *config.ParseError
-			if errors.As(e, &pe) {
-				d.Path, d.Line, d.Message = pe.Path, pe.Line, "settings file does not parse: "+pe.Err.Error()
-			}
-			s.diags = append(s.diags, d)
-		}
-	}
+	s.diags = append(s.diags, opts.Diagnostics...)
 	s.setNames()
 
 	s.mu.Lock()
@@ -162,6 +140,24 @@ func (s *Set) closeBase() {
 	}
 }
 
+// ProjectRoot is config.ProjectRoot(cwd) at the cost of the instruction loader: cwd is
+// resolved with one system call where the kernel allows it, and .git is looked for relative to
+// it. It returns cwd with its symlinks resolved, and the project root; it fails when cwd is not
+// a directory. Callers that read settings before Load use it to find the root cheaply.
+func ProjectRoot(cwd string) (dir, root string, err error) {
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", "", fmt.Errorf("instructions: working directory %s: %w", cwd, err)
+	}
+	r, fd, err := resolveDir(abs)
+	if err != nil {
+		return "", "", fmt.Errorf("instructions: working directory: %w", err)
+	}
+	s := &Set{base: base{fd: fd, dir: r}}
+	defer s.closeBase()
+	return r, s.projectRoot(r), nil
+}
+
 // projectRoot is config.ProjectRoot for a directory whose symlinks are already resolved: the
 // nearest directory holding .git, with worktrees mapped to their main tree by config.
 func (s *Set) projectRoot(abs string) string {
@@ -181,9 +177,9 @@ func (s *Set) projectRoot(abs string) string {
 	}
 }
 
-// setNames takes the per-directory file names from the settings and finds where rules go.
+// setNames takes the per-directory file names from the options and finds where rules go.
 func (s *Set) setNames() {
-	names := s.settings.InstructionFiles
+	names := s.loadOpts.FileNames
 	if len(names) == 0 {
 		names = DefaultInstructionFiles
 	}
@@ -228,11 +224,8 @@ func (s *Set) loadDir(ctx context.Context, out []Source, d string, nested bool, 
 		layer, local, reason = LayerNested, LayerNested, ReasonNestedTraversal
 	}
 	// One stat of .claude saves looking inside it in the many directories that have none.
-	dotClaude := s.claudeHas
-	if d != s.claudeAt {
-		m, err := statAt(&s.base, d, ".claude", false)
-		dotClaude = err == nil && m.IsDir()
-	}
+	m, err := statAt(&s.base, d, ".claude", false)
+	dotClaude := err == nil && m.IsDir()
 	for i, n := range s.names {
 		if i == s.rulesAt && dotClaude {
 			out = s.loadRules(ctx, out, filepath.Join(d, ".claude", "rules"), d, LayerRule, reason, trigger)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/strata-mem/strata/config"
 )
 
 func TestLoadOrder(t *testing.T) {
@@ -83,7 +82,7 @@ func TestInstructionFilesSetting(t *testing.T) {
 		"repo/.claude/rules/r.md": "rule\n",
 		"repo/CLAUDE.local.md":    "local\n",
 	})
-	f.opts.Settings = &config.Settings{InstructionFiles: []string{"GEMINI.md", "AGENTS.md"}}
+	f.opts.FileNames = []string{"GEMINI.md", "AGENTS.md"}
 	got := f.rel(f.load("repo").Sources())
 	want := []string{"rule:session_start:repo/.claude/rules/r.md", "project:session_start:repo/GEMINI.md",
 		"project:session_start:repo/AGENTS.md", "local:session_start:repo/CLAUDE.local.md"}
@@ -92,14 +91,16 @@ func TestInstructionFilesSetting(t *testing.T) {
 	}
 }
 
-func TestSettingsFromFiles(t *testing.T) {
+func TestOptionsFromCaller(t *testing.T) {
 	f := newFixture(t, map[string]string{
-		"repo/.claude/settings.json": `{"claudeMdExcludes": ["**/vendor/**"], "instructionFiles": ["AGENTS.md"]}`,
+		"repo/.claude/settings.json": `{"instructionFiles": ["CLAUDE.md"]}`, // not read: Load reads no settings
 		"repo/AGENTS.md":             "agents\n",
-		"repo/CLAUDE.md":             "not read: not in instructionFiles\n",
+		"repo/CLAUDE.md":             "not read: not in FileNames\n",
 		"repo/vendor/AGENTS.md":      "excluded\n",
-		"home/.strata/settings.json": `{"broken`,
 	})
+	f.opts.FileNames = []string{"AGENTS.md"}
+	f.opts.Excludes = []string{"**/vendor/**"}
+	f.opts.Diagnostics = []Diagnostic{{Path: "settings.json", Line: 1, Severity: SeverityError, Message: "settings file does not parse"}}
 	s := f.load("repo")
 	if diff := cmp.Diff([]string{"project:session_start:repo/AGENTS.md"}, f.rel(s.Sources())); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -108,8 +109,8 @@ func TestSettingsFromFiles(t *testing.T) {
 	if !hasDiag(s.Diagnostics(), SeverityInfo, "repo/vendor/AGENTS.md", "claudeMdExcludes") {
 		t.Errorf("no exclude diagnostic: %q", f.diags(s.Diagnostics()))
 	}
-	if !hasDiag(s.Diagnostics(), SeverityError, "home/.strata/settings.json", "does not parse") {
-		t.Errorf("no settings diagnostic: %q", f.diags(s.Diagnostics()))
+	if d := s.Diagnostics(); len(d) == 0 || d[0].Message != "settings file does not parse" {
+		t.Errorf("the caller's diagnostic is not first: %q", f.diags(d))
 	}
 }
 

@@ -291,7 +291,7 @@ func within(p, dir string) bool {
 // approved reports whether an approvedExternalImports entry covers the import at path (as
 // written) or real (symlinks resolved): the same path, a directory above it, or a glob.
 func (s *Set) approved(path, real string) bool {
-	for _, a := range s.settings.ApprovedExternalImports {
+	for _, a := range s.loadOpts.ApprovedImports {
 		a = expandTilde(a, s.env.UserHome)
 		if !filepath.IsAbs(a) {
 			a = filepath.Join(s.root, a)
@@ -311,7 +311,7 @@ func (s *Set) approved(path, real string) bool {
 
 // excluded returns the claudeMdExcludes glob that skips path, or "".
 func (s *Set) excluded(path string) string {
-	for _, g := range s.settings.ClaudeMdExcludes {
+	for _, g := range s.loadOpts.Excludes {
 		g = expandTilde(g, s.env.UserHome)
 		if ok, _ := doublestar.Match(filepath.ToSlash(g), filepath.ToSlash(path)); ok {
 			return g

@@ -15,7 +15,7 @@ func (s *Set) view() ([]Source, []Diagnostic) {
 	all = append(all, s.automem...)
 	all = append(all, s.touched...)
 	all = append(all, s.enforcedSources()...)
-	budget := s.settings.InstructionBudgetTokens
+	budget := s.loadOpts.BudgetTokens
 	if budget <= 0 {
 		return all, nil
 	}

@@ -86,9 +86,22 @@ type Options struct {
 	// Env gives STRATA_HOME (user layer), STRATA_MANAGED_DIR (managed layer) and HOME (for
 	// "~/" imports). Empty fields switch the layer off.
 	Env config.Env
-	// Settings, when non-nil, are used as given; otherwise they are read with
-	// Env.Load(project root), and settings files that fail to parse become diagnostics.
-	Settings *config.Settings
+	// FileNames lists the project instruction file names read in each directory, in order
+	// (the instructionFiles setting); empty means DefaultInstructionFiles. LocalFile is always
+	// read after them.
+	FileNames []string
+	// Excludes are doublestar globs on absolute paths of instruction files to skip (the
+	// claudeMdExcludes setting).
+	Excludes []string
+	// ApprovedImports are paths, directories or globs outside the project root and
+	// STRATA_HOME that @imports may read (the approvedExternalImports setting).
+	ApprovedImports []string
+	// BudgetTokens caps the rendered instruction text (the instructionBudgetTokens setting);
+	// 0 means no cap.
+	BudgetTokens int
+	// Diagnostics are problems the caller found before loading (a settings file that does not
+	// parse); they come first among the Set's diagnostics. Load itself reads no settings.
+	Diagnostics []Diagnostic
 	// ProjectRoot overrides config.ProjectRoot(cwd).
 	ProjectRoot string
 	// MaxFileBytes caps how much of one file is read; 0 means DefaultMaxFileBytes.

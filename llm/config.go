@@ -107,12 +107,19 @@ var localDefaults = map[string]string{
 	"llama.cpp": "http://localhost:8080/v1",
 }
 
+// Settings are the model settings FromEnv falls back on when the environment names nothing:
+// the settings keys "provider", "model", "smallModel" and "contextWindow".
+type Settings struct {
+	Provider, Model, SmallModel string
+	ContextWindow               int
+}
+
 // FromEnv resolves the configuration. For each value the environment wins over settings, and
 // settings win over the defaults: STRATA_PROVIDER > provider; STRATA_MODEL > model;
 // STRATA_SMALL_MODEL > smallModel; STRATA_CONTEXT_WINDOW > contextWindow > a default per model
 // family. With no provider named, ANTHROPIC_API_KEY picks Anthropic, then OPENAI_API_KEY or
 // OPENAI_BASE_URL picks OpenAI. A missing piece is a *ConfigError (errors.Is ErrNotConfigured).
-func FromEnv(env config.Env, settings config.Settings) (Config, error) {
+func FromEnv(env config.Env, settings Settings) (Config, error) {
 	var c Config
 	provider, from := env.Var("STRATA_PROVIDER"), "STRATA_PROVIDER"
 	if provider == "" {

@@ -26,29 +26,29 @@ func TestFromEnv(t *testing.T) {
 	tests := []struct {
 		name     string
 		env      map[string]string
-		settings config.Settings
+		settings llm.Settings
 		want     got
 	}{
-		{"anthropic key", map[string]string{"ANTHROPIC_API_KEY": "sk-ant"}, config.Settings{},
+		{"anthropic key", map[string]string{"ANTHROPIC_API_KEY": "sk-ant"}, llm.Settings{},
 			got{"anthropic", "sk-ant", llm.DefaultAnthropicURL, llm.DefaultAnthropicModel, llm.DefaultAnthropicSmallModel, false, 200_000, "default for claude-*", llm.DefaultMaxOutputTokens}},
-		{"openai key", map[string]string{"OPENAI_API_KEY": "sk-oai"}, config.Settings{},
+		{"openai key", map[string]string{"OPENAI_API_KEY": "sk-oai"}, llm.Settings{},
 			got{"openai", "sk-oai", llm.DefaultOpenAIURL, llm.DefaultOpenAIModel, llm.DefaultOpenAISmallModel, false, 1_047_576, "default for gpt-4.1*", llm.DefaultMaxOutputTokens}},
-		{"both keys: anthropic first", map[string]string{"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"}, config.Settings{},
+		{"both keys: anthropic first", map[string]string{"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"}, llm.Settings{},
 			got{"anthropic", "a", llm.DefaultAnthropicURL, llm.DefaultAnthropicModel, llm.DefaultAnthropicSmallModel, false, 200_000, "default for claude-*", llm.DefaultMaxOutputTokens}},
-		{"STRATA_PROVIDER picks openai", map[string]string{"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o", "STRATA_PROVIDER": "openai"}, config.Settings{},
+		{"STRATA_PROVIDER picks openai", map[string]string{"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o", "STRATA_PROVIDER": "openai"}, llm.Settings{},
 			got{"openai", "o", llm.DefaultOpenAIURL, llm.DefaultOpenAIModel, llm.DefaultOpenAISmallModel, false, 1_047_576, "default for gpt-4.1*", llm.DefaultMaxOutputTokens}},
-		{"ollama via base URL", map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1", "STRATA_MODEL": "qwen2.5-coder:7b"}, config.Settings{},
+		{"ollama via base URL", map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1", "STRATA_MODEL": "qwen2.5-coder:7b"}, llm.Settings{},
 			got{"openai", "", "http://localhost:11434/v1", "qwen2.5-coder:7b", "qwen2.5-coder:7b", true, 32_768, "default for qwen2.5*", 0}},
-		{"ollama alias", map[string]string{"STRATA_PROVIDER": "ollama", "STRATA_MODEL": "llama3.1:8b"}, config.Settings{},
+		{"ollama alias", map[string]string{"STRATA_PROVIDER": "ollama", "STRATA_MODEL": "llama3.1:8b"}, llm.Settings{},
 			got{"openai", "", "http://localhost:11434/v1", "llama3.1:8b", "llama3.1:8b", true, 131_072, "default for llama3.1*", 0}},
-		{"settings", map[string]string{"ANTHROPIC_API_KEY": "a"}, config.Settings{Model: "claude-opus-4-5", SmallModel: "claude-haiku-4-5", ContextWindow: 1_000_000},
+		{"settings", map[string]string{"ANTHROPIC_API_KEY": "a"}, llm.Settings{Model: "claude-opus-4-5", SmallModel: "claude-haiku-4-5", ContextWindow: 1_000_000},
 			got{"anthropic", "a", llm.DefaultAnthropicURL, "claude-opus-4-5", "claude-haiku-4-5", false, 1_000_000, "setting contextWindow", llm.DefaultMaxOutputTokens}},
 		{"env beats settings", map[string]string{"ANTHROPIC_API_KEY": "a", "STRATA_MODEL": "claude-x", "STRATA_SMALL_MODEL": "claude-y", "STRATA_CONTEXT_WINDOW": "150000", "STRATA_MAX_OUTPUT_TOKENS": "4096"},
-			config.Settings{Model: "claude-opus-4-5", SmallModel: "claude-haiku-4-5", ContextWindow: 1_000_000},
+			llm.Settings{Model: "claude-opus-4-5", SmallModel: "claude-haiku-4-5", ContextWindow: 1_000_000},
 			got{"anthropic", "a", llm.DefaultAnthropicURL, "claude-x", "claude-y", false, 150_000, "STRATA_CONTEXT_WINDOW", 4096}},
-		{"settings provider", map[string]string{"OPENAI_API_KEY": "o", "ANTHROPIC_API_KEY": "a"}, config.Settings{Provider: "openai", Model: "gpt-5.1"},
+		{"settings provider", map[string]string{"OPENAI_API_KEY": "o", "ANTHROPIC_API_KEY": "a"}, llm.Settings{Provider: "openai", Model: "gpt-5.1"},
 			got{"openai", "o", llm.DefaultOpenAIURL, "gpt-5.1", llm.DefaultOpenAISmallModel, false, 400_000, "default for gpt-5*", llm.DefaultMaxOutputTokens}},
-		{"anthropic proxy", map[string]string{"ANTHROPIC_BASE_URL": "http://proxy:4000", "ANTHROPIC_API_KEY": "a"}, config.Settings{},
+		{"anthropic proxy", map[string]string{"ANTHROPIC_BASE_URL": "http://proxy:4000", "ANTHROPIC_API_KEY": "a"}, llm.Settings{},
 			got{"anthropic", "a", "http://proxy:4000", llm.DefaultAnthropicModel, llm.DefaultAnthropicSmallModel, true, 200_000, "default for claude-*", llm.DefaultMaxOutputTokens}},
 	}
 	for _, tt := range tests {
@@ -69,15 +69,15 @@ func TestFromEnvNotConfigured(t *testing.T) {
 	tests := []struct {
 		name     string
 		env      map[string]string
-		settings config.Settings
+		settings llm.Settings
 		says     string
 	}{
-		{"nothing", nil, config.Settings{}, "no model provider"},
-		{"anthropic without key", map[string]string{"STRATA_PROVIDER": "anthropic"}, config.Settings{}, "ANTHROPIC_API_KEY"},
-		{"openai without key", nil, config.Settings{Provider: "openai"}, "OPENAI_API_KEY"},
-		{"local without model", map[string]string{"OPENAI_BASE_URL": "http://localhost:8000/v1"}, config.Settings{}, "STRATA_MODEL"},
-		{"unknown provider", map[string]string{"STRATA_PROVIDER": "gemini"}, config.Settings{}, `unknown provider "gemini"`},
-		{"bad window", map[string]string{"ANTHROPIC_API_KEY": "a", "STRATA_CONTEXT_WINDOW": "big"}, config.Settings{}, "STRATA_CONTEXT_WINDOW"},
+		{"nothing", nil, llm.Settings{}, "no model provider"},
+		{"anthropic without key", map[string]string{"STRATA_PROVIDER": "anthropic"}, llm.Settings{}, "ANTHROPIC_API_KEY"},
+		{"openai without key", nil, llm.Settings{Provider: "openai"}, "OPENAI_API_KEY"},
+		{"local without model", map[string]string{"OPENAI_BASE_URL": "http://localhost:8000/v1"}, llm.Settings{}, "STRATA_MODEL"},
+		{"unknown provider", map[string]string{"STRATA_PROVIDER": "gemini"}, llm.Settings{}, `unknown provider "gemini"`},
+		{"bad window", map[string]string{"ANTHROPIC_API_KEY": "a", "STRATA_CONTEXT_WINDOW": "big"}, llm.Settings{}, "STRATA_CONTEXT_WINDOW"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 func ExampleFromEnv() {
 	vars := map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1", "STRATA_MODEL": "qwen2.5-coder:7b"}
 	env := config.Env{Getenv: func(k string) string { return vars[k] }}
-	cfg, err := llm.FromEnv(env, config.Settings{ContextWindow: 32768})
+	cfg, err := llm.FromEnv(env, llm.Settings{ContextWindow: 32768})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -27,7 +27,7 @@ func ExampleFromEnv() {
 }
 
 func ExampleFromEnv_notConfigured() {
-	_, err := llm.FromEnv(config.Env{}, config.Settings{})
+	_, err := llm.FromEnv(config.Env{}, llm.Settings{})
 	fmt.Println(errors.Is(err, llm.ErrNotConfigured))
 	// Output: true
 }

@@ -13,19 +13,20 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // project is what the server serves: one project's root, its memory store and a warm search
 // index over the memories.
 type project struct {
-	root     string // project root, absolute, symlinks resolved
-	dir      string // the directory the project was opened with (instructions start here)
-	base     string // what path arguments are relative to: root, or dir when dir is not under root (a worktree)
-	env      config.Env
-	settings config.Settings
-	store    *memdir.Store
-	index    *recall.Index
-	now      func() time.Time
+	root  string // project root, absolute, symlinks resolved
+	dir   string // the directory the project was opened with (instructions start here)
+	base  string // what path arguments are relative to: root, or dir when dir is not under root (a worktree)
+	env   config.Env
+	ws    *workspace.Workspace // the project's settings, read once
+	store *memdir.Store
+	index *recall.Index
+	now   func() time.Time
 
 	// syncMu serialises sync: the snapshot and the index stamp of MEMORY.md move together.
 	syncMu    sync.Mutex
@@ -65,19 +66,15 @@ func openProject(ctx context.Context, opts Options, dir string, log *slog.Logger
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	root := config.ProjectRoot(abs)
-	settings, errs := opts.Env.Load(root)
-	for _, e := range errs {
+	ws, err := workspace.Open(ctx, workspace.Options{Cwd: abs, Env: opts.Env, MemoryDir: opts.MemoryDir, Logger: log, Now: opts.Now})
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: project %s: %w", dir, err)
+	}
+	for _, e := range ws.Diagnostics() {
 		log.Warn("mcpserver: settings file skipped", "err", e)
 	}
-	memDir, err := memdir.Resolve(opts.Env, settings, abs, opts.MemoryDir)
-	if err != nil {
-		return nil, fmt.Errorf("mcpserver: memory dir: %w", err)
-	}
-	mopts := memdir.OptionsFrom(settings)
-	mopts.Logger = log
-	mopts.Now = opts.Now
-	store, err := memdir.Open(memDir, mopts)
+	root := ws.Root()
+	store, err := ws.Store()
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
@@ -85,7 +82,7 @@ func openProject(ctx context.Context, opts Options, dir string, log *slog.Logger
 	if !within(abs, root) {
 		base = abs
 	}
-	p := &project{root: root, dir: abs, base: base, env: opts.Env, settings: settings, store: store,
+	p := &project{root: root, dir: abs, base: base, env: opts.Env, ws: ws, store: store,
 		index: recall.NewIndex(recall.DefaultParams()), now: opts.Now}
 	if _, err := p.sync(ctx); err != nil {
 		return nil, err

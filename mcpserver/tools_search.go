@@ -111,8 +111,9 @@ func (s *Server) instructionsTool(ctx context.Context, req *mcp.CallToolRequest,
 			cwd = p.base
 		}
 	}
-	settings := p.settings
-	set, err := instructions.Load(ctx, cwd, instructions.Options{Env: p.env, Settings: &settings, ProjectRoot: p.root, Logger: s.log})
+	lo := p.ws.InstructionsOptions()
+	lo.Logger = s.log
+	set, err := instructions.Load(ctx, cwd, lo)
 	if err != nil {
 		return nil, InstructionsOutput{}, fmt.Errorf("instructions for %s: %w", abs, err)
 	}

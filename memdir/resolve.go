@@ -11,19 +11,29 @@ import (
 // EnvVar is the environment variable that overrides the memory directory.
 const EnvVar = "STRATA_MEMORY_DIR"
 
+// Location is what decides a project's memory directory besides the environment.
+type Location struct {
+	// Flag is the --memory-dir flag, relative to the working directory ("" when not given).
+	Flag string
+	// Setting is the autoMemoryDirectory setting, relative to the project root ("" when not set).
+	Setting string
+	// Root is the project root; "" means config.ProjectRoot(cwd).
+	Root string
+}
+
 // Resolve returns the memory directory for the project containing cwd. The first that is set
 // wins:
 //
-//  1. flagDir (the --memory-dir flag), relative to cwd;
+//  1. loc.Flag (the --memory-dir flag), relative to cwd;
 //  2. the STRATA_MEMORY_DIR environment variable (read through env.Var), relative to cwd;
-//  3. the autoMemoryDirectory setting, relative to the project root;
+//  3. loc.Setting (the autoMemoryDirectory setting), relative to the project root;
 //  4. $STRATA_HOME/projects/<slug>/memory, where slug is config.Slug of the project root
-//     (config.ProjectRoot(cwd): the main working tree of the git repository, so all worktrees
-//     share one memory, else cwd itself).
+//     (config.ProjectRoot(cwd) unless loc.Root gives it: the main working tree of the git
+//     repository, so all worktrees share one memory, else cwd itself).
 //
 // "~/" at the start of a path means env.UserHome. The result is absolute and clean. Resolve
 // does not create the directory.
-func Resolve(env config.Env, settings config.Settings, cwd string, flagDir string) (dir string, err error) {
+func Resolve(env config.Env, cwd string, loc Location) (dir string, err error) {
 	if cwd == "" {
 		return "", fmt.Errorf("memdir: resolve memory dir: no working directory")
 	}
@@ -43,24 +53,21 @@ func Resolve(env config.Env, settings config.Settings, cwd string, flagDir strin
 		}
 		return filepath.Join(base, p)
 	}
-	if flagDir != "" {
-		return abs(flagDir, cwd), nil
+	if loc.Flag != "" {
+		return abs(loc.Flag, cwd), nil
 	}
 	if v := env.Var(EnvVar); v != "" {
 		return abs(v, cwd), nil
 	}
-	root := config.ProjectRoot(cwd)
-	if settings.AutoMemoryDirectory != "" {
-		return abs(settings.AutoMemoryDirectory, root), nil
+	root := loc.Root
+	if root == "" {
+		root = config.ProjectRoot(cwd)
+	}
+	if loc.Setting != "" {
+		return abs(loc.Setting, root), nil
 	}
 	if env.Home == "" {
 		return "", fmt.Errorf("memdir: resolve memory dir: STRATA_HOME is not set")
 	}
 	return filepath.Join(env.ProjectsDir(), config.Slug(root), "memory"), nil
-}
-
-// OptionsFrom returns the Options that settings ask for: the write mode (memoryMode) and the
-// index limits (memoryIndexMaxLines, memoryIndexMaxBytes). Other fields are left zero.
-func OptionsFrom(settings config.Settings) Options {
-	return Options{Mode: settings.MemoryMode, MaxIndexLines: settings.MemoryIndexMaxLines, MaxIndexBytes: settings.MemoryIndexMaxBytes}
 }

@@ -115,18 +115,21 @@ func TestResolvePrecedence(t *testing.T) {
 		flag    string
 		envDir  string
 		setting string
+		root    string
 		want    string
 	}{
-		{"default", "", "", "", def},
-		{"setting", "", "", "~/mem", "/u/mem"},
-		{"setting relative to project root", "", "", "m", filepath.Join(root, "m")},
-		{"env beats setting", "", "/e", "/s", "/e"},
-		{"flag beats all", "rel", "/e", "/s", filepath.Join(cwd, "rel")},
+		{"default", "", "", "", "", def},
+		{"root given", "", "", "", "/r", filepath.Join(home, "projects", "-r", "memory")},
+		{"setting", "", "", "~/mem", "", "/u/mem"},
+		{"setting relative to project root", "", "", "m", "", filepath.Join(root, "m")},
+		{"setting relative to the given root", "", "", "m", "/r", "/r/m"},
+		{"env beats setting", "", "/e", "/s", "", "/e"},
+		{"flag beats all", "rel", "/e", "/s", "", filepath.Join(cwd, "rel")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			vars[EnvVar] = tt.envDir
-			got, err := Resolve(env, config.Settings{AutoMemoryDirectory: tt.setting}, cwd, tt.flag)
+			got, err := Resolve(env, cwd, Location{Flag: tt.flag, Setting: tt.setting, Root: tt.root})
 			if err != nil {
 				t.Fatal(err)
 			}

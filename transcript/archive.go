@@ -128,15 +128,15 @@ func Archive(ctx context.Context, projectsDir string, opts ArchiveOptions) ([]Mo
 	return moves, errors.Join(errs...)
 }
 
-// Retention applies settings.CleanupPeriodDays: when it is set, transcripts older than that
-// many days are archived (moved to DefaultArchiveDir) and the moves returned; when it is not
-// set nothing happens.
-func Retention(ctx context.Context, env config.Env, s config.Settings, now time.Time) ([]Move, error) {
-	if s.CleanupPeriodDays <= 0 {
+// Retention applies the cleanupPeriodDays setting: when days is positive, transcripts older
+// than that many days are archived (moved to DefaultArchiveDir) and the moves returned;
+// otherwise nothing happens.
+func Retention(ctx context.Context, env config.Env, days int, now time.Time) ([]Move, error) {
+	if days <= 0 {
 		return nil, nil
 	}
 	return Archive(ctx, env.ProjectsDir(), ArchiveOptions{
-		OlderThan: time.Duration(s.CleanupPeriodDays) * 24 * time.Hour,
+		OlderThan: time.Duration(days) * 24 * time.Hour,
 		Apply:     true,
 		Now:       func() time.Time { return now },
 	})

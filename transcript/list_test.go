@@ -173,7 +173,7 @@ func TestArchive(t *testing.T) {
 	}
 
 	// Retention without a setting does nothing.
-	if m, err := Retention(t.Context(), env, config.Settings{}, now); m != nil || err != nil {
+	if m, err := Retention(t.Context(), env, 0, now); m != nil || err != nil {
 		t.Fatalf("Retention without cleanupPeriodDays = %v, %v", m, err)
 	}
 	// A failed rename leaves the transcript where it was.
@@ -187,7 +187,7 @@ func TestArchive(t *testing.T) {
 		t.Fatalf("transcript gone after a failed rename: %v", err)
 	}
 
-	moves, err = Retention(t.Context(), env, config.Settings{CleanupPeriodDays: 30}, now)
+	moves, err = Retention(t.Context(), env, 30, now)
 	if err != nil || len(moves) != 1 || !moves[0].Moved {
 		t.Fatalf("Retention = %+v, %v", moves, err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/llm"
-	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/transcript"
 )
 
@@ -297,7 +296,7 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 			break
 		}
 		fmt.Fprintf(w, "Memory directory: %s\n", dir)
-		st, err := memdir.Open(dir, memdir.Options{})
+		st, err := c.a.Workspace().Store() // the session's store, with the settings' index limits
 		if err != nil {
 			fmt.Fprintf(w, "strata: %v\n", err)
 			break

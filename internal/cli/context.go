@@ -8,14 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func init() { register(newContextCmd) }
-
-// contextAutomem, when set (by the auto-memory command file), returns the project's MEMORY.md
-// index so that strata context shows it as the last session-start piece. ok is false when
-// auto-memory is off or there is no index.
-var contextAutomem func(ctx context.Context, app *App, set *instructions.Set) (path, text string, truncated bool, diags []instructions.Diagnostic, ok bool)
 
 type contextOptions struct {
 	cwd   string
@@ -45,16 +41,18 @@ conditional rules whose paths match it and instruction files of directories belo
 	return c
 }
 
-// loadInstructions loads the instruction set of the --cwd directory.
-func loadInstructions(ctx context.Context, app *App, cwdFlag string) (*instructions.Set, error) {
+// loadInstructions opens the workspace of the --cwd directory and loads its instruction set,
+// the settings problems first among its diagnostics; with index, the auto-memory index (when
+// auto-memory is on) is its last session-start piece.
+func loadInstructions(ctx context.Context, app *App, cwdFlag string, index bool) (*instructions.Set, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	dir, err := app.workDir(cwdFlag)
+	ws, err := openWorkspace(ctx, app, cwdFlag, "")
 	if err != nil {
 		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
-	set, err := instructions.Load(ctx, dir, instructions.Options{Env: app.Env})
+	set, err := ws.Instructions(ctx, workspace.SetOptions{NoIndex: !index, SettingsDiagnostics: true})
 	if err != nil {
 		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
@@ -72,14 +70,9 @@ func runContext(ctx context.Context, app *App, o contextOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	set, err := loadInstructions(ctx, app, o.cwd)
+	set, err := loadInstructions(ctx, app, o.cwd, true)
 	if err != nil {
 		return err
-	}
-	if contextAutomem != nil {
-		if path, text, truncated, diags, ok := contextAutomem(ctx, app, set); ok {
-			set.AddAutomem(path, text, truncated, diags...)
-		}
 	}
 	startCount := len(set.Sources())
 	added := 0

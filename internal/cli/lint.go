@@ -51,7 +51,7 @@ func runLint(ctx context.Context, app *App, o lintOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	set, err := loadInstructions(ctx, app, o.cwd)
+	set, err := loadInstructions(ctx, app, o.cwd, false)
 	if err != nil {
 		return err
 	}

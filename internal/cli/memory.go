@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/memdir"
 	"golang.org/x/text/width"
 )
@@ -38,26 +38,15 @@ func (f *memoryFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.cwd, "cwd", "", "act as if run in this directory (selects the project)")
 }
 
-// openMemoryStore resolves the memory dir for the flags and opens it. Settings files that do
-// not parse are reported on stderr as warnings and skipped.
+// openMemoryStore opens the workspace of the flags and its memory store. Settings files that
+// do not parse are reported on stderr as warnings and skipped.
 func openMemoryStore(app *App, f memoryFlags) (*memdir.Store, error) {
-	cwd, err := app.workDir(f.cwd)
+	ws, err := openWorkspace(context.Background(), app, f.cwd, f.dir)
 	if err != nil {
 		return nil, err
 	}
-	settings, errs := app.Env.Load(config.ProjectRoot(cwd))
-	for _, e := range errs {
-		fmt.Fprintf(app.Err, "strata: warning: %v\n", e)
-	}
-	dir, err := memdir.Resolve(app.Env, settings, cwd, f.dir)
-	if err != nil {
-		return nil, err
-	}
-	opts := memdir.OptionsFrom(settings)
-	if app.Now != nil {
-		opts.Now = app.Now
-	}
-	return memdir.Open(dir, opts)
+	warnSettings(app, ws)
+	return ws.Store()
 }
 
 func printDiagnostics(w io.Writer, diags []memdir.Diagnostic) {

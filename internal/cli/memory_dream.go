@@ -10,7 +10,6 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/extract"
 	"github.com/strata-mem/strata/llm"
-	"github.com/strata-mem/strata/memdir"
 )
 
 func init() { registerIn("memory", newMemoryDreamCmd) }
@@ -48,33 +47,25 @@ longer has are flagged as stale. Archiving moves files to .archive/ and logs eac
 
 func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 	ctx := c.Context()
-	cwd, err := app.workDir(o.mem.cwd)
+	ws, err := openWorkspace(ctx, app, o.mem.cwd, o.mem.dir)
 	if err != nil {
 		return err
 	}
-	root := config.ProjectRoot(cwd)
-	settings, errs := app.Env.Load(root)
-	for _, e := range errs {
-		fmt.Fprintf(app.Err, "strata: warning: %v\n", e)
-	}
-	dir, err := memdir.Resolve(app.Env, settings, cwd, o.mem.dir)
+	warnSettings(app, ws)
+	s, err := ws.Store()
 	if err != nil {
 		return err
 	}
-	mopts := memdir.OptionsFrom(settings)
-	mopts.Now = app.Now
-	s, err := memdir.Open(dir, mopts)
+	co, err := ws.ConsolidateOptions()
 	if err != nil {
-		return err
-	}
-	if _, err := extract.ForgetAfterFrom(settings); err != nil {
 		return usagef("%v", err)
 	}
+	dir := s.Dir()
 	now := app.Now()
 
 	var lock *extract.Lock
 	if o.auto {
-		gate := extract.Gate{MemDir: dir, SessionsDir: filepath.Join(app.Env.ProjectsDir(), config.Slug(root)), Subdirs: true}
+		gate := extract.Gate{MemDir: dir, SessionsDir: filepath.Join(app.Env.ProjectsDir(), config.Slug(ws.Root())), Subdirs: true}
 		due, why, err := gate.Check(now)
 		if err != nil {
 			return err
@@ -101,10 +92,10 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 		}
 	}
 
-	co := extract.ConsolidateOptions{Root: root, Now: now, Settings: settings, DryRun: o.dryRun, Distil: o.distil, Lock: lock}
+	co.Now, co.DryRun, co.Distil, co.Lock = now, o.dryRun, o.distil, lock
 	if o.distil && !o.dryRun {
 		// Distilling is real work on the memories: the main model, not the small one.
-		cfg, err := modelConfig(app, settings, "")
+		cfg, err := modelConfig(app, ws, "")
 		if err != nil {
 			return err
 		}

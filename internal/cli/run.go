@@ -13,11 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
-	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/llm"
 	_ "github.com/strata-mem/strata/llm/anthropic" // registers the provider
 	_ "github.com/strata-mem/strata/llm/openai"    // registers the provider
 	"github.com/strata-mem/strata/transcript"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func init() { register(newRunCmd) }
@@ -96,8 +96,8 @@ const offlineCommands = `These commands work without a model:
 
 // modelConfig resolves the provider configuration for a command that needs a model. When none
 // is configured it prints how to configure one and returns an exit-1 error.
-func modelConfig(app *App, settings config.Settings, model string) (llm.Config, error) {
-	cfg, err := llm.FromEnv(app.Env, settings)
+func modelConfig(app *App, ws *workspace.Workspace, model string) (llm.Config, error) {
+	cfg, err := ws.LLMConfig()
 	if err != nil {
 		fmt.Fprintf(app.Err, "%v\n\n%s\n", err, offlineCommands)
 		return cfg, &ExitError{Code: ExitFailure}
@@ -110,11 +110,12 @@ func modelConfig(app *App, settings config.Settings, model string) (llm.Config, 
 
 // newAgent builds the agent for run (and chat): settings, provider, options.
 func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver agent.Approver) (*agent.Agent, llm.Config, error) {
-	settings, errs := app.Env.Load(config.ProjectRoot(dir))
-	for _, e := range errs {
-		fmt.Fprintf(app.Err, "strata: warning: %v\n", e)
+	ws, err := workspace.Open(ctx, workspace.Options{Cwd: dir, Env: app.Env, Now: app.Now})
+	if err != nil {
+		return nil, llm.Config{}, &ExitError{Code: ExitFailure, Err: err}
 	}
-	cfg, err := modelConfig(app, settings, o.model)
+	warnSettings(app, ws)
+	cfg, err := modelConfig(app, ws, o.model)
 	if err != nil {
 		return nil, cfg, err
 	}
@@ -132,7 +133,7 @@ func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver 
 	if strings.EqualFold(app.Env.Var("STRATA_RECALL_SELECTOR"), "lexical") {
 		small = ""
 	}
-	a, err := agent.New(ctx, agent.Options{Provider: prov, Model: cfg.Model, SmallModel: small, Cwd: dir, Env: app.Env, Settings: &settings,
+	a, err := agent.New(ctx, agent.Options{Provider: prov, Model: cfg.Model, SmallModel: small, Workspace: ws,
 		Mode: mode, Allow: o.allow, Deny: o.deny, Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont, Now: app.Now,
 		ContextWindow: cfg.ContextWindow, NoBackground: o.noBackground || envOn(app.Env.Var("STRATA_NO_BACKGROUND"))})
 	if err != nil {

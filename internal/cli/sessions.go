@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/transcript"
@@ -471,16 +470,13 @@ func archiveAge(app *App, cwdFlag, flag string) (time.Duration, error) {
 		}
 		return d, nil
 	}
-	cwd, err := app.workDir(cwdFlag)
+	ws, err := openWorkspace(context.Background(), app, cwdFlag, "")
 	if err != nil {
 		return 0, err
 	}
-	settings, errs := app.Env.Load(config.ProjectRoot(cwd))
-	for _, e := range errs {
-		fmt.Fprintf(app.Err, "strata: warning: %v\n", e)
-	}
-	if settings.CleanupPeriodDays > 0 {
-		return time.Duration(settings.CleanupPeriodDays) * 24 * time.Hour, nil
+	warnSettings(app, ws)
+	if d := ws.CleanupPeriod(); d > 0 {
+		return d, nil
 	}
 	return 30 * 24 * time.Hour, nil
 }

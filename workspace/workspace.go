@@ -1,0 +1,308 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/extract"
+	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/transcript"
+)
+
+// ForgetAfterSetting is the settings key (kept in config.Settings.Extra) of the number of days
+// a memory may go unused before a dream archives it.
+const ForgetAfterSetting = "memoryForgetAfterDays"
+
+// Options configure Open.
+type Options struct {
+	// Cwd is the working directory (default: the process's).
+	Cwd string
+	// Env gives STRATA_HOME, the managed dir, HOME and the other variables.
+	Env config.Env
+	// Settings, when non-nil, are used as given and no settings file is read (tests, programs
+	// that configure strata themselves).
+	Settings *config.Settings
+	// NoMemory turns auto-memory off whatever the settings say.
+	NoMemory bool
+	// MemoryDir is the --memory-dir flag: the memory directory, relative to Cwd ("": resolved
+	// from STRATA_MEMORY_DIR, the autoMemoryDirectory setting or the project's slug).
+	MemoryDir string
+	// Logger goes to every layer opened (nil discards); Now is their clock (nil: time.Now).
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Workspace is one project opened once: its settings (read once), its root, its memory
+// directory and the Options of every layer below. Accessors that open something (Store,
+// Ranker) do it on first use, so a command pays only for what it needs. A Workspace is safe
+// for concurrent use.
+type Workspace struct {
+	env      config.Env
+	cwd      string // absolute, as given
+	real     string // cwd with symlinks resolved
+	root     string // canonical project root, symlinks resolved
+	settings config.Settings
+	errs     []error // settings files that could not be read or parsed
+	opts     Options
+
+	storeOnce sync.Once
+	store     *memdir.Store
+	storeErr  error
+
+	rankerOnce sync.Once
+	ranker     *recall.Ranker
+	rankerErr  error
+}
+
+// Open reads the settings that apply to the project containing opts.Cwd (once; files that do
+// not parse are kept as Diagnostics and skipped) and resolves the project root. It fails only
+// when the working directory cannot be found.
+func Open(ctx context.Context, opts Options) (*Workspace, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("workspace: working directory: %w", err)
+		}
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: working directory %s: %w", cwd, err)
+	}
+	w := &Workspace{env: opts.Env, cwd: abs, opts: opts}
+	// The instruction loader's way to the root costs a fraction of config.ProjectRoot's, and
+	// strata context's start-up is mostly this; a directory it cannot open is left to the
+	// layers that use it to report.
+	if w.real, w.root, err = instructions.ProjectRoot(abs); err != nil {
+		w.real, w.root = abs, config.ProjectRoot(abs)
+	}
+	if opts.Settings != nil {
+		w.settings = *opts.Settings
+	} else {
+		// The project's settings files live in .claude: without one, only the user's are read.
+		settingsRoot := w.root
+		if fi, err := os.Stat(filepath.Join(w.root, ".claude")); err != nil || !fi.IsDir() {
+			settingsRoot = ""
+		}
+		w.settings, w.errs = opts.Env.Load(settingsRoot)
+	}
+	return w, nil
+}
+
+// Env returns the environment the workspace was opened with.
+func (w *Workspace) Env() config.Env { return w.env }
+
+// Cwd returns the working directory, absolute (symlinks as given).
+func (w *Workspace) Cwd() string { return w.cwd }
+
+// Root returns the project root: the main working tree of the git repository holding Cwd, else
+// Cwd itself, symlinks resolved.
+func (w *Workspace) Root() string { return w.root }
+
+// Settings returns the merged settings.
+func (w *Workspace) Settings() config.Settings { return w.settings }
+
+// Diagnostics returns the settings files that could not be read or did not parse (each
+// skipped, the others still applied), in the order they were read. Whoever opened the workspace
+// reports them, once.
+func (w *Workspace) Diagnostics() []error { return append([]error(nil), w.errs...) }
+
+// SettingsDiagnostics returns Diagnostics as instruction diagnostics (errors, with the file and
+// line of a parse error), for commands that show them among the instructions' problems.
+func (w *Workspace) SettingsDiagnostics() []instructions.Diagnostic {
+	var out []instructions.Diagnostic
+	for _, e := range w.errs {
+		d := instructions.Diagnostic{Severity: instructions.SeverityError, Message: "settings: " + e.Error()}
+		var pe *config.ParseError
+		if errors.As(e, &pe) {
+			d.Path, d.Line, d.Message = pe.Path, pe.Line, "settings file does not parse: "+pe.Err.Error()
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// AutoMemory reports whether sessions use auto-memory: the autoMemoryEnabled setting (default
+// on), unless Options.NoMemory turned it off.
+func (w *Workspace) AutoMemory() bool { return !w.opts.NoMemory && w.settings.AutoMemory() }
+
+// MemoryDir returns the memory directory (see memdir.Resolve for the order of precedence). It
+// is resolved whether or not auto-memory is on: the memory commands manage it either way.
+func (w *Workspace) MemoryDir() (string, error) {
+	return memdir.Resolve(w.env, w.cwd, memdir.Location{Flag: w.opts.MemoryDir, Setting: w.settings.AutoMemoryDirectory, Root: w.root})
+}
+
+// MemdirOptions returns the store's Options that the settings ask for (memoryMode,
+// memoryIndexMaxLines, memoryIndexMaxBytes) with the workspace's Logger and clock.
+func (w *Workspace) MemdirOptions() memdir.Options {
+	s := w.settings
+	return memdir.Options{Mode: s.MemoryMode, MaxIndexLines: s.MemoryIndexMaxLines, MaxIndexBytes: s.MemoryIndexMaxBytes,
+		Logger: w.opts.Logger, Now: w.opts.Now}
+}
+
+// Store opens the memory store on first use and returns the same one afterwards. It opens it
+// whether or not auto-memory is on (see AutoMemory).
+func (w *Workspace) Store() (*memdir.Store, error) {
+	w.storeOnce.Do(func() {
+		dir, err := w.MemoryDir()
+		if err != nil {
+			w.storeErr = err
+			return
+		}
+		w.store, w.storeErr = memdir.Open(dir, w.MemdirOptions())
+	})
+	return w.store, w.storeErr
+}
+
+// Ranker returns the recall ranker over the store, made on first use (it reads the memories
+// lazily, on its first refresh).
+func (w *Workspace) Ranker() (*recall.Ranker, error) {
+	w.rankerOnce.Do(func() {
+		s, err := w.Store()
+		if err != nil {
+			w.rankerErr = err
+			return
+		}
+		w.ranker = recall.NewStoreRanker(s, recall.RankerOptions{Logger: w.opts.Logger})
+	})
+	return w.ranker, w.rankerErr
+}
+
+// Stats returns the recall statistics of the memory directory.
+func (w *Workspace) Stats() (*recall.Stats, error) {
+	s, err := w.Store()
+	if err != nil {
+		return nil, err
+	}
+	return recall.NewStats(s.Dir()), nil
+}
+
+// InstructionsOptions returns the instruction loader's Options: the file names, excludes,
+// approved imports and budget from the settings, the project root, Env and Logger. Loading
+// with them reads no settings file (compaction re-reads instructions with them).
+func (w *Workspace) InstructionsOptions() instructions.Options {
+	s := w.settings
+	return instructions.Options{Env: w.env, FileNames: s.InstructionFiles, Excludes: s.ClaudeMdExcludes,
+		ApprovedImports: s.ApprovedExternalImports, BudgetTokens: s.InstructionBudgetTokens,
+		ProjectRoot: w.root, Logger: w.opts.Logger}
+}
+
+// SetOptions say what Instructions adds to the instruction files.
+type SetOptions struct {
+	// NoIndex leaves the auto-memory index out (strata lint checks instruction files only).
+	NoIndex bool
+	// SettingsDiagnostics puts SettingsDiagnostics first among the Set's diagnostics, for
+	// commands that show the Set as the whole picture (strata context, strata lint); a session
+	// reports them once, through Diagnostics, instead.
+	SettingsDiagnostics bool
+}
+
+// Instructions loads the session-start instruction set of Cwd, a new Set on every call (a Set
+// belongs to one session: touches change it), with the auto-memory index as its last piece
+// when auto-memory is on. A memory dir that cannot be opened or an index that cannot be read
+// is a diagnostic on the Set, never a failure.
+func (w *Workspace) Instructions(ctx context.Context, o SetOptions) (*instructions.Set, error) {
+	lo := w.InstructionsOptions()
+	if o.SettingsDiagnostics {
+		lo.Diagnostics = w.SettingsDiagnostics()
+	}
+	set, err := instructions.Load(ctx, w.cwd, lo)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	if !o.NoIndex && w.AutoMemory() {
+		w.addIndex(ctx, set)
+	}
+	return set, nil
+}
+
+// addIndex adds MEMORY.md, cut to the limits the model sees, as the set's automem piece.
+func (w *Workspace) addIndex(ctx context.Context, set *instructions.Set) {
+	store, err := w.Store()
+	if err != nil {
+		set.AddDiagnostics(instructions.Diagnostic{Severity: instructions.SeverityWarning, Message: "auto-memory: " + err.Error()})
+		return
+	}
+	idx, err := store.LoadIndex(ctx)
+	if err != nil {
+		// Unreadable index: say so; the session still starts without it.
+		set.AddDiagnostics(instructions.Diagnostic{Path: store.IndexPath(), Severity: instructions.SeverityError, Message: err.Error()})
+		return
+	}
+	if !idx.Exists {
+		return
+	}
+	var diags []instructions.Diagnostic
+	if idx.Truncated {
+		diags = append(diags, instructions.Diagnostic{Path: idx.Path, Severity: instructions.SeverityWarning, Message: idx.Warning})
+	}
+	set.AddAutomem(idx.Path, idx.Content(), idx.Truncated, diags...)
+}
+
+// TranscriptDir returns the directory of the transcripts of sessions started in Cwd:
+// $STRATA_HOME/projects/<slug of Cwd, symlinks resolved>.
+func (w *Workspace) TranscriptDir() string { return transcript.ProjectDir(w.env, w.real) }
+
+// CleanupPeriod returns the cleanupPeriodDays setting as a duration (0: not set).
+func (w *Workspace) CleanupPeriod() time.Duration {
+	if w.settings.CleanupPeriodDays <= 0 {
+		return 0
+	}
+	return time.Duration(w.settings.CleanupPeriodDays) * 24 * time.Hour
+}
+
+// Retention archives every project's transcripts older than the cleanupPeriodDays setting
+// (transcript.Retention); with the setting unset it does nothing.
+func (w *Workspace) Retention(ctx context.Context, now time.Time) ([]transcript.Move, error) {
+	return transcript.Retention(ctx, w.env, w.settings.CleanupPeriodDays, now)
+}
+
+// ForgetAfter reads the memoryForgetAfterDays setting: 0 when absent (the dream's default),
+// negative when 0 or less (forgetting off). A value that is not a whole number is an error.
+func (w *Workspace) ForgetAfter() (time.Duration, error) {
+	raw, ok := w.settings.Extra[ForgetAfterSetting]
+	if !ok {
+		return 0, nil
+	}
+	var days int
+	if err := json.Unmarshal(raw, &days); err != nil {
+		return 0, fmt.Errorf("workspace: setting %s: want a whole number of days, got %s", ForgetAfterSetting, raw)
+	}
+	if days <= 0 {
+		return -1, nil
+	}
+	return time.Duration(days) * 24 * time.Hour, nil
+}
+
+// ConsolidateOptions returns what a dream takes from the workspace: the project root,
+// ForgetAfter, the index limits and the Logger. The caller adds the time, the lock, the model
+// and the mode of the run. It fails when memoryForgetAfterDays is not a whole number.
+func (w *Workspace) ConsolidateOptions() (extract.ConsolidateOptions, error) {
+	forget, err := w.ForgetAfter()
+	if err != nil {
+		return extract.ConsolidateOptions{}, err
+	}
+	return extract.ConsolidateOptions{Root: w.root, ForgetAfter: forget, MaxIndexLines: w.settings.MemoryIndexMaxLines,
+		MaxIndexBytes: w.settings.MemoryIndexMaxBytes, Logger: w.opts.Logger}, nil
+}
+
+// LLMConfig resolves the model configuration (llm.FromEnv) from the environment and the
+// provider, model, smallModel and contextWindow settings.
+func (w *Workspace) LLMConfig() (llm.Config, error) {
+	s := w.settings
+	return llm.FromEnv(w.env, llm.Settings{Provider: s.Provider, Model: s.Model, SmallModel: s.SmallModel, ContextWindow: s.ContextWindow})
+}
