@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/strata-mem/strata/config"
-	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/internal/bench/synth"
 )
 
-func benchSetup(b *testing.B) (instructions.SyntheticLayout, config.Env) {
+func benchSetup(b *testing.B) (synth.RepoLayout, config.Env) {
 	dir := b.TempDir()
-	l, err := instructions.SyntheticRepo(dir)
+	l, err := synth.Repo(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
