@@ -18,7 +18,7 @@ const module = "github.com/strata-mem/strata"
 var rungs = [][]string{
 	{"internal/fsutil", "internal/sharedtest", "tokens", "frontmatter", "config"},
 	{"conversation", "work"},
-	{"transcript", "memdir", "instructions"},
+	{"transcript", "memdir", "instructions", "toolcall"},
 	{"recall"},
 	{"llm", "llm/anthropic", "llm/openai", "llm/llmtest"},
 	{"compact", "extract"},

@@ -14,6 +14,7 @@ import (
 	"github.com/strata-mem/strata/extract"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 // Background work of a session (layer 4), started at the end of a finished turn and never
@@ -189,7 +190,7 @@ func (a *Agent) afterTurn(res Result) {
 
 // noteMemoryWrite records that the main agent changed the memory dir itself, so the next
 // extraction is skipped. Called after a successful tool call.
-func (a *Agent) noteMemoryWrite(t *tool, call *ToolCall) {
+func (a *Agent) noteMemoryWrite(t *tool, c toolcall.Call) {
 	if a.bg == nil || a.store == nil {
 		return
 	}
@@ -197,8 +198,8 @@ func (a *Agent) noteMemoryWrite(t *tool, call *ToolCall) {
 	switch {
 	case t.name == memorySaveTool.name || t.name == memoryForgetTool.name:
 		wrote = true
-	case t.class == classEdit && t.subject != nil:
-		p := t.subject(a, call.Input).path
+	case t.class == classEdit:
+		p := subjectOf(c).path
 		dir := a.store.Dir()
 		wrote = p != "" && (p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)))
 	}
@@ -296,58 +297,16 @@ func (a *Agent) extractFailed(err error) error {
 // session's deny patterns still apply), read-only shell commands, and writes only through
 // conf, which confines them to the memory dir.
 func (a *Agent) extractHandler(conf *extract.Confined) forkHandler {
-	return func(ctx context.Context, fa *Agent, call *ToolCall) (string, bool, bool) {
-		t := fa.byName[call.Name]
-		if t != nil && (t.class == classRead || t.class == classExec) {
-			if t.class == classExec {
-				var p struct {
-					Command string `json:"command"`
-				}
-				if err := decode(call.Input, &p); err != nil {
-					return err.Error(), true, false
-				}
-				if ok, why := extract.ReadOnlyCommand(p.Command); !ok {
-					return "Denied: the memory extractor may run read-only commands only (" + why + ").", true, true
-				}
-			}
-			if msg, denied := a.denyPattern(fa, t, call); denied {
-				return msg, true, true
-			}
-			out, isErr := runForkTool(ctx, fa, call)
-			return out, isErr, false
-		}
+	return func(ctx context.Context, fa *Agent, t *tool, c toolcall.Call) (string, bool, bool) {
 		var msg string
 		var err error
-		switch call.Name {
-		case writeTool.name:
-			var p struct {
-				FilePath string  `json:"file_path"`
-				Content  *string `json:"content"`
-			}
-			if err := decode(call.Input, &p); err != nil || p.Content == nil {
-				return "file_path and content are required", true, false
-			}
-			msg, err = conf.Write(ctx, fa.abs(p.FilePath), *p.Content)
-		case editTool.name:
-			var p struct {
-				FilePath   string `json:"file_path"`
-				OldString  string `json:"old_string"`
-				NewString  string `json:"new_string"`
-				ReplaceAll bool   `json:"replace_all"`
-			}
-			if err := decode(call.Input, &p); err != nil {
-				return err.Error(), true, false
-			}
-			msg, err = conf.Edit(ctx, fa.abs(p.FilePath), p.OldString, p.NewString, p.ReplaceAll)
-		case memorySaveTool.name:
-			var in memdir.Input
-			var p struct {
-				Name, Description, Type, Body string
-			}
-			if err := decode(call.Input, &p); err != nil {
-				return err.Error(), true, false
-			}
-			in = memdir.Input{Name: p.Name, Description: p.Description, Type: memdir.Type(p.Type), Body: p.Body}
+		switch c := c.(type) {
+		case *toolcall.Write:
+			msg, err = conf.Write(ctx, c.FilePath, c.Content)
+		case *toolcall.Edit:
+			msg, err = conf.Edit(ctx, c.FilePath, c.OldString, c.NewString, c.ReplaceAll)
+		case *toolcall.MemorySave:
+			in := memdir.Input{Name: c.Name, Description: c.Description, Type: memdir.Type(c.Type), Body: c.Body}
 			if err := memdir.ValidateName(in.Name); err != nil {
 				return "Denied: " + strings.TrimPrefix(err.Error(), "memdir: "), true, true
 			}
@@ -356,8 +315,16 @@ func (a *Agent) extractHandler(conf *extract.Confined) forkHandler {
 				return strings.TrimPrefix(rerr.Error(), "memdir: "), true, false
 			}
 			msg, err = conf.Write(ctx, filepath.Join(a.store.Dir(), memdir.FileName(in.Name)), string(data))
+		case *toolcall.Bash:
+			if ok, why := extract.ReadOnlyCommand(c.Command); !ok {
+				return "Denied: the memory extractor may run read-only commands only (" + why + ").", true, true
+			}
+			return a.runForkRead(ctx, fa, t, c)
 		default:
-			return fmt.Sprintf("Denied: %s is not available to the memory extractor. It may read and search anything, run read-only shell commands, and write memory files in %s with Write, Edit or memory_save.", call.Name, a.store.Dir()), true, true
+			if t.class == classRead {
+				return a.runForkRead(ctx, fa, t, c)
+			}
+			return fmt.Sprintf("Denied: %s is not available to the memory extractor. It may read and search anything, run read-only shell commands, and write memory files in %s with Write, Edit or memory_save.", t.name, a.store.Dir()), true, true
 		}
 		if err != nil {
 			return strings.TrimPrefix(err.Error(), "extract: "), true, errors.Is(err, extract.ErrDenied)
@@ -366,20 +333,21 @@ func (a *Agent) extractHandler(conf *extract.Confined) forkHandler {
 	}
 }
 
-// denyPattern applies the session's deny patterns to a fork's read: what the user denied the
-// main agent, the fork may not do either.
-func (a *Agent) denyPattern(fa *Agent, t *tool, call *ToolCall) (string, bool) {
-	var s subject
-	if t.subject != nil {
-		s = t.subject(fa, call.Input)
-	}
+// runForkRead runs a reading call of a fork unless the session's deny patterns forbid it:
+// what the user denied the main agent, the fork may not do either.
+func (a *Agent) runForkRead(ctx context.Context, fa *Agent, t *tool, c toolcall.Call) (string, bool, bool) {
+	s := subjectOf(c)
 	a.mu.Lock()
 	d, why := a.perms.check(t.name, t.class, s)
 	a.mu.Unlock()
 	if d == Deny {
-		return fmt.Sprintf("Permission denied: %s is %s.", describe(t.name, s), why), true
+		return fmt.Sprintf("Permission denied: %s is %s.", describe(t.name, s), why), true, true
 	}
-	return "", false
+	out, err := t.run(ctx, fa, c)
+	if err != nil {
+		return err.Error(), true, false
+	}
+	return out, false, false
 }
 
 // startNotes starts a session-notes update from base unless one is running; it reports
@@ -446,16 +414,10 @@ func (a *Agent) updateNotes(ctx context.Context, base *forkBase) error {
 // Write of it through compact.Notes (which refuses any other path); nothing else.
 func notesHandler(n *compact.Notes) forkHandler {
 	deny := "Denied: the session-notes writer may only read and edit " + n.Path() + "."
-	return func(ctx context.Context, fa *Agent, call *ToolCall) (string, bool, bool) {
-		switch call.Name {
-		case readTool.name:
-			var p struct {
-				FilePath string `json:"file_path"`
-			}
-			if err := decode(call.Input, &p); err != nil {
-				return err.Error(), true, false
-			}
-			if fa.abs(p.FilePath) != n.Path() {
+	return func(ctx context.Context, fa *Agent, t *tool, c toolcall.Call) (string, bool, bool) {
+		switch c := c.(type) {
+		case *toolcall.Read:
+			if c.FilePath != n.Path() {
 				return deny, true, true
 			}
 			text, err := n.Read()
@@ -464,8 +426,8 @@ func notesHandler(n *compact.Notes) forkHandler {
 			}
 			out, _ := numberLines(text, 0, 0)
 			return out, false, false
-		case editTool.name, writeTool.name:
-			msg, err := n.Apply(call.Name, call.Input)
+		case *toolcall.Edit, *toolcall.Write:
+			msg, err := n.Apply(c)
 			if err != nil {
 				return strings.TrimPrefix(err.Error(), "compact: "), true, errors.Is(err, compact.ErrNotesOnly)
 			}

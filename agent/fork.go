@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 // A fork is a background conversation that continues from the main agent's messages: the
@@ -36,9 +37,9 @@ type forkBase struct {
 	gen int
 }
 
-// forkHandler runs one tool call of a fork on fa (the fork's own Agent view) or refuses it.
-// denied reports a refusal by the fork's rules (not a failed call).
-type forkHandler func(ctx context.Context, fa *Agent, call *ToolCall) (out string, isErr, denied bool)
+// forkHandler runs one decoded tool call c of tool t on fa (the fork's own Agent view) or
+// refuses it. denied reports a refusal by the fork's rules (not a failed call).
+type forkHandler func(ctx context.Context, fa *Agent, t *tool, c toolcall.Call) (out string, isErr, denied bool)
 
 // forkSpec describes one fork run.
 type forkSpec struct {
@@ -145,8 +146,12 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (for
 			out, isErr, denied := "", true, false
 			if ctx.Err() != nil {
 				out = "Interrupted: the session is ending."
+			} else if t := fa.byName[call.Name]; t == nil {
+				out = fmt.Sprintf("There is no tool called %q.", call.Name)
+			} else if dc, err := fa.decode(t.name, call.Input); err != nil {
+				out = err.Error()
 			} else {
-				out, isErr, denied = spec.handle(ctx, fa, call)
+				out, isErr, denied = spec.handle(ctx, fa, t, dc)
 			}
 			res.ToolCalls++
 			if denied {
@@ -165,19 +170,6 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (for
 			return res, fmt.Errorf("agent: %s: %w", spec.kind, err)
 		}
 	}
-}
-
-// runForkTool runs a main-agent tool on the fork's view, with the main loop's error handling.
-func runForkTool(ctx context.Context, fa *Agent, call *ToolCall) (string, bool) {
-	t := fa.byName[call.Name]
-	if t == nil {
-		return fmt.Sprintf("There is no tool called %q.", call.Name), true
-	}
-	out, err := t.run(ctx, fa, call.Input)
-	if err != nil {
-		return err.Error(), true
-	}
-	return out, false
 }
 
 // inputSummary is a short one-line rendering of a tool input for reports.

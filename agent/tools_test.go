@@ -19,7 +19,11 @@ func call(t *testing.T, a *Agent, name, input string) (string, error) {
 	if tl == nil {
 		t.Fatalf("no tool %s", name)
 	}
-	return tl.run(context.Background(), a, json.RawMessage(input))
+	c, err := a.decode(name, json.RawMessage(input))
+	if err != nil {
+		return "", err
+	}
+	return tl.run(context.Background(), a, c)
 }
 
 func mustCall(t *testing.T, a *Agent, name, input string) string {
