@@ -136,7 +136,6 @@ type Agent struct {
 
 	lastPoints []llm.CachePoint  // cache markers of the last request; mu
 	base       *forkBase         // what a fork starts from, taken at the end of each turn; mu
-	forked     bool              // this Agent is a fork's view: touches load no instructions
 	bg         *background       // the background work of the session (nil for a fork's view)
 	archived   []transcript.Move // transcripts the start-up retention moved
 

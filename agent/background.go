@@ -297,7 +297,7 @@ func (a *Agent) extractFailed(err error) error {
 // session's deny patterns still apply), read-only shell commands, and writes only through
 // conf, which confines them to the memory dir.
 func (a *Agent) extractHandler(conf *extract.Confined) forkHandler {
-	return func(ctx context.Context, fa *Agent, t *tool, c toolcall.Call) (string, bool, bool) {
+	return func(ctx context.Context, fe env, t *tool, c toolcall.Call) (string, bool, bool) {
 		var msg string
 		var err error
 		switch c := c.(type) {
@@ -319,10 +319,10 @@ func (a *Agent) extractHandler(conf *extract.Confined) forkHandler {
 			if ok, why := extract.ReadOnlyCommand(c.Command); !ok {
 				return "Denied: the memory extractor may run read-only commands only (" + why + ").", true, true
 			}
-			return a.runForkRead(ctx, fa, t, c)
+			return a.runForkRead(ctx, fe, t, c)
 		default:
 			if t.class == classRead {
-				return a.runForkRead(ctx, fa, t, c)
+				return a.runForkRead(ctx, fe, t, c)
 			}
 			return fmt.Sprintf("Denied: %s is not available to the memory extractor. It may read and search anything, run read-only shell commands, and write memory files in %s with Write, Edit or memory_save.", t.name, a.store.Dir()), true, true
 		}
@@ -335,7 +335,7 @@ func (a *Agent) extractHandler(conf *extract.Confined) forkHandler {
 
 // runForkRead runs a reading call of a fork unless the session's deny patterns forbid it:
 // what the user denied the main agent, the fork may not do either.
-func (a *Agent) runForkRead(ctx context.Context, fa *Agent, t *tool, c toolcall.Call) (string, bool, bool) {
+func (a *Agent) runForkRead(ctx context.Context, fe env, t *tool, c toolcall.Call) (string, bool, bool) {
 	s := subjectOf(c)
 	a.mu.Lock()
 	d, why := a.perms.check(t.name, t.class, s)
@@ -343,7 +343,7 @@ func (a *Agent) runForkRead(ctx context.Context, fa *Agent, t *tool, c toolcall.
 	if d == Deny {
 		return fmt.Sprintf("Permission denied: %s is %s.", describe(t.name, s), why), true, true
 	}
-	out, err := t.run(ctx, fa, c)
+	out, err := t.run(ctx, fe, c)
 	if err != nil {
 		return err.Error(), true, false
 	}
@@ -414,7 +414,7 @@ func (a *Agent) updateNotes(ctx context.Context, base *forkBase) error {
 // Write of it through compact.Notes (which refuses any other path); nothing else.
 func notesHandler(n *compact.Notes) forkHandler {
 	deny := "Denied: the session-notes writer may only read and edit " + n.Path() + "."
-	return func(ctx context.Context, fa *Agent, t *tool, c toolcall.Call) (string, bool, bool) {
+	return func(ctx context.Context, fe env, t *tool, c toolcall.Call) (string, bool, bool) {
 		switch c := c.(type) {
 		case *toolcall.Read:
 			if c.FilePath != n.Path() {

@@ -62,11 +62,11 @@ func (c *capped) String() string {
 	return capOutput(c.head.String()+fmt.Sprintf("\n\n[strata: output cut; %d bytes in all, the middle left out]\n\n", c.total)+string(c.tail), c.max+200)
 }
 
-func runBash(ctx context.Context, a *Agent, p *toolcall.Bash) (string, error) {
+func runBash(ctx context.Context, e env, p *toolcall.Bash) (string, error) {
 	if p.Command == "" {
 		return "", errors.New("command is required")
 	}
-	timeout := a.opts.BashTimeout
+	timeout := e.bashTimeout()
 	if timeout <= 0 {
 		timeout = BashDefaultTimeout
 	}
@@ -80,7 +80,7 @@ func runBash(ctx context.Context, a *Agent, p *toolcall.Bash) (string, error) {
 		shell = "sh"
 	}
 	cmd := exec.CommandContext(cctx, shell, "-c", p.Command)
-	cmd.Dir = a.cwd
+	cmd.Dir = e.cwd()
 	cmd.Stdin = nil
 	out := &capped{max: BashMaxOutput}
 	cmd.Stdout, cmd.Stderr = out, out

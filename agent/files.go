@@ -33,7 +33,7 @@ const (
 
 var readTool = newTool("Read", classRead, runRead)
 
-func runRead(ctx context.Context, a *Agent, p *toolcall.Read) (string, error) {
+func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
@@ -51,8 +51,8 @@ func runRead(ctx context.Context, a *Agent, p *toolcall.Read) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is not a regular file", path)
 	}
-	a.touch(ctx, path)
-	if stub, ok := a.cache.Reread(path, p.Offset, p.Limit, fi.ModTime()); ok {
+	e.touch(ctx, path)
+	if stub, ok := e.cache().Reread(path, p.Offset, p.Limit, fi.ModTime()); ok {
 		return stub, nil
 	}
 	data, err := os.ReadFile(path)
@@ -63,9 +63,9 @@ func runRead(ctx context.Context, a *Agent, p *toolcall.Read) (string, error) {
 		return "", fmt.Errorf("%s is a binary file; Read shows text files only", path)
 	}
 	out, shown := numberLines(string(data), p.Offset, p.Limit)
-	if err := a.cache.Record(conversation.FileState{Path: path, Content: shownContent(data, p.Offset, p.Limit), ModTime: fi.ModTime(),
+	if err := e.cache().Record(conversation.FileState{Path: path, Content: shownContent(data, p.Offset, p.Limit), ModTime: fi.ModTime(),
 		Offset: p.Offset, Limit: p.Limit, Source: conversation.SourceRead}); err != nil {
-		a.log.Warn("agent: read cache", "path", path, "err", err)
+		e.logger().Warn("agent: read cache", "path", path, "err", err)
 	}
 	if shown == 0 {
 		if len(data) == 0 {
@@ -130,13 +130,13 @@ func errText(err error) string {
 	return err.Error()
 }
 
-var writeTool = newTool("Write", classEdit, func(ctx context.Context, a *Agent, p *toolcall.Write) (string, error) {
+var writeTool = newTool("Write", classEdit, func(ctx context.Context, e env, p *toolcall.Write) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
 	path := p.FilePath
-	a.touch(ctx, path)
-	if err := a.cache.CheckWritable(path); err != nil {
+	e.touch(ctx, path)
+	if err := e.cache().CheckWritable(path); err != nil {
 		return "", refusal(err)
 	}
 	_, statErr := os.Stat(path)
@@ -144,7 +144,7 @@ var writeTool = newTool("Write", classEdit, func(ctx context.Context, a *Agent, 
 	if err := writeFile(path, []byte(p.Content)); err != nil {
 		return "", err
 	}
-	a.recordWrite(path, p.Content)
+	recordWrite(e, path, p.Content)
 	if created {
 		return fmt.Sprintf("Created %s (%d lines).", path, lineCount(p.Content)), nil
 	}
@@ -177,13 +177,13 @@ func writeFile(path string, data []byte) error {
 	return nil
 }
 
-func (a *Agent) recordWrite(path, content string) {
+func recordWrite(e env, path, content string) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return
 	}
-	if err := a.cache.Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(), Source: conversation.SourceWrite}); err != nil {
-		a.log.Warn("agent: read cache", "path", path, "err", err)
+	if err := e.cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(), Source: conversation.SourceWrite}); err != nil {
+		e.logger().Warn("agent: read cache", "path", path, "err", err)
 	}
 }
 
@@ -198,7 +198,7 @@ func lineCount(s string) int {
 	return n
 }
 
-var editTool = newTool("Edit", classEdit, func(ctx context.Context, a *Agent, p *toolcall.Edit) (string, error) {
+var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *toolcall.Edit) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
@@ -206,12 +206,12 @@ var editTool = newTool("Edit", classEdit, func(ctx context.Context, a *Agent, p 
 		return "", err
 	}
 	path := p.FilePath
-	a.touch(ctx, path)
+	e.touch(ctx, path)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("cannot edit %s: %v", path, errText(err))
 	}
-	if err := a.cache.CheckWritable(path); err != nil {
+	if err := e.cache().CheckWritable(path); err != nil {
 		return "", refusal(err)
 	}
 	done, err := p.Apply(string(data))
@@ -221,14 +221,14 @@ var editTool = newTool("Edit", classEdit, func(ctx context.Context, a *Agent, p 
 	if err := writeFile(path, []byte(done.Text)); err != nil {
 		return "", err
 	}
-	a.recordWrite(path, done.Text)
+	recordWrite(e, path, done.Text)
 	return done.Summary(path), nil
 })
 
-var globTool = newTool("Glob", classRead, func(ctx context.Context, a *Agent, p *toolcall.Glob) (string, error) {
+var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *toolcall.Glob) (string, error) {
 	base := p.Path
 	if base == "" {
-		base = a.cwd
+		base = e.cwd()
 	}
 	pat := filepath.ToSlash(p.Pattern)
 	if filepath.IsAbs(p.Pattern) {
@@ -279,7 +279,7 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, a *Agent, p 
 			break
 		}
 		if i < touchMaxHits {
-			a.touch(ctx, h.path)
+			e.touch(ctx, h.path)
 		}
 		b.WriteString(h.path)
 		b.WriteByte('\n')
@@ -299,7 +299,7 @@ func skipDir(rel string) bool {
 
 var grepTool = newTool("Grep", classRead, runGrep)
 
-func runGrep(ctx context.Context, a *Agent, p *toolcall.Grep) (string, error) {
+func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 	expr := p.Pattern
 	if p.Insens {
 		expr = "(?i)" + expr
@@ -324,7 +324,7 @@ func runGrep(ctx context.Context, a *Agent, p *toolcall.Grep) (string, error) {
 	}
 	root := p.Path
 	if root == "" {
-		root = a.cwd
+		root = e.cwd()
 	}
 	fi, err := os.Stat(root)
 	if err != nil {
@@ -400,7 +400,7 @@ func runGrep(ctx context.Context, a *Agent, p *toolcall.Grep) (string, error) {
 		}
 		matchedFiles++
 		if matchedFiles <= touchMaxHits {
-			a.touch(ctx, path)
+			e.touch(ctx, path)
 		}
 		switch mode {
 		case "files_with_matches":

@@ -37,9 +37,9 @@ type forkBase struct {
 	gen int
 }
 
-// forkHandler runs one decoded tool call c of tool t on fa (the fork's own Agent view) or
-// refuses it. denied reports a refusal by the fork's rules (not a failed call).
-type forkHandler func(ctx context.Context, fa *Agent, t *tool, c toolcall.Call) (out string, isErr, denied bool)
+// forkHandler runs one decoded tool call c of tool t in fe (the fork's own restricted env)
+// or refuses it. denied reports a refusal by the fork's rules (not a failed call).
+type forkHandler func(ctx context.Context, fe env, t *tool, c toolcall.Call) (out string, isErr, denied bool)
 
 // forkSpec describes one fork run.
 type forkSpec struct {
@@ -86,20 +86,6 @@ func (a *Agent) currentBase() *forkBase {
 	return a.base
 }
 
-// forkAgent returns the Agent view a fork's tools run on: the main agent's configuration and
-// stores, with its own read cache and without the instruction set, history, todos or
-// transcript, so nothing the fork does shows up in the main conversation.
-// Only fields that never change after New are read here (a compaction replaces the system
-// prompt and the instruction set while a fork runs; the fork has them from its base).
-func (a *Agent) forkAgent(base *forkBase) *Agent {
-	return &Agent{
-		opts: a.opts, provider: a.provider, cwd: a.cwd, log: a.log, now: a.now, sessionID: a.sessionID,
-		settings: a.settings, tools: a.tools, byName: a.byName, llmTools: base.tools, system: base.system,
-		store: a.store, ranker: a.ranker, forked: true, prevTail: -1,
-		cache: conversation.NewReadCache(conversation.ReadCacheOptions{Dir: a.cwd, Now: a.now}),
-	}
-}
-
 // runFork runs spec from base until the fork stops calling tools, its turn limit, an error
 // or ctx's end.
 func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (forkResult, error) {
@@ -113,7 +99,7 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (for
 	} else {
 		msgs = append(msgs, prompt)
 	}
-	fa := a.forkAgent(base)
+	fe := a.forkEnv()
 	for {
 		if res.Turns == spec.maxTurns {
 			return res, fmt.Errorf("agent: %s: %w (%d requests)", spec.kind, errForkTurns, spec.maxTurns)
@@ -146,12 +132,12 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (for
 			out, isErr, denied := "", true, false
 			if ctx.Err() != nil {
 				out = "Interrupted: the session is ending."
-			} else if t := fa.byName[call.Name]; t == nil {
+			} else if t := a.byName[call.Name]; t == nil {
 				out = fmt.Sprintf("There is no tool called %q.", call.Name)
-			} else if dc, err := fa.decode(t.name, call.Input); err != nil {
+			} else if dc, err := decode(fe, t.name, call.Input); err != nil {
 				out = err.Error()
 			} else {
-				out, isErr, denied = spec.handle(ctx, fa, t, dc)
+				out, isErr, denied = spec.handle(ctx, fe, t, dc)
 			}
 			res.ToolCalls++
 			if denied {

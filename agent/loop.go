@@ -197,7 +197,8 @@ func (a *Agent) runTool(ctx context.Context, call *ToolCall, sink Sink, turn int
 	if t == nil {
 		return fmt.Sprintf("There is no tool called %q. The tools are: %s.", call.Name, strings.Join(a.Tools(), ", ")), true
 	}
-	c, err := a.decode(t.name, call.Input)
+	e := sessionEnv{a}
+	c, err := decode(e, t.name, call.Input)
 	if err != nil {
 		return err.Error(), true
 	}
@@ -207,7 +208,7 @@ func (a *Agent) runTool(ctx context.Context, call *ToolCall, sink Sink, turn int
 	}
 	sink(Event{Kind: EventToolStart, Turn: turn, Tool: call})
 	start := time.Now()
-	out, err := t.run(ctx, a, c)
+	out, err := t.run(ctx, e, c)
 	isErr := err != nil
 	switch {
 	case ctx.Err() != nil:

@@ -13,9 +13,13 @@ import (
 	"github.com/strata-mem/strata/work"
 )
 
-var todoTool = newTool("TodoWrite", classState, func(ctx context.Context, a *Agent, in *toolcall.TodoWrite) (string, error) {
+var todoTool = newTool("TodoWrite", classState, func(ctx context.Context, e env, in *toolcall.TodoWrite) (string, error) {
 	todos := in.Todos
-	if _, err := a.work.Todos.Write(a.sessionID, todos); err != nil {
+	list, id, err := e.todos()
+	if err != nil {
+		return "", err
+	}
+	if _, err := list.Write(id, todos); err != nil {
 		return "", errors.New(strings.TrimPrefix(err.Error(), "work: "))
 	}
 	done := 0
@@ -30,14 +34,18 @@ var todoTool = newTool("TodoWrite", classState, func(ctx context.Context, a *Age
 	return fmt.Sprintf("Todo list updated: %d items, %d completed. Keep it current as you work.", len(todos), done), nil
 })
 
-var memorySaveTool = newTool("memory_save", classMemory, func(ctx context.Context, a *Agent, p *toolcall.MemorySave) (string, error) {
-	res, err := a.store.Add(ctx, memdir.Input{Name: p.Name, Description: p.Description, Type: memdir.Type(p.Type), Body: p.Body})
+var memorySaveTool = newTool("memory_save", classMemory, func(ctx context.Context, e env, p *toolcall.MemorySave) (string, error) {
+	st, err := e.memory()
+	if err != nil {
+		return "", err
+	}
+	res, err := st.Add(ctx, memdir.Input{Name: p.Name, Description: p.Description, Type: memdir.Type(p.Type), Body: p.Body})
 	if err != nil {
 		return "", errors.New(strings.TrimPrefix(err.Error(), "memdir: "))
 	}
 	// The model wrote it, so recall must not bring it back this session.
 	if data, err := memdir.Render(memdir.Input{Name: p.Name, Description: p.Description, Type: memdir.Type(p.Type), Body: p.Body}, time.Time{}); err == nil {
-		a.cache.Record(conversation.FileState{Path: res.Path, Content: string(data), Source: conversation.SourceWrite, Partial: true})
+		e.cache().Record(conversation.FileState{Path: res.Path, Content: string(data), Source: conversation.SourceWrite, Partial: true})
 	}
 	switch {
 	case res.Logged:
@@ -48,8 +56,12 @@ var memorySaveTool = newTool("memory_save", classMemory, func(ctx context.Contex
 	return fmt.Sprintf("Updated memory %q in %s.", p.Name, res.File), nil
 })
 
-var memoryForgetTool = newTool("memory_forget", classMemory, func(ctx context.Context, a *Agent, p *toolcall.MemoryForget) (string, error) {
-	res, err := a.store.Forget(ctx, p.Name, true)
+var memoryForgetTool = newTool("memory_forget", classMemory, func(ctx context.Context, e env, p *toolcall.MemoryForget) (string, error) {
+	st, err := e.memory()
+	if err != nil {
+		return "", err
+	}
+	res, err := st.Forget(ctx, p.Name, true)
 	if err != nil {
 		return "", errors.New(strings.TrimPrefix(err.Error(), "memdir: "))
 	}
@@ -59,7 +71,7 @@ var memoryForgetTool = newTool("memory_forget", classMemory, func(ctx context.Co
 	return fmt.Sprintf("Forgot %q: removed from MEMORY.md, file moved to %s.", p.Name, res.ArchivedTo), nil
 })
 
-var memorySearchTool = newTool("memory_search", classRead, func(ctx context.Context, a *Agent, p *toolcall.MemorySearch) (string, error) {
+var memorySearchTool = newTool("memory_search", classRead, func(ctx context.Context, e env, p *toolcall.MemorySearch) (string, error) {
 	if strings.TrimSpace(p.Query) == "" {
 		return "", errors.New("query is empty")
 	}
@@ -68,14 +80,18 @@ var memorySearchTool = newTool("memory_search", classRead, func(ctx context.Cont
 		limit = 5
 	}
 	limit = min(limit, 20)
-	if _, _, err := a.ranker.Refresh(ctx); err != nil {
+	rk, err := e.ranker()
+	if err != nil {
+		return "", err
+	}
+	if _, _, err := rk.Refresh(ctx); err != nil {
 		return "", fmt.Errorf("cannot read the memory dir: %v", err)
 	}
-	hits := a.ranker.Search(p.Query, limit)
+	hits := rk.Search(p.Query, limit)
 	if len(hits) == 0 {
 		return fmt.Sprintf("No memory matches %q.", p.Query), nil
 	}
-	now := a.now()
+	now := e.now()
 	var b strings.Builder
 	for i, h := range hits {
 		m := h.Memory

@@ -5,7 +5,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -34,17 +33,17 @@ type tool struct {
 	class class
 	// run does the work on the decoded input; an error becomes an is_error result with its
 	// text.
-	run func(ctx context.Context, a *Agent, c toolcall.Call) (string, error)
+	run func(ctx context.Context, e env, c toolcall.Call) (string, error)
 }
 
 // newTool makes a tool whose run takes its own input type.
-func newTool[T toolcall.Call](name string, cl class, run func(ctx context.Context, a *Agent, in T) (string, error)) *tool {
-	return &tool{name: name, class: cl, run: func(ctx context.Context, a *Agent, c toolcall.Call) (string, error) {
+func newTool[T toolcall.Call](name string, cl class, run func(ctx context.Context, e env, in T) (string, error)) *tool {
+	return &tool{name: name, class: cl, run: func(ctx context.Context, e env, c toolcall.Call) (string, error) {
 		in, ok := c.(T)
 		if !ok {
 			return "", fmt.Errorf("%s cannot run a %s input", name, c.Tool())
 		}
-		return run(ctx, a, in)
+		return run(ctx, e, in)
 	}}
 }
 
@@ -79,10 +78,10 @@ func (t *tool) llmTool() llm.Tool {
 	return llm.Tool{Name: t.name, Description: mustDoc(toolDocs, "tools/"+t.name+".md"), InputSchema: schema}
 }
 
-// decode validates and decodes a tool input once, with its paths resolved against the
-// working directory: what the permission check sees is what the tool runs.
-func (a *Agent) decode(name string, in json.RawMessage) (toolcall.Call, error) {
-	return toolcall.Decode(name, in, a.abs)
+// decode validates and decodes a tool input once, with its paths resolved against e's
+// working directory: what the permission check or a fork's policy sees is what the tool runs.
+func decode(e env, name string, in json.RawMessage) (toolcall.Call, error) {
+	return toolcall.Decode(name, in, e.abs)
 }
 
 // subjectOf is what permissions match a decoded call against: its command or its path.
@@ -97,15 +96,7 @@ func subjectOf(c toolcall.Call) subject {
 }
 
 // abs resolves a path from the model against the working directory.
-func (a *Agent) abs(p string) string {
-	if strings.HasPrefix(p, "~/") && a.opts.Env.UserHome != "" {
-		p = filepath.Join(a.opts.Env.UserHome, p[2:])
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(a.cwd, p)
-	}
-	return filepath.Clean(p)
-}
+func (a *Agent) abs(p string) string { return resolvePath(a.cwd, a.opts.Env.UserHome, p) }
 
 // capOutput cuts s to max bytes, keeping its start and end, with a note in between.
 func capOutput(s string, max int) string {
