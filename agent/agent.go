@@ -135,7 +135,6 @@ type Agent struct {
 	warned  bool            // the user was told that compaction is near (reset by a compaction); runMu
 
 	lastPoints []llm.CachePoint  // cache markers of the last request; mu
-	base       *forkBase         // what a fork starts from, taken at the end of each turn; mu
 	bg         *background       // the background work of the session (nil for a fork's view)
 	archived   []transcript.Move // transcripts the start-up retention moved
 

@@ -3,11 +3,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/toolcall"
@@ -35,6 +35,44 @@ type forkBase struct {
 	lastUUID string
 	// gen is the compaction generation the messages belong to (see background.generation).
 	gen int
+	// a is the agent forks of this base run on (only fields that never change after New
+	// are read, besides the session's deny patterns under a.mu).
+	a *Agent
+}
+
+// Fork implements compact.Forker (and so extract's worker's forker): it runs a fork from b
+// whose every call is decided by policy.
+func (b *forkBase) Fork(ctx context.Context, instruction string, maxTurns int, policy toolcall.Policy) (toolcall.ForkResult, error) {
+	return b.a.runFork(ctx, b, forkSpec{kind: "fork", prompt: instruction, maxTurns: maxTurns, handle: b.a.policyHandler(policy)})
+}
+
+// policyHandler turns a layer-4 policy into a fork's handler: a Run verdict runs the tool in
+// the fork's env unless the session's deny patterns forbid it.
+func (a *Agent) policyHandler(policy toolcall.Policy) forkHandler {
+	return func(ctx context.Context, fe env, t *tool, c toolcall.Call) (string, bool, bool) {
+		v := policy(ctx, c)
+		if v.Run {
+			return a.runForkCall(ctx, fe, t, c)
+		}
+		return v.Output, v.IsError, v.Denied
+	}
+}
+
+// runForkCall runs a call of a fork unless the session's deny patterns forbid it: what the
+// user denied the main agent, a fork may not do either.
+func (a *Agent) runForkCall(ctx context.Context, fe env, t *tool, c toolcall.Call) (string, bool, bool) {
+	s := subjectOf(c)
+	a.mu.Lock()
+	d, why := a.perms.check(t.name, t.class, s)
+	a.mu.Unlock()
+	if d == Deny {
+		return fmt.Sprintf("Permission denied: %s is %s.", describe(t.name, s), why), true, true
+	}
+	out, err := t.run(ctx, fe, c)
+	if err != nil {
+		return err.Error(), true, false
+	}
+	return out, false, false
 }
 
 // forkHandler runs one decoded tool call c of tool t in fe (the fork's own restricted env)
@@ -43,28 +81,17 @@ type forkHandler func(ctx context.Context, fe env, t *tool, c toolcall.Call) (ou
 
 // forkSpec describes one fork run.
 type forkSpec struct {
-	kind     string // "extract" or "notes", for logs
+	kind     string // names the fork in logs and errors
 	prompt   string // the fork's instruction, sent as a user message after the main conversation
 	maxTurns int    // model requests at most
 	handle   forkHandler
 }
 
-// forkResult is what a fork run did.
-type forkResult struct {
-	Turns     int
-	ToolCalls int
-	Denied    []string // one line per refused call: tool, input summary, why
-	Text      string   // the fork's last text
-	Usage     llm.Usage
-}
-
-// errForkTurns ends a fork that was still calling tools at its turn limit.
-var errForkTurns = errors.New("turn limit reached")
-
-// snapshotBase records what a fork would start from now; the caller holds runMu.
-func (a *Agent) snapshotBase() {
+// snapshotBase records what a fork would start from now and returns it as the workers'
+// snapshot; the caller holds runMu.
+func (a *Agent) snapshotBase() compact.Snapshot {
 	entries := a.history.Entries()
-	b := &forkBase{system: a.system, tools: a.llmTools, msgs: messages(entries), entries: len(entries)}
+	b := &forkBase{system: a.system, tools: a.llmTools, msgs: messages(entries), entries: len(entries), a: a}
 	if len(entries) > 0 {
 		b.lastUUID = entries[len(entries)-1].UUID
 	}
@@ -75,21 +102,14 @@ func (a *Agent) snapshotBase() {
 	}
 	a.mu.Lock()
 	b.points = slices.Clone(a.lastPoints)
-	a.base = b
 	a.mu.Unlock()
-}
-
-// currentBase returns the latest snapshot (nil before the first finished turn).
-func (a *Agent) currentBase() *forkBase {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.base
+	return compact.Snapshot{Forker: b, Messages: len(b.msgs), LastUUID: b.lastUUID, Generation: b.gen}
 }
 
 // runFork runs spec from base until the fork stops calling tools, its turn limit, an error
 // or ctx's end.
-func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (forkResult, error) {
-	var res forkResult
+func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (toolcall.ForkResult, error) {
+	var res toolcall.ForkResult
 	msgs := slices.Clone(base.msgs)
 	prompt := conversation.NewText(conversation.User, spec.prompt)
 	if n := len(msgs); n > 0 && msgs[n-1].Role == conversation.User {
@@ -102,15 +122,14 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (for
 	fe := a.forkEnv()
 	for {
 		if res.Turns == spec.maxTurns {
-			return res, fmt.Errorf("agent: %s: %w (%d requests)", spec.kind, errForkTurns, spec.maxTurns)
+			res.TurnLimit = true
+			a.log.Debug("agent: "+spec.kind+": turn limit reached", "requests", spec.maxTurns)
+			return res, nil
 		}
 		res.Turns++
 		req := &llm.Request{Model: a.opts.Model, System: base.system, Tools: base.tools, Messages: msgs, MaxTokens: a.opts.MaxTokens}
 		req.CachePoints = append(slices.Clone(base.points), llm.CacheAfter(len(msgs)-1))
 		resp, err := llm.Complete(ctx, a.provider, req)
-		if resp != nil {
-			res.Usage = res.Usage.Add(resp.Usage)
-		}
 		if err != nil {
 			return res, fmt.Errorf("agent: %s: %w", spec.kind, err)
 		}

@@ -117,6 +117,9 @@ func (c *Confined) Close() error {
 	return nil
 }
 
+// Dir returns the memory dir the writes are confined to.
+func (c *Confined) Dir() string { return c.store.Dir() }
+
 // Mode returns the write mode.
 func (c *Confined) Mode() WriteMode { return c.mode }
 
