@@ -18,7 +18,7 @@ const module = "github.com/strata-mem/strata"
 var rungs = [][]string{
 	{"internal/fsutil", "internal/sharedtest", "internal/shell", "tokens", "frontmatter", "config"},
 	{"conversation", "work"},
-	{"transcript", "memdir", "instructions"},
+	{"transcript", "memdir", "instructions", "toolcall"},
 	{"recall", "internal/bench/synth"},
 	{"llm", "llm/anthropic", "llm/openai", "llm/llmtest"},
 	{"compact", "extract"},

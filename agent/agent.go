@@ -15,7 +15,6 @@ import (
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
-	"github.com/strata-mem/strata/extract"
 	"github.com/strata-mem/strata/instructions"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
@@ -144,8 +143,6 @@ type Agent struct {
 	warned  bool            // the user was told that compaction is near (reset by a compaction); runMu
 
 	lastPoints []llm.CachePoint  // cache markers of the last request; mu
-	base       *forkBase         // what a fork starts from, taken at the end of each turn; mu
-	forked     bool              // this Agent is a fork's view: touches load no instructions
 	bg         *background       // the background work of the session (nil for a fork's view)
 	archived   []transcript.Move // transcripts the start-up retention moved
 
@@ -275,20 +272,6 @@ func (a *Agent) retention(ctx context.Context) {
 
 // consolidateOptions are the options of one auto-dream at now under lock: the workspace's (root,
 // forgetting, index limits) plus the session's model. When the settings make them fail, the lock
-// is rolled back, so the next due check tries again.
-func (a *Agent) consolidateOptions(now time.Time, lock *extract.Lock) (extract.ConsolidateOptions, error) {
-	co, err := a.opts.Workspace.ConsolidateOptions()
-	if err != nil {
-		if rerr := lock.Rollback(); rerr != nil {
-			err = fmt.Errorf("%w (and the lock could not be rolled back: %v)", err, rerr)
-		}
-		return co, err
-	}
-	co.Now, co.Lock, co.Provider, co.Model, co.Distil = now, lock, a.provider, a.opts.Model, a.store.Mode() == memdir.ModeDailyLog
-	co.Logger = a.opts.Logger
-	return co, nil
-}
-
 // Archived returns the transcripts that the start of this session archived because they were
 // older than the cleanupPeriodDays setting (moved, with where to).
 func (a *Agent) Archived() []transcript.Move { return append([]transcript.Move(nil), a.archived...) }

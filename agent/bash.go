@@ -3,13 +3,14 @@ package agent
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/strata-mem/strata/toolcall"
 )
 
 // Bash limits.
@@ -19,23 +20,7 @@ const (
 	BashMaxOutput      = 30_000
 )
 
-var bashTool = &tool{
-	name:  "Bash",
-	class: classExec,
-	schema: `{"type":"object","properties":{` +
-		`"command":{"type":"string","description":"The command to run"},` +
-		`"timeout":{"type":"integer","minimum":1,"maximum":600000,"description":"Timeout in milliseconds (default 120000)"},` +
-		`"description":{"type":"string","description":"What the command does, in a few words"}},` +
-		`"required":["command"],"additionalProperties":false}`,
-	subject: func(a *Agent, in json.RawMessage) subject {
-		var p struct {
-			Command string `json:"command"`
-		}
-		json.Unmarshal(in, &p)
-		return subject{command: p.Command}
-	},
-	run: runBash,
-}
+var bashTool = newTool("Bash", classExec, runBash)
 
 // capped is a writer that keeps at most max bytes of the start and of the end of what is
 // written to it, and counts the rest.
@@ -77,18 +62,11 @@ func (c *capped) String() string {
 	return capOutput(c.head.String()+fmt.Sprintf("\n\n[strata: output cut; %d bytes in all, the middle left out]\n\n", c.total)+string(c.tail), c.max+200)
 }
 
-func runBash(ctx context.Context, a *Agent, in json.RawMessage) (string, error) {
-	var p struct {
-		Command string `json:"command"`
-		Timeout int    `json:"timeout"`
-	}
-	if err := decode(in, &p); err != nil {
-		return "", err
-	}
+func runBash(ctx context.Context, e env, p *toolcall.Bash) (string, error) {
 	if p.Command == "" {
 		return "", errors.New("command is required")
 	}
-	timeout := a.opts.BashTimeout
+	timeout := e.bashTimeout()
 	if timeout <= 0 {
 		timeout = BashDefaultTimeout
 	}
@@ -102,7 +80,7 @@ func runBash(ctx context.Context, a *Agent, in json.RawMessage) (string, error) 
 		shell = "sh"
 	}
 	cmd := exec.CommandContext(cctx, shell, "-c", p.Command)
-	cmd.Dir = a.cwd
+	cmd.Dir = e.cwd()
 	cmd.Stdin = nil
 	out := &capped{max: BashMaxOutput}
 	cmd.Stdout, cmd.Stderr = out, out

@@ -29,7 +29,10 @@
 // # Tools
 //
 // Read, Write, Edit, Glob, Grep, Bash, TodoWrite, memory_save, memory_forget and
-// memory_search, each described by an embedded markdown file (tools/*.md). Read feeds the
+// memory_search, each described by an embedded markdown file (tools/*.md). Every input is
+// decoded once by toolcall.Decode (validated against the tool's schema: unknown keys and keys
+// given twice in any letter case are refused), and that value is what permissions check and
+// the tool runs; tools get a narrow environment, a fork a restricted one. Read feeds the
 // read cache (conversation.ReadCache): an identical re-read of an unchanged file returns the
 // "unchanged" stub; Write and Edit are refused on a file that was not read, was seen only in
 // part, or changed on disk since. Instruction text and memories the engine injects are recorded

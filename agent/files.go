@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 // Limits of the file tools.
@@ -31,34 +31,16 @@ const (
 	touchMaxHits     = 50 // Glob/Grep hits passed to instructions' Touch per call
 )
 
-var readTool = &tool{
-	name:  "Read",
-	class: classRead,
-	schema: `{"type":"object","properties":{` +
-		`"file_path":{"type":"string","description":"The file to read, absolute or relative to the working directory"},` +
-		`"offset":{"type":"integer","minimum":1,"description":"The 1-based line to start at"},` +
-		`"limit":{"type":"integer","minimum":1,"description":"How many lines to read"}},` +
-		`"required":["file_path"],"additionalProperties":false}`,
-	subject: pathSubject("file_path"),
-	run:     runRead,
-}
+var readTool = newTool("Read", classRead, runRead)
 
-func runRead(ctx context.Context, a *Agent, in json.RawMessage) (string, error) {
-	var p struct {
-		FilePath string `json:"file_path"`
-		Offset   int    `json:"offset"`
-		Limit    int    `json:"limit"`
-	}
-	if err := decode(in, &p); err != nil {
-		return "", err
-	}
+func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
 	if p.Offset < 0 || p.Limit < 0 {
 		return "", errors.New("offset and limit must not be negative")
 	}
-	path := a.abs(p.FilePath)
+	path := p.FilePath
 	fi, err := os.Stat(path)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %v", path, errText(err))
@@ -69,8 +51,8 @@ func runRead(ctx context.Context, a *Agent, in json.RawMessage) (string, error) 
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is not a regular file", path)
 	}
-	a.touch(ctx, path)
-	if stub, ok := a.cache.Reread(path, p.Offset, p.Limit, fi.ModTime()); ok {
+	e.touch(ctx, path)
+	if stub, ok := e.cache().Reread(path, p.Offset, p.Limit, fi.ModTime()); ok {
 		return stub, nil
 	}
 	data, err := os.ReadFile(path)
@@ -81,9 +63,9 @@ func runRead(ctx context.Context, a *Agent, in json.RawMessage) (string, error) 
 		return "", fmt.Errorf("%s is a binary file; Read shows text files only", path)
 	}
 	out, shown := numberLines(string(data), p.Offset, p.Limit)
-	if err := a.cache.Record(conversation.FileState{Path: path, Content: shownContent(data, p.Offset, p.Limit), ModTime: fi.ModTime(),
+	if err := e.cache().Record(conversation.FileState{Path: path, Content: shownContent(data, p.Offset, p.Limit), ModTime: fi.ModTime(),
 		Offset: p.Offset, Limit: p.Limit, Source: conversation.SourceRead}); err != nil {
-		a.log.Warn("agent: read cache", "path", path, "err", err)
+		e.logger().Warn("agent: read cache", "path", path, "err", err)
 	}
 	if shown == 0 {
 		if len(data) == 0 {
@@ -148,42 +130,26 @@ func errText(err error) string {
 	return err.Error()
 }
 
-var writeTool = &tool{
-	name:  "Write",
-	class: classEdit,
-	schema: `{"type":"object","properties":{` +
-		`"file_path":{"type":"string","description":"The file to write, absolute or relative to the working directory"},` +
-		`"content":{"type":"string","description":"The whole new content of the file"}},` +
-		`"required":["file_path","content"],"additionalProperties":false}`,
-	subject: pathSubject("file_path"),
-	run: func(ctx context.Context, a *Agent, in json.RawMessage) (string, error) {
-		var p struct {
-			FilePath string  `json:"file_path"`
-			Content  *string `json:"content"`
-		}
-		if err := decode(in, &p); err != nil {
-			return "", err
-		}
-		if p.FilePath == "" || p.Content == nil {
-			return "", errors.New("file_path and content are required")
-		}
-		path := a.abs(p.FilePath)
-		a.touch(ctx, path)
-		if err := a.cache.CheckWritable(path); err != nil {
-			return "", refusal(err)
-		}
-		_, statErr := os.Stat(path)
-		created := errors.Is(statErr, fs.ErrNotExist)
-		if err := writeFile(path, []byte(*p.Content)); err != nil {
-			return "", err
-		}
-		a.recordWrite(path, *p.Content)
-		if created {
-			return fmt.Sprintf("Created %s (%d lines).", path, lineCount(*p.Content)), nil
-		}
-		return fmt.Sprintf("Wrote %s (%d lines).", path, lineCount(*p.Content)), nil
-	},
-}
+var writeTool = newTool("Write", classEdit, func(ctx context.Context, e env, p *toolcall.Write) (string, error) {
+	if p.FilePath == "" {
+		return "", errors.New("file_path is required")
+	}
+	path := p.FilePath
+	e.touch(ctx, path)
+	if err := e.cache().CheckWritable(path); err != nil {
+		return "", refusal(err)
+	}
+	_, statErr := os.Stat(path)
+	created := errors.Is(statErr, fs.ErrNotExist)
+	if err := writeFile(path, []byte(p.Content)); err != nil {
+		return "", err
+	}
+	recordWrite(e, path, p.Content)
+	if created {
+		return fmt.Sprintf("Created %s (%d lines).", path, lineCount(p.Content)), nil
+	}
+	return fmt.Sprintf("Wrote %s (%d lines).", path, lineCount(p.Content)), nil
+})
 
 // refusal turns a read-cache refusal into the message for the model.
 func refusal(err error) error {
@@ -211,13 +177,13 @@ func writeFile(path string, data []byte) error {
 	return nil
 }
 
-func (a *Agent) recordWrite(path, content string) {
+func recordWrite(e env, path, content string) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return
 	}
-	if err := a.cache.Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(), Source: conversation.SourceWrite}); err != nil {
-		a.log.Warn("agent: read cache", "path", path, "err", err)
+	if err := e.cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(), Source: conversation.SourceWrite}); err != nil {
+		e.logger().Warn("agent: read cache", "path", path, "err", err)
 	}
 }
 
@@ -232,146 +198,94 @@ func lineCount(s string) int {
 	return n
 }
 
-var editTool = &tool{
-	name:  "Edit",
-	class: classEdit,
-	schema: `{"type":"object","properties":{` +
-		`"file_path":{"type":"string","description":"The file to change, absolute or relative to the working directory"},` +
-		`"old_string":{"type":"string","description":"The exact text to replace"},` +
-		`"new_string":{"type":"string","description":"The text to put in its place"},` +
-		`"replace_all":{"type":"boolean","description":"Replace every occurrence (default false: old_string must be unique)"}},` +
-		`"required":["file_path","old_string","new_string"],"additionalProperties":false}`,
-	subject: pathSubject("file_path"),
-	run: func(ctx context.Context, a *Agent, in json.RawMessage) (string, error) {
-		var p struct {
-			FilePath   string `json:"file_path"`
-			OldString  string `json:"old_string"`
-			NewString  string `json:"new_string"`
-			ReplaceAll bool   `json:"replace_all"`
-		}
-		if err := decode(in, &p); err != nil {
-			return "", err
-		}
-		if p.FilePath == "" {
-			return "", errors.New("file_path is required")
-		}
-		if p.OldString == "" {
-			return "", errors.New("old_string is empty; to create a file use Write")
-		}
-		if p.OldString == p.NewString {
-			return "", errors.New("old_string and new_string are the same; nothing to change")
-		}
-		path := a.abs(p.FilePath)
-		a.touch(ctx, path)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return "", fmt.Errorf("cannot edit %s: %v", path, errText(err))
-		}
-		if err := a.cache.CheckWritable(path); err != nil {
-			return "", refusal(err)
-		}
-		text := string(data)
-		n := strings.Count(text, p.OldString)
-		switch {
-		case n == 0:
-			return "", fmt.Errorf("old_string was not found in %s; Read the file and copy the text exactly (without line numbers)", path)
-		case n > 1 && !p.ReplaceAll:
-			return "", fmt.Errorf("old_string occurs %d times in %s; add surrounding lines to make it unique, or set replace_all", n, path)
-		}
-		if p.ReplaceAll {
-			text = strings.ReplaceAll(text, p.OldString, p.NewString)
-		} else {
-			text = strings.Replace(text, p.OldString, p.NewString, 1)
-		}
-		if err := writeFile(path, []byte(text)); err != nil {
-			return "", err
-		}
-		a.recordWrite(path, text)
-		line := strings.Count(string(data)[:strings.Index(string(data), p.OldString)], "\n") + 1
-		if n > 1 {
-			return fmt.Sprintf("Edited %s: replaced %d occurrences.", path, n), nil
-		}
-		return fmt.Sprintf("Edited %s at line %d.", path, line), nil
-	},
-}
+var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *toolcall.Edit) (string, error) {
+	if p.FilePath == "" {
+		return "", errors.New("file_path is required")
+	}
+	if err := p.Check(); err != nil {
+		return "", err
+	}
+	path := p.FilePath
+	e.touch(ctx, path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("cannot edit %s: %v", path, errText(err))
+	}
+	if err := e.cache().CheckWritable(path); err != nil {
+		return "", refusal(err)
+	}
+	done, err := p.Apply(string(data))
+	if err != nil {
+		return "", err
+	}
+	if err := writeFile(path, []byte(done.Text)); err != nil {
+		return "", err
+	}
+	recordWrite(e, path, done.Text)
+	return done.Summary(path), nil
+})
 
-var globTool = &tool{
-	name:  "Glob",
-	class: classRead,
-	schema: `{"type":"object","properties":{` +
-		`"pattern":{"type":"string","description":"The glob pattern, e.g. **/*.go"},` +
-		`"path":{"type":"string","description":"The directory to search (default: the working directory)"}},` +
-		`"required":["pattern"],"additionalProperties":false}`,
-	subject: pathSubject("path"),
-	run: func(ctx context.Context, a *Agent, in json.RawMessage) (string, error) {
-		var p struct {
-			Pattern string `json:"pattern"`
-			Path    string `json:"path"`
+var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *toolcall.Glob) (string, error) {
+	base := p.Path
+	if base == "" {
+		base = e.cwd()
+	}
+	pat := filepath.ToSlash(p.Pattern)
+	if filepath.IsAbs(p.Pattern) {
+		rel, err := filepath.Rel(base, p.Pattern)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return "", fmt.Errorf("pattern %s is outside %s; pass the directory as path", p.Pattern, base)
 		}
-		if err := decode(in, &p); err != nil {
-			return "", err
+		pat = filepath.ToSlash(rel)
+	}
+	if !doublestar.ValidatePattern(pat) {
+		return "", fmt.Errorf("%q is not a valid glob pattern", p.Pattern)
+	}
+	type hit struct {
+		path string
+		mod  time.Time
+	}
+	var hits []hit
+	err := doublestar.GlobWalk(os.DirFS(base), pat, func(rel string, d fs.DirEntry) error {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		base := a.cwd
-		if p.Path != "" {
-			base = a.abs(p.Path)
-		}
-		pat := filepath.ToSlash(p.Pattern)
-		if filepath.IsAbs(p.Pattern) {
-			rel, err := filepath.Rel(base, p.Pattern)
-			if err != nil || strings.HasPrefix(rel, "..") {
-				return "", fmt.Errorf("pattern %s is outside %s; pass the directory as path", p.Pattern, base)
-			}
-			pat = filepath.ToSlash(rel)
-		}
-		if !doublestar.ValidatePattern(pat) {
-			return "", fmt.Errorf("%q is not a valid glob pattern", p.Pattern)
-		}
-		type hit struct {
-			path string
-			mod  time.Time
-		}
-		var hits []hit
-		err := doublestar.GlobWalk(os.DirFS(base), pat, func(rel string, d fs.DirEntry) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if skipDir(rel) || d.IsDir() {
-				return nil
-			}
-			var mod time.Time
-			if fi, err := d.Info(); err == nil {
-				mod = fi.ModTime()
-			}
-			hits = append(hits, hit{filepath.Join(base, filepath.FromSlash(rel)), mod})
+		if skipDir(rel) || d.IsDir() {
 			return nil
-		}, doublestar.WithNoFollow())
-		if err != nil {
-			return "", fmt.Errorf("glob %s in %s: %v", p.Pattern, base, errText(err))
 		}
-		slices.SortFunc(hits, func(x, y hit) int {
-			if c := y.mod.Compare(x.mod); c != 0 {
-				return c
-			}
-			return strings.Compare(x.path, y.path)
-		})
-		if len(hits) == 0 {
-			return fmt.Sprintf("No files match %s in %s.", p.Pattern, base), nil
+		var mod time.Time
+		if fi, err := d.Info(); err == nil {
+			mod = fi.ModTime()
 		}
-		var b strings.Builder
-		for i, h := range hits {
-			if i == GlobMaxResults {
-				fmt.Fprintf(&b, "[strata: %d more files match; narrow the pattern]\n", len(hits)-GlobMaxResults)
-				break
-			}
-			if i < touchMaxHits {
-				a.touch(ctx, h.path)
-			}
-			b.WriteString(h.path)
-			b.WriteByte('\n')
+		hits = append(hits, hit{filepath.Join(base, filepath.FromSlash(rel)), mod})
+		return nil
+	}, doublestar.WithNoFollow())
+	if err != nil {
+		return "", fmt.Errorf("glob %s in %s: %v", p.Pattern, base, errText(err))
+	}
+	slices.SortFunc(hits, func(x, y hit) int {
+		if c := y.mod.Compare(x.mod); c != 0 {
+			return c
 		}
-		return b.String(), nil
-	},
-}
+		return strings.Compare(x.path, y.path)
+	})
+	if len(hits) == 0 {
+		return fmt.Sprintf("No files match %s in %s.", p.Pattern, base), nil
+	}
+	var b strings.Builder
+	for i, h := range hits {
+		if i == GlobMaxResults {
+			fmt.Fprintf(&b, "[strata: %d more files match; narrow the pattern]\n", len(hits)-GlobMaxResults)
+			break
+		}
+		if i < touchMaxHits {
+			e.touch(ctx, h.path)
+		}
+		b.WriteString(h.path)
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+})
 
 // skipDir reports whether a slash-separated relative path lies in a directory tools skip.
 func skipDir(rel string) bool {
@@ -383,35 +297,9 @@ func skipDir(rel string) bool {
 	return false
 }
 
-var grepTool = &tool{
-	name:  "Grep",
-	class: classRead,
-	schema: `{"type":"object","properties":{` +
-		`"pattern":{"type":"string","description":"The regular expression (Go RE2 syntax)"},` +
-		`"path":{"type":"string","description":"A file or directory to search (default: the working directory)"},` +
-		`"glob":{"type":"string","description":"Only files whose path matches this glob, e.g. *.go"},` +
-		`"output_mode":{"type":"string","enum":["files_with_matches","content","count"],"description":"What to return (default files_with_matches)"},` +
-		`"-i":{"type":"boolean","description":"Case-insensitive"},` +
-		`"-C":{"type":"integer","minimum":0,"description":"Lines of context around each match (content mode)"},` +
-		`"head_limit":{"type":"integer","minimum":1,"description":"At most this many lines of output (default 250)"}},` +
-		`"required":["pattern"],"additionalProperties":false}`,
-	subject: pathSubject("path"),
-	run:     runGrep,
-}
+var grepTool = newTool("Grep", classRead, runGrep)
 
-func runGrep(ctx context.Context, a *Agent, in json.RawMessage) (string, error) {
-	var p struct {
-		Pattern    string `json:"pattern"`
-		Path       string `json:"path"`
-		Glob       string `json:"glob"`
-		OutputMode string `json:"output_mode"`
-		Insens     bool   `json:"-i"`
-		Context    int    `json:"-C"`
-		HeadLimit  int    `json:"head_limit"`
-	}
-	if err := decode(in, &p); err != nil {
-		return "", err
-	}
+func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 	expr := p.Pattern
 	if p.Insens {
 		expr = "(?i)" + expr
@@ -434,9 +322,9 @@ func runGrep(ctx context.Context, a *Agent, in json.RawMessage) (string, error) 
 	if p.Glob != "" && !doublestar.ValidatePattern(p.Glob) {
 		return "", fmt.Errorf("glob %q is not valid", p.Glob)
 	}
-	root := a.cwd
-	if p.Path != "" {
-		root = a.abs(p.Path)
+	root := p.Path
+	if root == "" {
+		root = e.cwd()
 	}
 	fi, err := os.Stat(root)
 	if err != nil {
@@ -512,7 +400,7 @@ func runGrep(ctx context.Context, a *Agent, in json.RawMessage) (string, error) 
 		}
 		matchedFiles++
 		if matchedFiles <= touchMaxHits {
-			a.touch(ctx, path)
+			e.touch(ctx, path)
 		}
 		switch mode {
 		case "files_with_matches":

@@ -3,13 +3,14 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 // A fork is a background conversation that continues from the main agent's messages: the
@@ -34,36 +35,63 @@ type forkBase struct {
 	lastUUID string
 	// gen is the compaction generation the messages belong to (see background.generation).
 	gen int
+	// a is the agent forks of this base run on (only fields that never change after New
+	// are read, besides the session's deny patterns under a.mu).
+	a *Agent
 }
 
-// forkHandler runs one tool call of a fork on fa (the fork's own Agent view) or refuses it.
-// denied reports a refusal by the fork's rules (not a failed call).
-type forkHandler func(ctx context.Context, fa *Agent, call *ToolCall) (out string, isErr, denied bool)
+// Fork implements compact.Forker (and so extract's worker's forker): it runs a fork from b
+// whose every call is decided by policy.
+func (b *forkBase) Fork(ctx context.Context, instruction string, maxTurns int, policy toolcall.Policy) (toolcall.ForkResult, error) {
+	return b.a.runFork(ctx, b, forkSpec{kind: "fork", prompt: instruction, maxTurns: maxTurns, handle: b.a.policyHandler(policy)})
+}
+
+// policyHandler turns a layer-4 policy into a fork's handler: a Run verdict runs the tool in
+// the fork's env unless the session's deny patterns forbid it.
+func (a *Agent) policyHandler(policy toolcall.Policy) forkHandler {
+	return func(ctx context.Context, fe env, t *tool, c toolcall.Call) (string, bool, bool) {
+		v := policy(ctx, c)
+		if v.Run {
+			return a.runForkCall(ctx, fe, t, c)
+		}
+		return v.Output, v.IsError, v.Denied
+	}
+}
+
+// runForkCall runs a call of a fork unless the session's deny patterns forbid it: what the
+// user denied the main agent, a fork may not do either.
+func (a *Agent) runForkCall(ctx context.Context, fe env, t *tool, c toolcall.Call) (string, bool, bool) {
+	s := subjectOf(c)
+	a.mu.Lock()
+	d, why := a.perms.check(t.name, t.class, s)
+	a.mu.Unlock()
+	if d == Deny {
+		return fmt.Sprintf("Permission denied: %s is %s.", describe(t.name, s), why), true, true
+	}
+	out, err := t.run(ctx, fe, c)
+	if err != nil {
+		return err.Error(), true, false
+	}
+	return out, false, false
+}
+
+// forkHandler runs one decoded tool call c of tool t in fe (the fork's own restricted env)
+// or refuses it. denied reports a refusal by the fork's rules (not a failed call).
+type forkHandler func(ctx context.Context, fe env, t *tool, c toolcall.Call) (out string, isErr, denied bool)
 
 // forkSpec describes one fork run.
 type forkSpec struct {
-	kind     string // "extract" or "notes", for logs
+	kind     string // names the fork in logs and errors
 	prompt   string // the fork's instruction, sent as a user message after the main conversation
 	maxTurns int    // model requests at most
 	handle   forkHandler
 }
 
-// forkResult is what a fork run did.
-type forkResult struct {
-	Turns     int
-	ToolCalls int
-	Denied    []string // one line per refused call: tool, input summary, why
-	Text      string   // the fork's last text
-	Usage     llm.Usage
-}
-
-// errForkTurns ends a fork that was still calling tools at its turn limit.
-var errForkTurns = errors.New("turn limit reached")
-
-// snapshotBase records what a fork would start from now; the caller holds runMu.
-func (a *Agent) snapshotBase() {
+// snapshotBase records what a fork would start from now and returns it as the workers'
+// snapshot; the caller holds runMu.
+func (a *Agent) snapshotBase() compact.Snapshot {
 	entries := a.history.Entries()
-	b := &forkBase{system: a.system, tools: a.llmTools, msgs: messages(entries), entries: len(entries)}
+	b := &forkBase{system: a.system, tools: a.llmTools, msgs: messages(entries), entries: len(entries), a: a}
 	if len(entries) > 0 {
 		b.lastUUID = entries[len(entries)-1].UUID
 	}
@@ -74,35 +102,14 @@ func (a *Agent) snapshotBase() {
 	}
 	a.mu.Lock()
 	b.points = slices.Clone(a.lastPoints)
-	a.base = b
 	a.mu.Unlock()
-}
-
-// currentBase returns the latest snapshot (nil before the first finished turn).
-func (a *Agent) currentBase() *forkBase {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.base
-}
-
-// forkAgent returns the Agent view a fork's tools run on: the main agent's configuration and
-// stores, with its own read cache and without the instruction set, history, todos or
-// transcript, so nothing the fork does shows up in the main conversation.
-// Only fields that never change after New are read here (a compaction replaces the system
-// prompt and the instruction set while a fork runs; the fork has them from its base).
-func (a *Agent) forkAgent(base *forkBase) *Agent {
-	return &Agent{
-		opts: a.opts, provider: a.provider, cwd: a.cwd, log: a.log, now: a.now, sessionID: a.sessionID,
-		settings: a.settings, tools: a.tools, byName: a.byName, llmTools: base.tools, system: base.system,
-		store: a.store, ranker: a.ranker, forked: true, prevTail: -1,
-		cache: conversation.NewReadCache(conversation.ReadCacheOptions{Dir: a.cwd, Now: a.now}),
-	}
+	return compact.Snapshot{Forker: b, Messages: len(b.msgs), LastUUID: b.lastUUID, Generation: b.gen}
 }
 
 // runFork runs spec from base until the fork stops calling tools, its turn limit, an error
 // or ctx's end.
-func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (forkResult, error) {
-	var res forkResult
+func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (toolcall.ForkResult, error) {
+	var res toolcall.ForkResult
 	msgs := slices.Clone(base.msgs)
 	prompt := conversation.NewText(conversation.User, spec.prompt)
 	if n := len(msgs); n > 0 && msgs[n-1].Role == conversation.User {
@@ -112,18 +119,17 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (for
 	} else {
 		msgs = append(msgs, prompt)
 	}
-	fa := a.forkAgent(base)
+	fe := a.forkEnv()
 	for {
 		if res.Turns == spec.maxTurns {
-			return res, fmt.Errorf("agent: %s: %w (%d requests)", spec.kind, errForkTurns, spec.maxTurns)
+			res.TurnLimit = true
+			a.log.Debug("agent: "+spec.kind+": turn limit reached", "requests", spec.maxTurns)
+			return res, nil
 		}
 		res.Turns++
 		req := &llm.Request{Model: a.opts.Model, System: base.system, Tools: base.tools, Messages: msgs, MaxTokens: a.opts.MaxTokens}
 		req.CachePoints = append(slices.Clone(base.points), llm.CacheAfter(len(msgs)-1))
 		resp, err := llm.Complete(ctx, a.provider, req)
-		if resp != nil {
-			res.Usage = res.Usage.Add(resp.Usage)
-		}
 		if err != nil {
 			return res, fmt.Errorf("agent: %s: %w", spec.kind, err)
 		}
@@ -145,8 +151,12 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (for
 			out, isErr, denied := "", true, false
 			if ctx.Err() != nil {
 				out = "Interrupted: the session is ending."
+			} else if t := a.byName[call.Name]; t == nil {
+				out = fmt.Sprintf("There is no tool called %q.", call.Name)
+			} else if dc, err := decode(fe, t.name, call.Input); err != nil {
+				out = err.Error()
 			} else {
-				out, isErr, denied = spec.handle(ctx, fa, call)
+				out, isErr, denied = spec.handle(ctx, fe, t, dc)
 			}
 			res.ToolCalls++
 			if denied {
@@ -165,19 +175,6 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (for
 			return res, fmt.Errorf("agent: %s: %w", spec.kind, err)
 		}
 	}
-}
-
-// runForkTool runs a main-agent tool on the fork's view, with the main loop's error handling.
-func runForkTool(ctx context.Context, fa *Agent, call *ToolCall) (string, bool) {
-	t := fa.byName[call.Name]
-	if t == nil {
-		return fmt.Sprintf("There is no tool called %q.", call.Name), true
-	}
-	out, err := t.run(ctx, fa, call.Input)
-	if err != nil {
-		return err.Error(), true
-	}
-	return out, false
 }
 
 // inputSummary is a short one-line rendering of a tool input for reports.

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -206,17 +205,18 @@ func (a *Agent) runTool(ctx context.Context, call *ToolCall, sink Sink, turn int
 	if t == nil {
 		return fmt.Sprintf("There is no tool called %q. The tools are: %s.", call.Name, strings.Join(a.Tools(), ", ")), true
 	}
-	var obj map[string]json.RawMessage
-	if len(call.Input) > 0 && json.Unmarshal(call.Input, &obj) != nil {
-		return "The tool input is not a JSON object.", true
+	e := sessionEnv{a}
+	c, err := decode(e, t.name, call.Input)
+	if err != nil {
+		return err.Error(), true
 	}
-	if ok, msg := a.permit(ctx, t, call); !ok {
+	if ok, msg := a.permit(ctx, t, call, subjectOf(c)); !ok {
 		sink(Event{Kind: EventPermission, Turn: turn, Tool: call, Text: msg})
 		return msg, true
 	}
 	sink(Event{Kind: EventToolStart, Turn: turn, Tool: call})
 	start := time.Now()
-	out, err := t.run(ctx, a, call.Input)
+	out, err := t.run(ctx, e, c)
 	isErr := err != nil
 	switch {
 	case ctx.Err() != nil:
@@ -230,7 +230,7 @@ func (a *Agent) runTool(ctx context.Context, call *ToolCall, sink Sink, turn int
 		a.mu.Lock()
 		a.toolsUsed = append(a.toolsUsed, call.Name)
 		a.mu.Unlock()
-		a.noteMemoryWrite(t, call)
+		a.noteMemoryWrite(t, c)
 	}
 	sink(Event{Kind: EventToolEnd, Turn: turn, Tool: call, Output: out, IsError: isErr})
 	return out, isErr
@@ -243,12 +243,9 @@ func partialOutput(out string) string {
 	return "; output so far:\n" + out
 }
 
-// permit decides a call; the message explains a denial to the model.
-func (a *Agent) permit(ctx context.Context, t *tool, call *ToolCall) (bool, string) {
-	var s subject
-	if t.subject != nil {
-		s = t.subject(a, call.Input)
-	}
+// permit decides a call whose decoded input has subject s; the message explains a denial to
+// the model.
+func (a *Agent) permit(ctx context.Context, t *tool, call *ToolCall, s subject) (bool, string) {
 	a.mu.Lock()
 	d, why := a.perms.check(t.name, t.class, s)
 	a.mu.Unlock()

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,149 +9,107 @@ import (
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/toolcall"
 	"github.com/strata-mem/strata/work"
 )
 
-var todoTool = &tool{
-	name:  "TodoWrite",
-	class: classState,
-	schema: `{"type":"object","properties":{"todos":{"type":"array","description":"The whole new list","items":{"type":"object","properties":{` +
-		`"content":{"type":"string","minLength":1},` +
-		`"activeForm":{"type":"string","minLength":1},` +
-		`"status":{"type":"string","enum":["pending","in_progress","completed"]}},` +
-		`"required":["content","activeForm","status"],"additionalProperties":false}}},` +
-		`"required":["todos"],"additionalProperties":false}`,
-	run: func(ctx context.Context, a *Agent, in json.RawMessage) (string, error) {
-		todos, err := work.DecodeTodoInput(in)
-		if err != nil {
-			return "", errors.New(strings.TrimPrefix(err.Error(), "work: "))
+var todoTool = newTool("TodoWrite", classState, func(ctx context.Context, e env, in *toolcall.TodoWrite) (string, error) {
+	todos := in.Todos
+	list, id, err := e.todos()
+	if err != nil {
+		return "", err
+	}
+	if _, err := list.Write(id, todos); err != nil {
+		return "", errors.New(strings.TrimPrefix(err.Error(), "work: "))
+	}
+	done := 0
+	for _, t := range todos {
+		if t.Status == work.TodoCompleted {
+			done++
 		}
-		if _, err := a.work.Todos.Write(a.sessionID, todos); err != nil {
-			return "", errors.New(strings.TrimPrefix(err.Error(), "work: "))
-		}
-		done := 0
-		for _, t := range todos {
-			if t.Status == work.TodoCompleted {
-				done++
-			}
-		}
-		if done == len(todos) {
-			return fmt.Sprintf("Todo list updated: all %d items completed, so the list is cleared.", len(todos)), nil
-		}
-		return fmt.Sprintf("Todo list updated: %d items, %d completed. Keep it current as you work.", len(todos), done), nil
-	},
-}
+	}
+	if done == len(todos) {
+		return fmt.Sprintf("Todo list updated: all %d items completed, so the list is cleared.", len(todos)), nil
+	}
+	return fmt.Sprintf("Todo list updated: %d items, %d completed. Keep it current as you work.", len(todos), done), nil
+})
 
-var memorySaveTool = &tool{
-	name:  "memory_save",
-	class: classMemory,
-	schema: `{"type":"object","properties":{` +
-		`"name":{"type":"string","description":"Short name of the memory; saving under an existing name replaces it"},` +
-		`"description":{"type":"string","description":"One line: what it is and when it matters"},` +
-		`"type":{"type":"string","enum":["user","feedback","project","reference"]},` +
-		`"body":{"type":"string","description":"The memory, in markdown"}},` +
-		`"required":["name","description","type","body"],"additionalProperties":false}`,
-	run: func(ctx context.Context, a *Agent, in json.RawMessage) (string, error) {
-		var p struct {
-			Name        string `json:"name"`
-			Description string `json:"description"`
-			Type        string `json:"type"`
-			Body        string `json:"body"`
-		}
-		if err := decode(in, &p); err != nil {
-			return "", err
-		}
-		res, err := a.store.Add(ctx, memdir.Input{Name: p.Name, Description: p.Description, Type: memdir.Type(p.Type), Body: p.Body})
-		if err != nil {
-			return "", errors.New(strings.TrimPrefix(err.Error(), "memdir: "))
-		}
-		// The model wrote it, so recall must not bring it back this session.
-		if data, err := memdir.Render(memdir.Input{Name: p.Name, Description: p.Description, Type: memdir.Type(p.Type), Body: p.Body}, time.Time{}); err == nil {
-			a.cache.Record(conversation.FileState{Path: res.Path, Content: string(data), Source: conversation.SourceWrite, Partial: true})
-		}
-		switch {
-		case res.Logged:
-			return fmt.Sprintf("Appended to today's memory log %s.", res.Path), nil
-		case res.Created:
-			return fmt.Sprintf("Saved new memory %q in %s and listed it in MEMORY.md.", p.Name, res.File), nil
-		}
-		return fmt.Sprintf("Updated memory %q in %s.", p.Name, res.File), nil
-	},
-}
+var memorySaveTool = newTool("memory_save", classMemory, func(ctx context.Context, e env, p *toolcall.MemorySave) (string, error) {
+	st, err := e.memory()
+	if err != nil {
+		return "", err
+	}
+	res, err := st.Add(ctx, memdir.Input{Name: p.Name, Description: p.Description, Type: memdir.Type(p.Type), Body: p.Body})
+	if err != nil {
+		return "", errors.New(strings.TrimPrefix(err.Error(), "memdir: "))
+	}
+	// The model wrote it, so recall must not bring it back this session.
+	if data, err := memdir.Render(memdir.Input{Name: p.Name, Description: p.Description, Type: memdir.Type(p.Type), Body: p.Body}, time.Time{}); err == nil {
+		e.cache().Record(conversation.FileState{Path: res.Path, Content: string(data), Source: conversation.SourceWrite, Partial: true})
+	}
+	switch {
+	case res.Logged:
+		return fmt.Sprintf("Appended to today's memory log %s.", res.Path), nil
+	case res.Created:
+		return fmt.Sprintf("Saved new memory %q in %s and listed it in MEMORY.md.", p.Name, res.File), nil
+	}
+	return fmt.Sprintf("Updated memory %q in %s.", p.Name, res.File), nil
+})
 
-var memoryForgetTool = &tool{
-	name:  "memory_forget",
-	class: classMemory,
-	schema: `{"type":"object","properties":{"name":{"type":"string","description":"The memory's name or file name"}},` +
-		`"required":["name"],"additionalProperties":false}`,
-	run: func(ctx context.Context, a *Agent, in json.RawMessage) (string, error) {
-		var p struct {
-			Name string `json:"name"`
-		}
-		if err := decode(in, &p); err != nil {
-			return "", err
-		}
-		res, err := a.store.Forget(ctx, p.Name, true)
-		if err != nil {
-			return "", errors.New(strings.TrimPrefix(err.Error(), "memdir: "))
-		}
-		if res.File == "" {
-			return fmt.Sprintf("Removed %d index line(s) for %q (no file was left).", res.IndexLines, p.Name), nil
-		}
-		return fmt.Sprintf("Forgot %q: removed from MEMORY.md, file moved to %s.", p.Name, res.ArchivedTo), nil
-	},
-}
+var memoryForgetTool = newTool("memory_forget", classMemory, func(ctx context.Context, e env, p *toolcall.MemoryForget) (string, error) {
+	st, err := e.memory()
+	if err != nil {
+		return "", err
+	}
+	res, err := st.Forget(ctx, p.Name, true)
+	if err != nil {
+		return "", errors.New(strings.TrimPrefix(err.Error(), "memdir: "))
+	}
+	if res.File == "" {
+		return fmt.Sprintf("Removed %d index line(s) for %q (no file was left).", res.IndexLines, p.Name), nil
+	}
+	return fmt.Sprintf("Forgot %q: removed from MEMORY.md, file moved to %s.", p.Name, res.ArchivedTo), nil
+})
 
-var memorySearchTool = &tool{
-	name:  "memory_search",
-	class: classRead,
-	schema: `{"type":"object","properties":{` +
-		`"query":{"type":"string","description":"What to look for"},` +
-		`"limit":{"type":"integer","minimum":1,"maximum":20,"description":"At most this many results (default 5)"}},` +
-		`"required":["query"],"additionalProperties":false}`,
-	run: func(ctx context.Context, a *Agent, in json.RawMessage) (string, error) {
-		var p struct {
-			Query string `json:"query"`
-			Limit int    `json:"limit"`
-		}
-		if err := decode(in, &p); err != nil {
-			return "", err
-		}
-		if strings.TrimSpace(p.Query) == "" {
-			return "", errors.New("query is empty")
-		}
-		limit := p.Limit
-		if limit <= 0 {
-			limit = 5
-		}
-		limit = min(limit, 20)
-		if _, _, err := a.ranker.Refresh(ctx); err != nil {
-			return "", fmt.Errorf("cannot read the memory dir: %v", err)
-		}
-		hits := a.ranker.Search(p.Query, limit)
-		if len(hits) == 0 {
-			return fmt.Sprintf("No memory matches %q.", p.Query), nil
-		}
-		now := a.now()
-		var b strings.Builder
-		for i, h := range hits {
-			m := h.Memory
-			fmt.Fprintf(&b, "%d. %s (%s, type %s, %s)\n   %s\n", i+1, m.Name, m.File, m.Type, age(now, m.ModTime), m.Description)
-			body := strings.TrimSpace(m.Body)
-			if len(body) > 300 {
-				cut := 300
-				for cut > 0 && !isRuneStart(body[cut]) {
-					cut--
-				}
-				body = body[:cut] + " …"
+var memorySearchTool = newTool("memory_search", classRead, func(ctx context.Context, e env, p *toolcall.MemorySearch) (string, error) {
+	if strings.TrimSpace(p.Query) == "" {
+		return "", errors.New("query is empty")
+	}
+	limit := p.Limit
+	if limit <= 0 {
+		limit = 5
+	}
+	limit = min(limit, 20)
+	rk, err := e.ranker()
+	if err != nil {
+		return "", err
+	}
+	if _, _, err := rk.Refresh(ctx); err != nil {
+		return "", fmt.Errorf("cannot read the memory dir: %v", err)
+	}
+	hits := rk.Search(p.Query, limit)
+	if len(hits) == 0 {
+		return fmt.Sprintf("No memory matches %q.", p.Query), nil
+	}
+	now := e.now()
+	var b strings.Builder
+	for i, h := range hits {
+		m := h.Memory
+		fmt.Fprintf(&b, "%d. %s (%s, type %s, %s)\n   %s\n", i+1, m.Name, m.File, m.Type, age(now, m.ModTime), m.Description)
+		body := strings.TrimSpace(m.Body)
+		if len(body) > 300 {
+			cut := 300
+			for cut > 0 && !isRuneStart(body[cut]) {
+				cut--
 			}
-			if body != "" {
-				b.WriteString("   " + strings.ReplaceAll(body, "\n", "\n   ") + "\n")
-			}
+			body = body[:cut] + " …"
 		}
-		return b.String(), nil
-	},
-}
+		if body != "" {
+			b.WriteString("   " + strings.ReplaceAll(body, "\n", "\n   ") + "\n")
+		}
+	}
+	return b.String(), nil
+})
 
 func age(now, t time.Time) string {
 	if t.IsZero() {

@@ -17,9 +17,6 @@ type attachment struct {
 
 // touch tells the instruction set that a tool accessed path and queues what newly applies.
 func (a *Agent) touch(ctx context.Context, path string) {
-	if a.forked {
-		return
-	}
 	srcs := a.instr.Touch(ctx, path)
 	if len(srcs) == 0 {
 		return

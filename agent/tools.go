@@ -5,11 +5,11 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 //go:embed tools/*.md
@@ -26,15 +26,25 @@ func mustDoc(fsys embed.FS, name string) string {
 	return strings.TrimRight(string(b), "\n")
 }
 
-// tool is one tool the model may call.
+// tool is one tool the model may call. Its input is decoded once, by toolcall.Decode, into
+// the typed value that the permission check sees and run runs.
 type tool struct {
-	name   string
-	class  class
-	schema string
-	// subject says what permissions match against (nil: nothing beyond the tool name).
-	subject func(a *Agent, in json.RawMessage) subject
-	// run does the work; an error becomes an is_error result with its text.
-	run func(ctx context.Context, a *Agent, in json.RawMessage) (string, error)
+	name  string
+	class class
+	// run does the work on the decoded input; an error becomes an is_error result with its
+	// text.
+	run func(ctx context.Context, e env, c toolcall.Call) (string, error)
+}
+
+// newTool makes a tool whose run takes its own input type.
+func newTool[T toolcall.Call](name string, cl class, run func(ctx context.Context, e env, in T) (string, error)) *tool {
+	return &tool{name: name, class: cl, run: func(ctx context.Context, e env, c toolcall.Call) (string, error) {
+		in, ok := c.(T)
+		if !ok {
+			return "", fmt.Errorf("%s cannot run a %s input", name, c.Tool())
+		}
+		return run(ctx, e, in)
+	}}
 }
 
 // MaxToolOutput caps what one tool result may hold (bytes); the middle of longer output is
@@ -61,45 +71,32 @@ func ToolNames(withMemory bool) []string {
 }
 
 func (t *tool) llmTool() llm.Tool {
-	return llm.Tool{Name: t.name, Description: mustDoc(toolDocs, "tools/"+t.name+".md"), InputSchema: json.RawMessage(t.schema)}
+	schema, err := toolcall.Schema(t.name)
+	if err != nil {
+		panic(fmt.Sprintf("agent: tool %s: %v", t.name, err))
+	}
+	return llm.Tool{Name: t.name, Description: mustDoc(toolDocs, "tools/"+t.name+".md"), InputSchema: schema}
 }
 
-// decode unmarshals a tool input, with an error the model can act on.
-func decode(in json.RawMessage, v any) error {
-	if len(in) == 0 {
-		in = json.RawMessage("{}")
+// decode validates and decodes a tool input once, with its paths resolved against e's
+// working directory: what the permission check or a fork's policy sees is what the tool runs.
+func decode(e env, name string, in json.RawMessage) (toolcall.Call, error) {
+	return toolcall.Decode(name, in, e.abs)
+}
+
+// subjectOf is what permissions match a decoded call against: its command or its path.
+func subjectOf(c toolcall.Call) subject {
+	switch c := c.(type) {
+	case *toolcall.Bash:
+		return subject{command: c.Command}
+	case toolcall.Pather:
+		return subject{path: c.Target()}
 	}
-	if err := json.Unmarshal(in, v); err != nil {
-		return fmt.Errorf("invalid input: %v", err)
-	}
-	return nil
+	return subject{}
 }
 
 // abs resolves a path from the model against the working directory.
-func (a *Agent) abs(p string) string {
-	if strings.HasPrefix(p, "~/") && a.opts.Env.UserHome != "" {
-		p = filepath.Join(a.opts.Env.UserHome, p[2:])
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(a.cwd, p)
-	}
-	return filepath.Clean(p)
-}
-
-func pathSubject(key string) func(a *Agent, in json.RawMessage) subject {
-	return func(a *Agent, in json.RawMessage) subject {
-		var m map[string]any
-		json.Unmarshal(in, &m)
-		p, _ := m[key].(string)
-		if p == "" {
-			if key == "path" {
-				return subject{path: a.cwd}
-			}
-			return subject{}
-		}
-		return subject{path: a.abs(p)}
-	}
-}
+func (a *Agent) abs(p string) string { return resolvePath(a.cwd, a.opts.Env.UserHome, p) }
 
 // capOutput cuts s to max bytes, keeping its start and end, with a note in between.
 func capOutput(s string, max int) string {

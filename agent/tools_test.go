@@ -19,7 +19,12 @@ func call(t *testing.T, a *Agent, name, input string) (string, error) {
 	if tl == nil {
 		t.Fatalf("no tool %s", name)
 	}
-	return tl.run(context.Background(), a, json.RawMessage(input))
+	e := sessionEnv{a}
+	c, err := decode(e, name, json.RawMessage(input))
+	if err != nil {
+		return "", err
+	}
+	return tl.run(context.Background(), e, c)
 }
 
 func mustCall(t *testing.T, a *Agent, name, input string) string {

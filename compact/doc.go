@@ -24,10 +24,12 @@
 // either NotesUpdateToolCalls (3) tool calls or a turn without tool calls. A new file starts
 // from NotesTemplate (a title and eight "## " sections, each with an italic description line);
 // NotesPrompt is the fork's instruction; Notes is the only thing the fork may write through.
+// NotesWorker runs the updates in the background, one at a time, forking through Forker (the
+// agent's fork, from each turn's Snapshot) under Notes.Policy.
 //
 // Guarantees of the session notes:
 //   - Notes writes exactly one file: any other path (after cleaning; relative paths are never
-//     accepted) and any tool but Edit and Write is refused with ErrNotesOnly. Reads and writes
+//     accepted) and any call but a decoded Edit or Write is refused with ErrNotesOnly. Reads and writes
 //     go through an os.Root opened on the notes directory after checking that neither the
 //     directory nor the file is a symlink (ErrNotesSymlink), and that the directory opened is
 //     the one checked.

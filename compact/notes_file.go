@@ -1,7 +1,6 @@
 package compact
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/strata-mem/strata/internal/fsutil"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 // ErrNotesOnly is wrapped by every refusal of Notes: a path other than the notes file, a
@@ -86,11 +86,9 @@ func (n *Notes) Read() (string, error) {
 // were already off can be mended a step at a time. On success it returns a line for the
 // model; on any error the file is left as it was.
 func (n *Notes) Edit(old, new string, all bool) (string, error) {
-	if old == "" {
-		return "", errors.New("old_string is empty; use Write to replace the whole file")
-	}
-	if old == new {
-		return "", errors.New("old_string and new_string are the same; nothing to change")
+	e := &toolcall.Edit{FilePath: n.path, OldString: old, NewString: new, ReplaceAll: all}
+	if err := e.Check(); err != nil {
+		return "", err
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -103,26 +101,14 @@ func (n *Notes) Edit(old, new string, all bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c := strings.Count(text, old)
-	switch {
-	case c == 0:
-		return "", fmt.Errorf("old_string was not found in %s; copy the text exactly from the current content", n.path)
-	case c > 1 && !all:
-		return "", fmt.Errorf("old_string occurs %d times in %s; add surrounding lines to make it unique, or set replace_all", c, n.path)
-	}
-	line := strings.Count(text[:strings.Index(text, old)], "\n") + 1
-	times := 1
-	if all {
-		times = -1
-	}
-	result := strings.Replace(text, old, new, times)
-	if err := n.store(root, text, result); err != nil {
+	done, err := e.Apply(text)
+	if err != nil {
 		return "", err
 	}
-	if c > 1 {
-		return fmt.Sprintf("Edited %s: replaced %d occurrences.%s", n.path, c, remaining(result)), nil
+	if err := n.store(root, text, done.Text); err != nil {
+		return "", err
 	}
-	return fmt.Sprintf("Edited %s at line %d.%s", n.path, line, remaining(result)), nil
+	return done.Summary(n.path) + remaining(done.Text), nil
 }
 
 // Write replaces the whole notes file with content. path must be exactly Path() after
@@ -159,32 +145,19 @@ func (n *Notes) EditPath(path, old, new string, all bool) (string, error) {
 	return n.Edit(old, new, all)
 }
 
-// Apply runs one tool call of the notes fork with the agent's tool input shapes: "Edit"
-// ({"file_path","old_string","new_string","replace_all"}) or "Write" ({"file_path",
-// "content"}). Any other tool is refused with an error wrapping ErrNotesOnly.
-func (n *Notes) Apply(tool string, input []byte) (string, error) {
-	var p struct {
-		FilePath   string  `json:"file_path"`
-		OldString  string  `json:"old_string"`
-		NewString  string  `json:"new_string"`
-		ReplaceAll bool    `json:"replace_all"`
-		Content    *string `json:"content"`
+// Apply runs one decoded tool call of the notes fork: a *toolcall.Edit or a *toolcall.Write
+// of the notes file (its path absolute, as toolcall.Decode resolves it). Any other call is
+// refused with an error wrapping ErrNotesOnly.
+func (n *Notes) Apply(call toolcall.Call) (string, error) {
+	switch c := call.(type) {
+	case *toolcall.Write:
+		return n.Write(c.FilePath, c.Content)
+	case *toolcall.Edit:
+		return n.EditPath(c.FilePath, c.OldString, c.NewString, c.ReplaceAll)
+	case nil:
+		return "", fmt.Errorf("%w: no call; use Edit on %s", ErrNotesOnly, n.path)
 	}
-	switch tool {
-	case "Edit", "Write":
-	default:
-		return "", fmt.Errorf("%w: %s is not allowed here; use Edit on %s", ErrNotesOnly, tool, n.path)
-	}
-	if err := json.Unmarshal(input, &p); err != nil {
-		return "", fmt.Errorf("invalid %s input: %v", tool, err)
-	}
-	if tool == "Write" {
-		if p.Content == nil {
-			return "", errors.New("content is required")
-		}
-		return n.Write(p.FilePath, *p.Content)
-	}
-	return n.EditPath(p.FilePath, p.OldString, p.NewString, p.ReplaceAll)
+	return "", fmt.Errorf("%w: %s is not allowed here; use Edit on %s", ErrNotesOnly, call.Tool(), n.path)
 }
 
 // coveredFile is the sidecar, next to the notes file, naming the last message they cover.

@@ -3,6 +3,7 @@ package compact
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-mem/strata/internal/fsutil"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 func openTestNotes(t *testing.T) (*Notes, string) {
@@ -191,31 +193,43 @@ func TestNotesConfinement(t *testing.T) {
 func TestNotesApply(t *testing.T) {
 	n, path := openTestNotes(t)
 	in := `{"file_path":` + quote(path) + `,"old_string":` + quote(notesSections[1].desc) + `,"new_string":` + quote(notesSections[1].desc+"\n写中文文档") + `}`
-	if _, err := n.Apply("Edit", []byte(in)); err != nil {
+	if _, err := applyRaw(n, "Edit", in); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(readFile(t, path), "写中文文档") {
 		t.Error("Apply Edit not written")
 	}
 	content := fill(NotesTemplate, "## Task", "rewritten")
-	if _, err := n.Apply("Write", []byte(`{"file_path":`+quote(path)+`,"content":`+quote(content)+`}`)); err != nil {
+	if _, err := applyRaw(n, "Write", `{"file_path":`+quote(path)+`,"content":`+quote(content)+`}`); err != nil {
 		t.Fatal(err)
 	}
 	if readFile(t, path) != content {
 		t.Error("Apply Write not written")
 	}
-	for _, tool := range []string{"Bash", "Read", "memory_save"} {
-		if _, err := n.Apply(tool, []byte(`{}`)); !errors.Is(err, ErrNotesOnly) {
-			t.Errorf("Apply(%s) = %v, want ErrNotesOnly", tool, err)
+	for _, c := range []toolcall.Call{&toolcall.Bash{Command: "rm -rf /"}, &toolcall.Read{FilePath: path}, &toolcall.MemorySave{Name: "x"}, nil} {
+		if _, err := n.Apply(c); !errors.Is(err, ErrNotesOnly) {
+			t.Errorf("Apply(%#v) = %v, want ErrNotesOnly", c, err)
 		}
 	}
-	if _, err := n.Apply("Write", []byte(`{"file_path":"/etc/passwd","content":"x"}`)); !errors.Is(err, ErrNotesOnly) {
+	if _, err := applyRaw(n, "Write", `{"file_path":"/etc/passwd","content":"x"}`); !errors.Is(err, ErrNotesOnly) {
 		t.Errorf("Write elsewhere = %v", err)
 	}
-	if _, err := n.Apply("Edit", []byte(`not json`)); err == nil {
+	if _, err := applyRaw(n, "Edit", `not json`); err == nil {
 		t.Error("bad input accepted")
 	}
 }
+
+// applyRaw decodes input as the agent does (paths left as given) and applies the call. A
+// call that does not decode is refused before Notes sees it: the error wraps errUndecodable.
+func applyRaw(n *Notes, tool, input string) (string, error) {
+	c, err := toolcall.Decode(tool, []byte(input), nil)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errUndecodable, err)
+	}
+	return n.Apply(c)
+}
+
+var errUndecodable = errors.New("the call does not decode")
 
 func quote(s string) string {
 	b, _ := json.Marshal(s)
@@ -378,8 +392,8 @@ func TestNotesEscapeAttempts(t *testing.T) {
 	before := readFile(t, path)
 	attempts := escapes(path)
 	for _, a := range attempts {
-		if res, err := n.Apply(a.tool, []byte(a.input)); !errors.Is(err, ErrNotesOnly) {
-			t.Errorf("%s %s: %q, %v; want ErrNotesOnly", a.tool, a.input, res, err)
+		if res, err := applyRaw(n, a.tool, a.input); !errors.Is(err, ErrNotesOnly) && !errors.Is(err, errUndecodable) {
+			t.Errorf("%s %s: %q, %v; want ErrNotesOnly or a decoding error", a.tool, a.input, res, err)
 		}
 	}
 	if got := readFile(t, path); got != before {
@@ -407,7 +421,7 @@ func FuzzNotesApply(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool, input string) {
 		n, path := openTestNotes(t)
 		input = strings.ReplaceAll(input, "%P", strings.ReplaceAll(path, `\`, `\\`))
-		n.Apply(tool, []byte(input))
+		applyRaw(n, tool, input)
 		text := readFile(t, path)
 		if p := CheckNotes(text); len(p) != 0 {
 			t.Fatalf("the notes fail CheckNotes after %s %s: %v", tool, input, p)

@@ -19,6 +19,7 @@ import (
 	"github.com/strata-mem/strata/frontmatter"
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 // WriteMode says what the extractor's writes do.
@@ -116,6 +117,9 @@ func (c *Confined) Close() error {
 	return nil
 }
 
+// Dir returns the memory dir the writes are confined to.
+func (c *Confined) Dir() string { return c.store.Dir() }
+
 // Mode returns the write mode.
 func (c *Confined) Mode() WriteMode { return c.mode }
 
@@ -190,15 +194,17 @@ func (c *Confined) Write(ctx context.Context, p, content string) (string, error)
 // Edit replaces old by new in the memory file at p: exactly one occurrence, or every one
 // with all. The rules of Write apply to the path and to the result. In confirm mode the
 // staged copy is edited when there is one, else the live file, and the result is staged.
-// A missing file, an empty old, or old not found (or found more than once without all) is an
-// error that is not a denial.
+// The replacement is toolcall.Edit.Apply, the agent's own Edit: a missing file, or an error of
+// Apply (empty old, new equal to old, old not found, or found more than once without all:
+// errors.Is matches toolcall's sentinels) is an error that is not a denial.
 func (c *Confined) Edit(ctx context.Context, p, old, new string, all bool) (string, error) {
 	name, err := c.check(p)
 	if err != nil {
 		return "", err
 	}
-	if old == "" {
-		return "", fmt.Errorf("extract: edit %s: the text to replace is empty; use Write to create a file", name)
+	e := &toolcall.Edit{FilePath: name, OldString: old, NewString: new, ReplaceAll: all}
+	if err := e.Check(); err != nil {
+		return "", fmt.Errorf("extract: edit %s: %w", name, err)
 	}
 	return c.commit(ctx, p, name, func(tx *memdir.Tx, dest string) (string, error) {
 		src := name
@@ -216,17 +222,12 @@ func (c *Confined) Edit(ctx context.Context, p, old, new string, all bool) (stri
 		if !ok {
 			return "", fmt.Errorf("extract: edit %s: no such memory file; use Write to create it", name)
 		}
-		text := string(data)
-		switch n := strings.Count(text, old); {
-		case n == 0:
-			return "", fmt.Errorf("extract: edit %s: the text to replace was not found", src)
-		case n > 1 && !all:
-			return "", fmt.Errorf("extract: edit %s: the text to replace occurs %d times; give more context or replace all", src, n)
+		e.FilePath = src
+		done, err := e.Apply(string(data))
+		if err != nil {
+			return "", fmt.Errorf("extract: %w", err)
 		}
-		if all {
-			return strings.ReplaceAll(text, old, new), nil
-		}
-		return strings.Replace(text, old, new, 1), nil
+		return done.Text, nil
 	})
 }
 

@@ -4,7 +4,11 @@
 //
 // # Extraction
 //
-// The agent package runs the forked extractor; this package gives it its rules:
+// Worker is a session's background memory work: told about each finished turn with a
+// compact.Snapshot, it runs the extraction (through the snapshot's compact.Forker, which the
+// agent implements, under Policy), keeps its cursor (skipped and advanced after the main
+// agent's own memory writes, started over after a compaction) and triggers auto-dream; Close
+// drains it with a time limit. Its rules:
 //
 //   - Scheduler decides when it runs: every Every-th turn (setting memoryExtractEvery), one run
 //     at a time in a goroutine the Scheduler owns; a request that arrives mid-run is kept and
