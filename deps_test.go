@@ -1,11 +1,13 @@
-// Package strata_test holds repository-wide tests. TestLayering keeps the import graph of
-// docs/design.md true: a package may import only packages on a lower rung.
+// Package strata_test holds repository-wide tests. TestDeps keeps the import graph of
+// docs/design.md true: every package of the module may import only the module packages its
+// line in deps names, and every such edge points down the rungs of the picture.
 package strata_test
 
 import (
 	"go/build"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -13,8 +15,43 @@ import (
 
 const module = "github.com/strata-mem/strata"
 
-// rungs lists every package of the module, lowest first. A package may import packages on lower
-// rungs only. A new package must be added here, on purpose.
+// deps is the allow-list, in the style of the Go tree's go/build/deps_test.go: one line a
+// package, naming (module-relative) every module package that its non-test files may import;
+// after "<", what its tests may import besides. An import not on its package's line fails
+// TestDeps, and so does a package without a line: a new package, or a new edge, is added here
+// on purpose. Standard-library and third-party imports are not listed.
+var deps = map[string]string{
+	"config":               "",
+	"frontmatter":          "",
+	"internal/fsutil":      "",
+	"internal/sharedtest":  "",
+	"internal/shell":       "",
+	"tokens":               "",
+	"conversation":         "tokens",
+	"work":                 "< internal/sharedtest",
+	"instructions":         "config frontmatter tokens < internal/sharedtest",
+	"memdir":               "config frontmatter internal/fsutil < internal/sharedtest",
+	"toolcall":             "work",
+	"transcript":           "config conversation internal/fsutil < internal/sharedtest",
+	"internal/bench/synth": "internal/fsutil transcript < config instructions memdir",
+	"recall":               "internal/fsutil memdir < internal/bench/synth",
+	"llm":                  "config conversation",
+	"llm/anthropic":        "conversation llm < llm/llmtest",
+	"llm/llmtest":          "conversation llm",
+	"llm/openai":           "conversation llm < llm/llmtest",
+	"compact":              "conversation instructions internal/fsutil llm tokens toolcall transcript work < llm/anthropic llm/llmtest",
+	"extract":              "compact conversation frontmatter internal/fsutil internal/shell llm memdir recall toolcall < internal/sharedtest llm/anthropic llm/llmtest",
+	"workspace":            "config extract instructions llm memdir recall transcript < internal/bench/synth",
+	"agent":                "compact config conversation extract instructions internal/shell llm memdir recall toolcall transcript work workspace < llm/anthropic llm/llmtest llm/openai tokens",
+	"internal/bench":       "config conversation instructions internal/bench/synth recall transcript < internal/sharedtest",
+	"mcpserver":            "config instructions memdir recall transcript workspace < internal/bench internal/bench/synth",
+	"internal/cli":         "agent config conversation extract instructions internal/bench internal/bench/synth internal/fsutil llm llm/anthropic llm/openai mcpserver memdir recall transcript workspace < llm/llmtest",
+	"cmd/strata":           "internal/cli",
+}
+
+// rungs is the picture of docs/design.md, lowest first. Every edge that deps allows must point
+// to a lower rung (within a rung, only the pairs in sameRung), so the allow-list cannot grow an
+// upward edge either.
 var rungs = [][]string{
 	{"internal/fsutil", "internal/sharedtest", "internal/shell", "tokens", "frontmatter", "config"},
 	{"conversation", "work"},
@@ -28,71 +65,133 @@ var rungs = [][]string{
 	{"cmd/strata"},
 }
 
-// Within the llm rung the implementations sit on top of the interface.
-var sameRungAllowed = map[[2]string]bool{
-	{"llm/anthropic", "llm"}:      true,
-	{"llm/openai", "llm"}:         true,
-	{"llm/llmtest", "llm"}:        true,
-	{"compact", "extract"}:        false,
-	{"extract", "compact"}:        true,
-	{"internal/cli", "mcpserver"}: true,
+// sameRung lists the edges allowed within one rung: the providers and the fake servers sit on
+// the llm interface, extraction's worker uses compact's forker, the CLI serves MCP; and tests
+// may use a neighbour (the fake servers, the benchmarks' synthetic data).
+var sameRung = map[[2]string]bool{
+	{"llm/anthropic", "llm"}:                 true,
+	{"llm/openai", "llm"}:                    true,
+	{"llm/llmtest", "llm"}:                   true,
+	{"llm/anthropic", "llm/llmtest"}:         true,
+	{"llm/openai", "llm/llmtest"}:            true,
+	{"extract", "compact"}:                   true,
+	{"internal/cli", "mcpserver"}:            true,
+	{"recall", "internal/bench/synth"}:       true,
+	{"internal/bench/synth", "instructions"}: true,
+	{"internal/bench/synth", "memdir"}:       true,
+	{"internal/bench/synth", "transcript"}:   true,
 }
 
-func rungOf() map[string]int {
+// allowed parses deps: for each package, its allowed imports and its tests' extra ones.
+func allowed() (code, tests map[string][]string) {
+	code, tests = map[string][]string{}, map[string][]string{}
+	for pkg, line := range deps {
+		c, t, _ := strings.Cut(line, "<")
+		code[pkg] = strings.Fields(c)
+		tests[pkg] = strings.Fields(t)
+	}
+	return code, tests
+}
+
+// checkImports returns one message per module import of pkg (module-relative) that its line in
+// deps does not allow; test says whether imports come from test files (which may also use
+// what the line allows after "<").
+func checkImports(pkg string, imports []string, test bool) []string {
+	code, tests := allowed()
+	ok, known := code[pkg]
+	if !known {
+		return []string{pkg + " has no line in deps (deps_test.go): add one, naming what it may import"}
+	}
+	if test {
+		ok = append(slices.Clone(ok), tests[pkg]...)
+	}
+	var msgs []string
+	imports = slices.Clone(imports)
+	sort.Strings(imports)
+	for _, imp := range imports {
+		dep, mod := strings.CutPrefix(imp, module+"/")
+		if !mod || dep == pkg {
+			continue
+		}
+		if !slices.Contains(ok, dep) {
+			kind := "imports"
+			if test {
+				kind = "tests import"
+			}
+			msgs = append(msgs, pkg+" "+kind+" "+dep+", which its line in deps (deps_test.go) does not allow")
+		}
+	}
+	return msgs
+}
+
+// checkPicture returns one message per edge of deps that does not point down the rungs, and
+// per package of deps that has no rung.
+func checkPicture() []string {
 	rung := map[string]int{}
 	for i, pkgs := range rungs {
 		for _, p := range pkgs {
 			rung[p] = i
 		}
 	}
-	return rung
-}
-
-// checkImports returns one message per import of pkg (a module-relative path) that breaks the
-// layering.
-func checkImports(pkg string, imports []string, rung map[string]int) []string {
 	var msgs []string
-	r := rung[pkg]
-	imports = append([]string(nil), imports...)
-	sort.Strings(imports)
-	for _, imp := range imports {
-		dep, ok := strings.CutPrefix(imp, module+"/")
+	code, tests := allowed()
+	for pkg := range deps {
+		r, ok := rung[pkg]
 		if !ok {
+			msgs = append(msgs, pkg+" is on no rung of deps_test.go")
 			continue
 		}
-		dr, known := rung[dep]
-		switch {
-		case !known:
-			msgs = append(msgs, pkg+" imports "+dep+", which is not placed on a rung")
-		case dr > r || dr == r && !sameRungAllowed[[2]string{pkg, dep}]:
-			msgs = append(msgs, pkg+" imports "+dep+": a lower package must not import a higher one")
+		for _, dep := range append(slices.Clone(code[pkg]), tests[pkg]...) {
+			dr, ok := rung[dep]
+			switch {
+			case !ok:
+				msgs = append(msgs, pkg+" may import "+dep+", which is on no rung")
+			case dr > r || dr == r && !sameRung[[2]string{pkg, dep}]:
+				msgs = append(msgs, pkg+" may import "+dep+", which is not below it")
+			}
 		}
 	}
+	sort.Strings(msgs)
 	return msgs
 }
 
 func TestCheckImportsCatchesViolations(t *testing.T) {
-	rung := rungOf()
 	tests := []struct {
 		pkg     string
 		imports []string
+		test    bool
 		bad     int
 	}{
-		{"memdir", []string{"fmt", module + "/config", module + "/internal/fsutil"}, 0},
-		{"memdir", []string{module + "/recall"}, 1},                  // upward
-		{"memdir", []string{module + "/instructions"}, 1},            // same rung, not allowed
-		{"tokens", []string{module + "/agent", module + "/nope"}, 2}, // upward and unknown
-		{"llm/openai", []string{module + "/llm"}, 0},                 // allowed same-rung edge
+		{"memdir", []string{"fmt", module + "/config", module + "/internal/fsutil"}, false, 0},
+		{"memdir", []string{module + "/recall"}, false, 1},                     // upward
+		{"memdir", []string{module + "/instructions"}, false, 1},               // same rung, not listed
+		{"mcpserver", []string{module + "/agent"}, false, 1},                   // lower, but not listed
+		{"mcpserver", []string{module + "/internal/bench"}, false, 1},          // a test-only edge in code
+		{"mcpserver", []string{module + "/internal/bench"}, true, 0},           // ... allowed in tests
+		{"tokens", []string{module + "/agent", module + "/nope"}, false, 2},    // upward and unknown
+		{"llm/openai", []string{module + "/llm"}, false, 0},                    // listed same-rung edge
+		{"newpkg", []string{"fmt"}, false, 1},                                  // no line
+		{"agent", []string{module + "/agent", module + "/workspace"}, true, 0}, // itself, listed
 	}
 	for _, tt := range tests {
-		if got := checkImports(tt.pkg, tt.imports, rung); len(got) != tt.bad {
-			t.Errorf("checkImports(%s, %v) = %v, want %d violations", tt.pkg, tt.imports, got, tt.bad)
+		if got := checkImports(tt.pkg, tt.imports, tt.test); len(got) != tt.bad {
+			t.Errorf("checkImports(%s, %v, test=%v) = %v, want %d violations", tt.pkg, tt.imports, tt.test, got, tt.bad)
 		}
 	}
 }
 
-func TestLayering(t *testing.T) {
-	rung := rungOf()
+func TestCheckPictureCatchesUpwardEdges(t *testing.T) {
+	if msgs := checkPicture(); len(msgs) != 0 {
+		t.Fatalf("deps disagrees with rungs:\n%s", strings.Join(msgs, "\n"))
+	}
+	deps["memdir"] += " recall" // an upward edge slipped into the allow-list
+	defer func() { deps["memdir"] = strings.TrimSuffix(deps["memdir"], " recall") }()
+	if msgs := checkPicture(); len(msgs) != 1 || !strings.Contains(msgs[0], "memdir may import recall") {
+		t.Fatalf("checkPicture with memdir → recall = %v, want one message about it", msgs)
+	}
+}
+
+func TestDeps(t *testing.T) {
 	seen := 0
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -118,12 +217,10 @@ func TestLayering(t *testing.T) {
 		}
 		rel := filepath.ToSlash(path)
 		seen++
-		_, ok := rung[rel]
-		if !ok {
-			t.Errorf("package %s is not placed on a rung in deps_test.go", rel)
-			return nil
+		for _, msg := range checkImports(rel, pkg.Imports, false) {
+			t.Error(msg)
 		}
-		for _, msg := range checkImports(rel, pkg.Imports, rung) {
+		for _, msg := range checkImports(rel, append(slices.Clone(pkg.TestImports), pkg.XTestImports...), true) {
 			t.Error(msg)
 		}
 		return nil
@@ -131,7 +228,10 @@ func TestLayering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if seen < 4 {
-		t.Fatalf("checked only %d packages; is the walk broken?", seen)
+	if seen < len(deps) {
+		t.Fatalf("checked %d packages, deps lists %d: is the walk broken, or a line stale?", seen, len(deps))
+	}
+	for _, msg := range checkPicture() {
+		t.Error(msg)
 	}
 }
