@@ -16,7 +16,7 @@ const module = "github.com/strata-mem/strata"
 // rungs lists every package of the module, lowest first. A package may import packages on lower
 // rungs only. A new package must be added here, on purpose.
 var rungs = [][]string{
-	{"internal/fsutil", "internal/sharedtest", "tokens", "frontmatter", "config"},
+	{"internal/fsutil", "internal/fastio", "internal/sharedtest", "tokens", "frontmatter", "config"},
 	{"conversation", "work"},
 	{"transcript", "memdir", "instructions"},
 	{"recall"},
