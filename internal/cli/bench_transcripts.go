@@ -12,11 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/internal/fastio"
 	"github.com/strata-mem/strata/transcript"
 )
 
@@ -396,11 +396,11 @@ func childRSS(path string, full bool) (float64, error) {
 	if kb, err := strconv.ParseFloat(strings.TrimSpace(out.String()), 64); err == nil && kb > 0 {
 		return kb / 1024, nil
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	kb, ok := fastio.MaxRSSKB(cmd.ProcessState)
 	if !ok {
 		return 0, fmt.Errorf("rss probe: no rusage on this system")
 	}
-	return float64(ru.Maxrss) / 1024, nil
+	return kb / 1024, nil
 }
 
 // rssProbe loads path and prints this process's peak resident memory in KB (VmHWM), or

@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -275,5 +276,26 @@ func TestCPUTime(t *testing.T) {
 	}
 	if c1 := CPUTime(); c1 <= c0 || c0 <= 0 {
 		t.Errorf("CPUTime went from %v to %v after 30 ms of work (%d)", c0, c1, x)
+	}
+}
+
+func TestMaxRSSKB(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	kb, ok := MaxRSSKB(cmd.ProcessState)
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		if ok {
+			t.Errorf("MaxRSSKB = %v, true where it is not measured", kb)
+		}
+		return
+	}
+	if !ok || kb < 100 || kb > 10<<20 { // a Go test binary holds more than 100 KB and less than 10 GB
+		t.Errorf("MaxRSSKB = %v, %v", kb, ok)
 	}
 }

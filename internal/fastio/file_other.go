@@ -134,3 +134,7 @@ func ReadHead(path string, buf *[]byte, limit int64) ([]byte, Info, error) {
 
 // CPUTime returns the CPU time this process has used; 0 here, where it is not measured.
 func CPUTime() time.Duration { return 0 }
+
+// MaxRSSKB returns the peak resident memory of the exited process ps in KB; here it is not
+// measured (ok false).
+func MaxRSSKB(ps *os.ProcessState) (kb float64, ok bool) { return 0, false }

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
+	"runtime"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -217,4 +220,17 @@ func modeOf(m uint32) fs.FileMode {
 		return fs.ModeSymlink
 	}
 	return fs.ModeIrregular
+}
+
+// MaxRSSKB returns the peak resident memory of the exited process ps in KB, as getrusage
+// reports it (ok false when it does not).
+func MaxRSSKB(ps *os.ProcessState) (kb float64, ok bool) {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0, false
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return float64(ru.Maxrss) / 1024, true // bytes there
+	}
+	return float64(ru.Maxrss), true
 }
