@@ -23,6 +23,7 @@ const module = "github.com/strata-mem/strata"
 var deps = map[string]string{
 	"config":               "",
 	"frontmatter":          "",
+	"internal/fastio":      "",
 	"internal/fsutil":      "",
 	"internal/sharedtest":  "",
 	"internal/shell":       "",
@@ -53,7 +54,7 @@ var deps = map[string]string{
 // to a lower rung (within a rung, only the pairs in sameRung), so the allow-list cannot grow an
 // upward edge either.
 var rungs = [][]string{
-	{"internal/fsutil", "internal/sharedtest", "internal/shell", "tokens", "frontmatter", "config"},
+	{"internal/fsutil", "internal/fastio", "internal/sharedtest", "internal/shell", "tokens", "frontmatter", "config"},
 	{"conversation", "work"},
 	{"transcript", "memdir", "instructions", "toolcall"},
 	{"recall", "internal/bench/synth"},

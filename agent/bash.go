@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/strata-mem/strata/toolcall"
@@ -84,11 +83,7 @@ func runBash(ctx context.Context, e env, p *toolcall.Bash) (string, error) {
 	cmd.Stdin = nil
 	out := &capped{max: BashMaxOutput}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// The whole process group: a shell's children must not outlive the call.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	killTree(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()
 	text := out.String()

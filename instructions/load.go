@@ -16,6 +16,7 @@ import (
 
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/frontmatter"
+	"github.com/strata-mem/strata/internal/fastio"
 	"github.com/strata-mem/strata/tokens"
 )
 
@@ -53,7 +54,7 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("instructions: working directory %s: %w", cwd, err)
 	}
-	r, fd, err := resolveDir(abs)
+	r, d, err := fastio.ResolveDir(abs)
 	if err != nil {
 		return nil, fmt.Errorf("instructions: working directory: %w", err)
 	}
@@ -64,7 +65,7 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 		log:      opts.Logger,
 		max:      opts.MaxFileBytes,
 		cwd:      abs,
-		base:     base{fd: fd, dir: abs},
+		base:     base{d: d, dir: abs},
 		dirSeen:  map[string]bool{},
 		realDirs: map[string]string{},
 	}
@@ -134,9 +135,9 @@ func absentDir(d string) bool {
 
 // closeBase closes the working directory's descriptor.
 func (s *Set) closeBase() {
-	if s.base.fd >= 0 {
-		closeDir(s.base.fd)
-		s.base.fd = -1
+	if s.base.d != nil {
+		s.base.d.Close()
+		s.base.d = nil
 	}
 }
 
@@ -149,11 +150,11 @@ func ProjectRoot(cwd string) (dir, root string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("instructions: working directory %s: %w", cwd, err)
 	}
-	r, fd, err := resolveDir(abs)
+	r, d, err := fastio.ResolveDir(abs)
 	if err != nil {
 		return "", "", fmt.Errorf("instructions: working directory: %w", err)
 	}
-	s := &Set{base: base{fd: fd, dir: r}}
+	s := &Set{base: base{d: d, dir: r}}
 	defer s.closeBase()
 	return r, s.projectRoot(r), nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/strata-mem/strata/frontmatter"
+	"github.com/strata-mem/strata/internal/fastio"
 )
 
 // fileText is one file as read: normalised text and what went wrong.
@@ -114,9 +115,9 @@ func readText(path string, max int64) (fileText, error) {
 }
 
 // base is the working directory, held open during a load so that paths near it can be looked
-// up relative to it (fd is -1 when it is not open).
+// up relative to it.
 type base struct {
-	fd  int
+	d   *fastio.Dir // nil when none is open
 	dir string
 }
 
@@ -331,20 +332,4 @@ func expandTilde(p, home string) string {
 		return filepath.Join(home, p[2:])
 	}
 	return p
-}
-
-// resolveDirSlow is resolveDir by the portable route.
-func resolveDirSlow(dir string) (string, error) {
-	r, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(r)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return "", &fs.PathError{Op: "open", Path: dir, Err: syscall.ENOTDIR}
-	}
-	return r, nil
 }

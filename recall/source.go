@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-mem/strata/internal/fastio"
 	"github.com/strata-mem/strata/memdir"
 )
 
@@ -107,7 +108,7 @@ func (s DirSource) loadKnown(fi FileInfo, buf *[]byte) (memdir.Memory, []memdir.
 }
 
 // errNotRegular refuses a memory file that is not a regular file.
-var errNotRegular = errors.New("not a regular file")
+var errNotRegular = fastio.ErrNotRegular
 
 // list returns the names of the topic files in the directory, without their stamps: what a
 // cold build starts from, taking each file's stamp when it opens it (see loadStat).

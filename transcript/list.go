@@ -504,13 +504,12 @@ func listDirs(ctx context.Context, dirs []*sessionDir, index func() (*listIndex,
 		if ctx.Err() != nil {
 			return // reported below
 		}
-		var scratch []byte
 		for k := lo; k < hi; k++ {
 			f := files[k]
 			if !withIndex && f.d.known[f.i] {
 				continue
 			}
-			key, regular, err := f.d.stat(f.i, &scratch)
+			key, regular, err := f.d.stat(f.i)
 			switch {
 			case err != nil:
 				fail(k, fmt.Errorf("transcript: %w", err))

@@ -7,10 +7,10 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/internal/bench"
+	"github.com/strata-mem/strata/internal/fastio"
 )
 
 func init() { registerBench(newBenchTranscriptsCmd) }
@@ -113,11 +113,11 @@ func childRSS(path string, full bool) (float64, error) {
 	if kb, err := strconv.ParseFloat(strings.TrimSpace(out.String()), 64); err == nil && kb > 0 {
 		return kb / 1024, nil
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	kb, ok := fastio.MaxRSSKB(cmd.ProcessState)
 	if !ok {
 		return 0, fmt.Errorf("rss probe: no rusage on this system")
 	}
-	return float64(ru.Maxrss) / 1024, nil
+	return kb / 1024, nil
 }
 
 // rssProbe loads path and prints this process's peak resident memory in KB (VmHWM), or

@@ -1,20 +1,18 @@
-//go:build unix
-
 package instructions
 
 import (
-	"errors"
 	"io/fs"
-	"syscall"
+
+	"github.com/strata-mem/strata/internal/fastio"
 )
 
-// fileID identifies a file whatever name reached it.
-type fileID struct{ dev, ino uint64 }
+// fileID identifies a file whatever name reached it (by path where there are no inodes).
+type fileID = fastio.FileID
 
-// handle is an open file. Raw system calls keep a load cheap: no poller registration, and for
-// a plain file shorter than the read buffer, one pread and no fstat (see load).
+// handle is an open file. fastio keeps a load cheap: no poller registration, and for a plain
+// file shorter than the read buffer, one pread and no fstat (see load).
 type handle struct {
-	fd      int
+	f       fastio.File
 	id      fileID      // valid when statted
 	mode    fs.FileMode // valid when statted or loaded
 	size    int64       // valid when statted or loaded
@@ -27,36 +25,24 @@ type handle struct {
 	identity  *ident  // made by ident
 }
 
-// openHandle opens path read-only and non-blocking (a FIFO or device never blocks). With
-// noFollow, a symlink as the last element fails with ELOOP. The error is the bare errno:
-// most opens are probes of names that do not exist, and callers know the path.
+// openHandle opens path read-only without blocking (a FIFO or device never blocks; see
+// fastio.Open). With noFollow, a symlink as the last element fails (isSymlinkErr). The error is
+// the bare errno: most opens are probes of names that do not exist, and callers know the path.
 func openHandle(path string, noFollow bool) (*handle, error) {
-	flags := syscall.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
-	if noFollow {
-		flags |= syscall.O_NOFOLLOW
-	}
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(path, flags, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	f, err := fastio.Open(path, noFollow)
 	if err != nil {
 		return nil, err
 	}
-	return &handle{fd: fd}, nil
+	return &handle{f: f}, nil
 }
 
-// openHandleIn is openHandle(dir/name, true), spelled by b, without allocating when there is
-// no such file.
+// openHandleIn is openHandle(dir/name, true), spelled by b.
 func openHandleIn(b *base, dir, name string) (*handle, error) {
-	fd, err := openAt(b, dir, name, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOFOLLOW)
+	f, err := openAt(b, dir, name)
 	if err != nil {
 		return nil, err
 	}
-	return &handle{fd: fd}, nil
+	return &handle{f: f}, nil
 }
 
 // stat fills id, mode and size from fstat, once.
@@ -64,16 +50,16 @@ func (h *handle) stat() error {
 	if h.statted {
 		return nil
 	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(h.fd, &st); err != nil {
+	info, err := h.f.Stat()
+	if err != nil {
 		return &fs.PathError{Op: "fstat", Err: err}
 	}
-	h.id, h.mode, h.size, h.statted = fileID{uint64(st.Dev), uint64(st.Ino)}, modeOf(uint32(st.Mode)), int64(st.Size), true
+	h.id, h.mode, h.size, h.statted = info.ID, info.Mode, info.Size, true
 	return nil
 }
 
 func (h *handle) close() {
-	syscall.Close(h.fd)
+	h.f.Close()
 	if h.identity != nil {
 		h.identity.open = nil
 	}
@@ -108,7 +94,7 @@ func (h *handle) load(max int64) error {
 	}
 	got := 0
 	if !h.statted {
-		n, err := pread(h.fd, buf[:lim], 0)
+		n, err := h.f.Pread(buf[:lim], 0)
 		if err == nil && n > 0 && int64(n) < lim {
 			h.mode, h.size, h.data = 0, int64(n), buf[:n]
 			return nil
@@ -135,7 +121,7 @@ func (h *handle) load(max int64) error {
 	data = data[:want]
 	got = min(got, len(data))
 	for got < len(data) {
-		n, err := pread(h.fd, data[got:], int64(got))
+		n, err := h.f.Pread(data[got:], int64(got))
 		if err != nil {
 			return &fs.PathError{Op: "read", Err: err}
 		}
@@ -148,70 +134,17 @@ func (h *handle) load(max int64) error {
 	return nil
 }
 
-// pread reads at offset off, retrying on EINTR.
-func pread(fd int, b []byte, off int64) (int, error) {
-	for {
-		n, err := syscall.Pread(fd, b, off)
-		if err != syscall.EINTR {
-			return n, err
-		}
-	}
-}
-
-func modeOf(m uint32) fs.FileMode {
-	switch m & syscall.S_IFMT {
-	case syscall.S_IFREG:
-		return 0
-	case syscall.S_IFDIR:
-		return fs.ModeDir
-	case syscall.S_IFIFO:
-		return fs.ModeNamedPipe
-	case syscall.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFBLK:
-		return fs.ModeDevice
-	case syscall.S_IFSOCK:
-		return fs.ModeSocket
-	case syscall.S_IFLNK:
-		return fs.ModeSymlink
-	}
-	return fs.ModeIrregular
-}
-
 // isSymlinkErr reports the error openHandle gives with noFollow on a symlink.
-func isSymlinkErr(err error) bool { return errors.Is(err, syscall.ELOOP) }
+func isSymlinkErr(err error) bool { return fastio.IsSymlinkErr(err) }
 
 // statType returns the type bits of path's file, following a final symlink unless noFollow.
-// It allocates nothing on the way: most calls are probes of names that do not exist.
 func statType(path string, noFollow bool) (fs.FileMode, error) {
-	var st syscall.Stat_t
-	var err error
-	for {
-		if noFollow {
-			err = syscall.Lstat(path, &st)
-		} else {
-			err = syscall.Stat(path, &st)
-		}
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		return 0, err
-	}
-	return modeOf(uint32(st.Mode)), nil
+	info, err := fastio.StatPath(path, noFollow)
+	return info.Mode, err
 }
 
 // statID returns the identity of path's file, following symlinks.
 func statID(path string) (fileID, error) {
-	var st syscall.Stat_t
-	for {
-		err := syscall.Stat(path, &st)
-		if err == nil {
-			return fileID{uint64(st.Dev), uint64(st.Ino)}, nil
-		}
-		if err != syscall.EINTR {
-			return fileID{}, err
-		}
-	}
+	info, err := fastio.StatPath(path, false)
+	return info.ID, err
 }

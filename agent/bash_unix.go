@@ -1,0 +1,17 @@
+//go:build unix
+
+package agent
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// killTree makes cmd run in a process group of its own and, when its context ends, kills the
+// whole group: a shell's children must not outlive the call.
+func killTree(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

@@ -1,0 +1,237 @@
+package fastio
+
+import (
+	"encoding/binary"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dir is an open directory: names are looked up relative to its descriptor, which costs one
+// path element instead of the whole path. After Close, they are looked up by their full path.
+type Dir struct {
+	fd   int // -1 once closed
+	path string
+}
+
+// direntPool keeps getdents buffers between reads (a chat or a benchmark lists often).
+var direntPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// ReadDir opens the directory at path and reads the entries that may be regular files (the
+// directory says so, or does not say) and whose names pass keep, in the directory's own order
+// (stable while it does not change). The whole directory is read with a buffer big enough for
+// a thousand names in one or two getdents calls; the names share one string. The caller
+// closes the Dir. A missing directory gives an error that matches fs.ErrNotExist.
+func ReadDir(path string, keep func(name string) bool) (*Dir, []Entry, error) {
+	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+	fd, err := unix.Open(path, flags, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Open(path, flags, 0)
+	}
+	if err != nil {
+		return nil, nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	pooled := direntPool.Get().(*[]byte)
+	defer direntPool.Put(pooled)
+	buf := (*pooled)[:0]
+	for {
+		if cap(buf)-len(buf) < 4<<10 {
+			buf = slices.Grow(buf, cap(buf))
+		}
+		n, err := unix.ReadDirent(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			*pooled = buf[:0]
+			unix.Close(fd)
+			return nil, nil, &os.PathError{Op: "readdirent", Path: path, Err: err}
+		}
+		if n <= 0 {
+			break
+		}
+		buf = buf[:len(buf)+n]
+	}
+	*pooled = buf[:0]
+	return &Dir{fd: fd, path: path}, parseDirents(buf, keep), nil
+}
+
+// parseDirents returns the entries of getdents64 records (ino 8, off 8, reclen 2, type 1,
+// then the NUL-terminated name) that may be regular files and pass keep. The names share
+// one copy of buf.
+func parseDirents(buf []byte, keep func(string) bool) []Entry {
+	all := string(buf)
+	var ents []Entry
+	for off := 0; off+19 < len(buf); {
+		reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
+		if reclen == 0 || off+reclen > len(buf) {
+			break
+		}
+		typ := buf[off+18]
+		name := all[off+19 : off+reclen]
+		if i := strings.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if (typ == unix.DT_REG || typ == unix.DT_UNKNOWN) && keep(name) {
+			ents = append(ents, Entry{Name: name, Regular: typ == unix.DT_REG})
+		}
+		off += reclen
+	}
+	return ents
+}
+
+// ResolveDir returns dir (absolute) with every symlink resolved, failing when it is not a
+// directory, and the directory open for lookups (nil when none is kept; the caller closes
+// it). A directory reached without any symlink is already resolved: openat2 with
+// RESOLVE_NO_SYMLINKS says so in one system call. Otherwise the kernel says where an open
+// descriptor points (one readlink instead of one lstat per path element); without openat2 or
+// /proc it falls back to ResolveDirSlow.
+func ResolveDir(dir string) (string, *Dir, error) {
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	fd, err := unix.Openat2(unix.AT_FDCWD, dir, &how)
+	for err == unix.EINTR {
+		fd, err = unix.Openat2(unix.AT_FDCWD, dir, &how)
+	}
+	switch err {
+	case nil:
+		dir = filepath.Clean(dir)
+		return dir, &Dir{fd: fd, path: dir}, nil
+	case unix.ENOENT, unix.ENOTDIR:
+		return "", nil, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	// ELOOP: a symlink on the way; ENOSYS, EPERM: no openat2 here.
+	fd, err = unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT || err == unix.ENOTDIR {
+		return "", nil, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	if err != nil {
+		r, err := ResolveDirSlow(dir)
+		return r, nil, err
+	}
+	buf := make([]byte, 4096)
+	n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), buf)
+	if err != nil || n <= 0 || n >= len(buf) || buf[0] != '/' {
+		unix.Close(fd)
+		r, err := ResolveDirSlow(dir)
+		return r, nil, err
+	}
+	r := filepath.Clean(string(buf[:n]))
+	return r, &Dir{fd: fd, path: r}, nil
+}
+
+// Path is the directory's path.
+func (d *Dir) Path() string { return d.path }
+
+// Close closes the directory's descriptor; lookups then walk the full path.
+func (d *Dir) Close() error {
+	if d.fd < 0 {
+		return nil
+	}
+	err := unix.Close(d.fd)
+	d.fd = -1
+	return err
+}
+
+// at returns the descriptor and path by which name is looked up.
+func (d *Dir) at(name string) (int, string) {
+	if d.fd >= 0 {
+		return d.fd, name
+	}
+	return unix.AT_FDCWD, d.path + "/" + name
+}
+
+// statxMask asks only for what a freshness check and a type test use.
+const statxMask = unix.STATX_TYPE | unix.STATX_SIZE | unix.STATX_MTIME | unix.STATX_CTIME | unix.STATX_INO
+
+// noStatx is set when the kernel or a seccomp filter refuses statx; fstatat is used instead.
+var noStatx atomic.Bool
+
+// DisableStatx makes lookups behave as where the kernel refuses statx (they use fstatat),
+// until the returned function is called. For tests of the fallback.
+func DisableStatx() (restore func()) {
+	noStatx.Store(true)
+	return func() { noStatx.Store(false) }
+}
+
+// statx stats name relative to d (flags: 0 or AT_SYMLINK_NOFOLLOW) with statx, or fstatat
+// where statx is refused. The error is the bare errno.
+func (d *Dir) statx(name string, flags, mask int) (Info, error) {
+	dirfd, p := d.at(name)
+	if !noStatx.Load() {
+		var stx unix.Statx_t
+		err := unix.Statx(dirfd, p, flags, mask, &stx)
+		for err == unix.EINTR {
+			err = unix.Statx(dirfd, p, flags, mask, &stx)
+		}
+		switch err {
+		case nil:
+			info := Info{Mode: modeOf(uint32(stx.Mode)), Size: int64(stx.Size), MTime: stx.Mtime.Sec*1e9 + int64(stx.Mtime.Nsec)}
+			if stx.Mask&unix.STATX_CTIME != 0 {
+				info.CTime = stx.Ctime.Sec*1e9 + int64(stx.Ctime.Nsec)
+			}
+			if stx.Mask&unix.STATX_INO != 0 {
+				info.Ino = stx.Ino
+				info.ID = FileID{unix.Mkdev(stx.Dev_major, stx.Dev_minor), stx.Ino}
+			}
+			return info, nil
+		case unix.ENOSYS, unix.EPERM: // no statx here (old kernel, seccomp)
+			noStatx.Store(true)
+		default:
+			return Info{}, err
+		}
+	}
+	var st unix.Stat_t
+	err := unix.Fstatat(dirfd, p, &st, flags)
+	for err == unix.EINTR {
+		err = unix.Fstatat(dirfd, p, &st, flags)
+	}
+	if err != nil {
+		return Info{}, err
+	}
+	return infoOf(&st), nil
+}
+
+// Lstat returns what lstat says about name in d (size, times, inode and type), with statx
+// where the kernel has it. The error is an *fs.PathError with the full path.
+func (d *Dir) Lstat(name string) (Info, error) {
+	info, err := d.statx(name, unix.AT_SYMLINK_NOFOLLOW, statxMask)
+	if err != nil {
+		return Info{}, &fs.PathError{Op: "stat", Path: filepath.Join(d.path, name), Err: err}
+	}
+	return info, nil
+}
+
+// Type returns the type bits of name in d (a clean relative path), following a final symlink
+// unless noFollow. The error is the bare errno.
+func (d *Dir) Type(name string, noFollow bool) (fs.FileMode, error) {
+	flags := 0
+	if noFollow {
+		flags = unix.AT_SYMLINK_NOFOLLOW
+	}
+	info, err := d.statx(name, flags, unix.STATX_TYPE)
+	return info.Mode, err
+}
+
+// Open opens name in d (a clean relative path) like Open.
+func (d *Dir) Open(name string, noFollow bool) (File, error) {
+	flags := openFlags
+	if noFollow {
+		flags |= unix.O_NOFOLLOW
+	}
+	dirfd, p := d.at(name)
+	fd, err := unix.Openat(dirfd, p, flags, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Openat(dirfd, p, flags, 0)
+	}
+	if err != nil {
+		return File{fd: -1}, err
+	}
+	return File{fd: fd, name: p}, nil
+}

@@ -1,0 +1,56 @@
+package fastio
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestStatxFallback: with statx refused (some seccomp filters do), lookups use fstatat and
+// give the same answers.
+func TestStatxFallback(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.jsonl"), "entry\n")
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.jsonl", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := ReadDir(dir, func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	type answer struct {
+		info  Info
+		types [3]string
+	}
+	ask := func() answer {
+		var a answer
+		if a.info, err = d.Lstat("a.jsonl"); err != nil {
+			t.Fatal(err)
+		}
+		for i, name := range []string{"sub", "link", "none"} {
+			m, err := d.Type(name, i == 1)
+			a.types[i] = m.String()
+			if err != nil {
+				a.types[i] = err.Error()
+			}
+		}
+		return a
+	}
+	with := ask()
+	if with.info.CTime == 0 || with.info.Ino == 0 {
+		t.Errorf("statx gave no ctime or inode: %+v", with.info)
+	}
+	restore := DisableStatx()
+	without := ask()
+	if !noStatx.Load() {
+		t.Error("DisableStatx did not turn statx off")
+	}
+	restore()
+	if with != without {
+		t.Errorf("with statx %+v, with fstatat %+v", with, without)
+	}
+}
