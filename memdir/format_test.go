@@ -100,3 +100,42 @@ func TestAddRewritesWhatItCannotEdit(t *testing.T) {
 		t.Errorf("file = %q, want Render's %q", got, want)
 	}
 }
+
+// TestLintReportsOnlyTheLoadersCut: lint's limit errors are exactly the cuts LoadIndex makes.
+func TestLintReportsOnlyTheLoadersCut(t *testing.T) {
+	line := "- [배포 절차](deploy.md) — 메인 브랜치에 병합하기 전에 승인을 받는다, 리뷰어 두 명의 승인이 필요하다\n"
+	long := "- [deploy](deploy.md) — " + strings.Repeat("x", 300) + "\n"
+	tests := []struct {
+		name, index string
+		want        []string
+	}{
+		{"Korean over 25,000 bytes", strings.Repeat(line, 195), nil},
+		{"long lines past the line cut", strings.Repeat(line, 190) + strings.Repeat(long, 100), []string{"200-line limit"}},
+		{"long lines within it", strings.Repeat(long, 150), []string{"25000-character limit"}},
+		{"both", strings.Repeat(long, 250), []string{"25000-character limit", "200-line limit"}}, // by line
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := Open(filepath.Join(t.TempDir(), "memory"), Options{}) // duplicate lines on purpose
+			os.MkdirAll(s.Dir(), 0o700)
+			os.WriteFile(filepath.Join(s.Dir(), "deploy.md"), []byte("---\nname: deploy\ndescription: d\ntype: project\n---\n"), 0o600)
+			os.WriteFile(s.IndexPath(), []byte(tt.index), 0o600)
+			diags, err := s.Lint(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range diags {
+				for _, limit := range []string{"200-line limit", "25000-character limit"} {
+					if strings.Contains(d.Message, limit) {
+						got = append(got, limit)
+					}
+				}
+			}
+			it, _ := s.LoadIndex(t.Context())
+			if diff := cmp.Diff(tt.want, got); diff != "" || it.Truncated != (len(tt.want) > 0) {
+				t.Errorf("lint limits (-want +got):\n%s\nLoadIndex truncated %v", diff, it.Truncated)
+			}
+		})
+	}
+}
