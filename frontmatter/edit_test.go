@@ -80,3 +80,44 @@ func TestSet(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSet: whatever Set returns without an error reads back as the value asked for, and every
+// other top-level key and metadata key keeps its value.
+func FuzzSet(f *testing.F) {
+	f.Add(claudeCodeRaw, true, "type", "project")
+	f.Add("name: x\ndescription: >-\n  a\n  b\n", false, "description", "one: two")
+	f.Add("metadata:\n  type: user\n", true, "modified", "2026-05-01T00:00:00.000Z")
+	f.Fuzz(func(t *testing.T, raw string, nested bool, key, value string) {
+		parent := ""
+		if nested {
+			parent = MetaKey
+		}
+		before := Doc{Raw: raw}
+		if decode(&before) != nil {
+			return
+		}
+		got, err := Set(raw, parent, key, value)
+		if err != nil {
+			return
+		}
+		after := Doc{Raw: got}
+		if err := decode(&after); err != nil {
+			t.Fatalf("Set(%q, %q, %q, %q) = %q, which does not parse: %v", raw, parent, key, value, got, err)
+		}
+		for k, v := range before.Fields {
+			if k == key && parent == "" || k == parent {
+				continue
+			}
+			if !cmp.Equal(v, after.Fields[k]) {
+				t.Errorf("Set(%q, %q, %q) changed %q: %v → %v", raw, parent, key, k, v, after.Fields[k])
+			}
+		}
+		if parent != "" {
+			for k, v := range before.Meta() {
+				if k != key && !cmp.Equal(v, after.Meta()[k]) {
+					t.Errorf("Set(%q, meta, %q) changed metadata %q: %v → %v", raw, key, k, v, after.Meta()[k])
+				}
+			}
+		}
+	})
+}

@@ -14,7 +14,7 @@ import (
 )
 
 // ErrIndexFull is wrapped by the error returned when a write would push MEMORY.md over its line
-// or byte limit.
+// or character limit.
 var ErrIndexFull = errors.New("index over its limit")
 
 // checkIndexLimits fails when next is over a limit (lines, or characters as tokens.Chars
