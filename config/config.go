@@ -83,7 +83,9 @@ type Settings struct {
 	// MemoryMode is "" (topic files) or "daily-log".
 	MemoryMode string `json:"memoryMode,omitempty"`
 	// MemoryIndexMaxLines and MemoryIndexMaxBytes are the limits of the MEMORY.md index
-	// (loading cuts there; a write that would pass them fails); 0 means 200 lines, 25,000 bytes.
+	// (loading cuts there; a write that would pass them fails); 0 means 200 lines, 25,000
+	// characters. The "Bytes" limit counts characters as Claude Code does (UTF-16 code units);
+	// the name is kept so existing settings files keep working.
 	MemoryIndexMaxLines int `json:"memoryIndexMaxLines,omitempty"`
 	MemoryIndexMaxBytes int `json:"memoryIndexMaxBytes,omitempty"`
 

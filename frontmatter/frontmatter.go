@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -129,6 +130,8 @@ func (d Doc) String(key string) string {
 		return ""
 	case int, int64, float64, bool:
 		return fmt.Sprint(v)
+	case time.Time: // a value tagged !!timestamp
+		return v.Format(time.RFC3339Nano)
 	}
 	return ""
 }

@@ -140,3 +140,23 @@ func TestCRLFAndBOM(t *testing.T) {
 		t.Errorf("CRLF frontmatter rule: %v", got)
 	}
 }
+
+// TestSizeWarningCountsAsClaudeCode: the 40,000-character warning counts UTF-16 code units, as
+// Claude Code does: 30,000 Korean characters (90,000 bytes) pass, 20,001 emoji (40,002 units,
+// 20,001 runes) do not.
+func TestSizeWarningCountsAsClaudeCode(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		warn bool
+	}{
+		{strings.Repeat("한", 30000), false},
+		{strings.Repeat("😀", 20001), true},
+		{strings.Repeat("😀", 20000), false},
+	} {
+		f := newFixture(t, map[string]string{"repo/CLAUDE.md": tt.text})
+		s := f.load("repo")
+		if got := hasDiag(s.Diagnostics(), SeverityWarning, "repo/CLAUDE.md", "over the recommended 40000"); got != tt.warn {
+			t.Errorf("%d bytes: warning %v, want %v: %q", len(tt.text), got, tt.warn, f.diags(s.Diagnostics()))
+		}
+	}
+}

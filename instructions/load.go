@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/frontmatter"
@@ -321,7 +320,7 @@ func (s *Set) emit(ctx context.Context, out []Source, path string, layer Layer, 
 	body string, bodyLine, depth int, chain []*ident, importedBy string) []Source {
 	s.loaded = append(s.loaded, ft.ID)
 	if len(ft.Text) > WarnChars {
-		if n := utf8.RuneCountInString(ft.Text); n > WarnChars {
+		if n := tokens.Chars(ft.Text); n > WarnChars { // as Claude Code counts: UTF-16 units
 			s.addf(path, 0, SeverityWarning, "%d characters, over the recommended %d: every session pays for it; split it or move parts into path-scoped rules", n, WarnChars)
 		}
 	}

@@ -78,7 +78,7 @@ func (s *Server) registerResources(p *project) {
 		URI:         IndexURI,
 		Name:        memdir.IndexFile,
 		Title:       "Memory index",
-		Description: "MEMORY.md: one line per memory of this project, as an agent sees it at the start of a session (cut to its line and byte limits, with a warning when cut).",
+		Description: "MEMORY.md: one line per memory of this project, as an agent sees it at the start of a session (cut to its line and character limits, with a warning when cut).",
 		MIMEType:    "text/markdown",
 	}, s.readResource)
 	for _, m := range p.index.Memories() {

@@ -120,7 +120,7 @@ func (s *Server) addTools() {
 		Name: "memory_save",
 		Description: "Save a memory for future sessions, or replace the memory with the same name. Keep one memory per topic and save only what cannot be derived from the code or git history: " +
 			"the user's preferences, corrections they gave, project facts and where to find things. Never save secrets: text that looks like a credential is refused. " +
-			"The write is refused, and nothing changes, when the MEMORY.md index would pass its line or byte limit; consolidate or forget memories first.",
+			"The write is refused, and nothing changes, when the MEMORY.md index would pass its line or character limit; consolidate or forget memories first.",
 		Annotations: &mcp.ToolAnnotations{Title: "Save a memory", DestructiveHint: &f, IdempotentHint: true, OpenWorldHint: &f},
 	}, s.memorySave)
 	mcp.AddTool(s.mcp, &mcp.Tool{

@@ -113,3 +113,45 @@ func readString(t *testing.T, p string) string {
 	}
 	return string(data)
 }
+
+// TestRealClaudeCodeDirCopy works on a copy of the real directory, as written and with every
+// file moved to current Claude Code's shape (type and modified under metadata:, plus
+// originSessionId and node_type): every memory lists with its type, lint warns about no type,
+// and lint's errors are only what Claude Code acts on too (the loader's 200-line cut; index
+// lines linking files that are gone, which its consolidation prunes) — never a size limit the
+// loader does not apply.
+func TestRealClaudeCodeDirCopy(t *testing.T) {
+	src := corpusMemoryDir(t)
+	for _, nested := range []bool{false, true} {
+		dst := filepath.Join(t.TempDir(), "memory")
+		os.MkdirAll(dst, 0o700)
+		for rel, content := range dirState(t, src) {
+			if nested && rel != IndexFile {
+				content = strings.Replace(content, "\ntype: ", "\nmetadata:\n  modified: 2025-12-01T10:00:00.000Z\n  originSessionId: 14c32944\n  node_type: memory\n  type: ", 1)
+			}
+			os.WriteFile(filepath.Join(dst, rel), []byte(content), 0o600)
+		}
+		s, _ := Open(dst, Options{})
+		mems, _, err := s.List(t.Context())
+		if err != nil || len(mems) == 0 {
+			t.Fatalf("List: %d, %v", len(mems), err)
+		}
+		for _, m := range mems {
+			if !m.Type.Known() || nested && m.Modified.IsZero() {
+				t.Errorf("nested %v: %s: type %q modified %v", nested, m.File, m.Type, m.Modified)
+			}
+		}
+		diags, err := s.Lint(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range diags {
+			if strings.Contains(d.Message, "no type") || strings.Contains(d.Message, "unknown type") {
+				t.Errorf("nested %v: %s", nested, d)
+			}
+			if d.Severity == SevError && !strings.Contains(d.Message, "which does not exist") && !strings.Contains(d.Message, "200-line limit") {
+				t.Errorf("nested %v: an error Claude Code would not act on: %s", nested, d)
+			}
+		}
+	}
+}

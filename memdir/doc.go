@@ -31,7 +31,8 @@
 //   - Serialised writers: every write takes an flock on .strata.lock, so separate processes
 //     writing at once lose nothing. Reads take no lock.
 //   - Limits, never silent: loading the index for the model (LoadIndex) cuts it at 200 lines,
-//     then at 25,000 bytes at the last newline, and returns a warning naming the limit. A write
+//     then at 25,000 characters (UTF-16 code units, as Claude Code counts) at the last newline,
+//     and returns a warning naming the limit; Lint reports exactly those cuts. A write
 //     that would push the index over a limit fails with ErrIndexFull, naming the limit and what
 //     to consolidate. Topic files are at most MaxFileBytes (1 MiB); longer hand-made files are
 //     read up to that size with a diagnostic.

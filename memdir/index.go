@@ -8,16 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/strata-mem/strata/frontmatter"
+	"github.com/strata-mem/strata/tokens"
 )
 
 // ErrIndexFull is wrapped by the error returned when a write would push MEMORY.md over its line
-// or byte limit.
+// or character limit.
 var ErrIndexFull = errors.New("index over its limit")
 
-// checkIndexLimits fails when next is over a limit that old was not already over by as much:
+// checkIndexLimits fails when next is over a limit (lines, or characters as tokens.Chars
+// counts them) that old was not already over by as much:
 // a change may never grow the index past a limit, but shrinking an index that a hand edit
 // pushed over is allowed.
 func (s *Store) checkIndexLimits(old, next string) error {
@@ -26,8 +27,8 @@ func (s *Store) checkIndexLimits(old, next string) error {
 		return fmt.Errorf("memdir: %w: %s would have %d lines, over the %d-line limit; consolidate: merge related memories into one topic file and forget the merged ones (strata memory forget NAME), or shorten the index by hand",
 			ErrIndexFull, IndexFile, n, maxL)
 	}
-	if n := len(next); n > maxB && n > len(old) {
-		return fmt.Errorf("memdir: %w: %s would be %d bytes, over the %d-byte limit; consolidate: shorten the descriptions (each index line should be a short hook), or merge related memories and forget the merged ones",
+	if n := tokens.Chars(next); n > maxB && n > tokens.Chars(old) {
+		return fmt.Errorf("memdir: %w: %s would be %d characters, over the %d-character limit; consolidate: shorten the descriptions (each index line should be a short hook), or merge related memories and forget the merged ones",
 			ErrIndexFull, IndexFile, n, maxB)
 	}
 	return nil
@@ -42,6 +43,7 @@ type IndexText struct {
 	Warning   string // names the limit hit and what to do; "" unless Truncated
 	Lines     int    // lines in the whole file
 	Bytes     int    // bytes in the whole file (after BOM and CRLF normalisation)
+	Chars     int    // characters in the whole file, as the limit counts them (tokens.Chars)
 }
 
 // Content returns Text followed by the warning when the index was cut: the text to place in
@@ -57,44 +59,57 @@ func (t IndexText) Content() string {
 	return text + "\n> WARNING: " + t.Warning + "\n"
 }
 
-// TruncateIndex cuts an index for loading: first to maxLines lines, then to maxBytes bytes at
-// the last newline within them (at a character boundary when a single line is longer than
-// maxBytes). warning names every limit that was hit; it is "" when nothing was cut.
-func TruncateIndex(text string, maxLines, maxBytes int) (out string, truncated bool, warning string) {
-	lines := countLines(text)
-	out = text
+// TruncateIndex cuts an index for loading as Claude Code does: first to maxLines lines, then to
+// maxChars characters — counted as JavaScript counts them, in UTF-16 code units (tokens.Chars),
+// so a Korean or Chinese index is not cut for its UTF-8 bytes — at the last newline within them
+// (at a character boundary when a single line is longer). warning names every limit that cut
+// the text; it is "" when nothing was cut.
+func TruncateIndex(text string, maxLines, maxChars int) (out string, truncated bool, warning string) {
+	cut := cutIndex(text, maxLines, maxChars)
 	var why []string
-	if lines > maxLines {
-		idx := 0
-		for range maxLines {
-			idx += strings.IndexByte(out[idx:], '\n') + 1
-		}
-		out = out[:idx]
-		why = append(why, fmt.Sprintf("%d lines (limit: %d lines)", lines, maxLines))
+	if cut.lines {
+		why = append(why, fmt.Sprintf("%d lines (limit: %d lines)", countLines(text), maxLines))
 	}
-	if len(out) > maxBytes {
-		cut := strings.LastIndexByte(out[:maxBytes], '\n')
-		if cut >= 0 {
-			out = out[:cut+1]
-		} else {
-			cut = maxBytes
-			for cut > 0 && !utf8.RuneStart(out[cut]) {
-				cut--
-			}
-			out = out[:cut]
-		}
-		why = append(why, fmt.Sprintf("%d bytes (limit: %d bytes)", len(text), maxBytes))
+	if cut.chars {
+		why = append(why, fmt.Sprintf("%d characters (limit: %d characters)", tokens.Chars(text), maxChars))
 	}
 	if len(why) == 0 {
 		return text, false, ""
 	}
 	warning = fmt.Sprintf("%s is %s, so only part of it was loaded. Keep each index line short and move detail into topic files; consolidate or forget memories to bring the index under the limit.",
 		IndexFile, strings.Join(why, " and "))
-	return out, true, warning
+	return cut.text, true, warning
+}
+
+// indexCut is what loading does to an index: the text kept and which limits cut it. The
+// character limit counts only when it cuts what the line limit left: a long index whose first
+// 200 lines fit is cut by lines alone.
+type indexCut struct {
+	text         string
+	lines, chars bool
+}
+
+// cutIndex is the one place that decides what of an index the model sees (LoadIndex, Lint).
+func cutIndex(text string, maxLines, maxChars int) indexCut {
+	c := indexCut{text: text}
+	if countLines(text) > maxLines {
+		idx := 0
+		for range maxLines {
+			idx += strings.IndexByte(c.text[idx:], '\n') + 1
+		}
+		c.text, c.lines = c.text[:idx], true
+	}
+	if n := tokens.CharsPrefix(c.text, maxChars); n < len(c.text) {
+		if nl := strings.LastIndexByte(c.text[:n], '\n'); nl >= 0 {
+			n = nl + 1
+		}
+		c.text, c.chars = c.text[:n], true
+	}
+	return c
 }
 
 // LoadIndex reads MEMORY.md for the model: cut to the store's limits (200 lines, then 25,000
-// bytes at the last newline by default) with a warning naming the limit hit. A missing index
+// characters at the last newline by default; see TruncateIndex) with a warning naming the limit hit. A missing index
 // is not an error. The file is read without following a symlink out of the memory dir.
 func (s *Store) LoadIndex(ctx context.Context) (IndexText, error) {
 	t := IndexText{Path: s.IndexPath()}
@@ -107,7 +122,7 @@ func (s *Store) LoadIndex(ctx context.Context) (IndexText, error) {
 	}
 	raw := string(frontmatter.Normalize([]byte(data)))
 	t.Exists = true
-	t.Lines, t.Bytes = countLines(raw), len(raw)
+	t.Lines, t.Bytes, t.Chars = countLines(raw), len(raw), tokens.Chars(raw)
 	t.Text, t.Truncated, t.Warning = TruncateIndex(raw, s.opts.MaxIndexLines, s.opts.MaxIndexBytes)
 	return t, nil
 }

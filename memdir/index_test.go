@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/strata-mem/strata/tokens"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -120,14 +122,14 @@ func TestTruncateIndex(t *testing.T) {
 	})
 	t.Run("lines", func(t *testing.T) {
 		out, cut, warn := TruncateIndex(lines(250, 10), 200, 25000)
-		if !cut || countLines(out) != 200 || !strings.Contains(warn, "250 lines (limit: 200 lines)") || strings.Contains(warn, "bytes") {
+		if !cut || countLines(out) != 200 || !strings.Contains(warn, "250 lines (limit: 200 lines)") || strings.Contains(warn, "characters") {
 			t.Errorf("lines=%d cut=%v warn=%q", countLines(out), cut, warn)
 		}
 	})
-	t.Run("bytes", func(t *testing.T) {
+	t.Run("characters", func(t *testing.T) {
 		in := lines(150, 200)
 		out, cut, warn := TruncateIndex(in, 200, 25000)
-		if !cut || len(out) > 25000 || !strings.HasSuffix(out, "\n") || !strings.Contains(warn, "(limit: 25000 bytes)") || strings.Contains(warn, "lines (limit") {
+		if !cut || tokens.Chars(out) > 25000 || !strings.HasSuffix(out, "\n") || !strings.Contains(warn, "(limit: 25000 characters)") || strings.Contains(warn, "lines (limit") {
 			t.Errorf("len=%d cut=%v warn=%q", len(out), cut, warn)
 		}
 		if !strings.HasPrefix(in, out) {
@@ -136,15 +138,41 @@ func TestTruncateIndex(t *testing.T) {
 	})
 	t.Run("both", func(t *testing.T) {
 		_, cut, warn := TruncateIndex(lines(300, 200), 200, 25000)
-		if !cut || !strings.Contains(warn, "300 lines (limit: 200 lines) and ") || !strings.Contains(warn, "bytes (limit: 25000 bytes)") {
+		if !cut || !strings.Contains(warn, "300 lines (limit: 200 lines) and ") || !strings.Contains(warn, "characters (limit: 25000 characters)") {
 			t.Errorf("cut=%v warn=%q", cut, warn)
 		}
 	})
 	t.Run("one long Chinese line", func(t *testing.T) {
-		in := strings.Repeat("长", 10000) // 30,000 bytes, no newline
+		in := strings.Repeat("长", 30000) // 90,000 bytes, no newline
 		out, cut, _ := TruncateIndex(in, 200, 25000)
-		if !cut || len(out) > 25000 || !utf8.ValidString(out) {
-			t.Errorf("len=%d cut=%v valid=%v", len(out), cut, utf8.ValidString(out))
+		if !cut || tokens.Chars(out) != 25000 || !utf8.ValidString(out) {
+			t.Errorf("chars=%d cut=%v valid=%v", tokens.Chars(out), cut, utf8.ValidString(out))
+		}
+	})
+	t.Run("Korean over 25,000 bytes, under 25,000 characters", func(t *testing.T) {
+		in := strings.Repeat("- [배포 절차](deploy.md) — 메인 브랜치에 병합하기 전에 승인을 받는다, 리뷰어 두 명의 승인이 필요하다\n", 195)
+		if len(in) <= 25000 {
+			t.Fatalf("only %d bytes", len(in))
+		}
+		out, cut, warn := TruncateIndex(in, 200, 25000)
+		if cut || out != in || warn != "" {
+			t.Errorf("cut=%v warn=%q", cut, warn)
+		}
+	})
+	t.Run("emoji count two", func(t *testing.T) {
+		in := strings.Repeat("😀", 6) + "\n" // 13 characters as JavaScript counts, 7 runes
+		if out, cut, _ := TruncateIndex(in, 200, 13); out != in || cut {
+			t.Errorf("under: cut=%v", cut)
+		}
+		if out, cut, _ := TruncateIndex(in, 200, 6); !cut || out != strings.Repeat("😀", 3) {
+			t.Errorf("over: out=%q cut=%v", out, cut)
+		}
+	})
+	t.Run("lines cut first, then characters of what is left", func(t *testing.T) {
+		// The long lines fall past the 200-line cut: only the line limit is hit.
+		out, cut, warn := TruncateIndex(lines(190, 10)+lines(20, 300), 200, 25000)
+		if !cut || countLines(out) != 200 || strings.Contains(warn, "characters") {
+			t.Errorf("lines=%d warn=%q", countLines(out), warn)
 		}
 	})
 }

@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/strata-mem/strata/tokens"
 )
 
 // Lint checks the memory dir and returns every problem found, sorted by path and line. Errors:
-// broken frontmatter, index lines pointing nowhere, an index over its line or byte limit, text
+// broken frontmatter, index lines pointing nowhere, an index the loader cuts (over its line limit, or its
+// character limit within the lines kept), text
 // that looks like a secret (in topic files, the index and daily logs), two files with the same
 // name. Warnings: files missing from the index, missing frontmatter, description or type, an
 // unknown type, several index lines for one file, binary or oversized files, symlinks leading
@@ -92,13 +95,15 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 			}
 		}
 		norm := strings.ReplaceAll(strings.TrimPrefix(idx, "\ufeff"), "\r\n", "\n")
-		if n := countLines(norm); n > s.opts.MaxIndexLines {
+		// Report what loading really does to the model's view, no more.
+		cut := cutIndex(norm, s.opts.MaxIndexLines, s.opts.MaxIndexBytes)
+		if cut.lines {
 			diags = append(diags, Diagnostic{Path: ip, Line: s.opts.MaxIndexLines + 1, Severity: SevError,
-				Message: fmt.Sprintf("%d lines, over the %d-line limit: the model sees only the first %d; consolidate related memories", n, s.opts.MaxIndexLines, s.opts.MaxIndexLines)})
+				Message: fmt.Sprintf("%d lines, over the %d-line limit: the model sees only the first %d; consolidate related memories", countLines(norm), s.opts.MaxIndexLines, s.opts.MaxIndexLines)})
 		}
-		if n := len(norm); n > s.opts.MaxIndexBytes {
-			diags = append(diags, Diagnostic{Path: ip, Severity: SevError,
-				Message: fmt.Sprintf("%d bytes, over the %d-byte limit: the model sees only the first %d; shorten the index lines or consolidate", n, s.opts.MaxIndexBytes, s.opts.MaxIndexBytes)})
+		if cut.chars {
+			diags = append(diags, Diagnostic{Path: ip, Line: countLines(cut.text) + 1, Severity: SevError,
+				Message: fmt.Sprintf("%d characters, over the %d-character limit: the model sees only the first %d lines; shorten the index lines or consolidate", tokens.Chars(norm), s.opts.MaxIndexBytes, countLines(cut.text))})
 		}
 		for _, f := range ScanSecrets(norm) {
 			diags = append(diags, Diagnostic{Path: ip, Line: f.Line, Severity: SevError, Message: "looks like a secret (" + f.Kind + "); remove it"})

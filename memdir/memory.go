@@ -32,8 +32,8 @@ func (t Type) Known() bool {
 type Memory struct {
 	Name        string    // frontmatter name; the file name without .md when missing
 	Description string    // frontmatter description: one line, what it is and when it matters
-	Type        Type      // frontmatter type
-	Modified    time.Time // frontmatter modified, zero when absent or unparsable
+	Type        Type      // frontmatter type (top level, or under Claude Code's metadata: block)
+	Modified    time.Time // frontmatter modified (either place), zero when absent or unparsable
 	Body        string    // markdown after the frontmatter (BOM removed, CRLF normalised)
 
 	File    string    // file name relative to the memory dir, e.g. "prefer-tabs.md"
@@ -66,6 +66,22 @@ func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s: %s: %s", d.Path, d.Severity, d.Message)
 }
 
+// ParseModified reads a frontmatter modified value: an ISO 8601 / RFC 3339 time (Claude Code
+// writes JavaScript's toISOString form, 2026-04-30T09:12:44.120Z), a local date-time, or a
+// date. It returns the zero time when s is none of these.
+func ParseModified(s string) time.Time {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}
+	}
+	for _, layout := range []string{time.RFC3339Nano, time.RFC3339, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
 // ParseFile parses a topic file's content. file is its name relative to the memory dir (used
 // for the default name and in diagnostics together with path). It never fails: a file with
 // missing or broken frontmatter still yields a Memory whose body counts, plus diagnostics.
@@ -83,15 +99,9 @@ func ParseFile(path, file string, data []byte) (Memory, []Diagnostic) {
 	m.Body = doc.Body
 	m.Name = strings.TrimSpace(doc.String("name"))
 	m.Description = strings.TrimSpace(doc.String("description"))
-	m.Type = Type(strings.TrimSpace(doc.String("type")))
-	if s := strings.TrimSpace(doc.String("modified")); s != "" {
-		for _, layout := range []string{time.RFC3339Nano, time.RFC3339, "2006-01-02T15:04:05", "2006-01-02"} {
-			if t, err := time.Parse(layout, s); err == nil {
-				m.Modified = t
-				break
-			}
-		}
-	}
+	// Current Claude Code nests type and modified under a metadata: block.
+	m.Type = Type(strings.TrimSpace(doc.MetaString("type")))
+	m.Modified = ParseModified(doc.MetaString("modified"))
 	if !doc.Present && err == nil {
 		diags = append(diags, Diagnostic{Path: path, Line: 1, Severity: SevWarning, Message: "no frontmatter (name, description, type); the body is still used"})
 	}

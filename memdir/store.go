@@ -35,7 +35,9 @@ const ModeDailyLog = "daily-log"
 // Limits.
 const (
 	// MaxIndexLines and MaxIndexBytes are the default index limits: loading cuts there, and a
-	// write that would push the index past either fails.
+	// write that would push the index past either fails. Despite its name (kept for the API
+	// and the memoryIndexMaxBytes setting), MaxIndexBytes counts characters as Claude Code
+	// does: UTF-16 code units (tokens.Chars), not UTF-8 bytes.
 	MaxIndexLines = 200
 	MaxIndexBytes = 25_000
 	// MaxFileBytes is the largest topic file the store writes, and how much of a file it reads:

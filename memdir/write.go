@@ -61,15 +61,29 @@ func Render(in Input, modified time.Time) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memdir: render %q: %w", in.Name, err)
 	}
-	body := strings.TrimLeft(strings.ReplaceAll(in.Body, "\r\n", "\n"), "\n")
-	if body != "" && !strings.HasSuffix(body, "\n") {
+	return []byte("---\n" + string(y) + "---\n" + renderBody(in.Body)), nil
+}
+
+// renderBody is the text Render puts after the closing fence: a blank line, then the body
+// ending in a newline ("" for an empty body).
+func renderBody(body string) string {
+	body = strings.TrimLeft(strings.ReplaceAll(body, "\r\n", "\n"), "\n")
+	if body == "" {
+		return ""
+	}
+	if !strings.HasSuffix(body, "\n") {
 		body += "\n"
 	}
-	out := "---\n" + string(y) + "---\n"
-	if body != "" {
-		out += "\n" + body
+	return "\n" + body
+}
+
+// checkContent refuses a topic file over MaxFileBytes or holding what looks like a secret.
+func checkContent(name string, content []byte) error {
+	if len(content) > MaxFileBytes {
+		return fmt.Errorf("memdir: %w: %q would be %s, over the %s limit for a topic file; split it into smaller memories",
+			ErrTooLarge, name, humanBytes(int64(len(content))), humanBytes(MaxFileBytes))
 	}
-	return []byte(out), nil
+	return checkSecrets(name, string(content))
 }
 
 // validate checks in before anything is written.
@@ -166,11 +180,7 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if len(content) > MaxFileBytes {
-		return Result{}, fmt.Errorf("memdir: %w: %q would be %s, over the %s limit for a topic file; split it into smaller memories",
-			ErrTooLarge, in.Name, humanBytes(int64(len(content))), humanBytes(MaxFileBytes))
-	}
-	if err := checkSecrets(in.Name, string(content)); err != nil {
+	if err := checkContent(in.Name, content); err != nil {
 		return Result{}, err
 	}
 	unlock, err := s.lock(ctx)
@@ -219,6 +229,14 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 	if exists {
 		if old, err = root.ReadFile(filepath.FromSlash(file)); err != nil {
 			return Result{}, fmt.Errorf("memdir: read %s: %w", s.abs(file), err)
+		}
+		// Replacing a memory edits its frontmatter in place: keys strata does not write
+		// (Claude Code's metadata:, originSessionId, a user's own) survive the save.
+		if edited, ok := renderOver(old, in, now); ok {
+			if err := checkContent(in.Name, edited); err != nil {
+				return Result{}, err
+			}
+			content = edited
 		}
 	}
 	newIdx := setIndexLine(oldIdx, file, FormatIndexLine(in.Name, file, in.Description))

@@ -142,12 +142,14 @@ func TestAddIndexLimits(t *testing.T) {
 		// Updating an existing memory does not add a line: allowed.
 		mustAdd(t, s, "b", "new description")
 	})
-	t.Run("bytes", func(t *testing.T) {
+	t.Run("characters", func(t *testing.T) {
 		s := newTestStore(t, Options{MaxIndexBytes: 100})
 		mustAdd(t, s, "a", "short")
-		_, err := s.Add(t.Context(), Input{Name: "b", Type: TypeUser, Description: strings.Repeat("长", 40)})
-		if !errors.Is(err, ErrIndexFull) || !strings.Contains(err.Error(), "100-byte limit") {
-			t.Fatalf("err = %v, want ErrIndexFull naming the 100-byte limit", err)
+		// 40 Chinese characters are 120 bytes but fit in 100 characters with the rest of the line.
+		mustAdd(t, s, "b", strings.Repeat("长", 40))
+		_, err := s.Add(t.Context(), Input{Name: "c", Type: TypeUser, Description: strings.Repeat("长", 40)})
+		if !errors.Is(err, ErrIndexFull) || !strings.Contains(err.Error(), "100-character limit") {
+			t.Fatalf("err = %v, want ErrIndexFull naming the 100-character limit", err)
 		}
 	})
 }

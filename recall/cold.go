@@ -127,7 +127,7 @@ func (z *coldShard) add(m memdir.Memory) {
 	a := coldDoc{mem: m}
 	z.slot.reset()
 	z.dhash, z.last, z.tf, z.lines, z.dword, z.names = z.dhash[:0], z.last[:0], z.tf[:0], z.lines[:0], z.dword[:0], z.names[:0]
-	for f, text := range [numFields]string{m.Name, m.Description, m.Body} {
+	for f, text := range fieldTexts(m) {
 		n := 0
 		for line := range strings.SplitSeq(text, "\n") {
 			z.toks = Tokenize(line, z.toks[:0])

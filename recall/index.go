@@ -172,7 +172,7 @@ func (z *analyser) analyse(m memdir.Memory) analysed {
 	a := analysed{mem: m}
 	clear(z.slot)
 	z.last = z.last[:0]
-	for f, text := range [numFields]string{m.Name, m.Description, m.Body} {
+	for f, text := range fieldTexts(m) {
 		n := 0
 		for line := range strings.SplitSeq(text, "\n") {
 			z.toks = Tokenize(line, z.toks[:0])

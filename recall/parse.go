@@ -3,7 +3,6 @@ package recall
 import (
 	"bytes"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/strata-mem/strata/memdir"
@@ -60,14 +59,7 @@ func parseSimple(path, file string, data []byte) (memdir.Memory, bool) {
 	m.Name = strings.TrimSpace(fields["name"])
 	m.Description = strings.TrimSpace(fields["description"])
 	m.Type = memdir.Type(strings.TrimSpace(fields["type"]))
-	if s := strings.TrimSpace(fields["modified"]); s != "" {
-		for _, layout := range []string{time.RFC3339Nano, time.RFC3339, "2006-01-02T15:04:05", "2006-01-02"} {
-			if t, err := time.Parse(layout, s); err == nil {
-				m.Modified = t
-				break
-			}
-		}
-	}
+	m.Modified = memdir.ParseModified(fields["modified"])
 	if m.Name == "" {
 		m.Name = strings.TrimSuffix(file, ".md")
 	}

@@ -57,3 +57,50 @@ func IsCJK(r rune) bool {
 	}
 	return true
 }
+
+// Chars returns the length of s in characters as JavaScript counts them (String.length):
+// UTF-16 code units, so a character outside the Basic Multilingual Plane (an emoji, a rare
+// CJK ideograph) counts two and any other one. Claude Code's limits in characters — 25,000
+// for the MEMORY.md index, 40,000 for an instruction file — count this way. Invalid UTF-8
+// bytes count one each.
+func Chars(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+// CharsPrefix returns the length in bytes of the longest prefix of s that is at most max
+// characters as Chars counts them, never splitting a character.
+func CharsPrefix(s string, max int) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		size, units := 1, 1
+		if c >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if r >= 0x10000 {
+				units = 2
+			}
+		}
+		if n+units > max {
+			return i
+		}
+		n += units
+		i += size
+	}
+	return len(s)
+}

@@ -1,6 +1,9 @@
 package tokens
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestEstimate(t *testing.T) {
 	tests := []struct {
@@ -45,4 +48,36 @@ func FuzzEstimate(f *testing.F) {
 			t.Fatalf("Estimate(%q) = %d out of range", s, n)
 		}
 	})
+}
+
+func TestChars(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want int
+	}{
+		{"", 0}, {"abc", 3}, {"é", 1}, {"한국어", 3}, {"部署", 2}, {"😀", 2}, {"a😀b", 4}, {"\xff", 1},
+	} {
+		if got := Chars(tt.s); got != tt.want {
+			t.Errorf("Chars(%q) = %d, want %d", tt.s, got, tt.want)
+		}
+	}
+	// A Korean index the size of the one in the issue: over 25,000 bytes, under 25,000 characters.
+	ko := strings.Repeat("- [배포 절차](deploy.md) — 메인 브랜치에 병합하기 전에 승인을 받는다\n", 400)
+	if len(ko) <= 25000 || Chars(ko) >= 25000 {
+		t.Errorf("Korean index: %d bytes, %d characters", len(ko), Chars(ko))
+	}
+}
+
+func TestCharsPrefix(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		max  int
+		want string
+	}{
+		{"abc", 2, "ab"}, {"한국어", 2, "한국"}, {"a😀b", 2, "a"}, {"a😀b", 3, "a😀"}, {"abc", 9, "abc"}, {"abc", 0, ""},
+	} {
+		if got := tt.s[:CharsPrefix(tt.s, tt.max)]; got != tt.want {
+			t.Errorf("CharsPrefix(%q, %d) → %q, want %q", tt.s, tt.max, got, tt.want)
+		}
+	}
 }

@@ -246,7 +246,7 @@ from stdin. TYPE is user, feedback, project or reference.
 
 The write is refused (nothing is written) when the name has a path separator, ".." or a
 control character, when the text looks like a secret, or when MEMORY.md would go over its
-limits (200 lines, 25,000 bytes). With the setting memoryMode "daily-log" the memory is
+limits (200 lines, 25,000 characters). With the setting memoryMode "daily-log" the memory is
 appended to today's log (logs/YYYY/MM/YYYY-MM-DD.md) instead.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -420,7 +420,7 @@ func newMemoryLintCmd(app *App) *cobra.Command {
 		Use:   "lint",
 		Short: "Check the memory directory; exit 1 on an error",
 		Long: `Check the memory directory: broken frontmatter, index lines pointing nowhere, files missing
-from the index, the index over its limits (200 lines, 25,000 bytes), secrets, duplicate names.
+from the index, the index over the limits the loader cuts at (200 lines, then 25,000 characters), secrets, duplicate names.
 Nothing is changed. Exit 1 when an error (not only warnings) is found.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
