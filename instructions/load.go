@@ -419,7 +419,7 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	// An import refused for its path is only fstat'ed, never read; any other is read now, and
 	// reading tells what it is (see handle.load).
 	ext := strings.ToLower(extension(abs))
-	refused := depth+1 > MaxImportDepth || !s.inside(real) && !s.approved(abs, real) || binaryExt[ext] || s.excluded(abs) != ""
+	refused := depth+1 > MaxImportDepth || !s.inside(real) && !s.approved(abs, real) || binaryExt(ext) || s.excluded(abs) != ""
 	if refused {
 		err = h.stat()
 	} else {
@@ -464,7 +464,7 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	if !s.inside(real) && !s.approved(abs, real) {
 		return fail(SeverityError, "refused: %s is outside the project root (%s) and STRATA_HOME; add it to approvedExternalImports in settings to allow it", real, s.root)
 	}
-	if binaryExt[ext] {
+	if binaryExt(ext) {
 		return fail(SeverityError, "%s is not a text file (.%s); only text files can be imported", abs, ext)
 	}
 	if g := s.excluded(abs); g != "" {

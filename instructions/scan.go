@@ -336,7 +336,7 @@ func fileLike(p string) bool {
 	if ext == "" {
 		return false
 	}
-	return strings.Contains(strings.TrimPrefix(p, "/"), "/") || textExt[strings.ToLower(ext)]
+	return strings.Contains(strings.TrimPrefix(p, "/"), "/") || textExt(strings.ToLower(ext))
 }
 
 // extension returns the last element's extension without the dot, when it looks like one:
@@ -365,26 +365,31 @@ func extension(p string) string {
 	return ext
 }
 
-// textExt are extensions of files people import into instructions.
-var textExt = setOf("md", "markdown", "mdx", "txt", "text", "rst", "adoc", "org", "yaml", "yml", "json",
-	"jsonc", "json5", "toml", "ini", "cfg", "conf", "xml", "html", "htm", "css", "scss", "csv", "tsv",
-	"sql", "sh", "bash", "zsh", "fish", "ps1", "py", "go", "rs", "js", "jsx", "ts", "tsx", "mjs",
-	"cjs", "java", "kt", "kts", "swift", "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php", "pl", "lua",
-	"scala", "dart", "ex", "exs", "erl", "hs", "ml", "nix", "tf", "proto", "graphql", "gql", "vue",
-	"svelte", "astro", "env", "gradle", "cmake", "mk", "zig", "sol", "log", "diff", "patch", "tex",
-	"prisma", "lock", "mod", "sum", "properties")
-
-// binaryExt are extensions of files that are never text.
-var binaryExt = setOf("png", "jpg", "jpeg", "gif", "bmp", "ico", "webp", "tif", "tiff", "pdf", "zip",
-	"gz", "tgz", "bz2", "xz", "zst", "7z", "rar", "tar", "jar", "war", "class", "exe", "dll", "so",
-	"dylib", "o", "a", "bin", "dat", "db", "sqlite", "sqlite3", "woff", "woff2", "ttf", "otf", "eot",
-	"mp3", "mp4", "wav", "ogg", "flac", "mov", "avi", "mkv", "webm", "wasm", "pyc", "psd", "doc",
-	"docx", "xls", "xlsx", "ppt", "pptx", "key", "p12", "pfx", "der")
-
-func setOf(s ...string) map[string]bool {
-	m := make(map[string]bool, len(s))
-	for _, x := range s {
-		m[x] = true
+// textExt reports whether ext is the extension of files people import into instructions. A
+// switch, not a map: a map would be built in an initialiser every strata process pays for.
+func textExt(ext string) bool {
+	switch ext {
+	case "md", "markdown", "mdx", "txt", "text", "rst", "adoc", "org", "yaml", "yml", "json",
+		"jsonc", "json5", "toml", "ini", "cfg", "conf", "xml", "html", "htm", "css", "scss", "csv", "tsv",
+		"sql", "sh", "bash", "zsh", "fish", "ps1", "py", "go", "rs", "js", "jsx", "ts", "tsx", "mjs",
+		"cjs", "java", "kt", "kts", "swift", "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php", "pl", "lua",
+		"scala", "dart", "ex", "exs", "erl", "hs", "ml", "nix", "tf", "proto", "graphql", "gql", "vue",
+		"svelte", "astro", "env", "gradle", "cmake", "mk", "zig", "sol", "log", "diff", "patch", "tex",
+		"prisma", "lock", "mod", "sum", "properties":
+		return true
 	}
-	return m
+	return false
+}
+
+// binaryExt reports whether ext is the extension of files that are never text.
+func binaryExt(ext string) bool {
+	switch ext {
+	case "png", "jpg", "jpeg", "gif", "bmp", "ico", "webp", "tif", "tiff", "pdf", "zip",
+		"gz", "tgz", "bz2", "xz", "zst", "7z", "rar", "tar", "jar", "war", "class", "exe", "dll", "so",
+		"dylib", "o", "a", "bin", "dat", "db", "sqlite", "sqlite3", "woff", "woff2", "ttf", "otf", "eot",
+		"mp3", "mp4", "wav", "ogg", "flac", "mov", "avi", "mkv", "webm", "wasm", "pyc", "psd", "doc",
+		"docx", "xls", "xlsx", "ppt", "pptx", "key", "p12", "pfx", "der":
+		return true
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/strata-mem/strata/work"
 )
@@ -142,7 +143,6 @@ func (c *Grep) Target() string { return c.Path }
 // spec is one tool's schema and typed input.
 type spec struct {
 	schema string
-	parsed *schema
 	new    func() Call
 }
 
@@ -200,11 +200,15 @@ var specs = map[string]*spec{
 		`"required":["query"],"additionalProperties":false}`, new: func() Call { return new(MemorySearch) }},
 }
 
-func init() {
-	for _, s := range specs {
-		s.parsed = mustSchema(s.schema)
+// parsedSchemas are the tools' schemas parsed, by tool name: on first use, not in an
+// initialiser that every strata process would pay for.
+var parsedSchemas = sync.OnceValue(func() map[string]*schema {
+	m := make(map[string]*schema, len(specs))
+	for name, s := range specs {
+		m[name] = mustSchema(s.schema)
 	}
-}
+	return m
+})
 
 // ErrUnknownTool is returned (wrapped) by Decode and Schema for a name that is no tool.
 var ErrUnknownTool = errors.New("toolcall: unknown tool")
@@ -235,7 +239,7 @@ func Decode(tool string, raw []byte, resolve func(string) string) (Call, error) 
 	if len(raw) == 0 {
 		raw = []byte("{}")
 	}
-	if err := validate(raw, s.parsed); err != nil {
+	if err := validate(raw, parsedSchemas()[tool]); err != nil {
 		return nil, fmt.Errorf("invalid input: %w", err)
 	}
 	c := s.new()

@@ -115,7 +115,7 @@ func TestSchemas(t *testing.T) {
 		}
 		// Every property of the schema is a field of the typed input, and back.
 		var props []string
-		for p := range specs[name].parsed.Properties {
+		for p := range parsedSchemas()[name].Properties {
 			props = append(props, p)
 		}
 		var fields []string
@@ -167,7 +167,7 @@ func FuzzDecodeToolInput(f *testing.F) {
 		var got map[string]json.RawMessage
 		json.Unmarshal(back, &got)
 		for k, v := range raw {
-			prop := specs[tool].parsed.Properties[k]
+			prop := parsedSchemas()[tool].Properties[k]
 			if prop == nil {
 				t.Fatalf("accepted unknown key %q in %q", k, in)
 			}

@@ -147,13 +147,14 @@ var knownKeys = []string{"parentUuid", "logicalParentUuid", "isSidechain", "user
 	"isCompactSummary", "uuid", "timestamp", "toolUseResult", "summary", "leafUuid", "customTitle",
 	"aiTitle", "tag", "lastPrompt", "agentName", "mode", "messageId", "snapshot", "todos"}
 
-var knownKeySet = func() map[string]bool {
-	m := map[string]bool{}
+// knownKeySet is knownKeys as a set, built on first use rather than at every process's start.
+var knownKeySet = sync.OnceValue(func() map[string]bool {
+	m := make(map[string]bool, len(knownKeys))
 	for _, k := range knownKeys {
 		m[k] = true
 	}
 	return m
-}()
+})
 
 // rawSpan is a json.RawMessage that keeps a slice of the input instead of a copy, so an entry's
 // message costs no memory beyond its line. aliasing reports whether the decoder hands
@@ -359,7 +360,7 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 	if len(e.Extra) > 0 {
 		keys := make([]string, 0, len(e.Extra))
 		for k := range e.Extra {
-			if !knownKeySet[k] {
+			if !knownKeySet()[k] {
 				keys = append(keys, k)
 			}
 		}

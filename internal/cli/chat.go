@@ -16,7 +16,7 @@ import (
 	"github.com/strata-mem/strata/transcript"
 )
 
-func init() { register(newChatCmd) }
+func init() { register("chat", newChatCmd) }
 
 func newChatCmd(app *App) *cobra.Command {
 	var o runOptions

@@ -11,7 +11,7 @@ import (
 	"github.com/strata-mem/strata/workspace"
 )
 
-func init() { register(newContextCmd) }
+func init() { register("context", newContextCmd) }
 
 type contextOptions struct {
 	cwd   string

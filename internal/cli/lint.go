@@ -8,7 +8,7 @@ import (
 	"github.com/strata-mem/strata/instructions"
 )
 
-func init() { register(newLintCmd) }
+func init() { register("lint", newLintCmd) }
 
 type lintOptions struct {
 	cwd  string

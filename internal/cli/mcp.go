@@ -15,7 +15,7 @@ import (
 	"github.com/strata-mem/strata/mcpserver"
 )
 
-func init() { register(newMCPCmd) }
+func init() { register("mcp", newMCPCmd) }
 
 // mcpFlags are the flags of `strata mcp`.
 type mcpFlags struct {

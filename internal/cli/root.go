@@ -77,13 +77,22 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // adding a command never touches this file.
 type commandFactory func(app *App) *cobra.Command
 
+// topLevel is a registered top-level command: its name, known before it is built, and its
+// factory.
+type topLevel struct {
+	name  string
+	build commandFactory
+}
+
 var (
-	registry []commandFactory
+	registry []topLevel
 	groups   = map[string][]commandFactory{}
 )
 
-// register adds a top-level command.
-func register(f commandFactory) { registry = append(registry, f) }
+// register adds the top-level command named name: the first word of the Use of the command f
+// builds (TestRegisteredNames checks that they agree). Run builds it only when it can be
+// reached (see reachable).
+func register(name string, f commandFactory) { registry = append(registry, topLevel{name, f}) }
 
 // registerIn adds a subcommand to one of the groups defined in groupDefs ("bench", "memory",
 // "sessions").
@@ -102,8 +111,48 @@ var groupDefs = []struct{ use, short, long string }{
 		"Transcripts are append-only JSONL files under $STRATA_HOME/projects/<project>/, one per session,\nin Claude Code's format."},
 }
 
-// NewRoot builds the command tree for app.
-func NewRoot(app *App) *cobra.Command {
+// NewRoot builds the whole command tree for app.
+func NewRoot(app *App) *cobra.Command { return newRoot(app, everyCommand) }
+
+// everyCommand, noCommand: the top-level commands reachable by any command line, by none.
+func everyCommand(string) bool { return true }
+func noCommand(string) bool    { return false }
+
+// reachable returns which top-level commands (by name) a run of args can reach, so that Run
+// builds only those instead of every process paying for the whole tree: none for a request
+// for the version alone; the one args names first, with all its subcommands; else every one,
+// since help, completion, suggestions for a mistyped command and flags before the command
+// need the whole tree. A command line it does not recognise gets the whole tree, and
+// TestLazyRoot checks that help, usage, errors and completion print the same either way.
+func reachable(args []string) func(name string) bool {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		return noCommand
+	}
+	if len(args) > 0 && isTopLevel(args[0]) {
+		first := args[0]
+		return func(name string) bool { return name == first }
+	}
+	return everyCommand
+}
+
+// isTopLevel reports whether name is the name of a registered top-level command or group.
+func isTopLevel(name string) bool {
+	for _, c := range registry {
+		if c.name == name {
+			return true
+		}
+	}
+	for _, g := range groupDefs {
+		if g.use == name {
+			return true
+		}
+	}
+	return false
+}
+
+// newRoot builds the root command and the top-level commands want accepts, each with all its
+// subcommands.
+func newRoot(app *App, want func(name string) bool) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "strata",
 		Short: "A layered memory engine for LLM agents",
@@ -124,10 +173,15 @@ Environment:
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
-	for _, f := range registry {
-		root.AddCommand(f(app))
+	for _, c := range registry {
+		if want(c.name) {
+			root.AddCommand(c.build(app))
+		}
 	}
 	for _, g := range groupDefs {
+		if !want(g.use) {
+			continue
+		}
 		c := &cobra.Command{Use: g.use, Short: g.short, Long: g.long, RunE: groupRunE}
 		for _, f := range groups[g.use] {
 			c.AddCommand(f(app))
@@ -170,9 +224,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return Run(app, args)
 }
 
-// Run runs the command line args against app and returns the exit code.
-func Run(app *App, args []string) int {
-	root := NewRoot(app)
+// Run runs the command line args against app and returns the exit code. It builds only the
+// commands args can reach (see reachable).
+func Run(app *App, args []string) int { return execute(app, newRoot(app, reachable(args)), args) }
+
+// execute runs args against the command tree root and returns the exit code.
+func execute(app *App, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {

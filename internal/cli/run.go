@@ -20,7 +20,7 @@ import (
 	"github.com/strata-mem/strata/workspace"
 )
 
-func init() { register(newRunCmd) }
+func init() { register("run", newRunCmd) }
 
 type runOptions struct {
 	format   string
