@@ -71,7 +71,8 @@
 //
 // Apply carries out a plan: every archive goes through memdir.Store.Forget with archive, so
 // the file moves to .archive/ and its index line goes; each one appends a line to
-// .archive/ARCHIVE.log (when, what, why, survivor). Nothing is deleted.
+// .archive/ARCHIVE.log (memdir.ArchiveRecord: when, run, what, why, survivor and the index
+// lines removed). Nothing is deleted, and UndoLastDream puts the newest dream back byte for byte.
 //
 // Distil is the one model-driven step: it turns finished daily logs (days before today) into
 // topic memories through structured output, writes them through the store, then moves each log

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -34,8 +32,6 @@ const (
 	DefaultForgetAfter        = 90 * 24 * time.Hour
 	DefaultMaxScanFiles       = 20000
 	DefaultMaxScanBytes       = 64 << 20
-	// ArchiveLog is the log of archived memories, relative to the memory dir.
-	ArchiveLog = ".archive/ARCHIVE.log"
 )
 
 // Options configure PlanDream. The zero value uses the defaults.
@@ -455,8 +451,9 @@ func Keys(body string) map[string]string {
 }
 
 // Apply carries out the archiving steps of the plan in order through s.Forget with archive
-// (a dangling line through s.Reindex, which removes the lines of a missing file and touches no
-// memory), appending a line to .archive/ARCHIVE.log for each. Report-only actions (stale, conflict)
+// (a dangling line through s.DropIndexLines, which removes the lines of a missing file and
+// touches no memory), appending a record to .archive/ARCHIVE.log for each, with the index lines
+// removed, so that memdir's Store.Restore can undo it. Report-only actions (stale, conflict)
 // are left as they are. It returns the plan with Done and ArchivedTo filled in; on a failure
 // it stops and returns the error naming the file, the steps before it done and logged.
 func Apply(ctx context.Context, s *memdir.Store, plan Plan) (Plan, error) {
@@ -470,54 +467,48 @@ func Apply(ctx context.Context, s *memdir.Store, plan Plan) (Plan, error) {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
+		var removed []memdir.RemovedLine
 		if a.Kind == KindDangling {
 			// Only the line goes. Forget would look the file up as a memory name too, and
 			// could archive a memory that happens to be called like the missing file.
-			if _, err := s.Reindex(ctx, a.File); err != nil {
+			lines, err := s.DropIndexLines(ctx, a.File)
+			if err != nil {
 				return out, fmt.Errorf("extract: dream: remove the index line of %s: %w", a.File, err)
 			}
-			a.Done = true
+			a.Done, removed = true, lines
 		} else {
 			res, err := s.Forget(ctx, a.File, true)
 			if err != nil {
 				return out, fmt.Errorf("extract: dream: archive %s: %w", a.File, err)
 			}
-			a.Done, a.ArchivedTo = true, res.ArchivedTo
+			a.Done, a.ArchivedTo, removed = true, res.ArchivedTo, res.Removed
 		}
-		if err := appendArchiveLog(s.Dir(), plan.Now, *a); err != nil {
+		if err := appendArchiveLog(s.Dir(), plan.Now, *a, removed); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
 }
 
-// appendArchiveLog appends one tab-separated line: time, kind, file, where it went, survivor
-// ("-" when none) and the reason.
-func appendArchiveLog(dir string, now time.Time, a Action) error {
-	path := filepath.Join(dir, filepath.FromSlash(ArchiveLog))
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("extract: archive log %s: %w", path, err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+// ArchiveLog is the log of archived memories, relative to the memory dir (memdir's
+// ArchiveLogFile: JSON lines, see memdir.ArchiveRecord).
+const ArchiveLog = memdir.ArchiveLogFile
+
+// RunID is the run id of the dream (or review) that ran at now: every record it logs carries
+// it, and `strata memory restore --last-dream` undoes the records of the newest one.
+func RunID(now time.Time) string { return now.UTC().Format("20060102T150405.000000000Z") }
+
+// appendArchiveLog appends the record of a done action: time, run, kind, file, where it went,
+// survivor, reason and the index lines removed.
+func appendArchiveLog(dir string, now time.Time, a Action, removed []memdir.RemovedLine) error {
+	err := memdir.AppendArchiveLog(dir, memdir.ArchiveRecord{Time: now, Run: RunID(now), Action: a.Kind, File: a.File,
+		ArchivedTo: a.ArchivedTo, Survivor: a.Survivor, Reason: a.Reason, IndexLines: removed})
 	if err != nil {
-		return fmt.Errorf("extract: archive log %s: %w", path, err)
-	}
-	to, survivor := a.ArchivedTo, a.Survivor
-	if to == "" {
-		to = "-"
-	}
-	if survivor == "" {
-		survivor = "-"
-	}
-	line := strings.Join([]string{now.UTC().Format(time.RFC3339), a.Kind, a.File, to, survivor,
-		strings.ReplaceAll(a.Reason, "\t", " ")}, "\t") + "\n"
-	_, werr := f.WriteString(line)
-	serr := f.Sync()
-	cerr := f.Close()
-	for _, e := range []error{werr, serr, cerr} {
-		if e != nil {
-			return fmt.Errorf("extract: archive log %s: %w", path, e)
-		}
+		return fmt.Errorf("extract: %w", err)
 	}
 	return nil
 }
+
+// DreamActions are the archive-log actions a dream writes: what `strata memory restore
+// --last-dream` undoes.
+var DreamActions = []string{KindMerge, KindSupersede, KindForget, KindDangling, KindIndex}

@@ -304,22 +304,26 @@ func TestApply(t *testing.T) {
 	if want := memdir.FormatIndexLine("tabs2", "b.md", "indentation") + "\n"; string(idx) != want {
 		t.Errorf("index = %q, want %q", idx, want)
 	}
-	log, err := os.ReadFile(filepath.Join(s.Dir(), ArchiveLog))
+	recs, err := memdir.ReadArchiveLog(s.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	var got []string
+	for _, r := range recs {
+		got = append(got, strings.Join([]string{r.Time.Format(time.RFC3339), r.Run, r.Action, r.File, r.ArchivedTo, r.Survivor}, "|"))
+	}
+	run := RunID(t0)
 	want := []string{
-		"2026-06-01T12:00:00Z\tdangling\tgone.md\t-\t-\t",
-		"2026-06-01T12:00:00Z\tmerge\ta.md\t.archive/a.md\tb.md\t",
-		"2026-06-01T12:00:00Z\tforget\tc.md\t.archive/c.md\t-\t",
+		"2026-06-01T12:00:00Z|" + run + "|dangling|gone.md||",
+		"2026-06-01T12:00:00Z|" + run + "|merge|a.md|.archive/a.md|b.md",
+		"2026-06-01T12:00:00Z|" + run + "|forget|c.md|.archive/c.md|",
 	}
-	if len(lines) != len(want) {
-		t.Fatalf("log has %d lines, want %d:\n%s", len(lines), len(want), log)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("archive log (-want +got):\n%s", diff)
 	}
-	for i := range want {
-		if !strings.HasPrefix(lines[i], want[i]) {
-			t.Errorf("log line %d = %q, want prefix %q", i, lines[i], want[i])
+	for _, r := range recs {
+		if len(r.IndexLines) != 1 || !strings.Contains(r.IndexLines[0].Text, "("+r.File+")") {
+			t.Errorf("record of %s: index lines %+v; want its one line", r.File, r.IndexLines)
 		}
 	}
 	// A second plan finds nothing left to archive.
