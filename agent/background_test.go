@@ -198,7 +198,8 @@ func snapshot(t *testing.T, dirs ...string) map[string]string {
 	out := map[string]string{}
 	for _, d := range dirs {
 		filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || e.Name() == ".strata.lock" { // the store's lock file comes and stays
+			if err != nil || e.Name() == ".strata.lock" || e.Name() == ".strata-watch.json" || strings.HasPrefix(e.Name(), ".recall-stats") {
+				// the store's lock file comes and stays; recall counts the session
 				return nil
 			}
 			info, _ := e.Info()

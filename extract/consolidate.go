@@ -20,6 +20,13 @@ type ConsolidateOptions struct {
 	// ForgetAfter is how long a memory may go unused before it is archived (Options.ForgetAfter:
 	// 0 means DefaultForgetAfter, negative disables forgetting).
 	ForgetAfter time.Duration
+	// ForgetSessions is Options.ForgetSessions: how many watched sessions in which a memory
+	// was eligible and never surfaced it takes before it may be forgotten (0: the default,
+	// negative: forgetting off).
+	ForgetSessions int
+	// ExactOnly is Options.ExactOnly: archive exact duplicates only and leave every other step
+	// proposed (the automatic run).
+	ExactOnly bool
 	// MaxIndexLines and MaxIndexBytes are the MEMORY.md limits; 0 means memdir's defaults.
 	MaxIndexLines, MaxIndexBytes int
 	// DryRun plans without changing anything (and without distilling).
@@ -75,7 +82,15 @@ func Consolidate(ctx context.Context, s *memdir.Store, o ConsolidateOptions) (Co
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%v (planning without recall statistics)", err))
 		log.Warn("extract: consolidate: recall statistics", "err", err)
 	}
+	var watch *memdir.Watch
+	if w, ok, err := memdir.ReadWatch(s.Dir()); err != nil {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%v (nothing is forgotten without it)", err))
+		log.Warn("extract: consolidate: watch state", "err", err)
+	} else if ok {
+		watch = &w
+	}
 	plan, err := PlanDream(ctx, s, Options{Root: o.Root, Now: o.Now, Stats: stats, ForgetAfter: o.ForgetAfter,
+		ForgetSessions: o.ForgetSessions, Watch: watch, ExactOnly: o.ExactOnly,
 		MaxIndexLines: o.MaxIndexLines, MaxIndexBytes: o.MaxIndexBytes, Logger: o.Logger})
 	if err == nil && !o.DryRun {
 		plan, err = Apply(ctx, s, plan)
