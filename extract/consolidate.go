@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/strata-mem/strata/llm"
@@ -48,6 +49,38 @@ type Consolidation struct {
 	Distilled []Distilled
 	// Warnings are problems that did not stop the run (recall statistics unreadable).
 	Warnings []string
+}
+
+// Summary is what the run did, in one line for the user, with how to undo it and how to review
+// what it only proposed: "auto-dream archived 1 exact duplicate (a.md); 2 proposals left for
+// review (strata memory dream --dry-run); undo: strata memory restore --last-dream". It is ""
+// when the run neither archived nor proposed anything.
+func (c Consolidation) Summary() string {
+	var done, proposed []string
+	for _, a := range c.Plan.Actions {
+		switch {
+		case a.Done:
+			done = append(done, a.File)
+		case a.Proposed:
+			proposed = append(proposed, a.File)
+		}
+	}
+	var parts []string
+	if len(done) > 0 {
+		parts = append(parts, fmt.Sprintf("archived %d (%s)", len(done), strings.Join(done, ", ")))
+	}
+	if len(proposed) > 0 {
+		parts = append(parts, fmt.Sprintf("proposes %d more for review (%s): run `strata memory dream --dry-run`, then `strata memory dream` to accept",
+			len(proposed), strings.Join(proposed, ", ")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := "auto-dream " + strings.Join(parts, "; ")
+	if len(done) > 0 {
+		s += "; undo: `strata memory restore --last-dream`"
+	}
+	return s
 }
 
 // Consolidate is one dream: the optional distillation of daily logs, then PlanDream and,
