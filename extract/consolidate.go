@@ -28,6 +28,8 @@ type ConsolidateOptions struct {
 	// ExactOnly is Options.ExactOnly: archive exact duplicates only and leave every other step
 	// proposed (the automatic run).
 	ExactOnly bool
+	// Only is Options.Only: archive only the steps on these files (accepted proposals).
+	Only []string
 	// MaxIndexLines and MaxIndexBytes are the MEMORY.md limits; 0 means memdir's defaults.
 	MaxIndexLines, MaxIndexBytes int
 	// DryRun plans without changing anything (and without distilling).
@@ -52,9 +54,10 @@ type Consolidation struct {
 }
 
 // Summary is what the run did, in one line for the user, with how to undo it and how to review
-// what it only proposed: "auto-dream archived 1 exact duplicate (a.md); 2 proposals left for
-// review (strata memory dream --dry-run); undo: strata memory restore --last-dream". It is ""
-// when the run neither archived nor proposed anything.
+// what it only proposed: "auto-dream archived 1 (a.md); proposes 1 more for review (b.md): run
+// `strata memory dream --review`, then `strata memory dream --accept FILE` to accept; undo:
+// `strata memory restore --last-dream`". It is "" when the run neither archived nor proposed
+// anything.
 func (c Consolidation) Summary() string {
 	var done, proposed []string
 	for _, a := range c.Plan.Actions {
@@ -70,7 +73,7 @@ func (c Consolidation) Summary() string {
 		parts = append(parts, fmt.Sprintf("archived %d (%s)", len(done), strings.Join(done, ", ")))
 	}
 	if len(proposed) > 0 {
-		parts = append(parts, fmt.Sprintf("proposes %d more for review (%s): run `strata memory dream --dry-run`, then `strata memory dream` to accept",
+		parts = append(parts, fmt.Sprintf("proposes %d more for review (%s): run `strata memory dream --review`, then `strata memory dream --accept FILE` to accept",
 			len(proposed), strings.Join(proposed, ", ")))
 	}
 	if len(parts) == 0 {
@@ -123,7 +126,7 @@ func Consolidate(ctx context.Context, s *memdir.Store, o ConsolidateOptions) (Co
 		watch = &w
 	}
 	plan, err := PlanDream(ctx, s, Options{Root: o.Root, Now: o.Now, Stats: stats, ForgetAfter: o.ForgetAfter,
-		ForgetSessions: o.ForgetSessions, Watch: watch, ExactOnly: o.ExactOnly,
+		ForgetSessions: o.ForgetSessions, Watch: watch, ExactOnly: o.ExactOnly, Only: o.Only,
 		MaxIndexLines: o.MaxIndexLines, MaxIndexBytes: o.MaxIndexBytes, Logger: o.Logger})
 	if err == nil && !o.DryRun {
 		plan, err = Apply(ctx, s, plan)

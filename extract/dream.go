@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -65,6 +66,9 @@ type Options struct {
 	// ExactOnly archives exact duplicates only: every other archiving step stays in the plan
 	// with Archive false and Proposed true (the automatic run).
 	ExactOnly bool
+	// Only, when not empty, archives only the steps on these files (the proposals a person
+	// accepted); every other archiving step stays Proposed.
+	Only []string
 	// MaxIndexLines and MaxIndexBytes are the index limits; 0 means memdir's defaults.
 	MaxIndexLines int
 	MaxIndexBytes int
@@ -354,9 +358,10 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		sort.SliceStable(group, func(i, j int) bool { return group[i].File < group[j].File })
 		plan.Actions = append(plan.Actions, group...)
 	}
-	if opts.ExactOnly {
+	if opts.ExactOnly || len(opts.Only) > 0 {
 		for i := range plan.Actions {
-			if a := &plan.Actions[i]; a.Archive && !a.Exact {
+			a := &plan.Actions[i]
+			if a.Archive && (opts.ExactOnly && !a.Exact || len(opts.Only) > 0 && !slices.Contains(opts.Only, a.File)) {
 				a.Archive, a.Proposed = false, true
 			}
 		}

@@ -104,3 +104,43 @@ func TestRestoreRefusesToOverwrite(t *testing.T) {
 		t.Errorf("the archived file moved: %v", err)
 	}
 }
+
+// ExactOnly leaves every archiving step but exact duplicates proposed; Only carries out the
+// steps on the files named and proposes the rest.
+func TestPlanExactOnlyAndOnly(t *testing.T) {
+	long := "the user prefers tabs for indentation in go files and runs gofmt before every commit"
+	s := newStore(t, []mem{
+		{file: "a.md", name: "tabs", desc: "indentation", body: long, age: 3 * day},
+		{file: "b.md", name: "tabs2", desc: "indentation", body: long + " and push", age: 2 * day},
+		{file: "c.md", name: "tabs3", desc: "indentation", body: long, age: day},
+	}, "- [gone](gone.md) — removed")
+	state := func(p Plan) map[string]string {
+		out := map[string]string{}
+		for _, a := range p.Actions {
+			switch {
+			case a.Archive:
+				out[a.File] = "archive"
+			case a.Proposed:
+				out[a.File] = "proposed"
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		opts Options
+		want map[string]string
+	}{
+		{Options{}, map[string]string{"a.md": "archive", "b.md": "archive", "gone.md": "archive"}},
+		{Options{ExactOnly: true}, map[string]string{"a.md": "archive", "b.md": "proposed", "gone.md": "proposed"}},
+		{Options{Only: []string{"b.md"}}, map[string]string{"a.md": "proposed", "b.md": "archive", "gone.md": "proposed"}},
+	} {
+		tt.opts.Now = t0
+		p, err := PlanDream(t.Context(), s, tt.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, state(p)); diff != "" {
+			t.Errorf("%+v (-want +got):\n%s", tt.opts, diff)
+		}
+	}
+}

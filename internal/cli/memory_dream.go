@@ -17,6 +17,8 @@ func init() { registerIn("memory", newMemoryDreamCmd) }
 type dreamOptions struct {
 	mem    memoryFlags
 	dryRun bool
+	review bool
+	accept []string
 	asJSON bool
 	auto   bool
 	distil bool
@@ -44,6 +46,8 @@ exact duplicates only and leaves the rest proposed.`,
 	}
 	o.mem.register(c)
 	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the plan; change nothing")
+	c.Flags().BoolVar(&o.review, "review", false, "list what an automatic run archives (exact duplicates) and proposes; change nothing")
+	c.Flags().StringSliceVar(&o.accept, "accept", nil, "carry out only the steps on these files (accepted proposals; repeat or comma-separate)")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the plan (and what was done) as JSON")
 	c.Flags().BoolVar(&o.distil, "distil", false, "first distil finished daily logs into topic memories with the configured model")
 	c.Flags().BoolVar(&o.auto, "auto", false, "run only when auto-dream is due (24 h and 5 sessions since the last run), under .consolidate-lock, archiving exact duplicates only")
@@ -97,7 +101,10 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 		}
 	}
 
-	co.Now, co.DryRun, co.Distil, co.Lock, co.ExactOnly = now, o.dryRun, o.distil, lock, o.auto
+	if o.review {
+		o.dryRun = true
+	}
+	co.Now, co.DryRun, co.Distil, co.Lock, co.ExactOnly, co.Only = now, o.dryRun, o.distil, lock, o.auto || o.review, o.accept
 	if o.distil && !o.dryRun {
 		// Distilling is real work on the memories: the main model, not the small one.
 		cfg, err := modelConfig(app, ws, "")
