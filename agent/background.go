@@ -62,9 +62,12 @@ type BackgroundStats struct {
 	NotesUpdates int `json:"notes_updates"`
 	NotesFailed  int `json:"notes_failed"`
 	// Dreams counts automatic consolidations, and DreamArchived the memories they archived.
-	Dreams        int    `json:"dreams"`
-	DreamArchived int    `json:"dream_archived"`
-	LastError     string `json:"last_error,omitempty"`
+	Dreams        int `json:"dreams"`
+	DreamArchived int `json:"dream_archived"`
+	// DreamReport is the latest auto-dream's one-line report (what it archived, what it
+	// proposes, how to undo it); "" when it did nothing.
+	DreamReport string `json:"dream_report,omitempty"`
+	LastError   string `json:"last_error,omitempty"`
 }
 
 // background is the glue between a session and its workers.
@@ -136,7 +139,7 @@ func (a *Agent) Background() BackgroundStats {
 		e := bg.extract.Stats()
 		s.Extractions, s.ExtractSkipped, s.ExtractFailed = e.Extractions, e.Skipped, e.Failed
 		s.Written, s.Denied = e.Written, e.Denied
-		s.Dreams, s.DreamArchived = e.Dreams, e.DreamArchived
+		s.Dreams, s.DreamArchived, s.DreamReport = e.Dreams, e.DreamArchived, e.DreamReport
 		s.LastError, at = e.LastError, e.LastErrorAt
 	}
 	if bg.notes != nil {

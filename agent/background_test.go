@@ -198,7 +198,8 @@ func snapshot(t *testing.T, dirs ...string) map[string]string {
 	out := map[string]string{}
 	for _, d := range dirs {
 		filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || e.Name() == ".strata.lock" { // the store's lock file comes and stays
+			if err != nil || e.Name() == ".strata.lock" || e.Name() == ".strata-watch.json" || strings.HasPrefix(e.Name(), ".recall-stats") {
+				// the store's lock file comes and stays; recall counts the session
 				return nil
 			}
 			info, _ := e.Info()
@@ -409,8 +410,8 @@ func TestSessionNotesWriter(t *testing.T) {
 }
 
 // When a dream is due (no run yet and 5 sessions), the agent consolidates the memory dir in
-// the background after a turn: the older of two duplicates is archived, the lock file records
-// the run.
+// the background after a turn: the older of two exact duplicates is archived, a near-duplicate
+// is only proposed, the report says both and how to undo; the lock file records the run.
 func TestAutoDreamAfterTurn(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.background = true
@@ -431,6 +432,15 @@ func TestAutoDreamAfterTurn(t *testing.T) {
 		mt := old.Add(time.Duration(i) * time.Hour)
 		os.Chtimes(res.Path, mt, mt)
 	}
+	near, err := memdir.Open(dir, memdir.Options{Now: func() time.Time { return old.Add(-time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := near.Add(t.Context(), memdir.Input{Name: "tabs near", Description: "indentation", Type: memdir.TypeFeedback, Body: long + " always"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(res.Path, old.Add(-time.Hour), old.Add(-time.Hour))
 	sessions := filepath.Dir(dir)
 	for i := range 5 {
 		if err := os.WriteFile(filepath.Join(sessions, fmt.Sprintf("s%d.jsonl", i)), []byte("{}\n"), 0o600); err != nil {
@@ -451,6 +461,14 @@ func TestAutoDreamAfterTurn(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "tabs-new.md")); err != nil {
 		t.Errorf("the newer duplicate is gone: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tabs-near.md")); err != nil {
+		t.Errorf("auto-dream archived a near-duplicate it should only propose: %v", err)
+	}
+	for _, want := range []string{"archived 1 (tabs-old.md)", "proposes 1 more for review (tabs-near.md)", "strata memory restore --last-dream"} {
+		if !strings.Contains(bg.DreamReport, want) {
+			t.Errorf("dream report %q lacks %q", bg.DreamReport, want)
+		}
 	}
 	body, err := os.ReadFile(filepath.Join(dir, extract.LockFile))
 	if err != nil || strings.TrimSpace(string(body)) != fmt.Sprint(os.Getpid()) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/strata-mem/strata/llm"
@@ -20,6 +21,15 @@ type ConsolidateOptions struct {
 	// ForgetAfter is how long a memory may go unused before it is archived (Options.ForgetAfter:
 	// 0 means DefaultForgetAfter, negative disables forgetting).
 	ForgetAfter time.Duration
+	// ForgetSessions is Options.ForgetSessions: how many watched sessions in which a memory
+	// was eligible and never surfaced it takes before it may be forgotten (0: the default,
+	// negative: forgetting off).
+	ForgetSessions int
+	// ExactOnly is Options.ExactOnly: archive exact duplicates only and leave every other step
+	// proposed (the automatic run).
+	ExactOnly bool
+	// Only is Options.Only: archive only the steps on these files (accepted proposals).
+	Only []string
 	// MaxIndexLines and MaxIndexBytes are the MEMORY.md limits; 0 means memdir's defaults.
 	MaxIndexLines, MaxIndexBytes int
 	// DryRun plans without changing anything (and without distilling).
@@ -41,6 +51,39 @@ type Consolidation struct {
 	Distilled []Distilled
 	// Warnings are problems that did not stop the run (recall statistics unreadable).
 	Warnings []string
+}
+
+// Summary is what the run did, in one line for the user, with how to undo it and how to review
+// what it only proposed: "auto-dream archived 1 (a.md); proposes 1 more for review (b.md): run
+// `strata memory dream --review`, then `strata memory dream --accept FILE` to accept; undo:
+// `strata memory restore --last-dream`". It is "" when the run neither archived nor proposed
+// anything.
+func (c Consolidation) Summary() string {
+	var done, proposed []string
+	for _, a := range c.Plan.Actions {
+		switch {
+		case a.Done:
+			done = append(done, a.File)
+		case a.Proposed:
+			proposed = append(proposed, a.File)
+		}
+	}
+	var parts []string
+	if len(done) > 0 {
+		parts = append(parts, fmt.Sprintf("archived %d (%s)", len(done), strings.Join(done, ", ")))
+	}
+	if len(proposed) > 0 {
+		parts = append(parts, fmt.Sprintf("proposes %d more for review (%s): run `strata memory dream --review`, then `strata memory dream --accept FILE` to accept",
+			len(proposed), strings.Join(proposed, ", ")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := "auto-dream " + strings.Join(parts, "; ")
+	if len(done) > 0 {
+		s += "; undo: `strata memory restore --last-dream`"
+	}
+	return s
 }
 
 // Consolidate is one dream: the optional distillation of daily logs, then PlanDream and,
@@ -75,7 +118,15 @@ func Consolidate(ctx context.Context, s *memdir.Store, o ConsolidateOptions) (Co
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%v (planning without recall statistics)", err))
 		log.Warn("extract: consolidate: recall statistics", "err", err)
 	}
+	var watch *memdir.Watch
+	if w, ok, err := memdir.ReadWatch(s.Dir()); err != nil {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%v (nothing is forgotten without it)", err))
+		log.Warn("extract: consolidate: watch state", "err", err)
+	} else if ok {
+		watch = &w
+	}
 	plan, err := PlanDream(ctx, s, Options{Root: o.Root, Now: o.Now, Stats: stats, ForgetAfter: o.ForgetAfter,
+		ForgetSessions: o.ForgetSessions, Watch: watch, ExactOnly: o.ExactOnly, Only: o.Only,
 		MaxIndexLines: o.MaxIndexLines, MaxIndexBytes: o.MaxIndexBytes, Logger: o.Logger})
 	if err == nil && !o.DryRun {
 		plan, err = Apply(ctx, s, plan)

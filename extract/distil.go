@@ -188,6 +188,6 @@ func distilOne(ctx context.Context, p llm.Provider, s *memdir.Store, rel string,
 	d.ArchivedTo = to
 	survivors := strings.Join(d.Memories, ",")
 	err = appendArchiveLog(s.Dir(), opts.Now, Action{Kind: "distil", File: d.Log, ArchivedTo: to, Survivor: survivors,
-		Reason: fmt.Sprintf("daily log distilled into %d memories", len(d.Memories))})
+		Reason: fmt.Sprintf("daily log distilled into %d memories", len(d.Memories))}, nil)
 	return d, err
 }

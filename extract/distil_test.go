@@ -71,7 +71,7 @@ func TestDistil(t *testing.T) {
 		t.Errorf("today's log: %v", err)
 	}
 	alog, _ := os.ReadFile(filepath.Join(dir, ArchiveLog))
-	if !strings.Contains(string(alog), "\tdistil\t"+rel+"\t.archive/"+rel+"\t") {
+	if !strings.Contains(string(alog), `"action":"distil","file":"`+rel+`","archived_to":".archive/`+rel+`"`) {
 		t.Errorf("archive log: %q", alog)
 	}
 	// Nothing left to distil: no request.

@@ -52,26 +52,34 @@
 //
 // PlanDream reads a memory dir and proposes, without writing anything:
 //
-//   - merge: two memories whose normalised text (name, description, body) is the same or
-//     nearly so (Jaccard similarity of word-bigram shingles ≥ DuplicateThreshold, 0.8, of the
+//   - merge: two memories whose normalised text (name, description, body; generic labels
+//     such as "**Why:**" left out, see GenericLabel) is the same or nearly so (Jaccard similarity of word-bigram shingles ≥ DuplicateThreshold, 0.8, of the
 //     whole text or, when both have at least four shingles, of the bodies alone) — the
 //     newer is kept, the older archived with a record naming the survivor;
-//   - supersede: two memories that state the same key ("key: value" lines) with different
-//     values, or share a description with different bodies — the newer wins and the older is
+//   - supersede: two memories about the same subject (the same name, or a similarity of at
+//     least 0.5) that state the same key ("key: value" lines, generic labels never) with
+//     different values, or share a description with different bodies — the newer wins and the older is
 //     archived as superseded when every key it states is overridden (otherwise the conflict
 //     is only reported);
 //   - stale: a memory naming a file path or a Go/JS-style symbol that no longer exists in the
 //     project (paths relative to the project root; symbols by a bounded scan of its source
 //     files) is flagged, never archived for that alone;
-//   - forget: a memory neither recalled nor modified for ForgetAfter (default 90 days, setting
-//     memoryForgetAfterDays), from the recall statistics sidecar and file times;
+//   - forget: only on evidence strata observed — the store is watched (memdir.ReadWatch) and
+//     the memory went unsurfaced in ForgetSessions sessions it was eligible for (default 10,
+//     setting memoryForgetAfterSessions; recall.StatEntry.IdleSessions) — and when it was also
+//     neither recalled nor modified for ForgetAfter (default 90 days, memoryForgetAfterDays).
+//     Age alone never archives;
 //   - dangling: an index line pointing at no file is removed;
 //   - index: while MEMORY.md would still be over its line or byte limit, the least recently
 //     used memories are archived until it is not.
 //
+// With ExactOnly (the automatic run) only exact duplicates are archived; every other step is
+// left Proposed, and Consolidation.Summary says in one line what was done and how to undo it.
+//
 // Apply carries out a plan: every archive goes through memdir.Store.Forget with archive, so
 // the file moves to .archive/ and its index line goes; each one appends a line to
-// .archive/ARCHIVE.log (when, what, why, survivor). Nothing is deleted.
+// .archive/ARCHIVE.log (memdir.ArchiveRecord: when, run, what, why, survivor and the index
+// lines removed). Nothing is deleted, and UndoLastDream puts the newest dream back byte for byte.
 //
 // Distil is the one model-driven step: it turns finished daily logs (days before today) into
 // topic memories through structured output, writes them through the store, then moves each log

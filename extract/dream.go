@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -23,7 +22,7 @@ const (
 	KindSupersede = "supersede" // contradicted by a newer memory: archived as superseded
 	KindConflict  = "conflict"  // contradicts a newer memory in part: reported only
 	KindStale     = "stale"     // names a file or symbol the project no longer has: reported only
-	KindForget    = "forget"    // unused for longer than ForgetAfter: archived
+	KindForget    = "forget"    // unused in ForgetSessions watched sessions and for ForgetAfter: archived
 	KindDangling  = "dangling"  // an index line pointing at no file: the line is removed
 	KindIndex     = "index"     // archived so that MEMORY.md fits its limits
 )
@@ -32,10 +31,12 @@ const (
 const (
 	DefaultDuplicateThreshold = 0.8
 	DefaultForgetAfter        = 90 * 24 * time.Hour
-	DefaultMaxScanFiles       = 20000
-	DefaultMaxScanBytes       = 64 << 20
-	// ArchiveLog is the log of archived memories, relative to the memory dir.
-	ArchiveLog = ".archive/ARCHIVE.log"
+	DefaultForgetSessions     = 10
+	// DefaultSubjectThreshold is the similarity from which two memories are about the same
+	// subject, so that a contradiction between them may be settled.
+	DefaultSubjectThreshold = 0.5
+	DefaultMaxScanFiles     = 20000
+	DefaultMaxScanBytes     = 64 << 20
 )
 
 // Options configure PlanDream. The zero value uses the defaults.
@@ -50,9 +51,24 @@ type Options struct {
 	// DuplicateThreshold is the shingle Jaccard similarity from which two memories are
 	// duplicates; 0 means DefaultDuplicateThreshold.
 	DuplicateThreshold float64
-	// ForgetAfter is how long a memory may go unrecalled and unmodified before it is proposed
-	// for archiving; 0 means DefaultForgetAfter, negative disables forgetting.
+	// ForgetAfter is how long a memory may go unrecalled and unmodified before it may be
+	// forgotten; 0 means DefaultForgetAfter, negative disables forgetting.
 	ForgetAfter time.Duration
+	// ForgetSessions is how many sessions strata must have watched in which the memory was
+	// eligible for recall and never surfaced (recall's StatEntry.IdleSessions) before it may be
+	// forgotten; 0 means DefaultForgetSessions, negative disables forgetting. Age alone never
+	// archives: a memory without that evidence (a store strata never watched, one written by
+	// another tool) is kept whatever its age.
+	ForgetSessions int
+	// Watch is the store's watch state (memdir.ReadWatch); nil means strata has not watched the
+	// store, so nothing is forgotten.
+	Watch *memdir.Watch
+	// ExactOnly archives exact duplicates only: every other archiving step stays in the plan
+	// with Archive false and Proposed true (the automatic run).
+	ExactOnly bool
+	// Only, when not empty, archives only the steps on these files (the proposals a person
+	// accepted); every other archiving step stays Proposed.
+	Only []string
 	// MaxIndexLines and MaxIndexBytes are the index limits; 0 means memdir's defaults.
 	MaxIndexLines int
 	MaxIndexBytes int
@@ -73,6 +89,10 @@ type Action struct {
 	Reason   string   `json:"reason"`             // why, in one line
 	Refs     []string `json:"refs,omitempty"`     // missing paths or symbols (stale), keys (supersede, conflict)
 	Archive  bool     `json:"archive"`            // whether Apply archives File (or removes the dangling line)
+	// Exact marks a merge of an exact duplicate (the same text once normalised).
+	Exact bool `json:"exact,omitempty"`
+	// Proposed marks a step that would archive but, under ExactOnly, is left for review.
+	Proposed bool `json:"proposed,omitempty"`
 	// Set by Apply:
 	Done       bool   `json:"done"`
 	ArchivedTo string `json:"archived_to,omitempty"`
@@ -112,8 +132,10 @@ type candidate struct {
 	m       memdir.Memory
 	when    time.Time           // newest of frontmatter modified and mtime: what "newer" means
 	lastUse time.Time           // newest of when and last recalled
-	shing   map[string]struct{} // of name, description and body
-	body    map[string]struct{} // of the body alone
+	shing   map[string]struct{} // of name, description and body (generic labels left out)
+	body    map[string]struct{} // of the body alone (generic labels left out)
+	norm    string              // the normalised body (generic labels left out)
+	name    string              // the normalised name
 	keys    map[string]string
 }
 
@@ -127,6 +149,9 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 	}
 	if opts.ForgetAfter == 0 {
 		opts.ForgetAfter = DefaultForgetAfter
+	}
+	if opts.ForgetSessions == 0 {
+		opts.ForgetSessions = DefaultForgetSessions
 	}
 	if opts.MaxIndexLines == 0 {
 		opts.MaxIndexLines = memdir.MaxIndexLines
@@ -153,8 +178,11 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		if st, ok := opts.Stats[m.File]; ok && st.LastRecalled.After(c.lastUse) {
 			c.lastUse = st.LastRecalled
 		}
-		c.shing = Shingles(m.Name + "\n" + m.Description + "\n" + m.Body)
-		c.body = Shingles(m.Body)
+		body := withoutLabels(m.Body)
+		c.shing = Shingles(m.Name + "\n" + m.Description + "\n" + body)
+		c.body = Shingles(body)
+		c.norm = normalise(body)
+		c.name = normalise(m.Name)
 		c.keys = Keys(m.Body)
 		cands = append(cands, c)
 	}
@@ -182,8 +210,13 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		}
 		if dupOf != nil {
 			archived[c.m.File] = true
-			merges = append(merges, Action{Kind: KindMerge, File: c.m.File, Name: c.m.Name, Survivor: dupOf.m.File, Archive: true,
-				Reason: fmt.Sprintf("duplicate of %s (similarity %.2f); the newer is kept", dupOf.m.File, sim)})
+			exact := exactDuplicate(c, dupOf)
+			what := "duplicate"
+			if exact {
+				what = "exact duplicate"
+			}
+			merges = append(merges, Action{Kind: KindMerge, File: c.m.File, Name: c.m.Name, Survivor: dupOf.m.File, Archive: true, Exact: exact,
+				Reason: fmt.Sprintf("%s of %s (similarity %.2f); the newer is kept", what, dupOf.m.File, sim)})
 			continue
 		}
 		kept = append(kept, c)
@@ -197,8 +230,8 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		overridden := map[string]string{} // key -> survivor
 		var sameDesc *candidate
 		for _, n := range kept[:i] {
-			if archived[n.m.File] {
-				continue
+			if archived[n.m.File] || !sameSubject(c, n) {
+				continue // facts of another subject say nothing about this one
 			}
 			for k, v := range c.keys {
 				if nv, ok := n.keys[k]; ok && nv != v {
@@ -216,7 +249,7 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		case sameDesc != nil:
 			archived[c.m.File] = true
 			supers = append(supers, Action{Kind: KindSupersede, File: c.m.File, Name: c.m.Name, Survivor: sameDesc.m.File, Archive: true,
-				Reason: fmt.Sprintf("same description as the newer %s with a different body; superseded", sameDesc.m.File)})
+				Reason: fmt.Sprintf("same subject and description as the newer %s with a different body; superseded", sameDesc.m.File)})
 		case len(overridden) > 0:
 			keys := sortedKeys(overridden)
 			survivor := overridden[keys[0]]
@@ -231,20 +264,22 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		}
 	}
 
-	// Forgetting: unused for long.
-	if opts.ForgetAfter > 0 {
+	// Forgetting: only with evidence strata observed (sessions in which the memory was
+	// eligible and never surfaced), and only once it is also old. Age alone never archives.
+	if opts.ForgetAfter > 0 && opts.ForgetSessions > 0 && opts.Watch != nil {
 		for _, c := range cands {
 			if archived[c.m.File] {
 				continue
 			}
+			st, ok := opts.Stats[c.m.File]
 			idle := opts.Now.Sub(c.lastUse)
-			if idle > opts.ForgetAfter {
-				archived[c.m.File] = true
-				st := opts.Stats[c.m.File]
-				forgets = append(forgets, Action{Kind: KindForget, File: c.m.File, Name: c.m.Name, Archive: true,
-					Reason: fmt.Sprintf("not recalled or modified for %d days (recalled %d times, limit %d days)",
-						int(idle.Hours()/24), st.Recalled, int(opts.ForgetAfter.Hours()/24))})
+			if !ok || st.IdleSessions < opts.ForgetSessions || idle <= opts.ForgetAfter {
+				continue
 			}
+			archived[c.m.File] = true
+			forgets = append(forgets, Action{Kind: KindForget, File: c.m.File, Name: c.m.Name, Archive: true,
+				Reason: fmt.Sprintf("not surfaced in %d sessions it was eligible for (watched since %s; limit %d), nor recalled or modified for %d days (limit %d; recalled %d times)",
+					st.IdleSessions, opts.Watch.Since.UTC().Format(time.DateOnly), opts.ForgetSessions, int(idle.Hours()/24), int(opts.ForgetAfter.Hours()/24), st.Recalled)})
 		}
 	}
 
@@ -323,7 +358,33 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		sort.SliceStable(group, func(i, j int) bool { return group[i].File < group[j].File })
 		plan.Actions = append(plan.Actions, group...)
 	}
+	if opts.ExactOnly || len(opts.Only) > 0 {
+		for i := range plan.Actions {
+			a := &plan.Actions[i]
+			if a.Archive && (opts.ExactOnly && !a.Exact || len(opts.Only) > 0 && !slices.Contains(opts.Only, a.File)) {
+				a.Archive, a.Proposed = false, true
+			}
+		}
+	}
 	return plan, nil
+}
+
+// sameSubject reports whether two memories are about the same subject: the same name, or
+// near-duplicates. Only then may a fact of one settle a fact of the other.
+func sameSubject(a, b *candidate) bool {
+	if a.name != "" && a.name == b.name {
+		return true
+	}
+	return similarity(a, b) >= DefaultSubjectThreshold
+}
+
+// exactDuplicate reports whether a and b say the same: equal normalised bodies (with at least
+// minBodyShingles bigrams, or equal names and descriptions too).
+func exactDuplicate(a, b *candidate) bool {
+	if a.norm != b.norm || a.norm == "" {
+		return false
+	}
+	return len(a.body) >= minBodyShingles || a.name == b.name && normalise(a.m.Description) == normalise(b.m.Description)
 }
 
 // minBodyShingles is how many shingles each body needs for the bodies alone to decide that
@@ -423,8 +484,9 @@ var keyLineRE = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // Keys returns the "key: value" facts of a body (a full-width colon counts too), keys
-// lower-cased and values normalised. Lines in fenced code blocks, headings, URLs as keys and
-// keys of more than four words are skipped. A key stated twice keeps its last value.
+// lower-cased and values normalised. Lines in fenced code blocks, headings, URLs as keys,
+// keys of more than four words and generic labels (GenericLabel: "Why:", "How to apply:",
+// "Status:", "관련:" …) are skipped. A key stated twice keeps its last value.
 func Keys(body string) map[string]string {
 	out := map[string]string{}
 	fenced := false
@@ -442,7 +504,7 @@ func Keys(body string) map[string]string {
 			continue
 		}
 		key := strings.ToLower(strings.TrimSpace(m[1]))
-		if strings.HasPrefix(m[2], "//") || len(strings.Fields(key)) > 4 {
+		if strings.HasPrefix(m[2], "//") || len(strings.Fields(key)) > 4 || GenericLabel(key) {
 			continue
 		}
 		val := normalise(m[2])
@@ -455,8 +517,9 @@ func Keys(body string) map[string]string {
 }
 
 // Apply carries out the archiving steps of the plan in order through s.Forget with archive
-// (a dangling line through s.Reindex, which removes the lines of a missing file and touches no
-// memory), appending a line to .archive/ARCHIVE.log for each. Report-only actions (stale, conflict)
+// (a dangling line through s.DropIndexLines, which removes the lines of a missing file and
+// touches no memory), appending a record to .archive/ARCHIVE.log for each, with the index lines
+// removed, so that memdir's Store.Restore can undo it. Report-only actions (stale, conflict)
 // are left as they are. It returns the plan with Done and ArchivedTo filled in; on a failure
 // it stops and returns the error naming the file, the steps before it done and logged.
 func Apply(ctx context.Context, s *memdir.Store, plan Plan) (Plan, error) {
@@ -470,54 +533,89 @@ func Apply(ctx context.Context, s *memdir.Store, plan Plan) (Plan, error) {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
+		var removed []memdir.RemovedLine
 		if a.Kind == KindDangling {
 			// Only the line goes. Forget would look the file up as a memory name too, and
 			// could archive a memory that happens to be called like the missing file.
-			if _, err := s.Reindex(ctx, a.File); err != nil {
+			lines, err := s.DropIndexLines(ctx, a.File)
+			if err != nil {
 				return out, fmt.Errorf("extract: dream: remove the index line of %s: %w", a.File, err)
 			}
-			a.Done = true
+			a.Done, removed = true, lines
 		} else {
 			res, err := s.Forget(ctx, a.File, true)
 			if err != nil {
 				return out, fmt.Errorf("extract: dream: archive %s: %w", a.File, err)
 			}
-			a.Done, a.ArchivedTo = true, res.ArchivedTo
+			a.Done, a.ArchivedTo, removed = true, res.ArchivedTo, res.Removed
 		}
-		if err := appendArchiveLog(s.Dir(), plan.Now, *a); err != nil {
+		if err := appendArchiveLog(s.Dir(), plan.Now, *a, removed); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
 }
 
-// appendArchiveLog appends one tab-separated line: time, kind, file, where it went, survivor
-// ("-" when none) and the reason.
-func appendArchiveLog(dir string, now time.Time, a Action) error {
-	path := filepath.Join(dir, filepath.FromSlash(ArchiveLog))
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("extract: archive log %s: %w", path, err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+// ArchiveLog is the log of archived memories, relative to the memory dir (memdir's
+// ArchiveLogFile: JSON lines, see memdir.ArchiveRecord).
+const ArchiveLog = memdir.ArchiveLogFile
+
+// RunID is the run id of the dream (or review) that ran at now: every record it logs carries
+// it, and `strata memory restore --last-dream` undoes the records of the newest one.
+func RunID(now time.Time) string { return now.UTC().Format("20060102T150405.000000000Z") }
+
+// appendArchiveLog appends the record of a done action: time, run, kind, file, where it went,
+// survivor, reason and the index lines removed.
+func appendArchiveLog(dir string, now time.Time, a Action, removed []memdir.RemovedLine) error {
+	err := memdir.AppendArchiveLog(dir, memdir.ArchiveRecord{Time: now, Run: RunID(now), Action: a.Kind, File: a.File,
+		ArchivedTo: a.ArchivedTo, Survivor: a.Survivor, Reason: a.Reason, IndexLines: removed})
 	if err != nil {
-		return fmt.Errorf("extract: archive log %s: %w", path, err)
-	}
-	to, survivor := a.ArchivedTo, a.Survivor
-	if to == "" {
-		to = "-"
-	}
-	if survivor == "" {
-		survivor = "-"
-	}
-	line := strings.Join([]string{now.UTC().Format(time.RFC3339), a.Kind, a.File, to, survivor,
-		strings.ReplaceAll(a.Reason, "\t", " ")}, "\t") + "\n"
-	_, werr := f.WriteString(line)
-	serr := f.Sync()
-	cerr := f.Close()
-	for _, e := range []error{werr, serr, cerr} {
-		if e != nil {
-			return fmt.Errorf("extract: archive log %s: %w", path, e)
-		}
+		return fmt.Errorf("extract: %w", err)
 	}
 	return nil
+}
+
+// DreamActions are the archive-log actions a dream writes: what `strata memory restore
+// --last-dream` undoes.
+var DreamActions = []string{KindMerge, KindSupersede, KindForget, KindDangling, KindIndex}
+
+// genericLabels are labels that structure a memory rather than name a fact: the memory format
+// strata recommends ends feedback and project memories with "**Why:**" and "**How to apply:**",
+// and people write "Status:", "Related:" and their translations. Two memories sharing one say
+// nothing about each other. Keys are compared normalised (lower case, single spaces).
+var genericLabels = map[string]bool{
+	"why": true, "how to apply": true, "how": true, "when": true, "where": true, "what": true,
+	"reason": true, "rationale": true, "context": true, "background": true, "note": true,
+	"notes": true, "nb": true, "tip": true, "warning": true, "caveat": true, "important": true,
+	"example": true, "examples": true, "e.g": true, "eg": true, "see": true, "see also": true,
+	"related": true, "links": true, "ref": true, "refs": true, "reference": true, "references": true,
+	"source": true, "sources": true, "status": true, "state": true, "todo": true, "next": true,
+	"next steps": true, "date": true, "updated": true, "last updated": true, "created": true,
+	"modified": true, "summary": true, "details": true, "tags": true,
+	"관련": true, "상태": true, "이유": true, "적용": true, "적용 방법": true, "참고": true, "메모": true,
+	"비고": true, "배경": true, "예시": true, "날짜": true, "원인": true, "방법": true,
+	"原因": true, "为什么": true, "如何应用": true, "相关": true, "状态": true, "备注": true,
+	"注意": true, "背景": true, "例子": true, "示例": true, "理由": true, "参考": true, "日期": true,
+	"なぜ": true, "関連": true, "状態": true, "備考": true, "適用方法": true, "参照": true,
+}
+
+// GenericLabel reports whether key (a "key:" label, any case) is a generic label that
+// structures a memory rather than names a fact ("Why", "How to apply", "Status", "관련" …):
+// Keys skips those, and duplicate detection leaves them out of the compared text.
+func GenericLabel(key string) bool {
+	k := strings.Join(strings.Fields(strings.ToLower(strings.Trim(key, "*_ "))), " ")
+	return genericLabels[k]
+}
+
+// withoutLabels returns body with every generic label ("**Why:**" …) at the start of a line
+// left out, so that two memories written in the same format are compared by what they say.
+func withoutLabels(body string) string {
+	lines := strings.Split(body, "\n")
+	for i, line := range lines {
+		m := keyLineRE().FindStringSubmatch(line)
+		if m != nil && GenericLabel(m[1]) {
+			lines[i] = m[2]
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -68,6 +68,9 @@ func briefs(p Plan) []brief {
 
 const day = 24 * time.Hour
 
+// watched is the watch state of a store strata has watched for a year.
+var watched = &memdir.Watch{Version: 1, Since: t0.Add(-365 * day), Sessions: 40}
+
 func TestPlanDream(t *testing.T) {
 	long := "the user prefers tabs for indentation in go files and runs gofmt before every commit"
 	tests := []struct {
@@ -105,12 +108,30 @@ func TestPlanDream(t *testing.T) {
 		},
 		{
 			name: "contradiction: every key overridden, older superseded",
-			mems: []mem{{"a.md", "db", "database", "- database: postgres 14\n- port: 5432", 5 * day}, {"b.md", "db2", "db now", "database: postgres 16\nport: 6432\nhost: db1", day}},
+			mems: []mem{{"a.md", "db", "database", "- database: postgres 14\n- port: 5432", 5 * day}, {"b.md", "DB", "db now", "database: postgres 16\nport: 6432\nhost: db1", day}},
 			want: []brief{{KindSupersede, "a.md", "b.md", true}},
 		},
 		{
+			name: "the same keys in memories about other subjects: nothing",
+			mems: []mem{{"a.md", "db", "database", "- database: postgres 14\n- port: 5432", 5 * day}, {"b.md", "cache", "the cache", "database: redis\nport: 6379", day}},
+			want: []brief{},
+		},
+		{
+			name: "memories in the recommended format share labels, not facts",
+			mems: []mem{
+				{"a.md", "prefer-tabs", "indentation", "Indent Go code with tabs.\n**Why:** the team's style.\n**How to apply:** in every Go file.", 5 * day},
+				{"b.md", "no-mocks", "tests", "Never mock the database in tests.\n**Why:** a mocked test hid a broken migration.\n**How to apply:** integration tests.", 3 * day},
+				{"c.md", "terse", "answers", "Keep answers short.\n**Why:** the user reads on a phone.\n**How to apply:** always.", day},
+				{"d.md", "배포", "배포 절차", "배포는 태그로 한다.\n관련: CI\n상태: 확정", 4 * day},
+				{"e.md", "리뷰", "코드 리뷰", "리뷰는 두 명이 한다.\n관련: 팀 규칙\n상태: 논의 중", 2 * day},
+				{"f.md", "release", "release", "Releases ship on Fridays.\nStatus: agreed", 4 * day},
+				{"g.md", "hotfix", "hotfix", "Hotfixes skip the queue.\nStatus: proposed", 2 * day},
+			},
+			want: []brief{},
+		},
+		{
 			name: "contradiction in part: reported only",
-			mems: []mem{{"a.md", "db", "database", "database: postgres 14\nowner: ops team", 5 * day}, {"b.md", "db2", "db now", "database: postgres 16", day}},
+			mems: []mem{{"a.md", "db", "database", "database: postgres 14\nowner: ops team", 5 * day}, {"b.md", "db", "db now", "database: postgres 16", day}},
 			want: []brief{{KindConflict, "a.md", "b.md", false}},
 		},
 		{
@@ -120,37 +141,72 @@ func TestPlanDream(t *testing.T) {
 		},
 		{
 			name: "chinese key with full-width colon",
-			mems: []mem{{"a.md", "库", "数据库", "数据库：postgres 14", 5 * day}, {"b.md", "库2", "数据库新", "数据库：postgres 16", day}},
+			mems: []mem{{"a.md", "库", "数据库", "数据库：postgres 14", 5 * day}, {"b.md", "库", "数据库新", "数据库：postgres 16", day}},
 			want: []brief{{KindSupersede, "a.md", "b.md", true}},
 		},
 		{
-			name: "same description, different body",
+			name: "same name and description, different body",
+			mems: []mem{{"a.md", "deploy", "How we deploy", "with make deploy from a laptop", 5 * day}, {"b.md", "Deploy", "how we deploy", "through the CI pipeline on tag", day}},
+			want: []brief{{KindSupersede, "a.md", "b.md", true}},
+		},
+		{
+			name: "same description under other names is not one subject",
 			mems: []mem{{"a.md", "deploy", "How we deploy", "with make deploy from a laptop", 5 * day}, {"b.md", "deploy2", "how we deploy", "through the CI pipeline on tag", day}},
-			want: []brief{{KindSupersede, "a.md", "b.md", true}},
+			want: []brief{},
 		},
 		{
-			name:  "forgetting: unused for long",
+			name:  "forgetting: unused in enough watched sessions and for long",
 			mems:  []mem{{"a.md", "old", "old thing", "something from long ago", 200 * day}, {"b.md", "new", "new thing", "recent stuff here", day}},
-			stats: map[string]recall.StatEntry{},
+			stats: map[string]recall.StatEntry{"a.md": {IdleSessions: 10}, "b.md": {IdleSessions: 10}},
+			opts:  Options{Watch: watched},
+			want:  []brief{{KindForget, "a.md", "", true}},
+		},
+		{
+			name:  "forgetting: age alone never archives (no watch state)",
+			mems:  []mem{{"a.md", "old", "old thing", "something from long ago", 2000 * day}},
+			stats: map[string]recall.StatEntry{"a.md": {IdleSessions: 50}},
+			want:  []brief{},
+		},
+		{
+			name: "forgetting: a store another tool wrote has no evidence",
+			mems: []mem{{"a.md", "old", "old thing", "something from long ago", 2000 * day}},
+			opts: Options{Watch: watched},
+			want: []brief{},
+		},
+		{
+			name:  "forgetting: too few idle sessions",
+			mems:  []mem{{"a.md", "old", "old thing", "something from long ago", 2000 * day}},
+			stats: map[string]recall.StatEntry{"a.md": {IdleSessions: 9}},
+			opts:  Options{Watch: watched},
+			want:  []brief{},
+		},
+		{
+			name:  "forgetting: the sessions setting",
+			mems:  []mem{{"a.md", "old", "old thing", "something from long ago", 2000 * day}},
+			stats: map[string]recall.StatEntry{"a.md": {IdleSessions: 3}},
+			opts:  Options{Watch: watched, ForgetSessions: 3},
 			want:  []brief{{KindForget, "a.md", "", true}},
 		},
 		{
 			name:  "forgetting: recently recalled is kept",
 			mems:  []mem{{"a.md", "old", "old thing", "something from long ago", 200 * day}},
-			stats: map[string]recall.StatEntry{"a.md": {Recalled: 3, LastRecalled: t0.Add(-10 * day)}},
+			stats: map[string]recall.StatEntry{"a.md": {Recalled: 3, LastRecalled: t0.Add(-10 * day), IdleSessions: 20}},
+			opts:  Options{Watch: watched},
 			want:  []brief{},
 		},
 		{
-			name: "forgetting: setting shorter",
-			mems: []mem{{"a.md", "old", "old thing", "something from a while ago", 20 * day}},
-			opts: Options{ForgetAfter: 10 * day},
-			want: []brief{{KindForget, "a.md", "", true}},
+			name:  "forgetting: setting shorter",
+			mems:  []mem{{"a.md", "old", "old thing", "something from a while ago", 20 * day}},
+			stats: map[string]recall.StatEntry{"a.md": {IdleSessions: 10}},
+			opts:  Options{ForgetAfter: 10 * day, Watch: watched},
+			want:  []brief{{KindForget, "a.md", "", true}},
 		},
 		{
-			name: "forgetting: disabled",
-			mems: []mem{{"a.md", "old", "old thing", "something from long ago", 2000 * day}},
-			opts: Options{ForgetAfter: -1},
-			want: []brief{},
+			name:  "forgetting: disabled",
+			mems:  []mem{{"a.md", "old", "old thing", "something from long ago", 2000 * day}},
+			stats: map[string]recall.StatEntry{"a.md": {IdleSessions: 100}},
+			opts:  Options{ForgetAfter: -1, Watch: watched},
+			want:  []brief{},
 		},
 		{
 			name:  "dangling index line",
@@ -275,7 +331,7 @@ func TestApply(t *testing.T) {
 	s := newStore(t, []mem{{"a.md", "tabs", "indentation", long, 2 * day}, {"b.md", "tabs2", "indentation", long, day},
 		{"c.md", "old", "old thing", "from long ago", 400 * day}}, "- [gone](gone.md) — removed")
 	ctx := context.Background()
-	p, err := PlanDream(ctx, s, Options{Now: t0})
+	p, err := PlanDream(ctx, s, Options{Now: t0, Watch: watched, Stats: map[string]recall.StatEntry{"c.md": {IdleSessions: 10}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,22 +360,26 @@ func TestApply(t *testing.T) {
 	if want := memdir.FormatIndexLine("tabs2", "b.md", "indentation") + "\n"; string(idx) != want {
 		t.Errorf("index = %q, want %q", idx, want)
 	}
-	log, err := os.ReadFile(filepath.Join(s.Dir(), ArchiveLog))
+	recs, err := memdir.ReadArchiveLog(s.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	var got []string
+	for _, r := range recs {
+		got = append(got, strings.Join([]string{r.Time.Format(time.RFC3339), r.Run, r.Action, r.File, r.ArchivedTo, r.Survivor}, "|"))
+	}
+	run := RunID(t0)
 	want := []string{
-		"2026-06-01T12:00:00Z\tdangling\tgone.md\t-\t-\t",
-		"2026-06-01T12:00:00Z\tmerge\ta.md\t.archive/a.md\tb.md\t",
-		"2026-06-01T12:00:00Z\tforget\tc.md\t.archive/c.md\t-\t",
+		"2026-06-01T12:00:00Z|" + run + "|dangling|gone.md||",
+		"2026-06-01T12:00:00Z|" + run + "|merge|a.md|.archive/a.md|b.md",
+		"2026-06-01T12:00:00Z|" + run + "|forget|c.md|.archive/c.md|",
 	}
-	if len(lines) != len(want) {
-		t.Fatalf("log has %d lines, want %d:\n%s", len(lines), len(want), log)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("archive log (-want +got):\n%s", diff)
 	}
-	for i := range want {
-		if !strings.HasPrefix(lines[i], want[i]) {
-			t.Errorf("log line %d = %q, want prefix %q", i, lines[i], want[i])
+	for _, r := range recs {
+		if len(r.IndexLines) != 1 || !strings.Contains(r.IndexLines[0].Text, "("+r.File+")") {
+			t.Errorf("record of %s: index lines %+v; want its one line", r.File, r.IndexLines)
 		}
 	}
 	// A second plan finds nothing left to archive.

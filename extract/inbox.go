@@ -200,7 +200,7 @@ func Reject(ctx context.Context, store *memdir.Store, file string) (string, erro
 		if err := root.Rename(src, dest); err != nil {
 			return err
 		}
-		return appendArchiveLog(store.Dir(), now, Action{Kind: "reject", File: src, ArchivedTo: dest, Reason: "proposal rejected in the inbox"})
+		return appendArchiveLog(store.Dir(), now, Action{Kind: "reject", File: src, ArchivedTo: dest, Reason: "proposal rejected in the inbox"}, nil)
 	})
 	var r *refusal
 	if errors.As(err, &r) {

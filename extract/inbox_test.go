@@ -93,7 +93,7 @@ func TestInboxAcceptReject(t *testing.T) {
 		t.Errorf("index = %q; want %q", idx, want)
 	}
 	log, _ := os.ReadFile(filepath.Join(dir, ArchiveLog))
-	if n := strings.Count(string(log), "\treject\t.inbox/drop.md\t.archive/inbox/drop"); n != 2 {
+	if n := strings.Count(string(log), `"action":"reject","file":".inbox/drop.md","archived_to":".archive/inbox/drop`); n != 2 {
 		t.Errorf("ARCHIVE.log has %d reject lines; want 2:\n%s", n, log)
 	}
 	left, err := Inbox(ctx, s)

@@ -46,8 +46,11 @@ type WorkerStats struct {
 	// Written are the memory files extraction wrote (or staged), relative to the memory dir;
 	// Denied the extractor's refused calls, one line each.
 	Written, Denied []string
-	// Dreams counts automatic consolidations, DreamArchived the memories they archived.
+	// Dreams counts automatic consolidations, DreamArchived the memories they archived (exact
+	// duplicates only: an automatic run proposes everything else).
 	Dreams, DreamArchived int
+	// DreamReport is the latest automatic run's Consolidation.Summary ("" when it did nothing).
+	DreamReport string
 	// LastError is the latest failure's text, at LastErrorAt.
 	LastError   string
 	LastErrorAt time.Time
@@ -274,7 +277,8 @@ func (w *Worker) maybeDream() {
 			return
 		}
 		co := w.o.Consolidate
-		co.Now, co.Lock = now, lock
+		// Never archive silently what is not provably redundant: the rest is proposed.
+		co.Now, co.Lock, co.ExactOnly = now, lock, true
 		c, err := Consolidate(w.ctx, w.o.Store, co)
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -284,6 +288,7 @@ func (w *Worker) maybeDream() {
 			return
 		}
 		w.stats.Dreams++
+		w.stats.DreamReport = c.Summary()
 		for _, act := range c.Plan.Actions {
 			if act.Done {
 				w.stats.DreamArchived++

@@ -417,6 +417,8 @@ type ForgetResult struct {
 	File       string // the topic file ("" when only index lines pointing nowhere were removed)
 	ArchivedTo string // where the file went, relative to the memory dir, with Archive
 	IndexLines int    // index lines removed
+	// Removed are those lines with their line numbers, for the archive log and Restore.
+	Removed []RemovedLine
 }
 
 // Forget removes the memory called name (see Get for how names match) and its index line,
@@ -461,7 +463,7 @@ func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetRe
 			return ForgetResult{}, fmt.Errorf("memdir: forget: %w: %q in %s", ErrNotFound, name, s.dir)
 		}
 	}
-	res := ForgetResult{}
+	res := ForgetResult{Removed: removedLines(oldIdx, file)}
 	newIdx, n := removeIndexLines(oldIdx, file)
 	res.IndexLines = n
 	if archive && found {

@@ -33,6 +33,16 @@ type Session struct {
 	mu       sync.Mutex
 	surfaced map[string]bool
 	used     int
+	counted  bool // the session was counted in the statistics (Stats.RecordSession)
+}
+
+// count reports whether the session still has to be counted, and marks it counted.
+func (s *Session) count() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := !s.counted
+	s.counted = true
+	return first
 }
 
 // NewSession returns an empty session.
@@ -184,6 +194,17 @@ func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, erro
 		return res, err
 	}
 	res.Diagnostics = diags
+	if r.opts.Stats != nil && s.count() {
+		// The session's first recall: every memory now in the index was eligible in it.
+		mems := r.ranker.Index().Memories()
+		files := make([]string, len(mems))
+		for i, m := range mems {
+			files[i] = m.File
+		}
+		if err := r.opts.Stats.RecordSession(context.WithoutCancel(ctx), files, r.opts.Now()); err != nil {
+			r.log.Warn("recall: recording the session", "err", err)
+		}
+	}
 	b := r.opts.Budget
 	hits := r.ranker.Search(t.Query, r.opts.Shortlist+b.Files*2)
 	warnOnly := map[string]bool{}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/strata-mem/strata/internal/fsutil"
+	"github.com/strata-mem/strata/memdir"
 )
 
 // StatsFile is the name of the recall statistics sidecar in a memory dir. It starts with a
@@ -22,10 +23,15 @@ const StatsFile = ".recall-stats.json"
 // file.
 var ErrCorruptStats = errors.New("recall: stats sidecar is corrupt")
 
-// StatEntry is what recall knows about one memory: how often it was surfaced and when last.
+// StatEntry is what recall knows about one memory: how often it was surfaced and when last,
+// and the evidence that it is unused.
 type StatEntry struct {
 	Recalled     int       `json:"recalled"`
 	LastRecalled time.Time `json:"lastRecalled"`
+	// IdleSessions counts the sessions, since strata began watching the store (memdir's
+	// WatchFile) or since the memory was last surfaced, in which it was eligible for recall
+	// (it existed when the session's recall began). A recall sets it back to 0.
+	IdleSessions int `json:"idleSessions,omitempty"`
 }
 
 type statsFile struct {
@@ -98,6 +104,42 @@ func (s *Stats) Record(ctx context.Context, files []string, now time.Time) error
 		e := stats[f]
 		e.Recalled++
 		e.LastRecalled = now.UTC()
+		e.IdleSessions = 0
+		stats[f] = e
+	}
+	data, err := json.MarshalIndent(statsFile{Version: 1, Memories: stats}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("recall: stats: %w", err)
+	}
+	if err := fsutil.WriteFileFS(s.fs, s.Path(), append(data, '\n'), fsutil.FileMode); err != nil {
+		return fmt.Errorf("recall: stats: %w", err)
+	}
+	return loadErr
+}
+
+// RecordSession counts one session that began at now with the memory files eligible for
+// recall: the store's watch state (memdir.RecordWatchSession) counts the session, and each
+// file's IdleSessions goes up by one; a recall later in the session sets it back to 0. It is
+// the evidence a dream needs before it calls a memory unused. Call it once per session.
+func (s *Stats) RecordSession(ctx context.Context, eligible []string, now time.Time) error {
+	unlock, err := fsutil.Lock(ctx, s.lockPath())
+	if err != nil {
+		return fmt.Errorf("recall: stats: %w", err)
+	}
+	defer unlock()
+	stats, loadErr := s.Load(ctx)
+	if loadErr != nil && !errors.Is(loadErr, ErrCorruptStats) {
+		return loadErr
+	}
+	if _, err := memdir.RecordWatchSession(s.dir, now); err != nil {
+		return fmt.Errorf("recall: stats: %w", err)
+	}
+	if len(eligible) == 0 {
+		return loadErr
+	}
+	for _, f := range eligible {
+		e := stats[f]
+		e.IdleSessions++
 		stats[f] = e
 	}
 	data, err := json.MarshalIndent(statsFile{Version: 1, Memories: stats}, "", "  ")

@@ -24,6 +24,11 @@ import (
 // a memory may go unused before a dream archives it.
 const ForgetAfterSetting = "memoryForgetAfterDays"
 
+// ForgetSessionsSetting is the settings key (kept in config.Settings.Extra) of how many
+// sessions strata must have watched in which a memory was eligible for recall and never
+// surfaced before a dream may forget it (0 or less turns forgetting off).
+const ForgetSessionsSetting = "memoryForgetAfterSessions"
+
 // Options configure Open.
 type Options struct {
 	// Cwd is the working directory (default: the process's).
@@ -288,16 +293,39 @@ func (w *Workspace) ForgetAfter() (time.Duration, error) {
 	return time.Duration(days) * 24 * time.Hour, nil
 }
 
+// ForgetSessions reads the memoryForgetAfterSessions setting: 0 when absent (the dream's
+// default), negative when 0 or less (forgetting off). A value that is not a whole number is an
+// error.
+func (w *Workspace) ForgetSessions() (int, error) {
+	raw, ok := w.settings.Extra[ForgetSessionsSetting]
+	if !ok {
+		return 0, nil
+	}
+	var n int
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, fmt.Errorf("workspace: setting %s: want a whole number of sessions, got %s", ForgetSessionsSetting, raw)
+	}
+	if n <= 0 {
+		return -1, nil
+	}
+	return n, nil
+}
+
 // ConsolidateOptions returns what a dream takes from the workspace: the project root,
-// ForgetAfter, the index limits and the Logger. The caller adds the time, the lock, the model
-// and the mode of the run. It fails when memoryForgetAfterDays is not a whole number.
+// ForgetAfter, ForgetSessions, the index limits and the Logger. The caller adds the time, the
+// lock, the model and the mode of the run. It fails when memoryForgetAfterDays or
+// memoryForgetAfterSessions is not a whole number.
 func (w *Workspace) ConsolidateOptions() (extract.ConsolidateOptions, error) {
 	forget, err := w.ForgetAfter()
 	if err != nil {
 		return extract.ConsolidateOptions{}, err
 	}
-	return extract.ConsolidateOptions{Root: w.root, ForgetAfter: forget, MaxIndexLines: w.settings.MemoryIndexMaxLines,
-		MaxIndexBytes: w.settings.MemoryIndexMaxBytes, Logger: w.opts.Logger}, nil
+	sessions, err := w.ForgetSessions()
+	if err != nil {
+		return extract.ConsolidateOptions{}, err
+	}
+	return extract.ConsolidateOptions{Root: w.root, ForgetAfter: forget, ForgetSessions: sessions,
+		MaxIndexLines: w.settings.MemoryIndexMaxLines, MaxIndexBytes: w.settings.MemoryIndexMaxBytes, Logger: w.opts.Logger}, nil
 }
 
 // LLMConfig resolves the model configuration (llm.FromEnv) from the environment and the

@@ -250,6 +250,30 @@ func TestForgetAfterAndConsolidateOptions(t *testing.T) {
 	}
 }
 
+func TestForgetSessionsSetting(t *testing.T) {
+	for _, tt := range []struct {
+		raw     string
+		want    int
+		wantErr bool
+	}{{"", 0, false}, {"25", 25, false}, {"0", -1, false}, {"-1", -1, false}, {`"many"`, 0, true}} {
+		settings := `{}`
+		if tt.raw != "" {
+			settings = `{"memoryForgetAfterSessions": ` + tt.raw + `}`
+		}
+		f := newFixture(t, map[string]string{"repo/.claude/settings.json": settings})
+		co, err := f.open(Options{}).ConsolidateOptions()
+		if tt.wantErr {
+			if err == nil || !strings.Contains(err.Error(), ForgetSessionsSetting) {
+				t.Errorf("%s: ConsolidateOptions error = %v; want one naming the setting", tt.raw, err)
+			}
+			continue
+		}
+		if err != nil || co.ForgetSessions != tt.want {
+			t.Errorf("%s: ForgetSessions = %d, %v; want %d", tt.raw, co.ForgetSessions, err, tt.want)
+		}
+	}
+}
+
 func TestLLMConfigFromSettings(t *testing.T) {
 	f := newFixture(t, map[string]string{
 		"home/.strata/settings.json": `{"provider": "openai", "model": "m1", "smallModel": "m0", "contextWindow": 64000}`,

@@ -64,6 +64,8 @@ type chat struct {
 	lastCtx  int // prompt+output tokens of the last request
 	midLine  bool
 	inAnswer bool
+	// dreamsShown is how many auto-dreams of this agent were reported (reportDream).
+	dreamsShown int
 }
 
 func runChat(ctx context.Context, app *App, o runOptions) error {
@@ -122,7 +124,7 @@ func (c *chat) open(ctx context.Context, o runOptions) error {
 	if err != nil {
 		return err
 	}
-	c.a, c.cfg, c.lastCtx = a, cfg, 0
+	c.a, c.cfg, c.lastCtx, c.dreamsShown = a, cfg, 0, 0
 	for _, w := range a.Warnings() {
 		fmt.Fprintf(c.app.Err, "strata: warning: %s\n", w)
 	}
@@ -136,6 +138,19 @@ func (c *chat) close(ctx context.Context) {
 	}
 	if err := c.a.Close(context.WithoutCancel(ctx)); err != nil {
 		fmt.Fprintf(c.app.Err, "strata: %v\n", err)
+	}
+	c.reportDream()
+}
+
+// reportDream prints, once, the report of an auto-dream that finished since the last one
+// shown: what it archived, what it proposes and how to undo it.
+func (c *chat) reportDream() {
+	bg := c.a.Background()
+	if bg.Dreams > c.dreamsShown {
+		c.dreamsShown = bg.Dreams
+		if bg.DreamReport != "" {
+			fmt.Fprintf(c.out, "· %s\n", bg.DreamReport)
+		}
 	}
 }
 
@@ -154,6 +169,7 @@ func (c *chat) turn(ctx context.Context, line string) {
 	case res.Text == "":
 		fmt.Fprintln(c.out, "[no answer]")
 	}
+	c.reportDream()
 	c.status()
 }
 

@@ -17,6 +17,8 @@ func init() { registerIn("memory", newMemoryDreamCmd) }
 type dreamOptions struct {
 	mem    memoryFlags
 	dryRun bool
+	review bool
+	accept []string
 	asJSON bool
 	auto   bool
 	distil bool
@@ -27,21 +29,28 @@ func newMemoryDreamCmd(app *App) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "dream",
 		Short: "Consolidate the memories: merge duplicates, settle contradictions, forget the unused",
-		Long: `Consolidate the memory directory without a model: near-duplicate memories are merged
-(the newer kept, the older archived), contradicted facts are settled (the newer wins, the older
-is archived as superseded), memories unused for memoryForgetAfterDays (default 90) are
-archived, index lines pointing nowhere are removed, and the least recently used memories are
-archived while MEMORY.md is over its limits. Memories naming a file or symbol the project no
-longer has are flagged as stale. Archiving moves files to .archive/ and logs each move in
-.archive/ARCHIVE.log; nothing is deleted. --dry-run prints the plan only.`,
+		Long: `Consolidate the memory directory without a model, doing only what it can justify:
+duplicate memories (the same content, not a shared label like "Why:") are merged (the newer
+kept, the older archived); a contradiction is settled only between memories about the same
+subject (the same name, or near-duplicates), the newer winning; a memory is forgotten only on
+evidence strata observed (unsurfaced in memoryForgetAfterSessions sessions, default 10, since
+strata began watching the store, and unused for memoryForgetAfterDays, default 90) — age
+alone never archives; index lines pointing nowhere are removed, and the least recently used
+memories are archived while MEMORY.md is over its limits. Memories naming a file or symbol the
+project no longer has are flagged as stale. Archiving moves files to .archive/ and logs each
+move in .archive/ARCHIVE.log; nothing is deleted, and "strata memory restore --last-dream"
+undoes a run. --dry-run prints the plan only; --auto, like the agent's auto-dream, archives
+exact duplicates only and leaves the rest proposed.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error { return memoryDream(c, app, o) },
 	}
 	o.mem.register(c)
 	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the plan; change nothing")
+	c.Flags().BoolVar(&o.review, "review", false, "list what an automatic run archives (exact duplicates) and proposes; change nothing")
+	c.Flags().StringSliceVar(&o.accept, "accept", nil, "carry out only the steps on these files (accepted proposals; repeat or comma-separate)")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the plan (and what was done) as JSON")
 	c.Flags().BoolVar(&o.distil, "distil", false, "first distil finished daily logs into topic memories with the configured model")
-	c.Flags().BoolVar(&o.auto, "auto", false, "run only when auto-dream is due (24 h and 5 sessions since the last run), under .consolidate-lock")
+	c.Flags().BoolVar(&o.auto, "auto", false, "run only when auto-dream is due (24 h and 5 sessions since the last run), under .consolidate-lock, archiving exact duplicates only")
 	return c
 }
 
@@ -92,7 +101,10 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 		}
 	}
 
-	co.Now, co.DryRun, co.Distil, co.Lock = now, o.dryRun, o.distil, lock
+	if o.review {
+		o.dryRun = true
+	}
+	co.Now, co.DryRun, co.Distil, co.Lock, co.ExactOnly, co.Only = now, o.dryRun, o.distil, lock, o.auto || o.review, o.accept
 	if o.distil && !o.dryRun {
 		// Distilling is real work on the memories: the main model, not the small one.
 		cfg, err := modelConfig(app, ws, "")
@@ -157,6 +169,8 @@ func printDreamPlan(app *App, p extract.Plan, dryRun bool) {
 			what = "index line removed"
 		case a.Archive:
 			what = "to archive"
+		case a.Proposed:
+			what = "proposed"
 		default:
 			what = "flagged"
 		}

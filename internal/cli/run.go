@@ -294,6 +294,9 @@ func reportBackground(app *App, o runOptions, bg agent.BackgroundStats, emit fun
 		}
 		if bg.Dreams > 0 {
 			fmt.Fprintf(w, "· auto-dream: %d run(s), %d memories archived\n", bg.Dreams, bg.DreamArchived)
+			if bg.DreamReport != "" {
+				fmt.Fprintf(w, "· %s\n", bg.DreamReport)
+			}
 		}
 	case o.format == "text" && len(bg.Denied) > 0:
 		fmt.Fprintf(app.Err, "strata: warning: the memory extractor had %d tool call(s) denied (--verbose lists them)\n", len(bg.Denied))
