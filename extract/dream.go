@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/tokens"
 	"github.com/strata-mem/strata/recall"
 )
 
@@ -98,7 +99,9 @@ type Action struct {
 	ArchivedTo string `json:"archived_to,omitempty"`
 }
 
-// IndexUsage is the size of MEMORY.md against its limits, now and after the plan.
+// IndexUsage is the size of MEMORY.md against its limits, now and after the plan. The "bytes"
+// fields count characters as the loader does (UTF-16 code units, tokens.Chars); the JSON names
+// stay for scripts that read them.
 type IndexUsage struct {
 	Lines          int `json:"lines"`
 	Bytes          int `json:"bytes"`
@@ -304,7 +307,7 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		}
 		indexed[l.File] = true
 	}
-	plan.Index = IndexUsage{Lines: idx.Lines, Bytes: idx.Bytes, MaxLines: opts.MaxIndexLines, MaxBytes: opts.MaxIndexBytes}
+	plan.Index = IndexUsage{Lines: idx.Lines, Bytes: idx.Chars, MaxLines: opts.MaxIndexLines, MaxBytes: opts.MaxIndexBytes}
 	projLines, projBytes := projected(raw, archived)
 	// Least recently used first among what is left.
 	lru := make([]*candidate, 0, len(cands))
@@ -328,7 +331,7 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		}
 		archived[c.m.File] = true
 		indexActs = append(indexActs, Action{Kind: KindIndex, File: c.m.File, Name: c.m.Name, Archive: true,
-			Reason: fmt.Sprintf("MEMORY.md is over its limits (%d lines, %d bytes; at most %d lines, %d bytes); least recently used",
+			Reason: fmt.Sprintf("MEMORY.md is over its limits (%d lines, %d characters; at most %d lines, %d characters); least recently used",
 				projLines, projBytes, opts.MaxIndexLines, opts.MaxIndexBytes)})
 		projLines, projBytes = projected(raw, archived)
 	}
@@ -412,9 +415,9 @@ func sortedKeys(m map[string]string) []string {
 
 // projected is the size of the index once the lines of the gone files are removed, counted
 // as the loader counts it: exactly what Forget leaves.
-func projected(raw string, gone map[string]bool) (lines, bytes int) {
+func projected(raw string, gone map[string]bool) (lines, chars int) {
 	text, _ := memdir.WithoutIndexLines(raw, func(file string) bool { return gone[file] })
-	return memdir.CountLines(text), len(text)
+	return memdir.CountLines(text), tokens.Chars(text)
 }
 
 // normalise lowers text, drops punctuation and collapses white space.
