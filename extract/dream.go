@@ -13,8 +13,8 @@ import (
 	"unicode"
 
 	"github.com/strata-mem/strata/memdir"
-	"github.com/strata-mem/strata/tokens"
 	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/tokens"
 )
 
 // Action kinds of a dream plan.
