@@ -27,6 +27,7 @@ var deps = map[string]string{
 	"internal/fsutil":      "",
 	"internal/sharedtest":  "",
 	"internal/shell":       "",
+	"internal/termtext":    "",
 	"tokens":               "",
 	"conversation":         "tokens",
 	"work":                 "< internal/sharedtest",
@@ -54,7 +55,7 @@ var deps = map[string]string{
 // to a lower rung (within a rung, only the pairs in sameRung), so the allow-list cannot grow an
 // upward edge either.
 var rungs = [][]string{
-	{"internal/fsutil", "internal/fastio", "internal/sharedtest", "internal/shell", "tokens", "frontmatter", "config"},
+	{"internal/fsutil", "internal/fastio", "internal/sharedtest", "internal/shell", "internal/termtext", "tokens", "frontmatter", "config"},
 	{"conversation", "work"},
 	{"transcript", "memdir", "instructions", "toolcall"},
 	{"recall", "internal/bench/synth"},
