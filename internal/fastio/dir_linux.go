@@ -32,10 +32,7 @@ var direntPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); retur
 // closes the Dir. A missing directory gives an error that matches fs.ErrNotExist.
 func ReadDir(path string, keep func(name string) bool) (*Dir, []Entry, error) {
 	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
-	fd, err := unix.Open(path, flags, 0)
-	for err == unix.EINTR {
-		fd, err = unix.Open(path, flags, 0)
-	}
+	fd, err := sysOpen(path, flags)
 	if err != nil {
 		return nil, nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
@@ -183,10 +180,52 @@ func statxPath(dirfd int, path string, flags, mask int, stx *unix.Statx_t) error
 	return nil
 }
 
+// openatPath is unix.Openat without the wrapper's heap copy of the path (see statxPath), retried
+// on EINTR. The error is the bare errno.
+func openatPath(dirfd int, path string, flags int) (int, error) {
+	if strings.IndexByte(path, 0) >= 0 {
+		return -1, unix.EINVAL
+	}
+	bp := pathBufs.Get().(*[]byte)
+	b := append(append((*bp)[:0], path...), 0)
+	var fd uintptr
+	var e unix.Errno
+	for {
+		fd, _, e = unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(&b[0])), uintptr(flags), 0, 0, 0)
+		if e != unix.EINTR {
+			break
+		}
+	}
+	*bp = b
+	pathBufs.Put(bp)
+	if e != 0 {
+		return -1, e
+	}
+	return int(fd), nil
+}
+
+// sysOpen opens path (relative to the working directory) with openatPath.
+func sysOpen(path string, flags int) (int, error) { return openatPath(unix.AT_FDCWD, path, flags) }
+
+// sysStat stats path (lstat with noFollow) with statx through a pooled path buffer.
+func sysStat(path string, noFollow bool) (Info, error) {
+	flags := 0
+	if noFollow {
+		flags = unix.AT_SYMLINK_NOFOLLOW
+	}
+	return statxInfo(unix.AT_FDCWD, path, flags, statxMask)
+}
+
 // statx stats name relative to d (flags: 0 or AT_SYMLINK_NOFOLLOW) with statx, or fstatat
 // where statx is refused. The error is the bare errno.
 func (d *Dir) statx(name string, flags, mask int) (Info, error) {
 	dirfd, p := d.at(name)
+	return statxInfo(dirfd, p, flags, mask)
+}
+
+// statxInfo stats p relative to dirfd with statx, or fstatat where statx is refused. The error
+// is the bare errno.
+func statxInfo(dirfd int, p string, flags, mask int) (Info, error) {
 	if !noStatx.Load() {
 		var stx unix.Statx_t
 		err := statxPath(dirfd, p, flags, mask, &stx)
@@ -249,10 +288,7 @@ func (d *Dir) Open(name string, noFollow bool) (File, error) {
 		flags |= unix.O_NOFOLLOW
 	}
 	dirfd, p := d.at(name)
-	fd, err := unix.Openat(dirfd, p, flags, 0)
-	for err == unix.EINTR {
-		fd, err = unix.Openat(dirfd, p, flags, 0)
-	}
+	fd, err := openatPath(dirfd, p, flags)
 	if err != nil {
 		return File{fd: -1}, err
 	}

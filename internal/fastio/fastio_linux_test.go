@@ -54,3 +54,37 @@ func TestStatxFallback(t *testing.T) {
 		t.Errorf("with statx %+v, with fstatat %+v", with, without)
 	}
 }
+
+// TestPathCallsDoNotAllocate: Open and StatPath hand the path to the kernel through a pooled
+// buffer, so a probe of a missing name and an open of a present one allocate nothing (the
+// x/sys wrappers copy every path to the heap; an instruction load makes ~150 such calls).
+func TestPathCallsDoNotAllocate(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "CLAUDE.md")
+	write(t, file, "# rules\n")
+	missing := filepath.Join(dir, "CLAUDE.local.md")
+	stat := testing.AllocsPerRun(50, func() {
+		if _, err := StatPath(missing, false); err == nil {
+			t.Fatal("stat of a missing file succeeded")
+		}
+		if _, err := StatPath(file, true); err != nil {
+			t.Fatal(err)
+		}
+	})
+	open := testing.AllocsPerRun(50, func() {
+		f, err := Open(file, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	})
+	if stat != 0 || open != 0 {
+		t.Errorf("allocations per call: StatPath %v, Open %v; want 0", stat, open)
+	}
+	restore := DisableStatx()
+	defer restore()
+	info, err := StatPath(file, false)
+	if err != nil || info.Size != int64(len("# rules\n")) || !info.Mode.IsRegular() {
+		t.Errorf("StatPath with fstatat: %+v, %v", info, err)
+	}
+}

@@ -35,10 +35,7 @@ func Open(path string, noFollow bool) (File, error) {
 	if noFollow {
 		flags |= unix.O_NOFOLLOW
 	}
-	fd, err := unix.Open(path, flags, 0)
-	for err == unix.EINTR {
-		fd, err = unix.Open(path, flags, 0)
-	}
+	fd, err := sysOpen(path, flags)
 	if err != nil {
 		return File{fd: -1}, err
 	}
@@ -95,26 +92,9 @@ func (f File) Close() error { return unix.Close(f.fd) }
 func IsSymlinkErr(err error) bool { return errors.Is(err, unix.ELOOP) }
 
 // StatPath returns what stat (lstat with noFollow) says about path. It allocates nothing on
-// the way but the path's copy: most calls are probes of names that do not exist. The error is
-// the bare errno.
-func StatPath(path string, noFollow bool) (Info, error) {
-	var st unix.Stat_t
-	var err error
-	for {
-		if noFollow {
-			err = unix.Lstat(path, &st)
-		} else {
-			err = unix.Stat(path, &st)
-		}
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		return Info{}, err
-	}
-	return infoOf(&st), nil
-}
+// Linux (the path goes to the kernel through a pooled buffer) and only the path's copy
+// elsewhere: most calls are probes of names that do not exist. The error is the bare errno.
+func StatPath(path string, noFollow bool) (Info, error) { return sysStat(path, noFollow) }
 
 // ReadPrefix reads the start of the file at path into buf, up to len(buf) bytes or the end of
 // the file, and returns how many bytes it read: three system calls (open, read, close).
