@@ -1,6 +1,7 @@
 package anthropic_test
 
 import (
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,8 +97,37 @@ func newTraceProvider(t testing.TB) func(string) llm.Provider {
 func TestDecodeGolden(t *testing.T) {
 	for _, c := range streamCases {
 		t.Run(c.name, func(t *testing.T) {
-			got := llmtest.Trace(t, []byte(c.body), newTraceProvider(t), userReq("x"))
+			got := llmtest.Trace(t, http.StatusOK, []byte(c.body), newTraceProvider(t), userReq("x"))
 			llmtest.CheckGolden(t, filepath.Join("testdata", "stream", c.name+".txt"), got, *update)
+		})
+	}
+}
+
+// TestHTTPErrorGolden pins how error statuses and their bodies are classified.
+func TestHTTPErrorGolden(t *testing.T) {
+	cases := []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"400", 400, `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 你好 too large"}}`},
+		{"401", 401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`},
+		{"401-api-error", 401, `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`},
+		{"403", 403, `{"type":"error","error":{"type":"permission_error","message":"no access"}}`},
+		{"404", 404, `{"type":"error","error":{"type":"not_found_error","message":"model: claude-nope"}}`},
+		{"413", 413, `{"type":"error","error":{"type":"request_too_large","message":"too big"}}`},
+		{"429", 429, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`},
+		{"500", 500, `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`},
+		{"500-overloaded", 500, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`},
+		{"502-html", 502, `<html><body>Bad gateway</body></html>`},
+		{"503-empty", 503, ``},
+		{"529", 529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`},
+		{"422-no-type", 422, `{"error":{"message":"unprocessable"}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := llmtest.Trace(t, c.status, []byte(c.body), newTraceProvider(t), userReq("x"))
+			llmtest.CheckGolden(t, filepath.Join("testdata", "http", c.name+".txt"), got, *update)
 		})
 	}
 }

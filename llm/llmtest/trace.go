@@ -12,15 +12,26 @@ import (
 	"github.com/strata-mem/strata/llm"
 )
 
-// Trace serves body as a text/event-stream reply (HTTP 200) to one request of the provider
-// that newProvider builds for the URL it is given, and renders what the provider made of it:
+// Trace serves body as the reply to one request of the provider that newProvider builds for
+// the URL it is given (HTTP status, with Content-Type text/event-stream for 200 and
+// application/json otherwise, and a retry-after of 7 s on 429 and 529), and renders what the
+// provider made of it:
 // one line per event, then a line for how the stream ended (the error's kind, and the status,
 // type and message of a server's error). Tests pin decoders with it: the same bytes must give
 // the same trace.
-func Trace(t testing.TB, body []byte, newProvider func(url string) llm.Provider, req *llm.Request) string {
+func Trace(t testing.TB, status int, body []byte, newProvider func(url string) llm.Provider, req *llm.Request) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
+		switch status {
+		case http.StatusOK:
+			w.Header().Set("Content-Type", "text/event-stream")
+		case http.StatusTooManyRequests, 529:
+			w.Header().Set("retry-after", "7")
+			fallthrough
+		default:
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(status)
 		w.Write(body)
 	}))
 	defer srv.Close()
@@ -84,6 +95,9 @@ func TraceEnd(err error) string {
 	s := fmt.Sprintf("end: %v", e.Kind)
 	if e.Status != 0 {
 		s += fmt.Sprintf(" status=%d type=%q message=%q", e.Status, e.Type, e.Message)
+	}
+	if e.After != 0 {
+		s += fmt.Sprintf(" after=%s", e.After)
 	}
 	return s
 }

@@ -1,6 +1,7 @@
 package openai_test
 
 import (
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,8 +82,34 @@ func newTraceProvider(t testing.TB) func(string) llm.Provider {
 func TestDecodeGolden(t *testing.T) {
 	for _, c := range streamCases {
 		t.Run(c.name, func(t *testing.T) {
-			got := llmtest.Trace(t, []byte(c.body), newTraceProvider(t), userReq("x"))
+			got := llmtest.Trace(t, http.StatusOK, []byte(c.body), newTraceProvider(t), userReq("x"))
 			llmtest.CheckGolden(t, filepath.Join("testdata", "stream", c.name+".txt"), got, *update)
+		})
+	}
+}
+
+// TestHTTPErrorGolden pins how error statuses and their bodies are classified.
+func TestHTTPErrorGolden(t *testing.T) {
+	cases := []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"400", 400, `{"error":{"message":"Invalid 'messages': 你好","type":"invalid_request_error","param":"messages","code":null}}`},
+		{"401", 401, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`},
+		{"401-api-error", 401, `{"error":{"message":"Internal error","type":"api_error","code":"api_error"}}`},
+		{"404", 404, `{"error":{"message":"model \"llama9\" not found, try pulling it first","type":"api_error"}}`},
+		{"429", 429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`},
+		{"500", 500, `{"error":{"message":"The server had an error","type":"server_error","code":null}}`},
+		{"502-html", 502, `<html><body>Bad gateway</body></html>`},
+		{"503-empty", 503, ``},
+		{"400-string-error", 400, `{"error":"model is required"}`},
+		{"400-detail", 400, `{"detail":"Not Found","object":"error","message":"vllm style","type":"BadRequestError","code":400}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := llmtest.Trace(t, c.status, []byte(c.body), newTraceProvider(t), userReq("x"))
+			llmtest.CheckGolden(t, filepath.Join("testdata", "http", c.name+".txt"), got, *update)
 		})
 	}
 }
