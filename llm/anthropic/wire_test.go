@@ -34,7 +34,7 @@ func TestWireGolden(t *testing.T) {
 		return conversation.Block{Type: conversation.Image, Source: json.RawMessage(src)}
 	}
 	readTool := llm.Tool{Name: "Read", Description: "Read a file <b>&</b>",
-		InputSchema: schema(`{"type":"object","properties":{"path":{"type":"string","description":"路径"},"limit":{"type":"integer"}},"required":["path"],"additionalProperties":false}`)}
+		InputSchema: schema(`{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"path":{"type":"string","description":"路径"},"limit":{"type":"integer"}},"required":["path"],"additionalProperties":false}`)}
 	cases := []struct {
 		name string
 		cfg  func(*llm.Config)

@@ -43,6 +43,6 @@ func CheckGolden(t testing.TB, path, got string, update bool) {
 		t.Fatalf("%v (run the test with -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("%s: the request on the wire changed\n got: %s\nwant: %s", path, got, want)
+		t.Errorf("%s: got something else (run the test with -update if the change is meant)\n got: %s\nwant: %s", path, got, want)
 	}
 }
