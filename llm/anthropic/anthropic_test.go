@@ -613,3 +613,22 @@ func FuzzStreamBody(f *testing.F) {
 		}
 	})
 }
+
+// A redirect to another server is refused: the x-api-key header would go along with it.
+func TestKeyStaysOnOrigin(t *testing.T) {
+	var stolen atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stolen.Add(1)
+	}))
+	defer other.Close()
+	redirect := httptest.NewServer(http.RedirectHandler(other.URL+"/v1/messages", http.StatusTemporaryRedirect))
+	defer redirect.Close()
+	cfg := llm.Config{Provider: llm.Anthropic, APIKey: "secret", BaseURL: redirect.URL, Model: "m", Retry: llm.RetryPolicy{MaxAttempts: 1}}
+	_, _, err := collect(t, newProvider(t, cfg), t.Context(), userReq("hi"))
+	if err == nil || !strings.Contains(err.Error(), "another server") {
+		t.Errorf("err = %v, want the redirect refused", err)
+	}
+	if n := stolen.Load(); n != 0 {
+		t.Errorf("the other server got %d requests", n)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // MaxErrorBody is how much of an error reply's body Post reads.
@@ -30,7 +31,7 @@ func Client(hc *http.Client, base string) (*http.Client, error) {
 	}
 	next := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if req.URL.Scheme != u.Scheme || req.URL.Host != u.Host {
+		if !strings.EqualFold(req.URL.Scheme, u.Scheme) || !strings.EqualFold(req.URL.Host, u.Host) {
 			return fmt.Errorf("refusing a redirect from %s to another server (%s://%s)", u.Redacted(), req.URL.Scheme, req.URL.Host)
 		}
 		if next != nil {
