@@ -38,9 +38,10 @@ var deps = map[string]string{
 	"internal/bench/synth": "internal/fsutil transcript < config instructions memdir",
 	"recall":               "internal/fastio internal/fsutil memdir < internal/bench/synth",
 	"llm":                  "config conversation",
-	"llm/anthropic":        "conversation llm < llm/llmtest",
-	"llm/llmtest":          "conversation llm",
-	"llm/openai":           "conversation llm < llm/llmtest",
+	"llm/anthropic":        "conversation llm llm/internal/wire < llm/llmtest",
+	"llm/internal/wire":    "",
+	"llm/llmtest":          "conversation llm llm/internal/wire",
+	"llm/openai":           "conversation llm llm/internal/wire < config llm/llmtest",
 	"compact":              "conversation instructions internal/fsutil llm tokens toolcall transcript work < llm/anthropic llm/llmtest",
 	"extract":              "compact conversation frontmatter internal/fsutil internal/shell llm memdir recall tokens toolcall < internal/sharedtest llm/anthropic llm/llmtest",
 	"workspace":            "config extract instructions llm memdir recall transcript < internal/bench/synth",
@@ -55,7 +56,7 @@ var deps = map[string]string{
 // to a lower rung (within a rung, only the pairs in sameRung), so the allow-list cannot grow an
 // upward edge either.
 var rungs = [][]string{
-	{"internal/fsutil", "internal/fastio", "internal/sharedtest", "internal/shell", "internal/termtext", "tokens", "frontmatter", "config"},
+	{"internal/fsutil", "internal/fastio", "internal/sharedtest", "internal/shell", "internal/termtext", "llm/internal/wire", "tokens", "frontmatter", "config"},
 	{"conversation", "work"},
 	{"transcript", "memdir", "instructions", "toolcall"},
 	{"recall", "internal/bench/synth"},

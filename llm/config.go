@@ -60,8 +60,13 @@ type Config struct {
 	Retry        RetryPolicy
 	StallTimeout time.Duration
 	// HTTPClient is used for all requests; nil means a default client without a timeout
-	// (streams are long; the stall timeout and the context bound them).
+	// (streams are long; the stall timeout and the context bound them). Either way a provider
+	// follows redirects only within BaseURL's origin, so the key never reaches another server.
 	HTTPClient *http.Client
+	// Header holds extra headers sent with every request, e.g. OpenAI-Organization (FromEnv
+	// fills it from OPENAI_ORG_ID, OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS). The headers a
+	// provider sets itself (key, content type, API version) win over these.
+	Header http.Header
 	// Logger receives retry warnings; nil discards them.
 	Logger *slog.Logger
 }
@@ -176,6 +181,7 @@ func FromEnv(env config.Env, settings Settings) (Config, error) {
 		if !c.Local {
 			c.Model, c.SmallModel = DefaultOpenAIModel, DefaultOpenAISmallModel
 		}
+		c.Header = openaiHeaders(env)
 	}
 
 	if m := first(env.Var("STRATA_MODEL"), settings.Model); m != "" {
@@ -224,6 +230,28 @@ func FromEnv(env config.Env, settings Settings) (Config, error) {
 		c.StallTimeout = d
 	}
 	return c, nil
+}
+
+// openaiHeaders are the extra headers the OpenAI SDK took from the environment, kept so that
+// an organisation or project chosen there still applies: OPENAI_ORG_ID (OpenAI-Organization),
+// OPENAI_PROJECT_ID (OpenAI-Project) and OPENAI_CUSTOM_HEADERS (one "Name: value" a line).
+func openaiHeaders(env config.Env) http.Header {
+	h := http.Header{}
+	for _, line := range strings.Split(env.Var("OPENAI_CUSTOM_HEADERS"), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) != "" {
+			h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+		}
+	}
+	if v := env.Var("OPENAI_ORG_ID"); v != "" {
+		h.Set("OpenAI-Organization", v)
+	}
+	if v := env.Var("OPENAI_PROJECT_ID"); v != "" {
+		h.Set("OpenAI-Project", v)
+	}
+	if len(h) == 0 {
+		return nil
+	}
+	return h
 }
 
 func first(vs ...string) string {

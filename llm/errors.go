@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -109,18 +110,18 @@ type Endpoint struct {
 	Model    string // the model asked for
 }
 
-// StatusError builds the error for an HTTP error status (or an error event inside a stream,
-// whose type names the status). h may be nil.
+// StatusError builds the error for an HTTP error status, or for an error event inside a
+// stream. h may be nil. An error status decides the kind: a 401 is an authentication failure
+// whatever type its body names. Only an error event, which arrives with the stream's 200,
+// takes its status from the type; and an overloaded_error with a 5xx status counts as 529.
 func (ep Endpoint) StatusError(status int, typ, msg string, h http.Header) *Error {
-	switch typ { // an error event mid-stream arrives with the stream's 200 status
-	case "overloaded_error":
+	switch {
+	case status < 400 && typ == "overloaded_error", status >= 500 && typ == "overloaded_error":
 		status = 529
-	case "rate_limit_error":
+	case status < 400 && typ == "rate_limit_error":
 		status = http.StatusTooManyRequests
-	case "api_error", "server_error":
-		if status < 500 {
-			status = http.StatusInternalServerError
-		}
+	case status < 400 && (typ == "api_error" || typ == "server_error"):
+		status = http.StatusInternalServerError
 	}
 	e := &Error{Provider: ep.Provider, URL: ep.URL, Status: status, Type: typ, Message: msg, After: RetryAfter(h)}
 	switch {
@@ -144,6 +145,37 @@ func (ep Endpoint) StatusError(status int, typ, msg string, h http.Header) *Erro
 		e.Hint = "the server rejected the request; this is likely a bug in strata or an unsupported option for this model"
 	}
 	return e
+}
+
+// ReplyError builds the error for an HTTP error reply, or an error event inside a stream, from
+// its body: the {"error": {"type": …, "message": …}} object both APIs send (Anthropic's inside
+// {"type": "error", …}), or {"error": "message"} as some compatible servers send it. A body in
+// neither shape (an HTML page from a proxy, nothing) leaves type and message empty.
+func (ep Endpoint) ReplyError(status int, body []byte, h http.Header) *Error {
+	typ, msg := errorDetail(body)
+	return ep.StatusError(status, typ, msg, h)
+}
+
+// errorDetail reads the type and message of an error body (see ReplyError); both are empty
+// when the body is in neither shape.
+func errorDetail(body []byte) (typ, msg string) {
+	var v struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return "", ""
+	}
+	var obj struct {
+		Type    json.RawMessage `json:"type"`
+		Message json.RawMessage `json:"message"`
+	}
+	if json.Unmarshal(v.Error, &obj) == nil {
+		json.Unmarshal(obj.Type, &typ) // a field of another type is left empty
+		json.Unmarshal(obj.Message, &msg)
+		return typ, msg
+	}
+	json.Unmarshal(v.Error, &msg)
+	return "", msg
 }
 
 // TransportError builds the error for a request that got no HTTP response.

@@ -345,9 +345,7 @@ func Complete(ctx context.Context, p Provider, req *Request) (*Response, error) 
 type assembler struct {
 	id, model string
 	blocks    []conversation.Block
-	inputs    []strings.Builder // tool input JSON, or text, thinking and signature
-	texts     []strings.Builder // deltas, materialised into blocks at stop (no quadratic +=)
-	sigs      []strings.Builder
+	parts     []*parts // per block; pointers, because a Builder must not move once written
 	open      []bool
 	usage     Usage
 	stop      StopReason
@@ -372,9 +370,7 @@ func (a *assembler) apply(ev *Event) error {
 			return fmt.Errorf("block %d started, expected block %d", ev.Index, len(a.blocks))
 		}
 		a.blocks = append(a.blocks, *ev.Block)
-		a.inputs = append(a.inputs, strings.Builder{})
-		a.texts = append(a.texts, strings.Builder{})
-		a.sigs = append(a.sigs, strings.Builder{})
+		a.parts = append(a.parts, &parts{})
 		a.open = append(a.open, true)
 	case EventText, EventThinking, EventSignature, EventToolInput:
 		if err := check(); err != nil {
@@ -382,11 +378,11 @@ func (a *assembler) apply(ev *Event) error {
 		}
 		switch ev.Type {
 		case EventText, EventThinking:
-			a.texts[ev.Index].WriteString(ev.Text)
+			a.parts[ev.Index].text.WriteString(ev.Text)
 		case EventSignature:
-			a.sigs[ev.Index].WriteString(ev.Text)
+			a.parts[ev.Index].sig.WriteString(ev.Text)
 		case EventToolInput:
-			a.inputs[ev.Index].WriteString(ev.Text)
+			a.parts[ev.Index].input.WriteString(ev.Text)
 		}
 	case EventBlockStop:
 		if err := check(); err != nil {
@@ -395,7 +391,7 @@ func (a *assembler) apply(ev *Event) error {
 		a.flush(ev.Index)
 		b := &a.blocks[ev.Index]
 		if b.Type == conversation.ToolUse {
-			in := strings.TrimSpace(a.inputs[ev.Index].String())
+			in := strings.TrimSpace(a.parts[ev.Index].input.String())
 			switch {
 			case in == "" && len(b.Input) == 0:
 				b.Input = json.RawMessage("{}")
@@ -417,20 +413,27 @@ func (a *assembler) apply(ev *Event) error {
 	return nil
 }
 
+// parts collects one block's deltas, materialised into the block at its stop (no quadratic +=).
+type parts struct {
+	input strings.Builder // tool input JSON
+	text  strings.Builder // text or thinking
+	sig   strings.Builder // signature
+}
+
 // flush moves the accumulated deltas of block i into the block.
 func (a *assembler) flush(i int) {
 	b := &a.blocks[i]
-	if a.texts[i].Len() > 0 {
+	if a.parts[i].text.Len() > 0 {
 		if b.Type == conversation.Thinking {
-			b.Thinking += a.texts[i].String()
+			b.Thinking += a.parts[i].text.String()
 		} else {
-			b.Text += a.texts[i].String()
+			b.Text += a.parts[i].text.String()
 		}
-		a.texts[i].Reset()
+		a.parts[i].text.Reset()
 	}
-	if a.sigs[i].Len() > 0 {
-		b.Signature += a.sigs[i].String()
-		a.sigs[i].Reset()
+	if a.parts[i].sig.Len() > 0 {
+		b.Signature += a.parts[i].sig.String()
+		a.parts[i].sig.Reset()
 	}
 }
 
@@ -442,7 +445,7 @@ func (a *assembler) response() Response {
 	r.Message.Role = conversation.Assistant
 	for i, b := range a.blocks {
 		if b.Type == conversation.ToolUse && len(b.Input) == 0 {
-			if in := a.inputs[i].String(); json.Valid([]byte(in)) {
+			if in := a.parts[i].input.String(); json.Valid([]byte(in)) {
 				b.Input = json.RawMessage(in)
 			}
 		}

@@ -114,6 +114,34 @@ func TestWholeModeRetriesAfterContent(t *testing.T) {
 	}
 }
 
+// Parallel tool calls may stream their inputs interleaved: a block's input keeps growing after
+// later blocks started (the assembler once kept its builders in a slice that moved them, and
+// panicked here).
+func TestInterleavedToolInputs(t *testing.T) {
+	tool := func(i int, id string) Event {
+		return Event{Type: EventBlockStart, Index: i, Block: &conversation.Block{Type: conversation.ToolUse, ID: id, Name: "Read"}}
+	}
+	in := func(i int, s string) Event { return Event{Type: EventToolInput, Index: i, Text: s} }
+	evs := []Event{{Type: EventStart, ID: "m"}, {Type: EventBlockStart, Index: 0, Block: &conversation.Block{Type: conversation.Text}},
+		{Type: EventText, Index: 0, Text: "两个"}, {Type: EventBlockStop, Index: 0},
+		tool(1, "a"), in(1, `{"path":`), tool(2, "b"), tool(3, "c"), in(2, `{"path":"b"}`), in(1, `"a"}`), in(3, `{}`),
+		{Type: EventBlockStop, Index: 3}, {Type: EventBlockStop, Index: 1}, {Type: EventBlockStop, Index: 2},
+		{Type: EventStop, StopReason: StopToolUse}}
+	open, _ := attempts(&fakeSource{evs: evs, end: io.EOF})
+	s := NewStream(t.Context(), open, fastPolicy())
+	drain(s)
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range s.Response().ToolCalls() {
+		got = append(got, b.ID+" "+string(b.Input))
+	}
+	if diff := cmp.Diff([]string{`a {"path":"a"}`, `b {"path":"b"}`, `c {}`}, got); diff != "" {
+		t.Errorf("tool calls (-want +got):\n%s", diff)
+	}
+}
+
 func TestStreamGivesUp(t *testing.T) {
 	fail := func() *fakeSource {
 		return &fakeSource{end: ep.StatusError(529, "overloaded_error", "Overloaded", nil)}

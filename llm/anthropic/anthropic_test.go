@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-mem/strata/conversation"
@@ -433,6 +431,18 @@ func TestClearErrors(t *testing.T) {
 			t.Errorf("%d requests; a bad key must not be retried", n)
 		}
 	})
+	t.Run("401 with an api_error body", func(t *testing.T) {
+		srv := llmtest.NewAnthropic(t)
+		srv.Script(llmtest.StatusError(401, "api_error", "Internal server error"))
+		_, _, err := collect(t, newProvider(t, srv.Config()), t.Context(), userReq("hi"))
+		var e *llm.Error
+		if !errors.Is(err, llm.ErrAuth) || !errors.As(err, &e) || e.Status != 401 {
+			t.Errorf("err = %v, want ErrAuth with status 401", err)
+		}
+		if n := len(srv.Requests()); n != 1 {
+			t.Errorf("%d requests; a 401 must not be retried", n)
+		}
+	})
 	t.Run("unknown model", func(t *testing.T) {
 		srv := llmtest.NewAnthropic(t)
 		srv.Script(llmtest.StatusError(404, "not_found_error", "model: claude-nope"))
@@ -485,7 +495,7 @@ func TestCancellation(t *testing.T) {
 var _ llm.Provider = (*anthropic.Provider)(nil)
 
 // BenchmarkStream measures decoding a streamed reply of about 64 KB (8-byte text deltas, as the
-// fake sends them) through the SDK, the retry layer and the assembler.
+// fake sends them) through the SSE decoder, the retry layer and the assembler.
 func BenchmarkStream(b *testing.B) {
 	srv := llmtest.NewAnthropic(b)
 	p, err := llm.New(srv.Config())
@@ -503,20 +513,57 @@ func BenchmarkStream(b *testing.B) {
 	}
 }
 
-// The fake's non-streamed JSON body decodes with the SDK's non-streaming call, which checks
-// its shape against the real API's.
+// The fake's non-streamed JSON body has the shape of the API's Message object: no field the
+// API reference does not name, and every field it requires.
 func TestFakeJSONBodyDecodes(t *testing.T) {
 	srv := llmtest.NewAnthropic(t)
 	srv.Script(llmtest.Blocks(llmtest.ThinkingBlock("hmm", "sig"), llmtest.TextBlock("你好"), llmtest.ToolUse("t1", "Read", `{"path":"x"}`)).
 		WithUsage(llm.Usage{InputTokens: 3, OutputTokens: 4, CacheReadInputTokens: 5}))
-	c := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithBaseURL(srv.URL), option.WithHeader("x-api-key", llmtest.Key), option.WithMaxRetries(0))
-	msg, err := c.Messages.New(t.Context(), sdk.MessageNewParams{Model: "m", MaxTokens: 10,
-		Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("hi"))}})
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/v1/messages",
+		strings.NewReader(`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(msg.Content) != 3 || msg.Content[0].Signature != "sig" || msg.Content[1].Text != "你好" || msg.Content[2].Name != "Read" ||
-		msg.StopReason != "tool_use" || msg.Usage.CacheReadInputTokens != 5 {
+	req.Header.Set("x-api-key", llmtest.Key)
+	req.Header.Set("anthropic-version", anthropic.APIVersion)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var msg struct {
+		ID      string `json:"id"`
+		Type    string `json:"type"`
+		Role    string `json:"role"`
+		Model   string `json:"model"`
+		Content []struct {
+			Type      string          `json:"type"`
+			Text      string          `json:"text"`
+			Thinking  string          `json:"thinking"`
+			Signature string          `json:"signature"`
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Input     json.RawMessage `json:"input"`
+			Data      string          `json:"data"`
+		} `json:"content"`
+		StopReason   string  `json:"stop_reason"`
+		StopSequence *string `json:"stop_sequence"`
+		Usage        struct {
+			InputTokens              int `json:"input_tokens"`
+			OutputTokens             int `json:"output_tokens"`
+			CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+			CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+		} `json:"usage"`
+	}
+	dec := json.NewDecoder(resp.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg.ID == "" || msg.Type != "message" || msg.Role != "assistant" || msg.Model != "m" || len(msg.Content) != 3 ||
+		msg.Content[0].Type != "thinking" || msg.Content[0].Signature != "sig" || msg.Content[1].Text != "你好" ||
+		msg.Content[2].Name != "Read" || string(msg.Content[2].Input) != `{"path":"x"}` ||
+		msg.StopReason != "tool_use" || msg.Usage.CacheReadInputTokens != 5 || msg.Usage.OutputTokens != 4 {
 		t.Errorf("message = %+v", msg)
 	}
 }
@@ -565,4 +612,23 @@ func FuzzStreamBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A redirect to another server is refused: the x-api-key header would go along with it.
+func TestKeyStaysOnOrigin(t *testing.T) {
+	var stolen atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stolen.Add(1)
+	}))
+	defer other.Close()
+	redirect := httptest.NewServer(http.RedirectHandler(other.URL+"/v1/messages", http.StatusTemporaryRedirect))
+	defer redirect.Close()
+	cfg := llm.Config{Provider: llm.Anthropic, APIKey: "secret", BaseURL: redirect.URL, Model: "m", Retry: llm.RetryPolicy{MaxAttempts: 1}}
+	_, _, err := collect(t, newProvider(t, cfg), t.Context(), userReq("hi"))
+	if err == nil || !strings.Contains(err.Error(), "another server") {
+		t.Errorf("err = %v, want the redirect refused", err)
+	}
+	if n := stolen.Load(); n != 0 {
+		t.Errorf("the other server got %d requests", n)
+	}
 }

@@ -1,11 +1,12 @@
 package llmtest
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/strata-mem/strata/llm/internal/wire"
 )
 
 // SSEEvent is one server-sent event: an optional name and its data (lines joined by "\n").
@@ -27,41 +28,24 @@ func writeSSE(w *bytes.Buffer, ev SSEEvent) {
 	w.WriteString("\n")
 }
 
-// ParseSSE reads a text/event-stream body into events, following the SSE rules strata's
-// providers rely on: "event:" names the event, "data:" lines accumulate (joined by "\n"), a
+// ParseSSE reads a text/event-stream body into events with the decoder the providers use
+// (llm/internal/wire): "event:" names the event, "data:" lines accumulate (joined by "\n"), a
 // blank line dispatches, lines starting with ":" are comments, one space after the colon is
-// dropped, "\r\n" ends a line too, and an event not ended by a blank line is discarded.
-// Events with neither name nor data are skipped.
+// dropped, "\r\n" and "\r" end a line too, and an event not ended by a blank line is
+// discarded. Events with neither name nor data are skipped.
 func ParseSSE(r io.Reader) ([]SSEEvent, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<24)
+	d := wire.NewDecoder(r)
 	var out []SSEEvent
-	var name string
-	var data []string
-	hasData := false
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if line == "" {
-			if name != "" || hasData {
-				out = append(out, SSEEvent{Name: name, Data: strings.Join(data, "\n")})
-			}
-			name, data, hasData = "", nil, false
-			continue
+	for {
+		ev, err := d.Next()
+		if err == io.EOF {
+			return out, nil
 		}
-		if strings.HasPrefix(line, ":") {
-			continue
+		if err != nil {
+			return out, err
 		}
-		field, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
-		switch field {
-		case "event":
-			name = value
-		case "data":
-			data = append(data, value)
-			hasData = true
-		}
+		out = append(out, SSEEvent{Name: ev.Name, Data: string(ev.Data)})
 	}
-	return out, sc.Err()
 }
 
 // WriteSSE encodes events in the text/event-stream format; ParseSSE reads them back.

@@ -13,9 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
+	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/llm/llmtest"
@@ -307,6 +306,26 @@ func TestClearErrors(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+	t.Run("401 with an api_error body", func(t *testing.T) {
+		srv := llmtest.NewOpenAI(t)
+		srv.Script(llmtest.StatusError(401, "api_error", "Internal error"))
+		_, _, err := collect(t, newProvider(t, srv.Config()), t.Context(), userReq("hi"))
+		var e *llm.Error
+		if !errors.Is(err, llm.ErrAuth) || !errors.As(err, &e) || e.Status != 401 {
+			t.Errorf("err = %v, want ErrAuth with status 401", err)
+		}
+		if n := len(srv.Requests()); n != 1 {
+			t.Errorf("%d requests; a 401 must not be retried", n)
+		}
+	})
+	t.Run("unknown model on Ollama", func(t *testing.T) {
+		srv := llmtest.NewOpenAI(t)
+		srv.Script(llmtest.StatusError(404, "api_error", `model "qwen9" not found, try pulling it first`))
+		_, _, err := collect(t, newProvider(t, srv.Config()), t.Context(), userReq("hi"))
+		if !errors.Is(err, llm.ErrModelNotFound) || len(srv.Requests()) != 1 {
+			t.Errorf("err = %v after %d requests, want ErrModelNotFound at once", err, len(srv.Requests()))
+		}
+	})
 	t.Run("unknown model", func(t *testing.T) {
 		srv := llmtest.NewOpenAI(t)
 		srv.Script(llmtest.StatusError(404, "invalid_request_error", `model "llama9" not found, try pulling it first`))
@@ -330,6 +349,28 @@ func TestClearErrors(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+}
+
+// The organisation, project and custom headers the environment names reach the server, as
+// the SDK sent them; the key in Authorization stays the configured one.
+func TestHeadersFromEnv(t *testing.T) {
+	srv := llmtest.NewOpenAI(t)
+	srv.Script(llmtest.Text("ok"))
+	vars := map[string]string{"OPENAI_API_KEY": llmtest.Key, "OPENAI_BASE_URL": srv.URL, "STRATA_MODEL": "m",
+		"OPENAI_ORG_ID": "org-1", "OPENAI_PROJECT_ID": "proj_2", "OPENAI_CUSTOM_HEADERS": "X-Team: platform\nAuthorization: Bearer other\nnot a header"}
+	cfg, err := llm.FromEnv(config.Env{Getenv: func(k string) string { return vars[k] }}, llm.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := llm.Complete(t.Context(), newProvider(t, cfg), userReq("x")); err != nil {
+		t.Fatal(err)
+	}
+	h := srv.Requests()[0].Header
+	for k, want := range map[string]string{"OpenAI-Organization": "org-1", "OpenAI-Project": "proj_2", "X-Team": "platform", "Authorization": "Bearer " + llmtest.Key} {
+		if got := h.Values(k); len(got) != 1 || got[0] != want {
+			t.Errorf("header %s = %q, want %q", k, got, want)
+		}
+	}
 }
 
 func TestNoKeyForLocalServer(t *testing.T) {
@@ -366,19 +407,65 @@ func TestCancellation(t *testing.T) {
 	}
 }
 
-// The fake's non-streamed JSON body decodes with the SDK's non-streaming call.
+// The fake's non-streamed JSON body has the shape of the API's chat.completion object: no
+// field the API reference does not name, and every field it requires.
 func TestFakeJSONBodyDecodes(t *testing.T) {
 	srv := llmtest.NewOpenAI(t)
 	srv.Script(llmtest.Blocks(llmtest.TextBlock("你好"), llmtest.ToolUse("t1", "Read", `{"path":"x"}`)).
 		WithUsage(llm.Usage{InputTokens: 3, OutputTokens: 4, CacheReadInputTokens: 5}))
-	c := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey(llmtest.Key), option.WithMaxRetries(0))
-	cc, err := c.Chat.Completions.New(t.Context(), sdk.ChatCompletionNewParams{Model: "m",
-		Messages: []sdk.ChatCompletionMessageParamUnion{sdk.UserMessage("hi")}})
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/chat/completions",
+		strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.Header.Set("Authorization", "Bearer "+llmtest.Key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var cc struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		Model   string `json:"model"`
+		Choices []struct {
+			Index   int `json:"index"`
+			Message struct {
+				Role             string  `json:"role"`
+				Content          *string `json:"content"`
+				ReasoningContent string  `json:"reasoning_content"`
+				ToolCalls        []struct {
+					ID       string `json:"id"`
+					Type     string `json:"type"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage struct {
+			PromptTokens        int `json:"prompt_tokens"`
+			CompletionTokens    int `json:"completion_tokens"`
+			TotalTokens         int `json:"total_tokens"`
+			PromptTokensDetails struct {
+				CachedTokens int `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
+		} `json:"usage"`
+	}
+	dec := json.NewDecoder(resp.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cc); err != nil {
+		t.Fatal(err)
+	}
+	if cc.Object != "chat.completion" || cc.Created == 0 || len(cc.Choices) != 1 {
+		t.Fatalf("completion = %+v", cc)
+	}
 	ch := cc.Choices[0]
-	if ch.Message.Content != "你好" || len(ch.Message.ToolCalls) != 1 || ch.Message.ToolCalls[0].Function.Arguments != `{"path":"x"}` ||
+	if ch.Message.Role != "assistant" || ch.Message.Content == nil || *ch.Message.Content != "你好" || len(ch.Message.ToolCalls) != 1 ||
+		ch.Message.ToolCalls[0].Type != "function" || ch.Message.ToolCalls[0].Function.Arguments != `{"path":"x"}` ||
 		ch.FinishReason != "tool_calls" || cc.Usage.PromptTokens != 8 || cc.Usage.PromptTokensDetails.CachedTokens != 5 {
 		t.Errorf("completion = %+v", cc)
 	}
