@@ -21,7 +21,7 @@ const module = "github.com/strata-mem/strata"
 // TestDeps, and so does a package without a line: a new package, or a new edge, is added here
 // on purpose. Standard-library and third-party imports are not listed.
 var deps = map[string]string{
-	"config":               "",
+	"config":               "internal/fsutil",
 	"frontmatter":          "",
 	"internal/fastio":      "",
 	"internal/fsutil":      "",
@@ -77,6 +77,7 @@ var sameRung = map[[2]string]bool{
 	{"llm/anthropic", "llm/llmtest"}:         true,
 	{"llm/openai", "llm/llmtest"}:            true,
 	{"extract", "compact"}:                   true,
+	{"config", "internal/fsutil"}:            true, // settings are read as regular files only
 	{"internal/cli", "mcpserver"}:            true,
 	{"recall", "internal/bench/synth"}:       true,
 	{"internal/bench/synth", "instructions"}: true,
