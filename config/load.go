@@ -25,9 +25,11 @@ type ParseError struct {
 	Err       error
 }
 
+// Error formats e as "path:line:col: settings file does not parse: …".
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: settings file does not parse: %v", e.Path, e.Line, e.Col, e.Err)
 }
+// Unwrap returns the JSON decoder's error.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // KeyError is one key of a settings file that was not taken as written — a value of the wrong
@@ -41,6 +43,7 @@ type KeyError struct {
 	Msg       string
 }
 
+// Error formats e as "path:line:col: key: message".
 func (e *KeyError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s: %s", e.Path, e.Line, e.Col, e.Key, e.Msg)
 }
@@ -160,6 +163,9 @@ func (l *loader) members(f File, data []byte, ms []member, specs []keySpec, pref
 		name := prefix + m.key
 		line, col := position(data, m.at)
 		ke := &KeyError{Path: f.Path, Line: line, Col: col, Key: name}
+		if m.key == "" {
+			ke.Key = prefix + `""` // an empty key, named so it can be seen
+		}
 		if j := last[m.key]; j != i {
 			l.warn(ke, fmt.Sprintf("given again at line %d; this one is ignored", lineOf(data, ms[j].at)))
 			continue

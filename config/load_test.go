@@ -351,3 +351,53 @@ func containsAll(msgs []string, parts ...string) bool {
 	}
 	return false
 }
+
+// FuzzParseSettings: any bytes decode without panicking; every problem names a position inside
+// the file, and a file that parses gives the same settings twice.
+func FuzzParseSettings(f *testing.F) {
+	for _, seed := range []string{
+		`{"autoDreamEnabled": "no", "modle": "x", "permissions": {"allow": ["Edit(src/**)", "Bash"], "defaultMode": "bypass"}}`,
+		`{"cleanupPeriodDays": 1e400, "memoryForgetAfterDays": -9223372036854775809}`,
+		`{"模型": "记忆", "model": "a", "model": "b", "permissions": null}`,
+		"\uFEFF{}", `[]`, `{"a":`, `{"\u001b[31m": 1}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSettings(data)
+		lines := 1 + strings.Count(string(data), "\n")
+		var pe *ParseError
+		var ke *KeyError
+		for _, e := range unjoin(err) {
+			switch {
+			case errors.As(e, &pe):
+				if pe.Line < 1 || pe.Line > lines || pe.Col < 1 {
+					t.Fatalf("parse error at %d:%d in %d lines", pe.Line, pe.Col, lines)
+				}
+			case errors.As(e, &ke):
+				if ke.Line < 1 || ke.Line > lines || ke.Col < 1 || ke.Key == "" || ke.Msg == "" {
+					t.Fatalf("key error %+v in %d lines", ke, lines)
+				}
+			default:
+				t.Fatalf("unexpected error %v", e)
+			}
+		}
+		if s.CleanupPeriodDays < 0 || s.CleanupPeriodDays > MaxDays {
+			t.Fatalf("cleanupPeriodDays %d out of range", s.CleanupPeriodDays)
+		}
+		again, _ := ParseSettings(data)
+		if !cmp.Equal(s, again) {
+			t.Fatalf("two decodes differ: %s", cmp.Diff(s, again))
+		}
+	})
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err != nil {
+		return []error{err}
+	}
+	return nil
+}

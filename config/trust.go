@@ -27,6 +27,7 @@ const (
 // project (user and managed settings); a project's files may set project preferences only.
 func (s Scope) Trusted() bool { return s == ScopeUser || s == ScopeManaged }
 
+// String names the scope in words ("user", "project" …).
 func (s Scope) String() string {
 	switch s {
 	case ScopeUser:

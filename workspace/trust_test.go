@@ -75,6 +75,14 @@ func TestCleanupPeriodOverflowAndProjectRetention(t *testing.T) {
 	if err != nil || len(moves) != 0 {
 		t.Fatalf("Retention = %+v, %v; want nothing moved", moves, err)
 	}
+	// Settings given by a program are not range-checked by Load: the workspace caps them too.
+	given := f.open(Options{Settings: &config.Settings{CleanupPeriodDays: 213504}})
+	if d := given.CleanupPeriod(); d != config.MaxDays*24*time.Hour {
+		t.Errorf("given settings: CleanupPeriod = %v", d)
+	}
+	if moves, err := given.Retention(t.Context(), now); err != nil || len(moves) != 0 {
+		t.Fatalf("given settings: Retention = %+v, %v; want nothing moved", moves, err)
+	}
 
 	g := newFixture(t, map[string]string{"repo/.claude/settings.json": `{"cleanupPeriodDays": 1}`})
 	old := g.write("home/.strata/projects/-other/old.jsonl", `{"type":"user"}`+"\n")

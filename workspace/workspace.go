@@ -272,19 +272,20 @@ func (w *Workspace) addIndex(ctx context.Context, set *instructions.Set) {
 // $STRATA_HOME/projects/<slug of Cwd, symlinks resolved>.
 func (w *Workspace) TranscriptDir() string { return transcript.ProjectDir(w.env, w.real) }
 
-// CleanupPeriod returns the cleanupPeriodDays setting as a duration (0: not set).
+// CleanupPeriod returns the cleanupPeriodDays setting as a duration (0: not set), at most
+// config.MaxDays days: settings given as Options.Settings are not range-checked by Load, and a
+// larger count would overflow into a short duration.
 func (w *Workspace) CleanupPeriod() time.Duration {
-	if w.settings.CleanupPeriodDays <= 0 {
-		return 0
-	}
-	return time.Duration(w.settings.CleanupPeriodDays) * 24 * time.Hour
+	return time.Duration(w.cleanupDays()) * 24 * time.Hour
 }
 
 // Retention archives every project's transcripts older than the cleanupPeriodDays setting
-// (transcript.Retention); with the setting unset it does nothing.
+// (transcript.Retention, capped as CleanupPeriod is); with the setting unset it does nothing.
 func (w *Workspace) Retention(ctx context.Context, now time.Time) ([]transcript.Move, error) {
-	return transcript.Retention(ctx, w.env, w.settings.CleanupPeriodDays, now)
+	return transcript.Retention(ctx, w.env, w.cleanupDays(), now)
 }
+
+func (w *Workspace) cleanupDays() int { return min(max(w.settings.CleanupPeriodDays, 0), config.MaxDays) }
 
 // ForgetAfter reads the memoryForgetAfterDays setting: 0 when absent (the dream's default),
 // negative when 0 or less (forgetting off). The setting is at most config.MaxDays, so the
