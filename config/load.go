@@ -29,6 +29,7 @@ type ParseError struct {
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: settings file does not parse: %v", e.Path, e.Line, e.Col, e.Err)
 }
+
 // Unwrap returns the JSON decoder's error.
 func (e *ParseError) Unwrap() error { return e.Err }
 

@@ -285,7 +285,9 @@ func (w *Workspace) Retention(ctx context.Context, now time.Time) ([]transcript.
 	return transcript.Retention(ctx, w.env, w.cleanupDays(), now)
 }
 
-func (w *Workspace) cleanupDays() int { return min(max(w.settings.CleanupPeriodDays, 0), config.MaxDays) }
+func (w *Workspace) cleanupDays() int {
+	return min(max(w.settings.CleanupPeriodDays, 0), config.MaxDays)
+}
 
 // ForgetAfter reads the memoryForgetAfterDays setting: 0 when absent (the dream's default),
 // negative when 0 or less (forgetting off). The setting is at most config.MaxDays, so the
