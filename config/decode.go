@@ -366,13 +366,13 @@ func isClaudeCodeKey(name string, nested bool) bool {
 
 // claudeCodeKeys are Claude Code's top-level settings keys that strata does not use.
 var claudeCodeKeys = []string{
-	"$schema", "apiKeyHelper", "attribution", "autoCompactEnabled", "autoConnectIde", "autoUpdates",
+	"$schema", "agent", "apiKeyHelper", "attribution", "autoCompactEnabled", "autoConnectIde", "autoUpdates",
 	"autoUpdatesChannel", "awsAuthRefresh", "awsCredentialExport", "companyAnnouncements",
 	"disableAllHooks", "disabledMcpjsonServers", "editorMode", "effortLevel", "enableAllProjectMcpServers",
 	"enabledMcpjsonServers", "enabledPlugins", "env", "extraKnownMarketplaces", "feedbackSurveyState",
 	"fileSuggestion", "forceLoginMethod", "forceLoginOrgUUID", "hooks", "includeCoAuthoredBy",
 	"includeGitInstructions", "language", "otelHeadersHelper", "outputStyle", "plansDirectory",
-	"preferredNotifChannel", "prefersReducedMotion", "respectGitignore", "sandbox", "showTurnDuration",
+	"preferredNotifChannel", "prefersReducedMotion", "respectGitignore", "sandbox", "showThinkingSummaries", "showTurnDuration",
 	"spinnerTipsEnabled", "spinnerVerbs", "statusLine", "terminalProgressBarEnabled", "theme",
 	"alwaysThinkingEnabled", "allowedMcpServers", "deniedMcpServers", "verbose", "skipWebFetchPreflight",
 }

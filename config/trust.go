@@ -3,7 +3,9 @@ package config
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Scope says who wrote a settings file, and so what it may set.
@@ -107,18 +109,51 @@ func restrictMode(s *Settings) []string {
 	return []string{fmt.Sprintf("a project file may not set the permission mode %q, which widens access (only \"ask\"); set it in %s or pass --permission-mode", m, trustedWhere)}
 }
 
+// restrictAllow keeps the allow rules a project file may give and says, in one message, which it
+// ignored and why (a repository's list of dozens of Bash rules is one warning, not dozens).
 func restrictAllow(s *Settings) []string {
 	var kept []string
-	var msgs []string
+	var reasons []string
+	byReason := map[string][]string{}
+	n := 0
 	for _, r := range s.Permissions.Allow {
-		if why := ProjectAllowRefusal(r); why != "" {
-			msgs = append(msgs, fmt.Sprintf("%q: a project file may not allow %s; rule ignored (allow it in %s or with --allow)", r, why, trustedWhere))
+		why := ProjectAllowRefusal(r)
+		if why == "" {
+			kept = append(kept, r)
 			continue
 		}
-		kept = append(kept, r)
+		if byReason[why] == nil {
+			reasons = append(reasons, why)
+		}
+		byReason[why] = append(byReason[why], r)
+		n++
 	}
 	s.Permissions.Allow = kept
-	return msgs
+	if n == 0 {
+		return nil
+	}
+	parts := make([]string, len(reasons))
+	for i, why := range reasons {
+		rules := byReason[why]
+		var q []string
+		for _, r := range rules[:min(len(rules), 3)] {
+			if utf8.RuneCountInString(r) > 60 {
+				r = string([]rune(r)[:57]) + "…"
+			}
+			q = append(q, strconv.Quote(r))
+		}
+		list := strings.Join(q, ", ")
+		if len(rules) > 3 {
+			list += fmt.Sprintf(" and %d more", len(rules)-3)
+		}
+		parts[i] = why + " (" + list + ")"
+	}
+	rules := "rules"
+	if n == 1 {
+		rules = "rule"
+	}
+	return []string{fmt.Sprintf("%d allow %s ignored: a project file may not allow %s; allow them in %s, or with --allow",
+		n, rules, strings.Join(parts, ", nor "), trustedWhere)}
 }
 
 // ProjectAllowRefusal says why a project's settings file may not give the allow rule, or ""
