@@ -416,3 +416,20 @@ func unjoin(err error) []error {
 	}
 	return nil
 }
+
+// BenchmarkLoad reads a user and a project settings file of the usual size, key by key.
+func BenchmarkLoad(b *testing.B) {
+	base := b.TempDir()
+	env := Env{Home: filepath.Join(base, "home"), ManagedDir: filepath.Join(base, "managed")}
+	proj := filepath.Join(base, "proj")
+	os.MkdirAll(env.Home, 0o700)
+	os.MkdirAll(filepath.Join(proj, ".claude"), 0o700)
+	os.WriteFile(filepath.Join(env.Home, "settings.json"), []byte(`{"model": "m", "cleanupPeriodDays": 30, "permissions": {"allow": ["Bash(go test:*)", "Edit(src/**)"], "defaultMode": "acceptEdits"}, "env": {"A": "1"}}`), 0o600)
+	os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"$schema": "x", "instructionFiles": ["CLAUDE.md", "AGENTS.md"], "autoDreamEnabled": "no", "modle": "x", "permissions": {"allow": ["Read", "Bash(make:*)"], "deny": ["Bash(rm:*)"]}, "hooks": {"Stop": []}}`), 0o600)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, errs := env.Load(proj); len(errs) != 3 {
+			b.Fatal(errs)
+		}
+	}
+}
