@@ -21,7 +21,7 @@ const module = "github.com/strata-mem/strata"
 // TestDeps, and so does a package without a line: a new package, or a new edge, is added here
 // on purpose. Standard-library and third-party imports are not listed.
 var deps = map[string]string{
-	"config":               "",
+	"config":               "internal/fsutil",
 	"frontmatter":          "",
 	"internal/fastio":      "",
 	"internal/fsutil":      "",
@@ -48,7 +48,7 @@ var deps = map[string]string{
 	"agent":                "compact config conversation extract instructions internal/shell llm memdir recall toolcall transcript work workspace < llm/anthropic llm/llmtest llm/openai tokens",
 	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio recall transcript < internal/sharedtest",
 	"mcpserver":            "config instructions memdir recall transcript workspace < internal/bench internal/bench/synth",
-	"internal/cli":         "agent config conversation extract instructions internal/bench internal/bench/synth internal/fastio internal/fsutil llm llm/anthropic llm/openai mcpserver memdir recall transcript workspace < llm/llmtest",
+	"internal/cli":         "agent config conversation extract instructions internal/bench internal/bench/synth internal/fastio internal/fsutil internal/termtext llm llm/anthropic llm/openai mcpserver memdir recall transcript workspace < llm/llmtest",
 	"cmd/strata":           "internal/cli",
 }
 
@@ -78,6 +78,7 @@ var sameRung = map[[2]string]bool{
 	{"llm/anthropic", "llm/llmtest"}:         true,
 	{"llm/openai", "llm/llmtest"}:            true,
 	{"extract", "compact"}:                   true,
+	{"config", "internal/fsutil"}:            true, // settings are read as regular files only
 	{"internal/cli", "mcpserver"}:            true,
 	{"recall", "internal/bench/synth"}:       true,
 	{"internal/bench/synth", "instructions"}: true,

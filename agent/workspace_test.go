@@ -14,7 +14,7 @@ import (
 // settings problems are left to whoever opened it.
 func TestNewUsesTheGivenWorkspace(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
-	f.write(".claude/settings.json", `{"permissions": {"defaultMode": "acceptEdits"}, "autoMemoryDirectory": "mem"}`)
+	f.write("../home/.strata/settings.json", `{"permissions": {"defaultMode": "acceptEdits"}, "autoMemoryDirectory": "mem"}`) // the user's: a project may set neither
 	f.write(".claude/settings.local.json", `{"broken`)
 	ws, err := workspace.Open(t.Context(), workspace.Options{Cwd: f.dir, Env: f.env})
 	if err != nil {

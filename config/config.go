@@ -3,20 +3,27 @@
 // Locations come from the environment: STRATA_HOME (default ~/.strata) holds user instructions,
 // settings and per-project data; STRATA_MANAGED_DIR (default /etc/strata) holds managed policy.
 // Settings merge, lowest priority first: $STRATA_HOME/settings.json, <project>/.claude/settings.json,
-// <project>/.claude/settings.local.json. Keys match Claude Code's where they exist, so a real
-// ~/.claude/settings.json works; unknown keys are kept in Extra and ignored.
+// <project>/.claude/settings.local.json, $STRATA_MANAGED_DIR/managed-settings.json. Keys match
+// Claude Code's where they exist, so a real ~/.claude/settings.json works; unknown keys are kept
+// in Extra and ignored.
+//
+// Files are decoded key by key (Load): a value of the wrong type or out of range drops that key
+// only, with a KeyError naming the file, the key, the type wanted and what is used instead; a
+// misspelt key is warned with the closest known name. A project's files may set project
+// preferences only: the keys that reach beyond the project (import approvals, the memory
+// directory, retention, permission modes and allow rules that widen access, memory stores) are
+// taken from the user's and managed settings alone (Scope.Trusted, ProjectAllowRefusal).
 package config
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/strata-mem/strata/internal/fsutil"
 )
 
 // Env is the set of locations and variables strata reads from the environment. Tests build one
@@ -101,7 +108,13 @@ type Settings struct {
 	// dream is due (default on).
 	AutoDreamEnabled *bool `json:"autoDreamEnabled,omitempty"`
 
-	// CleanupPeriodDays archives transcripts older than this many days; 0 means never.
+	// MemoryForgetAfterDays and MemoryForgetAfterSessions are the dream's forgetting thresholds
+	// (nil: the dream's defaults; 0 or less: never forget).
+	MemoryForgetAfterDays     *int `json:"memoryForgetAfterDays,omitempty"`
+	MemoryForgetAfterSessions *int `json:"memoryForgetAfterSessions,omitempty"`
+
+	// CleanupPeriodDays archives transcripts older than this many days; 0 means never. At most
+	// MaxDays; user and managed settings only.
 	CleanupPeriodDays int `json:"cleanupPeriodDays,omitempty"`
 
 	Model         string `json:"model,omitempty"`
@@ -130,173 +143,6 @@ func (s Settings) SessionNotes() bool { return s.SessionNotesEnabled == nil || *
 
 // AutoDream reports whether background consolidation is on (the default).
 func (s Settings) AutoDream() bool { return s.AutoDreamEnabled == nil || *s.AutoDreamEnabled }
-
-// ParseError is a settings file that is not valid JSON.
-type ParseError struct {
-	Path string
-	Line int
-	Err  error
-}
-
-func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
-func (e *ParseError) Unwrap() error { return e.Err }
-
-// SettingsFiles returns the settings files that apply to projectRoot, lowest priority first.
-// projectRoot may be "" for user settings only.
-func (e Env) SettingsFiles(projectRoot string) []string {
-	files := []string{filepath.Join(e.Home, "settings.json")}
-	if projectRoot != "" {
-		files = append(files,
-			filepath.Join(projectRoot, ".claude", "settings.json"),
-			filepath.Join(projectRoot, ".claude", "settings.local.json"))
-	}
-	return files
-}
-
-// Load merges the settings files that apply to projectRoot. Missing files are skipped; a file
-// that does not parse is reported (with its path and line) and skipped, and the rest still load,
-// so one bad file never hides the others.
-func (e Env) Load(projectRoot string) (Settings, []error) {
-	var s Settings
-	var errs []error
-	for _, f := range e.SettingsFiles(projectRoot) {
-		data, err := os.ReadFile(f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("settings %s: %w", f, err))
-			continue
-		}
-		var layer Settings
-		if err := decodeSettings(data, &layer); err != nil {
-			errs = append(errs, &ParseError{Path: f, Line: lineOf(data, err), Err: err})
-			continue
-		}
-		s.merge(layer)
-	}
-	return s, errs
-}
-
-// ParseSettings decodes one settings file's content.
-func ParseSettings(data []byte) (Settings, error) {
-	var s Settings
-	err := decodeSettings(data, &s)
-	return s, err
-}
-
-func decodeSettings(data []byte, s *Settings) error {
-	if len(strings.TrimSpace(string(data))) == 0 {
-		return nil
-	}
-	type plain Settings
-	if err := json.Unmarshal(data, (*plain)(s)); err != nil {
-		return err
-	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(data, &all); err != nil {
-		return err
-	}
-	known := map[string]bool{"instructionFiles": true, "claudeMdExcludes": true, "approvedExternalImports": true,
-		"instructionBudgetTokens": true, "autoMemoryEnabled": true, "autoMemoryDirectory": true, "memoryMode": true,
-		"memoryIndexMaxLines": true, "memoryIndexMaxBytes": true, "memoryExtraction": true, "memoryExtractEvery": true,
-		"sessionNotesEnabled": true, "autoDreamEnabled": true,
-		"cleanupPeriodDays": true, "model": true, "smallModel": true, "provider": true, "contextWindow": true, "permissions": true}
-	for k, v := range all {
-		if !known[k] {
-			if s.Extra == nil {
-				s.Extra = map[string]json.RawMessage{}
-			}
-			s.Extra[k] = v
-		}
-	}
-	return nil
-}
-
-func lineOf(data []byte, err error) int {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	off := int64(-1)
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	}
-	if off < 0 {
-		return 1
-	}
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	return 1 + strings.Count(string(data[:off]), "\n")
-}
-
-// merge lays o over s: set fields in o win; lists from several files are concatenated for
-// excludes, approvals and permissions (each layer adds), and replaced for instructionFiles.
-func (s *Settings) merge(o Settings) {
-	if o.InstructionFiles != nil {
-		s.InstructionFiles = o.InstructionFiles
-	}
-	s.ClaudeMdExcludes = append(s.ClaudeMdExcludes, o.ClaudeMdExcludes...)
-	s.ApprovedExternalImports = append(s.ApprovedExternalImports, o.ApprovedExternalImports...)
-	if o.InstructionBudgetTokens != 0 {
-		s.InstructionBudgetTokens = o.InstructionBudgetTokens
-	}
-	if o.AutoMemoryEnabled != nil {
-		s.AutoMemoryEnabled = o.AutoMemoryEnabled
-	}
-	if o.AutoMemoryDirectory != "" {
-		s.AutoMemoryDirectory = o.AutoMemoryDirectory
-	}
-	if o.MemoryMode != "" {
-		s.MemoryMode = o.MemoryMode
-	}
-	if o.MemoryIndexMaxLines != 0 {
-		s.MemoryIndexMaxLines = o.MemoryIndexMaxLines
-	}
-	if o.MemoryIndexMaxBytes != 0 {
-		s.MemoryIndexMaxBytes = o.MemoryIndexMaxBytes
-	}
-	if o.MemoryExtraction != "" {
-		s.MemoryExtraction = o.MemoryExtraction
-	}
-	if o.MemoryExtractEvery != 0 {
-		s.MemoryExtractEvery = o.MemoryExtractEvery
-	}
-	if o.SessionNotesEnabled != nil {
-		s.SessionNotesEnabled = o.SessionNotesEnabled
-	}
-	if o.AutoDreamEnabled != nil {
-		s.AutoDreamEnabled = o.AutoDreamEnabled
-	}
-	if o.CleanupPeriodDays != 0 {
-		s.CleanupPeriodDays = o.CleanupPeriodDays
-	}
-	if o.Model != "" {
-		s.Model = o.Model
-	}
-	if o.SmallModel != "" {
-		s.SmallModel = o.SmallModel
-	}
-	if o.Provider != "" {
-		s.Provider = o.Provider
-	}
-	if o.ContextWindow != 0 {
-		s.ContextWindow = o.ContextWindow
-	}
-	s.Permissions.Allow = append(s.Permissions.Allow, o.Permissions.Allow...)
-	s.Permissions.Deny = append(s.Permissions.Deny, o.Permissions.Deny...)
-	if o.Permissions.DefaultMode != "" {
-		s.Permissions.DefaultMode = o.Permissions.DefaultMode
-	}
-	for k, v := range o.Extra {
-		if s.Extra == nil {
-			s.Extra = map[string]json.RawMessage{}
-		}
-		s.Extra[k] = v
-	}
-}
 
 // maxSlug is the longest slug kept whole; longer ones are cut and given a hash suffix.
 const maxSlug = 200
@@ -353,10 +199,13 @@ func ProjectRoot(dir string) string {
 	}
 }
 
+// maxGitFile caps the .git file and commondir read to find a worktree's main tree (a line each).
+const maxGitFile = 64 << 10
+
 // worktreeMain follows a .git file ("gitdir: <repo>/.git/worktrees/<name>") to the main
 // working tree of the repository.
 func worktreeMain(gitFile string) (string, bool) {
-	data, err := os.ReadFile(gitFile)
+	data, err := fsutil.ReadRegular(gitFile, maxGitFile) // a repository's file: never a FIFO or device
 	if err != nil {
 		return "", false
 	}
@@ -370,7 +219,7 @@ func worktreeMain(gitFile string) (string, bool) {
 		gitdir = filepath.Join(filepath.Dir(gitFile), gitdir)
 	}
 	common := gitdir
-	if c, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+	if c, err := fsutil.ReadRegular(filepath.Join(gitdir, "commondir"), maxGitFile); err == nil {
 		common = strings.TrimSpace(string(c))
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(gitdir, common)

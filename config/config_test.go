@@ -41,8 +41,10 @@ func TestLoadMergesAndReportsBadFiles(t *testing.T) {
 	if s.Model != "" {
 		t.Errorf("model from a broken file leaked: %q", s.Model)
 	}
+	var ke *KeyError
 	var pe *ParseError
-	if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Line != 3 || !strings.HasSuffix(pe.Path, "settings.local.json") {
+	if len(errs) != 2 || !errors.As(errs[0], &ke) || ke.Key != "unknownKey" ||
+		!errors.As(errs[1], &pe) || pe.Line != 3 || pe.Col != 2 || !strings.HasSuffix(pe.Path, "settings.local.json") {
 		t.Fatalf("errs = %v", errs)
 	}
 }

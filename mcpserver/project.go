@@ -71,7 +71,7 @@ func openProject(ctx context.Context, opts Options, dir string, log *slog.Logger
 		return nil, fmt.Errorf("mcpserver: project %s: %w", dir, err)
 	}
 	for _, e := range ws.Diagnostics() {
-		log.Warn("mcpserver: settings file skipped", "err", e)
+		log.Warn("mcpserver: settings", "problem", e) // a file skipped, or one key dropped
 	}
 	root := ws.Root()
 	store, err := ws.Store()

@@ -15,12 +15,15 @@ func ExampleOpen() {
 	dir, _ := os.MkdirTemp("", "workspace-example-")
 	defer os.RemoveAll(dir)
 	project := filepath.Join(dir, "project")
-	os.MkdirAll(filepath.Join(project, ".claude"), 0o700)
-	os.WriteFile(filepath.Join(project, ".claude", "settings.json"), []byte(`{"autoMemoryDirectory": "notes"}`), 0o600)
+	home := filepath.Join(dir, "home")
+	os.MkdirAll(home, 0o700)
+	os.MkdirAll(project, 0o700)
+	// The memory directory is the user's choice (a project's own settings may not move it).
+	os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"autoMemoryDirectory": "notes"}`), 0o600)
 	os.WriteFile(filepath.Join(project, "CLAUDE.md"), []byte("Run the tests before committing.\n"), 0o600)
 
 	ctx := context.Background()
-	ws, err := workspace.Open(ctx, workspace.Options{Cwd: project, Env: config.Env{Home: filepath.Join(dir, "home")}})
+	ws, err := workspace.Open(ctx, workspace.Options{Cwd: project, Env: config.Env{Home: home}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -2,9 +2,9 @@ package workspace
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -20,11 +20,11 @@ import (
 	"github.com/strata-mem/strata/transcript"
 )
 
-// ForgetAfterSetting is the settings key (kept in config.Settings.Extra) of the number of days
-// a memory may go unused before a dream archives it.
+// ForgetAfterSetting is the settings key (config.Settings.MemoryForgetAfterDays) of the number
+// of days a memory may go unused before a dream archives it.
 const ForgetAfterSetting = "memoryForgetAfterDays"
 
-// ForgetSessionsSetting is the settings key (kept in config.Settings.Extra) of how many
+// ForgetSessionsSetting is the settings key (config.Settings.MemoryForgetAfterSessions) of how many
 // sessions strata must have watched in which a memory was eligible for recall and never
 // surfaced before a dream may forget it (0 or less turns forgetting off).
 const ForgetSessionsSetting = "memoryForgetAfterSessions"
@@ -121,20 +121,30 @@ func (w *Workspace) Root() string { return w.root }
 // Settings returns the merged settings.
 func (w *Workspace) Settings() config.Settings { return w.settings }
 
-// Diagnostics returns the settings files that could not be read or did not parse (each
-// skipped, the others still applied), in the order they were read. Whoever opened the workspace
-// reports them, once.
+// Diagnostics returns what was wrong with the settings files (config.Env.Load): files that could
+// not be read or did not parse (each skipped, the others still applied) and keys not taken as
+// written (*config.KeyError: that key dropped, the rest of its file applied), in the order they
+// were read. Whoever opened the workspace reports them, once.
 func (w *Workspace) Diagnostics() []error { return append([]error(nil), w.errs...) }
 
-// SettingsDiagnostics returns Diagnostics as instruction diagnostics (errors, with the file and
-// line of a parse error), for commands that show them among the instructions' problems.
+// SettingsDiagnostics returns Diagnostics as instruction diagnostics, for commands that show
+// them among the instructions' problems: a file skipped is an error, a key dropped or adjusted a
+// warning, each with its file and line.
 func (w *Workspace) SettingsDiagnostics() []instructions.Diagnostic {
 	var out []instructions.Diagnostic
 	for _, e := range w.errs {
 		d := instructions.Diagnostic{Severity: instructions.SeverityError, Message: "settings: " + e.Error()}
 		var pe *config.ParseError
-		if errors.As(e, &pe) {
-			d.Path, d.Line, d.Message = pe.Path, pe.Line, "settings file does not parse: "+pe.Err.Error()
+		var ke *config.KeyError
+		var fe *fs.PathError
+		switch {
+		case errors.As(e, &ke):
+			d = instructions.Diagnostic{Path: ke.Path, Line: ke.Line, Severity: instructions.SeverityWarning,
+				Message: fmt.Sprintf("settings key %s (column %d): %s", ke.Key, ke.Col, ke.Msg)}
+		case errors.As(e, &pe):
+			d.Path, d.Line, d.Message = pe.Path, pe.Line, fmt.Sprintf("settings file does not parse (column %d): %v; the whole file is skipped", pe.Col, pe.Err)
+		case errors.As(e, &fe):
+			d.Path, d.Message = fe.Path, "settings file skipped: "+fe.Err.Error()
 		}
 		out = append(out, d)
 	}
@@ -262,69 +272,57 @@ func (w *Workspace) addIndex(ctx context.Context, set *instructions.Set) {
 // $STRATA_HOME/projects/<slug of Cwd, symlinks resolved>.
 func (w *Workspace) TranscriptDir() string { return transcript.ProjectDir(w.env, w.real) }
 
-// CleanupPeriod returns the cleanupPeriodDays setting as a duration (0: not set).
+// CleanupPeriod returns the cleanupPeriodDays setting as a duration (0: not set), at most
+// config.MaxDays days: settings given as Options.Settings are not range-checked by Load, and a
+// larger count would overflow into a short duration.
 func (w *Workspace) CleanupPeriod() time.Duration {
-	if w.settings.CleanupPeriodDays <= 0 {
-		return 0
-	}
-	return time.Duration(w.settings.CleanupPeriodDays) * 24 * time.Hour
+	return time.Duration(w.cleanupDays()) * 24 * time.Hour
 }
 
 // Retention archives every project's transcripts older than the cleanupPeriodDays setting
-// (transcript.Retention); with the setting unset it does nothing.
+// (transcript.Retention, capped as CleanupPeriod is); with the setting unset it does nothing.
 func (w *Workspace) Retention(ctx context.Context, now time.Time) ([]transcript.Move, error) {
-	return transcript.Retention(ctx, w.env, w.settings.CleanupPeriodDays, now)
+	return transcript.Retention(ctx, w.env, w.cleanupDays(), now)
+}
+
+func (w *Workspace) cleanupDays() int {
+	return min(max(w.settings.CleanupPeriodDays, 0), config.MaxDays)
 }
 
 // ForgetAfter reads the memoryForgetAfterDays setting: 0 when absent (the dream's default),
-// negative when 0 or less (forgetting off). A value that is not a whole number is an error.
-func (w *Workspace) ForgetAfter() (time.Duration, error) {
-	raw, ok := w.settings.Extra[ForgetAfterSetting]
-	if !ok {
-		return 0, nil
+// negative when 0 or less (forgetting off). The setting is at most config.MaxDays, so the
+// duration cannot overflow.
+func (w *Workspace) ForgetAfter() time.Duration {
+	p := w.settings.MemoryForgetAfterDays
+	switch {
+	case p == nil:
+		return 0
+	case *p <= 0:
+		return -1
 	}
-	var days int
-	if err := json.Unmarshal(raw, &days); err != nil {
-		return 0, fmt.Errorf("workspace: setting %s: want a whole number of days, got %s", ForgetAfterSetting, raw)
-	}
-	if days <= 0 {
-		return -1, nil
-	}
-	return time.Duration(days) * 24 * time.Hour, nil
+	return time.Duration(min(*p, config.MaxDays)) * 24 * time.Hour
 }
 
 // ForgetSessions reads the memoryForgetAfterSessions setting: 0 when absent (the dream's
-// default), negative when 0 or less (forgetting off). A value that is not a whole number is an
-// error.
-func (w *Workspace) ForgetSessions() (int, error) {
-	raw, ok := w.settings.Extra[ForgetSessionsSetting]
-	if !ok {
-		return 0, nil
+// default), negative when 0 or less (forgetting off).
+func (w *Workspace) ForgetSessions() int {
+	p := w.settings.MemoryForgetAfterSessions
+	switch {
+	case p == nil:
+		return 0
+	case *p <= 0:
+		return -1
 	}
-	var n int
-	if err := json.Unmarshal(raw, &n); err != nil {
-		return 0, fmt.Errorf("workspace: setting %s: want a whole number of sessions, got %s", ForgetSessionsSetting, raw)
-	}
-	if n <= 0 {
-		return -1, nil
-	}
-	return n, nil
+	return *p
 }
 
 // ConsolidateOptions returns what a dream takes from the workspace: the project root,
 // ForgetAfter, ForgetSessions, the index limits and the Logger. The caller adds the time, the
-// lock, the model and the mode of the run. It fails when memoryForgetAfterDays or
-// memoryForgetAfterSessions is not a whole number.
+// lock, the model and the mode of the run. Settings are checked when they are read (a value
+// that is not a whole number is dropped there, with a diagnostic), so the error is nil today;
+// it stays for options that may one day be checked only here.
 func (w *Workspace) ConsolidateOptions() (extract.ConsolidateOptions, error) {
-	forget, err := w.ForgetAfter()
-	if err != nil {
-		return extract.ConsolidateOptions{}, err
-	}
-	sessions, err := w.ForgetSessions()
-	if err != nil {
-		return extract.ConsolidateOptions{}, err
-	}
-	return extract.ConsolidateOptions{Root: w.root, ForgetAfter: forget, ForgetSessions: sessions,
+	return extract.ConsolidateOptions{Root: w.root, ForgetAfter: w.ForgetAfter(), ForgetSessions: w.ForgetSessions(),
 		MaxIndexLines: w.settings.MemoryIndexMaxLines, MaxIndexBytes: w.settings.MemoryIndexMaxBytes, Logger: w.opts.Logger}, nil
 }
 

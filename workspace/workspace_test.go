@@ -88,11 +88,11 @@ func TestOpenReadsSettingsOnceAndKeepsDiagnostics(t *testing.T) {
 	}
 	errs := ws.Diagnostics()
 	var pe *config.ParseError
-	if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Line != 3 {
-		t.Fatalf("Diagnostics = %v, want the parse error of settings.local.json at line 2", errs)
+	if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Line != 2 || pe.Col != 10 {
+		t.Fatalf("Diagnostics = %v, want the parse error of settings.local.json at 2:10", errs)
 	}
 	diags := ws.SettingsDiagnostics()
-	if len(diags) != 1 || diags[0].Path != pe.Path || diags[0].Line != 3 || diags[0].Severity != instructions.SeverityError ||
+	if len(diags) != 1 || diags[0].Path != pe.Path || diags[0].Line != 2 || diags[0].Severity != instructions.SeverityError ||
 		!strings.Contains(diags[0].Message, "does not parse") {
 		t.Errorf("SettingsDiagnostics = %+v", diags)
 	}
@@ -168,8 +168,14 @@ func TestMemoryDirAndStore(t *testing.T) {
 		t.Errorf("Stats = %v, %v", st, err)
 	}
 
-	// The flag beats the environment, which beats the setting.
-	f.write("repo/.claude/settings.json", `{"autoMemoryDirectory": "mem"}`)
+	// The flag beats the environment, which beats the user's setting; a project's own is
+	// ignored (a clone must not choose where memory is written), with a diagnostic.
+	f.write("repo/.claude/settings.json", `{"autoMemoryDirectory": "from-project"}`)
+	ws = f.open(Options{})
+	if dir, _ := ws.MemoryDir(); dir != want || len(ws.Diagnostics()) != 1 || !strings.Contains(ws.Diagnostics()[0].Error(), "autoMemoryDirectory") {
+		t.Errorf("project setting: MemoryDir = %s, diagnostics %v", dir, ws.Diagnostics())
+	}
+	f.write("home/.strata/settings.json", `{"autoMemoryDirectory": "mem"}`)
 	if dir, _ := f.open(Options{}).MemoryDir(); dir != filepath.Join(f.repo, "mem") {
 		t.Errorf("setting: MemoryDir = %s", dir)
 	}
@@ -223,27 +229,26 @@ func TestInstructionsCarryTheIndex(t *testing.T) {
 func TestForgetAfterAndConsolidateOptions(t *testing.T) {
 	const day = 24 * time.Hour
 	for _, tt := range []struct {
-		raw     string
-		want    time.Duration
-		wantErr bool
-	}{{"", 0, false}, {"30", 30 * day, false}, {"0", -1, false}, {"-3", -1, false}, {`"soon"`, 0, true}} {
+		raw      string
+		want     time.Duration
+		wantDiag string // a diagnostic naming the setting: the value was dropped or capped
+	}{{"", 0, ""}, {"30", 30 * day, ""}, {"0", -1, ""}, {"-3", -1, ""}, {`"soon"`, 0, "want a whole number"},
+		{"213504", config.MaxDays * day, "capped"}} {
 		settings := `{"memoryIndexMaxLines": 50}`
 		if tt.raw != "" {
 			settings = `{"memoryIndexMaxLines": 50, "memoryForgetAfterDays": ` + tt.raw + `}`
 		}
 		f := newFixture(t, map[string]string{"repo/.claude/settings.json": settings})
 		ws := f.open(Options{})
-		got, err := ws.ForgetAfter()
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("%s: ForgetAfter = %v, %v; want %v, error %v", tt.raw, got, err, tt.want, tt.wantErr)
+		if got := ws.ForgetAfter(); got != tt.want {
+			t.Errorf("%s: ForgetAfter = %v; want %v", tt.raw, got, tt.want)
+		}
+		diags := ws.Diagnostics()
+		if tt.wantDiag == "" && len(diags) != 0 || tt.wantDiag != "" && (len(diags) != 1 ||
+			!strings.Contains(diags[0].Error(), ForgetAfterSetting) || !strings.Contains(diags[0].Error(), tt.wantDiag)) {
+			t.Errorf("%s: diagnostics %v, want %q", tt.raw, diags, tt.wantDiag)
 		}
 		co, err := ws.ConsolidateOptions()
-		if tt.wantErr {
-			if err == nil || !strings.Contains(err.Error(), ForgetAfterSetting) {
-				t.Errorf("%s: ConsolidateOptions error = %v", tt.raw, err)
-			}
-			continue
-		}
 		if err != nil || co.ForgetAfter != tt.want || co.MaxIndexLines != 50 || co.Root != f.repo {
 			t.Errorf("%s: ConsolidateOptions = %+v, %v", tt.raw, co, err)
 		}
@@ -252,24 +257,22 @@ func TestForgetAfterAndConsolidateOptions(t *testing.T) {
 
 func TestForgetSessionsSetting(t *testing.T) {
 	for _, tt := range []struct {
-		raw     string
-		want    int
-		wantErr bool
+		raw      string
+		want     int
+		wantDiag bool
 	}{{"", 0, false}, {"25", 25, false}, {"0", -1, false}, {"-1", -1, false}, {`"many"`, 0, true}} {
 		settings := `{}`
 		if tt.raw != "" {
 			settings = `{"memoryForgetAfterSessions": ` + tt.raw + `}`
 		}
 		f := newFixture(t, map[string]string{"repo/.claude/settings.json": settings})
-		co, err := f.open(Options{}).ConsolidateOptions()
-		if tt.wantErr {
-			if err == nil || !strings.Contains(err.Error(), ForgetSessionsSetting) {
-				t.Errorf("%s: ConsolidateOptions error = %v; want one naming the setting", tt.raw, err)
-			}
-			continue
-		}
+		ws := f.open(Options{})
+		co, err := ws.ConsolidateOptions()
 		if err != nil || co.ForgetSessions != tt.want {
 			t.Errorf("%s: ForgetSessions = %d, %v; want %d", tt.raw, co.ForgetSessions, err, tt.want)
+		}
+		if diags := ws.Diagnostics(); tt.wantDiag != (len(diags) == 1 && strings.Contains(diags[0].Error(), ForgetSessionsSetting)) {
+			t.Errorf("%s: diagnostics %v", tt.raw, diags)
 		}
 	}
 }

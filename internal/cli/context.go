@@ -2,12 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/workspace"
 )
 
@@ -43,12 +47,20 @@ conditional rules whose paths match it and instruction files of directories belo
 
 // loadInstructions opens the workspace of the --cwd directory and loads its instruction set,
 // the settings problems first among its diagnostics; with index, the auto-memory index (when
-// auto-memory is on) is its last session-start piece.
+// auto-memory is on) is its last session-start piece. A directory that cannot be listed fails
+// the command: what it would show is not what a session there would load.
 func loadInstructions(ctx context.Context, app *App, cwdFlag string, index bool) (*instructions.Set, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ws, err := openWorkspace(ctx, app, cwdFlag, "")
+	dir, err := app.workDir(cwdFlag)
+	if err != nil {
+		return nil, &ExitError{Code: ExitFailure, Err: err}
+	}
+	if err := readableDir(dir); err != nil {
+		return nil, &ExitError{Code: ExitFailure, Err: err}
+	}
+	ws, err := openWorkspace(ctx, app, dir, "")
 	if err != nil {
 		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
@@ -128,13 +140,33 @@ func runContext(ctx context.Context, app *App, o contextOptions) error {
 	return nil
 }
 
+// readableDir fails, naming dir, when dir cannot be opened and listed.
+func readableDir(dir string) error {
+	f, err := os.Open(dir)
+	if err == nil {
+		defer f.Close()
+		if _, err = f.Readdirnames(1); err == io.EOF {
+			err = nil
+		}
+	}
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		err = pe.Err // the path is said once, below
+	}
+	if err != nil {
+		return fmt.Errorf("--cwd %s: cannot be read: %w", dir, err)
+	}
+	return nil
+}
+
+// printInstructionDiags prints diags one a line; they quote settings keys, file names and
+// values strata did not write, so each line is made safe for the terminal.
 func printInstructionDiags(w io.Writer, diags []instructions.Diagnostic) {
 	if len(diags) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\nDiagnostics (%d):\n", len(diags))
 	for _, d := range diags {
-		fmt.Fprintf(w, "  %s\n", d)
+		fmt.Fprintf(w, "  %s\n", termtext.Line(d.String()))
 	}
 }
 

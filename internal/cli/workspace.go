@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/workspace"
 )
 
@@ -22,10 +23,10 @@ func openWorkspace(ctx context.Context, app *App, cwdFlag, memoryDir string) (*w
 	return workspace.Open(ctx, workspace.Options{Cwd: cwd, Env: app.Env, MemoryDir: memoryDir, Now: app.Now})
 }
 
-// warnSettings prints each settings file that could not be read or parsed (and was skipped) as
-// a warning on stderr.
+// warnSettings prints each settings problem (a file skipped, a key dropped or adjusted) as a
+// warning on stderr, made safe for the terminal: it quotes keys and values from the files.
 func warnSettings(app *App, ws *workspace.Workspace) {
 	for _, e := range ws.Diagnostics() {
-		fmt.Fprintf(app.Err, "strata: warning: %v\n", e)
+		fmt.Fprintf(app.Err, "strata: warning: %s\n", termtext.Line(e.Error()))
 	}
 }

@@ -1,0 +1,120 @@
+package workspace
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/instructions"
+)
+
+// A cloned repository's approvedExternalImports: ["/"] pulls nothing from outside the project
+// into the instructions; the same approval in the user's settings does.
+func TestProjectImportApprovalIgnored(t *testing.T) {
+	files := map[string]string{
+		"repo/CLAUDE.md":             "Project rules.\n@../secret/id_rsa\n",
+		"repo/.claude/settings.json": `{"approvedExternalImports": ["/"], "model": "kept"}`,
+		"secret/id_rsa":              "-----BEGIN PRIVATE KEY-----\n",
+	}
+	f := newFixture(t, files)
+	ws := f.open(Options{})
+	set, err := ws.Instructions(t.Context(), SetOptions{SettingsDiagnostics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := instructions.RenderSources(set.Sources()); strings.Contains(text, "PRIVATE KEY") {
+		t.Fatalf("a project's own approval imported a file outside it:\n%s", text)
+	}
+	if ws.Settings().Model != "kept" {
+		t.Errorf("the project's preferences were dropped with the approval: model %q", ws.Settings().Model)
+	}
+	var warned, refused bool
+	for _, d := range set.Diagnostics() {
+		warned = warned || d.Severity == instructions.SeverityWarning && strings.HasSuffix(d.Path, "settings.json") &&
+			strings.Contains(d.Message, "approvedExternalImports") && strings.Contains(d.Message, "a project file may not set this")
+		refused = refused || strings.Contains(d.Path, "CLAUDE.md") && strings.Contains(d.Message, "secret")
+	}
+	if !warned || !refused {
+		t.Errorf("diagnostics %v: want the ignored approval (warning on settings.json) and the refused import", set.Diagnostics())
+	}
+
+	f = newFixture(t, files)
+	f.write("home/.strata/settings.json", `{"approvedExternalImports": ["`+f.root+`/secret/**"]}`)
+	set, err = f.open(Options{}).Instructions(t.Context(), SetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := instructions.RenderSources(set.Sources()); !strings.Contains(text, "PRIVATE KEY") {
+		t.Errorf("the user's approval did not import the file:\n%s\n%v", text, set.Diagnostics())
+	}
+}
+
+// cleanupPeriodDays: 213504 once overflowed into about 25 minutes and archived every project's
+// transcripts. Now it is capped at config.MaxDays (with a diagnostic) and a young transcript
+// stays; from a project's file it is ignored altogether.
+func TestCleanupPeriodOverflowAndProjectRetention(t *testing.T) {
+	f := newFixture(t, map[string]string{"home/.strata/settings.json": `{"cleanupPeriodDays": 213504}`})
+	hour := f.write("home/.strata/projects/-other/hour-old.jsonl", `{"type":"user"}`+"\n")
+	year := f.write("home/.strata/projects/-other/year-old.jsonl", `{"type":"user"}`+"\n")
+	now := time.Now()
+	for p, age := range map[string]time.Duration{hour: time.Hour, year: 365 * 24 * time.Hour} {
+		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := f.open(Options{})
+	if d := ws.CleanupPeriod(); d != config.MaxDays*24*time.Hour {
+		t.Errorf("CleanupPeriod = %v, want %d days", d, config.MaxDays)
+	}
+	if diags := ws.Diagnostics(); len(diags) != 1 || !strings.Contains(diags[0].Error(), "capped at 36,500") {
+		t.Errorf("Diagnostics = %v, want the cap", diags)
+	}
+	moves, err := ws.Retention(t.Context(), now)
+	if err != nil || len(moves) != 0 {
+		t.Fatalf("Retention = %+v, %v; want nothing moved", moves, err)
+	}
+	// Settings given by a program are not range-checked by Load: the workspace caps them too.
+	given := f.open(Options{Settings: &config.Settings{CleanupPeriodDays: 213504}})
+	if d := given.CleanupPeriod(); d != config.MaxDays*24*time.Hour {
+		t.Errorf("given settings: CleanupPeriod = %v", d)
+	}
+	if moves, err := given.Retention(t.Context(), now); err != nil || len(moves) != 0 {
+		t.Fatalf("given settings: Retention = %+v, %v; want nothing moved", moves, err)
+	}
+
+	g := newFixture(t, map[string]string{"repo/.claude/settings.json": `{"cleanupPeriodDays": 1}`})
+	old := g.write("home/.strata/projects/-other/old.jsonl", `{"type":"user"}`+"\n")
+	if err := os.Chtimes(old, now.Add(-40*24*time.Hour), now.Add(-40*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	ws = g.open(Options{})
+	if moves, err := ws.Retention(t.Context(), now); err != nil || len(moves) != 0 || ws.CleanupPeriod() != 0 {
+		t.Errorf("a project's cleanupPeriodDays archived %+v (%v)", moves, err)
+	}
+	if diags := ws.SettingsDiagnostics(); len(diags) != 1 || !strings.Contains(diags[0].Message, "cleanupPeriodDays") {
+		t.Errorf("SettingsDiagnostics = %v", diags)
+	}
+}
+
+// A settings file that is a FIFO is reported, by name, among the diagnostics, and Open goes on
+// with the other files (it used to hang every command).
+func TestOpenSettingsFIFO(t *testing.T) {
+	f := newFixture(t, map[string]string{"home/.strata/settings.json": `{"model": "user"}`, "repo/.claude/.keep": ""})
+	if err := mkfifo(f.root + "/repo/.claude/settings.json"); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan *Workspace)
+	go func() { done <- f.open(Options{}) }()
+	select {
+	case ws := <-done:
+		diags := ws.SettingsDiagnostics()
+		if ws.Settings().Model != "user" || len(diags) != 1 || diags[0].Path != f.repo+"/.claude/settings.json" ||
+			diags[0].Severity != instructions.SeverityError || !strings.Contains(diags[0].Message, "not a regular file") {
+			t.Errorf("model %q, diagnostics %+v", ws.Settings().Model, diags)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open hangs on a settings FIFO")
+	}
+}
