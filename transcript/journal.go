@@ -60,7 +60,10 @@ type Options struct {
 	// appended without them.
 	SessionID, CWD, GitBranch, Version string
 	// Metadata seeds the session metadata (title, tag …) known from a resumed session, so
-	// Close re-appends it even when it lies far from the end of the file.
+	// Close re-appends it even when it lies far from the end of the file. Only the types Claude
+	// Code re-appends itself are (custom title, tag, last prompt, agent name, mode, worktree
+	// state); a summary or AI title from here is never moved into the tail, where it would
+	// change the title Claude Code shows.
 	Metadata []*Entry
 }
 
@@ -100,6 +103,19 @@ type Journal struct {
 type metaRec struct {
 	line []byte
 	at   int64 // file offset where the record ends (once the buffer is written)
+	// tail is set for a line that lies in the file's tail window (read there at Open, or
+	// appended by this journal): keeping it there keeps what every reader of the tail sees.
+	tail bool
+}
+
+// reappendAlways are the metadata types Claude Code itself re-appends at the end of every
+// session from what it restored (reAppendSessionMetadata): their meaning does not depend on
+// where they stand. Summaries and generated titles are not among them: Claude Code's resume list
+// reads the last summary and AI title it finds in the tail window, so moving one there from the
+// head or the middle of the file would change the title it shows. Those are re-appended only
+// to keep a line that is already in the tail window from drifting out of it.
+var reappendAlways = map[string]bool{
+	TypeCustomTitle: true, TypeTag: true, TypeLastPrompt: true, TypeAgentName: true, TypeMode: true, TypeWorktreeState: true,
 }
 
 // Open returns a journal for the transcript at path. An existing file is opened for appending
@@ -122,7 +138,9 @@ func Open(ctx context.Context, path string, opts Options) (*Journal, error) {
 		if err != nil {
 			return nil, err
 		}
-		j.meta[e.Type] = &metaRec{line: line, at: 0}
+		if reappendAlways[e.Type] {
+			j.meta[e.Type] = &metaRec{line: line, at: 0}
+		}
 	}
 	if _, err := os.Stat(path); err == nil {
 		if err := j.openFile(); err != nil {
@@ -205,6 +223,10 @@ func (j *Journal) Append(e *Entry) error {
 	if e.Raw == nil && chainTypes[e.Type] {
 		j.fill(e)
 	}
+	if e.Raw == nil && e.Type == TypeSummary && e.LeafUUID == "" {
+		// Claude Code keys a summary by the conversation entry it summarises.
+		e.LeafUUID = j.leaf
+	}
 	line, err := encodeLine(e)
 	if err != nil {
 		return err
@@ -217,7 +239,7 @@ func (j *Journal) Append(e *Entry) error {
 	j.buf = append(j.buf, line...)
 	j.pending++
 	if metadataTypes[e.Type] {
-		j.meta[e.Type] = &metaRec{line: line, at: j.size + int64(len(j.buf))}
+		j.meta[e.Type] = &metaRec{line: line, at: j.size + int64(len(j.buf)), tail: true}
 	}
 	if chainTypes[e.Type] && e.UUID != "" && !e.IsSidechain {
 		j.leaf = e.UUID
@@ -342,21 +364,25 @@ func (j *Journal) Close(ctx context.Context) error {
 }
 
 // reappendMetadata buffers the latest entry of each metadata type again when any of them was
-// written more than half a tail window before the end of the file.
+// written more than half a tail window before the end of the file. A summary or AI title is
+// re-appended only when it is in the tail window still (see reappendAlways), so that it stays
+// where readers of the tail see it; one that is not would change their title if moved there.
 func (j *Journal) reappendMetadata() {
 	end := j.size + int64(len(j.buf))
+	var types []string
 	stale := false
-	for _, r := range j.meta {
+	for t, r := range j.meta {
+		start := r.at - int64(len(r.line))
+		if !reappendAlways[t] && !(r.tail && end-start <= TailWindow) {
+			continue
+		}
+		types = append(types, t)
 		if end-r.at > TailWindow/2 {
 			stale = true
 		}
 	}
 	if !stale {
 		return
-	}
-	types := make([]string, 0, len(j.meta))
-	for t := range j.meta {
-		types = append(types, t)
 	}
 	sort.Strings(types)
 	for _, t := range types {
@@ -583,7 +609,7 @@ func (j *Journal) seedMetadata() {
 			continue
 		}
 		if metadataTypes[e.Type] {
-			j.meta[e.Type] = &metaRec{line: append(bytes.Clone(e.Raw), '\n'), at: off}
+			j.meta[e.Type] = &metaRec{line: append(bytes.Clone(e.Raw), '\n'), at: off, tail: true}
 		}
 		if chainTypes[e.Type] && e.UUID != "" {
 			j.leaf = e.UUID
