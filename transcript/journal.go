@@ -57,7 +57,10 @@ type Options struct {
 	Now func() time.Time
 
 	// SessionID, CWD, GitBranch and Version fill the same fields of conversation entries
-	// appended without them.
+	// appended without them. Without GitBranch, the branch is read from the HEAD of the git
+	// repository holding CWD (see GitBranch) when the journal opens and again at every user
+	// entry, so a branch switched during the session shows from the next turn on, as in
+	// Claude Code's transcripts.
 	SessionID, CWD, GitBranch, Version string
 	// Metadata seeds the session metadata (title, tag …) known from a resumed session, so
 	// Close re-appends it even when it lies far from the end of the file. Only the types Claude
@@ -93,6 +96,9 @@ type Journal struct {
 	bgErr    error // last background write failure, cleared by a successful write
 	meta     map[string]*metaRec
 	leaf     string
+	head     string // the HEAD file that gives the branch ("" when none or not looked up yet)
+	branch   string
+	headRead bool
 	repaired int64
 	closed   bool
 
@@ -264,11 +270,27 @@ func (j *Journal) fill(e *Entry) {
 		e.CWD = j.opts.CWD
 	}
 	if e.GitBranch == "" {
-		e.GitBranch = j.opts.GitBranch
+		e.GitBranch = j.gitBranch(e.Type == TypeUser)
 	}
 	if e.Version == "" {
 		e.Version = j.opts.Version
 	}
+}
+
+// gitBranch is the branch to record: Options.GitBranch, else the one HEAD names, read again
+// when refresh is set (at user entries: the start of a turn) and found once per journal.
+func (j *Journal) gitBranch(refresh bool) string {
+	if j.opts.GitBranch != "" || j.opts.CWD == "" {
+		return j.opts.GitBranch
+	}
+	if !j.headRead {
+		j.headRead, j.head = true, gitHeadPath(j.opts.CWD)
+		refresh = true
+	}
+	if refresh && j.head != "" {
+		j.branch = branchOfHead(j.head)
+	}
+	return j.branch
 }
 
 // AppendMessage appends m as a user or assistant entry whose parent is the current Leaf and

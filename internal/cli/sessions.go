@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -103,26 +101,24 @@ func sessionsList(ctx context.Context, app *App, cwdFlag string, all, asJSON boo
 		fmt.Fprintln(app.Err, "no sessions")
 		return nil
 	}
-	// One buffered write instead of one per cell: a thousand sessions made ten thousand writes.
-	bw := bufio.NewWriterSize(app.Out, 64<<10)
-	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
-	head := "ID\tLAST ACTIVITY\tSIZE\tBRANCH\tTITLE"
+	// One write for the table (writeMemoryTable builds it whole): a thousand sessions made ten
+	// thousand writes with one per cell. Cells are measured by display width and made safe
+	// for the terminal there.
+	head := []string{"ID", "LAST ACTIVITY", "SIZE", "BRANCH", "TITLE"}
 	if all {
-		head = "ID\tLAST ACTIVITY\tSIZE\tBRANCH\tPROJECT\tTITLE"
+		head = []string{"ID", "LAST ACTIVITY", "SIZE", "BRANCH", "PROJECT", "TITLE"}
 	}
-	fmt.Fprintln(tw, head)
+	rows := make([][]string, 0, len(infos)+1)
+	rows = append(rows, head)
 	for _, i := range infos {
-		row := []string{termtext.Line(i.ID), i.LastActivity.Local().Format("2006-01-02 15:04"), humanSize(i.Size), dash(termtext.Line(i.Branch))}
+		row := []string{i.ID, i.LastActivity.Local().Format("2006-01-02 15:04"), humanSize(i.Size), dash(i.Branch)}
 		if all {
-			row = append(row, dash(termtext.Line(firstNonEmpty(i.CWD, i.Project))))
+			row = append(row, dash(firstNonEmpty(i.CWD, i.Project)))
 		}
-		row = append(row, dash(termtext.Line(transcript.Shorten(i.Label(), 80))))
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		row = append(row, dash(transcript.Shorten(i.Label(), 80)))
+		rows = append(rows, row)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return writeMemoryTable(app.Out, rows)
 }
 
 // listIndexPath is where listing keeps its index for the listing of dir: in the user's cache
