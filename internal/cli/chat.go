@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
-	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/internal/termtext"
+	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/transcript"
 )
 
