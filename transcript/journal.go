@@ -109,8 +109,8 @@ type Journal struct {
 type metaRec struct {
 	line []byte
 	at   int64 // file offset where the record ends (once the buffer is written)
-	// tail is set for a line that lies in the file's tail window (read there at Open, or
-	// appended by this journal): keeping it there keeps what every reader of the tail sees.
+	// tail is set for a line that lay in the file's tail window when the journal opened (or
+	// was appended by it): keeping it there keeps what every reader of the tail sees.
 	tail bool
 }
 
@@ -387,15 +387,15 @@ func (j *Journal) Close(ctx context.Context) error {
 
 // reappendMetadata buffers the latest entry of each metadata type again when any of them was
 // written more than half a tail window before the end of the file. A summary or AI title is
-// re-appended only when it is in the tail window still (see reappendAlways), so that it stays
-// where readers of the tail see it; one that is not would change their title if moved there.
+// re-appended only when it was in the tail window when the journal opened, or was appended by
+// it (see reappendAlways), so that it stays where readers of the tail see it; one from further
+// back would change their title if moved there.
 func (j *Journal) reappendMetadata() {
 	end := j.size + int64(len(j.buf))
 	var types []string
 	stale := false
 	for t, r := range j.meta {
-		start := r.at - int64(len(r.line))
-		if !reappendAlways[t] && !(r.tail && end-start <= TailWindow) {
+		if !reappendAlways[t] && !r.tail {
 			continue
 		}
 		types = append(types, t)
