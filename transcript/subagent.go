@@ -138,3 +138,20 @@ func SubagentOf(path string) (agentID, sessionID string, ok bool) {
 // IsSubagent reports whether the loaded file is a subagent's transcript: every conversation
 // entry in it is on a sidechain.
 func (s *Session) IsSubagent() bool { return s.sidechainOnly() }
+
+// ParentPath returns the transcript of the session a subagent transcript belongs to: 2.1's
+// <dir>/<sessionId>/subagents/agent-<id>.jsonl belongs to <dir>/<sessionId>.jsonl; 2.0's
+// <dir>/agent-<id>.jsonl to <dir>/<sessionID>.jsonl, sessionID being what its entries name.
+// It returns path itself for a session's own transcript.
+func ParentPath(path, sessionID string) string {
+	_, parent, ok := SubagentOf(path)
+	switch {
+	case !ok:
+		return path
+	case parent != "":
+		return filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(path))), parent+".jsonl")
+	case sessionID != "" && ValidID(sessionID) == nil:
+		return filepath.Join(filepath.Dir(path), sessionID+".jsonl")
+	}
+	return path
+}
