@@ -181,7 +181,7 @@ func scanHead(b []byte, info *Info, st *statState) {
 				}
 			}
 		}
-		if !st.prompt.found() && hasKeyValue(line, "type", TypeUser) && !bytes.Contains(line, []byte(`"tool_result"`)) {
+		if !st.prompt.found() && mayBeUser(line) && !bytes.Contains(line, []byte(`"tool_result"`)) {
 			userPrompt(line, &st.prompt, &st.side)
 		}
 		if st.prompt.found() && !info.Created.IsZero() && info.CWD != "" && st.headBranch != "" {
@@ -393,6 +393,13 @@ func indexQuoted(line []byte, key string) int {
 func spaced(line []byte) bool {
 	head := line[:min(len(line), 80)]
 	return bytes.Contains(head, []byte(`": `)) || bytes.Contains(head, []byte(`" :`)) || bytes.Contains(head, []byte("\":\t"))
+}
+
+// mayBeUser is a cheap test for a user entry's line, compact or spaced, whatever its key order
+// (the entry's type is checked again once it is parsed).
+func mayBeUser(line []byte) bool {
+	return bytes.Contains(line, []byte(`"type":"user"`)) || hasKeyValue(line, "type", TypeUser) ||
+		spaced(line) && bytes.Contains(line, []byte(`"type": "user"`))
 }
 
 // hasKeyValue reports whether the line's first "key" holds the string value.

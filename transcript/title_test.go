@@ -111,6 +111,7 @@ func TestTitlesAgree(t *testing.T) {
 		{"custom title over all", []string{userLine("u1", "", "p"), `{"type":"ai-title","aiTitle":"AI","sessionId":"s"}`, `{"type":"custom-title","customTitle":"我的标题","sessionId":"s"}`}, "我的标题"},
 		{"slash command", []string{userLine("u1", "", "<command-name>/orchestrator</command-name>\n<command-args>create TODO app</command-args>"), assistantLine("a1", "u1", "ok")}, "/orchestrator create TODO app"},
 		{"init", []string{userLine("u1", "", "<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>"), assistantLine("a1", "u1", "ok")}, "/init"},
+		{"message before type", []string{`{"parentUuid":null,"message":{"role":"user","content":[{"type":"text","text":"message first"}]},"type":"user","uuid":"u1"}`}, "message first"},
 		{"meta and tool results skipped", []string{
 			`{"parentUuid":null,"type":"user","isMeta":true,"message":{"role":"user","content":"Caveat: meta"},"uuid":"m1"}`,
 			`{"parentUuid":"m1","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"out"}]},"uuid":"r1"}`,
