@@ -18,21 +18,37 @@ func TestSessionSearch(t *testing.T) {
 	}
 	const id = "0192f0c4-7d3e-7a8b-9c1d-2e3f4a5b6c7d"
 	lines := []string{
+		// A summary of the session this one continued: not this session's title.
+		`{"type":"summary","summary":"Another session","leafUuid":"elsewhere"}`,
 		fmt.Sprintf(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":%q,"timestamp":"2026-01-02T10:00:00.000Z","cwd":%q,"message":{"role":"user","content":"我们决定用 PostgreSQL 做存储，不用 MySQL"}}`, id, f.project),
 		fmt.Sprintf(`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":%q,"timestamp":"2026-01-02T10:00:05.000Z","cwd":%q,"message":{"role":"assistant","content":[{"type":"text","text":"Noted: the storage layer will use PostgreSQL."}]}}`, id, f.project),
 	}
 	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A 2.1 subagent of the session.
+	sub := transcript.SubagentPath(filepath.Join(dir, id+".jsonl"), "a7")
+	os.MkdirAll(filepath.Dir(sub), 0o700)
+	os.WriteFile(sub, []byte(fmt.Sprintf(`{"type":"user","uuid":"s1","parentUuid":"a1","isSidechain":true,"agentId":"a7","sessionId":%q,"message":{"role":"user","content":"check the PostgreSQL schema"}}`+"\n", id)), 0o600)
 	cs := connect(t, f.server(t, nil), nil)
 
 	var out SessionSearchOutput
 	mustCall(t, cs, "session_search", SessionSearchInput{Query: "postgresql"}, &out)
-	if out.Sessions != 1 || len(out.Hits) != 2 {
-		t.Fatalf("session_search postgresql = %+v, want 2 hits in 1 session", out)
+	if out.Sessions != 1 || len(out.Hits) != 3 {
+		t.Fatalf("session_search postgresql = %+v, want 3 hits in 1 session", out)
 	}
 	if h := out.Hits[0]; h.SessionID != id || h.Type != "user" || !strings.Contains(h.Snippet, "PostgreSQL") || h.Time == "" {
 		t.Errorf("first hit = %+v", h)
+	}
+	// Every hit has the session's title (its first prompt, not the foreign summary), the
+	// subagent's too.
+	for _, h := range out.Hits {
+		if !strings.HasPrefix(h.Title, "我们决定用 PostgreSQL") {
+			t.Errorf("hit title %q", h.Title)
+		}
+	}
+	if h := out.Hits[2]; h.SessionID != id || h.AgentID != "a7" {
+		t.Errorf("subagent hit = %+v", h)
 	}
 	mustCall(t, cs, "session_search", SessionSearchInput{Query: "不用 MySQL"}, &out)
 	if len(out.Hits) != 1 {

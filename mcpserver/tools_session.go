@@ -27,7 +27,8 @@ type SessionSearchInput struct {
 // SessionHit is one message of an earlier session that contains the query.
 type SessionHit struct {
 	SessionID string `json:"session_id" jsonschema:"the session (strata sessions show ID prints it whole)"`
-	Title     string `json:"title,omitempty" jsonschema:"the session's title or first prompt"`
+	AgentID   string `json:"agent_id,omitempty" jsonschema:"the subagent whose conversation holds the message, when it is a subagent's"`
+	Title     string `json:"title,omitempty" jsonschema:"the session's title as Claude Code's resume list shows it (custom or AI title, summary, else first prompt)"`
 	Time      string `json:"time,omitempty" jsonschema:"when the message was written (RFC 3339)"`
 	Type      string `json:"type" jsonschema:"user, assistant, summary …"`
 	Line      int    `json:"line" jsonschema:"line of the transcript file"`
@@ -44,7 +45,7 @@ type SessionSearchOutput struct {
 func (s *Server) addSessionTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name: "session_search",
-		Description: "Search the transcripts of earlier sessions in this project (strata's and Claude Code's, when they share STRATA_HOME) for a word or phrase, " +
+		Description: "Search the transcripts of earlier sessions in this project (strata's and Claude Code's, when they share STRATA_HOME), their subagents' included, for a word or phrase, " +
 			"and return short snippets of the messages that contain it, with the session they come from. Use it to recall what was decided or tried before.",
 		Annotations: readOnly("Search past sessions"),
 	}, s.sessionSearch)
@@ -81,21 +82,30 @@ func (s *Server) sessionSearch(ctx context.Context, req *mcp.CallToolRequest, in
 		}
 		paths = append(paths, files...)
 	}
+	sessions := len(paths)
+	// Subagents in every layout (2.1's subagents/ directories, 2.0's agent-*.jsonl files; 1.x
+	// kept them inline), as strata sessions search does.
+	paths, err = transcript.WithSubagents(paths)
+	if err != nil {
+		s.log.Warn("session_search: subagents", "err", err)
+	}
 	hits, err := transcript.Search(ctx, paths, in.Query, transcript.SearchOptions{Limit: limit, PerSession: sessionHitsPer})
 	if err != nil {
 		return nil, SessionSearchOutput{}, fmt.Errorf("session_search: %w", err)
 	}
-	out := SessionSearchOutput{Hits: make([]SessionHit, 0, len(hits)), Sessions: len(paths)}
+	out := SessionSearchOutput{Hits: make([]SessionHit, 0, len(hits)), Sessions: sessions}
 	titles := map[string]string{}
 	for _, h := range hits {
-		title, ok := titles[h.Path]
+		// A hit in a subagent's file carries its session's title, as listing shows it.
+		parent := transcript.ParentPath(h.Path, h.SessionID)
+		title, ok := titles[parent]
 		if !ok {
-			if info, err := transcript.Stat(h.Path); err == nil {
+			if info, err := transcript.Stat(parent); err == nil {
 				title = info.Label()
 			}
-			titles[h.Path] = title
+			titles[parent] = title
 		}
-		hit := SessionHit{SessionID: h.SessionID, Title: title, Type: h.Type, Line: h.Line, Snippet: h.Snippet}
+		hit := SessionHit{SessionID: h.SessionID, AgentID: h.AgentID, Title: title, Type: h.Type, Line: h.Line, Snippet: h.Snippet}
 		if !h.Time.IsZero() {
 			hit.Time = h.Time.UTC().Format(time.RFC3339)
 		}

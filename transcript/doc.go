@@ -20,7 +20,11 @@
 //   - One writer per file: the transcript is flock-ed while a Journal has it open; a second
 //     Journal gets ErrLocked.
 //   - Session metadata (titles, tag, last prompt, mode) is re-appended at Close when it has
-//     drifted more than half a TailWindow from the end, so listing finds it in the tail.
+//     drifted more than half a TailWindow from the end, so listing finds it in the tail. A
+//     summary or AI title is re-appended only when it was in the tail already: Claude Code's
+//     resume list takes them from the tail, and one moved there would change its title.
+//   - Conversation entries get the session id, cwd, version and git branch (read from HEAD,
+//     see GitBranch) when they have none.
 //
 // Guarantees of the reader:
 //   - Unknown entry types and unknown keys are kept (Entry.Raw) and survive a read/write round
@@ -39,6 +43,9 @@
 //
 // Nothing is ever deleted: retention (settings cleanupPeriodDays, only when set) and Archive
 // move transcripts to an archive directory and report what moved.
+//
+// A session's title is decided in one place, Title (custom title, AI title, a summary whose
+// leaf is in the file, the first real prompt), for listing and for loaded sessions alike.
 //
 // For resume, Session offers the raw material other layers turn into state: the chain (Live,
 // Messages), Metadata, LastTodos (the newest TodoWrite input), FileSnapshots, ReadToolUses and

@@ -58,7 +58,7 @@ type fileKey struct {
 // strings.
 const (
 	indexMagicPrefix = "strata-list-index "
-	indexMagic       = indexMagicPrefix + "2\n"
+	indexMagic       = indexMagicPrefix + "3\n"
 )
 
 // loadIndex reads the index at path; a missing file or one of another version is an empty

@@ -57,10 +57,16 @@ type Options struct {
 	Now func() time.Time
 
 	// SessionID, CWD, GitBranch and Version fill the same fields of conversation entries
-	// appended without them.
+	// appended without them. Without GitBranch, the branch is read from the HEAD of the git
+	// repository holding CWD (see GitBranch) when the journal opens and again at every user
+	// entry, so a branch switched during the session shows from the next turn on, as in
+	// Claude Code's transcripts.
 	SessionID, CWD, GitBranch, Version string
 	// Metadata seeds the session metadata (title, tag …) known from a resumed session, so
-	// Close re-appends it even when it lies far from the end of the file.
+	// Close re-appends it even when it lies far from the end of the file. Only the types Claude
+	// Code re-appends itself are (custom title, tag, last prompt, agent name, mode, worktree
+	// state); a summary or AI title from here is never moved into the tail, where it would
+	// change the title Claude Code shows.
 	Metadata []*Entry
 }
 
@@ -90,6 +96,9 @@ type Journal struct {
 	bgErr    error // last background write failure, cleared by a successful write
 	meta     map[string]*metaRec
 	leaf     string
+	head     string // the HEAD file that gives the branch ("" when none or not looked up yet)
+	branch   string
+	headRead bool
 	repaired int64
 	closed   bool
 
@@ -100,6 +109,19 @@ type Journal struct {
 type metaRec struct {
 	line []byte
 	at   int64 // file offset where the record ends (once the buffer is written)
+	// tail is set for a line that lay in the file's tail window when the journal opened (or
+	// was appended by it): keeping it there keeps what every reader of the tail sees.
+	tail bool
+}
+
+// reappendAlways are the metadata types Claude Code itself re-appends at the end of every
+// session from what it restored (reAppendSessionMetadata): their meaning does not depend on
+// where they stand. Summaries and generated titles are not among them: Claude Code's resume list
+// reads the last summary and AI title it finds in the tail window, so moving one there from the
+// head or the middle of the file would change the title it shows. Those are re-appended only
+// to keep a line that is already in the tail window from drifting out of it.
+var reappendAlways = map[string]bool{
+	TypeCustomTitle: true, TypeTag: true, TypeLastPrompt: true, TypeAgentName: true, TypeMode: true, TypeWorktreeState: true,
 }
 
 // Open returns a journal for the transcript at path. An existing file is opened for appending
@@ -122,7 +144,9 @@ func Open(ctx context.Context, path string, opts Options) (*Journal, error) {
 		if err != nil {
 			return nil, err
 		}
-		j.meta[e.Type] = &metaRec{line: line, at: 0}
+		if reappendAlways[e.Type] {
+			j.meta[e.Type] = &metaRec{line: line, at: 0}
+		}
 	}
 	if _, err := os.Stat(path); err == nil {
 		if err := j.openFile(); err != nil {
@@ -205,6 +229,10 @@ func (j *Journal) Append(e *Entry) error {
 	if e.Raw == nil && chainTypes[e.Type] {
 		j.fill(e)
 	}
+	if e.Raw == nil && e.Type == TypeSummary && e.LeafUUID == "" {
+		// Claude Code keys a summary by the conversation entry it summarises.
+		e.LeafUUID = j.leaf
+	}
 	line, err := encodeLine(e)
 	if err != nil {
 		return err
@@ -217,7 +245,7 @@ func (j *Journal) Append(e *Entry) error {
 	j.buf = append(j.buf, line...)
 	j.pending++
 	if metadataTypes[e.Type] {
-		j.meta[e.Type] = &metaRec{line: line, at: j.size + int64(len(j.buf))}
+		j.meta[e.Type] = &metaRec{line: line, at: j.size + int64(len(j.buf)), tail: true}
 	}
 	if chainTypes[e.Type] && e.UUID != "" && !e.IsSidechain {
 		j.leaf = e.UUID
@@ -242,11 +270,27 @@ func (j *Journal) fill(e *Entry) {
 		e.CWD = j.opts.CWD
 	}
 	if e.GitBranch == "" {
-		e.GitBranch = j.opts.GitBranch
+		e.GitBranch = j.gitBranch(e.Type == TypeUser)
 	}
 	if e.Version == "" {
 		e.Version = j.opts.Version
 	}
+}
+
+// gitBranch is the branch to record: Options.GitBranch, else the one HEAD names, read again
+// when refresh is set (at user entries: the start of a turn) and found once per journal.
+func (j *Journal) gitBranch(refresh bool) string {
+	if j.opts.GitBranch != "" || j.opts.CWD == "" {
+		return j.opts.GitBranch
+	}
+	if !j.headRead {
+		j.headRead, j.head = true, gitHeadPath(j.opts.CWD)
+		refresh = true
+	}
+	if refresh && j.head != "" {
+		j.branch = branchOfHead(j.head)
+	}
+	return j.branch
 }
 
 // AppendMessage appends m as a user or assistant entry whose parent is the current Leaf and
@@ -342,21 +386,25 @@ func (j *Journal) Close(ctx context.Context) error {
 }
 
 // reappendMetadata buffers the latest entry of each metadata type again when any of them was
-// written more than half a tail window before the end of the file.
+// written more than half a tail window before the end of the file. A summary or AI title is
+// re-appended only when it was in the tail window when the journal opened, or was appended by
+// it (see reappendAlways), so that it stays where readers of the tail see it; one from further
+// back would change their title if moved there.
 func (j *Journal) reappendMetadata() {
 	end := j.size + int64(len(j.buf))
+	var types []string
 	stale := false
-	for _, r := range j.meta {
+	for t, r := range j.meta {
+		if !reappendAlways[t] && !r.tail {
+			continue
+		}
+		types = append(types, t)
 		if end-r.at > TailWindow/2 {
 			stale = true
 		}
 	}
 	if !stale {
 		return
-	}
-	types := make([]string, 0, len(j.meta))
-	for t := range j.meta {
-		types = append(types, t)
 	}
 	sort.Strings(types)
 	for _, t := range types {
@@ -583,7 +631,7 @@ func (j *Journal) seedMetadata() {
 			continue
 		}
 		if metadataTypes[e.Type] {
-			j.meta[e.Type] = &metaRec{line: append(bytes.Clone(e.Raw), '\n'), at: off}
+			j.meta[e.Type] = &metaRec{line: append(bytes.Clone(e.Raw), '\n'), at: off, tail: true}
 		}
 		if chainTypes[e.Type] && e.UUID != "" {
 			j.leaf = e.UUID

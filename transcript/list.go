@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,8 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
-
-	"github.com/strata-mem/strata/conversation"
 )
 
 // Info is what listing learns about a session from the head and tail of its file.
@@ -31,26 +28,25 @@ type Info struct {
 	// Project is the name of the project directory (the slug of the session's cwd).
 	Project string `json:"project"`
 	CWD     string `json:"cwd,omitempty"`
-	// Title is the custom title, else the generated title, else the summary.
-	Title       string    `json:"title,omitempty"`
-	FirstPrompt string    `json:"firstPrompt,omitempty"`
-	LastPrompt  string    `json:"lastPrompt,omitempty"`
-	Tag         string    `json:"tag,omitempty"`
-	Branch      string    `json:"branch,omitempty"`
-	Created     time.Time `json:"created,omitzero"`
+	// Title is the session's title as Claude Code's resume list shows it (see Title): custom
+	// title, AI title, a summary of this session, else the first prompt.
+	Title string `json:"title,omitempty"`
+	// FirstPrompt is the first real prompt (or the slash command the session began with).
+	FirstPrompt string `json:"firstPrompt,omitempty"`
+	LastPrompt  string `json:"lastPrompt,omitempty"`
+	Tag         string `json:"tag,omitempty"`
+	// Branch is the git branch of the newest entry that names one.
+	Branch  string    `json:"branch,omitempty"`
+	Created time.Time `json:"created,omitzero"`
 	// LastActivity is the newest timestamp in the tail, else the file's modification time.
 	LastActivity time.Time `json:"lastActivity"`
 	Size         int64     `json:"size"`
 }
 
-// Label is what a list shows for the session: its title, else its first prompt, else its
-// last prompt.
+// Label is what a list shows for the session: its title, else its last prompt.
 func (i Info) Label() string {
-	switch {
-	case i.Title != "":
+	if i.Title != "" {
 		return i.Title
-	case i.FirstPrompt != "":
-		return i.FirstPrompt
 	}
 	return i.LastPrompt
 }
@@ -62,8 +58,20 @@ const (
 	tailFirst = 16 << 10
 )
 
+// statState is what the head and tail windows said about the title.
+type statState struct {
+	prompt promptScan
+	// side is the first prompt on a sidechain: a subagent transcript's title.
+	side       promptScan
+	tail, head Metadata
+	// sums are the summaries seen, newest first (the tail's from the end, then the head's).
+	sums       []summaryLeaf
+	headBranch string
+}
+
 // Stat reads at most TailWindow bytes from each end of the transcript at path and returns what
-// they say about the session. It never parses the middle of the file.
+// they say about the session. It never parses the middle of the file; only when the title
+// falls to a summary does it look for the summary's leaf in the rest of the file.
 func Stat(path string) (Info, error) {
 	f, size, mtime, err := openForStat(path)
 	if err != nil {
@@ -73,15 +81,32 @@ func Stat(path string) (Info, error) {
 	info := Info{ID: SessionIDOf(path), Path: path, Project: filepath.Base(filepath.Dir(path)), Size: size}
 	bp := windowPool.Get().(*[]byte)
 	defer windowPool.Put(bp)
-	if err := statHead(f, *bp, size, &info); err != nil {
+	var st statState
+	if err := statHead(f, *bp, size, &info, &st); err != nil {
 		return info, fmt.Errorf("transcript: %s: %w", path, err)
 	}
-	if err := statTail(f, *bp, size, &info); err != nil {
+	if err := statTail(f, *bp, size, &info, &st); err != nil {
 		return info, fmt.Errorf("transcript: %s: %w", path, err)
 	}
 	if info.LastActivity.IsZero() {
 		info.LastActivity = mtime
 	}
+	if info.Branch == "" {
+		info.Branch = st.headBranch
+	}
+	info.FirstPrompt = cmp.Or(st.prompt.result(), st.side.result())
+	custom := cmp.Or(st.tail.CustomTitle, st.head.CustomTitle)
+	ai := cmp.Or(st.tail.AITitle, st.head.AITitle)
+	summary := ""
+	if custom == "" && ai == "" && len(st.sums) > 0 {
+		for k, ok := range leavesInFile(f, size, st.sums) {
+			if ok {
+				summary = st.sums[k].summary
+				break
+			}
+		}
+	}
+	info.Title = Shorten(Title(custom, ai, summary, info.FirstPrompt), maxTitle)
 	return info, nil
 }
 
@@ -103,7 +128,7 @@ func window(r io.ReaderAt, buf []byte, size, start, n int64) ([]byte, error) {
 	return b, nil
 }
 
-func statHead(r io.ReaderAt, buf []byte, size int64, info *Info) error {
+func statHead(r io.ReaderAt, buf []byte, size int64, info *Info, st *statState) error {
 	for _, n := range []int64{headFirst, TailWindow} {
 		b, err := window(r, buf, size, 0, n)
 		if err != nil {
@@ -117,15 +142,18 @@ func statHead(r io.ReaderAt, buf []byte, size int64, info *Info) error {
 				b = nil
 			}
 		}
-		scanHead(b, info)
-		if info.FirstPrompt != "" || whole {
+		// The second, larger window starts from the top again.
+		st.prompt, st.side, st.head, st.sums = promptScan{}, promptScan{}, Metadata{}, st.sums[:0]
+		scanHead(b, info, st)
+		if st.prompt.found() || whole {
 			return nil
 		}
 	}
 	return nil
 }
 
-func scanHead(b []byte, info *Info) {
+func scanHead(b []byte, info *Info, st *statState) {
+	var sums []summaryLeaf
 	for len(b) > 0 {
 		line := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -141,64 +169,55 @@ func scanHead(b []byte, info *Info) {
 		if info.CWD == "" {
 			info.CWD = keyString(line, "cwd")
 		}
-		if info.FirstPrompt == "" && bytes.Contains(line, []byte(`"type":"user"`)) {
-			info.FirstPrompt = firstPrompt(line)
+		if st.headBranch == "" {
+			st.headBranch = keyString(line, "gitBranch")
 		}
-		if info.FirstPrompt != "" && !info.Created.IsZero() && info.CWD != "" {
-			return
+		if maybeMetadata(line) {
+			if e, _ := ParseEntry(line); e != nil && metadataTypes[e.Type] {
+				st.head.add(e)
+				if e.Type == TypeSummary && e.Summary != "" && e.LeafUUID != "" {
+					sums = append(sums, summaryLeaf{leaf: e.LeafUUID, summary: e.Summary})
+				}
+			}
+		}
+		if !st.prompt.found() && mayBeUser(line) && !bytes.Contains(line, []byte(`"tool_result"`)) {
+			userPrompt(line, &st.prompt, &st.side)
+		}
+		if st.prompt.found() && !info.Created.IsZero() && info.CWD != "" && st.headBranch != "" {
+			break
 		}
 	}
+	// The head's summaries, newest first; statTail puts the tail's before them.
+	slices.Reverse(sums)
+	st.sums = sums
 }
 
 var plainPrompt = []byte(`"message":{"role":"user","content":"`)
 
-// firstPrompt returns the prompt typed in a user entry's line, or "". A prompt stored as a
-// plain string (the usual case) is read without parsing the whole line.
-func firstPrompt(line []byte) string {
+// userPrompt feeds the prompt typed in a user entry's line to p, or to side when the entry is
+// on a sidechain. A prompt stored as a plain string (the usual case) is read without parsing
+// the whole line.
+func userPrompt(line []byte, p, side *promptScan) {
 	if i := bytes.Index(line, plainPrompt); i >= 0 && !bytes.Contains(line, []byte(`"isMeta":true`)) &&
 		!bytes.Contains(line, []byte(`"isCompactSummary":true`)) && !bytes.Contains(line, []byte(`"isSidechain":true`)) {
 		start := i + len(`"message":{"role":"user",`)
 		if t := keyString(line[start:], "content"); t != "" {
-			return promptFilter(t)
+			p.text(t)
+			return
 		}
 	}
 	e, _ := ParseEntry(line)
-	if e == nil {
-		return ""
-	}
-	return promptText(e)
-}
-
-// promptText returns the text a user typed in e, shortened for a list; "" for meta entries,
-// tool results and command echoes.
-func promptText(e *Entry) string {
-	if e.Type != TypeUser || e.IsMeta || e.IsCompactSummary || e.IsSidechain {
-		return ""
-	}
-	m, ok, err := e.DecodeMessage()
-	if err != nil || !ok {
-		return ""
-	}
-	for _, b := range m.Content {
-		if b.Type != conversation.Text {
-			continue
+	switch {
+	case e == nil:
+	case e.IsSidechain:
+		if !side.found() {
+			c := *e
+			c.IsSidechain = false
+			side.entry(&c)
 		}
-		if t := promptFilter(b.Text); t != "" {
-			return t
-		}
+	default:
+		p.entry(e)
 	}
-	return ""
-}
-
-// promptFilter returns text shortened for a list, or "" when it is not something the user
-// typed (a command echo, a caveat, an interruption note).
-func promptFilter(text string) string {
-	t := strings.TrimSpace(text)
-	if t == "" || strings.HasPrefix(t, "<command-") || strings.HasPrefix(t, "<local-command") ||
-		strings.HasPrefix(t, "Caveat:") || strings.HasPrefix(t, "[Request interrupted") {
-		return ""
-	}
-	return Shorten(t, 200)
 }
 
 // Shorten collapses whitespace in s and cuts it to at most n runes, ending in "…" when cut.
@@ -211,10 +230,9 @@ func Shorten(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-var typeKey = []byte(`"type":"`)
-
-func statTail(r io.ReaderAt, buf []byte, size int64, info *Info) error {
+func statTail(r io.ReaderAt, buf []byte, size int64, info *Info, st *statState) error {
 	var m Metadata
+	var sums []summaryLeaf
 	ends := make([]int, 0, 64)
 	for _, n := range []int64{tailFirst, TailWindow} {
 		b, err := window(r, buf, size, size-n, n)
@@ -229,6 +247,7 @@ func statTail(r io.ReaderAt, buf []byte, size int64, info *Info) error {
 			}
 			b = b[i+1:]
 		}
+		m, sums = Metadata{}, sums[:0]
 		// Split forward (IndexByte is vectorised, LastIndexByte is not), then walk back.
 		ends = ends[:0]
 		for off := 0; off < len(b); {
@@ -264,82 +283,38 @@ func statTail(r io.ReaderAt, buf []byte, size int64, info *Info) error {
 				continue
 			}
 			if e, _ := ParseEntry(line); e != nil && metadataTypes[e.Type] {
+				if e.Type == TypeSummary && e.Summary != "" && e.LeafUUID != "" {
+					sums = append(sums, summaryLeaf{leaf: e.LeafUUID, summary: e.Summary})
+				}
 				if _, seen := m.Entries[e.Type]; !seen {
 					m.add(e)
 				}
 			}
 		}
-		if m.Title() != "" || whole {
+		if m.CustomTitle != "" || m.AITitle != "" || whole {
 			break
 		}
 	}
-	info.Title = Shorten(m.Title(), 200)
+	st.tail = m
+	head := st.sums
+	st.sums = append(sums, head...)
+	st.sums = dedupSummaries(st.sums)
 	info.Tag = m.Tag
 	info.LastPrompt = Shorten(m.LastPrompt, 200)
 	return nil
 }
 
-var metaPrefix = []byte(`{"type":"`)
-
-// maybeMetadata is a cheap test for a metadata line: both Claude Code and strata write the
-// type first in a metadata entry (conversation entries start with parentUuid), so a line is
-// looked at only when it starts with {"type":" or is short.
-func maybeMetadata(line []byte) bool {
-	if bytes.HasPrefix(line, metaPrefix) {
-		rest := line[len(metaPrefix):]
-		j := bytes.IndexByte(rest[:min(len(rest), 40)], '"')
-		return j >= 0 && metadataTypes[string(rest[:j])]
-	}
-	if len(line) > 512 {
-		return false
-	}
-	head := line
-	if len(head) > 512 {
-		head = head[:160]
-	}
-	for {
-		i := bytes.Index(head, typeKey)
-		if i < 0 {
-			return false
+// dedupSummaries drops repeats (the same summary of the same leaf), keeping the first.
+func dedupSummaries(s []summaryLeaf) []summaryLeaf {
+	out := s[:0]
+	seen := map[summaryLeaf]bool{}
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
 		}
-		rest := head[i+len(typeKey):]
-		if j := bytes.IndexByte(rest, '"'); j >= 0 && metadataTypes[string(rest[:j])] {
-			return true
-		}
-		head = rest
 	}
-}
-
-// keyString finds "key":"value" in a JSON line and returns the value unescaped. It looks for
-// the first occurrence, which in Claude Code's key order is the top-level one; it is used only
-// for listing, where reading a few fields must not cost a full parse of a large line.
-func keyString(line []byte, key string) string {
-	pat := make([]byte, 0, len(key)+4)
-	pat = append(pat, '"')
-	pat = append(pat, key...)
-	pat = append(pat, '"', ':', '"')
-	i := bytes.Index(line, pat)
-	if i < 0 {
-		return ""
-	}
-	rest := line[i+len(pat)-1:]
-	end := 1
-	for end < len(rest) {
-		c := rest[end]
-		if c == '\\' {
-			end += 2
-			continue
-		}
-		if c == '"' {
-			var s string
-			if json.Unmarshal(rest[:end+1], &s) != nil {
-				return ""
-			}
-			return s
-		}
-		end++
-	}
-	return ""
+	return out
 }
 
 // ListOptions control List and ListAll.

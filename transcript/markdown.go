@@ -10,12 +10,12 @@ import (
 	"github.com/strata-mem/strata/conversation"
 )
 
-// WriteMarkdown renders the session's chain as a markdown document: a heading with the title,
+// WriteMarkdown renders the session's chain as a markdown document: a heading with the title (Title),
 // then each user and assistant message, tool calls and results as fenced blocks, and compact
 // boundaries as rules. Meta messages are marked as such.
 func WriteMarkdown(w io.Writer, s *Session) error {
 	var b strings.Builder
-	title := s.Meta.Title()
+	title := s.Title()
 	if title == "" {
 		title = "Session " + s.ID
 	}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -14,7 +15,13 @@ import (
 
 // Hit is one entry whose text contains the query.
 type Hit struct {
-	SessionID string    `json:"sessionId"`
+	// SessionID is the session the entry belongs to; for a hit in a subagent's transcript,
+	// the parent session, and AgentID names the subagent.
+	SessionID string `json:"sessionId"`
+	AgentID   string `json:"agentId,omitempty"`
+	// Sidechain is set for a hit in a subagent's conversation (its own file, or a 1.x
+	// transcript's inline sidechain lines).
+	Sidechain bool      `json:"sidechain,omitempty"`
 	Path      string    `json:"path"`
 	Line      int       `json:"line"`
 	UUID      string    `json:"uuid,omitempty"`
@@ -34,7 +41,9 @@ type SearchOptions struct {
 
 // Search looks for query (case-insensitive, Unicode-aware) in the text of user and assistant
 // messages (text and tool results), summaries and titles of the transcripts in paths, reading
-// each file once from start to end. Lines that do not parse are skipped, as when loading.
+// each file once from start to end. Lines that do not parse are skipped, as when loading. Pass
+// WithSubagents(sessions) to search the sessions' subagents too; a hit in a subagent's file
+// (or on a 1.x inline sidechain) is marked Sidechain and names its parent session.
 func Search(ctx context.Context, paths []string, query string, opts SearchOptions) ([]Hit, error) {
 	q := strings.ToLower(strings.TrimSpace(query))
 	if q == "" {
@@ -68,8 +77,14 @@ func Search(ctx context.Context, paths []string, query string, opts SearchOption
 			if i < 0 {
 				return true
 			}
-			hits = append(hits, Hit{SessionID: SessionIDOf(p), Path: p, Line: lineNo, UUID: e.UUID, Type: e.Type,
-				Time: e.Timestamp, Snippet: snippet(text, strings.ToLower(text), i, len(q))})
+			h := Hit{SessionID: SessionIDOf(p), Path: p, Line: lineNo, UUID: e.UUID, Type: e.Type,
+				Time: e.Timestamp, Snippet: snippet(text, strings.ToLower(text), i, len(q))}
+			if agent, session, ok := SubagentOf(p); ok {
+				h.AgentID, h.SessionID, h.Sidechain = agent, cmp.Or(session, e.SessionID, h.SessionID), true
+			} else if e.IsSidechain {
+				h.AgentID, h.Sidechain = e.AgentID, true
+			}
+			hits = append(hits, h)
 			n++
 			if opts.Limit > 0 && len(hits) >= opts.Limit {
 				return false

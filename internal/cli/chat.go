@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/transcript"
 )
@@ -369,7 +370,7 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 				if i == 10 {
 					break
 				}
-				fmt.Fprintf(w, "  %s  %s  %s\n", shortID(in.ID), in.LastActivity.Local().Format("2006-01-02 15:04"), firstLine(in.Label(), 60))
+				fmt.Fprintf(w, "  %s  %s  %s\n", shortID(in.ID), in.LastActivity.Local().Format("2006-01-02 15:04"), termtext.Line(firstLine(in.Label(), 60)))
 			}
 			fmt.Fprintln(w, "Switch with /resume ID.")
 			break

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/memdir"
 	"golang.org/x/text/width"
 )
@@ -132,10 +133,14 @@ func memoryList(c *cobra.Command, app *App, s *memdir.Store, asJSON bool) error 
 
 // writeMemoryTable prints rows in columns two spaces apart, measuring text by its display width
 // (Chinese and other wide characters take two columns), so that names in any script line up.
+// Every cell goes through termtext.Line: names and descriptions come from files strata did not
+// necessarily write, and an escape sequence or a newline in one must not reach the terminal.
 func writeMemoryTable(w io.Writer, rows [][]string) error {
 	var widths []int
 	for _, r := range rows {
 		for i, cell := range r {
+			cell = termtext.Line(cell)
+			r[i] = cell
 			if i >= len(widths) {
 				widths = append(widths, 0)
 			}
@@ -159,6 +164,10 @@ func writeMemoryTable(w io.Writer, rows [][]string) error {
 func displayWidth(s string) int {
 	n := 0
 	for _, r := range s {
+		if r < 0x80 {
+			n++
+			continue
+		}
 		switch width.LookupRune(r).Kind() {
 		case width.EastAsianWide, width.EastAsianFullwidth:
 			n += 2

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -98,10 +97,9 @@ func memorySearch(ctx context.Context, app *App, s *memdir.Store, query string, 
 		fmt.Fprintf(app.Err, "no memory in %s matches %q\n", s.Dir(), query)
 		return nil
 	}
-	tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tNAME\tSCORE\tDESCRIPTION")
+	rows := [][]string{{"FILE", "NAME", "SCORE", "DESCRIPTION"}}
 	for _, h := range hits {
-		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\n", h.File, h.Name, h.Score, h.Description)
+		rows = append(rows, []string{h.File, h.Name, fmt.Sprintf("%.3f", h.Score), h.Description})
 	}
-	return tw.Flush()
+	return writeMemoryTable(app.Out, rows)
 }

@@ -110,3 +110,34 @@ func firstLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestMemoryTableWidths: memory list, search and sessions list print through one table writer
+// that lines up columns by display width (a Chinese character takes two columns) and makes
+// every cell terminal-safe.
+func TestMemoryTableWidths(t *testing.T) {
+	var b bytes.Buffer
+	rows := [][]string{
+		{"FILE", "NAME", "SCORE", "DESCRIPTION"},
+		{"db.md", "数据库迁移", "1.000", "迁移文件"},
+		{"deploy.md", "deploy", "0.500", "red \x1b[31mALERT\x1b[0m\nsecond line"},
+	}
+	if err := writeMemoryTable(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "\x1b") || strings.Count(out, "\n") != 3 {
+		t.Fatalf("escape or newline reached the table:\n%q", out)
+	}
+	// SCORE starts at the same display column on every line.
+	var cols []int
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		i := strings.Index(l, "SCORE")
+		if i < 0 {
+			i = strings.IndexAny(l, "01")
+		}
+		cols = append(cols, displayWidth(l[:i]))
+	}
+	if cols[0] != cols[1] || cols[1] != cols[2] {
+		t.Errorf("SCORE columns at %v:\n%s", cols, out)
+	}
+}

@@ -1,23 +1,24 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/fsutil"
+	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/transcript"
 )
 
@@ -38,11 +39,17 @@ func cmdCtx(c *cobra.Command) context.Context {
 }
 
 // sessionsProjectDir is the transcript directory of the working directory (--cwd or the
-// process's): $STRATA_HOME/projects/<slug of cwd>.
+// process's): $STRATA_HOME/projects/<slug of cwd>. A --cwd that does not exist on this machine
+// (sessions copied from another, a deleted checkout) is slugged all the same.
 func sessionsProjectDir(app *App, cwdFlag string) (string, error) {
 	cwd, err := app.workDir(cwdFlag)
 	if err != nil {
-		return "", err
+		if _, serr := os.Stat(cwdFlag); cwdFlag == "" || !errors.Is(serr, fs.ErrNotExist) {
+			return "", err
+		}
+		if cwd, err = absPath(cwdFlag); err != nil {
+			return "", err
+		}
 	}
 	return transcript.ProjectDir(app.Env, cwd), nil
 }
@@ -53,8 +60,10 @@ func newSessionsListCmd(app *App) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List this project's sessions, newest first",
-		Long: `List the sessions started in this directory, newest first: id, last activity, size, branch and
-title (or first prompt). Only the first and last 64 KB of each transcript are read.`,
+		Long: `List the sessions started in this directory, newest first: id, last activity, size, git branch
+and title, as Claude Code's resume list shows it (custom title, AI title, a summary of this
+session, else the first prompt or the slash command it began with). Only the first and last
+64 KB of each transcript are read (the rest only to check that a summary is this session's).`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error { return sessionsList(cmdCtx(c), app, cwd, all, asJSON) },
 	}
@@ -92,26 +101,24 @@ func sessionsList(ctx context.Context, app *App, cwdFlag string, all, asJSON boo
 		fmt.Fprintln(app.Err, "no sessions")
 		return nil
 	}
-	// One buffered write instead of one per cell: a thousand sessions made ten thousand writes.
-	bw := bufio.NewWriterSize(app.Out, 64<<10)
-	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
-	head := "ID\tLAST ACTIVITY\tSIZE\tBRANCH\tTITLE"
+	// One write for the table (writeMemoryTable builds it whole): a thousand sessions made ten
+	// thousand writes with one per cell. Cells are measured by display width and made safe
+	// for the terminal there.
+	head := []string{"ID", "LAST ACTIVITY", "SIZE", "BRANCH", "TITLE"}
 	if all {
-		head = "ID\tLAST ACTIVITY\tSIZE\tBRANCH\tPROJECT\tTITLE"
+		head = []string{"ID", "LAST ACTIVITY", "SIZE", "BRANCH", "PROJECT", "TITLE"}
 	}
-	fmt.Fprintln(tw, head)
+	rows := make([][]string, 0, len(infos)+1)
+	rows = append(rows, head)
 	for _, i := range infos {
 		row := []string{i.ID, i.LastActivity.Local().Format("2006-01-02 15:04"), humanSize(i.Size), dash(i.Branch)}
 		if all {
 			row = append(row, dash(firstNonEmpty(i.CWD, i.Project)))
 		}
 		row = append(row, dash(transcript.Shorten(i.Label(), 80)))
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		rows = append(rows, row)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return writeMemoryTable(app.Out, rows)
 }
 
 // listIndexPath is where listing keeps its index for the listing of dir: in the user's cache
@@ -212,9 +219,11 @@ func sessionsShow(ctx context.Context, app *App, cwdFlag, id string, asJSON bool
 	if err != nil {
 		return err
 	}
+	problems := showProblems(s)
+	title := s.Title()
 	if asJSON {
-		out := showJSON{ID: s.ID, Path: s.File.Path, Title: s.Meta.Title(), Tag: s.Meta.Tag, Boundary: s.Boundary,
-			Entries: []showEntry{}, Problems: s.Problems}
+		out := showJSON{ID: s.ID, Path: s.File.Path, Title: title, Tag: s.Meta.Tag, Boundary: s.Boundary,
+			Entries: []showEntry{}, Problems: problems}
 		if out.Problems == nil {
 			out.Problems = []transcript.Problem{}
 		}
@@ -225,17 +234,20 @@ func sessionsShow(ctx context.Context, app *App, cwdFlag, id string, asJSON bool
 		}
 		return writeJSON(app.Out, out)
 	}
-	for _, p := range s.Problems {
-		fmt.Fprintf(app.Err, "strata: %s: %s\n", s.File.Path, p)
+	for _, p := range problems {
+		fmt.Fprintf(app.Err, "strata: %s: %s\n", termtext.Line(s.File.Path), termtext.Line(p.String()))
 	}
 	w := app.Out
-	fmt.Fprintf(w, "session %s\n", s.ID)
-	if t := s.Meta.Title(); t != "" {
-		fmt.Fprintf(w, "title   %s\n", transcript.Shorten(t, 200))
+	fmt.Fprintf(w, "session %s\n", termtext.Line(s.ID))
+	if t := title; t != "" {
+		fmt.Fprintf(w, "title   %s\n", termtext.Line(transcript.Shorten(t, 200)))
 	}
-	fmt.Fprintf(w, "file    %s\n", s.File.Path)
+	fmt.Fprintf(w, "file    %s\n", termtext.Line(s.File.Path))
 	if len(s.Chain) > 0 && s.Chain[0].CWD != "" {
-		fmt.Fprintf(w, "cwd     %s\n", s.Chain[0].CWD)
+		fmt.Fprintf(w, "cwd     %s\n", termtext.Line(s.Chain[0].CWD))
+	}
+	if b := sessionBranch(s); b != "" {
+		fmt.Fprintf(w, "branch  %s\n", termtext.Line(b))
 	}
 	fmt.Fprintf(w, "%d entries in the conversation, %d lines in the file\n", len(s.Chain), s.File.Lines)
 	for _, e := range s.Chain {
@@ -244,6 +256,36 @@ func sessionsShow(ctx context.Context, app *App, cwdFlag, id string, asJSON bool
 	return nil
 }
 
+// showProblems are the problems show and export report. A subagent's transcript begins under
+// an entry of its parent session's file (a compaction agent's does): that parent is missing
+// from this file by design, not a break in the chain.
+func showProblems(s *transcript.Session) []transcript.Problem {
+	if !s.IsSubagent() || len(s.Chain) == 0 {
+		return s.Problems
+	}
+	first := s.Chain[0]
+	var out []transcript.Problem
+	for _, p := range s.Problems {
+		if !p.Skipped && p.UUID == first.UUID && first.ParentUUID != "" && strings.Contains(p.Reason, first.ParentUUID) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// sessionBranch is the git branch of the newest chain entry that names one.
+func sessionBranch(s *transcript.Session) string {
+	for i := len(s.Chain) - 1; i >= 0; i-- {
+		if b := s.Chain[i].GitBranch; b != "" {
+			return b
+		}
+	}
+	return ""
+}
+
+// printShowEntry prints one chain entry. Text strata did not write goes through termtext:
+// escape sequences in tool output must not recolour or retitle the user's terminal.
 func printShowEntry(w io.Writer, e *transcript.Entry) {
 	when := ""
 	if !e.Timestamp.IsZero() {
@@ -257,7 +299,7 @@ func printShowEntry(w io.Writer, e *transcript.Entry) {
 	case e.Type == transcript.TypeSystem:
 		var text string
 		if json.Unmarshal(e.Content, &text) == nil && text != "" {
-			fmt.Fprintf(w, "\n── system%s\n%s\n", when, indent(transcript.Shorten(text, 300)))
+			fmt.Fprintf(w, "\n── system%s\n%s\n", when, indent(termtext.Line(transcript.Shorten(text, 300))))
 		}
 		return
 	default:
@@ -280,26 +322,26 @@ func printShowEntry(w io.Writer, e *transcript.Entry) {
 	for _, b := range m.Content {
 		switch b.Type {
 		case conversation.Text:
-			if t := strings.TrimSpace(b.Text); t != "" {
+			if t := strings.TrimSpace(termtext.Clean(b.Text)); t != "" {
 				fmt.Fprintln(w, indent(t))
 			}
 		case conversation.Thinking:
 			if t := strings.TrimSpace(b.Thinking); t != "" {
-				fmt.Fprintf(w, "  [thinking: %s]\n", transcript.Shorten(t, 100))
+				fmt.Fprintf(w, "  [thinking: %s]\n", termtext.Line(transcript.Shorten(t, 100)))
 			}
 		case conversation.ToolUse:
-			fmt.Fprintf(w, "  [tool %s %s]\n", b.Name, transcript.Shorten(string(b.Input), 160))
+			fmt.Fprintf(w, "  [tool %s %s]\n", termtext.Line(b.Name), termtext.Line(transcript.Shorten(string(b.Input), 160)))
 		case conversation.ToolResult:
 			status := "result"
 			if b.IsError {
 				status = "error"
 			}
 			text := conversation.Message{Content: b.Content}.TextOf()
-			fmt.Fprintf(w, "  [%s: %s]\n", status, transcript.Shorten(text, 160))
+			fmt.Fprintf(w, "  [%s: %s]\n", status, termtext.Line(transcript.Shorten(text, 160)))
 		case conversation.Image:
 			fmt.Fprintln(w, "  [image]")
 		default:
-			fmt.Fprintf(w, "  [%s]\n", b.Type)
+			fmt.Fprintf(w, "  [%s]\n", termtext.Line(string(b.Type)))
 		}
 	}
 }
@@ -333,8 +375,8 @@ func sessionsExport(ctx context.Context, app *App, cwdFlag, id, format, output s
 	if err != nil {
 		return err
 	}
-	for _, p := range s.Problems {
-		fmt.Fprintf(app.Err, "strata: %s: %s\n", s.File.Path, p)
+	for _, p := range showProblems(s) {
+		fmt.Fprintf(app.Err, "strata: %s: %s\n", termtext.Line(s.File.Path), termtext.Line(p.String()))
 	}
 	var b strings.Builder
 	switch format {
@@ -371,7 +413,9 @@ func newSessionsSearchCmd(app *App) *cobra.Command {
 		Use:   "search QUERY",
 		Short: "Search the text of this project's transcripts",
 		Long: `Search user and assistant messages (text and tool results), summaries and titles for QUERY,
-ignoring case. Each hit shows the session, the time and a snippet. Exits 1 when nothing matches.`,
+ignoring case, in the sessions and their subagents (Claude Code 2.1's <session>/subagents/,
+2.0's agent-*.jsonl files, 1.x's inline sidechains). Each hit shows the session, the time and a
+snippet. Exits 1 when nothing matches.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if strings.TrimSpace(args[0]) == "" {
@@ -402,9 +446,15 @@ func sessionsSearch(ctx context.Context, app *App, cwdFlag, query string, all, a
 	if err != nil {
 		warnEach(app, err)
 	}
-	paths := make([]string, len(infos))
+	sessions := make([]string, len(infos))
 	for i, info := range infos {
-		paths[i] = info.Path
+		sessions[i] = info.Path
+	}
+	// Subagents in every layout: 2.1's <session>/subagents/, 2.0's agent-*.jsonl beside the
+	// sessions, 1.x's inline sidechain lines (in the session files themselves).
+	paths, err := transcript.WithSubagents(sessions)
+	if err != nil {
+		warnEach(app, err)
 	}
 	hits, err := transcript.Search(ctx, paths, query, transcript.SearchOptions{Limit: limit})
 	if err != nil {
@@ -423,11 +473,18 @@ func sessionsSearch(ctx context.Context, app *App, cwdFlag, query string, all, a
 			if !h.Time.IsZero() {
 				when = h.Time.Local().Format("2006-01-02 15:04")
 			}
-			fmt.Fprintf(app.Out, "%s  %s  %s: %s\n", h.SessionID, when, h.Type, h.Snippet)
+			who := h.Type
+			switch {
+			case h.AgentID != "":
+				who = "agent " + h.AgentID + " " + h.Type
+			case h.Sidechain:
+				who = "sidechain " + h.Type
+			}
+			fmt.Fprintf(app.Out, "%s  %s  %s: %s\n", termtext.Line(h.SessionID), when, termtext.Line(who), termtext.Line(h.Snippet))
 		}
 	}
 	if len(hits) == 0 {
-		fmt.Fprintf(app.Err, "no match for %q in %d sessions\n", query, len(paths))
+		fmt.Fprintf(app.Err, "no match for %q in %d sessions\n", query, len(sessions))
 		return &ExitError{Code: ExitFailure}
 	}
 	return nil
