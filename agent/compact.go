@@ -39,7 +39,7 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 	if err != nil {
 		return nil, fmt.Errorf("agent: compact: %w", err)
 	}
-	rules := reactivate(ctx, a.instr, fresh)
+	rules := reactivate(ctx, a.instr, fresh, a.cache.Recent(0))
 	system := a.systemBlocksFor(fresh)
 	var inPrompt []string
 	for _, src := range fresh.Sources() { // the system prompt's pieces and the rules re-injected
@@ -159,16 +159,25 @@ func (a *Agent) reloadInstructions(ctx context.Context) (*instructions.Set, erro
 }
 
 // reactivate touches in fresh every path that made a conditional rule or a nested instruction
-// file apply in old, and returns what applies again, as re-read from disk.
-func reactivate(ctx context.Context, old, fresh *instructions.Set) []instructions.Source {
+// file apply in old, and every file the agent read or wrote in views (a resumed session's old
+// set has had no touches), and returns what applies again, as re-read from disk.
+func reactivate(ctx context.Context, old, fresh *instructions.Set, views []conversation.FileState) []instructions.Source {
 	seen := map[string]bool{}
 	var active []instructions.Source
-	for _, src := range old.Sources() {
-		if src.Trigger == "" || seen[src.Trigger] {
-			continue
+	touch := func(path string) {
+		if path == "" || seen[path] {
+			return
 		}
-		seen[src.Trigger] = true
-		active = append(active, fresh.Touch(ctx, src.Trigger)...)
+		seen[path] = true
+		active = append(active, fresh.Touch(ctx, path)...)
+	}
+	for _, src := range old.Sources() {
+		touch(src.Trigger)
+	}
+	for i := len(views) - 1; i >= 0; i-- { // oldest first, as the session touched them
+		if views[i].Source != conversation.SourceInjected {
+			touch(views[i].Path)
+		}
 	}
 	return active
 }
