@@ -157,8 +157,8 @@ type Result struct {
 	// prefix and Context), Budget what each part was allowed.
 	PreTokens, PostTokens int
 	Budget                Budget
-	// Note is set when the compacted context is over Budget.Target: it says by how much and
-	// why, for the user.
+	// Note is set when the compacted context is over Budget.Target (it says by how much and
+	// why) or pinned messages could not be condensed, for the user.
 	Note string
 }
 
@@ -284,13 +284,14 @@ func assembledTokens(b Budget, summary string, c carriedMessages, attach []strin
 // the new context, and refuses a result that is not smaller than the context was.
 func finish(ctx context.Context, in Input, r *Result, method Method, summary string, c carriedMessages, attach []string, kept []conversation.Entry) (*Result, error) {
 	b := r.Budget
+	var notes []string
 	if len(c.pinned) > 0 && msgTokens(c.pinned) > b.Pinned && in.Provider != nil {
 		text, err := condense(ctx, in.Provider, in.Model, c.pinned, b.Pinned)
 		r.Calls++
 		if err != nil {
-			// Never dropped: the pinned messages stay verbatim and the note says the context is
-			// over its target.
+			// Never dropped: the pinned messages stay verbatim, and the note says so.
 			in.Logger.Warn("compact: pinned messages kept verbatim", "err", err)
+			notes = append(notes, fmt.Sprintf("Your %d pinned messages (about %d tokens) are over their budget of %d and could not be condensed (%v); they are kept verbatim.", len(c.pinned), msgTokens(c.pinned), b.Pinned, err))
 		} else {
 			c.condensed = condensedList(c.pinned)
 			c.pinned = []userMsg{{text: text, pin: pinCondensed}}
@@ -319,8 +320,9 @@ func finish(ctx context.Context, in Input, r *Result, method Method, summary str
 		return nil, &NotSmallerError{Pre: r.PreTokens, Post: r.PostTokens}
 	}
 	if r.PostTokens > b.Target {
-		r.Note = overNote(r, c, summary, kept)
+		notes = append(notes, overNote(r, c, summary, kept))
 	}
+	r.Note = strings.Join(notes, " ")
 	return r, nil
 }
 
