@@ -87,11 +87,13 @@ func TestCompactionUnderPressure(t *testing.T) {
 			a := f.agent(opts)
 			var rec recorder
 			ctx := context.Background()
+			var prompts []string
 			for i := range 60 {
 				p := filler(tc.msg, fmt.Sprintf("message %d", i))
 				if i == 0 {
 					p = rule + " " + p
 				}
+				prompts = append(prompts, p)
 				if _, err := a.Run(ctx, p, rec.sink); err != nil {
 					t.Fatalf("turn %d: %v", i, err)
 				}
@@ -112,13 +114,21 @@ func TestCompactionUnderPressure(t *testing.T) {
 				t.Errorf("%d automatic compactions (%d summary calls), want %d to %d", compactions, m.summaries, tc.minComp, tc.maxComp)
 			}
 			// The instruction is in every request the agent sent, before and after compactions.
-			var sent, answers int
+			// Tokens sent (summary calls included) against sending the whole history every turn.
+			var sent, whole, hist, answers int
+			reply := tokens.Estimate(m.reply)
 			for i, r := range f.srv.Requests() {
+				sent += tokens.Estimate(string(r.Body))
 				if text, _ := r.At("messages", 0, "content", 0, "text").(string); strings.HasPrefix(text, "<conversation") || strings.HasPrefix(text, "<message n=") {
 					continue
 				}
+				if answers == 0 {
+					whole = tokens.Estimate(string(r.Body)) - tokens.Estimate(prompts[0])
+				}
+				hist += tokens.Estimate(prompts[answers])
+				whole += hist
+				hist += reply
 				answers++
-				sent += tokens.Estimate(string(r.Body))
 				if !strings.Contains(string(r.Body), rule) {
 					t.Errorf("request %d lacks the standing instruction", i)
 				}
@@ -126,7 +136,8 @@ func TestCompactionUnderPressure(t *testing.T) {
 			if answers != 60 {
 				t.Errorf("%d answer requests, want 60", answers)
 			}
-			t.Logf("%s: %d automatic compactions, %d condensations, %d requests, %d tokens sent in all", tc.name, compactions, m.condensations, answers, sent)
+			t.Logf("%s: %d automatic compactions, %d condensations, %d requests; %d tokens sent (estimated) vs %d for the whole history every turn (ratio %.3f)",
+				tc.name, compactions, m.condensations, len(f.srv.Requests()), sent, whole, float64(sent)/float64(whole))
 
 			id, before := a.SessionID(), messages(a.History())
 			if err := a.Close(ctx); err != nil {

@@ -35,8 +35,8 @@ const (
 type Breaker struct {
 	mu        sync.Mutex
 	turn      int  // user turns so far (Turn)
-	compacted int  // the turn of the last successful compaction, -1 before any
-	any       bool // a compaction succeeded (compacted is valid)
+	compacted int  // the turn of the last successful compaction (when any is set)
+	any       bool // a compaction succeeded
 	counted   bool // this compaction's refill was counted already
 	refills   int  // rapid refills in a row
 	failures  int

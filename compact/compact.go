@@ -334,8 +334,8 @@ func overNote(r *Result, c carriedMessages, summary string, kept []conversation.
 	if b.Prefix >= b.Target {
 		why = fmt.Sprintf("the system prompt, instruction files and tools alone take about %d tokens", b.Prefix)
 	}
-	return fmt.Sprintf("The compacted context is about %d tokens, over its target of %d (half the automatic threshold): %s. The next automatic compaction will come sooner; a model with a larger context window, fewer or shorter instruction files, or shorter standing instructions would help.",
-		r.PostTokens, b.Target, why)
+	return fmt.Sprintf("The compacted context is about %d tokens, over its target of %d (the automatic threshold divided by %d): %s. The next automatic compaction will come sooner; a model with a larger context window, fewer or shorter instruction files, or shorter standing instructions would help.",
+		r.PostTokens, b.Target, PostCompactDivisor, why)
 }
 
 // SessionNotes are the session-memory notes as Run uses them.
