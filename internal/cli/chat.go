@@ -212,7 +212,7 @@ func (c *chat) sink(e agent.Event) {
 		c.lastCtx = e.Usage.PromptTokens() + e.Usage.OutputTokens
 	case agent.EventCompact:
 		c.endLine()
-		fmt.Fprintf(c.out, "· %s\n", e.Text)
+		fmt.Fprintf(c.out, "· %s\n", termtext.Line(e.Text)) // may quote a model server's error
 	}
 }
 
