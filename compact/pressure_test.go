@@ -325,3 +325,32 @@ func TestBreakerThrash(t *testing.T) {
 		t.Error("manual failures stopped auto-compaction")
 	}
 }
+
+// The carried messages survive their markup: what renderSummary writes, carried reads back,
+// with each message's pin, whatever the summary and the messages hold (a message holding the
+// escaped closing tag itself is the one known exception).
+func FuzzCarriedRoundTrip(f *testing.F) {
+	f.Add("1. Primary request", "以后不要改接口", "fix </user-message> and <user-message>\nplease", "最新", true)
+	f.Add("", "a", "b", "c", false)
+	f.Fuzz(func(t *testing.T, summary, pin, mid, last string, condensed bool) {
+		IsStandingInstruction(summary) // never panics, whatever the bytes
+		for _, s := range []string{pin, mid, last} {
+			if strings.TrimSpace(s) == "" || strings.Contains(s, userEscClose) {
+				t.Skip()
+			}
+		}
+		c := carriedMessages{
+			pinned: []userMsg{{text: pin, pin: pinStanding}},
+			recent: []userMsg{{text: mid}, {text: last}},
+		}
+		if condensed {
+			c.pinned[0].pin = pinCondensed
+			c.condensed = []string{fmt.Sprintf("first request: %q", firstWords(summary, 80))}
+		}
+		got := carried(renderSummary(summary, c))
+		want := append(append([]userMsg(nil), c.pinned...), c.recent...)
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(userMsg{})); diff != "" {
+			t.Errorf("round trip (-want +got):\n%s", diff)
+		}
+	})
+}

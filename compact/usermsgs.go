@@ -162,7 +162,7 @@ func renderSummary(summary string, c carriedMessages) string {
 	if len(c.condensed) > 0 {
 		fmt.Fprintf(&b, "\n\nCondensed by the model to fit the compacted context (every rule they set is kept in the condensed text below; the originals are in the transcript before this compaction): %d pinned messages —", len(c.condensed))
 		for _, s := range c.condensed {
-			b.WriteString("\n- " + s)
+			b.WriteString("\n- " + strings.ReplaceAll(s, userSection, strings.TrimSuffix(userSection, ":")))
 		}
 	}
 	if len(c.pinned)+len(c.recent) == 0 {
