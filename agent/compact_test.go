@@ -224,7 +224,7 @@ func TestLongSessionCompacts(t *testing.T) {
 		wholeTok += baseTok + histTok
 	}
 	ratio := float64(sentTok) / float64(wholeTok)
-	t.Logf("200 turns, 30K window: %d automatic compactions (%d condensations of the pinned instructions), %d requests; input sent: %d tokens (estimated) vs %d for the whole history every turn (ratio %.3f); in bytes %d vs %d (ratio %.3f)",
+	t.Logf("200 turns, 30K window: %d automatic compactions (%d condensation calls for the pinned instructions), %d requests; input sent: %d tokens (estimated) vs %d for the whole history every turn (ratio %.3f); in bytes %d vs %d (ratio %.3f)",
 		compactions, m.condensations, len(reqs), sentTok, wholeTok, ratio, sent, whole, float64(sent)/float64(whole))
 	if ratio >= 0.5 {
 		t.Errorf("compaction saved too little: token ratio %.3f", ratio)

@@ -292,7 +292,7 @@ func finish(ctx context.Context, in Input, r *Result, method Method, summary str
 			// Never dropped: the pinned messages stay verbatim, and the note says so.
 			in.Logger.Warn("compact: pinned messages kept verbatim", "err", err)
 			notes = append(notes, fmt.Sprintf("Your %d pinned messages (about %d tokens) are over their budget of %d and could not be condensed (%v); they are kept verbatim.", len(c.pinned), msgTokens(c.pinned), b.Pinned, err))
-		} else {
+		} else if tokens.Estimate(text) < msgTokens(c.pinned) { // a longer "condensation" is not one
 			c.condensed = condensedList(c.pinned)
 			c.pinned = []userMsg{{text: text, pin: pinCondensed}}
 		}

@@ -62,7 +62,8 @@
 //     accepts (the one rule; English cue words as whole words, Chinese, Japanese and Korean ones
 //     anywhere). They are kept whatever their age and recognised again by later compactions;
 //     over their budget the model condenses them into one list, and the summary lists what was
-//     condensed (Result.Condensed); if that fails they stay verbatim and the Note says so. A
+//     condensed (Result.Condensed); if that fails they stay verbatim and the Note says so (a
+//     reply no shorter than the messages is not used either). A
 //     standing instruction is never dropped silently. The other messages fill their budget
 //     from the most recent backwards (the latest always whole), and the number left out is
 //     stated.
