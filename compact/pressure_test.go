@@ -117,7 +117,7 @@ func TestPinnedMessagesCondensed(t *testing.T) {
 	}
 	entries := history(users, 2000)
 	srv, p := newServer(t)
-	failCondense := false
+	failCondense, longCondense := false, false
 	var condense string
 	srv.Fallback = func(r llmtest.Request) llmtest.Reply {
 		text := promptOf(t, r)
@@ -126,6 +126,9 @@ func TestPinnedMessagesCondensed(t *testing.T) {
 		}
 		if failCondense {
 			return llmtest.StatusError(400, "invalid_request_error", "no")
+		}
+		if longCondense {
+			return llmtest.Text(strings.Repeat("1. Follow every rule, in detail. ", 2000))
 		}
 		condense = text
 		return llmtest.Text("1. Follow rules 0–19.")
@@ -151,6 +154,16 @@ func TestPinnedMessagesCondensed(t *testing.T) {
 	// A later compaction keeps the condensed text pinned.
 	if got := carried(summary); len(got) == 0 || got[0].pin != pinCondensed {
 		t.Errorf("carried back: %+v", got)
+	}
+
+	// A "condensation" longer than the messages is not used.
+	longCondense = true
+	r, err = Run(t.Context(), Input{History: entries, Provider: p, Window: 30_000, MaxOutput: 4000, Trigger: Auto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Pinned != 20 || len(r.Condensed) != 0 || strings.Contains(r.Context[0].Message.TextOf(), "in detail") {
+		t.Errorf("longer condensation: pinned %d, condensed %d", r.Pinned, len(r.Condensed))
 	}
 
 	failCondense = true
