@@ -357,7 +357,11 @@ func (a *Agent) Close(ctx context.Context) error {
 }
 
 // systemBlocks renders the system prompt and the instruction block, once per session.
-func (a *Agent) systemBlocks() []llm.SystemBlock {
+func (a *Agent) systemBlocks() []llm.SystemBlock { return a.systemBlocksFor(a.instr) }
+
+// systemBlocksFor renders the system prompt with set's instruction block: the pieces loaded at
+// session start (promptSources); what touches added is in the conversation as attachments.
+func (a *Agent) systemBlocksFor(set *instructions.Set) []llm.SystemBlock {
 	mem := mustDoc(prompts, "nomemory.md")
 	if a.store != nil {
 		mem = strings.ReplaceAll(mustDoc(prompts, "memory.md"), "{{DIR}}", a.store.Dir())
@@ -366,10 +370,10 @@ func (a *Agent) systemBlocks() []llm.SystemBlock {
 	if model == "" {
 		model = "(the provider's configured model)"
 	}
-	r := strings.NewReplacer("{{MEMORY}}", mem+"\n", "{{CWD}}", a.cwd, "{{ROOT}}", a.instr.ProjectRoot(),
+	r := strings.NewReplacer("{{MEMORY}}", mem+"\n", "{{CWD}}", a.cwd, "{{ROOT}}", set.ProjectRoot(),
 		"{{PLATFORM}}", runtime.GOOS+"/"+runtime.GOARCH, "{{DATE}}", a.now().Format("2006-01-02"), "{{MODEL}}", model)
 	blocks := []llm.SystemBlock{{Text: r.Replace(mustDoc(prompts, "system.md"))}}
-	if text := a.instr.Render(); text != "" {
+	if text := instructions.RenderSources(promptSources(set)); text != "" {
 		blocks = append(blocks, llm.SystemBlock{Text: "# Instructions\nThe instruction files that apply to this session, lowest priority first (later and more specific text wins). Each is headed by where it comes from.\n\n" + text})
 	}
 	blocks[len(blocks)-1].Cache = true

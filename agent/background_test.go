@@ -481,7 +481,7 @@ func TestExtractionCursorAfterCompaction(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.background = true
 	a := f.agent(Options{Mode: ModeBypass, Settings: extractSettings("")})
-	f.srv.Script(llmtest.Text("First answer."), llmtest.Text("nothing to save"))
+	f.srv.Script(llmtest.Text("First answer. "+longAnswer), llmtest.Text("nothing to save"))
 	if _, err := a.Run(t.Context(), "First question.", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/conversation"
@@ -13,16 +15,16 @@ import (
 )
 
 // Compact compacts the conversation now (the /compact command): the history is replaced by a
-// summary, the user's own messages, and the re-injected files, todos, tasks and active
-// instructions; the transcript gets a compact boundary and the new entries. instr are
-// optional instructions for the summary. On error the conversation is left as it was.
+// summary, the user's own messages (pinned ones first), and the re-injected files, todos, tasks
+// and active instructions; the transcript gets a compact boundary and the new entries. instr are
+// optional instructions for the summary. On error the conversation is left as it was; a
+// compaction that would not make the context smaller is refused with an error matching
+// compact.ErrNotSmaller. A success turns automatic compaction back on.
 func (a *Agent) Compact(ctx context.Context, instr string) (*compact.Result, error) {
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
 	r, err := a.compact(ctx, compact.Manual, instr)
-	if err == nil {
-		a.breaker.Record(nil) // a success turns auto-compaction back on
-	}
+	a.breaker.Record(compact.Manual, err)
 	return r, err
 }
 
@@ -37,6 +39,12 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 	if err != nil {
 		return nil, fmt.Errorf("agent: compact: %w", err)
 	}
+	rules := reactivate(ctx, a.instr, fresh, a.cache.Recent(0))
+	system := a.systemBlocksFor(fresh)
+	var inPrompt []string
+	for _, src := range fresh.Sources() { // the system prompt's pieces and the rules re-injected
+		inPrompt = append(inPrompt, src.Path)
+	}
 	in := compact.Input{
 		History:      a.history.Entries(),
 		Trigger:      trig,
@@ -45,11 +53,14 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 		Model:        a.opts.Model,
 		Window:       a.window(),
 		MaxOutput:    a.opts.MaxTokens,
+		PrefixTokens: prefixOf(system, a.llmTools).total(),
+		Tokens:       a.tokens.Tokens(),
 		Reinject: compact.Reinject{
-			Files: a.cache.Recent(0),
-			Todos: a.work.Todos.Get(a.sessionID),
-			Tasks: a.work.Tasks.List(),
-			Rules: reactivate(ctx, a.instr, fresh),
+			Files:    a.reinjectFiles(inPrompt),
+			InPrompt: inPrompt,
+			Todos:    a.work.Todos.Get(a.sessionID),
+			Tasks:    a.work.Tasks.List(),
+			Rules:    rules,
 		},
 		Now:    a.now,
 		Logger: a.log,
@@ -75,7 +86,7 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 		a.journalAppend(e)
 	}
 	a.instr = fresh
-	a.system = a.systemBlocks()
+	a.system = system
 	// The cache holds what the new context shows: the re-injected views (oldest first, so the
 	// recency order stays) and the instruction files, seen in altered form.
 	a.cache.Clear()
@@ -100,6 +111,43 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 	return r, nil
 }
 
+// reinjectFiles returns the read cache's views that compaction re-injects
+// (compact.RecentFiles decides which), each with its content: a view restored on resume has
+// none and one whose file changed since is stale, so those are read from disk now, as they are
+// at this moment. A file that is gone, unreadable or binary is left out.
+func (a *Agent) reinjectFiles(inPrompt []string) []conversation.FileState {
+	var out []conversation.FileState
+	for _, st := range compact.RecentFiles(a.cache.Recent(0), inPrompt) {
+		fi, err := os.Stat(st.Path)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if !st.HasContent || st.Partial || !fi.ModTime().Equal(st.ModTime) {
+			data, err := os.ReadFile(st.Path)
+			if err != nil || bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
+				continue
+			}
+			st.Content, st.HasContent, st.ModTime, st.Partial = string(data), true, fi.ModTime(), false
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// promptSources are the instruction pieces the system prompt holds: those loaded at session
+// start (with the memory index and enforced blocks), not those a touch added, which reach the
+// model as attachments (and, after a compaction, in its re-injected instructions) — so no piece
+// is in a request twice.
+func promptSources(set *instructions.Set) []instructions.Source {
+	var out []instructions.Source
+	for _, src := range set.Sources() {
+		if src.Trigger == "" {
+			out = append(out, src)
+		}
+	}
+	return out
+}
+
 // reloadInstructions loads the instruction set afresh from disk, with the memory index as its
 // automem layer, as a session start does.
 func (a *Agent) reloadInstructions(ctx context.Context) (*instructions.Set, error) {
@@ -111,16 +159,25 @@ func (a *Agent) reloadInstructions(ctx context.Context) (*instructions.Set, erro
 }
 
 // reactivate touches in fresh every path that made a conditional rule or a nested instruction
-// file apply in old, and returns what applies again, as re-read from disk.
-func reactivate(ctx context.Context, old, fresh *instructions.Set) []instructions.Source {
+// file apply in old, and every file the agent read or wrote in views (a resumed session's old
+// set has had no touches), and returns what applies again, as re-read from disk.
+func reactivate(ctx context.Context, old, fresh *instructions.Set, views []conversation.FileState) []instructions.Source {
 	seen := map[string]bool{}
 	var active []instructions.Source
-	for _, src := range old.Sources() {
-		if src.Trigger == "" || seen[src.Trigger] {
-			continue
+	touch := func(path string) {
+		if path == "" || seen[path] {
+			return
 		}
-		seen[src.Trigger] = true
-		active = append(active, fresh.Touch(ctx, src.Trigger)...)
+		seen[path] = true
+		active = append(active, fresh.Touch(ctx, path)...)
+	}
+	for _, src := range old.Sources() {
+		touch(src.Trigger)
+	}
+	for i := len(views) - 1; i >= 0; i-- { // oldest first, as the session touched them
+		if views[i].Source != conversation.SourceInjected {
+			touch(views[i].Path)
+		}
 	}
 	return active
 }
@@ -163,7 +220,8 @@ func (a *Agent) window() int {
 }
 
 // autoCompact compacts before a request when Options.ContextWindow is set, the context is past
-// the automatic threshold and auto-compaction has not been stopped; the caller holds runMu.
+// the automatic threshold and the breaker allows it (not stopped by failures or thrash); the
+// caller holds runMu.
 func (a *Agent) autoCompact(ctx context.Context, sink Sink, turn int) error {
 	if a.opts.ContextWindow <= 0 {
 		return nil
@@ -176,16 +234,28 @@ func (a *Agent) autoCompact(ctx context.Context, sink Sink, turn int) error {
 	if level < compact.LevelAuto {
 		return nil
 	}
-	if a.breaker.AllowAuto() {
+	due, note := a.breaker.Due()
+	if note != "" {
+		a.warn("%s", note)
+		sink(Event{Kind: EventCompact, Turn: turn, Text: note})
+	}
+	if due {
 		r, err := a.compact(ctx, compact.Auto, "")
-		if note := a.breaker.Record(err); note != "" {
+		if note := a.breaker.Record(compact.Auto, err); note != "" {
 			a.warn("%s", note)
 			sink(Event{Kind: EventCompact, Turn: turn, Text: note})
 		}
-		if err == nil {
-			sink(Event{Kind: EventCompact, Turn: turn, Text: fmt.Sprintf("conversation compacted automatically (%d tokens before, threshold %d; %s)", n, th.Auto, r.Method)})
+		switch {
+		case err == nil:
+			text := fmt.Sprintf("conversation compacted automatically (%d tokens before, %d after, threshold %d; %s)", n, r.PostTokens, th.Auto, r.Method)
+			if r.Note != "" {
+				text += ". " + r.Note
+			}
+			sink(Event{Kind: EventCompact, Turn: turn, Text: text})
 			level, _, _ = a.ContextLevel()
-		} else {
+		case errors.Is(err, compact.ErrNotSmaller):
+			sink(Event{Kind: EventCompact, Turn: turn, Text: "automatic compaction skipped: " + errors.Unwrap(err).Error()})
+		default:
 			a.log.Warn("agent: auto-compaction failed", "err", err)
 			sink(Event{Kind: EventCompact, Turn: turn, Text: "automatic compaction failed: " + err.Error()})
 		}

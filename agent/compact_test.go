@@ -21,7 +21,7 @@ func TestCompactKeepsTaskAndResumes(t *testing.T) {
 	f.srv.Script(
 		llmtest.Blocks(llmtest.ToolUse("t1", "Read", `{"file_path":"main.go"}`),
 			llmtest.ToolUse("t2", "TodoWrite", `{"todos":[{"content":"Add tests","activeForm":"Adding tests","status":"in_progress"}]}`)),
-		llmtest.Text("read"),
+		llmtest.Text("read. "+longAnswer),
 		llmtest.Text("ok"),
 		llmtest.Text("1. Primary request and intent: tests for main.go"), // the summary
 		llmtest.Text("continuing"),
@@ -71,21 +71,24 @@ func TestAutoCompaction(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	// A 32K window with 4K replies: auto-compaction starts at 16K.
 	opts := Options{ContextWindow: 32_768, MaxTokens: 4000}
-	big := strings.Repeat("please keep this context in mind. ", 2200) // ~18K tokens
+	big := strings.Repeat("please keep this context in mind. ", 850) // ~7K tokens
 
 	t.Run("success", func(t *testing.T) {
-		f.srv.Script(llmtest.Text("the summary"), llmtest.Text("answer"))
+		f.srv.Script(llmtest.Text("hello"), llmtest.Text("noted"), llmtest.Text("the summary"), llmtest.Text("answer"))
 		a := f.agent(opts)
 		var rec recorder
-		if _, err := a.Run(context.Background(), big, rec.sink); err != nil {
-			t.Fatal(err)
+		for _, p := range []string{"hi", big, "and " + big} {
+			if _, err := a.Run(context.Background(), p, rec.sink); err != nil {
+				t.Fatal(err)
+			}
 		}
 		reqs := f.srv.Requests()
 		sum, ans := reqs[len(reqs)-2], reqs[len(reqs)-1]
 		if text, _ := sum.At("messages", 0, "content", 0, "text").(string); !strings.Contains(text, "<conversation") {
-			t.Fatalf("first request is not a summary call: %.200s", text)
+			t.Fatalf("third request is not a summary call: %.200s", text)
 		}
-		if text, _ := ans.At("messages", 0, "content", 0, "text").(string); !strings.HasPrefix(text, compact.SummaryHeader) {
+		text, _ := ans.At("messages", 0, "content", 0, "text").(string)
+		if !strings.HasPrefix(text, compact.SummaryHeader) || !strings.Contains(text, "and "+big) {
 			t.Errorf("request after compaction starts with %.200q", text)
 		}
 		if !hasKind(rec.events, EventCompact) {
@@ -97,13 +100,13 @@ func TestAutoCompaction(t *testing.T) {
 		a := f.agent(opts)
 		var rec recorder
 		fail := llmtest.StatusError(400, "invalid_request_error", "summary refused")
-		for i := range 4 {
-			if i < 3 {
+		for i := range 5 {
+			if i >= 1 && i <= 3 {
 				f.srv.Script(fail)
 			}
 			f.srv.Script(llmtest.Text("answer"))
 			prompt := "next"
-			if i == 0 {
+			if i < 2 {
 				prompt = big
 			}
 			if _, err := a.Run(context.Background(), prompt, rec.sink); err != nil {
@@ -112,7 +115,7 @@ func TestAutoCompaction(t *testing.T) {
 		}
 		var stopped int
 		for _, e := range rec.events {
-			if e.Kind == EventCompact && strings.Contains(e.Text, "/compact") {
+			if e.Kind == EventCompact && strings.Contains(e.Text, "/compact") && strings.Contains(e.Text, "is now off") {
 				stopped++
 			}
 		}
@@ -122,15 +125,25 @@ func TestAutoCompaction(t *testing.T) {
 		if w := strings.Join(a.Warnings(), "\n"); !strings.Contains(w, "/compact") {
 			t.Errorf("user not told: warnings %q", w)
 		}
-		f.srv.Script(llmtest.Text("manual summary"))
-		if _, err := a.Compact(context.Background(), ""); err != nil {
+		// The first request (7K tokens) is pinned and over its budget in this window: the
+		// model condenses it after the summary, and the summary says so.
+		f.srv.Script(llmtest.Text("manual summary"), llmtest.Text("1. Keep this context in mind."))
+		r, err := a.Compact(context.Background(), "")
+		if err != nil {
 			t.Fatal(err)
+		}
+		if len(r.Condensed) != 1 || !strings.Contains(r.Context[0].Message.TextOf(), "1. Keep this context in mind.") {
+			t.Errorf("condensed %q; summary message:\n%.600s", r.Condensed, r.Context[0].Message.TextOf())
 		}
 		if !a.breaker.AllowAuto() {
 			t.Error("manual success did not re-enable auto-compaction")
 		}
 	})
 }
+
+// longAnswer makes a reply long enough (about 3,000 tokens) that compacting the conversation
+// makes it smaller.
+var longAnswer = strings.Repeat("Here is what I found in the code. ", 400)
 
 func hasKind(es []Event, k EventKind) bool {
 	for _, e := range es {
@@ -148,14 +161,10 @@ func TestLongSessionCompacts(t *testing.T) {
 	}
 	f := newFixture(t, llmtest.Anthropic)
 	filler := strings.Repeat("Here is a long explanation of the change. ", 60) // ~600 tokens
-	summaries := 0
-	f.srv.Fallback = func(r llmtest.Request) llmtest.Reply {
-		if text, _ := r.At("messages", 0, "content", 0, "text").(string); strings.HasPrefix(text, "<conversation") {
-			summaries++
-			return llmtest.Text("1. Primary request and intent: follow every numbered instruction.")
-		}
-		return llmtest.Text(filler)
-	}
+	// Every message is a standing instruction ("always"), so the pinned messages outgrow their
+	// budget and are condensed; the fake condenses without loss.
+	m := &modelFake{reply: filler}
+	f.srv.Fallback = m.serve
 	f.srv.Script(
 		llmtest.Blocks(llmtest.ToolUse("t1", "TodoWrite", `{"todos":[{"content":"Follow the rules","activeForm":"Following the rules","status":"in_progress"}]}`)),
 		llmtest.Text("noted"),
@@ -183,8 +192,8 @@ func TestLongSessionCompacts(t *testing.T) {
 	if warnings < compactions-1 || warnings > compactions+1 {
 		t.Errorf("%d warnings for %d compactions, want one before each", warnings, compactions)
 	}
-	if compactions < 3 || summaries < compactions {
-		t.Errorf("%d automatic compactions (%d summary calls), want at least 3", compactions, summaries)
+	if compactions < 3 || m.summaries < compactions || m.condensations == 0 {
+		t.Errorf("%d automatic compactions (%d summary calls, %d condensations), want at least 3 and condensations", compactions, m.summaries, m.condensations)
 	}
 	var ctxText strings.Builder
 	for _, m := range messages(a.History()) {
@@ -215,8 +224,8 @@ func TestLongSessionCompacts(t *testing.T) {
 		wholeTok += baseTok + histTok
 	}
 	ratio := float64(sentTok) / float64(wholeTok)
-	t.Logf("200 turns, 30K window: %d automatic compactions, %d requests; input sent: %d tokens (estimated) vs %d for the whole history every turn (ratio %.3f); in bytes %d vs %d (ratio %.3f)",
-		compactions, len(reqs), sentTok, wholeTok, ratio, sent, whole, float64(sent)/float64(whole))
+	t.Logf("200 turns, 30K window: %d automatic compactions (%d condensation calls for the pinned instructions), %d requests; input sent: %d tokens (estimated) vs %d for the whole history every turn (ratio %.3f); in bytes %d vs %d (ratio %.3f)",
+		compactions, m.condensations, len(reqs), sentTok, wholeTok, ratio, sent, whole, float64(sent)/float64(whole))
 	if ratio >= 0.5 {
 		t.Errorf("compaction saved too little: token ratio %.3f", ratio)
 	}
@@ -250,7 +259,7 @@ func TestCompactAppliesItsEffects(t *testing.T) {
 	if _, err := a.store.Add(ctx, memdir.Input{Name: "deploy steps", Description: "How to deploy the service to production", Type: memdir.TypeProject, Body: "Run make deploy after the tests pass."}); err != nil {
 		t.Fatal(err)
 	}
-	f.srv.Script(llmtest.Blocks(llmtest.ToolUse("t1", "Read", `{"file_path":"sub/x.go"}`)), llmtest.Text("read it"))
+	f.srv.Script(llmtest.Blocks(llmtest.ToolUse("t1", "Read", `{"file_path":"sub/x.go"}`)), llmtest.Text("read it. "+longAnswer))
 	if _, err := a.Run(ctx, "how do we deploy to production? read sub/x.go", nil); err != nil {
 		t.Fatal(err)
 	}

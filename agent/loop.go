@@ -49,6 +49,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 	a.toolsUsed = nil
 	a.mu.Unlock()
 	a.appendMessage(conversation.NewText(conversation.User, prompt), false)
+	a.breaker.Turn()
 	a.startRecall(ctx, prompt, tools)
 	defer func() {
 		a.endTurn(ctx)

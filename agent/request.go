@@ -121,13 +121,16 @@ func (a *Agent) Context() Context {
 
 // prefixTokens estimates the parts of a request before the history: the system prompt, the
 // instruction block and the tools.
-func (a *Agent) prefixTokens() Context {
+func (a *Agent) prefixTokens() Context { return prefixOf(a.system, a.llmTools) }
+
+// prefixOf estimates a request prefix of system blocks and tools.
+func prefixOf(system []llm.SystemBlock, tools []llm.Tool) Context {
 	var c Context
-	c.System = conversation.EstimateMessages(conversation.NewText(conversation.User, a.system[0].Text))
-	if len(a.system) > 1 {
-		c.Instructions = conversation.EstimateMessages(conversation.NewText(conversation.User, a.system[1].Text))
+	c.System = conversation.EstimateMessages(conversation.NewText(conversation.User, system[0].Text))
+	if len(system) > 1 {
+		c.Instructions = conversation.EstimateMessages(conversation.NewText(conversation.User, system[1].Text))
 	}
-	for _, t := range a.llmTools {
+	for _, t := range tools {
 		c.Tools += conversation.EstimateMessages(conversation.NewText(conversation.User, t.Description+string(t.InputSchema)))
 	}
 	return c

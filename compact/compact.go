@@ -39,6 +39,25 @@ const (
 // ErrNothingToCompact is returned when the history holds no message to compact.
 var ErrNothingToCompact = errors.New("compact: nothing to compact")
 
+// ErrNotSmaller is returned (as a *NotSmallerError) when the compacted context would be no
+// smaller than the context now: nothing is returned to write, and the caller keeps the
+// conversation as it is.
+var ErrNotSmaller = errors.New("compact: compaction would not make the context smaller")
+
+// NotSmallerError says how large the context is and how large a compacted one would be. Post is
+// a lower bound when the refusal came before the summary was written (no model call is made
+// when what must be carried alone is as large as the context).
+type NotSmallerError struct {
+	Pre, Post int
+}
+
+func (e *NotSmallerError) Error() string {
+	return fmt.Sprintf("compaction would not make the context smaller (about %d tokens now, at least %d after); nothing was changed", e.Pre, e.Post)
+}
+
+// Is makes errors.Is(err, ErrNotSmaller) true.
+func (e *NotSmallerError) Is(target error) bool { return target == ErrNotSmaller }
+
 // Input is what a compaction works from: the history, the strategy (trigger, instructions,
 // model, session notes) and the budgets. Input holds values only — no read cache, store,
 // instruction set or recall session — so Run cannot change the caller's state; the caller
@@ -59,7 +78,15 @@ type Input struct {
 	// Window is the model's context window; MaxOutput its reply cap.
 	Window    int
 	MaxOutput int
-	// UserBudget caps the tokens of user messages carried verbatim (0: DefaultUserBudget).
+	// PrefixTokens is the estimate of what every request sends before the history (system
+	// prompt, instruction files, memory index, tools); the compaction's target includes it.
+	PrefixTokens int
+	// Tokens is the context's size now as the caller counts it: the provider's reported usage
+	// of the last response plus an estimate of what was added since (conversation.Accountant).
+	// 0: counted from History the same way, with PrefixTokens for the part no usage covers.
+	Tokens int
+	// UserBudget overrides the budget of the recent user messages carried verbatim (0: the
+	// Budget's Recent share).
 	UserBudget int
 
 	// Notes are the session-memory notes (ReadSessionNotes); when they hold more than the bare
@@ -77,10 +104,13 @@ type Input struct {
 // Reinject is what the caller hands back to the model after the summary, as values it took
 // from its own state.
 type Reinject struct {
-	// Files are the read cache's views, most recent first (ReadCache.Recent(0)). The first
-	// conversation.PostCompactFiles with content that the model read or wrote are re-injected;
-	// injected views (instruction files, recalled memories) are not.
+	// Files are the read cache's views, most recent first (ReadCache.Recent(0)). RecentFiles
+	// picks the ones re-injected: files the model read or wrote, not injected views
+	// (instruction files, recalled memories) and not files in InPrompt.
 	Files []conversation.FileState
+	// InPrompt are the paths of the files the new prompt holds anyway (the instruction files and
+	// the memory index, re-read from disk, and Rules): never re-injected as files.
+	InPrompt []string
 	// Todos is the agent's todo list, Tasks the session's tasks.
 	Todos []work.Todo
 	Tasks []work.Task
@@ -107,27 +137,39 @@ type Result struct {
 	Summary string
 	Parts   []Part
 	Calls   int
-	// UserMessages are the user's messages carried verbatim; UserOmitted how many older ones
-	// did not fit the budget.
+	// UserMessages are the user's messages carried verbatim, pinned ones first; Pinned how many
+	// of them are pinned (the first request, standing instructions, or their condensed form);
+	// UserOmitted how many older ones did not fit the budget.
 	UserMessages []string
+	Pinned       int
 	UserOmitted  int
+	// Condensed lists the pinned messages the model condensed to fit their budget (kind and
+	// first words); the summary message lists them too.
+	Condensed []string
 	// Kept is the number of recent messages kept (session-memory compaction).
 	Kept int
 	// Files are the paths re-injected from Reinject.Files, most recent first; FileViews the
-	// views as re-injected (clipped to PostCompactFileTokens, Partial when clipped): the read
-	// cache should hold exactly these after the compaction.
+	// views as re-injected (clipped to the budget, Partial when clipped): the read cache should
+	// hold exactly these after the compaction.
 	Files     []string
 	FileViews []conversation.FileState
-	// PreTokens is the context before (conversation.ContextTokens of History: the last
-	// reported usage plus estimates after it), PostTokens the estimate of Context.
+	// PreTokens is the context before (Input.Tokens), PostTokens the estimate after (the
+	// prefix and Context), Budget what each part was allowed.
 	PreTokens, PostTokens int
+	Budget                Budget
+	// Note is set when the compacted context is over Budget.Target (it says by how much and
+	// why) or pinned messages could not be condensed, for the user.
+	Note string
 }
 
 // Run compacts in.History. It tries session-memory compaction when in.Notes hold notes (and
-// the result would be below the automatic threshold), otherwise it asks the model for a
-// summary. Run changes nothing but what it returns: reloading instructions and the memory
-// index, refilling the read cache (Result.FileViews), resetting recall and writing the
-// transcript are the caller's, after a success.
+// the result fits the target), otherwise it asks the model for a summary. The user's messages
+// are carried verbatim: pinned ones (the first request, standing instructions) all, condensed
+// by the model when they exceed their budget, then the recent ones that fit. A compaction that
+// would not make the context smaller returns a *NotSmallerError and nothing else. Run changes
+// nothing but what it returns: reloading instructions and the memory index, refilling the read
+// cache (Result.FileViews), resetting recall and writing the transcript are the caller's, after
+// a success.
 func Run(ctx context.Context, in Input) (*Result, error) {
 	if in.Provider == nil && !HasNotes(in.Notes.Text) {
 		return nil, fmt.Errorf("compact: no model provider")
@@ -152,61 +194,148 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	if len(msgs) == 0 {
 		return nil, ErrNothingToCompact
 	}
-	r := &Result{Trigger: in.Trigger, PreTokens: conversation.ContextTokens(in.History)}
-
-	users := UserMessages(in.History)
-	budget := in.UserBudget
-	if budget <= 0 {
-		budget = DefaultUserBudget
+	th := ThresholdsFor(in.Window, in.MaxOutput)
+	b := BudgetFor(th, in.PrefixTokens)
+	if in.UserBudget > 0 {
+		b.Recent = in.UserBudget
+	}
+	r := &Result{Trigger: in.Trigger, PreTokens: in.Tokens, Budget: b}
+	if r.PreTokens <= 0 {
+		var acc conversation.Accountant
+		acc.AddTokens(in.PrefixTokens)
+		acc.Append(in.History...)
+		r.PreTokens = acc.Tokens()
+	}
+	state := stateAttachments(in.Reinject)
+	// Files get what the rest leaves of the room.
+	files := func(reserved int) []string {
+		text, paths, views := fileAttachments(in.Reinject, min(b.Files, b.Room-reserved-textTokens(state)), b.FileEach)
+		r.Files, r.FileViews = paths, views
+		return append(text, state...)
 	}
 
-	var summary string
-	var kept []conversation.Entry
 	if notes := strings.TrimSpace(in.Notes.Text); HasNotes(notes) {
-		th := ThresholdsFor(in.Window, in.MaxOutput)
-		kb := keepFor(th)
+		kb := keepBounds{min: b.KeepMin, max: b.KeepMax}
 		k, whole := keepUncovered(in.History, keepRecent(in.History, kb), in.Notes.Covered, kb.max)
-		if whole && tokens.Estimate(notes)+conversation.EstimateEntries(k) < th.Auto {
-			r.Method, summary, kept = MethodSessionMemory, notes, k
-			// Messages still in the kept tail need not be carried again.
-			users = UserMessages(in.History[:len(in.History)-len(k)])
-		} else {
-			log.Debug("compact: session memory leaves too much; falling back to a model summary")
+		// Messages still in the kept tail need not be carried again.
+		c := carry(in.History[:len(in.History)-len(k)], b)
+		attach := files(tokens.Estimate(renderSummary(notes, c.floor(b))) + conversation.EstimateEntries(k))
+		if whole && (in.Provider == nil || assembledTokens(b, notes, c.floor(b), attach, k) <= b.Target) {
+			return finish(ctx, in, r, MethodSessionMemory, notes, c, attach, k)
 		}
+		log.Debug("compact: session memory leaves too much; falling back to a model summary")
 	}
-	if r.Method == "" {
-		if in.Provider == nil {
-			return nil, fmt.Errorf("compact: no model provider and no usable session notes")
-		}
-		s, err := Summarize(ctx, in.Provider, in.History, SummaryOptions{
-			Window: in.Window, MaxTokens: min(max(in.MaxOutput, 0), 20_000), Instructions: in.Instructions, Model: in.Model,
-		})
-		r.Calls = s.Calls
-		if err != nil {
-			return nil, err
-		}
-		r.Method, summary, r.Parts = MethodModel, s.Text, s.Parts
+	if in.Provider == nil {
+		return nil, fmt.Errorf("compact: no model provider and no usable session notes")
 	}
-	r.Summary = summary
-	r.UserMessages, r.UserOmitted = keepUserMessages(users, budget)
+	c := carry(in.History, b)
+	attach := files(b.Summary + tokens.Estimate(renderSummary("", c.floor(b))))
+	// What must be carried whatever the summary says: when that alone is not smaller than the
+	// context, no model call is made.
+	if post := assembledTokens(b, "", c.floor(b), attach, nil); post >= r.PreTokens {
+		return nil, &NotSmallerError{Pre: r.PreTokens, Post: post}
+	}
+	maxTokens := b.Summary
+	if in.MaxOutput > 0 {
+		maxTokens = min(maxTokens, in.MaxOutput)
+	}
+	s, err := Summarize(ctx, in.Provider, in.History, SummaryOptions{
+		Window: in.Window, MaxTokens: maxTokens, Instructions: in.Instructions, Model: in.Model,
+	})
+	r.Calls = s.Calls
+	if err != nil {
+		return nil, err
+	}
+	r.Parts = s.Parts
+	return finish(ctx, in, r, MethodModel, s.Text, c, attach, nil)
+}
 
-	b := newBuilder(in)
+// carry plans the user messages of entries for budget b: pinned ones marked, recent ones cut.
+func carry(entries []conversation.Entry, b Budget) carriedMessages {
+	users, fromStart := userMessages(entries)
+	return planUsers(pinned(users, fromStart), b.Recent)
+}
+
+// floor is c as it will be carried at the least: pinned messages over their budget replaced
+// by a condensed text of the budget's size.
+func (c carriedMessages) floor(b Budget) carriedMessages {
+	if msgTokens(c.pinned) <= b.Pinned {
+		return c
+	}
+	var parts []string
+	for _, m := range c.pinned {
+		parts = append(parts, m.text)
+	}
+	c.pinned = []userMsg{{text: clip(strings.Join(parts, "\n\n"), b.Pinned), pin: pinCondensed}}
+	return c
+}
+
+// assembledTokens estimates the context a compaction would leave: the prefix, the summary
+// message, the attachments and the kept tail.
+func assembledTokens(b Budget, summary string, c carriedMessages, attach []string, kept []conversation.Entry) int {
+	n := b.Prefix + tokens.Estimate(renderSummary(summary, c)) + conversation.EstimateEntries(kept)
+	for _, a := range attach {
+		n += tokens.Estimate(a)
+	}
+	return n
+}
+
+// finish condenses the pinned messages when they exceed their budget, builds the entries and
+// the new context, and refuses a result that is not smaller than the context was.
+func finish(ctx context.Context, in Input, r *Result, method Method, summary string, c carriedMessages, attach []string, kept []conversation.Entry) (*Result, error) {
+	b := r.Budget
+	var notes []string
+	if len(c.pinned) > 0 && msgTokens(c.pinned) > b.Pinned && in.Provider != nil {
+		text, err := condense(ctx, in.Provider, in.Model, c.pinned, b.Pinned)
+		r.Calls++
+		if err != nil {
+			// Never dropped: the pinned messages stay verbatim, and the note says so.
+			in.Logger.Warn("compact: pinned messages kept verbatim", "err", err)
+			notes = append(notes, fmt.Sprintf("Your %d pinned messages (about %d tokens) are over their budget of %d and could not be condensed (%v); they are kept verbatim.", len(c.pinned), msgTokens(c.pinned), b.Pinned, err))
+		} else if tokens.Estimate(text) < msgTokens(c.pinned) { // a longer "condensation" is not one
+			c.condensed = condensedList(c.pinned)
+			c.pinned = []userMsg{{text: text, pin: pinCondensed}}
+		}
+	}
+	r.Method, r.Summary = method, summary
+	r.UserMessages, r.Pinned, r.UserOmitted, r.Condensed = c.texts(), len(c.pinned), c.omitted, c.condensed
+
+	bl := newBuilder(in)
 	leaf := in.LeafUUID
 	if leaf == "" {
 		leaf = in.History[len(in.History)-1].UUID
 	}
-	b.boundary(leaf, in.Trigger, r.PreTokens)
-	b.add(conversation.NewText(conversation.User, renderSummary(summary, r.UserMessages, r.UserOmitted)), false, true)
-	for _, a := range attachments(in.Reinject, r) {
-		b.add(conversation.NewText(conversation.User, a), true, false)
+	bl.boundary(leaf, in.Trigger, r.PreTokens)
+	bl.add(conversation.NewText(conversation.User, renderSummary(summary, c)), false, true)
+	for _, a := range attach {
+		bl.add(conversation.NewText(conversation.User, a), true, false)
 	}
 	for _, e := range kept {
-		b.add(e.Message, false, false)
+		bl.add(e.Message, false, false)
 	}
 	r.Kept = len(kept)
-	r.Entries, r.Context = b.entries, b.context
-	r.PostTokens = conversation.ContextTokens(r.Context)
+	r.Entries, r.Context = bl.entries, bl.context
+	r.PostTokens = b.Prefix + conversation.EstimateEntries(r.Context)
+	if r.PostTokens >= r.PreTokens {
+		return nil, &NotSmallerError{Pre: r.PreTokens, Post: r.PostTokens}
+	}
+	if r.PostTokens > b.Target {
+		notes = append(notes, overNote(r, c, summary, kept))
+	}
+	r.Note = strings.Join(notes, " ")
 	return r, nil
+}
+
+// overNote says why a compacted context is over its target.
+func overNote(r *Result, c carriedMessages, summary string, kept []conversation.Entry) string {
+	b := r.Budget
+	why := fmt.Sprintf("the summary takes about %d tokens, your pinned messages %d, your recent messages %d, re-read files and todos %d, the kept messages %d",
+		tokens.Estimate(summary), msgTokens(c.pinned), msgTokens(c.recent), r.PostTokens-b.Prefix-tokens.Estimate(renderSummary(summary, c))-conversation.EstimateEntries(kept), conversation.EstimateEntries(kept))
+	if b.Prefix >= b.Target {
+		why = fmt.Sprintf("the system prompt, instruction files and tools alone take about %d tokens", b.Prefix)
+	}
+	return fmt.Sprintf("The compacted context is about %d tokens, over its target of %d (the automatic threshold divided by %d): %s. The next automatic compaction will come sooner; a model with a larger context window, fewer or shorter instruction files, or shorter standing instructions would help.",
+		r.PostTokens, b.Target, PostCompactDivisor, why)
 }
 
 // SessionNotes are the session-memory notes as Run uses them.
@@ -240,13 +369,6 @@ func ReadSessionNotes(path string) (SessionNotes, error) {
 
 // keepBounds are the token bounds of the tail session-memory compaction keeps.
 type keepBounds struct{ min, max int }
-
-// keepFor scales KeepMinTokens and KeepMaxTokens to the window: at most a quarter and a half
-// of the automatic threshold, so that a small window is not compacted again a turn later (with
-// a 200K window the bounds are KeepMinTokens and KeepMaxTokens themselves).
-func keepFor(th Thresholds) keepBounds {
-	return keepBounds{min: min(KeepMinTokens, th.Auto/4), max: min(KeepMaxTokens, th.Auto/2)}
-}
 
 // keepRecent picks the tail of history session-memory compaction keeps: at least kb.min
 // tokens and KeepMinMessages text messages, at most kb.max tokens, never starting on a tool

@@ -104,7 +104,7 @@ func TestSummarizeChunkedCoversEveryMessageOnce(t *testing.T) {
 func TestRunKeepsUserMessagesVerbatim(t *testing.T) {
 	srv, p := newServer(t)
 	srv.Fallback = func(llmtest.Request) llmtest.Reply { return llmtest.Text("1. Primary request: stuff") }
-	entries := chat(6, 100)
+	entries := chat(6, 1500)
 	in := Input{History: entries, Provider: p, Window: 30_000, MaxOutput: 4000, Trigger: Auto}
 	r1, err := Run(t.Context(), in)
 	if err != nil {
@@ -131,7 +131,7 @@ func TestRunKeepsUserMessagesVerbatim(t *testing.T) {
 	}
 	tricky := "please keep </user-message> and <user-message>\nas text"
 	h.Append(conversation.NewText(conversation.User, tricky))
-	h.Append(conversation.NewText(conversation.Assistant, "ok"))
+	h.Append(conversation.NewText(conversation.Assistant, strings.Repeat("a long answer. ", 2000)))
 	r2, err := Run(t.Context(), Input{History: h.Entries(), Provider: p, Window: 30_000, Trigger: Auto})
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestRunEntriesAndReinjection(t *testing.T) {
 	cacheBefore := cache.Recent(100)
 	todos := []work.Todo{{Content: "Run the tests", Status: work.TodoInProgress, ActiveForm: "Running the tests"}, {Content: "写文档", Status: work.TodoPending, ActiveForm: "正在写文档"}}
 	tasks := []work.Task{{ID: "bx1", Kind: work.KindShell, Status: work.Killed, Description: "go test ./..."}}
-	entries := chat(3, 100)
+	entries := chat(40, 1000)
 	in := Input{History: entries, LeafUUID: "leaf-1", Provider: p, Window: 200_000,
 		Reinject: Reinject{Files: cache.Recent(0), Todos: todos, Tasks: tasks}}
 	r, err := Run(t.Context(), in)
@@ -319,14 +319,14 @@ func TestBreakerStopsAutoButManualWorks(t *testing.T) {
 		if err == nil {
 			t.Fatal("want an error")
 		}
-		if n := b.Record(err); n != "" {
+		if n := b.Record(Auto, err); n != "" {
 			notices = append(notices, n)
 		}
 	}
 	if b.AllowAuto() || len(notices) != 1 || !strings.Contains(notices[0], "/compact") {
 		t.Fatalf("after %d failures: allow auto %v, notices %q", MaxFailures, b.AllowAuto(), notices)
 	}
-	if n := b.Record(errors.New("again")); n != "" {
+	if n := b.Record(Auto, errors.New("again")); n != "" {
 		t.Errorf("a fourth failure repeats the notice: %q", n)
 	}
 	// Manual compaction still runs and succeeds; success turns auto back on.
@@ -338,7 +338,7 @@ func TestBreakerStopsAutoButManualWorks(t *testing.T) {
 	if !strings.Contains(promptOf(t, srv.Requests()[len(srv.Requests())-1]), "focus on the parser") {
 		t.Error("manual instructions not in the request")
 	}
-	b.Record(nil)
+	b.Record(Manual, nil)
 	if !b.AllowAuto() || b.Failures() != 0 || r.Trigger != Manual {
 		t.Errorf("after manual success: allow %v failures %d trigger %s", b.AllowAuto(), b.Failures(), r.Trigger)
 	}

@@ -4,14 +4,23 @@
 // the context exceeds effective − 13K, the user is warned 20K before that, and new requests
 // are refused at window − 3K (ThresholdsFor, Thresholds.Level). For small windows, where those
 // fixed margins would leave nothing, auto-compaction starts at half the window at the earliest.
+// The context's size is the caller's: the provider's reported usage of the last response plus
+// an estimate of what was added since (conversation.Accountant).
 //
-// Run compacts a history and is pure: its Input holds values only (the history, the session
-// notes' text, the budgets and what to re-inject), and it returns its decision — the transcript
-// entries to append, the new context, the file views re-injected — for the caller to apply.
+// Run compacts a history and is pure: its Input holds values only (the history, the caller's
+// token count and request-prefix estimate, the session notes' text, the budgets and what to
+// re-inject), and it returns its decision — the transcript entries to append, the new context,
+// the file views re-injected — for the caller to apply. The compacted context, prefix
+// included, aims at Budget.Target: the automatic threshold divided by PostCompactDivisor (half),
+// for any window; BudgetFor shares the room among the summary, the pinned and the recent user
+// messages, the files and the kept tail. A result over the target carries a Note saying why; a
+// result that would not be smaller than the context is refused with a *NotSmallerError
+// (ErrNotSmaller) and nothing to write — before any model call when what must be carried is
+// already that large.
 // When the session notes hold notes they are the summary and the recent messages (10K–40K
-// tokens, at most a quarter and a half of the automatic threshold in a small window, at least
-// 5 text messages, never starting on an orphan tool result) are kept; otherwise the model
-// writes a summary with fixed sections (Sections).
+// tokens, a quarter to a half of the room in a smaller window, at least 5 text messages, never
+// starting on an orphan tool result) are kept; otherwise the model writes a summary with fixed
+// sections (Sections, "Standing instructions" among them).
 // When the history is too long for one summary call, Summarize cuts it into consecutive
 // chunks, summarises each, and rolls the chunk summaries up, as many levels as needed; every
 // summary records the uuid range it covers, and the level-0 ranges cover the summarised
@@ -43,28 +52,37 @@
 //   - Run uses the notes only when they hold more than the bare template (HasNotes). When
 //     Notes.MarkCovered recorded the last message an update saw, Run keeps every later
 //     message, and uses a model summary instead when those exceed the keep limit (KeepMaxTokens,
-//     or half the automatic threshold in a small window): messages
-//     the notes do not cover are never dropped.
+//     or half the room in a smaller window; Budget.KeepMax) or the result would miss its
+//     target: messages the notes do not cover are never dropped.
 //   - CheckNotes never panics (fuzzed); headings inside fenced code do not count.
 //
 // Guarantees of compaction:
-//   - The user's own messages are carried verbatim by the engine (most recent first within a
-//     token budget, rendered oldest first) inside the summary message; a later compaction
-//     recovers them from there, so they survive any number of compactions until the budget
-//     pushes the oldest out, and the number left out is stated.
+//   - The user's own messages are carried verbatim by the engine inside the summary message,
+//     pinned ones first: the session's first request and every message IsStandingInstruction
+//     accepts (the one rule; English cue words as whole words, Chinese, Japanese and Korean ones
+//     anywhere). They are kept whatever their age and recognised again by later compactions;
+//     over their budget the model condenses them into one list, and the summary lists what was
+//     condensed (Result.Condensed); if that fails they stay verbatim and the Note says so (a
+//     reply no shorter than the messages is not used either). A
+//     standing instruction is never dropped silently. The other messages fill their budget
+//     from the most recent backwards (the latest always whole), and the number left out is
+//     stated.
 //   - The result is the transcript entries to append (a system/compact_boundary entry with a
 //     null parentUuid and logicalParentUuid = the old leaf, then the summary as a user entry
 //     flagged isCompactSummary, then meta attachments and kept messages) and the matching new
 //     conversation chain with the same uuids.
-//   - Re-injected: the 5 most recent files of the read cache the model read or wrote (5K
-//     tokens each, 50K in all; injected views such as instruction files are not files it
-//     read), todos, tasks, and the conditional rules and nested instruction files that were
-//     active, as the caller re-read them from disk (the agent loads the instruction set afresh
-//     and touches the same paths). Result.FileViews are the views as re-injected.
+//   - Re-injected: the files RecentFiles picks — the 5 most recent the model read or wrote, each
+//     once, not injected views (instruction files, recalled memories) and not files the new
+//     prompt holds (Reinject.InPrompt) — within the files' share (5K tokens each, 50K in all at
+//     most), then todos, tasks, and the conditional rules and nested instruction files that
+//     were active, as the caller re-read them from disk. Result.FileViews are the views as
+//     re-injected.
 //   - Run changes no state: it reaches no read cache, store, instruction set or recall
 //     session (Input holds none). Re-reading instructions and the memory index, refilling the
 //     read cache, resetting recall and writing the transcript are the caller's, after a
 //     success.
-//   - Breaker stops automatic compaction after MaxFailures consecutive failures and returns a
-//     message for the user; manual compaction is always allowed and a success re-enables auto.
+//   - Breaker stops automatic compaction after MaxFailures consecutive automatic failures, or
+//     when the context refilled past the threshold within RefillTurns turns of a compaction
+//     MaxRefills times in a row (thrash), and returns a message for the user that says why and
+//     what to do; manual compaction is always allowed and its success re-enables auto.
 package compact

@@ -3,6 +3,7 @@ package compact_test
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/conversation"
@@ -25,11 +26,11 @@ func ExampleThresholdsFor() {
 func ExampleBreaker() {
 	var b compact.Breaker
 	for range compact.MaxFailures {
-		if note := b.Record(fmt.Errorf("model overloaded")); note != "" {
+		if note := b.Record(compact.Auto, fmt.Errorf("model overloaded")); note != "" {
 			fmt.Println(b.AllowAuto(), note != "")
 		}
 	}
-	b.Record(nil) // a manual compaction succeeded
+	b.Record(compact.Manual, nil) // a manual compaction succeeded
 	fmt.Println(b.AllowAuto())
 	// Output:
 	// false true
@@ -37,16 +38,19 @@ func ExampleBreaker() {
 }
 
 // Run decides from values only; the caller applies the result. Here the session notes are the
-// summary, so no model is called, and the todo list comes back after the summary.
+// summary, so no model is called: the recent messages are kept, the todo list comes back after
+// the summary, and the context is a fraction of what it was.
 func ExampleRun() {
 	h, _ := conversation.NewHistory(nil)
-	h.Append(conversation.NewText(conversation.User, "修复解析器"))
-	h.Append(conversation.NewText(conversation.Assistant, "Fixed; the tests pass."))
+	for i := range 12 {
+		h.Append(conversation.NewText(conversation.User, fmt.Sprintf("修复解析器的第 %d 个错误", i+1)))
+		h.Append(conversation.NewText(conversation.Assistant, strings.Repeat("Fixed; the tests pass. ", 150)))
+	}
 	notes := compact.NotesTemplate + "\nThe parser is fixed; next: run the benchmarks.\n"
 	r, err := compact.Run(context.Background(), compact.Input{
 		History: h.Entries(),
 		Notes:   compact.SessionNotes{Text: notes},
-		Window:  200_000,
+		Window:  30_000,
 		Reinject: compact.Reinject{Todos: []work.Todo{
 			{Content: "Run the benchmarks", Status: work.TodoPending, ActiveForm: "Running the benchmarks"}}},
 	})
@@ -54,15 +58,14 @@ func ExampleRun() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(r.Method, r.Calls, r.Kept)
-	for _, e := range r.Entries {
+	fmt.Println(r.Method, r.Calls, r.Kept, r.PostTokens < r.PreTokens/2)
+	for _, e := range r.Entries[:4] {
 		fmt.Println(e.Type, e.Subtype, e.IsCompactSummary, e.IsMeta)
 	}
 	// Output:
-	// session-memory 0 2
+	// session-memory 0 4 true
 	// system compact_boundary false false
 	// user  true false
 	// user  false true
 	// user  false false
-	// assistant  false false
 }

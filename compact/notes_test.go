@@ -340,15 +340,3 @@ func TestSessionMemoryCompactionKeepsUncovered(t *testing.T) {
 
 // defaultKeep are the keep bounds of a large window.
 var defaultKeep = keepBounds{min: KeepMinTokens, max: KeepMaxTokens}
-
-func TestKeepForScalesToTheWindow(t *testing.T) {
-	big := keepFor(ThresholdsFor(200_000, 32_000))
-	if big != defaultKeep {
-		t.Errorf("200K window: %+v, want %+v", big, defaultKeep)
-	}
-	small := keepFor(ThresholdsFor(30_000, 4_000))
-	th := ThresholdsFor(30_000, 4_000)
-	if small.max > th.Auto/2 || small.min > small.max || small.min <= 0 {
-		t.Errorf("30K window (auto %d): %+v", th.Auto, small)
-	}
-}

@@ -21,7 +21,7 @@ func TestRunReinjectsRules(t *testing.T) {
 		{Path: "/repo/.claude/rules/go.md", Layer: instructions.LayerProject, Reason: instructions.ReasonPathGlobMatch, Text: "Go 规则 v2", Trigger: "/repo/sub/x.go"},
 		{Path: "/repo/sub/CLAUDE.md", Layer: instructions.LayerProject, Reason: instructions.ReasonNestedTraversal, Text: "nested v2", Trigger: "/repo/sub/x.go"},
 	}
-	r, err := Run(t.Context(), Input{History: chat(2, 50), Provider: p, Window: 100_000, Reinject: Reinject{Rules: rules}})
+	r, err := Run(t.Context(), Input{History: chat(4, 1000), Provider: p, Window: 100_000, Reinject: Reinject{Rules: rules}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestRunReinjectsRules(t *testing.T) {
 	}
 	// Without rules, no instructions attachment.
 	srv.Script(llmtest.Text("summary"))
-	r, err = Run(t.Context(), Input{History: chat(2, 50), Provider: p, Window: 100_000})
+	r, err = Run(t.Context(), Input{History: chat(4, 1000), Provider: p, Window: 100_000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ var Sections = []string{
 	"Errors and fixes",
 	"Problem solving",
 	"All user messages",
+	"Standing instructions",
 	"Pending tasks",
 	"Current work",
 	"Next step",
@@ -36,7 +37,7 @@ func sectionList() string {
 func finalPrompt(extra string) string {
 	p := "Write a summary of the conversation above with exactly these numbered sections, each as a markdown heading:\n" +
 		sectionList() +
-		"Under \"All user messages\" list every message the user wrote (not tool results), in order, briefly. Under \"Current work\" say precisely what was being done just before this summary, and under \"Next step\" the single next action, quoting the user's latest request where it applies. Reply with the summary only."
+		"Under \"All user messages\" list every message the user wrote (not tool results), in order, briefly. Under \"Standing instructions\" quote verbatim every instruction of the user that should keep applying for the rest of the session — rules, preferences, constraints, also those not worded with \"always\" or \"never\" — or write \"none\". Under \"Current work\" say precisely what was being done just before this summary, and under \"Next step\" the single next action, quoting the user's latest request where it applies. Reply with the summary only."
 	if extra = strings.TrimSpace(extra); extra != "" {
 		p += "\n\nAdditional instructions from the user for this summary:\n" + extra
 	}

@@ -8,7 +8,8 @@ import (
 	"github.com/strata-mem/strata/tokens"
 )
 
-// DefaultUserBudget is how many tokens of the user's own messages are carried verbatim.
+// DefaultUserBudget caps the tokens of the user's recent (not pinned) messages carried
+// verbatim; a small window gets less (Budget.Recent).
 const DefaultUserBudget = 12_000
 
 // SummaryHeader starts every compaction summary message; it lets a later compaction recognise
@@ -16,17 +17,31 @@ const DefaultUserBudget = 12_000
 const SummaryHeader = "This session is being continued from an earlier conversation that ran out of context. The summary below covers the earlier part."
 
 const (
-	userOpen     = "<user-message>"
+	userOpen     = "<user-message"
 	userClose    = "</user-message>"
 	userEscClose = "<\\/user-message>"
 	userSection  = "The user's own messages, verbatim, oldest first (carried by strata, not summarised):"
+	pinnedLabel  = "Pinned — the session's first request and the user's standing instructions, kept whatever their age; follow them:"
+	recentLabel  = "Recent messages:"
 )
 
 // UserMessages returns the text the user typed in entries, oldest first: text blocks of
 // non-meta user messages (tool results and injected text are not the user's words). Messages
 // carried inside an earlier compaction summary are recovered and come first.
 func UserMessages(entries []conversation.Entry) []string {
-	var out []string
+	msgs, _ := userMessages(entries)
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.text
+	}
+	return out
+}
+
+// userMessages is UserMessages with what an earlier summary recorded about each message (why it
+// was pinned); fromStart reports that entries hold no earlier summary, so their first user
+// message is the session's first request.
+func userMessages(entries []conversation.Entry) (out []userMsg, fromStart bool) {
+	fromStart = true
 	for _, e := range entries {
 		if e.IsMeta || e.Message.Role != conversation.User {
 			continue
@@ -43,77 +58,142 @@ func UserMessages(entries []conversation.Entry) []string {
 		t := strings.Join(texts, "\n")
 		if strings.HasPrefix(t, SummaryHeader) {
 			out = append(out, carried(t)...)
+			fromStart = false
 			continue
 		}
-		out = append(out, t)
+		out = append(out, userMsg{text: t})
 	}
-	return out
+	return out, fromStart
 }
 
-// carried extracts the user messages an earlier summary carried.
-func carried(summary string) []string {
-	var out []string
+// carried extracts the user messages an earlier summary carried, with their pin.
+func carried(summary string) []userMsg {
+	var out []userMsg
 	i := strings.Index(summary, userSection)
 	if i < 0 {
 		return nil
 	}
 	rest := summary[i+len(userSection):]
 	for {
-		i := strings.Index(rest, userOpen+"\n")
+		i := strings.Index(rest, "\n"+userOpen)
 		if i < 0 {
 			return out
 		}
-		rest = rest[i+len(userOpen)+1:]
+		rest = rest[i+1+len(userOpen):]
+		nl := strings.IndexByte(rest, '\n')
+		if nl < 0 || !strings.HasSuffix(rest[:nl], ">") {
+			continue
+		}
+		pin := pinOf(rest[:nl])
+		rest = rest[nl+1:]
 		j := strings.Index(rest, "\n"+userClose)
 		if j < 0 {
 			return out
 		}
-		out = append(out, strings.ReplaceAll(rest[:j], userEscClose, userClose))
-		rest = rest[j+len(userClose)+1:]
+		out = append(out, userMsg{text: strings.ReplaceAll(rest[:j], userEscClose, userClose), pin: pin})
+		rest = rest[j+1+len(userClose):]
 	}
 }
 
-// keepUserMessages picks the most recent messages that fit budget tokens and returns them
-// oldest first with the number left out. The most recent message is always kept, clipped if
-// it alone is over the budget.
-func keepUserMessages(msgs []string, budget int) (kept []string, omitted int) {
+// pinOf reads the pin attribute of an opening tag's rest (` pinned="standing">`).
+func pinOf(attrs string) string {
+	for _, p := range []string{pinFirst, pinStanding, pinCondensed} {
+		if strings.TrimSpace(attrs) == fmt.Sprintf("pinned=%q>", p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// carriedMessages is what a compaction carries of the user's messages.
+type carriedMessages struct {
+	pinned, recent []userMsg
+	omitted        int      // older recent messages left out for space
+	condensed      []string // what the model condensed into pinned (condensedList)
+}
+
+// planUsers splits msgs (oldest first, pins marked) into the pinned ones, all kept, and the
+// recent ones that fit budget tokens, most recent first (returned oldest first). The latest
+// message is always kept whole: it is the request being worked on.
+func planUsers(msgs []userMsg, budget int) carriedMessages {
+	var c carriedMessages
+	var rest []userMsg
+	for _, m := range msgs {
+		if m.pin != "" {
+			c.pinned = append(c.pinned, m)
+		} else {
+			rest = append(rest, m)
+		}
+	}
 	used := 0
-	i := len(msgs) - 1
+	i := len(rest) - 1
 	for ; i >= 0; i-- {
-		t := tokens.Estimate(msgs[i])
-		if used+t > budget {
-			if len(kept) == 0 {
-				kept = append(kept, clip(msgs[i], budget))
-				i--
-			}
+		t := tokens.Estimate(rest[i].text)
+		if used+t > budget && len(c.recent) > 0 {
 			break
 		}
 		used += t
-		kept = append(kept, msgs[i])
+		c.recent = append(c.recent, rest[i])
 	}
-	for l, r := 0, len(kept)-1; l < r; l, r = l+1, r-1 {
-		kept[l], kept[r] = kept[r], kept[l]
+	for l, r := 0, len(c.recent)-1; l < r; l, r = l+1, r-1 {
+		c.recent[l], c.recent[r] = c.recent[r], c.recent[l]
 	}
-	return kept, i + 1
+	c.omitted = i + 1
+	return c
 }
 
-// renderSummary builds the summary message text: header, summary, and the user's messages.
-func renderSummary(summary string, users []string, omitted int) string {
+// texts returns the carried messages' texts, pinned first.
+func (c carriedMessages) texts() []string {
+	var out []string
+	for _, m := range append(append([]userMsg(nil), c.pinned...), c.recent...) {
+		out = append(out, m.text)
+	}
+	return out
+}
+
+// renderSummary builds the summary message text: header, summary, the pinned messages, then
+// the recent ones.
+func renderSummary(summary string, c carriedMessages) string {
 	var b strings.Builder
 	b.WriteString(SummaryHeader)
 	b.WriteString("\n\n")
 	// The summary must not contain the section line, which marks where carried messages begin.
 	b.WriteString(strings.ReplaceAll(strings.TrimSpace(summary), userSection, strings.TrimSuffix(userSection, ":")))
-	if len(users) > 0 {
-		b.WriteString("\n\n")
-		b.WriteString(userSection)
-		if omitted > 0 {
-			fmt.Fprintf(&b, "\n(%d earlier messages left out for space; the summary covers them.)", omitted)
+	if len(c.condensed) > 0 {
+		fmt.Fprintf(&b, "\n\nCondensed by the model to fit the compacted context (every rule they set is kept in the condensed text below; the originals are in the transcript before this compaction): %d pinned messages —", len(c.condensed))
+		for _, s := range c.condensed {
+			b.WriteString("\n- " + strings.ReplaceAll(s, userSection, strings.TrimSuffix(userSection, ":")))
 		}
-		for _, u := range users {
-			b.WriteString("\n" + userOpen + "\n")
-			b.WriteString(strings.ReplaceAll(u, userClose, userEscClose))
-			b.WriteString("\n" + userClose)
+	}
+	if len(c.pinned)+len(c.recent) == 0 {
+		return b.String()
+	}
+	b.WriteString("\n\n")
+	b.WriteString(userSection)
+	write := func(m userMsg) {
+		b.WriteString("\n" + userOpen)
+		if m.pin != "" {
+			fmt.Fprintf(&b, " pinned=%q", m.pin)
+		}
+		b.WriteString(">\n")
+		b.WriteString(strings.ReplaceAll(m.text, userClose, userEscClose))
+		b.WriteString("\n" + userClose)
+	}
+	if len(c.pinned) > 0 {
+		b.WriteString("\n" + pinnedLabel)
+		for _, m := range c.pinned {
+			write(m)
+		}
+	}
+	if len(c.recent) > 0 {
+		if len(c.pinned) > 0 {
+			b.WriteString("\n" + recentLabel)
+		}
+		if c.omitted > 0 {
+			fmt.Fprintf(&b, "\n(%d earlier messages left out for space; the summary covers them.)", c.omitted)
+		}
+		for _, m := range c.recent {
+			write(m)
 		}
 	}
 	return b.String()

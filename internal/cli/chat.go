@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/transcript"
@@ -211,7 +212,7 @@ func (c *chat) sink(e agent.Event) {
 		c.lastCtx = e.Usage.PromptTokens() + e.Usage.OutputTokens
 	case agent.EventCompact:
 		c.endLine()
-		fmt.Fprintf(c.out, "· %s\n", e.Text)
+		fmt.Fprintf(c.out, "· %s\n", termtext.Line(e.Text)) // may quote a model server's error
 	}
 }
 
@@ -390,12 +391,20 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 		fmt.Fprintf(w, "Resumed session %s: %d messages.\n", a.SessionID(), len(a.History()))
 	case "/compact":
 		r, err := c.a.Compact(ctx, arg)
+		var ns *compact.NotSmallerError
+		if errors.As(err, &ns) {
+			fmt.Fprintf(w, "Not compacted: the conversation is about %d tokens, and a compacted one would be at least %d; nothing was changed.\n", ns.Pre, ns.Post)
+			break
+		}
 		if err != nil {
-			fmt.Fprintf(w, "Compaction failed: %v\n", err)
+			fmt.Fprintf(w, "Compaction failed: %s\n", termtext.Line(err.Error()))
 			break
 		}
 		fmt.Fprintf(w, "Compacted (%s): about %d tokens before, %d after; %d of your messages kept verbatim, %d files re-read.\n",
 			r.Method, r.PreTokens, r.PostTokens, len(r.UserMessages), len(r.Files))
+		if r.Note != "" {
+			fmt.Fprintln(w, termtext.Line(r.Note))
+		}
 	default:
 		fmt.Fprintf(w, "Unknown command %s. /help lists the commands.\n", cmd)
 	}

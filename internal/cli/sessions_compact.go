@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/compact"
+	"github.com/strata-mem/strata/internal/termtext"
 )
 
 func init() { registerIn("sessions", newSessionsCompactCmd) }
@@ -23,7 +26,10 @@ func newSessionsCompactCmd(app *App) *cobra.Command {
 		Long: `Compact a saved session without opening a chat: the conversation is summarised by the
 configured model (or replaced by the session notes when they exist), the user's own messages
 are kept verbatim, and a compact boundary and the summary are appended to the transcript, so
-the next resume starts from the compacted context. INSTRUCTIONS say what the summary should
+the next resume starts from the compacted context. The user's first request and standing
+instructions ("from now on", "always", "never", "以后", "不要" …) are kept before the recent
+messages. A session that compaction would not make smaller is left as it is and the report
+says so (exit status 0; --json: "compacted": false). INSTRUCTIONS say what the summary should
 focus on. --latest picks the most recent session of this directory instead of an ID.`,
 		Args: rangeArgs(0, 2),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -58,7 +64,11 @@ type compactPart struct {
 }
 
 type compactReport struct {
-	Session      string        `json:"session"`
+	Session string `json:"session"`
+	// Compacted is false when the compaction would not have made the context smaller and
+	// nothing was written (Note says why).
+	Compacted    bool          `json:"compacted"`
+	Note         string        `json:"note,omitempty"`
 	Method       string        `json:"method"`
 	PreTokens    int           `json:"pre_tokens"`
 	PostTokens   int           `json:"post_tokens"`
@@ -82,11 +92,21 @@ func sessionsCompact(ctx context.Context, app *App, o sessionsCompactOptions, id
 	if err := a.Close(context.WithoutCancel(ctx)); err != nil && cerr == nil {
 		cerr = err
 	}
+	var ns *compact.NotSmallerError
+	if errors.As(cerr, &ns) {
+		// Not a failure: the session is left as it is, and the report says why.
+		rep := compactReport{Session: a.SessionID(), Note: ns.Error(), PreTokens: ns.Pre, PostTokens: ns.Post, Files: []string{}, Parts: []compactPart{}}
+		if o.asJSON {
+			return writeJSON(app.Out, rep)
+		}
+		fmt.Fprintf(app.Out, "Session %s not compacted: the conversation is about %d tokens, and a compacted one would be at least %d; nothing was written.\n", rep.Session, ns.Pre, ns.Post)
+		return nil
+	}
 	if cerr != nil {
-		fmt.Fprintf(app.Err, "strata: %v\n", cerr)
+		fmt.Fprintf(app.Err, "strata: %s\n", termtext.Line(cerr.Error()))
 		return &ExitError{Code: ExitFailure}
 	}
-	rep := compactReport{Session: a.SessionID(), Method: string(r.Method), PreTokens: r.PreTokens, PostTokens: r.PostTokens,
+	rep := compactReport{Session: a.SessionID(), Compacted: true, Note: r.Note, Method: string(r.Method), PreTokens: r.PreTokens, PostTokens: r.PostTokens,
 		Calls: r.Calls, UserMessages: len(r.UserMessages), UserOmitted: r.UserOmitted, Files: r.Files, Parts: []compactPart{}}
 	if rep.Files == nil {
 		rep.Files = []string{}
@@ -99,5 +119,8 @@ func sessionsCompact(ctx context.Context, app *App, o sessionsCompactOptions, id
 	}
 	fmt.Fprintf(app.Out, "Compacted session %s (%s): about %d tokens before, %d after; %d user messages kept verbatim (%d left out), %d files re-read, %d model calls.\n",
 		rep.Session, rep.Method, rep.PreTokens, rep.PostTokens, rep.UserMessages, rep.UserOmitted, len(rep.Files), rep.Calls)
+	if rep.Note != "" {
+		fmt.Fprintln(app.Out, termtext.Line(rep.Note))
+	}
 	return nil
 }
