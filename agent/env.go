@@ -32,6 +32,8 @@ type env interface {
 	now() time.Time
 	// bashTimeout is the default timeout of a shell command.
 	bashTimeout() time.Duration
+	// unattended reports a shell no one watches (a fork's): it runs with unattendedEnv.
+	unattended() bool
 	// todos returns the todo lists and the id of the list that is the caller's.
 	todos() (*work.Todos, string, error)
 	// memory returns the memory store for writes (memory_save, memory_forget).
@@ -68,6 +70,7 @@ func (e sessionEnv) touch(ctx context.Context, path string) { e.a.touch(ctx, pat
 func (e sessionEnv) logger() *slog.Logger                   { return e.a.log }
 func (e sessionEnv) now() time.Time                         { return e.a.now() }
 func (e sessionEnv) bashTimeout() time.Duration             { return e.a.opts.BashTimeout }
+func (e sessionEnv) unattended() bool                       { return false }
 func (e sessionEnv) todos() (*work.Todos, string, error) {
 	return e.a.work.Todos, e.a.sessionID, nil
 }
@@ -112,6 +115,7 @@ func (e *forkEnv) touch(context.Context, string)  {}
 func (e *forkEnv) logger() *slog.Logger           { return e.log }
 func (e *forkEnv) now() time.Time                 { return e.clock() }
 func (e *forkEnv) bashTimeout() time.Duration     { return e.timeout }
+func (e *forkEnv) unattended() bool               { return true }
 func (e *forkEnv) todos() (*work.Todos, string, error) {
 	return nil, "", fmt.Errorf("the todo list is the main conversation's: %w", errNotInFork)
 }
