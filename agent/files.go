@@ -246,6 +246,7 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 		mod  time.Time
 	}
 	var hits []hit
+	hidden := 0
 	err := doublestar.GlobWalk(os.DirFS(base), pat, func(rel string, d fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -253,11 +254,16 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 		if skipDir(rel) || d.IsDir() {
 			return nil
 		}
+		path := filepath.Join(base, filepath.FromSlash(rel))
+		if e.hidden("Glob", path) {
+			hidden++
+			return nil
+		}
 		var mod time.Time
 		if fi, err := d.Info(); err == nil {
 			mod = fi.ModTime()
 		}
-		hits = append(hits, hit{filepath.Join(base, filepath.FromSlash(rel)), mod})
+		hits = append(hits, hit{path, mod})
 		return nil
 	}, doublestar.WithNoFollow())
 	if err != nil {
@@ -270,7 +276,7 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 		return strings.Compare(x.path, y.path)
 	})
 	if len(hits) == 0 {
-		return fmt.Sprintf("No files match %s in %s.", p.Pattern, base), nil
+		return fmt.Sprintf("No files match %s in %s.", p.Pattern, base) + hiddenNote(hidden), nil
 	}
 	var b strings.Builder
 	for i, h := range hits {
@@ -284,8 +290,20 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 		b.WriteString(h.path)
 		b.WriteByte('\n')
 	}
-	return b.String(), nil
+	return b.String() + hiddenNote(hidden), nil
 })
+
+// hiddenNote tells the model that n files were left out because the permission rules deny
+// reading them ("" for none).
+func hiddenNote(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "\n[strata: 1 file that the permission rules deny reading was left out]\n"
+	}
+	return fmt.Sprintf("\n[strata: %d files that the permission rules deny reading were left out]\n", n)
+}
 
 // skipDir reports whether a slash-separated relative path lies in a directory tools skip.
 func skipDir(rel string) bool {
@@ -331,6 +349,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 		return "", fmt.Errorf("cannot search %s: %v", root, errText(err))
 	}
 	var files []string
+	hidden := 0
 	if !fi.IsDir() {
 		files = []string{root}
 	} else {
@@ -343,6 +362,10 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 			}
 			if d.IsDir() {
 				if n := d.Name(); path != root && (n == ".git" || n == "node_modules") {
+					return filepath.SkipDir
+				}
+				if path != root && e.hidden("Grep", path) {
+					hidden++
 					return filepath.SkipDir
 				}
 				return nil
@@ -360,6 +383,10 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 				if !ok {
 					return nil
 				}
+			}
+			if e.hidden("Grep", path) {
+				hidden++
+				return nil
 			}
 			files = append(files, path)
 			return nil
@@ -440,12 +467,12 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 		}
 	}
 	if matchedFiles == 0 {
-		return fmt.Sprintf("No matches for %s in %s.", p.Pattern, root), nil
+		return fmt.Sprintf("No matches for %s in %s.", p.Pattern, root) + hiddenNote(hidden), nil
 	}
 	if full {
 		fmt.Fprintf(&b, "[strata: output cut at %d lines; narrow the search or raise head_limit]\n", limit)
 	}
-	return b.String(), nil
+	return b.String() + hiddenNote(hidden), nil
 }
 
 func truncLine(s string) string {
