@@ -361,7 +361,7 @@ func bashMatches(spec, command string, deny bool) bool {
 	script, err := shell.Parse(cmd)
 	if deny && (!wantOK || err != nil) {
 		for _, part := range shell.Pieces(cmd) {
-			if isPrefix && strings.HasPrefix(part, prefix) || part == spec {
+			if isPrefix && strings.HasPrefix(part, prefix) || part == spec || wordsWithin(part, prefix, isPrefix) {
 				return true
 			}
 		}
@@ -411,6 +411,47 @@ func specWords(spec string) (words []shell.Word, ok bool) {
 	}
 	c, ok := s.Simple()
 	return c.Words, ok
+}
+
+// wordsWithin is the crude fallback's look through wrappers: whether the rule's words occur
+// anywhere among the words of a piece of an unreadable command, quotes, backslashes and
+// braces dropped, a program given by path matching its base name (so "f() { \rm x; }" and
+// "case … command rm x;; esac" meet "Bash(rm:*)"). It sees too much, which is safe only for
+// a deny rule.
+func wordsWithin(piece, rule string, prefix bool) bool {
+	want := strings.Fields(rule)
+	if len(want) == 0 {
+		return false
+	}
+	words := strings.Fields(strings.Map(func(r rune) rune {
+		switch r {
+		case '\\', '\'', '"':
+			return -1
+		case '{', '}', '(', ')', ';':
+			return ' '
+		}
+		return r
+	}, piece))
+	for i := range words {
+		if len(words)-i < len(want) {
+			return false
+		}
+		ok := true
+		for j, w := range want {
+			got := words[i+j]
+			if j == 0 && !strings.Contains(w, "/") {
+				got = path.Base(got)
+			}
+			if got != w && !(prefix && j == len(want)-1 && strings.HasPrefix(got, w)) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // denyWords reports whether the words of a command start with want (prefix) or are want.
