@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -80,6 +81,14 @@ func runBash(ctx context.Context, e env, p *toolcall.Bash) (string, error) {
 	}
 	cmd := exec.CommandContext(cctx, shell, "-c", p.Command)
 	cmd.Dir = e.cwd()
+	if e.unattended() {
+		cmd.Env = unattendedEnv(os.Environ())
+		if runsGit(p.Command) {
+			if err := gitConfigCheck(cctx, cmd.Dir, cmd.Env); err != nil {
+				return "", err
+			}
+		}
+	}
 	cmd.Stdin = nil
 	out := &capped{max: BashMaxOutput}
 	cmd.Stdout, cmd.Stderr = out, out

@@ -32,6 +32,11 @@ type env interface {
 	now() time.Time
 	// bashTimeout is the default timeout of a shell command.
 	bashTimeout() time.Duration
+	// unattended reports a shell no one watches (a fork's): it runs with unattendedEnv.
+	unattended() bool
+	// hidden reports whether the session's deny rules for tool cover path (as named or
+	// resolved): Grep and Glob leave it out.
+	hidden(tool, path string) bool
 	// todos returns the todo lists and the id of the list that is the caller's.
 	todos() (*work.Todos, string, error)
 	// memory returns the memory store for writes (memory_save, memory_forget).
@@ -68,6 +73,8 @@ func (e sessionEnv) touch(ctx context.Context, path string) { e.a.touch(ctx, pat
 func (e sessionEnv) logger() *slog.Logger                   { return e.a.log }
 func (e sessionEnv) now() time.Time                         { return e.a.now() }
 func (e sessionEnv) bashTimeout() time.Duration             { return e.a.opts.BashTimeout }
+func (e sessionEnv) unattended() bool                       { return false }
+func (e sessionEnv) hidden(tool, path string) bool          { return e.a.perms.hides(tool, path) }
 func (e sessionEnv) todos() (*work.Todos, string, error) {
 	return e.a.work.Todos, e.a.sessionID, nil
 }
@@ -97,11 +104,12 @@ type forkEnv struct {
 	timeout   time.Duration
 	rc        *conversation.ReadCache
 	rk        *recall.Ranker // nil with auto-memory off
+	perms     *Permissions   // the session's, for its deny rules; nil: none
 }
 
 // forkEnv returns a new env for a fork of a. It reads only fields that never change after New.
 func (a *Agent) forkEnv() *forkEnv {
-	return &forkEnv{dir: a.cwd, home: a.opts.Env.UserHome, log: a.log, clock: a.now, timeout: a.opts.BashTimeout, rk: a.ranker,
+	return &forkEnv{dir: a.cwd, home: a.opts.Env.UserHome, log: a.log, clock: a.now, timeout: a.opts.BashTimeout, rk: a.ranker, perms: a.perms,
 		rc: conversation.NewReadCache(conversation.ReadCacheOptions{Dir: a.cwd, Now: a.now})}
 }
 
@@ -112,6 +120,10 @@ func (e *forkEnv) touch(context.Context, string)  {}
 func (e *forkEnv) logger() *slog.Logger           { return e.log }
 func (e *forkEnv) now() time.Time                 { return e.clock() }
 func (e *forkEnv) bashTimeout() time.Duration     { return e.timeout }
+func (e *forkEnv) unattended() bool               { return true }
+func (e *forkEnv) hidden(tool, path string) bool {
+	return e.perms != nil && e.perms.hides(tool, path)
+}
 func (e *forkEnv) todos() (*work.Todos, string, error) {
 	return nil, "", fmt.Errorf("the todo list is the main conversation's: %w", errNotInFork)
 }

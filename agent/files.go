@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -33,6 +35,16 @@ const (
 
 var readTool = newTool("Read", classRead, runRead)
 
+// Read's streaming limits.
+const (
+	// readWholeMax: a file up to this size is read to its end (its lines counted, its content
+	// kept for the read cache); a larger one only as far as the lines shown.
+	readWholeMax = 4 << 20
+	// readScanMax bounds what Read scans past for an offset: a file without line breaks is
+	// not read to the end to find line 1,000,000.
+	readScanMax = 1 << 30
+)
+
 func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
@@ -49,75 +61,184 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 		return "", fmt.Errorf("%s is a directory; use Glob to list its files", path)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", path)
+		return "", notRegular(path, fi.Mode())
 	}
 	e.touch(ctx, path)
 	if stub, ok := e.cache().Reread(path, p.Offset, p.Limit, fi.ModTime()); ok {
 		return stub, nil
 	}
-	data, err := os.ReadFile(path)
+	// Opened without blocking, and checked again once open: a FIFO swapped in after the
+	// Stat above neither hangs the open nor gets read.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %v", path, errText(err))
 	}
-	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return "", fmt.Errorf("cannot read %s: %v", path, errText(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return "", notRegular(path, fi.Mode())
+	}
+	whole := fi.Size() <= readWholeMax
+	var raw bytes.Buffer
+	var r io.Reader = io.LimitReader(f, readScanMax)
+	if whole {
+		r = io.TeeReader(r, &raw)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if head, _ := br.Peek(8192); bytes.IndexByte(head, 0) >= 0 {
 		return "", fmt.Errorf("%s is a binary file; Read shows text files only", path)
 	}
-	out, shown := numberLines(string(data), p.Offset, p.Limit)
-	if err := e.cache().Record(conversation.FileState{Path: path, Content: shownContent(data, p.Offset, p.Limit), ModTime: fi.ModTime(),
+	v, err := numberLines(ctx, br, p.Offset, p.Limit, whole)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %v", path, errText(err))
+	}
+	content := v.shown
+	if whole {
+		content = raw.String()
+	}
+	if err := e.cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(),
 		Offset: p.Offset, Limit: p.Limit, Source: conversation.SourceRead}); err != nil {
 		e.logger().Warn("agent: read cache", "path", path, "err", err)
 	}
-	if shown == 0 {
-		if len(data) == 0 {
+	if v.count == 0 {
+		if fi.Size() == 0 {
 			return fmt.Sprintf("(%s is empty)", path), nil
+		}
+		if v.scanned >= readScanMax {
+			return fmt.Sprintf("(%s: no line %d in the first %d bytes)", path, max(p.Offset, 1), readScanMax), nil
 		}
 		return fmt.Sprintf("(%s has fewer lines than offset %d)", path, p.Offset), nil
 	}
-	return out, nil
+	if !whole && v.more {
+		return v.text + fmt.Sprintf("[strata: showed lines %d-%d of a file of %d bytes; pass offset and limit to read more]\n", v.first, v.first+v.count-1, fi.Size()), nil
+	}
+	return v.text, nil
 }
 
-// shownContent is what the read cache keeps for a Read: the whole file for a full read (so a
-// touched-but-unchanged file can still be written), the file too for a ranged one (the cache
-// uses content only for full reads).
-func shownContent(data []byte, offset, limit int) string { return string(data) }
+// notRegular is Read's refusal of a FIFO, device, socket or other file that is not a regular
+// file: reading one could block forever or never end.
+func notRegular(path string, m fs.FileMode) error {
+	kind := "not a regular file"
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO)"
+	case m&fs.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	}
+	return fmt.Errorf("%s is %s; Read shows regular files only (reading it could block or never end)", path, kind)
+}
 
-// numberLines renders lines [offset, offset+limit) as "%6d\t%s".
-func numberLines(text string, offset, limit int) (string, int) {
+// lineView is what numberLines rendered.
+type lineView struct {
+	text    string // the lines, numbered, with a note when there are more
+	shown   string // the lines shown, as they are in the file (cut lines cut)
+	first   int    // the first line shown
+	count   int    // how many lines were shown
+	more    bool   // lines after the last shown exist (or the output cap was reached)
+	scanned int64  // bytes read
+}
+
+// numberLines renders lines [offset, offset+limit) of r as "%6d\t%s" (lines longer than
+// ReadMaxLineChars cut, at most ReadDefaultLines without a limit, at most about
+// ReadMaxBytes of output). It reads only as far as it must: to the last line shown, and one
+// byte beyond to know whether there is more; with countAll to the end, so that the note can
+// say how many lines the file has. A line is never held longer than it is shown.
+func numberLines(ctx context.Context, r *bufio.Reader, offset, limit int, countAll bool) (lineView, error) {
 	if offset <= 0 {
 		offset = 1
 	}
-	max := limit
-	if max <= 0 {
-		max = ReadDefaultLines
+	maxLines := limit
+	if maxLines <= 0 {
+		maxLines = ReadDefaultLines
 	}
-	var b strings.Builder
-	n, shown, total := 0, 0, 0
-	more := false
-	for line := range strings.Lines(text) {
+	v := lineView{first: offset}
+	var b, shown strings.Builder
+	n := 0 // lines read
+	for {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return v, ctx.Err()
+		}
+		full := v.count == maxLines || b.Len() > ReadMaxBytes
+		if full && !countAll {
+			_, err := r.Peek(1)
+			v.more = err == nil
+			break
+		}
+		keep := 0
+		if n+1 >= offset && !full {
+			keep = ReadMaxLineChars + 2
+		}
+		head, size, err := readLine(r, keep)
+		v.scanned += int64(size)
+		if size == 0 {
+			if err != nil && err != io.EOF {
+				return v, err
+			}
+			break
+		}
 		n++
-		total = n
-		if n < offset {
+		if keep == 0 {
+			v.more = v.more || full // a line after the last one shown
 			continue
 		}
-		if shown == max || b.Len() > ReadMaxBytes {
-			more = true
-			continue
-		}
-		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-		if len(line) > ReadMaxLineChars {
+		line, long := lineText(head, size)
+		if long {
 			cut := ReadMaxLineChars
 			for cut > 0 && !isRuneStart(line[cut]) {
 				cut--
 			}
-			line = line[:cut] + fmt.Sprintf(" [strata: line cut at %d of %d bytes]", cut, len(line))
+			line = line[:cut] + fmt.Sprintf(" [strata: line cut at %d of %d bytes]", cut, lineLen(head, size))
 		}
 		fmt.Fprintf(&b, "%6d\t%s\n", n, line)
-		shown++
+		shown.WriteString(line)
+		shown.WriteByte('\n')
+		v.count++
 	}
-	if more {
-		fmt.Fprintf(&b, "[strata: showed lines %d-%d of %d; pass offset and limit to read more]\n", offset, offset+shown-1, total)
+	if v.more && v.count > 0 && countAll {
+		fmt.Fprintf(&b, "[strata: showed lines %d-%d of %d; pass offset and limit to read more]\n", offset, offset+v.count-1, n)
 	}
-	return b.String(), shown
+	v.text, v.shown = b.String(), shown.String()
+	return v, nil
+}
+
+// readLine reads one line of r (up to and including its newline) and keeps at most keep
+// bytes of it; size is the whole line's length in bytes (0 at the end of r).
+func readLine(r *bufio.Reader, keep int) (head []byte, size int, err error) {
+	for {
+		frag, err := r.ReadSlice('\n')
+		if room := keep - len(head); room > 0 {
+			head = append(head, frag[:min(len(frag), room)]...)
+		}
+		size += len(frag)
+		if err != bufio.ErrBufferFull {
+			return head, size, err
+		}
+	}
+}
+
+// lineText returns a line's text without its line break, and whether it is longer than
+// ReadMaxLineChars (then only the start, of more than ReadMaxLineChars bytes, is returned).
+func lineText(head []byte, size int) (string, bool) {
+	if len(head) == size { // all of it was kept
+		line := strings.TrimSuffix(strings.TrimSuffix(string(head), "\n"), "\r")
+		return line, len(line) > ReadMaxLineChars
+	}
+	return string(head), true
+}
+
+// lineLen is the length of a line of size bytes without its line break, as far as it can be
+// told from its head (a cut line's "\r\n" is not seen: its length counts the "\r").
+func lineLen(head []byte, size int) int {
+	if len(head) == size {
+		return len(strings.TrimSuffix(strings.TrimSuffix(string(head), "\n"), "\r"))
+	}
+	return size - 1
 }
 
 func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
@@ -246,6 +367,7 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 		mod  time.Time
 	}
 	var hits []hit
+	hidden := 0
 	err := doublestar.GlobWalk(os.DirFS(base), pat, func(rel string, d fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -253,11 +375,16 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 		if skipDir(rel) || d.IsDir() {
 			return nil
 		}
+		path := filepath.Join(base, filepath.FromSlash(rel))
+		if e.hidden("Glob", path) {
+			hidden++
+			return nil
+		}
 		var mod time.Time
 		if fi, err := d.Info(); err == nil {
 			mod = fi.ModTime()
 		}
-		hits = append(hits, hit{filepath.Join(base, filepath.FromSlash(rel)), mod})
+		hits = append(hits, hit{path, mod})
 		return nil
 	}, doublestar.WithNoFollow())
 	if err != nil {
@@ -270,7 +397,7 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 		return strings.Compare(x.path, y.path)
 	})
 	if len(hits) == 0 {
-		return fmt.Sprintf("No files match %s in %s.", p.Pattern, base), nil
+		return fmt.Sprintf("No files match %s in %s.", p.Pattern, base) + hiddenNote(hidden), nil
 	}
 	var b strings.Builder
 	for i, h := range hits {
@@ -284,8 +411,20 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 		b.WriteString(h.path)
 		b.WriteByte('\n')
 	}
-	return b.String(), nil
+	return b.String() + hiddenNote(hidden), nil
 })
+
+// hiddenNote tells the model that n files were left out because the permission rules deny
+// reading them ("" for none).
+func hiddenNote(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "\n[strata: 1 file that the permission rules deny reading was left out]\n"
+	}
+	return fmt.Sprintf("\n[strata: %d files that the permission rules deny reading were left out]\n", n)
+}
 
 // skipDir reports whether a slash-separated relative path lies in a directory tools skip.
 func skipDir(rel string) bool {
@@ -331,6 +470,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 		return "", fmt.Errorf("cannot search %s: %v", root, errText(err))
 	}
 	var files []string
+	hidden := 0
 	if !fi.IsDir() {
 		files = []string{root}
 	} else {
@@ -343,6 +483,10 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 			}
 			if d.IsDir() {
 				if n := d.Name(); path != root && (n == ".git" || n == "node_modules") {
+					return filepath.SkipDir
+				}
+				if path != root && e.hidden("Grep", path) {
+					hidden++
 					return filepath.SkipDir
 				}
 				return nil
@@ -360,6 +504,10 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 				if !ok {
 					return nil
 				}
+			}
+			if e.hidden("Grep", path) {
+				hidden++
+				return nil
 			}
 			files = append(files, path)
 			return nil
@@ -440,12 +588,12 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 		}
 	}
 	if matchedFiles == 0 {
-		return fmt.Sprintf("No matches for %s in %s.", p.Pattern, root), nil
+		return fmt.Sprintf("No matches for %s in %s.", p.Pattern, root) + hiddenNote(hidden), nil
 	}
 	if full {
 		fmt.Fprintf(&b, "[strata: output cut at %d lines; narrow the search or raise head_limit]\n", limit)
 	}
-	return b.String(), nil
+	return b.String() + hiddenNote(hidden), nil
 }
 
 func truncLine(s string) string {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bufio"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -38,7 +39,16 @@ func FuzzNumberLines(f *testing.F) {
 		if offset < 0 || limit < 0 || offset > 1<<20 || limit > 1<<20 {
 			return
 		}
-		out, shown := numberLines(text, offset, limit)
+		v, err := numberLines(t.Context(), bufio.NewReaderSize(strings.NewReader(text), 16), offset, limit, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, shown := v.text, v.count
+		// Streaming without counting shows the same lines.
+		w, err := numberLines(t.Context(), bufio.NewReaderSize(strings.NewReader(text), 16), offset, limit, false)
+		if err != nil || !strings.HasPrefix(out, w.text) || w.count != shown {
+			t.Fatalf("streamed view %q (%d lines, %v) differs from the counted one %q (%d lines)", w.text, w.count, err, out, shown)
+		}
 		if limit > 0 && shown > limit {
 			t.Fatalf("%d lines shown, limit %d", shown, limit)
 		}

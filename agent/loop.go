@@ -108,6 +108,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 			}
 			return res, nil
 		}
+		a.syncJournal(ctx) // a crash in a tool must not lose the prompt or the calls
 		results := a.runTools(ctx, calls, sink, res.Turns)
 		res.ToolCalls += len(calls)
 		a.appendMessage(results, false)
@@ -280,10 +281,10 @@ func describe(tool string, s subject) string {
 	return tool
 }
 
-// endTurn runs when Run returns: it stores the working memory if it changed, and flushes and
-// syncs the transcript with a context that outlives a cancelled turn.
-func (a *Agent) endTurn(ctx context.Context) {
-	a.saveWorkState()
+// syncJournal makes the transcript durable up to now (before tools run: a tool that
+// crashes or gets the process killed must not take the turn's prompt with it), with a
+// context that outlives a cancelled turn.
+func (a *Agent) syncJournal(ctx context.Context) {
 	if a.journal == nil {
 		return
 	}
@@ -292,4 +293,11 @@ func (a *Agent) endTurn(ctx context.Context) {
 	if err := a.journal.Sync(sctx); err != nil {
 		a.warn("transcript %s: sync: %v", a.journal.Path(), err)
 	}
+}
+
+// endTurn runs when Run returns: it stores the working memory if it changed, and flushes and
+// syncs the transcript with a context that outlives a cancelled turn.
+func (a *Agent) endTurn(ctx context.Context) {
+	a.saveWorkState()
+	a.syncJournal(ctx)
 }

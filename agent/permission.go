@@ -3,7 +3,9 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
@@ -129,11 +131,13 @@ type Permissions struct {
 	Cwd string
 	// Home expands "~/" in globs.
 	Home string
+	// realCwd and realHome are Cwd and Home with their symlinks resolved (NewPermissions).
+	realCwd, realHome string
 }
 
 // NewPermissions parses allow and deny patterns; a bad pattern is an error naming it.
 func NewPermissions(mode Mode, allow, deny []string, cwd, home string) (*Permissions, error) {
-	p := &Permissions{Mode: mode, Cwd: cwd, Home: home}
+	p := &Permissions{Mode: mode, Cwd: cwd, Home: home, realCwd: realPath(cwd), realHome: realPath(home)}
 	for _, s := range allow {
 		r, err := ParseRule(s)
 		if err != nil {
@@ -164,7 +168,46 @@ const (
 // subject is what a pattern's specifier is matched against: a command or a path.
 type subject struct {
 	command string
-	path    string // absolute
+	path    string // absolute, as the model named it
+	// real is path with every symlink resolved (realPath); "" means the same as path. A deny
+	// rule matches when either matches, an allow rule only when both do: an alias cannot
+	// beat a deny rule, and a link inside an allowed directory cannot carry its allowance
+	// outside.
+	real string
+}
+
+// pathSubject is the subject of a call on path: the path and what it resolves to.
+func pathSubject(path string) subject {
+	s := subject{path: path}
+	if r := realPath(path); r != path {
+		s.real = r
+	}
+	return s
+}
+
+// realPath resolves every symlink in the absolute path p: the longest part that exists is
+// resolved, the rest (a file to be created, say) is joined to it. A path that cannot be
+// resolved (a symlink loop, no permission) is returned unchanged.
+func realPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	rest := ""
+	for dir := p; ; {
+		r, err := filepath.EvalSymlinks(dir)
+		if err == nil {
+			return filepath.Join(r, rest)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
 }
 
 // Check decides a call of tool (of class c) with subject s; why explains a denial.
@@ -195,7 +238,8 @@ func (p *Permissions) check(tool string, c class, s subject) (d Decision, why st
 }
 
 // matches reports whether r's specifier matches s. Deny rules match more eagerly than allow
-// rules (bashMatches).
+// rules: a command anywhere in a Bash command (bashMatches), a path as named or as resolved;
+// an allow rule needs both the path and its resolution to match.
 func (p *Permissions) matches(r Rule, s subject, deny bool) bool {
 	if r.Spec == "" {
 		return true
@@ -206,21 +250,72 @@ func (p *Permissions) matches(r Rule, s subject, deny bool) bool {
 	if s.path == "" {
 		return false
 	}
-	glob := r.Spec
+	if s.real == "" || s.real == s.path {
+		return p.pathMatches(r.Spec, s.path)
+	}
+	if deny {
+		return p.pathMatches(r.Spec, s.path) || p.pathMatches(r.Spec, s.real)
+	}
+	return p.pathMatches(r.Spec, s.path) && p.pathMatches(r.Spec, s.real)
+}
+
+// pathMatches reports whether the absolute path matches a rule's glob: "~/" is the home
+// directory, "//" the root, a relative glob is anchored at the working directory (as named,
+// or with its own symlinks resolved, so that a resolved path matches too).
+func (p *Permissions) pathMatches(spec, path string) bool {
+	var globs []string
 	switch {
-	case strings.HasPrefix(glob, "~/") && p.Home != "":
-		glob = filepath.ToSlash(filepath.Join(p.Home, glob[2:]))
-	case strings.HasPrefix(glob, "//"):
-		glob = glob[1:]
-	case !strings.HasPrefix(glob, "/"):
-		glob = filepath.ToSlash(filepath.Join(p.Cwd, glob))
+	case strings.HasPrefix(spec, "~/") && p.Home != "":
+		globs = anchored(p.Home, p.realHome, spec[2:])
+	case strings.HasPrefix(spec, "//"):
+		globs = []string{spec[1:]}
+	case !strings.HasPrefix(spec, "/"):
+		globs = anchored(p.Cwd, p.realCwd, spec)
+	default:
+		globs = []string{spec}
 	}
-	ok, _ := doublestar.Match(glob, filepath.ToSlash(s.path))
-	if !ok {
-		// "src/**" also names the directory src itself (a Grep or Glob over it).
-		ok, _ = doublestar.Match(strings.TrimSuffix(glob, "/**"), filepath.ToSlash(s.path))
+	for _, glob := range globs {
+		ok, _ := doublestar.Match(glob, filepath.ToSlash(path))
+		if !ok {
+			// "src/**" also names the directory src itself (a Grep or Glob over it).
+			ok, _ = doublestar.Match(strings.TrimSuffix(glob, "/**"), filepath.ToSlash(path))
+		}
+		if ok {
+			return true
+		}
 	}
-	return ok
+	return false
+}
+
+// anchored returns glob joined to dir, and to real (dir with its symlinks resolved) when
+// that differs.
+func anchored(dir, real, glob string) []string {
+	out := []string{filepath.ToSlash(filepath.Join(dir, glob))}
+	if real != "" && real != dir {
+		out = append(out, filepath.ToSlash(filepath.Join(real, glob)))
+	}
+	return out
+}
+
+// hides reports whether a deny rule for tool (Read also covers Grep and Glob) matches path
+// as named or as resolved: Grep and Glob leave such files out of what they search and list.
+// It reads only Deny, which never changes after NewPermissions (AllowAlways appends to
+// Allow), so it needs no lock.
+func (p *Permissions) hides(tool, path string) bool {
+	var s *subject
+	for _, r := range p.Deny {
+		if r.Tool == "Bash" || !covers(r.Tool, tool) {
+			continue
+		}
+		if s == nil {
+			ps := pathSubject(path)
+			s = &ps
+		}
+		if p.matches(r, *s, true) {
+			return true
+		}
+	}
+	return false
 }
 
 // suggest returns a pattern that would allow calls like this one.
@@ -266,7 +361,7 @@ func bashMatches(spec, command string, deny bool) bool {
 	script, err := shell.Parse(cmd)
 	if deny && (!wantOK || err != nil) {
 		for _, part := range shell.Pieces(cmd) {
-			if isPrefix && strings.HasPrefix(part, prefix) || part == spec {
+			if isPrefix && strings.HasPrefix(part, prefix) || part == spec || wordsWithin(part, prefix, isPrefix) {
 				return true
 			}
 		}
@@ -316,6 +411,47 @@ func specWords(spec string) (words []shell.Word, ok bool) {
 	}
 	c, ok := s.Simple()
 	return c.Words, ok
+}
+
+// wordsWithin is the crude fallback's look through wrappers: whether the rule's words occur
+// anywhere among the words of a piece of an unreadable command, quotes, backslashes and
+// braces dropped, a program given by path matching its base name (so "f() { \rm x; }" and
+// "case … command rm x;; esac" meet "Bash(rm:*)"). It sees too much, which is safe only for
+// a deny rule.
+func wordsWithin(piece, rule string, prefix bool) bool {
+	want := strings.Fields(rule)
+	if len(want) == 0 {
+		return false
+	}
+	words := strings.Fields(strings.Map(func(r rune) rune {
+		switch r {
+		case '\\', '\'', '"':
+			return -1
+		case '{', '}', '(', ')', ';':
+			return ' '
+		}
+		return r
+	}, piece))
+	for i := range words {
+		if len(words)-i < len(want) {
+			return false
+		}
+		ok := true
+		for j, w := range want {
+			got := words[i+j]
+			if j == 0 && !strings.Contains(w, "/") {
+				got = path.Base(got)
+			}
+			if got != w && !(prefix && j == len(want)-1 && strings.HasPrefix(got, w)) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // denyWords reports whether the words of a command start with want (prefix) or are want.

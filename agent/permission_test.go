@@ -275,6 +275,15 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"sudo -u root rm x", Deny},
 		{"nohup nice -n 5 rm x", Deny},
 		{"timeout 5 rm x", Deny},
+		{"exec rm x", Deny},
+		{"nohup rm x", Deny},
+		{"time rm x", Deny},
+		{"time -p rm x", Deny},
+		{"env rm x", Deny},
+		{"( rm x )", Deny},
+		{`\command \rm x`, Deny},
+		{"builtin command rm x", Deny},
+		{"echo x | xargs rm", Deny},
 		{"xargs rm", Deny},
 		{"xargs -0 -n 1 rm", Deny},
 		{"find . -exec rm {} \\;", Deny},
@@ -283,10 +292,14 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"eval 'rm x'", Deny},
 		{"go test -exec 'rm -rf' ./...", Deny},
 		{"git rebase --exec 'rm x' main", Deny},
-		{"rm 'x", Deny},      // cannot be read: the text pieces match
-		{"ls; rm \"x", Deny}, // the same after a separator
-		{"ls $(rm x", Deny},  // and after $(
-		{"git push", Deny},   // an exact rule matches the same command
+		{"rm 'x", Deny},                            // cannot be read: the text pieces match
+		{"ls; rm \"x", Deny},                       // the same after a separator
+		{"ls $(rm x", Deny},                        // and after $(
+		{`f() { \rm -rf x; }; f`, Deny},            // cannot be read: wrappers seen through in the pieces
+		{"case y in *) command rm x;; esac", Deny}, // the same
+		{`case y in *) "/bin/rm" x;; esac`, Deny},  // a path, quoted
+		{"case y in *) ls;; esac", Allow},
+		{"git push", Deny}, // an exact rule matches the same command
 		{"ls && git push", Deny},
 		{"git push origin", Allow},
 		{"echo rm", Allow},

@@ -90,7 +90,7 @@ func subjectOf(c toolcall.Call) subject {
 	case *toolcall.Bash:
 		return subject{command: c.Command}
 	case toolcall.Pather:
-		return subject{path: c.Target()}
+		return pathSubject(c.Target())
 	}
 	return subject{}
 }

@@ -16,7 +16,7 @@ func TestReadOnlyCommand(t *testing.T) {
 		{cmd: "grep -rn 'foo > bar' . | wc -l", ok: true},
 		{cmd: `rg "部署" docs/`, ok: true},
 		{cmd: "git log --oneline -5 && git status", ok: true},
-		{cmd: "git -C sub diff HEAD~1", ok: true},
+		{cmd: "git -C sub diff HEAD~1", why: "points git at another repository"},
 		{cmd: "find . -name '*.go' -newer go.mod", ok: true},
 		{cmd: "ls; pwd;", ok: true},
 		{cmd: "find . -name '*.md' | xargs grep -l TODO", ok: true},
@@ -48,12 +48,12 @@ func TestReadOnlyCommand(t *testing.T) {
 		{cmd: "find . -delete", why: "-delete"},
 		{cmd: "find . -exec rm {} ;", why: "-exec"},
 		{cmd: "find . -fprint out", why: "-fprint"},
-		{cmd: "sort -o out.txt in.txt", why: "sort -o"},
-		{cmd: "uniq in.txt out.txt", why: "uniq with two"},
+		{cmd: "sort -o out.txt in.txt", why: "sort option -o"},
+		{cmd: "uniq in.txt out.txt", why: "writes the last one"},
 		{cmd: "git commit -m x", why: "git commit"},
 		{cmd: "git -c core.pager=sh log", why: "git option -c"},
 		{cmd: "git diff --output=patch", why: "--output"},
-		{cmd: "git branch -D main", why: "git branch -D"},
+		{cmd: "git branch -D main", why: "git branch option -D"},
 		{cmd: "rg --pre ./script foo", why: "--pre"},
 		{cmd: "./ls", why: "path to a program"},
 		{cmd: "/bin/ls", why: "path to a program"},
@@ -71,7 +71,9 @@ func TestReadOnlyCommand(t *testing.T) {
 		{cmd: "", why: "empty"},
 		{cmd: "go env -w GOFLAGS=x", why: "-w"},
 		{cmd: "go build ./...", why: "go build"},
-		{cmd: "date -s 2020-01-01", why: "sets the clock"},
+		{cmd: "date -s 2020-01-01", why: "date option -s"},
+		{cmd: "date 0101000020", why: "sets the clock"},
+		{cmd: "date +%F", ok: true},
 		{cmd: "tree -o out", why: "-o"},
 		{cmd: strings.Repeat("ls;", 5000), why: "too long"},
 		{cmd: "ls *.md && wc -l docs/*.md", ok: true},
@@ -91,7 +93,7 @@ func TestReadOnlyCommand(t *testing.T) {
 		{cmd: "! ls", why: "compound command"},
 		{cmd: "find . | xargs -0 env ls", why: `xargs runs "env"`},
 		{cmd: "find . | xargs -I{} grep x {}", ok: true},
-		{cmd: "xargs --foo grep x", why: `xargs runs "x"`}, // an unknown option may take "grep"
+		{cmd: "xargs --foo grep x", why: "xargs option --foo"},
 		{cmd: "find . -name x -exec grep y {} +", why: "-exec"},
 		{cmd: "ls $'\\x3e' x", why: "ANSI-C"},
 		{cmd: "ls $((1+1))", why: "arithmetic"},
@@ -150,4 +152,81 @@ func FuzzReadOnlyCommand(f *testing.F) {
 			t.Fatalf("ReadOnlyCommand(%q) = ok with a command substitution", cmd)
 		}
 	})
+}
+
+// TestReadOnlyCommandAllowList: options are allowed by list, not refused by list: everything
+// that points a program at another repository, configuration or program is refused, and so
+// is any option nobody listed (an abbreviation included), while the common reading ones pass.
+func TestReadOnlyCommandAllowList(t *testing.T) {
+	for _, tc := range []struct {
+		cmd string
+		ok  bool
+		why string
+	}{
+		{cmd: "git --git-dir=evil --work-tree=. status", why: "--git-dir=evil points git"},
+		{cmd: "git --git-dir evil status", why: "--git-dir points git"},
+		{cmd: "git --work-tree=. status", why: "--work-tree=. points git"},
+		{cmd: "git -C evil status", why: "-C points git"},
+		{cmd: "git -Cevil status", why: "points git"},
+		{cmd: "git -c core.fsmonitor=x status", why: "-c points git"},
+		{cmd: "git --exec-path=evil log", why: "--exec-path=evil points git"},
+		{cmd: "git --config-env=core.pager=X log", why: "points git"},
+		{cmd: "git --namespace=x log", why: "points git"},
+		{cmd: "git -p log", why: "git option -p"},
+		{cmd: "git --paginate log", why: "git option --paginate"},
+		{cmd: "GIT_DIR=evil git status", why: "environment assignment"},
+		{cmd: "GIT_CONFIG_GLOBAL=evil git log", why: "environment assignment"},
+		{cmd: "git ls-remote --upload-pack=evil origin", why: "git ls-remote is not"},
+		{cmd: "git log --upload-pack=evil", why: "--upload-pack"},
+		{cmd: "git diff --output=x", why: "--output"},
+		{cmd: "git diff --outp=x", why: "--outp"},
+		{cmd: "git diff --ext-diff", why: "--ext-diff"},
+		{cmd: "git log -p --textconv", why: "--textconv"},
+		{cmd: "git log --show-signature", why: "--show-signature"},
+		{cmd: "git cat-file --filters HEAD:x", why: "--filters"},
+		{cmd: "git cat-file --textconv HEAD:x", why: "--textconv"},
+		{cmd: "git grep -O evil x", why: "-O"},
+		{cmd: "git grep --open-files-in-pager=evil x", why: "--open-files-in-pager"},
+		{cmd: "git branch newbranch", why: "takes no operands"},
+		{cmd: "git remote add x y", why: "takes no operands"},
+		{cmd: "git help log", why: "git help is not"},
+		{cmd: "git config --list", why: "git config is not"},
+		{cmd: "git", why: "without a subcommand"},
+		{cmd: "sort --outp=x in", why: "--outp"},
+		{cmd: "sort --compress-program=sh in", why: "--compress-program"},
+		{cmd: "rg --pre=./x foo", why: "--pre"},
+		{cmd: "rg -z foo", why: "-z"},
+		{cmd: "tail -f log", why: "-f"},
+		{cmd: "find . -fls out", why: "find -fls"},
+		{cmd: "find . -newerXY x -quit", ok: true},
+		{cmd: "hostname evil", why: "no operands"},
+		{cmd: "xargs -a list grep x", why: "xargs option -a"},
+		{cmd: "jq --rawfile x /etc/passwd .", why: "--rawfile"},
+		{cmd: "go env -w X=1", why: "go env -w"},
+		{cmd: "git status", ok: true},
+		{cmd: "git --no-pager log -n 5 --oneline --stat", ok: true},
+		{cmd: "git log -M50% -S needle --since=2.weeks -- docs", ok: true},
+		{cmd: "git log -L 1,5:go.mod", ok: true},
+		{cmd: "git diff --stat HEAD~1 -- '*.go'", ok: true},
+		{cmd: "git show HEAD:go.mod", ok: true},
+		{cmd: "git grep -n -i 'func main' -- '*.go'", ok: true},
+		{cmd: "git ls-files -z --others --exclude-standard", ok: true},
+		{cmd: "git rev-parse --show-toplevel --abbrev-ref HEAD", ok: true},
+		{cmd: "git blame -L 1,20 -w go.mod", ok: true},
+		{cmd: "git branch -a -v", ok: true},
+		{cmd: "git remote -v", ok: true},
+		{cmd: "head -5 go.mod | tail -n 2", ok: true},
+		{cmd: "ls -la --color=never docs", ok: true},
+		{cmd: "grep -rn -A3 --include='*.go' TODO .", ok: true},
+		{cmd: "rg -n -g '*.md' --max-depth 2 결정", ok: true},
+		{cmd: "find . -maxdepth 2 -type f -name '*.go' -print0 | xargs -0 -n 1 wc -l", ok: true},
+		{cmd: "sort -k 2 -t , -n data.csv | uniq -c", ok: true},
+		{cmd: "go version -m ./strata", ok: true},
+		{cmd: "echo -n --output=x", ok: true}, // echo's words are text
+	} {
+		ok, why := ReadOnlyCommand(tc.cmd)
+		if ok != tc.ok || !tc.ok && !strings.Contains(why, tc.why) {
+			t.Errorf("ReadOnlyCommand(%q) = %v, %q; want %v, %q", tc.cmd, ok, why, tc.ok, tc.why)
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/internal/shell"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/memdir"
 	"golang.org/x/text/width"
@@ -386,7 +387,10 @@ func memoryEdit(c *cobra.Command, app *App, s *memdir.Store, name string) error 
 	if editor == "" {
 		return fmt.Errorf("$EDITOR is not set: set it (for example EDITOR=vi) or edit %s by hand", m.Path)
 	}
-	argv := strings.Fields(editor)
+	argv, err := shell.Fields(editor)
+	if err != nil {
+		return fmt.Errorf("$EDITOR %q: %v; quote it as for the shell, e.g. EDITOR=\"'/path with spaces/ed' -w\"", editor, strings.TrimPrefix(err.Error(), "shell: "))
+	}
 	cmd := exec.CommandContext(c.Context(), argv[0], append(argv[1:], m.Path)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = app.In, app.Out, app.Err
 	if err := cmd.Run(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -543,8 +544,11 @@ func parseAge(s string) (time.Duration, error) {
 	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
 		if n, ok := strings.CutSuffix(s, suffix); ok {
 			v, err := strconv.ParseFloat(n, 64)
-			if err != nil || v <= 0 {
+			if err != nil || !(v > 0) {
 				return 0, fmt.Errorf("invalid age %q", s)
+			}
+			if v*float64(unit) >= math.MaxInt64 {
+				return 0, fmt.Errorf("age %q is too long (at most %dd, about 292 years)", s, math.MaxInt64/int64(24*time.Hour))
 			}
 			return time.Duration(v * float64(unit)), nil
 		}

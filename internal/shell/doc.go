@@ -26,5 +26,8 @@
 // MaxDepth) is an error, never a guess: callers then refuse, or fall back to the cruder
 // Pieces when missing something would be worse than seeing too much.
 //
+// Fields splits a command line held in a variable ($EDITOR) into its words as the shell
+// would, and refuses what only a shell could run.
+//
 // The package imports only the standard library.
 package shell

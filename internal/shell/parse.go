@@ -150,6 +150,7 @@ func (p *parser) operator() string {
 func (p *parser) command() (bool, error) {
 	c := Command{RunBy: p.runBy}
 	any, compound := false, false
+	timed := false // the last word was the keyword time
 	for {
 		p.blanks()
 		if p.pos >= len(p.src) {
@@ -196,7 +197,12 @@ func (p *parser) command() (bool, error) {
 				continue // the file descriptor of the redirection that follows
 			}
 			any = true
+			if len(c.Words) == 0 && timed && (w.Text == "-p" || w.Text == "--") {
+				continue // bash's "time -p": the option of the keyword, not a program
+			}
+			timed = false
 			if len(c.Words) == 0 && !w.Quoted && keywords[w.Text] {
+				timed = w.Text == "time"
 				k := Keyword
 				if w.Text == "{" || w.Text == "}" {
 					k = Group
