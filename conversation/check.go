@@ -141,8 +141,8 @@ func Interrupted(c Block, text string) Block {
 	return Block{Type: ToolResult, ToolUseID: c.ID, IsError: true, Content: []Block{{Type: Text, Text: text}}}
 }
 
-// Repair returns msgs made valid for a request (Check(fixed) is empty unless no message has any
-// content),
+// Repair returns msgs made valid for a request (Check(fixed) is empty unless nothing sendable is
+// left: msgs held only blank text and results answering no call),
 // and what it changed, in the order it changed it. It never edits msgs in place. The fixes
 // are the ones Claude Code applies to a damaged or interrupted conversation:
 //   - blank text blocks are dropped, then empty messages;
