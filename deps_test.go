@@ -35,7 +35,7 @@ var deps = map[string]string{
 	"memdir":               "config frontmatter internal/fsutil tokens < internal/sharedtest",
 	"toolcall":             "work",
 	"transcript":           "config conversation internal/fastio internal/fsutil < internal/sharedtest",
-	"internal/bench/synth": "internal/fsutil transcript < config instructions memdir",
+	"internal/bench/synth": "internal/fsutil transcript < config conversation instructions memdir",
 	"recall":               "internal/fastio internal/fsutil memdir < internal/bench/synth",
 	"llm":                  "config conversation",
 	"llm/anthropic":        "conversation llm < llm/llmtest",
