@@ -32,6 +32,8 @@ const (
 	StrayResult ProblemKind = "stray-tool-result"
 	// ResultNotFirst: a tool_result comes after other content in its message.
 	ResultNotFirst ProblemKind = "tool-result-not-first"
+	// DuplicateCall: a tool_use repeats the id of an earlier one (the API wants ids unique).
+	DuplicateCall ProblemKind = "duplicate-tool-use"
 )
 
 // Problem is one broken rule, located by message index (and block index where there is one).
@@ -65,20 +67,26 @@ func (p Problem) String() string {
 		return fmt.Sprintf("%s: tool_result for %s answers no tool call of the message before", at, p.ToolUseID)
 	case ResultNotFirst:
 		return fmt.Sprintf("%s: tool_result for %s comes after other content", at, p.ToolUseID)
+	case DuplicateCall:
+		return fmt.Sprintf("%s: tool call %s repeats an earlier call's id", at, p.ToolUseID)
 	}
 	return at + ": " + string(p.Kind)
 }
 
 // Check reports every rule msgs break as the messages of a request: the first message is the
-// user's; no message is empty and no text block blank; roles alternate; every tool_use is
-// answered by a tool_result in the next message, those results come first in it, and every
-// tool_result answers a call of the message before, once. nil means the request is valid.
+// user's; no message is empty and no text block blank; roles alternate; tool_use ids are
+// unique; every tool_use is answered by a tool_result in the next message, those results come
+// first in it, and every tool_result answers a call of the message before, once. nil means the
+// request is valid.
 func Check(msgs []Message) []Problem {
 	if len(msgs) == 0 {
 		return []Problem{{Kind: NoMessages, Message: -1, Block: -1}}
 	}
 	var probs []Problem
 	add := func(p Problem) { probs = append(probs, p) }
+	for _, d := range duplicateCalls(msgs) {
+		add(Problem{Kind: DuplicateCall, Message: d[0], Block: d[1], ToolUseID: msgs[d[0]].Content[d[1]].ID})
+	}
 	if msgs[0].Role != User {
 		add(Problem{Kind: FirstNotUser, Message: 0, Block: -1})
 	}
@@ -149,6 +157,7 @@ func Interrupted(c Block, text string) Block {
 //   - consecutive messages of one role are merged (Merge);
 //   - a first message that is the assistant's gets a user message before it saying the
 //     conversation starts earlier;
+//   - a tool_use repeating an earlier call's id is dropped (a copy of the same call);
 //   - a tool_use without a result gets an error tool_result saying the call was interrupted
 //     (Interrupted), at the start of the next message, or in a new user message at the end;
 //   - a tool_result for no call of the message before, or for one already answered, is
@@ -202,6 +211,14 @@ func repairPass(msgs []Message) ([]Message, []Fix) {
 		}
 	}
 	msgs = Merge(msgs)
+	dups := duplicateCalls(msgs)
+	for _, d := range dups {
+		reps = append(reps, Fix{Problem{Kind: DuplicateCall, Message: d[0], Block: d[1], ToolUseID: msgs[d[0]].Content[d[1]].ID}, "the copy was left out"})
+	}
+	for k := len(dups) - 1; k >= 0; k-- { // from the end, so earlier positions stay valid
+		i, j := dups[k][0], dups[k][1]
+		msgs[i].Content = slices.Delete(slices.Clone(msgs[i].Content), j, j+1)
+	}
 	if len(msgs) > 0 && msgs[0].Role != User {
 		reps = append(reps, Fix{Problem{Kind: FirstNotUser, Message: 0, Block: -1}, "a user message saying the conversation starts earlier was put before it"})
 		msgs = slices.Insert(msgs, 0, NewText(User, "[The conversation before this point is not available.]"))
@@ -299,6 +316,28 @@ func empty(m Message) bool {
 		}
 	}
 	return true
+}
+
+// duplicateCalls returns the (message, block) positions of tool_use blocks whose id an earlier
+// tool_use of msgs already has, in order.
+func duplicateCalls(msgs []Message) [][2]int {
+	seen := map[string]bool{}
+	var out [][2]int
+	for i, m := range msgs {
+		if m.Role != Assistant {
+			continue
+		}
+		for j, b := range m.Content {
+			if b.Type != ToolUse {
+				continue
+			}
+			if seen[b.ID] {
+				out = append(out, [2]int{i, j})
+			}
+			seen[b.ID] = true
+		}
+	}
+	return out
 }
 
 // callsBefore returns the tool_use ids of the message before msgs[i] when it is the assistant's.

@@ -51,6 +51,7 @@ func TestCheck(t *testing.T) {
 		{"result twice", []Message{u(text("x")), a(use("t1")), u(result("t1"), result("t1"))}, []string{"stray-tool-result@2:t1"}},
 		{"result in the first message", []Message{u(result("t1"))}, []string{"stray-tool-result@0:t1"}},
 		{"result after text", []Message{u(text("x")), a(use("t1")), u(text("wait"), result("t1"))}, []string{"tool-result-not-first@2:t1"}},
+		{"call id repeated", []Message{u(text("x")), a(use("t1")), u(result("t1")), a(use("t1"))}, []string{"duplicate-tool-use@3:t1", "unanswered-tool-use@3:t1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,6 +89,9 @@ func TestRepair(t *testing.T) {
 			[]Message{u(text("x")), a(use("t1")), u(result("t1"), text("wait"))},
 			[]string{"tool-result-not-first@2:t1"}},
 		{"blank text dropped", []Message{u(text("x"), text("  "))}, []Message{u(text("x"))}, []string{"empty-text@0"}},
+		{"a copied call dropped with its second result", []Message{u(text("x")), a(use("t1"), text("y"), use("t1")), u(result("t1"), result("t1"))},
+			[]Message{u(text("x")), a(use("t1"), text("y")), u(result("t1"))},
+			[]string{"duplicate-tool-use@1:t1", "stray-tool-result@2:t1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,6 +146,8 @@ func randomMessages(rng *rand.Rand) []Message {
 				bs = append(bs, text(""))
 			case k == 1:
 				bs = append(bs, text("中文 "+fmt.Sprint(rng.IntN(9))))
+			case role == Assistant && k == 4 && len(calls) > 0:
+				bs = append(bs, use(calls[rng.IntN(len(calls))])) // a copy of an earlier call
 			case role == Assistant && k < 5:
 				next++
 				id := fmt.Sprint("t", next)
@@ -209,8 +215,13 @@ func checkRepair(t *testing.T, msgs []Message) {
 	}
 	c0, t0 := count(msgs)
 	c1, t1 := count(got)
-	if !cmp.Equal(c0, c1) {
-		t.Fatalf("calls lost or added: %v -> %v", c0, c1)
+	for id := range c0 {
+		if c1[id] != 1 {
+			t.Fatalf("call %s lost or kept twice: %v -> %v", id, c0, c1)
+		}
+	}
+	if len(c1) != len(c0) {
+		t.Fatalf("calls added: %v -> %v", c0, c1)
 	}
 	for k, n := range t0 {
 		if t1[k] < n {

@@ -299,7 +299,8 @@ func (t Turn) Last() *Entry { return t.Entries[len(t.Entries)-1] }
 // as Claude Code does before sending: the assistant lines of one reply (one message.id) become
 // one message, its blocks in line order, even when tool results sit between the lines (2.1
 // writes a call's result before the reply's next call when the tool runs while the reply
-// streams); those tool results then follow the merged reply. User entries stay one turn each
+// streams); those tool results then follow the merged reply. A block the reply already holds
+// (the same tool call or signed thinking, from a second copy of the reply) is not repeated. User entries stay one turn each
 // (merging consecutive ones is the request's job: conversation.Merge). Entries whose message
 // does not decode are reported in the error and left out; the rest are returned.
 func Turns(entries []*Entry) ([]Turn, error) {
@@ -326,7 +327,11 @@ func Turns(entries []*Entry) ([]Turn, error) {
 			id = e.ProviderMessageID()
 		}
 		if i := sameReply(out, ids, id); i >= 0 {
-			out[i].Content = append(out[i].Content, m.Content...)
+			for _, b := range m.Content {
+				if !holds(out[i].Content, b) {
+					out[i].Content = append(out[i].Content, b)
+				}
+			}
 			out[i].Entries = append(out[i].Entries, e)
 			continue
 		}
@@ -357,6 +362,25 @@ func sameReply(out []Turn, ids []string, id string) int {
 		}
 	}
 	return -1
+}
+
+// holds reports whether a reply's blocks already hold b: a tool call with its id, or thinking
+// with its signature. A reply can be in a file twice, once as one line and once as a line per
+// block (a real 2.0.76 session has both); the second copy adds nothing.
+func holds(bs []conversation.Block, b conversation.Block) bool {
+	return slices.ContainsFunc(bs, func(x conversation.Block) bool {
+		switch {
+		case x.Type != b.Type:
+			return false
+		case b.Type == conversation.ToolUse:
+			return x.ID == b.ID
+		case b.Type == conversation.Thinking:
+			return b.Signature != "" && x.Signature == b.Signature
+		case b.Type == conversation.RedactedThinking:
+			return x.Data == b.Data
+		}
+		return false
+	})
 }
 
 func onlyToolResults(m conversation.Message) bool {

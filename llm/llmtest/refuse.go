@@ -40,9 +40,9 @@ func (s *Server) refusal(body map[string]any) *Refusal {
 }
 
 // anthropicRefusal applies the Messages API's rules: at least one message, the first the
-// user's, roles alternating, no empty content or blank text block, every tool_use answered by
-// a tool_result at the start of the next message, every tool_result answering a tool_use of
-// the message before.
+// user's, roles alternating, no empty content or blank text block, tool_use ids unique, every
+// tool_use answered by a tool_result at the start of the next message, every tool_result
+// answering a tool_use of the message before.
 func anthropicRefusal(msgs []any) *Refusal {
 	refuse := func(param, format string, args ...any) *Refusal {
 		return &Refusal{Param: param, Message: param + ": " + fmt.Sprintf(format, args...)}
@@ -51,6 +51,7 @@ func anthropicRefusal(msgs []any) *Refusal {
 		return refuse("messages", "at least one message is required")
 	}
 	prevRole := ""
+	ids := map[string]bool{} // tool_use ids so far
 	for i, raw := range msgs {
 		m, _ := raw.(map[string]any)
 		role, _ := m["role"].(string)
@@ -113,11 +114,17 @@ func anthropicRefusal(msgs []any) *Refusal {
 				}
 			}
 		}
-		for _, b := range blocks {
-			if b["type"] == "tool_use" {
-				if id, _ := b["id"].(string); !answered[id] {
-					open = append(open, id)
-				}
+		for j, b := range blocks {
+			if b["type"] != "tool_use" {
+				continue
+			}
+			id, _ := b["id"].(string)
+			if ids[id] {
+				return refuse(fmt.Sprintf("messages.%d.content.%d", i, j), "`tool_use` ids must be unique")
+			}
+			ids[id] = true
+			if !answered[id] {
+				open = append(open, id)
 			}
 		}
 		if len(open) > 0 {

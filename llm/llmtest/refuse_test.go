@@ -38,6 +38,7 @@ func TestRefusesWhatTheAPIRefuses(t *testing.T) {
 		{"unanswered tool_use", user + "," + twoCalls + `,{"role":"user","content":[` + result1 + `]}`, "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_2."},
 		{"unanswered tool_use at the end", user + "," + call, "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1."},
 		{"result after text", user + "," + call + `,{"role":"user","content":[{"type":"text","text":"wait"},` + result1 + `]}`, "`tool_use` ids were found without `tool_result` blocks immediately after: toolu_1"},
+		{"tool_use id repeated", user + "," + call + `,{"role":"user","content":[` + result1 + `]},` + call + `,{"role":"user","content":[` + result1 + `]}`, "messages.3.content.1: `tool_use` ids must be unique"},
 		{"result without its call", user + "," + reply + `,{"role":"user","content":[` + result1 + `]}`, "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_1."},
 	}
 	for _, tt := range anthropic {
