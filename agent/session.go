@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/transcript"
@@ -66,22 +67,9 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	for _, p := range sess.Problems {
 		a.warn("resume %s: %s", path, p)
 	}
-	chain, err := historyFrom(sess.Live())
+	chain, repair, err := resumeChain(sess, a.now())
 	if err != nil {
 		a.warn("resume %s: %v", path, err)
-	}
-	// A session that ended inside a tool call (a crash) gets results for its open calls, so
-	// the conversation can go on; the request check (checked) repairs anything else.
-	var repair *conversation.Entry
-	msgs := make([]conversation.Message, len(chain))
-	for i, e := range chain {
-		msgs[i] = e.Message
-	}
-	if open := conversation.OpenCalls(msgs); len(open) > 0 {
-		parent := chain[len(chain)-1].UUID
-		e := conversation.Entry{UUID: newID(), ParentUUID: parent, Timestamp: a.now(), Message: interruptedResults(open, "the session ended before this tool call finished")}
-		chain = append(chain, e)
-		repair = &e
 	}
 	if a.history, err = conversation.NewHistory(chain); err != nil {
 		return fmt.Errorf("agent: resume %s: %w", path, err)
@@ -129,6 +117,26 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 		}
 	}
 	return nil
+}
+
+// resumeChain builds the history a resume of sess continues: the live part of its chain
+// (historyFrom), plus, when the session ended inside tool calls (a crash between a call and
+// its result), an entry answering them as interrupted, returned as repair too so that it is
+// written to the transcript. Whatever else is inconsistent is repaired in each request
+// (checked). err reports entries that could not be decoded; the rest is returned.
+func resumeChain(sess *transcript.Session, now time.Time) (chain []conversation.Entry, repair *conversation.Entry, err error) {
+	chain, err = historyFrom(sess.Live())
+	msgs := make([]conversation.Message, len(chain))
+	for i, e := range chain {
+		msgs[i] = e.Message
+	}
+	if open := conversation.OpenCalls(msgs); len(open) > 0 {
+		e := conversation.Entry{UUID: newID(), ParentUUID: chain[len(chain)-1].UUID, Timestamp: now,
+			Message: interruptedResults(open, "the session ended before this tool call finished")}
+		chain = append(chain, e)
+		repair = &e
+	}
+	return chain, repair, err
 }
 
 // historyFrom turns transcript entries into history entries, one per transcript.Turns message
