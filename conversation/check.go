@@ -49,28 +49,35 @@ type Problem struct {
 }
 
 func (p Problem) String() string {
-	at := fmt.Sprintf("message %d", p.Message)
+	if p.Kind == NoMessages {
+		return p.What()
+	}
+	return fmt.Sprintf("message %d: %s", p.Message, p.What())
+}
+
+// What says what is wrong, without the message's position.
+func (p Problem) What() string {
 	switch p.Kind {
 	case NoMessages:
 		return "the request has no messages"
 	case FirstNotUser:
-		return at + ": the first message is the assistant's, not the user's"
+		return "the first message is the assistant's, not the user's"
 	case EmptyMessage:
-		return at + ": the message is empty"
+		return "the message is empty"
 	case EmptyText:
-		return fmt.Sprintf("%s: text block %d is empty", at, p.Block)
+		return fmt.Sprintf("text block %d is empty", p.Block)
 	case SameRole:
-		return at + ": same role as the message before"
+		return "same role as the message before"
 	case Unanswered:
-		return fmt.Sprintf("%s: tool call %s (%s) has no tool_result in the next message", at, p.ToolUseID, p.Tool)
+		return fmt.Sprintf("tool call %s (%s) has no tool_result in the next message", p.ToolUseID, p.Tool)
 	case StrayResult:
-		return fmt.Sprintf("%s: tool_result for %s answers no tool call of the message before", at, p.ToolUseID)
+		return fmt.Sprintf("tool_result for %s answers no tool call of the message before", p.ToolUseID)
 	case ResultNotFirst:
-		return fmt.Sprintf("%s: tool_result for %s comes after other content", at, p.ToolUseID)
+		return fmt.Sprintf("tool_result for %s comes after other content", p.ToolUseID)
 	case DuplicateCall:
-		return fmt.Sprintf("%s: tool call %s repeats an earlier call's id", at, p.ToolUseID)
+		return fmt.Sprintf("tool call %s repeats an earlier call's id", p.ToolUseID)
 	}
-	return at + ": " + string(p.Kind)
+	return string(p.Kind)
 }
 
 // Check reports every rule msgs break as the messages of a request: the first message is the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/strata-mem/strata/conversation"
@@ -296,4 +297,67 @@ func sortedKeys[V any](m map[string]V) []string {
 		}
 	}
 	return keys
+}
+
+// RequestFix is a change a resume of the session makes to its live conversation so that the
+// request it sends is valid (conversation.Repair), with the line of the transcript entry it
+// concerns (0 when it concerns no single entry).
+type RequestFix struct {
+	conversation.Fix
+	Line int
+}
+
+func (f RequestFix) String() string {
+	if f.Line > 0 {
+		return fmt.Sprintf("line %d: %s: %s", f.Line, f.What(), f.Action)
+	}
+	return f.Fix.String()
+}
+
+// RequestFixes returns what a resume repairs in the live conversation (Messages of Live, then
+// conversation.Repair): calls left without a result by a crash or a damaged file, stray
+// results, blank text and the like. nil means the conversation resumes as it is.
+func (s *Session) RequestFixes() []RequestFix {
+	msgs, _ := Messages(s.Live())
+	if len(msgs) == 0 {
+		return nil
+	}
+	_, fixes := conversation.Repair(msgs)
+	if len(fixes) == 0 {
+		return nil
+	}
+	first, last, results := map[string]int{}, map[string]int{}, map[string]int{}
+	for _, e := range s.Live() {
+		if !bytes.Contains(e.Message, []byte(`"tool_`)) {
+			continue
+		}
+		m, ok, err := e.DecodeMessage()
+		if err != nil || !ok {
+			continue
+		}
+		for _, b := range m.Content {
+			switch {
+			case b.Type == conversation.ToolUse:
+				if first[b.ID] == 0 {
+					first[b.ID] = e.Line
+				}
+				last[b.ID] = e.Line
+			case b.Type == conversation.ToolResult:
+				results[b.ToolUseID] = e.Line // the last: a stray copy comes after the real one
+			}
+		}
+	}
+	out := make([]RequestFix, len(fixes))
+	for i, f := range fixes {
+		out[i].Fix = f
+		switch f.Kind {
+		case conversation.Unanswered:
+			out[i].Line = first[f.ToolUseID]
+		case conversation.DuplicateCall:
+			out[i].Line = last[f.ToolUseID]
+		case conversation.StrayResult, conversation.ResultNotFirst:
+			out[i].Line = results[f.ToolUseID]
+		}
+	}
+	return out
 }
