@@ -195,20 +195,23 @@ func (g *graph) walk(leaf *Entry) ([]*Entry, []Problem) {
 // recoverParallel puts back the sibling assistant lines and tool results of parallel tool
 // calls that the single parent walk left off the chain (see BuildChain).
 func (g *graph) recoverParallel(chain []*Entry) []*Entry {
+	idOf := map[*Entry]string{} // assistant line → its message.id
+	for _, e := range g.entries {
+		if e.Type == TypeAssistant && e.UUID != "" && g.byUUID[e.UUID] == e && !g.excluded(e) {
+			if id := e.ProviderMessageID(); id != "" {
+				idOf[e] = id
+			}
+		}
+	}
 	seen := make(map[string]bool, len(chain))
 	anchor := map[string]*Entry{} // message.id → its last assistant line on the chain
 	var ids []string              // message.ids on the chain, in chain order
-	idOf := map[*Entry]string{}
 	for _, e := range chain {
 		seen[e.UUID] = true
-		if e.Type != TypeAssistant {
-			continue
-		}
-		id := e.ProviderMessageID()
+		id := idOf[e]
 		if id == "" {
 			continue
 		}
-		idOf[e] = id
 		if anchor[id] == nil {
 			ids = append(ids, id)
 		}
@@ -227,9 +230,8 @@ func (g *graph) recoverParallel(chain []*Entry) []*Entry {
 		}
 		switch e.Type {
 		case TypeAssistant:
-			if id := e.ProviderMessageID(); id != "" && anchor[id] != nil {
+			if id := idOf[e]; id != "" && anchor[id] != nil {
 				siblings[id] = append(siblings[id], e)
-				idOf[e] = id
 			}
 		case TypeUser:
 			if !seen[e.UUID] && hasToolResult(e) {
