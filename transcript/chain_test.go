@@ -182,13 +182,16 @@ func TestTurnsMergeOneReply(t *testing.T) {
 }
 
 // TestLinesKeepTheChain: the lines an export writes load back to the same chain, the progress
-// lines the chain passes through included.
+// lines the chain passes through included (also those a compact boundary's logical parent
+// passes through).
 func TestLinesKeepTheChain(t *testing.T) {
 	s := loadLines(t, prompt("u1", "", 1), said("a0", "u1", "m1", 2), progress("p0", "a0", 2),
 		call("c1", "p0", "m1", "t1", 3), progress("p1", "c1", 3), call("c2", "p1", "m1", "t2", 4),
 		answer("r1", "c1", "t1", 5), progress("p2", "r1", 5), answer("r2", "c2", "t2", 6),
 		said("x1", "u1", "mx", 1), // an abandoned branch
-		said("a9", "r2", "m2", 8), progress("p9", "a9", 9))
+		said("a9", "r2", "m2", 8), progress("p9", "a9", 9), progress("p10", "p9", 9),
+		line("system", "cb", "", ts(10), `"subtype":"compact_boundary","logicalParentUuid":"p10"`),
+		prompt("sum", "cb", 11, `"isCompactSummary":true`), said("b1", "sum", "m3", 12))
 	var got []string
 	var data strings.Builder
 	for _, e := range s.Lines() {
@@ -196,7 +199,7 @@ func TestLinesKeepTheChain(t *testing.T) {
 		data.Write(e.Raw)
 		data.WriteByte('\n')
 	}
-	want := []string{"u1", "a0", "p0", "c1", "p1", "c2", "r1", "r2", "a9"}
+	want := []string{"u1", "a0", "p0", "c1", "p1", "c2", "r1", "r2", "a9", "p9", "p10", "cb", "sum", "b1"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("lines (-want +got):\n%s", diff)
 	}

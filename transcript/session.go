@@ -96,8 +96,10 @@ func (s *Session) Lines() []*Entry {
 		}
 	}
 	for _, e := range s.Chain {
-		for p := bridged[e.ParentUUID]; p != nil && !on[p]; p = bridged[p.ParentUUID] {
-			on[p] = true
+		for _, id := range []string{e.ParentUUID, e.LogicalParentUUID} {
+			for p := bridged[id]; p != nil && !on[p]; p = bridged[p.ParentUUID] {
+				on[p] = true
+			}
 		}
 	}
 	out := make([]*Entry, 0, len(on))
