@@ -296,3 +296,41 @@ func TestCrashAtEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedSessionRepairedOnce: a transcript damaged in the middle (a call whose result
+// line was lost, a result for a call that is not there) resumes; every request is repaired
+// the same way, so the prefix stays stable, and the repair is reported once.
+func TestDamagedSessionRepairedOnce(t *testing.T) {
+	const id = "0199da3a-0000-7000-8000-000000000001"
+	lines := []string{
+		`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"检查"},"uuid":"u1","timestamp":"2026-02-11T20:00:01.000Z"}`,
+		`{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make"}}]},"uuid":"a1","timestamp":"2026-02-11T20:00:02.000Z"}`,
+		`{"parentUuid":"a1","isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t0","content":"stale"},{"type":"text","text":"what happened?"}]},"uuid":"u2","timestamp":"2026-02-11T20:00:03.000Z"}`,
+		`{"parentUuid":"u2","isSidechain":false,"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"The build was interrupted."}]},"uuid":"a2","timestamp":"2026-02-11T20:00:04.000Z"}`,
+	}
+	f := newFixture(t, llmtest.Anthropic)
+	f.installSession(id, []byte(strings.Join(lines, "\n")+"\n"))
+	f.srv.Script(llmtest.Text("one"), llmtest.Text("two"))
+	a := f.agent(Options{Resume: id})
+	for _, prompt := range []string{"go on", "again"} {
+		if _, err := a.Run(context.Background(), prompt, nil); err != nil {
+			t.Fatalf("%s: %v (refused %v)", prompt, err, f.srv.Refused())
+		}
+	}
+	var repairs []string
+	for _, w := range a.Warnings() {
+		if strings.Contains(w, "request repaired before sending") {
+			repairs = append(repairs, w)
+		}
+	}
+	if len(repairs) != 2 || !strings.Contains(strings.Join(repairs, "\n"), "t1 (Bash) has no tool_result") || !strings.Contains(strings.Join(repairs, "\n"), "tool_result for t0") {
+		t.Errorf("repair warnings = %q, want the missing result of t1 and the stray t0, once each", repairs)
+	}
+	reqs := f.srv.Requests()
+	if n := commonPrefix(canonical(reqs[0]), canonical(reqs[1])); n < len(canonical(reqs[0]))*9/10 {
+		t.Errorf("the second request shares only %d of %d bytes with the first", n, len(canonical(reqs[0])))
+	}
+	if got := toolResults(llmtest.Request{JSON: map[string]any{"messages": reqs[0].At("messages").([]any)[:3]}}); len(got) != 1 || !strings.Contains(got[0], "interrupted") {
+		t.Errorf("results sent for t1: %q", got)
+	}
+}
