@@ -136,6 +136,7 @@ type Agent struct {
 	usage     llm.Usage
 	lastState string
 	warnings  []string
+	fixed     map[string]bool // request repairs already reported (see request)
 
 	tokens conversation.Accountant // the context's size: reported usage + estimates since; see ContextLevel
 

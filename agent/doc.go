@@ -72,7 +72,16 @@
 // working directory) rebuilds the chain from the transcript (with each reply's reported usage),
 // the todos and tasks (from the work-state entries strata writes, else the last TodoWrite) and
 // the read cache (from the Read, Write and Edit calls whose files did not change since), and
-// continues the same file.
+// continues the same file. The chain is rebuilt as Claude Code's loader rebuilds it (parallel
+// tool calls recovered, progress lines bridged: transcript.BuildChain); calls the session ended
+// without answering (a crash) get an interrupted error result, written to the transcript.
+//
+// # Requests
+//
+// The messages of every request (the main loop's, and the history a fork starts from) are
+// built by one function: the history's messages merged where one role follows itself, then
+// conversation.Repair, so a damaged or interrupted conversation is never sent broken. What a repair changed is reported once, as a
+// warning.
 //
 // Every goroutine the Agent starts is waited for by Close.
 package agent

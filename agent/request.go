@@ -49,29 +49,45 @@ func (a *Agent) boundary(sink Sink, turn int) {
 	a.appendMessage(m, true)
 }
 
-// messages returns the history as the provider gets it: consecutive messages of one role
-// merged into one (tool results stay first in a user message, as the APIs require), so each
-// request is the previous one plus a tail.
+// messages returns the history as the provider gets it (see checked).
 func messages(entries []conversation.Entry) []conversation.Message {
-	var out []conversation.Message
+	msgs, _ := checked(entries)
+	return msgs
+}
+
+// checked turns the history into a request's messages: consecutive messages of one role merged
+// into one (tool results first, as the APIs require), so each request is the previous one plus
+// a tail, then conversation.Repair, so that a history left inconsistent (a crash between a
+// tool call and its result, a damaged transcript) is never sent broken. It returns what the
+// repair changed.
+func checked(entries []conversation.Entry) ([]conversation.Message, []conversation.Fix) {
+	msgs := make([]conversation.Message, 0, len(entries))
 	for _, e := range entries {
-		m := e.Message
-		if len(m.Content) == 0 {
-			continue
+		if len(e.Message.Content) > 0 {
+			msgs = append(msgs, e.Message)
 		}
-		if n := len(out); n > 0 && out[n-1].Role == m.Role {
-			merged := append(append([]conversation.Block(nil), out[n-1].Content...), m.Content...)
-			out[n-1].Content = merged
-			continue
-		}
-		out = append(out, conversation.Message{Role: m.Role, Content: append([]conversation.Block(nil), m.Content...)})
 	}
-	return out
+	return conversation.Repair(conversation.Merge(msgs))
 }
 
 // request builds the next request and remembers its tail for the next one's cache marker.
+// What the request check repaired is reported once (a warning), not at every request.
 func (a *Agent) request() *llm.Request {
-	msgs := messages(a.history.Entries())
+	msgs, fixes := checked(a.history.Entries())
+	for _, f := range fixes {
+		a.mu.Lock()
+		seen := a.fixed[f.String()]
+		if !seen {
+			if a.fixed == nil {
+				a.fixed = map[string]bool{}
+			}
+			a.fixed[f.String()] = true
+		}
+		a.mu.Unlock()
+		if !seen {
+			a.warn("request repaired before sending: %s", f)
+		}
+	}
 	req := &llm.Request{Model: a.opts.Model, System: a.system, Tools: a.llmTools, Messages: msgs, MaxTokens: a.opts.MaxTokens}
 	a.mu.Lock()
 	prev := a.prevTail

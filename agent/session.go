@@ -2,8 +2,8 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"time"
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/transcript"
@@ -67,18 +67,9 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	for _, p := range sess.Problems {
 		a.warn("resume %s: %s", path, p)
 	}
-	chain, err := historyFrom(sess.Live())
+	chain, repair, err := resumeChain(sess, a.now())
 	if err != nil {
 		a.warn("resume %s: %v", path, err)
-	}
-	// A session that ended inside a tool call (a crash) gets results for its open calls, so
-	// the conversation can go on.
-	var repair *conversation.Entry
-	if open := openToolUses(chain); len(open) > 0 {
-		parent := chain[len(chain)-1].UUID
-		e := conversation.Entry{UUID: newID(), ParentUUID: parent, Timestamp: a.now(), Message: interruptedResults(open, "the session ended before this tool call finished")}
-		chain = append(chain, e)
-		repair = &e
 	}
 	if a.history, err = conversation.NewHistory(chain); err != nil {
 		return fmt.Errorf("agent: resume %s: %w", path, err)
@@ -128,84 +119,56 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	return nil
 }
 
-// historyFrom turns transcript entries into history entries: user and assistant messages
-// (consecutive assistant lines of one provider message, as Claude Code writes them, become one
-// message), parents relinked so the chain is contiguous.
+// resumeChain builds the history a resume of sess continues: the live part of its chain
+// (historyFrom), plus, when the session ended inside tool calls (a crash between a call and
+// its result), an entry answering them as interrupted, returned as repair too so that it is
+// written to the transcript. Whatever else is inconsistent is repaired in each request
+// (checked). err reports entries that could not be decoded; the rest is returned.
+func resumeChain(sess *transcript.Session, now time.Time) (chain []conversation.Entry, repair *conversation.Entry, err error) {
+	chain, err = historyFrom(sess.Live())
+	msgs := make([]conversation.Message, len(chain))
+	for i, e := range chain {
+		msgs[i] = e.Message
+	}
+	if open := conversation.OpenCalls(msgs); len(open) > 0 {
+		e := conversation.Entry{UUID: newID(), ParentUUID: chain[len(chain)-1].UUID, Timestamp: now,
+			Message: interruptedResults(open, "the session ended before this tool call finished")}
+		chain = append(chain, e)
+		repair = &e
+	}
+	return chain, repair, err
+}
+
+// historyFrom turns transcript entries into history entries, one per transcript.Turns message
+// (the assistant lines of one reply merged as Claude Code merges them), each with the uuid of
+// its newest line, parents relinked so the chain is contiguous.
 func historyFrom(entries []*transcript.Entry) ([]conversation.Entry, error) {
-	var out []conversation.Entry
-	var errs []error
-	lastID := ""
-	for _, e := range entries {
-		if e.Type != transcript.TypeUser && e.Type != transcript.TypeAssistant {
-			lastID = ""
+	turns, err := transcript.Turns(entries)
+	out := make([]conversation.Entry, 0, len(turns))
+	for _, t := range turns {
+		if len(t.Content) == 0 {
 			continue
 		}
-		m, ok, err := e.DecodeMessage()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("line %d: %w", e.Line, err))
-			continue
-		}
-		if !ok || len(m.Content) == 0 {
-			continue
-		}
-		if m.Role == "" {
-			m.Role = conversation.Role(e.Type)
-		}
-		id := ""
-		if e.Type == transcript.TypeAssistant {
-			id = e.ProviderMessageID()
-		}
-		if id != "" && id == lastID && len(out) > 0 && out[len(out)-1].Message.Role == conversation.Assistant {
-			last := &out[len(out)-1]
-			last.Message.Content = append(last.Message.Content, m.Content...)
-			last.UUID = e.UUID
+		last := t.Last()
+		ce := conversation.Entry{UUID: last.UUID, Timestamp: last.Timestamp, IsMeta: t.Entries[0].IsMeta, Message: t.Message}
+		for _, e := range t.Entries {
 			if u := e.Usage(); u != nil {
-				last.Usage = u // each line of the reply repeats its usage; the last is final
+				ce.Usage = u // each line of a reply repeats its usage; the last is final
 			}
-			continue
 		}
-		lastID = id
-		ce := conversation.Entry{UUID: e.UUID, Timestamp: e.Timestamp, IsMeta: e.IsMeta, Message: m, Usage: e.Usage()}
 		if len(out) > 0 {
 			ce.ParentUUID = out[len(out)-1].UUID
 		}
 		out = append(out, ce)
 	}
-	// A compact summary or a leading assistant message: the API wants a user message first.
-	for len(out) > 0 && out[0].Message.Role != conversation.User {
-		out = out[1:]
-		if len(out) > 0 {
-			out[0].ParentUUID = ""
-		}
-	}
-	return out, errors.Join(errs...)
-}
-
-// openToolUses returns the tool_use blocks of the last assistant message that have no result
-// after them.
-func openToolUses(chain []conversation.Entry) []conversation.Block {
-	if len(chain) == 0 {
-		return nil
-	}
-	last := chain[len(chain)-1].Message
-	if last.Role != conversation.Assistant {
-		return nil
-	}
-	var open []conversation.Block
-	for _, b := range last.Content {
-		if b.Type == conversation.ToolUse {
-			open = append(open, b)
-		}
-	}
-	return open
+	return out, err
 }
 
 // interruptedResults is the user message answering calls that never ran to the end.
 func interruptedResults(calls []conversation.Block, why string) conversation.Message {
 	m := conversation.Message{Role: conversation.User}
 	for _, c := range calls {
-		m.Content = append(m.Content, conversation.Block{Type: conversation.ToolResult, ToolUseID: c.ID, IsError: true,
-			Content: []conversation.Block{{Type: conversation.Text, Text: "Interrupted: " + why + ". The tool call did not complete; its effects, if any, are unknown."}}})
+		m.Content = append(m.Content, conversation.Interrupted(c, "Interrupted: "+why+". The tool call did not complete; its effects, if any, are unknown."))
 	}
 	return m
 }

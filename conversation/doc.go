@@ -30,5 +30,13 @@
 // usage; Accountant.Append and ContextTokens read it from a chain. Usage is strata's one usage
 // type (llm.Usage is an alias).
 //
+// Check and Repair decide, in one place, whether messages make a valid request: the first
+// message the user's, no empty message or blank text, roles alternating (Merge joins
+// consecutive messages of one role, tool results first), every tool_use answered by a
+// tool_result at the start of the next message, every tool_result answering a call of the
+// message before. Repair never edits its input and says what it changed; a call without a
+// result gets an error result saying it was interrupted (Interrupted), as Claude Code answers
+// one, and nothing but blank text and results answering no call is dropped.
+//
 // History, ReadCache and Accountant are safe for concurrent use.
 package conversation

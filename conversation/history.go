@@ -188,16 +188,12 @@ func hasToolBlocks(m Message) bool {
 }
 
 // Messages turns entries into the message list a provider expects: adjacent messages of the same
-// role (an injected reminder after a tool result, say) are merged into one, blocks in order.
-// The entries are not modified.
+// role (an injected reminder after a tool result, say) are merged into one by Merge. The
+// entries are not modified.
 func Messages(entries []Entry) []Message {
-	out := make([]Message, 0, len(entries))
-	for _, e := range entries {
-		if n := len(out); n > 0 && out[n-1].Role == e.Message.Role {
-			out[n-1].Content = append(out[n-1].Content, e.Message.Content...)
-			continue
-		}
-		out = append(out, Message{Role: e.Message.Role, Content: slices.Clone(e.Message.Content)})
+	msgs := make([]Message, len(entries))
+	for i, e := range entries {
+		msgs[i] = e.Message
 	}
-	return out
+	return Merge(msgs)
 }

@@ -31,10 +31,12 @@
 //     trip; they are never fatal.
 //   - A torn or corrupt line is skipped and reported with its line number; every line is either
 //     an entry or a Problem with Skipped set.
-//   - The chain is rebuilt from the newest leaf along parentUuid, cycle-safe, across compact
-//     boundaries (parentUuid null, logicalParentUuid). Files over 5 MB are read from their last
-//     compact boundary on, found by scanning backwards from the end, unless the full history
-//     is asked for.
+//   - The chain is rebuilt as Claude Code's loader rebuilds it (BuildChain): progress lines
+//     bridged, the leaf the newest user or assistant entry that ends a branch, parentUuid
+//     followed cycle-safe and across compact boundaries (parentUuid null, logicalParentUuid),
+//     the sibling lines and results of parallel tool calls put back. Files over 5 MB are read
+//     from their last compact boundary on, found by scanning backwards from the end, unless
+//     the full history is asked for.
 //   - Listing reads at most 64 KB from each end of a file (usually 8 KB and 16 KB). With
 //     ListOptions.Index it remembers each file's Info keyed by its size, modification time,
 //     change time and inode, stats every file at every listing and opens only those whose
@@ -48,6 +50,6 @@
 // leaf is in the file, the first real prompt), for listing and for loaded sessions alike.
 //
 // For resume, Session offers the raw material other layers turn into state: the chain (Live,
-// Messages), Metadata, LastTodos (the newest TodoWrite input), FileSnapshots, ReadToolUses and
+// Turns, Messages, RequestFixes), Metadata, LastTodos (the newest TodoWrite input), FileSnapshots, ReadToolUses and
 // OfType for entry types other packages write.
 package transcript

@@ -286,13 +286,116 @@ func (e *Entry) ProviderMessageID() string {
 	if len(e.Message) == 0 {
 		return ""
 	}
-	var m struct {
-		ID string `json:"id"`
+	if id, ok := topLevelString(e.Message, "id"); ok {
+		return id
 	}
-	if json.Unmarshal(e.Message, &m) != nil {
+	var m map[string]json.RawMessage
+	var id string
+	if json.Unmarshal(e.Message, &m) != nil || json.Unmarshal(m["id"], &id) != nil {
 		return ""
 	}
-	return m.ID
+	return id
+}
+
+// topLevelString returns the string value of key (exact case; the last one when repeated, as
+// JSON.parse reads it) among the top-level keys of the JSON object data, skipping the other
+// values without decoding them: a reply's content can be large, and BuildChain asks every
+// assistant line for its id. ok is false when the scan cannot decide (a key with escapes,
+// malformed input): the caller decodes instead.
+func topLevelString(data []byte, key string) (string, bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return "", false
+	}
+	i++
+	var val []byte
+	for {
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return "", false
+		}
+		if data[i] == '}' {
+			break
+		}
+		if data[i] != '"' {
+			return "", false
+		}
+		end := bytes.IndexByte(data[i+1:], '"')
+		if end < 0 {
+			return "", false
+		}
+		k := data[i+1 : i+1+end]
+		if bytes.IndexByte(k, '\\') >= 0 {
+			return "", false
+		}
+		i = skipSpace(data, i+end+2)
+		if i >= len(data) || data[i] != ':' {
+			return "", false
+		}
+		i = skipSpace(data, i+1)
+		j, ok := skipValue(data, i)
+		if !ok {
+			return "", false
+		}
+		if string(k) == key {
+			val = data[i:j]
+		}
+		i = skipSpace(data, j)
+		if i < len(data) && data[i] == ',' {
+			i++
+		}
+	}
+	var v string
+	if val == nil || json.Unmarshal(val, &v) != nil {
+		return "", true // no such key, or not a string
+	}
+	return v, true
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the offset just after the JSON value starting at data[i].
+func skipValue(data []byte, i int) (int, bool) {
+	depth := 0
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case c == '"':
+			i++
+			for i < len(data) && data[i] != '"' {
+				if data[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(data) {
+				return 0, false
+			}
+			i++ // past the closing quote
+		case c == '{' || c == '[':
+			depth++
+			i++
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return i, true // the enclosing object ends: a number or literal ended here
+			}
+			depth--
+			i++
+		case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return i, true
+		default:
+			i++
+		}
+		if depth == 0 && (c == '"' || c == '}' || c == ']') {
+			return i, true
+		}
+	}
+	return i, depth == 0
 }
 
 // Usage returns the provider's usage that Claude Code (and strata) store under message.usage

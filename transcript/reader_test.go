@@ -99,7 +99,7 @@ func TestBuildChain(t *testing.T) {
 			line("system", "cb", "", `"subtype":"compact_boundary","logicalParentUuid":"a1"`),
 			line("user", "sum", "cb", `"isCompactSummary":true`), line("assistant", "a2", "sum"),
 		}, []string{"u1", "a1", "cb", "sum", "a2"}, 2, 0},
-		{"through progress entries", []string{line("user", "u1", ""), line("progress", "p1", "u1"), line("assistant", "a1", "p1"), line("progress", "p2", "a1")}, []string{"u1", "p1", "a1"}, -1, 0},
+		{"through progress entries", []string{line("user", "u1", ""), line("progress", "p1", "u1"), line("assistant", "a1", "p1"), line("progress", "p2", "a1")}, []string{"u1", "a1"}, -1, 0},
 		{"metadata and snapshots ignored", []string{line("user", "u1", ""), `{"type":"summary","summary":"s","leafUuid":"u1"}`, `{"type":"file-history-snapshot","messageId":"u1","snapshot":{}}`}, []string{"u1"}, -1, 0},
 		{"empty", nil, nil, -1, 0},
 	}

@@ -15,10 +15,12 @@ import (
 type Session struct {
 	ID   string
 	File *File
-	// Chain is the conversation from its first reachable entry to the leaf, oldest first:
-	// the leaf is the newest conversation entry of the file (not on a sidechain, unless the
-	// whole file is a subagent's), and each step follows parentUuid, or logicalParentUuid
-	// across a compact boundary.
+	// Chain is the conversation from its first reachable entry to the leaf, oldest first, as
+	// Claude Code's loader rebuilds it (BuildChain): the leaf is the newest user or assistant
+	// entry that ends a branch (not on a sidechain, unless the whole file is a subagent's),
+	// each step follows parentUuid through progress entries, or logicalParentUuid across a
+	// compact boundary, and the sibling lines and results of parallel tool calls are put back.
+	// Progress entries are not in it.
 	Chain []*Entry
 	// Boundary is the index in Chain of the last compact boundary, or -1.
 	Boundary int
@@ -62,79 +64,15 @@ func FromFile(f *File) *Session {
 	return s
 }
 
-// BuildChain rebuilds the conversation ending at the newest leaf of entries. It walks
-// parentUuid from the leaf, follows logicalParentUuid across compact boundaries when that
-// entry is present, and stops, with a Problem, at a cycle or at a parent that is missing (a
-// dangling parentUuid, or history before a compact boundary that was not loaded is not a
-// problem). Entries without a uuid and metadata never join the chain.
-func BuildChain(entries []*Entry) ([]*Entry, []Problem) {
-	byUUID := make(map[string]*Entry, len(entries))
-	mainline := false
-	for _, e := range entries {
-		if e.UUID == "" || !chainTypes[e.Type] {
-			continue
-		}
-		if _, dup := byUUID[e.UUID]; !dup {
-			byUUID[e.UUID] = e
-		}
-		if !e.IsSidechain {
-			mainline = true
-		}
-	}
-	var leaf *Entry
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if e.UUID == "" || e.IsSidechain && mainline || e.Type == TypeProgress {
-			continue
-		}
-		if e.Type == TypeUser || e.Type == TypeAssistant || e.Type == TypeAttachment || e.Type == TypeSystem {
-			leaf = e
-			break
-		}
-	}
-	if leaf == nil {
-		return nil, nil
-	}
-	var probs []Problem
-	var rev []*Entry
-	seen := map[string]bool{}
-	for e := leaf; e != nil; {
-		if seen[e.UUID] {
-			probs = append(probs, Problem{Line: e.Line, UUID: e.UUID, Reason: "parentUuid cycle; chain cut here"})
-			break
-		}
-		seen[e.UUID] = true
-		rev = append(rev, e)
-		next := e.ParentUUID
-		if next == "" {
-			next = e.LogicalParentUUID
-			if next != "" && byUUID[next] == nil {
-				break // history before the compaction was not loaded
-			}
-		}
-		if next == "" {
-			break
-		}
-		p := byUUID[next]
-		if p == nil {
-			probs = append(probs, Problem{Line: e.Line, UUID: e.UUID, Reason: fmt.Sprintf("parent %s is not in the file; chain starts here", next)})
-			break
-		}
-		e = p
-	}
-	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
-		rev[i], rev[j] = rev[j], rev[i]
-	}
-	return rev, probs
-}
-
 // Live returns the part of the chain the model sees after a resume: everything after the last
 // compact boundary (the compact summary first), or the whole chain.
 func (s *Session) Live() []*Entry {
 	return s.Chain[s.Boundary+1:]
 }
 
-// Leaf returns the last entry of the chain, or nil for an empty session.
+// Leaf returns the last entry of the chain, or nil for an empty session: the entry a resumed
+// conversation's next message hangs under, as in Claude Code (after recovered parallel tool
+// results, it is the last of them rather than the leaf BuildChain started from).
 func (s *Session) Leaf() *Entry {
 	if len(s.Chain) == 0 {
 		return nil
@@ -142,45 +80,35 @@ func (s *Session) Leaf() *Entry {
 	return s.Chain[len(s.Chain)-1]
 }
 
-// Messages converts the user and assistant entries among entries into messages for a
-// provider. Consecutive assistant entries sharing a provider message id (Claude Code writes
-// one line per content block) become one message. Entries whose message does not decode are
-// reported in the error and left out; the rest are returned.
-func Messages(entries []*Entry) ([]conversation.Message, error) {
-	var out []conversation.Message
-	var errs []error
-	lastID := ""
-	for _, e := range entries {
-		if e.Type != TypeUser && e.Type != TypeAssistant {
-			lastID = ""
-			continue
-		}
-		m, ok, err := e.DecodeMessage()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("line %d: %w", e.Line, err))
-			continue
-		}
-		if !ok {
-			continue
-		}
-		if m.Role == "" {
-			m.Role = conversation.Role(e.Type)
-		}
-		id := ""
-		if e.Type == TypeAssistant {
-			id = e.ProviderMessageID()
-		}
-		if id != "" && id == lastID && len(out) > 0 && out[len(out)-1].Role == conversation.Assistant {
-			out[len(out)-1].Content = append(out[len(out)-1].Content, m.Content...)
-			continue
-		}
-		lastID = id
-		out = append(out, m)
+// Lines returns the chain's entries together with the entries their parent links pass
+// through (progress entries, which the chain bridges), in file order: the lines an export
+// writes so that the result loads back to the same chain.
+func (s *Session) Lines() []*Entry {
+	on := make(map[*Entry]bool, len(s.Chain))
+	for _, e := range s.Chain {
+		on[e] = true
 	}
-	if len(errs) > 0 {
-		return out, fmt.Errorf("transcript: %d messages could not be decoded; first: %w", len(errs), errs[0])
+	g := newGraph(s.File.Entries)
+	bridged := map[string]*Entry{}
+	for _, e := range s.File.Entries {
+		if _, ok := g.bridge[e.UUID]; ok && bridged[e.UUID] == nil {
+			bridged[e.UUID] = e
+		}
 	}
-	return out, nil
+	for _, e := range s.Chain {
+		for _, id := range []string{e.ParentUUID, e.LogicalParentUUID} {
+			for p := bridged[id]; p != nil && !on[p]; p = bridged[p.ParentUUID] {
+				on[p] = true
+			}
+		}
+	}
+	out := make([]*Entry, 0, len(on))
+	for _, e := range s.File.Entries {
+		if on[e] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Metadata is the latest value of each kind of session metadata.
@@ -365,4 +293,67 @@ func sortedKeys[V any](m map[string]V) []string {
 		}
 	}
 	return keys
+}
+
+// RequestFix is a change a resume of the session makes to its live conversation so that the
+// request it sends is valid (conversation.Repair), with the line of the transcript entry it
+// concerns (0 when it concerns no single entry).
+type RequestFix struct {
+	conversation.Fix
+	Line int
+}
+
+func (f RequestFix) String() string {
+	if f.Line > 0 {
+		return fmt.Sprintf("line %d: %s: %s", f.Line, f.What(), f.Action)
+	}
+	return f.Fix.String()
+}
+
+// RequestFixes returns what a resume repairs in the live conversation (Messages of Live, then
+// conversation.Repair): calls left without a result by a crash or a damaged file, stray
+// results, blank text and the like. nil means the conversation resumes as it is.
+func (s *Session) RequestFixes() []RequestFix {
+	msgs, _ := Messages(s.Live())
+	if len(msgs) == 0 {
+		return nil
+	}
+	_, fixes := conversation.Repair(msgs)
+	if len(fixes) == 0 {
+		return nil
+	}
+	first, last, results := map[string]int{}, map[string]int{}, map[string]int{}
+	for _, e := range s.Live() {
+		if !bytes.Contains(e.Message, []byte(`"tool_`)) {
+			continue
+		}
+		m, ok, err := e.DecodeMessage()
+		if err != nil || !ok {
+			continue
+		}
+		for _, b := range m.Content {
+			switch {
+			case b.Type == conversation.ToolUse:
+				if first[b.ID] == 0 {
+					first[b.ID] = e.Line
+				}
+				last[b.ID] = e.Line
+			case b.Type == conversation.ToolResult:
+				results[b.ToolUseID] = e.Line // the last: a stray copy comes after the real one
+			}
+		}
+	}
+	out := make([]RequestFix, len(fixes))
+	for i, f := range fixes {
+		out[i].Fix = f
+		switch f.Kind {
+		case conversation.Unanswered:
+			out[i].Line = first[f.ToolUseID]
+		case conversation.DuplicateCall:
+			out[i].Line = last[f.ToolUseID]
+		case conversation.StrayResult, conversation.ResultNotFirst:
+			out[i].Line = results[f.ToolUseID]
+		}
+	}
+	return out
 }

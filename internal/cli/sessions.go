@@ -213,6 +213,15 @@ type showJSON struct {
 	Boundary int                  `json:"lastCompactBoundary"`
 	Entries  []showEntry          `json:"entries"`
 	Problems []transcript.Problem `json:"problems"`
+	Repairs  []showRepair         `json:"repairs"`
+}
+
+// showRepair is a change a resume makes so that the request is valid (Session.RequestFixes).
+type showRepair struct {
+	Line      int    `json:"line,omitempty"`
+	Kind      string `json:"kind"`
+	ToolUseID string `json:"toolUseId,omitempty"`
+	Text      string `json:"text"`
 }
 
 func sessionsShow(ctx context.Context, app *App, cwdFlag, id string, asJSON bool) error {
@@ -227,6 +236,10 @@ func sessionsShow(ctx context.Context, app *App, cwdFlag, id string, asJSON bool
 			Entries: []showEntry{}, Problems: problems}
 		if out.Problems == nil {
 			out.Problems = []transcript.Problem{}
+		}
+		out.Repairs = []showRepair{}
+		for _, f := range s.RequestFixes() {
+			out.Repairs = append(out.Repairs, showRepair{Line: f.Line, Kind: string(f.Kind), ToolUseID: f.ToolUseID, Text: f.String()})
 		}
 		for _, e := range s.Chain {
 			out.Entries = append(out.Entries, showEntry{Line: e.Line, UUID: e.UUID, ParentUUID: e.ParentUUID, Type: e.Type,
@@ -251,6 +264,9 @@ func sessionsShow(ctx context.Context, app *App, cwdFlag, id string, asJSON bool
 		fmt.Fprintf(w, "branch  %s\n", termtext.Line(b))
 	}
 	fmt.Fprintf(w, "%d entries in the conversation, %d lines in the file\n", len(s.Chain), s.File.Lines)
+	for _, f := range s.RequestFixes() {
+		fmt.Fprintf(w, "repair  %s\n", termtext.Line(f.String()))
+	}
 	for _, e := range s.Chain {
 		printShowEntry(w, e)
 	}
@@ -386,7 +402,7 @@ func sessionsExport(ctx context.Context, app *App, cwdFlag, id, format, output s
 			return err
 		}
 	case "jsonl":
-		for _, e := range s.Chain {
+		for _, e := range s.Lines() { // the chain with the progress lines it passes through
 			b.Write(e.Raw)
 			b.WriteByte('\n')
 		}

@@ -46,6 +46,7 @@ type Server struct {
 	mu       sync.Mutex
 	replies  []Reply
 	requests []Request
+	refused  []Refusal
 	calls    int
 }
 
@@ -105,7 +106,11 @@ func start(t testing.TB, f Format) *Server {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if n := len(s.replies); n > 0 {
-			t.Errorf("llmtest: %d scripted %s replies were never requested (%d calls arrived)", n, s.Format, s.calls)
+			why := ""
+			if len(s.refused) > 0 {
+				why = fmt.Sprintf("; %d refused with 400 as the real API would, first: %s", len(s.refused), s.refused[0])
+			}
+			t.Errorf("llmtest: %d scripted %s replies were never requested (%d calls arrived%s)", n, s.Format, s.calls, why)
 		}
 	})
 	return s
@@ -311,6 +316,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.Key != "" && !s.keyOK(r) {
 		s.writeError(w, Fault{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
+		return
+	}
+
+	if ref := s.refusal(rec.JSON); ref != nil {
+		ref.Call = call
+		s.mu.Lock()
+		s.refused = append(s.refused, *ref)
+		s.mu.Unlock()
+		s.writeRefusal(w, *ref)
 		return
 	}
 

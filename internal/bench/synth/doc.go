@@ -1,5 +1,6 @@
 // Package synth writes the synthetic data of strata's benchmarks: memory stores and queries
-// (Memories, Queries), transcripts (Session) and instruction repositories (Repo).
+// (Memories, Queries), transcripts (Session; Parallel, Claude Code 2.1's shape of parallel tool
+// calls) and instruction repositories (Repo).
 //
 // Everything it writes is deterministic for its arguments, so two runs measure the same data
 // and a test can compare figures across builds. It is test and benchmark support, not part of
