@@ -17,15 +17,15 @@ import (
 func init() { registerIn("memory", newMemoryDreamCmd) }
 
 type dreamOptions struct {
-	mem    memoryFlags
-	dryRun bool
-	review bool
+	mem     memoryFlags
+	dryRun  bool
+	review  bool
 	accept  []string
 	reject  []string
 	noModel bool
 	asJSON  bool
-	auto   bool
-	distil bool
+	auto    bool
+	distil  bool
 }
 
 func newMemoryDreamCmd(app *App) *cobra.Command {
