@@ -42,7 +42,7 @@ var deps = map[string]string{
 	"llm/llmtest":          "conversation llm",
 	"llm/openai":           "conversation llm < llm/llmtest",
 	"compact":              "conversation instructions internal/fsutil llm tokens toolcall transcript work < llm/anthropic llm/llmtest",
-	"extract":              "compact conversation frontmatter internal/fsutil internal/shell llm memdir recall tokens toolcall < internal/sharedtest llm/anthropic llm/llmtest",
+	"extract":              "compact conversation frontmatter internal/fsutil internal/shell llm memdir recall tokens toolcall < internal/sharedtest llm/anthropic llm/llmtest llm/openai",
 	"workspace":            "config extract instructions llm memdir recall transcript < internal/bench/synth",
 	"agent":                "compact config conversation extract instructions internal/shell llm memdir recall toolcall transcript work workspace < llm/anthropic llm/llmtest llm/openai tokens",
 	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio recall transcript < internal/sharedtest",
