@@ -619,7 +619,7 @@ const ArchiveLog = memdir.ArchiveLogFile
 
 // RunID is the run id of the dream (or review) that ran at now: every record it logs carries
 // it, and `strata memory restore --last-dream` undoes the records of the newest one.
-func RunID(now time.Time) string { return now.UTC().Format("20060102T150405.000000000Z") }
+func RunID(now time.Time) string { return memdir.RunID(now) }
 
 // appendArchiveLog appends the record of a done action: time, run, kind, file, where it went,
 // survivor, reason and the index lines removed.

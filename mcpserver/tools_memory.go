@@ -295,6 +295,9 @@ func (s *Server) memoryForget(ctx context.Context, req *mcp.CallToolRequest, in 
 		}
 		return nil, ForgetOutput{}, fmt.Errorf("memory_forget %q: %w", in.Name, err)
 	}
+	if err := p.store.LogArchived(res, p.now(), "memory_forget (MCP) with archive"); err != nil {
+		s.log.Warn("mcpserver: archive log after forget", "err", err)
+	}
 	if err := s.refresh(ctx, p); err != nil {
 		s.log.Warn("mcpserver: refresh after forget", "err", err)
 	}
