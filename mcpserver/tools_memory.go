@@ -174,6 +174,7 @@ func (s *Server) memoryGet(ctx context.Context, req *mcp.CallToolRequest, in Get
 		}
 		return nil, GetOutput{}, err
 	}
+	s.recordRecall(ctx, p, req.Session, []string{m.File})
 	return nil, GetOutput{Memory: infoOf(m), Body: m.Body, Age: recall.AgeNote(p.now(), m.ModTime)}, nil
 }
 
