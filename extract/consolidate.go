@@ -78,11 +78,11 @@ func (c Consolidation) Summary() string {
 	}
 	var parts []string
 	if len(done) > 0 {
-		parts = append(parts, fmt.Sprintf("archived %d (%s)", len(done), strings.Join(done, ", ")))
+		parts = append(parts, fmt.Sprintf("archived %d (%s)", len(done), someFiles(done)))
 	}
 	if len(proposed) > 0 {
 		parts = append(parts, fmt.Sprintf("proposes %d more for review (%s): run `strata memory dream --review`, then `strata memory dream --accept FILE` to accept",
-			len(proposed), strings.Join(proposed, ", ")))
+			len(proposed), someFiles(proposed)))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -92,6 +92,18 @@ func (c Consolidation) Summary() string {
 		s += "; undo: `strata memory restore --last-dream`"
 	}
 	return s
+}
+
+// summaryFiles is how many files a Summary names in a list; the rest are counted, so that a
+// store with a hundred dangling index lines still gets a one-line report.
+const summaryFiles = 5
+
+// someFiles names the first summaryFiles files and counts the rest.
+func someFiles(files []string) string {
+	if len(files) <= summaryFiles {
+		return strings.Join(files, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(files[:summaryFiles], ", "), len(files)-summaryFiles)
 }
 
 // Consolidate is one dream: the optional distillation of daily logs, then PlanDream and,

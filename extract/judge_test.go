@@ -241,3 +241,17 @@ func TestRejectionsAndSavedProposals(t *testing.T) {
 		t.Errorf("%s = %s", RejectLog, data)
 	}
 }
+
+// Summary is one line even for a store with many proposals (the real corpus has 176 dangling
+// index lines): it names five files and counts the rest.
+func TestSummaryNamesAFewFiles(t *testing.T) {
+	var c Consolidation
+	c.Plan.Actions = append(c.Plan.Actions, Action{Kind: KindMerge, File: "a.md", Done: true})
+	for i := range 8 {
+		c.Plan.Actions = append(c.Plan.Actions, Action{Kind: KindDangling, File: string(rune('p'+i)) + ".md", Proposed: true})
+	}
+	want := "auto-dream archived 1 (a.md); proposes 8 more for review (p.md, q.md, r.md, s.md, t.md and 3 more): run `strata memory dream --review`, then `strata memory dream --accept FILE` to accept; undo: `strata memory restore --last-dream`"
+	if got := c.Summary(); got != want {
+		t.Errorf("Summary =\n%s\nwant\n%s", got, want)
+	}
+}
