@@ -152,6 +152,10 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 		fmt.Fprintf(app.Err, "strata: warning: %s\n", w)
 	}
 	if err != nil {
+		var le *llm.Error
+		if co.Propose && (errors.Is(err, extract.ErrModelReply) || errors.As(err, &le)) {
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%w; nothing was archived (--no-model plans without the model)", err)}
+		}
 		return err
 	}
 	plan, distilled := res.Plan, res.Distilled
