@@ -33,14 +33,14 @@ func newMemoryDreamCmd(app *App) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "dream",
 		Short: "Consolidate the memories: merge duplicates, settle contradictions, forget the unused",
-		Long: `Consolidate the memory directory without a model, doing only what it can justify:
+		Long: `Consolidate the memory directory, doing only what it can justify:
 duplicate memories (the same content, not a shared label like "Why:") are merged (the newer
 kept, the older archived); a contradiction is settled only between memories about the same
 subject (the same name, or near-duplicates), the newer winning; a memory is forgotten only on
 evidence strata observed (unsurfaced in memoryForgetAfterSessions sessions, default 10, since
 strata began watching the store, and unused for memoryForgetAfterDays, default 90) — age
-alone never archives; index lines pointing nowhere are removed, and the least recently used
-memories are archived while MEMORY.md is over its limits. Memories naming a file or symbol the
+alone never archives; the least recently used memories are archived while MEMORY.md is over
+its limits. Memories naming a file or symbol the
 project no longer has are flagged as stale. Index lines pointing nowhere are only proposed for
 removal (Claude Code ignores them). With a model configured, it is asked once for merges and
 contradictions with a reason each; its proposal archives only when the checks above back it
