@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"github.com/strata-mem/strata/memdir"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,6 +200,10 @@ func TestMemoryTools(t *testing.T) {
 	out = mustCall(t, a, "memory_forget", `{"name":"commit style"}`)
 	if !strings.Contains(out, "Forgot") {
 		t.Errorf("forget = %q", out)
+	}
+	// The archived memory is logged, so `strata memory restore` can put it back.
+	if recs, err := memdir.ReadArchiveLog(a.MemoryDir()); err != nil || len(memdir.Restorable(recs)) != 1 || recs[0].Action != memdir.ActionArchive {
+		t.Errorf("archive log after forget: %+v, %v", recs, err)
 	}
 	if out := mustCall(t, a, "memory_search", `{"query":"commit messages"}`); strings.Contains(out, "commit style") {
 		t.Errorf("forgotten memory still found: %q", out)

@@ -28,14 +28,20 @@ type ConsolidateOptions struct {
 	// ExactOnly is Options.ExactOnly: archive exact duplicates only and leave every other step
 	// proposed (the automatic run).
 	ExactOnly bool
-	// Only is Options.Only: archive only the steps on these files (accepted proposals).
+	// Only is Options.Only: archive only the steps it names (accepted proposals).
 	Only []string
+	// Propose asks Provider (with Model) for merges and contradictions before planning, in one
+	// request (AskModel); a reply that is not the asked JSON fails the run before anything is
+	// archived. Without it, Proposals (a model's earlier proposals) are checked instead.
+	Propose   bool
+	Proposals []ModelProposal
 	// MaxIndexLines and MaxIndexBytes are the MEMORY.md limits; 0 means memdir's defaults.
 	MaxIndexLines, MaxIndexBytes int
 	// DryRun plans without changing anything (and without distilling).
 	DryRun bool
-	// Provider, when set with Distil, distils finished daily logs first, with Model ("" is
-	// the provider's configured model: the main model, not a small one).
+	// Provider, when set with Distil, distils finished daily logs first, and with Propose
+	// proposes merges and contradictions, with Model ("" is the provider's configured model:
+	// the main model, not a small one).
 	Provider llm.Provider
 	Model    string
 	Distil   bool
@@ -49,6 +55,8 @@ type ConsolidateOptions struct {
 type Consolidation struct {
 	Plan      Plan
 	Distilled []Distilled
+	// Proposals are the model's proposals the plan checked (asked with Propose, or given).
+	Proposals []ModelProposal
 	// Warnings are problems that did not stop the run (recall statistics unreadable).
 	Warnings []string
 }
@@ -70,11 +78,11 @@ func (c Consolidation) Summary() string {
 	}
 	var parts []string
 	if len(done) > 0 {
-		parts = append(parts, fmt.Sprintf("archived %d (%s)", len(done), strings.Join(done, ", ")))
+		parts = append(parts, fmt.Sprintf("archived %d (%s)", len(done), someFiles(done)))
 	}
 	if len(proposed) > 0 {
 		parts = append(parts, fmt.Sprintf("proposes %d more for review (%s): run `strata memory dream --review`, then `strata memory dream --accept FILE` to accept",
-			len(proposed), strings.Join(proposed, ", ")))
+			len(proposed), someFiles(proposed)))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -84,6 +92,18 @@ func (c Consolidation) Summary() string {
 		s += "; undo: `strata memory restore --last-dream`"
 	}
 	return s
+}
+
+// summaryFiles is how many files a Summary names in a list; the rest are counted, so that a
+// store with a hundred dangling index lines still gets a one-line report.
+const summaryFiles = 5
+
+// someFiles names the first summaryFiles files and counts the rest.
+func someFiles(files []string) string {
+	if len(files) <= summaryFiles {
+		return strings.Join(files, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(files[:summaryFiles], ", "), len(files)-summaryFiles)
 }
 
 // Consolidate is one dream: the optional distillation of daily logs, then PlanDream and,
@@ -125,8 +145,23 @@ func Consolidate(ctx context.Context, s *memdir.Store, o ConsolidateOptions) (Co
 	} else if ok {
 		watch = &w
 	}
+	rejected, err := ReadRejections(s.Dir())
+	if err != nil {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%v (rejected proposals may be proposed again)", err))
+		log.Warn("extract: consolidate: rejections", "err", err)
+	}
+	c.Proposals = o.Proposals
+	if o.Propose && o.Provider != nil {
+		mems, _, err := s.List(ctx)
+		if err != nil {
+			return fail(fmt.Errorf("extract: dream: %w", err))
+		}
+		if c.Proposals, err = AskModel(ctx, o.Provider, o.Model, mems); err != nil {
+			return fail(err)
+		}
+	}
 	plan, err := PlanDream(ctx, s, Options{Root: o.Root, Now: o.Now, Stats: stats, ForgetAfter: o.ForgetAfter,
-		ForgetSessions: o.ForgetSessions, Watch: watch, ExactOnly: o.ExactOnly, Only: o.Only,
+		ForgetSessions: o.ForgetSessions, Watch: watch, ExactOnly: o.ExactOnly, Only: o.Only, Rejected: rejected, Model: c.Proposals,
 		MaxIndexLines: o.MaxIndexLines, MaxIndexBytes: o.MaxIndexBytes, Logger: o.Logger})
 	if err == nil && !o.DryRun {
 		plan, err = Apply(ctx, s, plan)

@@ -69,19 +69,39 @@
 //     setting memoryForgetAfterSessions; recall.StatEntry.IdleSessions) — and when it was also
 //     neither recalled nor modified for ForgetAfter (default 90 days, memoryForgetAfterDays).
 //     Age alone never archives;
-//   - dangling: an index line pointing at no file is removed;
+//   - dangling: an index line pointing at no file is proposed for removal, never removed
+//     unless accepted (Claude Code does nothing with such a line, so removing it changes nothing
+//     the model sees); the index step counts it as gone;
 //   - index: while MEMORY.md would still be over its line or byte limit, the least recently
 //     used memories are archived until it is not.
 //
 // With ExactOnly (the automatic run) only exact duplicates are archived; every other step is
 // left Proposed, and Consolidation.Summary says in one line what was done and how to undo it.
+// Every archiving step has an ID that hashes its kind, its files and their content: Options.Only
+// carries out the steps it names (a file, an id or a kind: accepted proposals), and the ids in
+// RejectLog (.archive/REJECTED.log, written by RejectSteps) are left out of every plan while the
+// files are unchanged.
+//
+// # The model's proposals
+//
+// With a model (ConsolidateOptions.Provider and Propose), AskModel sends the memories (each body
+// cut at 2,000 bytes, 150,000 bytes in all) in one request and asks, in its own prompt words,
+// for a JSON object of merges and contradictions, each naming the file to archive, the one to
+// keep and a reason. ParseModelReply refuses anything else (unknown keys, a missing field, a file
+// that is not a memory) with an error wrapping ErrModelReply, and then nothing is archived.
+// PlanDream checks each proposal: it may archive only between memories about the same subject
+// (the same name or near-duplicates) and, for a contradiction, only when the memory kept is the
+// newer; otherwise it stays a proposal whose Guard says why (never archived on the model's word
+// alone). The reason is the model's, prefixed "the model: ". SaveModelProposals keeps the last
+// proposals (.archive/MODEL-PROPOSALS.json) so that accepting or rejecting one acts on what the
+// model said; a proposal whose files changed since is dropped.
 //
 // Apply carries out a plan: every archive goes through memdir.Store.Forget with archive, so
 // the file moves to .archive/ and its index line goes; each one appends a line to
 // .archive/ARCHIVE.log (memdir.ArchiveRecord: when, run, what, why, survivor and the index
 // lines removed). Nothing is deleted, and UndoLastDream puts the newest dream back byte for byte.
 //
-// Distil is the one model-driven step: it turns finished daily logs (days before today) into
+// Distil turns finished daily logs (days before today) into
 // topic memories through structured output, writes them through the store, then moves each log
 // to .archive/logs/ with a "distil" line in ARCHIVE.log; a failure leaves the log in place.
 //
@@ -97,7 +117,8 @@
 //   - Planning never writes; a dry run changes nothing.
 //   - Nothing is deleted: memories are moved to .archive/ with a log line, and a failed step
 //     stops Apply with an error naming the file; earlier steps stay done and logged.
-//   - Deterministic (everything but Distil): the same dir, statistics, repo and clock give the same plan, in the same
-//     order; no model is involved.
+//   - Deterministic (everything but Distil and AskModel): the same dir, statistics, repo,
+//     clock and model proposals give the same plan, in the same order; a model's proposal
+//     archives only what the deterministic checks back.
 //   - Chinese text is compared per character, so duplicates in Chinese are found too.
 package extract

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -67,9 +66,17 @@ type Options struct {
 	// ExactOnly archives exact duplicates only: every other archiving step stays in the plan
 	// with Archive false and Proposed true (the automatic run).
 	ExactOnly bool
-	// Only, when not empty, archives only the steps on these files (the proposals a person
-	// accepted); every other archiving step stays Proposed.
+	// Only, when not empty, archives only the steps it names (Action.Matches: a file, a
+	// proposal id or a kind; the proposals a person accepted); every other archiving step stays
+	// Proposed. Without it, a dangling index line and a model's proposal the checks do not back
+	// stay Proposed too.
 	Only []string
+	// Rejected are the ids of proposals a person rejected (ReadRejections): those steps are left
+	// out of the plan.
+	Rejected map[string]bool
+	// Model are a model's proposed merges and contradictions (AskModel); each is checked before
+	// it may archive (see ModelProposal).
+	Model []ModelProposal
 	// MaxIndexLines and MaxIndexBytes are the index limits; 0 means memdir's defaults.
 	MaxIndexLines int
 	MaxIndexBytes int
@@ -92,8 +99,16 @@ type Action struct {
 	Archive  bool     `json:"archive"`            // whether Apply archives File (or removes the dangling line)
 	// Exact marks a merge of an exact duplicate (the same text once normalised).
 	Exact bool `json:"exact,omitempty"`
-	// Proposed marks a step that would archive but, under ExactOnly, is left for review.
+	// Proposed marks a step that would archive but is left for a person to review.
 	Proposed bool `json:"proposed,omitempty"`
+	// ID identifies an archiving step across runs while its files are unchanged (it hashes the
+	// kind, the files and their content): --accept and --reject take it.
+	ID string `json:"id,omitempty"`
+	// Model marks a step a model proposed (the reason starts with its words).
+	Model bool `json:"model,omitempty"`
+	// Guard, on a model's proposal, says why the deterministic checks do not back it: the step
+	// is then only proposed, never archived on the model's word alone.
+	Guard string `json:"guard,omitempty"`
 	// Set by Apply:
 	Done       bool   `json:"done"`
 	ArchivedTo string `json:"archived_to,omitempty"`
@@ -118,6 +133,8 @@ type Plan struct {
 	Now     time.Time  `json:"now"`
 	Actions []Action   `json:"actions"`
 	Index   IndexUsage `json:"index"`
+	// Rejected counts the steps left out because a person rejected them (Options.Rejected).
+	Rejected int `json:"rejected,omitempty"`
 }
 
 // Archives counts the actions that archive a memory or remove an index line.
@@ -172,7 +189,10 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		return plan, fmt.Errorf("extract: dream: %w", err)
 	}
 	cands := make([]*candidate, 0, len(mems))
+	content := map[string]string{}
+	byFile := map[string]*candidate{}
 	for _, m := range mems {
+		content[m.File] = memoryContent(m)
 		c := &candidate{m: m, when: m.ModTime}
 		if m.Modified.After(c.when) {
 			c.when = m.Modified
@@ -188,6 +208,7 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		c.name = normalise(m.Name)
 		c.keys = Keys(m.Body)
 		cands = append(cands, c)
+		byFile[m.File] = c
 	}
 	// Newest first; ties by file so the plan is deterministic.
 	sort.SliceStable(cands, func(i, j int) bool {
@@ -199,6 +220,16 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 
 	archived := map[string]bool{}
 	var merges, supers, conflicts, forgets, indexActs, stales []Action
+	// open gives an archiving step its id and reports whether it may be planned: a step a
+	// person rejected is left out.
+	open := func(a *Action) bool {
+		a.ID = proposalID(a.Kind, a.File, a.Survivor, content)
+		if opts.Rejected[a.ID] {
+			plan.Rejected++
+			return false
+		}
+		return true
+	}
 
 	// Duplicates: each memory against the newer ones still kept.
 	var kept []*candidate
@@ -212,15 +243,18 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 			}
 		}
 		if dupOf != nil {
-			archived[c.m.File] = true
 			exact := exactDuplicate(c, dupOf)
 			what := "duplicate"
 			if exact {
 				what = "exact duplicate"
 			}
-			merges = append(merges, Action{Kind: KindMerge, File: c.m.File, Name: c.m.Name, Survivor: dupOf.m.File, Archive: true, Exact: exact,
-				Reason: fmt.Sprintf("%s of %s (similarity %.2f); the newer is kept", what, dupOf.m.File, sim)})
-			continue
+			a := Action{Kind: KindMerge, File: c.m.File, Name: c.m.Name, Survivor: dupOf.m.File, Archive: true, Exact: exact,
+				Reason: fmt.Sprintf("%s of %s (similarity %.2f); the newer is kept", what, dupOf.m.File, sim)}
+			if open(&a) {
+				archived[c.m.File] = true
+				merges = append(merges, a)
+				continue
+			}
 		}
 		kept = append(kept, c)
 	}
@@ -250,22 +284,32 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		}
 		switch {
 		case sameDesc != nil:
-			archived[c.m.File] = true
-			supers = append(supers, Action{Kind: KindSupersede, File: c.m.File, Name: c.m.Name, Survivor: sameDesc.m.File, Archive: true,
-				Reason: fmt.Sprintf("same subject and description as the newer %s with a different body; superseded", sameDesc.m.File)})
+			a := Action{Kind: KindSupersede, File: c.m.File, Name: c.m.Name, Survivor: sameDesc.m.File, Archive: true,
+				Reason: fmt.Sprintf("same subject and description as the newer %s with a different body; superseded", sameDesc.m.File)}
+			if open(&a) {
+				archived[c.m.File] = true
+				supers = append(supers, a)
+			}
 		case len(overridden) > 0:
 			keys := sortedKeys(overridden)
 			survivor := overridden[keys[0]]
 			if len(overridden) == len(c.keys) {
-				archived[c.m.File] = true
-				supers = append(supers, Action{Kind: KindSupersede, File: c.m.File, Name: c.m.Name, Survivor: survivor, Archive: true, Refs: keys,
-					Reason: fmt.Sprintf("every fact it states (%s) has a newer value in %s; superseded", strings.Join(keys, ", "), survivor)})
+				a := Action{Kind: KindSupersede, File: c.m.File, Name: c.m.Name, Survivor: survivor, Archive: true, Refs: keys,
+					Reason: fmt.Sprintf("every fact it states (%s) has a newer value in %s; superseded", strings.Join(keys, ", "), survivor)}
+				if open(&a) {
+					archived[c.m.File] = true
+					supers = append(supers, a)
+				}
 			} else {
 				conflicts = append(conflicts, Action{Kind: KindConflict, File: c.m.File, Name: c.m.Name, Survivor: survivor, Refs: keys,
 					Reason: fmt.Sprintf("%s has a newer value in %s; the rest of the memory still stands, so it is kept", strings.Join(keys, ", "), survivor)})
 			}
 		}
 	}
+
+	// A model's merges and contradictions, each checked (modelSteps).
+	mm, ms := modelSteps(opts.Model, byFile, archived, open)
+	merges, supers = append(merges, mm...), append(supers, ms...)
 
 	// Forgetting: only with evidence strata observed (sessions in which the memory was
 	// eligible and never surfaced), and only once it is also old. Age alone never archives.
@@ -279,10 +323,13 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 			if !ok || st.IdleSessions < opts.ForgetSessions || idle <= opts.ForgetAfter {
 				continue
 			}
-			archived[c.m.File] = true
-			forgets = append(forgets, Action{Kind: KindForget, File: c.m.File, Name: c.m.Name, Archive: true,
+			a := Action{Kind: KindForget, File: c.m.File, Name: c.m.Name, Archive: true,
 				Reason: fmt.Sprintf("not surfaced in %d sessions it was eligible for (watched since %s; limit %d), nor recalled or modified for %d days (limit %d; recalled %d times)",
-					st.IdleSessions, opts.Watch.Since.UTC().Format(time.DateOnly), opts.ForgetSessions, int(idle.Hours()/24), int(opts.ForgetAfter.Hours()/24), st.Recalled)})
+					st.IdleSessions, opts.Watch.Since.UTC().Format(time.DateOnly), opts.ForgetSessions, int(idle.Hours()/24), int(opts.ForgetAfter.Hours()/24), st.Recalled)}
+			if open(&a) {
+				archived[c.m.File] = true
+				forgets = append(forgets, a)
+			}
 		}
 	}
 
@@ -301,9 +348,14 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 	var dangling []Action
 	for _, l := range ix.Links {
 		if l.State == memdir.LinkMissing && !indexed[l.File] {
-			dangling = append(dangling, Action{Kind: KindDangling, File: l.File, Name: l.Title, Archive: true,
-				Reason: "index line links a file that does not exist; the line is removed"})
-			archived[l.File] = true
+			// Proposed unless accepted (reviewOnly); the index step below counts the line as
+			// gone, so that the plan never archives a memory to make room a removed line makes.
+			a := Action{Kind: KindDangling, File: l.File, Name: l.Title, Archive: true,
+				Reason: "index line links a file that does not exist (Claude Code ignores such a line); the line is removed"}
+			if open(&a) {
+				dangling = append(dangling, a)
+				archived[l.File] = true
+			}
 		}
 		indexed[l.File] = true
 	}
@@ -329,10 +381,14 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		if !indexed[c.m.File] {
 			continue
 		}
-		archived[c.m.File] = true
-		indexActs = append(indexActs, Action{Kind: KindIndex, File: c.m.File, Name: c.m.Name, Archive: true,
+		a := Action{Kind: KindIndex, File: c.m.File, Name: c.m.Name, Archive: true,
 			Reason: fmt.Sprintf("MEMORY.md is over its limits (%d lines, %d characters; at most %d lines, %d characters); least recently used",
-				projLines, projBytes, opts.MaxIndexLines, opts.MaxIndexBytes)})
+				projLines, projBytes, opts.MaxIndexLines, opts.MaxIndexBytes)}
+		if !open(&a) {
+			continue
+		}
+		archived[c.m.File] = true
+		indexActs = append(indexActs, a)
 		projLines, projBytes = projected(raw, archived)
 	}
 	plan.Index.ProjectedLines, plan.Index.ProjectedBytes = projLines, projBytes
@@ -361,12 +417,10 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		sort.SliceStable(group, func(i, j int) bool { return group[i].File < group[j].File })
 		plan.Actions = append(plan.Actions, group...)
 	}
-	if opts.ExactOnly || len(opts.Only) > 0 {
-		for i := range plan.Actions {
-			a := &plan.Actions[i]
-			if a.Archive && (opts.ExactOnly && !a.Exact || len(opts.Only) > 0 && !slices.Contains(opts.Only, a.File)) {
-				a.Archive, a.Proposed = false, true
-			}
+	for i := range plan.Actions {
+		a := &plan.Actions[i]
+		if a.Archive && !mayArchive(*a, opts) {
+			a.Archive, a.Proposed = false, true
 		}
 	}
 	return plan, nil
@@ -565,7 +619,7 @@ const ArchiveLog = memdir.ArchiveLogFile
 
 // RunID is the run id of the dream (or review) that ran at now: every record it logs carries
 // it, and `strata memory restore --last-dream` undoes the records of the newest one.
-func RunID(now time.Time) string { return now.UTC().Format("20060102T150405.000000000Z") }
+func RunID(now time.Time) string { return memdir.RunID(now) }
 
 // appendArchiveLog appends the record of a done action: time, run, kind, file, where it went,
 // survivor, reason and the index lines removed.

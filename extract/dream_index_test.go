@@ -77,7 +77,7 @@ func danglingOf(p Plan) []string {
 func TestDreamCommentedExampleAndAnchor(t *testing.T) {
 	s := writeFixture(t, commentedIndex, "prefer-tabs.md", "deploy.md", "my notes.md", "한국어 노트.md")
 	ctx := t.Context()
-	p, err := PlanDream(ctx, s, Options{Now: t0, ForgetAfter: -1})
+	p, err := PlanDream(ctx, s, Options{Now: t0, ForgetAfter: -1, Only: []string{KindDangling}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestIndexAgreement(t *testing.T) {
 		t.Run(fx.name, func(t *testing.T) {
 			ctx := t.Context()
 			s := writeFixture(t, fx.index, fx.files...)
-			p, err := PlanDream(ctx, s, Options{Now: t0, ForgetAfter: -1, DuplicateThreshold: 1.1})
+			p, err := PlanDream(ctx, s, Options{Now: t0, ForgetAfter: -1, DuplicateThreshold: 1.1, Only: []string{KindDangling}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +225,7 @@ func TestDreamRealIndex(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := PlanDream(ctx, s, Options{})
+			p, err := PlanDream(ctx, s, Options{Only: []string{KindDangling}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -312,7 +312,7 @@ func TestApplyDanglingTouchesNoMemory(t *testing.T) {
 	s := writeFixture(t, "- [Notes](notes.md) — kept\n- [Gone](gone.md) — removed by hand\n")
 	os.WriteFile(filepath.Join(s.Dir(), "notes.md"), []byte("---\nname: gone.md\ndescription: a memory whose name looks like a file\ntype: project\n---\nbody\n"), 0o600)
 	ctx := t.Context()
-	p, err := PlanDream(ctx, s, Options{Now: t0, ForgetAfter: -1})
+	p, err := PlanDream(ctx, s, Options{Now: t0, ForgetAfter: -1, Only: []string{"gone.md"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -212,7 +212,21 @@ func TestPlanDream(t *testing.T) {
 			name:  "dangling index line",
 			mems:  []mem{{"a.md", "a", "a thing", "body of a", day}},
 			extra: []string{"- [gone](gone.md) — removed by hand", "- [web](https://example.org) — a link"},
+			want:  []brief{{KindDangling, "gone.md", "", false}}, // only proposed: Claude Code ignores the line
+		},
+		{
+			name:  "dangling index line accepted",
+			mems:  []mem{{"a.md", "a", "a thing", "body of a", day}},
+			extra: []string{"- [gone](gone.md) — removed by hand"},
+			opts:  Options{Only: []string{"gone.md"}},
 			want:  []brief{{KindDangling, "gone.md", "", true}},
+		},
+		{
+			name:  "dangling lines proposed count toward the index: no memory archived to make room",
+			mems:  []mem{{"a.md", "a", "alpha memory", "first body text", 3 * day}, {"b.md", "b", "beta memory", "second body text", day}},
+			extra: []string{"- [gone](gone.md) — removed by hand"},
+			opts:  Options{MaxIndexLines: 2},
+			want:  []brief{{KindDangling, "gone.md", "", false}},
 		},
 		{
 			name: "index over its line limit: least recently used archived",
@@ -331,7 +345,7 @@ func TestApply(t *testing.T) {
 	s := newStore(t, []mem{{"a.md", "tabs", "indentation", long, 2 * day}, {"b.md", "tabs2", "indentation", long, day},
 		{"c.md", "old", "old thing", "from long ago", 400 * day}}, "- [gone](gone.md) — removed")
 	ctx := context.Background()
-	p, err := PlanDream(ctx, s, Options{Now: t0, Watch: watched, Stats: map[string]recall.StatEntry{"c.md": {IdleSessions: 10}}})
+	p, err := PlanDream(ctx, s, Options{Now: t0, Watch: watched, Stats: map[string]recall.StatEntry{"c.md": {IdleSessions: 10}}, Only: []string{"gone.md", "a.md", "c.md"}})
 	if err != nil {
 		t.Fatal(err)
 	}

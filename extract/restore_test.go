@@ -52,12 +52,31 @@ func TestDreamThenUndo(t *testing.T) {
 	}, "", "<!-- an example:", "- [x](x.md) — inside a comment", "-->", "- [gone](gone.md) — removed by hand",
 		memdir.FormatIndexLine("tabs", "a.md", "a second line for the same file"))
 	before := snapshot(t, s.Dir())
-	c, err := Consolidate(ctx, s, ConsolidateOptions{Now: t0, ForgetAfter: -1})
+	index := func() string {
+		data, err := os.ReadFile(s.IndexPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	// A plain dream only proposes removing the dangling line: MEMORY.md keeps it.
+	plain, err := PlanDream(ctx, s, Options{Now: t0, ForgetAfter: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := plain.Actions[0]; a.Kind != KindDangling || a.Archive || !a.Proposed || a.ID == "" {
+		t.Fatalf("the dangling line is not a proposal: %+v", a)
+	}
+	// Accepted (by its kind), the line goes, with the duplicate.
+	c, err := Consolidate(ctx, s, ConsolidateOptions{Now: t0, ForgetAfter: -1, Only: []string{"a.md", KindDangling}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := c.Plan.Archives(); got != 2 {
 		t.Fatalf("dream archived %d; want 2 (a.md, gone.md): %+v", got, c.Plan.Actions)
+	}
+	if strings.Contains(index(), "gone.md") {
+		t.Fatal("the accepted dangling line is still in MEMORY.md")
 	}
 	if diff := cmp.Diff(before, snapshot(t, s.Dir())); diff == "" {
 		t.Fatal("the dream changed nothing")
@@ -130,9 +149,11 @@ func TestPlanExactOnlyAndOnly(t *testing.T) {
 		opts Options
 		want map[string]string
 	}{
-		{Options{}, map[string]string{"a.md": "archive", "b.md": "archive", "gone.md": "archive"}},
+		{Options{}, map[string]string{"a.md": "archive", "b.md": "archive", "gone.md": "proposed"}},
 		{Options{ExactOnly: true}, map[string]string{"a.md": "archive", "b.md": "proposed", "gone.md": "proposed"}},
 		{Options{Only: []string{"b.md"}}, map[string]string{"a.md": "proposed", "b.md": "archive", "gone.md": "proposed"}},
+		{Options{Only: []string{KindDangling}}, map[string]string{"a.md": "proposed", "b.md": "proposed", "gone.md": "archive"}},
+		{Options{Only: []string{KindMerge}}, map[string]string{"a.md": "archive", "b.md": "archive", "gone.md": "proposed"}},
 	} {
 		tt.opts.Now = t0
 		p, err := PlanDream(t.Context(), s, tt.opts)
@@ -141,6 +162,14 @@ func TestPlanExactOnlyAndOnly(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, state(p)); diff != "" {
 			t.Errorf("%+v (-want +got):\n%s", tt.opts, diff)
+		}
+	}
+	// A step is accepted by its id too.
+	p, _ := PlanDream(t.Context(), s, Options{Now: t0})
+	for _, a := range p.Actions {
+		got, _ := PlanDream(t.Context(), s, Options{Now: t0, Only: []string{a.ID}})
+		if diff := cmp.Diff(map[string]string{"a.md": "proposed", "b.md": "proposed", "gone.md": "proposed", a.File: "archive"}, state(got)); diff != "" {
+			t.Errorf("Only %s (%s) (-want +got):\n%s", a.ID, a.File, diff)
 		}
 	}
 }

@@ -60,6 +60,9 @@ type Server struct {
 	stop    context.CancelFunc
 	stopCtx context.Context
 	wg      sync.WaitGroup // the watcher
+
+	countMu sync.Mutex
+	counted map[*mcp.ServerSession]map[string]bool // sessions counted as watched (recordRecall): the files each recalled
 }
 
 // New builds a server. With Options.Project set, the project and its memory are opened now,

@@ -174,6 +174,7 @@ func (s *Server) memoryGet(ctx context.Context, req *mcp.CallToolRequest, in Get
 		}
 		return nil, GetOutput{}, err
 	}
+	s.recordRecall(ctx, p, req.Session, []string{m.File})
 	return nil, GetOutput{Memory: infoOf(m), Body: m.Body, Age: recall.AgeNote(p.now(), m.ModTime)}, nil
 }
 
@@ -294,6 +295,9 @@ func (s *Server) memoryForget(ctx context.Context, req *mcp.CallToolRequest, in 
 			return nil, ForgetOutput{}, fmt.Errorf("no memory called %q in this project (memory_list shows them)", in.Name)
 		}
 		return nil, ForgetOutput{}, fmt.Errorf("memory_forget %q: %w", in.Name, err)
+	}
+	if err := p.store.LogArchived(res, p.now(), "memory_forget (MCP) with archive"); err != nil {
+		s.log.Warn("mcpserver: archive log after forget", "err", err)
 	}
 	if err := s.refresh(ctx, p); err != nil {
 		s.log.Warn("mcpserver: refresh after forget", "err", err)

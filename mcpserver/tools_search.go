@@ -60,6 +60,11 @@ func (s *Server) memorySearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	hits := p.index.Search(in.Query, k)
 	out := SearchOutput{Results: make([]SearchHit, 0, len(hits)), Searched: p.index.Len()}
 	now := p.now()
+	files := make([]string, len(hits))
+	for i, h := range hits {
+		files[i] = h.Memory.File
+	}
+	s.recordRecall(ctx, p, req.Session, files)
 	for _, h := range hits {
 		content, note := recall.Truncate(h.Memory.Body, budget.FileLines, budget.FileBytes)
 		if note != "" {

@@ -31,6 +31,24 @@ var ErrExists = errors.New("a memory file already exists there")
 // ActionRestore is the ArchiveRecord action of a restore.
 const ActionRestore = "restore"
 
+// RunID is the run id of the records logged by one run (a dream, an archiving forget) at now.
+func RunID(now time.Time) string { return now.UTC().Format("20060102T150405.000000000Z") }
+
+// ActionArchive is the ArchiveRecord action of a memory archived by a person or an agent
+// (`strata memory forget --archive`, the memory_forget tools), not by a dream.
+const ActionArchive = "archive"
+
+// LogArchived appends the archive-log record of a Forget that archived (res.ArchivedTo set), with
+// the index lines it removed, so that Restore puts the memory back; why says who asked. A Forget
+// that deleted the file or removed only index lines logs nothing (there is nothing to restore).
+func (s *Store) LogArchived(res ForgetResult, now time.Time, why string) error {
+	if res.ArchivedTo == "" || res.File == "" {
+		return nil
+	}
+	return AppendArchiveLog(s.dir, ArchiveRecord{Time: now, Run: RunID(now), Action: ActionArchive,
+		File: res.File, ArchivedTo: res.ArchivedTo, Reason: why, IndexLines: res.Removed})
+}
+
 // RemovedLine is one MEMORY.md line that a Forget removed: its 1-based line number in the index
 // as it was just before, and its bytes (without the newline).
 type RemovedLine struct {

@@ -148,8 +148,8 @@ func (s *Store) readIndexRaw() (text string, ok bool, err error) {
 // LinkState is what the memory dir holds at the file an index entry links.
 type LinkState int
 
-// The states of an index link. Only LinkMissing makes a line dangle: Lint reports it as an
-// error and the dream removes the line; a directory or an unreadable target is reported, never
+// The states of an index link. Only LinkMissing makes a line dangle: Lint warns about it and
+// the dream proposes removing the line; a directory or an unreadable target is reported, never
 // removed.
 const (
 	LinkOK         LinkState = iota // a file (a symlink to one inside the dir included)

@@ -14,12 +14,14 @@ import (
 )
 
 // Lint checks the memory dir and returns every problem found, sorted by path and line. Errors:
-// broken frontmatter, index lines pointing nowhere, an index the loader cuts (over its line limit, or its
-// character limit within the lines kept), text
-// that looks like a secret (in topic files, the index and daily logs), two files with the same
-// name. Warnings: files missing from the index, missing frontmatter, description or type, an
-// unknown type, several index lines for one file, binary or oversized files, symlinks leading
-// out of the dir. Lint never changes a file. The error is for failures to read the dir itself.
+// broken frontmatter, an index the loader cuts (over its line limit, or its character limit
+// within the lines kept), text that looks like a secret (in topic files, the index and daily
+// logs), two files with the same name. Warnings: index lines linking a file that does not exist,
+// a directory or an unreadable file (Claude Code loads only MEMORY.md and does nothing with such
+// a line, so it changes nothing the model sees), files missing from the index, missing
+// frontmatter, description or type, an unknown type, several index lines for one file, binary
+// or oversized files, symlinks leading out of the dir. Lint never changes a file. The error is
+// for failures to read the dir itself.
 func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 	mems, diags, err := s.List(ctx)
 	if err != nil {
@@ -78,14 +80,16 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 			}
 			indexed[e.File] = e.Line
 			switch e.State {
+			// A line linking nothing readable is a warning: the loader shows the line as it is
+			// and no reader of the index acts on the link, so the model's view does not change.
 			case LinkMissing:
-				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevError,
+				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevWarning,
 					Message: fmt.Sprintf("links %s, which does not exist; remove the line (strata memory forget %q) or restore the file", e.File, e.Title)})
 			case LinkUnreadable:
-				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevError,
+				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevWarning,
 					Message: fmt.Sprintf("links %s, which cannot be read: %s", e.File, unwrapPath(e.Err))})
 			case LinkDir:
-				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevError,
+				diags = append(diags, Diagnostic{Path: ip, Line: e.Line, Severity: SevWarning,
 					Message: fmt.Sprintf("links %s, which is a directory", e.File)})
 			default:
 				if m, ok := byFile[e.File]; ok && e.Title != m.Name && strataLine(e.IndexEntry) {

@@ -322,8 +322,9 @@ func newMemoryForgetCmd(app *App) *cobra.Command {
 		Use:   "forget NAME",
 		Short: "Remove a memory and its index line",
 		Long: `Remove the topic file called NAME and its line in MEMORY.md. With --archive the file is
-moved to .archive/ in the memory directory instead of being deleted. NAME may also be the title
-or file of an index line whose file is gone: that line is removed.`,
+moved to .archive/ in the memory directory instead of being deleted, and the move is logged in
+.archive/ARCHIVE.log, so "strata memory restore NAME" puts it back with its index line. NAME may
+also be the title or file of an index line whose file is gone: that line is removed.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			s, err := openMemoryStore(app, f)
@@ -333,6 +334,9 @@ or file of an index line whose file is gone: that line is removed.`,
 			res, err := s.Forget(c.Context(), args[0], archive)
 			if err != nil {
 				return err
+			}
+			if err := s.LogArchived(res, app.Now(), "strata memory forget --archive"); err != nil {
+				return fmt.Errorf("%w (the memory is archived at %s; move it back by hand to undo)", err, res.ArchivedTo)
 			}
 			if asJSON {
 				return writeJSON(app.Out, map[string]any{"file": res.File, "archived_to": res.ArchivedTo, "index_lines_removed": res.IndexLines})
