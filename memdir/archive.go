@@ -82,7 +82,7 @@ func AppendArchiveLog(dir string, rec ArchiveRecord) error {
 // skipped.
 func ReadArchiveLog(dir string) ([]ArchiveRecord, error) {
 	p := filepath.Join(dir, filepath.FromSlash(ArchiveLogFile))
-	data, err := os.ReadFile(p)
+	data, err := fsutil.ReadRegular(p, maxWholeRead)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/tokens"
 )
 
@@ -140,7 +142,7 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 }
 
 func readCapped(root *os.Root, rel string) ([]byte, error) {
-	f, err := root.Open(filepath.FromSlash(rel))
+	f, _, err := fsutil.OpenRegularIn(root, filepath.FromSlash(rel), math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}
