@@ -82,7 +82,7 @@ func AppendArchiveLog(dir string, rec ArchiveRecord) error {
 // skipped.
 func ReadArchiveLog(dir string) ([]ArchiveRecord, error) {
 	p := filepath.Join(dir, filepath.FromSlash(ArchiveLogFile))
-	data, err := fsutil.ReadRegular(p, maxWholeRead)
+	data, err := fsutil.ReadRegular(p, MaxWholeRead)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -41,7 +41,10 @@ func TestNonRegularFilesRefused(t *testing.T) {
 			ctx := t.Context()
 			for name, call := range map[string]func() error{
 				"LoadIndex": func() error { _, err := s.LoadIndex(ctx); return err },
-				"Add":       func() error { _, err := s.Add(ctx, Input{Name: "second", Description: "d", Type: TypeUser}); return err },
+				"Add": func() error {
+					_, err := s.Add(ctx, Input{Name: "second", Description: "d", Type: TypeUser})
+					return err
+				},
 				"ReadIndex": func() error { _, err := s.ReadIndex(ctx); return err },
 			} {
 				err := inTime(t, call)

@@ -281,14 +281,14 @@ func (s *Store) readFile(root *os.Root, e entry) (m Memory, diags []Diagnostic, 
 
 // readUpTo reads at most limit bytes of f, sized by the file's size so that small files take
 // one read and one allocation.
-// maxWholeRead caps a read that needs a file whole — MEMORY.md, a file kept to restore or
-// archive, strata's own logs — so that a huge (sparse) file is an error, never an exhausted
-// memory; a file that is not regular (a FIFO, a device) is refused unread.
-const maxWholeRead = 64 << 20
+// MaxWholeRead caps a read that needs a file whole — MEMORY.md, a file kept to restore or
+// archive, strata's own logs, a memory shown whole — so that a huge (sparse) file is an error,
+// never an exhausted memory; a file that is not regular (a FIFO, a device) is refused unread.
+const MaxWholeRead = 64 << 20
 
-// readWhole reads rel through root: a regular file of at most maxWholeRead bytes.
+// readWhole reads rel through root: a regular file of at most MaxWholeRead bytes.
 func readWhole(root *os.Root, rel string) ([]byte, error) {
-	return fsutil.ReadRegularIn(root, filepath.FromSlash(rel), maxWholeRead)
+	return fsutil.ReadRegularIn(root, filepath.FromSlash(rel), MaxWholeRead)
 }
 
 func readUpTo(f io.Reader, size int64, limit int64) ([]byte, error) {

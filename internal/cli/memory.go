@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/memdir"
 	"golang.org/x/text/width"
 )
@@ -192,7 +193,7 @@ memory's name, or its file name with or without .md.`,
 				j.Body = &m.Body
 				return writeJSON(app.Out, j)
 			}
-			data, err := os.ReadFile(m.Path)
+			data, err := fsutil.ReadRegular(m.Path, memdir.MaxWholeRead)
 			if err != nil {
 				return err
 			}
@@ -383,7 +384,7 @@ func memoryEdit(c *cobra.Command, app *App, s *memdir.Store, name string) error 
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("editor %q: %w", editor, err)
 	}
-	data, err := os.ReadFile(m.Path)
+	data, err := fsutil.ReadRegular(m.Path, memdir.MaxWholeRead)
 	if errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(app.Err, "strata: %s was removed in the editor\n", m.File)
 	} else if err != nil {
