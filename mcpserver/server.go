@@ -92,7 +92,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 				Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			},
 		})
-	s.mcp.AddReceivingMiddleware(s.guard)
+	// guard runs first (outermost); withhold sees every result on its way out.
+	s.mcp.AddReceivingMiddleware(s.guard, s.withhold)
 	s.addTools()
 	s.addResourceTemplates()
 	if opts.Project != "" {
