@@ -21,7 +21,8 @@ import (
 // that looks like a secret (in topic files, the index and daily logs), two files with the same
 // name. Warnings: files missing from the index, missing frontmatter, description or type, an
 // unknown type, several index lines for one file, binary or oversized files, symlinks leading
-// out of the dir. Lint never changes a file. The error is for failures to read the dir itself.
+// out of the dir, temp files of interrupted writes and index lines whose description is not the
+// file's (see Repair). Lint never changes a file. The error is for failures to read the dir itself.
 func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 	mems, diags, err := s.List(ctx)
 	if err != nil {
@@ -111,6 +112,7 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 			diags = append(diags, Diagnostic{Path: ip, Line: f.Line, Severity: SevError, Message: "looks like a secret (" + f.Kind + "); remove it"})
 		}
 	}
+	diags = append(diags, s.lintLeftovers(root, mems, idx)...)
 	for _, m := range mems {
 		if _, ok := indexed[m.File]; !ok {
 			diags = append(diags, Diagnostic{Path: m.Path, Severity: SevWarning,

@@ -100,7 +100,8 @@ func validate(in *Input) error {
 	return nil
 }
 
-// lock takes the directory's write lock, creating the directory (0700) if needed.
+// lock takes the directory's write lock, creating the directory (0700) if needed, and removes
+// the temp files of writes killed earlier (older than StaleTempAge).
 func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 	if err := s.opts.FS.MkdirAll(s.dir, fsutil.DirMode); err != nil {
 		return nil, fmt.Errorf("memdir: create %s: %w", s.dir, err)
@@ -113,6 +114,7 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("memdir: %w", err)
 	}
+	s.removeStaleTemps() // what a write killed earlier left behind
 	return func() {
 		if err := u(); err != nil {
 			s.log.Warn("memdir: unlock", "path", lp, "err", err)
