@@ -65,6 +65,30 @@ func compilePatterns() []secretPattern {
 	}
 }
 
+// tokenCues are literal pieces one of which every secretPatterns match contains (the AWS
+// secret key's "aws", in any case, is checked apart). A new pattern needs its cue here.
+var tokenCues = []string{
+	"PRIVATE KEY", "AKIA", "ASIA", "ABIA", "ACCA", "A3T", "AIza", "ya29.", `"private_key_id"`,
+	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+	"glpat-", "gldt-", "glptt-", "glrt-", "glsoat-", "glcbt-", "gloas-",
+	"xox", "hooks.slack.com", "sk-", "eyJ", "k_live_", "npm_",
+}
+
+// hasTokenCue reports whether s holds one of tokenCues or "aws" in any case.
+func hasTokenCue(s string) bool {
+	for _, c := range tokenCues {
+		if strings.Contains(s, c) {
+			return true
+		}
+	}
+	for i := 0; i+3 <= len(s); i++ {
+		if s[i]|0x20 == 'a' && s[i+1]|0x20 == 'w' && s[i+2]|0x20 == 's' {
+			return true
+		}
+	}
+	return false
+}
+
 // assignment finds "<name> = value", "<name>: value", `"<name>": "value"` where the name says
 // it holds a secret. The value is then judged by looksRandom, so "token: see the wiki" passes.
 var assignment = lazyRegexp(`(?i)([A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|pass|passphrase|secret|token|key|credentials?)[A-Za-z0-9_.\-]*)["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;(){}\[\]|\\<>]{8,})`)
@@ -128,6 +152,9 @@ func scanPlain(line string) string {
 
 // tokenKind returns the kind of the first well-known credential shape in s, "" for none.
 func tokenKind(s string) string {
+	if !hasTokenCue(s) {
+		return "" // most lines: no pattern can match, and the regexps cost far more than this
+	}
 	for _, p := range secretPatterns() {
 		if m := p.re.FindString(s); m != "" && !xPlaceholder(m) {
 			return p.kind

@@ -61,6 +61,9 @@ func scanSplit(lines []string, i int) (string, int) {
 		joined += next
 		found := false
 		for _, p := range secretPatterns() {
+			if !hasTokenCue(joined) {
+				break // no pattern can match
+			}
 			loc := p.re.FindStringIndex(joined)
 			// Only a match that begins on the first line and crosses into the line just added is
 			// (still) a split credential; one within a later line is that line's own finding.

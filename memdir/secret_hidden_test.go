@@ -87,3 +87,15 @@ func TestWithholdSecrets(t *testing.T) {
 		t.Errorf("clean text changed: %q %v", out, found)
 	}
 }
+
+// BenchmarkScanSecrets scans a typical memory: prose, a code block, a list — what every save,
+// lint and MCP result pays.
+func BenchmarkScanSecrets(b *testing.B) {
+	text := strings.Repeat("The deploy script reads DEPLOY_TOKEN from the environment; never commit it.\n"+
+		"```go\nfunc (s *Store) Add(ctx context.Context, in Input) (Result, error) {\n```\n"+
+		"- 部署前先在预发布环境验证，再推送到生产环境。\n- See https://wiki.example.com/deploy for details\n", 10)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		ScanSecrets(text)
+	}
+}
