@@ -104,3 +104,38 @@ func TestHTTPConnectionCap(t *testing.T) {
 		t.Error("the silent connection was not closed")
 	}
 }
+
+// A client that stops reading a response cannot hold its handler: each write has WriteTimeout
+// to complete, then fails, while a stream that is read lives on.
+func TestHTTPWriteTimeout(t *testing.T) {
+	ended := make(chan error, 1)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tw := &timedWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: 300 * time.Millisecond}
+		chunk := make([]byte, 64<<10)
+		for {
+			if _, err := tw.Write(chunk); err != nil {
+				ended <- err
+				return
+			}
+			tw.Flush()
+		}
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: h}
+	go hs.Serve(ln)
+	defer hs.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") // and never read
+	select {
+	case <-ended: // the write failed once its deadline passed
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler is still writing to a client that does not read")
+	}
+}
