@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/strata-mem/strata/internal/fsutil"
@@ -94,17 +95,20 @@ type drift struct {
 	want string // the hook the line should have
 }
 
-// drifted returns the index lines strata wrote (title = the memory's name, file named after
-// it) whose hook is not what the file's description gives now.
+// drifted returns the index lines strata wrote — title = the memory's name, file named after
+// it, the line exactly as FormatIndexLine writes it (a line a person wrote in another form is
+// theirs to word) — whose hook is not what the file's description gives now.
 func drifted(root *os.Root, mems []Memory, idx string) []drift {
 	byFile := make(map[string]Memory, len(mems))
 	for _, m := range mems {
 		byFile[m.File] = m
 	}
+	lines := strings.Split(strings.ReplaceAll(strings.TrimPrefix(idx, "\ufeff"), "\r\n", "\n"), "\n")
 	var out []drift
 	for _, e := range indexLinks(root, idx) {
 		m, ok := byFile[e.File]
-		if !ok || e.State != LinkOK || e.Title != m.Name || !strataLine(e.IndexEntry) {
+		if !ok || e.State != LinkOK || e.Title != m.Name || !strataLine(e.IndexEntry) ||
+			e.Line > len(lines) || lines[e.Line-1] != FormatIndexLine(e.Title, e.File, e.Hook) {
 			continue
 		}
 		want, _ := ParseIndexLine(FormatIndexLine(m.Name, e.File, m.Description))

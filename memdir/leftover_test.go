@@ -93,6 +93,12 @@ func TestRepairIndexFromFiles(t *testing.T) {
 	if err := os.WriteFile(topic, content, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A line a person wrote in another form is theirs: not reported, not rewritten.
+	idx0, _ := os.ReadFile(s.IndexPath())
+	own := "  - [other](./other.md) - in my own words"
+	if err := os.WriteFile(s.IndexPath(), []byte(strings.Replace(string(idx0), "- [other](other.md) — untouched", own, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	lost, _ := Render(Input{Name: "lost", Description: "never indexed", Type: TypeUser, Body: "b\n"}, testNow)
 	os.WriteFile(filepath.Join(s.Dir(), "lost.md"), lost, 0o600)
 	old := time.Now().Add(-2 * StaleTempAge)
@@ -116,7 +122,7 @@ func TestRepairIndexFromFiles(t *testing.T) {
 		t.Errorf("Repair = %+v", res)
 	}
 	idx, _ := os.ReadFile(s.IndexPath())
-	for _, want := range []string{"- [部署](部署.md) — 新的描述", "- [lost](lost.md) — never indexed", "- [other](other.md) — untouched"} {
+	for _, want := range []string{"- [部署](部署.md) — 新的描述", "- [lost](lost.md) — never indexed", own} {
 		if !strings.Contains(string(idx), want+"\n") {
 			t.Errorf("index lacks %q:\n%s", want, idx)
 		}
