@@ -89,3 +89,47 @@ func TestFrameFilterLongLine(t *testing.T) {
 		t.Errorf("replied %q, want %q", out.String(), want)
 	}
 }
+
+// FuzzFrameFilter: whatever the input, every line passed on is one JSON-RPC message (or batch)
+// and every reply is a JSON-RPC error object on a line of its own.
+func FuzzFrameFilter(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n",
+		"not json\n{}\n[]\n",
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]` + "\r\n",
+		`{"jsonrpc":"2.0","id":{"x":1},"method":7}`,
+		strings.Repeat("x", 200) + "\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var out bytes.Buffer
+		ff := newFrameFilter(io.NopCloser(strings.NewReader(in)), &lockedWriter{w: nopWriter{&out}}, 128, nil)
+		passed, err := io.ReadAll(ff)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(string(passed), "\n"), "\n") {
+			if line == "" {
+				continue
+			}
+			fresh := newFrameFilter(nil, nil, 128, nil) // no protocol version seen: batches pass
+			if !json.Valid([]byte(line)) || fresh.check([]byte(line), false) != nil {
+				t.Fatalf("passed on %q", line)
+			}
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if line == "" {
+				continue
+			}
+			var r struct {
+				Version string              `json:"jsonrpc"`
+				ID      json.RawMessage     `json:"id"`
+				Error   *struct{ Code int } `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(line), &r); err != nil || r.Version != "2.0" || r.Error == nil || len(r.ID) == 0 {
+				t.Fatalf("bad reply %q (%v)", line, err)
+			}
+		}
+	})
+}

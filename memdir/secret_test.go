@@ -49,15 +49,25 @@ func TestScanSecretsIgnoresProseAndCode(t *testing.T) {
 }
 
 func FuzzScanSecrets(f *testing.F) {
-	for _, s := range []string{"password = Xk9#mQ2$vL8pR4", "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "token: 口令", "a=b\nc:d"} {
+	for _, s := range []string{"password = Xk9#mQ2$vL8pR4", "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "token: 口令", "a=b\nc:d",
+		"ghp_aBcDeFgHiJkLmNo\nPqRsTuVwXyZ0123456789", "Z2hwX2FCY0RlRmdIaUprTG1Ob1BxUnNUdVZ3WHlaMDEyMzQ1Njc4OQ==", "ｇｈｐ＿\u200b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		lines := strings.Count(text, "\n") + 1
-		for _, fd := range ScanSecrets(text) {
-			if fd.Line < 1 || fd.Line > lines || fd.Kind == "" {
+		found := ScanSecrets(text)
+		for _, fd := range found {
+			if fd.Line < 1 || fd.Lines < 1 || fd.Line+fd.Lines-1 > lines || fd.Kind == "" {
 				t.Fatalf("bad finding %+v for %q", fd, text)
 			}
+		}
+		// Withholding leaves nothing a second scan finds, and keeps a clean text as it is.
+		out, withheld := WithholdSecrets(text)
+		if len(withheld) != len(found) || len(found) == 0 && out != text {
+			t.Fatalf("WithholdSecrets(%q) = %q, %d findings; ScanSecrets found %d", text, out, len(withheld), len(found))
+		}
+		if again := ScanSecrets(out); len(again) != 0 {
+			t.Fatalf("after withholding %q: %+v", out, again)
 		}
 	})
 }
