@@ -17,18 +17,28 @@
 //   - Scope: a Server serves one project (Options.Project, else the client's first root, else
 //     the working directory). Path arguments are resolved through an os.Root on the project and
 //     memory files are read through an os.Root on the memory directory, so neither ".." nor a
-//     symlink leads anywhere else; instruction files from outside the project and STRATA_HOME
-//     are listed as withheld, never read out.
+//     symlink leads anywhere else, and only as regular files (a FIFO or device is refused at
+//     once); instruction files from outside the project and STRATA_HOME are listed as withheld,
+//     never read out.
+//   - Secrets: every string of a tool result and every resource text passes
+//     memdir.WithholdSecrets; a line that looks like a credential (plain or obfuscated) reaches
+//     the client as a marker naming its kind.
 //   - Freshness: a save or forget through the server updates the search index and the resource
 //     list before the call returns. Changes made by others are picked up by a watcher that polls
 //     the memory directory (Options.PollInterval, reading only files whose size, mtime or inode
 //     changed) and announced with resources/list_changed and resources/updated.
 //   - Errors: a bad argument is a tool error that says what to fix; a panic in a handler fails
-//     that call only. Any number of sessions may call tools at once.
+//     that call only; over stdio a line that is not a JSON-RPC message gets a JSON-RPC error
+//     (parse error or invalid request) and the session goes on. Any number of sessions may
+//     call tools at once.
 //   - Lifetime: the watcher is the only goroutine the Server starts; Close stops it and waits.
 //     RunStdio answers every call it has read before returning, so a client that closes its
-//     input right after a write still gets the write done.
+//     input right after a write still gets the write done. Once ctx is cancelled, Run (and
+//     Close, for the watcher) waits at most 5 s for what is still running, so a call stuck in
+//     a system call cannot keep the process from ending.
 //   - HTTP: Handler serves the streamable HTTP transport at /mcp with optional Bearer
 //     authentication and the Origin check the MCP specification asks for; CheckListenAddr
-//     refuses non-loopback addresses without a token.
+//     refuses non-loopback addresses without a token. Serve bounds request headers (10 s), bodies
+//     (16 MB, 30 s), each response write (30 s) and idle connections (2 min), and serves at most
+//     128 connections at once (HTTPOptions).
 package mcpserver

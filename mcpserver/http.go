@@ -1,14 +1,17 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,6 +32,38 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// SessionTimeout closes sessions idle this long; 0 means 30 minutes.
 	SessionTimeout time.Duration
+
+	// Limits on what one client can hold (0 means the default named). A request's headers
+	// must arrive within HeaderTimeout (10 s) and its body, at most MaxBodyBytes (16 MB),
+	// within BodyTimeout (30 s) of its start: a slower client is answered 408 and its
+	// connection closed. Each write of a response must be taken within WriteTimeout (30 s), so
+	// an event stream lives as long as its client reads it. A keep-alive connection idle for
+	// IdleTimeout (2 min) is closed, and at most MaxConns (128) connections are served at
+	// once; more wait to be accepted.
+	HeaderTimeout, BodyTimeout, WriteTimeout, IdleTimeout time.Duration
+	MaxBodyBytes                                          int64
+	MaxConns                                              int
+}
+
+// withDefaults fills the zero limits.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.SessionTimeout, 30*time.Minute)
+	def(&o.HeaderTimeout, 10*time.Second)
+	def(&o.BodyTimeout, 30*time.Second)
+	def(&o.WriteTimeout, 30*time.Second)
+	def(&o.IdleTimeout, 2*time.Minute)
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 16 << 20
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = 128
+	}
+	return o
 }
 
 // CheckListenAddr normalises addr for listening and checks it against the token rule. A bare
@@ -69,10 +104,11 @@ func isLoopbackHost(host string) bool {
 // for: a request whose Origin header names a site other than a loopback one (or one listed in
 // AllowedOrigins) is refused with 403, so a web page cannot drive a local server. Requests
 // without an Origin (every non-browser client) pass.
+//
+// The request body is read whole (within BodyTimeout and MaxBodyBytes) before the request is
+// handled, and every write of the response has WriteTimeout to complete.
 func (s *Server) Handler(opts HTTPOptions) http.Handler {
-	if opts.SessionTimeout == 0 {
-		opts.SessionTimeout = 30 * time.Minute
-	}
+	opts = opts.withDefaults()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: opts.SessionTimeout})
 	allowed := map[string]bool{}
@@ -81,6 +117,10 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(Endpoint, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		// Bounds the body read below, and the server's discarding of a body a refusal leaves
+		// unread. (Errors: a writer without deadlines, as in tests, just has none.)
+		_ = rc.SetReadDeadline(time.Now().Add(opts.BodyTimeout))
 		if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, allowed) {
 			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
 			return
@@ -90,10 +130,60 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 			http.Error(w, "Unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
 			return
 		}
-		h.ServeHTTP(w, r)
+		if !readBody(w, r, opts.MaxBodyBytes) {
+			return
+		}
+		// An event stream may stay open long after its request: no read deadline for it.
+		_ = rc.SetReadDeadline(time.Time{})
+		h.ServeHTTP(&timedWriter{ResponseWriter: w, rc: rc, timeout: opts.WriteTimeout}, r)
 	}))
 	return mux
 }
+
+// readBody replaces r.Body with its content read whole, at most max bytes, under the read
+// deadline already set. A body too large is answered 413, one too slow 408 with the
+// connection closed; readBody then reports false.
+func readBody(w http.ResponseWriter, r *http.Request, max int64) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	r.Body.Close()
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			http.Error(w, fmt.Sprintf("Request Entity Too Large: the limit is %d bytes", max), http.StatusRequestEntityTooLarge)
+			return false
+		}
+		w.Header().Set("Connection", "close")
+		http.Error(w, "Request Timeout: the body did not arrive in time", http.StatusRequestTimeout)
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	return true
+}
+
+// timedWriter gives each write and flush of a response its own deadline, so that a client
+// that stops reading cannot hold the handler, while a stream it keeps reading lives on.
+type timedWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (t *timedWriter) Write(p []byte) (int, error) {
+	_ = t.rc.SetWriteDeadline(time.Now().Add(t.timeout))
+	return t.ResponseWriter.Write(p)
+}
+
+// Flush implements http.Flusher (through the ResponseController, as the SDK flushes).
+func (t *timedWriter) Flush() {
+	_ = t.rc.SetWriteDeadline(time.Now().Add(t.timeout))
+	_ = t.rc.Flush()
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (t *timedWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 
 func originAllowed(origin string, allowed map[string]bool) bool {
 	if allowed[strings.ToLower(strings.TrimSuffix(origin, "/"))] {
@@ -116,9 +206,16 @@ func bearerOK(header, token string) bool {
 
 // Serve serves the HTTP transport on ln until ctx is cancelled, then shuts down gracefully:
 // calls in flight get up to 5 seconds, then remaining connections are closed. It returns nil
-// after a requested stop and the listener's error otherwise.
+// after a requested stop and the listener's error otherwise. The limits of opts apply (see
+// HTTPOptions); at most MaxConns connections are accepted at once.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
-	hs := &http.Server{Handler: s.Handler(opts), ReadHeaderTimeout: 10 * time.Second}
+	opts = opts.withDefaults()
+	hs := &http.Server{
+		Handler:           s.Handler(opts),
+		ReadHeaderTimeout: opts.HeaderTimeout,
+		IdleTimeout:       opts.IdleTimeout,
+	}
+	ln = limitListener(ln, opts.MaxConns)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -138,4 +235,48 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts HTTPOptions) e
 		}
 		return nil
 	}
+}
+
+// limitListener accepts at most n connections at once: Accept waits while n are open.
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &capListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type capListener struct {
+	net.Listener
+	sem       chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func (l *capListener) Accept() (net.Conn, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &capConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+func (l *capListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// capConn gives its slot back when it is closed (once, however often Close is called).
+type capConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *capConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/memdir"
 )
 
@@ -121,7 +123,9 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		return nil, fmt.Errorf("read %s: %w", uri, err)
 	}
 	defer root.Close()
-	f, err := root.Open(file)
+	// Opened non-blocking and fstat-checked: a FIFO in the memory dir is refused, not waited
+	// on. No cap at the open; the text is cut below.
+	f, st, err := fsutil.OpenRegularIn(root, file, math.MaxInt64)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, mcp.ResourceNotFoundError(uri)
@@ -129,13 +133,6 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		return nil, fmt.Errorf("read %s: refused: %v", uri, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", uri, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file", uri)
-	}
 	data, err := io.ReadAll(io.LimitReader(f, memdir.MaxFileBytes))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", uri, err)

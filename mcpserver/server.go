@@ -95,7 +95,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 				Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			},
 		})
-	s.mcp.AddReceivingMiddleware(s.guard)
+	// guard runs first (outermost); withhold sees every result on its way out.
+	s.mcp.AddReceivingMiddleware(s.guard, s.withhold)
 	s.addTools()
 	s.addResourceTemplates()
 	if opts.Project != "" {
@@ -118,23 +119,52 @@ apply to a file; session_search finds earlier conversations.`
 // MCP returns the underlying SDK server, for callers that connect their own transport.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Run serves one session over t until the client disconnects or ctx is cancelled.
+// shutdownGrace bounds how long Run and Close wait, once a stop is asked, for calls and the
+// watcher to finish: a call stuck in a system call that no context reaches must not keep the
+// process from ending on SIGTERM.
+var shutdownGrace = 5 * time.Second
+
+// Run serves one session over t until the client disconnects or ctx is cancelled. After ctx
+// is cancelled it returns once the calls in flight are done or shutdownGrace (5 s) has passed,
+// whichever comes first; a call still running then is abandoned (its goroutine ends with the
+// process).
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	err := s.mcp.Run(ctx, t)
+	done := make(chan error, 1)
+	go func() { done <- s.mcp.Run(ctx, t) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		timer := time.NewTimer(shutdownGrace)
+		defer timer.Stop()
+		select {
+		case err = <-done:
+		case <-timer.C:
+			s.log.Warn("mcpserver: calls still running after the stop was asked; not waiting for them", "grace", shutdownGrace)
+			return ctx.Err()
+		}
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
 	return err
 }
 
-// Close stops the watcher and waits for it. Sessions still connected keep working, but
+// Close stops the watcher and waits for it (at most shutdownGrace: a watcher stuck in a system
+// call is abandoned). Sessions still connected keep working, but
 // files changed on disk are no longer announced.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
 	s.stop()
-	s.wg.Wait()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(shutdownGrace):
+		s.log.Warn("mcpserver: the watcher did not stop in time; not waiting for it", "grace", shutdownGrace)
+	}
 	return nil
 }
 

@@ -18,8 +18,14 @@ const drainTimeout = 30 * time.Second
 // until the input ends or ctx is cancelled. When the input ends, calls already read are
 // answered before it returns (for up to 30 seconds), so `strata mcp < requests.jsonl` gets
 // every answer and every write it asked for is done.
+//
+// A line that is not a JSON-RPC message (not JSON, too long, not a message) is answered with
+// a JSON-RPC error (parse error or invalid request, id null unless the line had one) and the
+// session goes on.
 func (s *Server) RunStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	return s.Run(ctx, &drainTransport{inner: &mcp.IOTransport{Reader: r, Writer: w}})
+	out := &lockedWriter{w: w}
+	in := newFrameFilter(r, out, maxFrame, s.log.Warn)
+	return s.Run(ctx, &drainTransport{inner: &mcp.IOTransport{Reader: in, Writer: out}})
 }
 
 // drainTransport wraps a transport so that the end of input waits for calls in flight.

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
 )
@@ -220,18 +222,11 @@ func (p *project) readMemory(file string) (memdir.Memory, error) {
 		return memdir.Memory{}, err
 	}
 	defer root.Close()
-	f, err := root.Open(file)
+	f, st, err := fsutil.OpenRegularIn(root, file, math.MaxInt64) // cut below
 	if err != nil {
 		return memdir.Memory{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return memdir.Memory{}, err
-	}
-	if !st.Mode().IsRegular() {
-		return memdir.Memory{}, fmt.Errorf("%s: not a regular file", file)
-	}
 	data, err := io.ReadAll(io.LimitReader(f, memdir.MaxFileBytes))
 	if err != nil {
 		return memdir.Memory{}, err

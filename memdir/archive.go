@@ -100,7 +100,7 @@ func AppendArchiveLog(dir string, rec ArchiveRecord) error {
 // skipped.
 func ReadArchiveLog(dir string) ([]ArchiveRecord, error) {
 	p := filepath.Join(dir, filepath.FromSlash(ArchiveLogFile))
-	data, err := os.ReadFile(p)
+	data, err := fsutil.ReadRegular(p, MaxWholeRead)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

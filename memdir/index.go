@@ -135,7 +135,7 @@ func (s *Store) readIndexRaw() (text string, ok bool, err error) {
 		return "", false, err
 	}
 	defer root.Close()
-	data, err := root.ReadFile(IndexFile)
+	data, err := readWhole(root, IndexFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
 	}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/tokens"
 )
 
@@ -20,7 +22,8 @@ import (
 // a directory or an unreadable file (Claude Code loads only MEMORY.md and does nothing with such
 // a line, so it changes nothing the model sees), files missing from the index, missing
 // frontmatter, description or type, an unknown type, several index lines for one file, binary
-// or oversized files, symlinks leading out of the dir. Lint never changes a file. The error is
+// or oversized files, symlinks leading out of the dir, temp files of interrupted writes and index
+// lines whose description is not the file's (see Repair). Lint never changes a file. The error is
 // for failures to read the dir itself.
 func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 	mems, diags, err := s.List(ctx)
@@ -113,6 +116,7 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 			diags = append(diags, Diagnostic{Path: ip, Line: f.Line, Severity: SevError, Message: "looks like a secret (" + f.Kind + "); remove it"})
 		}
 	}
+	diags = append(diags, s.lintLeftovers(root, mems, idx)...)
 	for _, m := range mems {
 		if _, ok := indexed[m.File]; !ok {
 			diags = append(diags, Diagnostic{Path: m.Path, Severity: SevWarning,
@@ -144,7 +148,7 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 }
 
 func readCapped(root *os.Root, rel string) ([]byte, error) {
-	f, err := root.Open(filepath.FromSlash(rel))
+	f, _, err := fsutil.OpenRegularIn(root, filepath.FromSlash(rel), math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}

@@ -30,8 +30,9 @@ func (e *SecretError) Unwrap() error { return ErrSecret }
 
 // SecretFinding is one match of ScanSecrets.
 type SecretFinding struct {
-	Kind string // e.g. "AWS access key ID", "PEM private key"
-	Line int    // 1-based
+	Kind  string // e.g. "AWS access key ID", "PEM private key"
+	Line  int    // 1-based
+	Lines int    // the lines it spans from Line: 1, more for a key split over lines
 }
 
 type secretPattern struct {
@@ -64,6 +65,30 @@ func compilePatterns() []secretPattern {
 	}
 }
 
+// tokenCues are literal pieces one of which every secretPatterns match contains (the AWS
+// secret key's "aws", in any case, is checked apart). A new pattern needs its cue here.
+var tokenCues = []string{
+	"PRIVATE KEY", "AKIA", "ASIA", "ABIA", "ACCA", "A3T", "AIza", "ya29.", `"private_key_id"`,
+	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+	"glpat-", "gldt-", "glptt-", "glrt-", "glsoat-", "glcbt-", "gloas-",
+	"xox", "hooks.slack.com", "sk-", "eyJ", "k_live_", "npm_",
+}
+
+// hasTokenCue reports whether s holds one of tokenCues or "aws" in any case.
+func hasTokenCue(s string) bool {
+	for _, c := range tokenCues {
+		if strings.Contains(s, c) {
+			return true
+		}
+	}
+	for i := 0; i+3 <= len(s); i++ {
+		if s[i]|0x20 == 'a' && s[i+1]|0x20 == 'w' && s[i+2]|0x20 == 's' {
+			return true
+		}
+	}
+	return false
+}
+
 // assignment finds "<name> = value", "<name>: value", `"<name>": "value"` where the name says
 // it holds a secret. The value is then judged by looksRandom, so "token: see the wiki" passes.
 var assignment = lazyRegexp(`(?i)([A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|pass|passphrase|secret|token|key|credentials?)[A-Za-z0-9_.\-]*)["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;(){}\[\]|\\<>]{8,})`)
@@ -73,31 +98,69 @@ var assignment = lazyRegexp(`(?i)([A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|pa
 // OpenAI keys, JWTs, PEM private keys) and for high-entropy values assigned to names such as
 // password, secret or token. Placeholders ("<token>", "${TOKEN}", "xxxx", "changeme"), names of
 // variables and ordinary words are not findings.
+//
+// Obfuscated secrets are found too (see secret_hidden.go): text is read with invisible
+// characters (zero-width spaces and joiners, soft hyphens, byte order marks) removed and
+// full-width letters folded to ASCII; a credential split over up to four lines is joined; and
+// base64 runs are decoded and looked at for the shapes of known credentials.
 func ScanSecrets(text string) []SecretFinding {
 	var out []SecretFinding
-	for i, line := range strings.Split(text, "\n") {
-		if len(line) < 8 {
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		if kind := scanLine(lines[i]); kind != "" {
+			out = append(out, SecretFinding{Kind: kind, Line: i + 1, Lines: 1})
 			continue
 		}
-		found := false
-		for _, p := range secretPatterns() {
-			if m := p.re.FindString(line); m != "" && !xPlaceholder(m) {
-				out = append(out, SecretFinding{Kind: p.kind, Line: i + 1})
-				found = true
-				break
-			}
-		}
-		if found {
-			continue
-		}
-		for _, m := range assignment().FindAllStringSubmatch(line, -1) {
-			if secretName(m[1]) && looksRandom(m[2]) {
-				out = append(out, SecretFinding{Kind: fmt.Sprintf("high-entropy value assigned to %q", m[1]), Line: i + 1})
-				break
-			}
+		if kind, n := scanSplit(lines, i); kind != "" {
+			out = append(out, SecretFinding{Kind: kind, Line: i + 1, Lines: n})
+			i += n - 1
 		}
 	}
 	return out
+}
+
+// scanLine returns the kind of secret line holds, as written, with hidden characters removed
+// and full-width letters folded, or base64-encoded; "" for none.
+func scanLine(line string) string {
+	if kind := scanPlain(line); kind != "" {
+		return kind
+	}
+	norm := unhide(line)
+	if norm != line {
+		if kind := scanPlain(norm); kind != "" {
+			return kind + " (hidden with invisible or full-width characters)"
+		}
+	}
+	return scanBase64(norm)
+}
+
+// scanPlain is the scan of one line as it stands: token shapes first, then assignments.
+func scanPlain(line string) string {
+	if len(line) < 8 {
+		return ""
+	}
+	if kind := tokenKind(line); kind != "" {
+		return kind
+	}
+	for _, m := range assignment().FindAllStringSubmatch(line, -1) {
+		if secretName(m[1]) && looksRandom(m[2]) {
+			return fmt.Sprintf("high-entropy value assigned to %q", m[1])
+		}
+	}
+	return ""
+}
+
+// tokenKind returns the kind of the first well-known credential shape in s, "" for none.
+func tokenKind(s string) string {
+	if !hasTokenCue(s) {
+		return "" // most lines: no pattern can match, and the regexps cost far more than this
+	}
+	for _, p := range secretPatterns() {
+		if m := p.re.FindString(s); m != "" && !xPlaceholder(m) {
+			return p.kind
+		}
+	}
+	return ""
 }
 
 var placeholder = lazyRegexp(`(?i)^(?:x{3,}|\*{3,}|\.{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|\{\{.*\}\})$|example|changeme|placeholder|redacted|your[_\-]|dummy|sample|xxxx|\*\*\*|\.\.\.|^\$`)

@@ -41,48 +41,7 @@ func TestScanSecretsFinds(t *testing.T) {
 // TestScanSecretsIgnoresProseAndCode guards against false positives: memories talk about
 // tokens, passwords and keys all the time.
 func TestScanSecretsIgnoresProseAndCode(t *testing.T) {
-	clean := []string{
-		"The auth token is refreshed every hour; never log it.",
-		"token: see the wiki page on rotation",
-		"password: hunter2",
-		"max_tokens: 4096",
-		"token_budget = 25000 tokens",
-		`api_key = os.Getenv("API_KEY")`,
-		"TOKEN=${GITHUB_TOKEN}",
-		"secret_key: <your key here>",
-		"password := cfg.Database.Password",
-		"passwordHash := bcrypt.GenerateFromPassword(pw)",
-		"accessToken = getAccessToken()",
-		"secretName: prod-db-credentials-v2",
-		"SECRET_KEY=changeme-in-production",
-		"token: xxxxxxxxxxxxxxxxxxxx",
-		"password: ********",
-		"credentials: ~/.aws/credentials",
-		"the password: 口令要足够长，至少十二个字符",
-		"密码：见保险库 vault://prod/db",
-		"commit 3f9a8c2d1e4b5a6c7d8e9f0a1b2c3d4e5f6a7b8c fixed the bug",
-		"sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-		"uuid 123e4567-e89b-12d3-a456-426614174000",
-		"Use `sk-` prefixed keys from the OpenAI dashboard.",
-		"GitHub tokens start with ghp_ and GitLab ones with glpat-.",
-		"Rotate the AWS keys (AKIA…) every 90 days.",
-		"func (s *Store) Token() string { return s.token }",
-		"-----BEGIN CERTIFICATE-----",
-		"-----BEGIN PUBLIC KEY-----",
-		"See https://jwt.io for decoding eyJ-style tokens.",
-		"version: 2.15.0, released 2026-01-02",
-		"GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-		"https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
-		`"prompt_tokens_details": map[string]any{"cached_tokens": n}`,
-		`{"input_tokens": 33854, "output_tokens": 12, "token_usage": "Optional[str]"}`,
-		`total_tokens: 33854\ntool_uses: 3`,
-		"tokenizer = AutoTokenizer.from_pretrained(name)",
-		"token = tokens[index]",
-		`--password "${CLICKHOUSE_PASSWORD:-clickhouse}"`,
-		"passwordHash = hashAndSalt(pw2Input)",
-		"secretName: prod-db-credentials-v2",
-	}
-	for _, text := range clean {
+	for _, text := range cleanTexts {
 		if got := ScanSecrets(text); len(got) != 0 {
 			t.Errorf("ScanSecrets(%q) = %+v, want nothing", text, got)
 		}
@@ -90,15 +49,68 @@ func TestScanSecretsIgnoresProseAndCode(t *testing.T) {
 }
 
 func FuzzScanSecrets(f *testing.F) {
-	for _, s := range []string{"password = Xk9#mQ2$vL8pR4", "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "token: 口令", "a=b\nc:d"} {
+	for _, s := range []string{"password = Xk9#mQ2$vL8pR4", "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "token: 口令", "a=b\nc:d",
+		"ghp_aBcDeFgHiJkLmNo\nPqRsTuVwXyZ0123456789", "Z2hwX2FCY0RlRmdIaUprTG1Ob1BxUnNUdVZ3WHlaMDEyMzQ1Njc4OQ==", "ｇｈｐ＿\u200b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		lines := strings.Count(text, "\n") + 1
-		for _, fd := range ScanSecrets(text) {
-			if fd.Line < 1 || fd.Line > lines || fd.Kind == "" {
+		found := ScanSecrets(text)
+		for _, fd := range found {
+			if fd.Line < 1 || fd.Lines < 1 || fd.Line+fd.Lines-1 > lines || fd.Kind == "" {
 				t.Fatalf("bad finding %+v for %q", fd, text)
 			}
 		}
+		// Withholding leaves nothing a second scan finds, and keeps a clean text as it is.
+		out, withheld := WithholdSecrets(text)
+		if len(withheld) != len(found) || len(found) == 0 && out != text {
+			t.Fatalf("WithholdSecrets(%q) = %q, %d findings; ScanSecrets found %d", text, out, len(withheld), len(found))
+		}
+		if again := ScanSecrets(out); len(again) != 0 {
+			t.Fatalf("after withholding %q: %+v", out, again)
+		}
 	})
+}
+
+// cleanTexts are prose and code about secrets that hold none.
+var cleanTexts = []string{
+	"The auth token is refreshed every hour; never log it.",
+	"token: see the wiki page on rotation",
+	"password: hunter2",
+	"max_tokens: 4096",
+	"token_budget = 25000 tokens",
+	`api_key = os.Getenv("API_KEY")`,
+	"TOKEN=${GITHUB_TOKEN}",
+	"secret_key: <your key here>",
+	"password := cfg.Database.Password",
+	"passwordHash := bcrypt.GenerateFromPassword(pw)",
+	"accessToken = getAccessToken()",
+	"secretName: prod-db-credentials-v2",
+	"SECRET_KEY=changeme-in-production",
+	"token: xxxxxxxxxxxxxxxxxxxx",
+	"password: ********",
+	"credentials: ~/.aws/credentials",
+	"the password: 口令要足够长，至少十二个字符",
+	"密码：见保险库 vault://prod/db",
+	"commit 3f9a8c2d1e4b5a6c7d8e9f0a1b2c3d4e5f6a7b8c fixed the bug",
+	"sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+	"uuid 123e4567-e89b-12d3-a456-426614174000",
+	"Use `sk-` prefixed keys from the OpenAI dashboard.",
+	"GitHub tokens start with ghp_ and GitLab ones with glpat-.",
+	"Rotate the AWS keys (AKIA…) every 90 days.",
+	"func (s *Store) Token() string { return s.token }",
+	"-----BEGIN CERTIFICATE-----",
+	"-----BEGIN PUBLIC KEY-----",
+	"See https://jwt.io for decoding eyJ-style tokens.",
+	"version: 2.15.0, released 2026-01-02",
+	"GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+	"https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+	`"prompt_tokens_details": map[string]any{"cached_tokens": n}`,
+	`{"input_tokens": 33854, "output_tokens": 12, "token_usage": "Optional[str]"}`,
+	`total_tokens: 33854\ntool_uses: 3`,
+	"tokenizer = AutoTokenizer.from_pretrained(name)",
+	"token = tokens[index]",
+	`--password "${CLICKHOUSE_PASSWORD:-clickhouse}"`,
+	"passwordHash = hashAndSalt(pw2Input)",
+	"secretName: prod-db-credentials-v2",
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -247,7 +248,8 @@ func unwrapPath(err error) string {
 // when the file is not usable as a memory (binary, vanished); the reason is in the diagnostics.
 func (s *Store) readFile(root *os.Root, e entry) (m Memory, diags []Diagnostic, ok bool, err error) {
 	abs := s.abs(e.file)
-	f, err := root.Open(filepath.FromSlash(e.file))
+	// No size cap at the open: a larger file is cut below, with a warning.
+	f, fi, err := fsutil.OpenRegularIn(root, filepath.FromSlash(e.file), math.MaxInt64)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Memory{}, nil, false, nil
 	}
@@ -255,10 +257,6 @@ func (s *Store) readFile(root *os.Root, e entry) (m Memory, diags []Diagnostic, 
 		return Memory{}, []Diagnostic{{Path: abs, Severity: SevWarning, Message: "cannot read: " + unwrapPath(err)}}, false, nil
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Memory{}, []Diagnostic{{Path: abs, Severity: SevWarning, Message: "cannot stat: " + unwrapPath(err)}}, false, nil
-	}
 	data, err := readUpTo(f, fi.Size(), MaxFileBytes+1)
 	if err != nil {
 		return Memory{}, []Diagnostic{{Path: abs, Severity: SevWarning, Message: "cannot read: " + unwrapPath(err)}}, false, nil
@@ -283,6 +281,16 @@ func (s *Store) readFile(root *os.Root, e entry) (m Memory, diags []Diagnostic, 
 
 // readUpTo reads at most limit bytes of f, sized by the file's size so that small files take
 // one read and one allocation.
+// MaxWholeRead caps a read that needs a file whole — MEMORY.md, a file kept to restore or
+// archive, strata's own logs, a memory shown whole — so that a huge (sparse) file is an error,
+// never an exhausted memory; a file that is not regular (a FIFO, a device) is refused unread.
+const MaxWholeRead = 64 << 20
+
+// readWhole reads rel through root: a regular file of at most MaxWholeRead bytes.
+func readWhole(root *os.Root, rel string) ([]byte, error) {
+	return fsutil.ReadRegularIn(root, filepath.FromSlash(rel), MaxWholeRead)
+}
+
 func readUpTo(f io.Reader, size int64, limit int64) ([]byte, error) {
 	n := min(max(size, 0)+1, limit) // +1 to see EOF (or growth since the stat) in one read
 	buf := make([]byte, 0, n)

@@ -30,7 +30,7 @@ type Watch struct {
 // watched it yet (no file). A corrupt file is an error (and counts as no evidence).
 func ReadWatch(dir string) (w Watch, ok bool, err error) {
 	p := filepath.Join(dir, WatchFile)
-	data, err := os.ReadFile(p)
+	data, err := fsutil.ReadRegular(p, 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Watch{}, false, nil
 	}

@@ -100,7 +100,8 @@ func validate(in *Input) error {
 	return nil
 }
 
-// lock takes the directory's write lock, creating the directory (0700) if needed.
+// lock takes the directory's write lock, creating the directory (0700) if needed, and removes
+// the temp files of writes killed earlier (older than StaleTempAge).
 func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 	if err := s.opts.FS.MkdirAll(s.dir, fsutil.DirMode); err != nil {
 		return nil, fmt.Errorf("memdir: create %s: %w", s.dir, err)
@@ -113,6 +114,7 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("memdir: %w", err)
 	}
+	s.removeStaleTemps() // what a write killed earlier left behind
 	return func() {
 		if err := u(); err != nil {
 			s.log.Warn("memdir: unlock", "path", lp, "err", err)
@@ -227,7 +229,7 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 	}
 	var old []byte
 	if exists {
-		if old, err = root.ReadFile(filepath.FromSlash(file)); err != nil {
+		if old, err = readWhole(root, file); err != nil {
 			return Result{}, fmt.Errorf("memdir: read %s: %w", s.abs(file), err)
 		}
 		// Replacing a memory edits its frontmatter in place: keys strata does not write
@@ -379,7 +381,7 @@ func (s *Store) taken(root *os.Root, rel string) (bool, error) {
 // file when it did not exist.
 func (s *Store) restore(root *os.Root, rel string, old []byte, existed bool) error {
 	if existed {
-		if cur, err := root.ReadFile(filepath.FromSlash(rel)); err == nil && string(cur) == string(old) {
+		if cur, err := readWhole(root, rel); err == nil && string(cur) == string(old) {
 			return nil
 		}
 		if err := fsutil.WriteFileFS(s.opts.FS, s.abs(rel), old, fsutil.FileMode); err != nil {
@@ -396,7 +398,7 @@ func (s *Store) restore(root *os.Root, rel string, old []byte, existed bool) err
 // restoreIndex rewrites MEMORY.md with old when the disk no longer holds it (a failed write
 // whose rename landed before the directory sync failed).
 func (s *Store) restoreIndex(root *os.Root, old string) error {
-	cur, err := root.ReadFile(IndexFile)
+	cur, err := readWhole(root, IndexFile)
 	if errors.Is(err, fs.ErrNotExist) && old == "" || err == nil && string(cur) == old {
 		return nil
 	}
@@ -499,7 +501,7 @@ func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetRe
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		oldLink, err = root.Readlink(filepath.FromSlash(file))
 	} else {
-		oldData, err = root.ReadFile(filepath.FromSlash(file))
+		oldData, err = readWhole(root, file)
 	}
 	if err != nil {
 		return undo(fmt.Errorf("memdir: forget %q: %w", name, err))

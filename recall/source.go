@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/strata-mem/strata/internal/fastio"
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/memdir"
 )
 
@@ -143,18 +145,11 @@ func (s DirSource) loadStat(file string, buf *[]byte) (memdir.Memory, []memdir.D
 }
 
 func readMemory(path, file string, limit int64) (memdir.Memory, []memdir.Diagnostic, error) {
-	f, err := os.Open(path)
+	f, fi, err := fsutil.OpenRegular(path, math.MaxInt64) // a FIFO is refused, not waited on; cut below
 	if err != nil {
 		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: not a regular file", path)
-	}
 	data := make([]byte, min(fi.Size(), limit))
 	n, err := io.ReadFull(f, data)
 	if err != nil && err != io.ErrUnexpectedEOF {
@@ -172,15 +167,11 @@ const HeaderLines = 30
 // enough for its name, type and description. Memory.Body then holds at most the start of the
 // body; Size and ModTime are the whole file's.
 func ReadHeader(path, file string) (memdir.Memory, []memdir.Diagnostic, error) {
-	f, err := os.Open(path)
+	f, fi, err := fsutil.OpenRegular(path, math.MaxInt64) // only the head is read
 	if err != nil {
 		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return memdir.Memory{}, nil, fmt.Errorf("recall: read %s: %w", path, err)
-	}
 	var b strings.Builder
 	r := bufio.NewReader(io.LimitReader(f, 64<<10))
 	for range HeaderLines {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -64,7 +63,7 @@ func (s *Stats) Load(ctx context.Context) (map[string]StatEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(s.Path())
+	data, err := fsutil.ReadRegular(s.Path(), memdir.MaxWholeRead)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]StatEntry{}, nil
 	}

@@ -82,25 +82,27 @@ func loadIndex(path string) (*listIndex, error) {
 	return idx, nil
 }
 
+// maxIndexBytes caps the list index read: far above what thousands of sessions need, far
+// below what a huge (sparse) file in its place would take to load.
+const maxIndexBytes = 256 << 20
+
 // readIndexFile returns the file's bytes as a string without copying them: nothing else holds
-// the buffer, so the decoded Infos can share it.
+// the buffer, so the decoded Infos can share it. The index is a cache another process writes:
+// a FIFO, a device or a file over maxIndexBytes in its place is an error (and the index is
+// rebuilt), never a hang.
 func readIndexFile(path string) (string, error) {
-	f, err := os.Open(path)
+	f, fi, err := fsutil.OpenRegular(path, maxIndexBytes)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
 	buf := make([]byte, fi.Size()+1) // one byte more, to see the end in one read
 	n, err := io.ReadFull(f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF {
 		return "", err
 	}
 	if n == len(buf) { // grew since the stat
-		rest, err := io.ReadAll(f)
+		rest, err := io.ReadAll(io.LimitReader(f, maxIndexBytes-int64(n)))
 		if err != nil {
 			return "", err
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strata-mem/strata/internal/fastio"
+	"github.com/strata-mem/strata/internal/fsutil"
 )
 
 // sessionDir is a project directory as listing reads it: the names of its session files in
@@ -73,6 +74,10 @@ func openForStat(path string) (fastio.File, int64, time.Time, error) {
 	if err != nil {
 		f.Close()
 		return f, 0, time.Time{}, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if !info.Mode.IsRegular() {
+		f.Close() // unread; a FIFO or device named like a transcript is skipped
+		return f, 0, time.Time{}, &os.PathError{Op: "open", Path: path, Err: fsutil.ErrNotRegular}
 	}
 	return f, info.Size, time.Unix(0, info.MTime), nil
 }

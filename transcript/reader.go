@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
+	"math"
+
+	"github.com/strata-mem/strata/internal/fsutil"
 )
 
 // LargeFile is the size above which loading starts at the last compact boundary unless the
@@ -80,15 +82,12 @@ func (f *File) Skipped() int {
 // than LargeFile are read from their last compact boundary on (found by scanning backwards from
 // the end, without parsing what comes before) unless opts.Full is set.
 func ReadFile(ctx context.Context, path string, opts ReadOptions) (*File, error) {
-	f, err := os.Open(path)
+	// No cap: a large transcript is read from its last compact boundary, line by line.
+	f, fi, err := fsutil.OpenRegular(path, math.MaxInt64)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("transcript: %w", err)
-	}
 	out := &File{Path: path, Size: fi.Size(), StartLine: 1}
 	large := opts.LargeFile
 	if large <= 0 {

@@ -7,10 +7,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/strata-mem/strata/internal/fsutil"
 )
 
 // Hit is one entry whose text contains the query.
@@ -156,7 +158,7 @@ func snippet(text, lower string, i, n int) string {
 
 // scanLines calls fn with each line of the file (without newline) until fn returns false.
 func scanLines(path string, fn func(lineNo int, line []byte) bool) error {
-	f, err := os.Open(path)
+	f, _, err := fsutil.OpenRegular(path, math.MaxInt64) // read line by line: no cap
 	if err != nil {
 		return fmt.Errorf("transcript: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/shell"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/memdir"
@@ -202,7 +203,7 @@ memory's name, or its file name with or without .md.`,
 				j.Body = &m.Body
 				return writeJSON(app.Out, j)
 			}
-			data, err := os.ReadFile(m.Path)
+			data, err := fsutil.ReadRegular(m.Path, memdir.MaxWholeRead)
 			if err != nil {
 				return err
 			}
@@ -400,7 +401,7 @@ func memoryEdit(c *cobra.Command, app *App, s *memdir.Store, name string) error 
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("editor %q: %w", editor, err)
 	}
-	data, err := os.ReadFile(m.Path)
+	data, err := fsutil.ReadRegular(m.Path, memdir.MaxWholeRead)
 	if errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(app.Err, "strata: %s was removed in the editor\n", m.File)
 	} else if err != nil {
@@ -432,25 +433,50 @@ func memoryEdit(c *cobra.Command, app *App, s *memdir.Store, name string) error 
 
 func newMemoryLintCmd(app *App) *cobra.Command {
 	var f memoryFlags
-	var asJSON bool
+	var asJSON, fix bool
 	c := &cobra.Command{
 		Use:   "lint",
 		Short: "Check the memory directory; exit 1 on an error",
 		Long: `Check the memory directory: broken frontmatter, index lines pointing nowhere, files missing
-from the index, the index over the limits the loader cuts at (200 lines, then 25,000 characters), secrets, duplicate names.
-Nothing is changed. Exit 1 when an error (not only warnings) is found.`,
+from the index, the index over the limits the loader cuts at (200 lines, then 25,000 characters), secrets, duplicate names,
+temp files of interrupted writes, index lines whose description is not the file's.
+Nothing is changed unless --fix is given: it removes the temp files of interrupted writes and
+re-indexes from the files every memory missing from the index or with a stale description
+(topic files are never changed), then checks again. Exit 1 when an error (not only warnings) is found.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			s, err := openMemoryStore(app, f)
 			if err != nil {
 				return err
 			}
+			if fix {
+				if err := memoryRepair(c, app, s); err != nil {
+					return err
+				}
+			}
 			return memoryLint(c, app, s, asJSON)
 		},
 	}
 	f.register(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	c.Flags().BoolVar(&fix, "fix", false, "remove temp files of interrupted writes and re-index stale or missing index lines from the files")
 	return c
+}
+
+// memoryRepair runs memdir.Store.Repair and says on stderr what it did (stdout stays the lint
+// report, JSON with --json).
+func memoryRepair(c *cobra.Command, app *App, s *memdir.Store) error {
+	res, err := s.Repair(c.Context())
+	for _, t := range res.Removed {
+		fmt.Fprintf(app.Err, "removed %q, the temp file of an interrupted write (%d bytes)\n", t.File, t.Size)
+	}
+	for _, f := range res.Reindexed {
+		fmt.Fprintf(app.Err, "re-indexed %q from the file\n", f)
+	}
+	if err != nil {
+		fmt.Fprintf(app.Err, "strata: %v\n", err) // what could not be fixed; the lint below still runs
+	}
+	return nil
 }
 
 func memoryLint(c *cobra.Command, app *App, s *memdir.Store, asJSON bool) error {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/conversation"
-	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/transcript"
 )
@@ -382,7 +381,7 @@ metadata lines, so the result is itself a valid transcript. ID may be a unique p
 		},
 	}
 	c.Flags().StringVar(&format, "format", "md", "md or jsonl")
-	c.Flags().StringVarP(&output, "output", "o", "", "write to this file (atomically) instead of stdout")
+	c.Flags().StringVarP(&output, "output", "o", "", "write to this file (atomically; a regular file or none, - for stdout) instead of stdout")
 	c.Flags().StringVar(&cwd, "cwd", "", "act as if run in this directory (selects the project)")
 	return c
 }
@@ -411,14 +410,13 @@ func sessionsExport(ctx context.Context, app *App, cwdFlag, id, format, output s
 			b.WriteByte('\n')
 		}
 	}
-	if output == "" {
-		_, err := io.WriteString(app.Out, b.String())
+	file, err := writeOutput(app.Out, output, []byte(b.String()))
+	if err != nil {
 		return err
 	}
-	if err := fsutil.WriteFile(output, []byte(b.String()), fsutil.FileMode); err != nil {
-		return err
+	if file {
+		fmt.Fprintf(app.Err, "wrote %s (%s)\n", output, humanSize(int64(b.Len())))
 	}
-	fmt.Fprintf(app.Err, "wrote %s (%s)\n", output, humanSize(int64(b.Len())))
 	return nil
 }
 

@@ -75,7 +75,7 @@ func WriteFileFS(fsys FS, path string, data []byte, perm os.FileMode) (err error
 	if err := fsys.MkdirAll(dir, DirMode); err != nil {
 		return fmt.Errorf("create dir %s: %w", dir, err)
 	}
-	f, err := fsys.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := fsys.CreateTemp(dir, tempPattern(path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"syscall"
 )
@@ -87,8 +88,12 @@ func checkRegular(f *os.File, name string, max int64) (*os.File, os.FileInfo, er
 // readCapped reads f (stat-ed as fi) to its end, refusing more than max bytes, and closes it.
 func readCapped(f *os.File, fi os.FileInfo, name string, max int64) ([]byte, error) {
 	defer f.Close()
+	limit := max // one byte more than the cap, to see a file that grew past it
+	if limit < math.MaxInt64 {
+		limit++
+	}
 	buf := make([]byte, 0, min(fi.Size(), max)+1) // one byte more, to see the end in one read
-	data, err := readAllInto(buf, io.LimitReader(f, max+1))
+	data, err := readAllInto(buf, io.LimitReader(f, limit))
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}

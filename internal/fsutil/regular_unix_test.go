@@ -4,6 +4,7 @@ package fsutil
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,9 @@ func TestReadRegular(t *testing.T) {
 	got, err := ReadRegular(p, int64(len(want)))
 	if err != nil || string(got) != want {
 		t.Fatalf("ReadRegular at the cap = %d bytes, %v; want %d bytes", len(got), err, len(want))
+	}
+	if got, err := ReadRegular(p, math.MaxInt64); err != nil || string(got) != want {
+		t.Errorf("ReadRegular without a cap = %d bytes, %v; want %d bytes", len(got), err, len(want))
 	}
 	if _, err := ReadRegular(p, int64(len(want))-1); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("ReadRegular one byte over the cap = %v, want ErrTooLarge", err)

@@ -1,0 +1,107 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/strata-mem/strata/memdir"
+)
+
+// withhold is the middleware that keeps credentials out of what the server returns: every
+// string of a tool's result (its structured content and its text) and the text of every
+// resource read goes through memdir.WithholdSecrets, so a line that looks like a secret — in a
+// memory written by hand, an instruction file, a transcript — reaches the client as a marker
+// naming the kind, never as the secret. Files on disk are not changed.
+func (s *Server) withhold(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, err
+		}
+		n := 0
+		switch r := res.(type) {
+		case *mcp.CallToolResult:
+			n = withholdTool(r)
+		case *mcp.ReadResourceResult:
+			for _, c := range r.Contents {
+				var found []memdir.SecretFinding
+				c.Text, found = memdir.WithholdSecrets(c.Text)
+				n += len(found)
+			}
+		}
+		if n > 0 {
+			s.log.Warn("mcpserver: withheld lines that look like secrets", "method", method, "lines", n)
+		}
+		return res, nil
+	}
+}
+
+// withholdTool withholds secrets in r's structured content and text content and returns how
+// many it found. A text that is the JSON of the structured content is rewritten from the
+// cleaned value.
+func withholdTool(r *mcp.CallToolResult) int {
+	n := 0
+	if r.StructuredContent != nil {
+		if v, k, ok := withholdJSON(r.StructuredContent); ok && k > 0 {
+			r.StructuredContent, n = v, k
+		}
+	}
+	for _, c := range r.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok {
+			continue
+		}
+		var v any
+		if json.Unmarshal([]byte(tc.Text), &v) == nil {
+			if clean, k, ok := withholdJSON(v); ok && k > 0 {
+				if data, err := json.Marshal(clean); err == nil {
+					tc.Text = string(data)
+					n += k
+					continue
+				}
+			}
+			if _, isString := v.(string); !isString {
+				continue // JSON without secrets in its strings
+			}
+		}
+		var found []memdir.SecretFinding
+		tc.Text, found = memdir.WithholdSecrets(tc.Text)
+		n += len(found)
+	}
+	return n
+}
+
+// withholdJSON returns v as generic JSON with secrets withheld in each string, and how many
+// lines it withheld; ok is false when v does not marshal.
+func withholdJSON(v any) (any, int, bool) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, 0, false
+	}
+	var g any
+	if err := json.Unmarshal(data, &g); err != nil {
+		return nil, 0, false
+	}
+	n := 0
+	var walk func(any) any
+	walk = func(x any) any {
+		switch t := x.(type) {
+		case string:
+			clean, found := memdir.WithholdSecrets(t)
+			n += len(found)
+			return clean
+		case []any:
+			for i := range t {
+				t[i] = walk(t[i])
+			}
+		case map[string]any:
+			for k := range t {
+				t[k] = walk(t[k])
+			}
+		}
+		return x
+	}
+	g = walk(g)
+	return g, n, true
+}

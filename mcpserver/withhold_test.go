@@ -1,0 +1,84 @@
+package mcpserver
+
+import (
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/strata-mem/strata/memdir"
+)
+
+// What the tools and resources return is scanned: a secret in a memory written by hand or in
+// an instruction file — plain, hidden with a zero-width space, split over lines or base64 —
+// reaches the client as a marker naming its kind; the rest of the text is served as it is.
+func TestSecretsWithheld(t *testing.T) {
+	const token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+	f := newFixture(t)
+	f.write(t, "proj/CLAUDE.md", "部署说明\nCI token: "+token+"\n")
+	s := f.server(t, nil)
+	cs := connect(t, s, nil)
+	mustCall(t, cs, "memory_save", SaveInput{Name: "first", Type: "user", Description: "d", Body: "b\n"}, nil)
+	body := strings.Join([]string{
+		"# 部署 keys",
+		"plain " + token,
+		"hidden ghp_aBcDeFgHiJ\u200bkLmNoPqRsTuVwXyZ0123456789",
+		"ghp_aBcDeFgHiJkLmNo",
+		"PqRsTuVwXyZ0123456789",
+		"encoded " + base64.StdEncoding.EncodeToString([]byte("GITHUB_TOKEN="+token)),
+		"keep this line",
+	}, "\n") + "\n"
+	file := filepath.Join(s.MemoryDir(), "keys.md")
+	if err := os.WriteFile(file, []byte("---\nname: keys\ndescription: written by hand\ntype: reference\n---\n"+body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what, text string) {
+		t.Helper()
+		if strings.Contains(text, "aBcDeF") || strings.Contains(text, "PqRsTu") || strings.Contains(text, base64.StdEncoding.EncodeToString([]byte("GITHUB_TOKEN="))[:12]) {
+			t.Errorf("%s leaks a secret:\n%s", what, text)
+		}
+		if !strings.Contains(text, memdir.SecretMarker("GitHub token")) {
+			t.Errorf("%s lacks the marker:\n%s", what, text)
+		}
+	}
+
+	var got GetOutput
+	mustCall(t, cs, "memory_get", GetInput{Name: "keys"}, &got)
+	check("memory_get", got.Body)
+	want := strings.Join([]string{
+		"# 部署 keys",
+		memdir.SecretMarker("GitHub token"),
+		memdir.SecretMarker("GitHub token (hidden with invisible or full-width characters)"),
+		memdir.SecretMarker("GitHub token (split over lines)"),
+		memdir.SecretMarker("GitHub token (base64-encoded)"),
+		"keep this line",
+	}, "\n") + "\n"
+	if strings.TrimLeft(got.Body, "\n") != want {
+		t.Errorf("memory_get body:\n%s\nwant:\n%s", got.Body, want)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "memory_get", Arguments: GetInput{Name: "keys"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("memory_get text content", res.Content[0].(*mcp.TextContent).Text)
+
+	text, err := readText(cs, t.Context(), MemoryURI("keys.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("resources/read", text)
+
+	var ins InstructionsOutput
+	mustCall(t, cs, "instructions", InstructionsInput{}, &ins)
+	check("instructions", ins.Text)
+	if !strings.Contains(ins.Text, "部署说明") {
+		t.Errorf("instructions lost the clean line:\n%s", ins.Text)
+	}
+
+	// The file on disk is not changed.
+	if data, err := os.ReadFile(file); err != nil || !strings.Contains(string(data), token) {
+		t.Errorf("the memory file was changed: %v", err)
+	}
+}
