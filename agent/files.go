@@ -19,6 +19,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/toolcall"
 )
 
@@ -120,18 +121,7 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 // notRegular is Read's refusal of a FIFO, device, socket or other file that is not a regular
 // file: reading one could block forever or never end.
 func notRegular(path string, m fs.FileMode) error {
-	kind := "not a regular file"
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		kind = "a named pipe (FIFO)"
-	case m&fs.ModeCharDevice != 0:
-		kind = "a character device"
-	case m&fs.ModeDevice != 0:
-		kind = "a device"
-	case m&fs.ModeSocket != 0:
-		kind = "a socket"
-	}
-	return fmt.Errorf("%s is %s; Read shows regular files only (reading it could block or never end)", path, kind)
+	return fmt.Errorf("%s is %s; Read shows regular files only (reading it could block or never end)", path, fsutil.Kind(m))
 }
 
 // lineView is what numberLines rendered.

@@ -479,7 +479,7 @@ func readRegular(root *os.Root, rel string) (data []byte, ok bool, err error) {
 		return nil, false, refuse("cannot inspect %s: %v", rel, unwrapPathErr(err))
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, false, refuse("%s is not a regular file (%s); symlinks and special files are never followed or replaced", rel, kindOf(fi.Mode()))
+		return nil, false, refuse("%s is not a regular file (%s); symlinks and special files are never followed or replaced", rel, fsutil.Kind(fi.Mode()))
 	}
 	f, err := root.Open(rel)
 	if err != nil {
@@ -510,16 +510,6 @@ func escapes(err error) bool {
 		errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR)
 }
 
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m.IsDir():
-		return "a directory"
-	}
-	return "a special file"
-}
-
 func unwrapPathErr(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -541,7 +531,7 @@ func ensureDir(root *os.Root, rel string) error {
 		return err
 	}
 	if !fi.IsDir() {
-		return refuse("%s is not a directory (%s); it is never followed", rel, kindOf(fi.Mode()))
+		return refuse("%s is not a directory (%s); it is never followed", rel, fsutil.Kind(fi.Mode()))
 	}
 	return nil
 }

@@ -27,29 +27,10 @@ func writeOutput(out io.Writer, path string, data []byte) (file bool, err error)
 	case err != nil:
 		return false, err
 	case !fi.Mode().IsRegular():
-		return false, fmt.Errorf("%s is %s: -o replaces only regular files; to write into it use -o - and redirect the output", path, fileKind(fi.Mode()))
+		return false, fmt.Errorf("%s is %s: -o replaces only regular files; to write into it use -o - and redirect the output", path, fsutil.Kind(fi.Mode()))
 	}
 	if err := fsutil.WriteFile(path, data, fsutil.FileMode); err != nil {
 		return false, err
 	}
 	return true, nil
-}
-
-// fileKind names a file type that is not regular, for an error message.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a regular file"
 }

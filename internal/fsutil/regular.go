@@ -72,7 +72,7 @@ func checkRegular(f *os.File, name string, max int64) (*os.File, os.FileInfo, er
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close() // unread; refused either way
-		return nil, nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(fi.Mode()))}
+		return nil, nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))}
 	}
 	if fi.Size() > max {
 		f.Close()
@@ -120,9 +120,14 @@ func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
 	}
 }
 
-// kindOf names a non-regular file type for an error message.
-func kindOf(m fs.FileMode) string {
+// Kind names a file's type for a message ("a FIFO", "a symlink" …): the one wording every
+// refusal of a file that is not regular uses.
+func Kind(m fs.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
 	case m.IsDir():
 		return "a directory"
 	case m&fs.ModeNamedPipe != 0:
@@ -134,5 +139,5 @@ func kindOf(m fs.FileMode) string {
 	case m&fs.ModeSocket != 0:
 		return "a socket"
 	}
-	return "irregular"
+	return "an irregular file"
 }
