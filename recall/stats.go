@@ -90,30 +90,16 @@ func (s *Stats) Record(ctx context.Context, files []string, now time.Time) error
 	if len(files) == 0 {
 		return nil
 	}
-	unlock, err := fsutil.Lock(ctx, s.lockPath())
-	if err != nil {
-		return fmt.Errorf("recall: stats: %w", err)
-	}
-	defer unlock()
-	stats, loadErr := s.Load(ctx)
-	if loadErr != nil && !errors.Is(loadErr, ErrCorruptStats) {
-		return loadErr
-	}
-	for _, f := range files {
-		e := stats[f]
-		e.Recalled++
-		e.LastRecalled = now.UTC()
-		e.IdleSessions = 0
-		stats[f] = e
-	}
-	data, err := json.MarshalIndent(statsFile{Version: 1, Memories: stats}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("recall: stats: %w", err)
-	}
-	if err := fsutil.WriteFileFS(s.fs, s.Path(), append(data, '\n'), fsutil.FileMode); err != nil {
-		return fmt.Errorf("recall: stats: %w", err)
-	}
-	return loadErr
+	return s.update(ctx, true, func(stats map[string]StatEntry) (bool, error) {
+		for _, f := range files {
+			e := stats[f]
+			e.Recalled++
+			e.LastRecalled = now.UTC()
+			e.IdleSessions = 0
+			stats[f] = e
+		}
+		return true, nil
+	})
 }
 
 // RecordSession counts one session that began at now with the memory files eligible for
@@ -121,25 +107,54 @@ func (s *Stats) Record(ctx context.Context, files []string, now time.Time) error
 // file's IdleSessions goes up by one; a recall later in the session sets it back to 0. It is
 // the evidence a dream needs before it calls a memory unused. Call it once per session.
 func (s *Stats) RecordSession(ctx context.Context, eligible []string, now time.Time) error {
+	return s.update(ctx, true, func(stats map[string]StatEntry) (bool, error) {
+		if _, err := memdir.RecordWatchSession(s.dir, now); err != nil {
+			return false, fmt.Errorf("recall: stats: %w", err)
+		}
+		for _, f := range eligible {
+			e := stats[f]
+			e.IdleSessions++
+			stats[f] = e
+		}
+		return len(eligible) > 0, nil
+	})
+}
+
+// Forget drops the statistics of files that no longer exist (after a forget or an archive).
+func (s *Stats) Forget(ctx context.Context, files []string) error {
+	if len(files) == 0 {
+		return nil
+	}
+	return s.update(ctx, false, func(stats map[string]StatEntry) (bool, error) {
+		n := len(stats)
+		for _, f := range files {
+			delete(stats, f)
+		}
+		return len(stats) != n, nil
+	})
+}
+
+// update is every change to the sidecar: under its lock, load it, let change edit the map, and
+// write it back atomically when change says it changed something. With freshOnCorrupt a corrupt
+// sidecar is replaced by fresh statistics and the error wrapping ErrCorruptStats is returned
+// after the write succeeded; without, it stops the change. Any other failure leaves the old
+// sidecar as it was.
+func (s *Stats) update(ctx context.Context, freshOnCorrupt bool, change func(map[string]StatEntry) (bool, error)) error {
 	unlock, err := fsutil.Lock(ctx, s.lockPath())
 	if err != nil {
 		return fmt.Errorf("recall: stats: %w", err)
 	}
 	defer unlock()
 	stats, loadErr := s.Load(ctx)
-	if loadErr != nil && !errors.Is(loadErr, ErrCorruptStats) {
+	if loadErr != nil && !(freshOnCorrupt && errors.Is(loadErr, ErrCorruptStats)) {
 		return loadErr
 	}
-	if _, err := memdir.RecordWatchSession(s.dir, now); err != nil {
-		return fmt.Errorf("recall: stats: %w", err)
+	changed, err := change(stats)
+	if err != nil {
+		return err
 	}
-	if len(eligible) == 0 {
+	if !changed {
 		return loadErr
-	}
-	for _, f := range eligible {
-		e := stats[f]
-		e.IdleSessions++
-		stats[f] = e
 	}
 	data, err := json.MarshalIndent(statsFile{Version: 1, Memories: stats}, "", "  ")
 	if err != nil {
@@ -149,35 +164,4 @@ func (s *Stats) RecordSession(ctx context.Context, eligible []string, now time.T
 		return fmt.Errorf("recall: stats: %w", err)
 	}
 	return loadErr
-}
-
-// Forget drops the statistics of files that no longer exist (after a forget or an archive).
-func (s *Stats) Forget(ctx context.Context, files []string) error {
-	if len(files) == 0 {
-		return nil
-	}
-	unlock, err := fsutil.Lock(ctx, s.lockPath())
-	if err != nil {
-		return fmt.Errorf("recall: stats: %w", err)
-	}
-	defer unlock()
-	stats, err := s.Load(ctx)
-	if err != nil {
-		return err
-	}
-	n := len(stats)
-	for _, f := range files {
-		delete(stats, f)
-	}
-	if len(stats) == n {
-		return nil
-	}
-	data, err := json.MarshalIndent(statsFile{Version: 1, Memories: stats}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("recall: stats: %w", err)
-	}
-	if err := fsutil.WriteFileFS(s.fs, s.Path(), append(data, '\n'), fsutil.FileMode); err != nil {
-		return fmt.Errorf("recall: stats: %w", err)
-	}
-	return nil
 }
