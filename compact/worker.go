@@ -196,13 +196,20 @@ func (w *NotesWorker) Close(timeout time.Duration) {
 	w.mu.Lock()
 	w.closed = true
 	w.mu.Unlock()
+	WaitOrCancel(&w.wg, timeout, w.cancel)
+	w.cancel()
+}
+
+// WaitOrCancel is how a background worker closes: it waits up to timeout for the work wg
+// counts, then cancels it (cancel) and waits for it to stop. The notes worker and extraction's
+// worker (extract.Worker) both close this way.
+func WaitOrCancel(wg *sync.WaitGroup, timeout time.Duration, cancel func()) {
 	waited := make(chan struct{})
-	go func() { w.wg.Wait(); close(waited) }()
+	go func() { wg.Wait(); close(waited) }()
 	select {
 	case <-waited:
 	case <-time.After(timeout):
-		w.cancel()
+		cancel()
 		<-waited
 	}
-	w.cancel()
 }

@@ -308,14 +308,7 @@ func (w *Worker) Close(timeout time.Duration) error {
 	if w.sched != nil {
 		err = w.sched.Drain(timeout)
 	}
-	waited := make(chan struct{})
-	go func() { w.wg.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-time.After(timeout):
-		w.cancel()
-		<-waited
-	}
+	compact.WaitOrCancel(&w.wg, timeout, w.cancel)
 	w.cancel()
 	return err
 }
