@@ -178,25 +178,45 @@ func (p *parser) dollar(b *strings.Builder, quoted bool) (bool, error) {
 
 // braces reads the inside of ${…}, including the substitutions in it.
 func (p *parser) braces(quoted bool) error {
-	open := p.pos - 2
+	return p.nested("${", '{', '}', quoted, func() error { p.pos++; return nil })
+}
+
+// arith reads the inside of $((…)), including the substitutions in it.
+func (p *parser) arith() error {
+	return p.nested("$((", '(', ')', true, func() error {
+		if !p.at("))") {
+			return p.errf("$(( closed by a single ) (write $( (…) ) for a subshell)")
+		}
+		p.pos += 2
+		return nil
+	})
+}
+
+// nested reads the inside of an expansion whose opener (p.pos is just after it) nests the
+// brackets openB and closeB, and ends at a closeB at depth 0, which closing reads. Escapes,
+// quotes and substitutions inside are read as in a word; quoted says the expansion stands in
+// double quotes, where a single quote inside ${…} is plain text (in $((…)) it always quotes).
+func (p *parser) nested(opener string, openB, closeB byte, quoted bool, closing func() error) error {
+	open := p.pos - len(opener)
+	singleIsText := quoted && openB == '{'
 	depth := 0
 	var sink strings.Builder
 	for p.pos < len(p.src) {
 		var err error
 		switch p.src[p.pos] {
-		case '}':
+		case openB:
+			depth++
 			p.pos++
+		case closeB:
 			if depth == 0 {
-				return nil
+				return closing()
 			}
 			depth--
-		case '{':
-			depth++
 			p.pos++
 		case '\\':
 			p.pos += 2
 		case '\'':
-			if quoted {
+			if singleIsText {
 				p.pos++
 				break
 			}
@@ -220,55 +240,7 @@ func (p *parser) braces(quoted bool) error {
 		}
 	}
 	p.pos = open
-	return p.errf("unterminated ${")
-}
-
-// arith reads the inside of $((…)), including the substitutions in it.
-func (p *parser) arith() error {
-	open := p.pos - 3
-	depth := 0
-	var sink strings.Builder
-	for p.pos < len(p.src) {
-		var err error
-		switch p.src[p.pos] {
-		case '(':
-			depth++
-			p.pos++
-		case ')':
-			if depth > 0 {
-				depth--
-				p.pos++
-				break
-			}
-			if !p.at("))") {
-				return p.errf("$(( closed by a single ) (write $( (…) ) for a subshell)")
-			}
-			p.pos += 2
-			return nil
-		case '\\':
-			p.pos += 2
-		case '\'':
-			j := strings.IndexByte(p.src[p.pos+1:], '\'')
-			if j < 0 {
-				return p.errf("unterminated single quote")
-			}
-			p.pos += j + 2
-		case '"':
-			p.pos++
-			err = p.dquote(&sink)
-		case '$':
-			_, err = p.dollar(&sink, true)
-		case '`':
-			err = p.backtick(&sink, true)
-		default:
-			p.pos++
-		}
-		if err != nil {
-			return err
-		}
-	}
-	p.pos = open
-	return p.errf("unterminated $((")
+	return p.errf("unterminated %s", opener)
 }
 
 // backtick reads a `…` substitution: its inside, with \`, \\ and \$ (and \" inside double
