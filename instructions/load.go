@@ -584,8 +584,9 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 	if len(s.pending) > 0 {
 		keep := s.pending[:0]
 		var hit []*rule
+		isDir := sync.OnceValue(func() bool { m, err := statType(p, false); return err == nil && m.IsDir() })
 		for _, r := range s.pending {
-			if r.matches(p) {
+			if r.matches(p, isDir) {
 				hit = append(hit, r)
 			} else {
 				keep = append(keep, r)
