@@ -30,6 +30,7 @@ type Set struct {
 	cwd      string   // working directory, symlinks resolved
 	root     string   // project root, symlinks resolved
 	allowed  []string // directories imports may read without approval (resolved)
+	home     string   // STRATA_HOME, resolved when allowed is
 	names    []string // instruction file names per directory, without CLAUDE.local.md
 	rulesAt  int      // index in names before which .claude/rules is read
 
@@ -88,7 +89,7 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	}
 	s.root = opts.ProjectRoot
 	if s.root == "" {
-		s.root = s.projectRoot(abs)
+		s.root, _ = s.workTree(abs)
 	} else if _, resolved := s.realDirs[filepath.Clean(s.root)]; !resolved {
 		// A root above the working directory is already resolved; only another one is looked up.
 		if r, err := filepath.EvalSymlinks(s.root); err == nil {
@@ -140,38 +141,60 @@ func (s *Set) closeBase() {
 	}
 }
 
-// ProjectRoot is config.ProjectRoot(cwd) at the cost of the instruction loader: cwd is
-// resolved with one system call where the kernel allows it, and .git is looked for relative to
-// it. It returns cwd with its symlinks resolved, and the project root; it fails when cwd is not
-// a directory. Callers that read settings before Load use it to find the root cheaply.
-func ProjectRoot(cwd string) (dir, root string, err error) {
+// Roots is where a working directory lies.
+type Roots struct {
+	// Dir is the working directory, symlinks resolved.
+	Dir string
+	// Tree is the working tree that holds Dir: the nearest directory with a .git entry (for a
+	// linked worktree, where .git is a file, the worktree itself), else Dir. It is the project
+	// root of the instruction files: their imports, rule globs and settings.
+	Tree string
+	// Root is the canonical project root (config.ProjectRoot): Tree, or for a linked worktree
+	// the main working tree of its repository, so that every worktree shares one memory.
+	Root string
+}
+
+// FindRoots finds Roots at the cost of the instruction loader: cwd is resolved with one system
+// call where the kernel allows it, and .git is looked for relative to it. It fails when cwd is
+// not a directory. Callers that read settings before Load use it to find the roots cheaply.
+func FindRoots(cwd string) (Roots, error) {
 	abs, err := filepath.Abs(cwd)
 	if err != nil {
-		return "", "", fmt.Errorf("instructions: working directory %s: %w", cwd, err)
+		return Roots{}, fmt.Errorf("instructions: working directory %s: %w", cwd, err)
 	}
 	r, d, err := fastio.ResolveDir(abs)
 	if err != nil {
-		return "", "", fmt.Errorf("instructions: working directory: %w", err)
+		return Roots{}, fmt.Errorf("instructions: working directory: %w", err)
 	}
 	s := &Set{base: base{d: d, dir: r}}
 	defer s.closeBase()
-	return r, s.projectRoot(r), nil
+	tree, linked := s.workTree(r)
+	root := tree
+	if linked {
+		root = config.ProjectRoot(tree)
+	}
+	return Roots{Dir: r, Tree: tree, Root: root}, nil
 }
 
-// projectRoot is config.ProjectRoot for a directory whose symlinks are already resolved: the
-// nearest directory holding .git, with worktrees mapped to their main tree by config.
-func (s *Set) projectRoot(abs string) string {
+// ProjectRoot is config.ProjectRoot(cwd) at the cost of the instruction loader (see
+// FindRoots): it returns cwd with its symlinks resolved, and the canonical project root.
+func ProjectRoot(cwd string) (dir, root string, err error) {
+	r, err := FindRoots(cwd)
+	return r.Dir, r.Root, err
+}
+
+// workTree returns the nearest directory at or above abs (symlinks resolved) that holds .git,
+// and whether .git there is a file (a linked worktree or a submodule); abs itself when there is
+// none.
+func (s *Set) workTree(abs string) (string, bool) {
 	for d := abs; ; {
 		m, err := statAt(&s.base, d, ".git", true)
 		if err == nil {
-			if m.IsDir() {
-				return d
-			}
-			return config.ProjectRoot(d)
+			return d, !m.IsDir()
 		}
 		p := filepath.Dir(d)
 		if p == d {
-			return abs
+			return abs, false
 		}
 		d = p
 	}
@@ -327,6 +350,7 @@ func (s *Set) emit(ctx context.Context, out []Source, path string, layer Layer, 
 	if target := linkText(path, ft.Text); target != "" {
 		s.addf(path, 1, SeverityWarning, "the whole file is the path %q: probably a symlink checked out as a plain file (git core.symlinks=false); the model sees the path, not %s — recreate the link or use @%s", strings.TrimSpace(ft.Text), target, strings.TrimSpace(ft.Text))
 	}
+	body = s.withholdSecrets(path, body, bodyLine)
 	if layer == LayerManaged {
 		s.collectEnforced(path, body, bodyLine)
 	}
@@ -368,12 +392,15 @@ func (s *Set) inside(real string) bool {
 	}
 	if s.allowed == nil { // resolved on first need: most imports are inside the root
 		s.allowed = []string{s.root}
-		for _, d := range []string{s.env.Home, s.env.ManagedDir} {
+		for i, d := range []string{s.env.Home, s.env.ManagedDir} {
 			if d != "" {
 				if r, err := filepath.EvalSymlinks(d); err == nil {
 					d = r
 				}
 				s.allowed = append(s.allowed, filepath.Clean(d))
+				if i == 0 {
+					s.home = filepath.Clean(d)
+				}
 			}
 		}
 	}
@@ -419,7 +446,8 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	// An import refused for its path is only fstat'ed, never read; any other is read now, and
 	// reading tells what it is (see handle.load).
 	ext := strings.ToLower(extension(abs))
-	refused := depth+1 > MaxImportDepth || !s.inside(real) && !s.approved(abs, real) || binaryExt(ext) || s.excluded(abs) != ""
+	homeWhy := s.homeImportRefusal(abs, real)
+	refused := depth+1 > MaxImportDepth || !s.inside(real) && !s.approved(abs, real) || homeWhy != "" || binaryExt(ext) || s.excluded(abs) != ""
 	if refused {
 		err = h.stat()
 	} else {
@@ -461,8 +489,11 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	if depth+1 > MaxImportDepth {
 		return fail(SeverityError, "import chain deeper than %d hops; %s not loaded", MaxImportDepth, abs)
 	}
+	if homeWhy != "" {
+		return fail(SeverityError, "%s", homeWhy)
+	}
 	if !s.inside(real) && !s.approved(abs, real) {
-		return fail(SeverityError, "refused: %s is outside the project root (%s) and STRATA_HOME; add it to approvedExternalImports in settings to allow it", real, s.root)
+		return fail(SeverityError, "refused: %s is outside the project root (%s) and STRATA_HOME; to allow it, add it to approvedExternalImports in your user settings ($STRATA_HOME/settings.json: a project's settings may not approve imports)", real, s.root)
 	}
 	if binaryExt(ext) {
 		return fail(SeverityError, "%s is not a text file (.%s); only text files can be imported", abs, ext)
