@@ -34,16 +34,18 @@ type Set struct {
 	names    []string // instruction file names per directory, without CLAUDE.local.md
 	rulesAt  int      // index in names before which .claude/rules is read
 
-	start    []Source // session start, in load order
-	automem  []Source // the auto-memory index (0 or 1 piece)
-	touched  []Source // added by Touch and LoadAll, in order
-	enforced []enforcedBlock
-	diags    []Diagnostic
-	loaded   []*ident // every file loaded, for identity checks
-	pending  []*rule  // conditional rules not yet applied
-	dirSeen  map[string]bool
-	realDirs map[string]string
-	base     base // the working directory, open during Load only
+	start         []Source // session start, in load order
+	automem       []Source // the auto-memory index (0 or 1 piece)
+	touched       []Source // added by Touch and LoadAll, in order
+	enforced      []enforcedBlock
+	diags         []Diagnostic
+	loaded        []*ident // every file loaded, for identity checks
+	pending       []*rule  // conditional rules not yet applied
+	dirSeen       map[string]bool
+	realDirs      map[string]string
+	ignores       map[string]*ignoreFile // .gitignore of a directory (nil: none), read on first need
+	importedPaths map[string]bool        // files loaded through an @import
+	base          base                   // the working directory, open during Load only
 }
 
 // Load finds and reads the instruction files that apply to a session started in cwd. It fails
@@ -297,7 +299,11 @@ func (s *Set) accept(path string, layer Layer, ft fileText, err error) (fileText
 	}
 	if prev := s.seen(ft.ID); prev != "" {
 		if prev == path {
-			s.addf(path, 0, SeverityInfo, "already loaded through an @import; not repeated")
+			// Found by name again (the .claude directory of a nested search finds the
+			// .claude/CLAUDE.md already loaded): nothing worth saying unless an import has it.
+			if s.imported(path) {
+				s.addf(path, 0, SeverityInfo, "already loaded through an @import; not repeated")
+			}
 		} else {
 			s.addf(path, 0, SeverityInfo, "same file as %s, already loaded; not repeated", prev)
 		}
@@ -371,6 +377,9 @@ func (s *Set) emit(ctx context.Context, out []Source, path string, layer Layer, 
 	return out
 }
 
+// imported reports whether path was loaded through an @import.
+func (s *Set) imported(path string) bool { return s.importedPaths[path] }
+
 // seen returns the path under which the file id was already loaded, or "".
 func (s *Set) seen(id *ident) string {
 	for _, l := range s.loaded {
@@ -432,11 +441,17 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 		s.addf(from, r.Line, sev, "@%s: %s", p, fmt.Sprintf(format, args...))
 		return out
 	}
+	if r.Glob {
+		return fail(SeverityWarning, "a glob: an import names one file, so this loads nothing (as in Claude Code); import the files one by one, or make them rules under .claude/rules/")
+	}
 	h, real, err := s.openImport(abs)
 	if err != nil {
 		if notFound(err) {
 			if !fileLike(p) {
 				return out // not meant as a path: an npm scope, a decorator, an alias …
+			}
+			if pat, file := s.gitignored(abs, false); pat != nil {
+				return fail(SeverityWarning, "no such file (%s); %s:%d leaves it out of the repository (%q), so it is generated or kept locally and a fresh clone lacks it until it is made", abs, file, pat.line, pat.text)
 			}
 			return fail(SeverityError, "no such file (%s)%s", abs, s.rootHint(from, p, abs))
 		}
@@ -462,7 +477,8 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	}
 	if h.mode.IsDir() {
 		if explicitPath(p) || strings.Contains(p, "/") {
-			return fail(SeverityError, "%s is a directory; only files can be imported", abs)
+			// Prose that names a directory ("@packages/app"): Claude Code ignores it too.
+			return fail(SeverityInfo, "%s is a directory; only files are imported, so it loads nothing", abs)
 		}
 		return out
 	}
@@ -511,6 +527,10 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 		return out
 	}
 	body, line := s.body(abs, ft.Text)
+	if s.importedPaths == nil {
+		s.importedPaths = map[string]bool{}
+	}
+	s.importedPaths[abs] = true
 	return s.emit(ctx, out, abs, LayerImport, ReasonInclude, trigger, ft, body, line, depth+1, chain, from)
 }
 
@@ -546,10 +566,11 @@ func (s *Set) openImport(abs string) (*handle, string, error) {
 // rootHint explains a missing relative import that exists relative to the project root, a
 // common mistake: imports are relative to the importing file.
 func (s *Set) rootHint(from, p, abs string) string {
-	if explicitPath(p) || filepath.IsAbs(p) {
-		return ""
+	rootRel, explicit := strings.CutPrefix(p, "./")
+	if !explicit && explicitPath(p) || filepath.IsAbs(p) {
+		return "" // "../x" and "~/x" say where they mean
 	}
-	alt := filepath.Join(s.root, filepath.FromSlash(p))
+	alt := filepath.Join(s.root, filepath.FromSlash(rootRel))
 	if alt == abs {
 		return ""
 	}
@@ -632,55 +653,6 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 	if len(out) > 0 {
 		s.log.Debug("instructions touched", "path", p, "added", len(out))
 	}
-	return out
-}
-
-// LoadAll loads everything that could apply below the working directory, as if every file had
-// been touched: every conditional rule, and the instruction files of every directory below the
-// working directory (hidden directories and node_modules skipped, at most maxDirs directories;
-// 0 means 10,000). strata lint uses it so that no file goes unchecked.
-func (s *Set) LoadAll(ctx context.Context, maxDirs int) []Source {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if maxDirs <= 0 {
-		maxDirs = 10000
-	}
-	var out []Source
-	count := 0
-	var walk func(d string)
-	walk = func(d string) {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			s.addf(d, 0, SeverityWarning, "directory not searched for nested instruction files: %s", errText(err))
-			return
-		}
-		for _, e := range entries {
-			if ctx.Err() != nil || count >= maxDirs {
-				return
-			}
-			n := e.Name()
-			if !e.IsDir() || strings.HasPrefix(n, ".") || n == "node_modules" {
-				continue
-			}
-			sub := filepath.Join(d, n)
-			count++
-			if !s.dirSeen[sub] {
-				s.dirSeen[sub] = true
-				out = s.loadDir(ctx, out, sub, true, "")
-			}
-			walk(sub)
-		}
-	}
-	walk(s.cwd)
-	if count >= maxDirs {
-		s.addf(s.cwd, 0, SeverityInfo, "stopped looking for nested instruction files after %d directories", maxDirs)
-	}
-	pend := s.pending
-	s.pending = nil
-	for _, r := range pend {
-		out = s.emitRule(ctx, out, r, ReasonPathGlobMatch, "")
-	}
-	s.touched = append(s.touched, out...)
 	return out
 }
 
