@@ -90,7 +90,7 @@ func (a *Agent) startBackground() error {
 		}
 		o := extract.WorkerOptions{Store: a.store, Extract: on && !a.opts.NoBackground, Mode: mode, Every: a.settings.MemoryExtractEvery,
 			MaxTurns: ExtractMaxTurns, Now: a.now, Logger: a.log, Warn: func(msg string) { a.warn("%s", msg) }}
-		root := a.instr.ProjectRoot() // a.instr is replaced by compaction; the root is not
+		root := a.opts.Workspace.Root() // the canonical root: all worktrees of a repository share its memory
 		if a.settings.AutoDream() && !a.opts.NoBackground {
 			co, err := a.opts.Workspace.ConsolidateOptions()
 			if err != nil {

@@ -77,8 +77,12 @@ type Settings struct {
 	// InstructionFiles lists the project instruction file names read in each directory, in order.
 	// Default: CLAUDE.md, .claude/CLAUDE.md, AGENTS.md (CLAUDE.local.md is always read last).
 	InstructionFiles []string `json:"instructionFiles,omitempty"`
-	// ClaudeMdExcludes are doublestar globs on absolute paths of instruction files to skip.
+	// ClaudeMdExcludes are doublestar globs on absolute paths of instruction files to skip,
+	// from the user's and managed settings: they apply to every file but managed ones.
 	ClaudeMdExcludes []string `json:"claudeMdExcludes,omitempty"`
+	// ProjectClaudeMdExcludes are the claudeMdExcludes of a project's own settings files: they
+	// skip only files inside the project, never the user's or managed instructions.
+	ProjectClaudeMdExcludes []string `json:"-"`
 	// ApprovedExternalImports are paths (or globs) outside the project and STRATA_HOME that
 	// @imports may read.
 	ApprovedExternalImports []string `json:"approvedExternalImports,omitempty"`

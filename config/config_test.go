@@ -32,7 +32,10 @@ func TestLoadMergesAndReportsBadFiles(t *testing.T) {
 	os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"claudeMdExcludes":["/b/**"],"memoryMode":""}`), 0o600)
 	os.WriteFile(filepath.Join(proj, ".claude", "settings.local.json"), []byte("{\n\"model\": \"x\",\n oops\n}"), 0o600)
 	s, errs := Env{Home: home}.Load(proj)
-	if diff := cmp.Diff([]string{"/a/**", "/b/**"}, s.ClaudeMdExcludes); diff != "" {
+	if diff := cmp.Diff([]string{"/b/**"}, s.ProjectClaudeMdExcludes); diff != "" {
+		t.Errorf("project excludes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"/a/**"}, s.ClaudeMdExcludes); diff != "" {
 		t.Errorf("excludes (-want +got):\n%s", diff)
 	}
 	if s.MemoryMode != "daily-log" || s.Extra["unknownKey"] == nil {

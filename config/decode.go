@@ -89,7 +89,8 @@ type keySpec struct {
 	// adjusted (a number capped), err a value that was not taken.
 	decode func(s *Settings, raw json.RawMessage) (note string, err error)
 	// restrict, for keys a project file may set only some values of, removes from s what a
-	// project may not set and says why, one message per value removed.
+	// project may not set and says why, one message per value removed (or moves it where it
+	// applies within the project only, without a message).
 	restrict func(s *Settings) []string
 	set      func(s *Settings) bool // the key is set in s
 	merge    func(dst, src *Settings)

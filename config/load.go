@@ -282,6 +282,7 @@ func (l *loader) merge(layer *Settings, path string) {
 			}
 		}
 	}
+	l.s.ProjectClaudeMdExcludes = append(l.s.ProjectClaudeMdExcludes, layer.ProjectClaudeMdExcludes...)
 	for name, v := range layer.Extra {
 		if l.s.Extra == nil {
 			l.s.Extra = map[string]json.RawMessage{}

@@ -55,7 +55,7 @@ type File struct {
 // files merge; Load, ParseSettings and the docs' "Who may set what" follow it.
 var keys = []keySpec{
 	listKey("instructionFiles", "CLAUDE.md, .claude/CLAUDE.md, AGENTS.md", false, func(s *Settings) *[]string { return &s.InstructionFiles }),
-	listKey("claudeMdExcludes", "none", true, func(s *Settings) *[]string { return &s.ClaudeMdExcludes }),
+	restricted(listKey("claudeMdExcludes", "none", true, func(s *Settings) *[]string { return &s.ClaudeMdExcludes }), projectExcludes),
 	userOnly(listKey("approvedExternalImports", "none", true, func(s *Settings) *[]string { return &s.ApprovedExternalImports })),
 	intKey("instructionBudgetTokens", "no cap", 0, 10_000_000, func(s *Settings) *int { return &s.InstructionBudgetTokens }),
 	boolKey("autoMemoryEnabled", "true", func(s *Settings) **bool { return &s.AutoMemoryEnabled }),
@@ -97,6 +97,14 @@ const trustedWhere = "$STRATA_HOME/settings.json or managed settings"
 
 // projectModes are the permission modes a project file may set: none that widens access.
 var projectModes = []string{"", "ask", "default"}
+
+// projectExcludes moves a project file's claudeMdExcludes to ProjectClaudeMdExcludes, which
+// skip files inside the project only: a repository may not hide the user's own instructions.
+func projectExcludes(s *Settings) []string {
+	s.ProjectClaudeMdExcludes = append(s.ProjectClaudeMdExcludes, s.ClaudeMdExcludes...)
+	s.ClaudeMdExcludes = nil
+	return nil
+}
 
 func restrictMode(s *Settings) []string {
 	m := strings.TrimSpace(s.Permissions.DefaultMode)

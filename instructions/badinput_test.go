@@ -31,7 +31,7 @@ func TestBadInput(t *testing.T) {
 		{name: "malformed yaml", files: map[string]string{"repo/.claude/rules/r.md": "---\npaths: [a\n  b: c\n---\nbody\n"}, sev: SeverityError, path: "rules/r.md", line: -1, msg: "malformed YAML"},
 		{name: "unclosed frontmatter", files: map[string]string{"repo/CLAUDE.md": "---\ntitle: x\nbody\n"}, sev: SeverityError, path: "repo/CLAUDE.md", line: 1, msg: "never closed"},
 		{name: "import cycle", files: map[string]string{"repo/CLAUDE.md": "@CLAUDE.md\n"}, sev: SeverityError, path: "repo/CLAUDE.md", line: 1, msg: "import cycle"},
-		{name: "import directory", files: map[string]string{"repo/CLAUDE.md": "@./sub\n", "repo/sub/x": "x"}, sev: SeverityError, path: "repo/CLAUDE.md", line: 1, msg: "is a directory"},
+		{name: "import directory", files: map[string]string{"repo/CLAUDE.md": "@./sub\n", "repo/sub/x": "x"}, sev: SeverityInfo, path: "repo/CLAUDE.md", line: 1, msg: "is a directory"},
 		{name: "dev zero", files: map[string]string{"repo/CLAUDE.md": "@/dev/zero\n"}, sev: SeverityError, path: "repo/CLAUDE.md", line: 1, msg: "character device"},
 		{name: "dev zero as file", files: map[string]string{"repo/CLAUDE.md": "->/dev/zero"}, sev: SeverityError, path: "repo/CLAUDE.md", line: 0, msg: "not a regular file (a character device)"},
 		{name: "non-text", files: map[string]string{"repo/CLAUDE.md": "@logo.png\n", "repo/logo.png": "\x89PNG"}, sev: SeverityError, path: "repo/CLAUDE.md", line: 1, msg: "not a text file"},

@@ -16,10 +16,19 @@
 //
 // # Rules and nested files
 //
-// A rule's frontmatter "paths" (a comma-separated string or a YAML list of doublestar globs,
-// braces allowed) makes it conditional: it loads when a file matching one glob is touched. Globs
-// are relative to the directory that holds the .claude directory (for managed and user rules: the
-// project root). A rule without paths, or whose globs are all "**", loads at session start; so
+// A rule's frontmatter "paths" (a comma-separated string or a YAML list of patterns) makes it
+// conditional: it loads when a file matching them is touched. Patterns have gitignore semantics,
+// as in Claude Code, with {a,b} braces: a pattern without a slash matches a name at any depth, a
+// slash at the start or in the middle anchors it (so does a leading "./"), a matched directory
+// covers everything below it, a trailing "/" matches directories only, "**" any number of
+// directories, and "!pattern" excludes again. They are relative to the directory that holds the
+// .claude directory (for managed and user rules: the project root).
+//
+// # Project root
+//
+// The project root is the nearest directory holding .git (Options.ProjectRoot overrides it): a
+// linked git worktree, whose .git is a file, is its own project root. [FindRoots] also gives the
+// canonical root (the main working tree), which keys the auto-memory. A rule without paths, or whose globs are all "**", loads at session start; so
 // does a rule whose frontmatter cannot be parsed (with an error, so it is never silently lost).
 // Instruction files in directories below the working directory load once, the first time any path
 // under them (or the directory itself) is touched. A touched path outside the working directory
@@ -47,6 +56,12 @@
 // directory that covers everything below it, or a doublestar glob; "~/" allowed) names it; it
 // would be a 6th hop (a file reached through 5 imports loads); it closes a cycle (file identity,
 // so symlinks cannot hide one); it is a directory, device, pipe or socket; it is not a text file.
+// From $STRATA_HOME only instruction files are imported: markdown files outside hidden
+// directories and the directories that hold data (projects/, file-history/, plans/, plugins/,
+// caches …), whatever the approvals say; the others are refused without being read. An import
+// that names a directory loads nothing (an info diagnostic), and so does a glob (a warning). A
+// missing import that a .gitignore of the project leaves out is a warning naming the line.
+//
 // A file imported twice loads once (an info diagnostic says where it already is). Note that
 // files found above the project root (say ~/CLAUDE.md) may import only inside the project root,
 // $STRATA_HOME, the managed directory or approved paths, like every other file.
@@ -54,7 +69,14 @@
 // # Excludes
 //
 // claudeMdExcludes (doublestar globs on absolute paths) skips any instruction file or import it
-// matches, with an info diagnostic; managed files are policy and cannot be excluded.
+// matches, with an info diagnostic; managed files are policy and cannot be excluded, and a
+// project's own globs (Options.ProjectExcludes) skip only files inside the project root.
+//
+// # Secrets
+//
+// With Options.ScanSecrets, every file's text is scanned before anything else reads it: a line
+// that looks like a credential is replaced by "[strata: line withheld: …]" and reported as a
+// warning naming the file and line.
 //
 // # What the model sees
 //

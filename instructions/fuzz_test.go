@@ -53,11 +53,11 @@ func FuzzRulePaths(f *testing.F) {
 		doc, _ := frontmatter.Parse([]byte(in))
 		globs, _, _ := rulePaths(doc.Fields)
 		for _, g := range globs {
-			if !doublestar.ValidatePattern(g) {
-				t.Fatalf("invalid glob %q kept", g)
+			if !doublestar.ValidatePattern(g.glob) {
+				t.Fatalf("invalid glob %q kept", g.glob)
 			}
-			r := &rule{base: "/b", globs: []string{g}}
-			r.matches("/b/src/x.go")
+			r := &rule{base: "/b", globs: ignoreList{g}}
+			r.matches("/b/src/x.go", func() bool { return false })
 		}
 		_ = keyLine(doc.Raw, "paths")
 	})

@@ -43,8 +43,8 @@ func TestImports(t *testing.T) {
 	}{
 		{SeverityError, "@~/personal.md: refused"},
 		{SeverityError, "@../outside.md: refused"},
-		{SeverityError, "@./docs: "},
-		{SeverityError, "@docs/: "},
+		{SeverityInfo, "@./docs: "},
+		{SeverityInfo, "@docs/: "},
 		{SeverityError, "@missing.md: no such file"},
 		{SeverityInfo, "@docs/b.md: "},
 		{SeverityError, "@/etc/hostname: refused"},

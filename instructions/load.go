@@ -30,19 +30,22 @@ type Set struct {
 	cwd      string   // working directory, symlinks resolved
 	root     string   // project root, symlinks resolved
 	allowed  []string // directories imports may read without approval (resolved)
+	home     string   // STRATA_HOME, resolved when allowed is
 	names    []string // instruction file names per directory, without CLAUDE.local.md
 	rulesAt  int      // index in names before which .claude/rules is read
 
-	start    []Source // session start, in load order
-	automem  []Source // the auto-memory index (0 or 1 piece)
-	touched  []Source // added by Touch and LoadAll, in order
-	enforced []enforcedBlock
-	diags    []Diagnostic
-	loaded   []*ident // every file loaded, for identity checks
-	pending  []*rule  // conditional rules not yet applied
-	dirSeen  map[string]bool
-	realDirs map[string]string
-	base     base // the working directory, open during Load only
+	start         []Source // session start, in load order
+	automem       []Source // the auto-memory index (0 or 1 piece)
+	touched       []Source // added by Touch and LoadAll, in order
+	enforced      []enforcedBlock
+	diags         []Diagnostic
+	loaded        []*ident // every file loaded, for identity checks
+	pending       []*rule  // conditional rules not yet applied
+	dirSeen       map[string]bool
+	realDirs      map[string]string
+	ignores       map[string]*ignoreFile // .gitignore of a directory (nil: none), read on first need
+	importedPaths map[string]bool        // files loaded through an @import
+	base          base                   // the working directory, open during Load only
 }
 
 // Load finds and reads the instruction files that apply to a session started in cwd. It fails
@@ -88,7 +91,7 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	}
 	s.root = opts.ProjectRoot
 	if s.root == "" {
-		s.root = s.projectRoot(abs)
+		s.root, _ = s.workTree(abs)
 	} else if _, resolved := s.realDirs[filepath.Clean(s.root)]; !resolved {
 		// A root above the working directory is already resolved; only another one is looked up.
 		if r, err := filepath.EvalSymlinks(s.root); err == nil {
@@ -140,38 +143,60 @@ func (s *Set) closeBase() {
 	}
 }
 
-// ProjectRoot is config.ProjectRoot(cwd) at the cost of the instruction loader: cwd is
-// resolved with one system call where the kernel allows it, and .git is looked for relative to
-// it. It returns cwd with its symlinks resolved, and the project root; it fails when cwd is not
-// a directory. Callers that read settings before Load use it to find the root cheaply.
-func ProjectRoot(cwd string) (dir, root string, err error) {
+// Roots is where a working directory lies.
+type Roots struct {
+	// Dir is the working directory, symlinks resolved.
+	Dir string
+	// Tree is the working tree that holds Dir: the nearest directory with a .git entry (for a
+	// linked worktree, where .git is a file, the worktree itself), else Dir. It is the project
+	// root of the instruction files: their imports, rule globs and settings.
+	Tree string
+	// Root is the canonical project root (config.ProjectRoot): Tree, or for a linked worktree
+	// the main working tree of its repository, so that every worktree shares one memory.
+	Root string
+}
+
+// FindRoots finds Roots at the cost of the instruction loader: cwd is resolved with one system
+// call where the kernel allows it, and .git is looked for relative to it. It fails when cwd is
+// not a directory. Callers that read settings before Load use it to find the roots cheaply.
+func FindRoots(cwd string) (Roots, error) {
 	abs, err := filepath.Abs(cwd)
 	if err != nil {
-		return "", "", fmt.Errorf("instructions: working directory %s: %w", cwd, err)
+		return Roots{}, fmt.Errorf("instructions: working directory %s: %w", cwd, err)
 	}
 	r, d, err := fastio.ResolveDir(abs)
 	if err != nil {
-		return "", "", fmt.Errorf("instructions: working directory: %w", err)
+		return Roots{}, fmt.Errorf("instructions: working directory: %w", err)
 	}
 	s := &Set{base: base{d: d, dir: r}}
 	defer s.closeBase()
-	return r, s.projectRoot(r), nil
+	tree, linked := s.workTree(r)
+	root := tree
+	if linked {
+		root = config.ProjectRoot(tree)
+	}
+	return Roots{Dir: r, Tree: tree, Root: root}, nil
 }
 
-// projectRoot is config.ProjectRoot for a directory whose symlinks are already resolved: the
-// nearest directory holding .git, with worktrees mapped to their main tree by config.
-func (s *Set) projectRoot(abs string) string {
+// ProjectRoot is config.ProjectRoot(cwd) at the cost of the instruction loader (see
+// FindRoots): it returns cwd with its symlinks resolved, and the canonical project root.
+func ProjectRoot(cwd string) (dir, root string, err error) {
+	r, err := FindRoots(cwd)
+	return r.Dir, r.Root, err
+}
+
+// workTree returns the nearest directory at or above abs (symlinks resolved) that holds .git,
+// and whether .git there is a file (a linked worktree or a submodule); abs itself when there is
+// none.
+func (s *Set) workTree(abs string) (string, bool) {
 	for d := abs; ; {
 		m, err := statAt(&s.base, d, ".git", true)
 		if err == nil {
-			if m.IsDir() {
-				return d
-			}
-			return config.ProjectRoot(d)
+			return d, !m.IsDir()
 		}
 		p := filepath.Dir(d)
 		if p == d {
-			return abs
+			return abs, false
 		}
 		d = p
 	}
@@ -274,7 +299,11 @@ func (s *Set) accept(path string, layer Layer, ft fileText, err error) (fileText
 	}
 	if prev := s.seen(ft.ID); prev != "" {
 		if prev == path {
-			s.addf(path, 0, SeverityInfo, "already loaded through an @import; not repeated")
+			// Found by name again (the .claude directory of a nested search finds the
+			// .claude/CLAUDE.md already loaded): nothing worth saying unless an import has it.
+			if s.imported(path) {
+				s.addf(path, 0, SeverityInfo, "already loaded through an @import; not repeated")
+			}
 		} else {
 			s.addf(path, 0, SeverityInfo, "same file as %s, already loaded; not repeated", prev)
 		}
@@ -327,6 +356,7 @@ func (s *Set) emit(ctx context.Context, out []Source, path string, layer Layer, 
 	if target := linkText(path, ft.Text); target != "" {
 		s.addf(path, 1, SeverityWarning, "the whole file is the path %q: probably a symlink checked out as a plain file (git core.symlinks=false); the model sees the path, not %s — recreate the link or use @%s", strings.TrimSpace(ft.Text), target, strings.TrimSpace(ft.Text))
 	}
+	body = s.withholdSecrets(path, body, bodyLine)
 	if layer == LayerManaged {
 		s.collectEnforced(path, body, bodyLine)
 	}
@@ -346,6 +376,9 @@ func (s *Set) emit(ctx context.Context, out []Source, path string, layer Layer, 
 	}
 	return out
 }
+
+// imported reports whether path was loaded through an @import.
+func (s *Set) imported(path string) bool { return s.importedPaths[path] }
 
 // seen returns the path under which the file id was already loaded, or "".
 func (s *Set) seen(id *ident) string {
@@ -368,12 +401,15 @@ func (s *Set) inside(real string) bool {
 	}
 	if s.allowed == nil { // resolved on first need: most imports are inside the root
 		s.allowed = []string{s.root}
-		for _, d := range []string{s.env.Home, s.env.ManagedDir} {
+		for i, d := range []string{s.env.Home, s.env.ManagedDir} {
 			if d != "" {
 				if r, err := filepath.EvalSymlinks(d); err == nil {
 					d = r
 				}
 				s.allowed = append(s.allowed, filepath.Clean(d))
+				if i == 0 {
+					s.home = filepath.Clean(d)
+				}
 			}
 		}
 	}
@@ -405,11 +441,17 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 		s.addf(from, r.Line, sev, "@%s: %s", p, fmt.Sprintf(format, args...))
 		return out
 	}
+	if r.Glob {
+		return fail(SeverityWarning, "a glob: an import names one file, so this loads nothing (as in Claude Code); import the files one by one, or make them rules under .claude/rules/")
+	}
 	h, real, err := s.openImport(abs)
 	if err != nil {
 		if notFound(err) {
 			if !fileLike(p) {
 				return out // not meant as a path: an npm scope, a decorator, an alias …
+			}
+			if pat, file := s.gitignored(abs, false); pat != nil {
+				return fail(SeverityWarning, "no such file (%s); %s:%d leaves it out of the repository (%q), so it is generated or kept locally and a fresh clone lacks it until it is made", abs, file, pat.line, pat.text)
 			}
 			return fail(SeverityError, "no such file (%s)%s", abs, s.rootHint(from, p, abs))
 		}
@@ -419,7 +461,8 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	// An import refused for its path is only fstat'ed, never read; any other is read now, and
 	// reading tells what it is (see handle.load).
 	ext := strings.ToLower(extension(abs))
-	refused := depth+1 > MaxImportDepth || !s.inside(real) && !s.approved(abs, real) || binaryExt(ext) || s.excluded(abs) != ""
+	homeWhy := s.homeImportRefusal(abs, real)
+	refused := depth+1 > MaxImportDepth || !s.inside(real) && !s.approved(abs, real) || homeWhy != "" || binaryExt(ext) || s.excluded(abs) != ""
 	if refused {
 		err = h.stat()
 	} else {
@@ -434,7 +477,8 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	}
 	if h.mode.IsDir() {
 		if explicitPath(p) || strings.Contains(p, "/") {
-			return fail(SeverityError, "%s is a directory; only files can be imported", abs)
+			// Prose that names a directory ("@packages/app"): Claude Code ignores it too.
+			return fail(SeverityInfo, "%s is a directory; only files are imported, so it loads nothing", abs)
 		}
 		return out
 	}
@@ -461,8 +505,11 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	if depth+1 > MaxImportDepth {
 		return fail(SeverityError, "import chain deeper than %d hops; %s not loaded", MaxImportDepth, abs)
 	}
+	if homeWhy != "" {
+		return fail(SeverityError, "%s", homeWhy)
+	}
 	if !s.inside(real) && !s.approved(abs, real) {
-		return fail(SeverityError, "refused: %s is outside the project root (%s) and STRATA_HOME; add it to approvedExternalImports in settings to allow it", real, s.root)
+		return fail(SeverityError, "refused: %s is outside the project root (%s) and STRATA_HOME; to allow it, add it to approvedExternalImports in your user settings ($STRATA_HOME/settings.json: a project's settings may not approve imports)", real, s.root)
 	}
 	if binaryExt(ext) {
 		return fail(SeverityError, "%s is not a text file (.%s); only text files can be imported", abs, ext)
@@ -480,6 +527,10 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 		return out
 	}
 	body, line := s.body(abs, ft.Text)
+	if s.importedPaths == nil {
+		s.importedPaths = map[string]bool{}
+	}
+	s.importedPaths[abs] = true
 	return s.emit(ctx, out, abs, LayerImport, ReasonInclude, trigger, ft, body, line, depth+1, chain, from)
 }
 
@@ -515,10 +566,11 @@ func (s *Set) openImport(abs string) (*handle, string, error) {
 // rootHint explains a missing relative import that exists relative to the project root, a
 // common mistake: imports are relative to the importing file.
 func (s *Set) rootHint(from, p, abs string) string {
-	if explicitPath(p) || filepath.IsAbs(p) {
-		return ""
+	rootRel, explicit := strings.CutPrefix(p, "./")
+	if !explicit && explicitPath(p) || filepath.IsAbs(p) {
+		return "" // "../x" and "~/x" say where they mean
 	}
-	alt := filepath.Join(s.root, filepath.FromSlash(p))
+	alt := filepath.Join(s.root, filepath.FromSlash(rootRel))
 	if alt == abs {
 		return ""
 	}
@@ -584,8 +636,9 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 	if len(s.pending) > 0 {
 		keep := s.pending[:0]
 		var hit []*rule
+		isDir := sync.OnceValue(func() bool { m, err := statType(p, false); return err == nil && m.IsDir() })
 		for _, r := range s.pending {
-			if r.matches(p) {
+			if r.matches(p, isDir) {
 				hit = append(hit, r)
 			} else {
 				keep = append(keep, r)
@@ -600,55 +653,6 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 	if len(out) > 0 {
 		s.log.Debug("instructions touched", "path", p, "added", len(out))
 	}
-	return out
-}
-
-// LoadAll loads everything that could apply below the working directory, as if every file had
-// been touched: every conditional rule, and the instruction files of every directory below the
-// working directory (hidden directories and node_modules skipped, at most maxDirs directories;
-// 0 means 10,000). strata lint uses it so that no file goes unchecked.
-func (s *Set) LoadAll(ctx context.Context, maxDirs int) []Source {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if maxDirs <= 0 {
-		maxDirs = 10000
-	}
-	var out []Source
-	count := 0
-	var walk func(d string)
-	walk = func(d string) {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			s.addf(d, 0, SeverityWarning, "directory not searched for nested instruction files: %s", errText(err))
-			return
-		}
-		for _, e := range entries {
-			if ctx.Err() != nil || count >= maxDirs {
-				return
-			}
-			n := e.Name()
-			if !e.IsDir() || strings.HasPrefix(n, ".") || n == "node_modules" {
-				continue
-			}
-			sub := filepath.Join(d, n)
-			count++
-			if !s.dirSeen[sub] {
-				s.dirSeen[sub] = true
-				out = s.loadDir(ctx, out, sub, true, "")
-			}
-			walk(sub)
-		}
-	}
-	walk(s.cwd)
-	if count >= maxDirs {
-		s.addf(s.cwd, 0, SeverityInfo, "stopped looking for nested instruction files after %d directories", maxDirs)
-	}
-	pend := s.pending
-	s.pending = nil
-	for _, r := range pend {
-		out = s.emitRule(ctx, out, r, ReasonPathGlobMatch, "")
-	}
-	s.touched = append(s.touched, out...)
 	return out
 }
 

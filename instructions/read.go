@@ -310,12 +310,18 @@ func (s *Set) approved(path, real string) bool {
 	return false
 }
 
-// excluded returns the claudeMdExcludes glob that skips path, or "".
+// excluded returns the claudeMdExcludes glob that skips path, or "". A project's own globs
+// (ProjectExcludes) skip only files inside the project root.
 func (s *Set) excluded(path string) string {
-	for _, g := range s.loadOpts.Excludes {
-		g = expandTilde(g, s.env.UserHome)
-		if ok, _ := doublestar.Match(filepath.ToSlash(g), filepath.ToSlash(path)); ok {
-			return g
+	for i, globs := range [][]string{s.loadOpts.Excludes, s.loadOpts.ProjectExcludes} {
+		if i == 1 && !within(path, s.root) {
+			break
+		}
+		for _, g := range globs {
+			g = expandTilde(g, s.env.UserHome)
+			if ok, _ := doublestar.Match(filepath.ToSlash(g), filepath.ToSlash(path)); ok {
+				return g
+			}
 		}
 	}
 	return ""

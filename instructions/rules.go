@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"github.com/strata-mem/strata/frontmatter"
 )
 
@@ -19,25 +18,18 @@ type rule struct {
 	path     string
 	base     string // globs are relative to this directory
 	layer    Layer
-	globs    []string
+	globs    ignoreList
 	ft       fileText
 	body     string
 	bodyLine int
 }
 
-// matches reports whether the touched path p (absolute, clean) matches one of the globs.
-func (r *rule) matches(p string) bool {
-	if !within(p, r.base) || p == r.base {
-		return false
-	}
-	rel := p[len(r.base):]
-	rel = strings.TrimPrefix(filepath.ToSlash(rel), "/")
-	for _, g := range r.globs {
-		if ok, _ := doublestar.Match(g, rel); ok {
-			return true
-		}
-	}
-	return false
+// matches reports whether the touched path p (absolute, clean) matches the globs, with
+// gitignore semantics (see ignoreList.match). isDir tells whether p is a directory; it is
+// called only when a glob ends in "/".
+func (r *rule) matches(p string, isDir func() bool) bool {
+	rel := relSlash(p, r.base)
+	return rel != "" && r.globs.match(rel, isDir) != nil
 }
 
 // maxRuleDepth bounds how deep rules directories are searched.
@@ -55,7 +47,7 @@ func (s *Set) loadRules(ctx context.Context, out []Source, dir, base string, lay
 			continue
 		}
 		body, bodyLine := ft.Text, 1
-		var globs []string
+		var globs ignoreList
 		conditional := false
 		if strings.HasPrefix(ft.Text, "---") {
 			doc, err := frontmatter.Parse([]byte(ft.Text))
@@ -168,10 +160,10 @@ func (s *Set) ruleFiles(dir string) []string {
 	return out
 }
 
-// rulePaths reads the "paths" field: a comma-separated string or a list of strings. It returns
-// the usable globs (cleaned), the ones that do not parse, and an error when the field has the
-// wrong type.
-func rulePaths(fields map[string]any) (globs, bad []string, err error) {
+// rulePaths reads the "paths" field: a comma-separated string or a list of strings, each a
+// pattern in gitignore syntax with {a,b} braces. It returns the usable patterns, the ones that
+// do not parse, and an error when the field has the wrong type.
+func rulePaths(fields map[string]any) (globs ignoreList, bad []string, err error) {
 	v, ok := fields["paths"]
 	if !ok || v == nil {
 		return nil, nil, nil
@@ -193,14 +185,15 @@ func rulePaths(fields map[string]any) (globs, bad []string, err error) {
 	}
 	for _, g := range raw {
 		g = cleanGlob(g)
-		if g == "" {
+		pat, ok := parseIgnore(g, true)
+		if !ok {
 			continue
 		}
-		if !doublestar.ValidatePattern(g) {
+		if !pat.valid() {
 			bad = append(bad, g)
 			continue
 		}
-		globs = append(globs, g)
+		globs = append(globs, pat)
 	}
 	return globs, bad, nil
 }
@@ -229,25 +222,25 @@ func splitGlobs(s string) []string {
 	return append(out, s[start:])
 }
 
-// cleanGlob trims spaces and quotes, drops a leading "./" or "/", and makes a trailing "/"
-// cover everything below.
+// cleanGlob trims spaces and quotes, and turns a leading "./" (which git does not know) into
+// the "/" that anchors a pattern at the base: "./package.json" means the one at the top.
 func cleanGlob(g string) string {
 	g = strings.TrimSpace(g)
 	g = strings.Trim(g, `"'`)
-	for strings.HasPrefix(g, "./") {
-		g = g[2:]
-	}
-	g = strings.TrimLeft(g, "/")
-	if strings.HasSuffix(g, "/") {
-		g += "**"
+	if strings.HasPrefix(g, "./") {
+		for strings.HasPrefix(g, "./") {
+			g = g[2:]
+		}
+		g = "/" + g
 	}
 	return g
 }
 
 // allAlways reports whether every glob matches everything.
-func allAlways(globs []string) bool {
+func allAlways(globs ignoreList) bool {
 	for _, g := range globs {
-		if g != "**" && g != "**/*" {
+		all := g.glob == "**" || g.glob == "**/*" || g.glob == "*" && !g.anchored
+		if g.negate || g.dirOnly || !all {
 			return false
 		}
 	}

@@ -12,6 +12,7 @@ import (
 type importRef struct {
 	Path string // the path as written: escapes resolved, trailing punctuation and #fragment dropped
 	Line int    // 1-based line in the file
+	Glob bool   // Path is a glob ("@.cursor/rules/**/*.md"): it names no one file
 }
 
 // scanned is a body after comment stripping, with the import candidates it holds.
@@ -214,6 +215,8 @@ func scanLine(l string, line int, refs []importRef) []importRef {
 				tok, next := readToken(l, i+1)
 				if p, ok := importPath(tok); ok {
 					refs = append(refs, importRef{Path: p, Line: line})
+				} else if g, ok := globImport(tok); ok {
+					refs = append(refs, importRef{Path: g, Line: line, Glob: true})
 				}
 				i = next
 				continue
@@ -316,6 +319,29 @@ func importPath(tok string) (string, bool) {
 	}
 	if strings.Trim(tok, ".") == "" {
 		return "", false // "@..." is an ellipsis, not a path
+	}
+	return tok, true
+}
+
+// globImport reports a token that is a path with glob characters ("@src/**/*.ts",
+// "@.cursor/rules/*.md"), written like a file path: imports load nothing for it.
+func globImport(tok string) (string, bool) {
+	if i := strings.IndexByte(tok, '#'); i >= 0 {
+		tok = tok[:i]
+	}
+	tok = strings.TrimRight(tok, ".,:;)!?")
+	if !strings.ContainsAny(tok, "*?") {
+		return "", false
+	}
+	plain := strings.Map(func(r rune) rune {
+		switch r {
+		case '*', '?', '[', ']', '{', '}', ',', '!':
+			return 'x'
+		}
+		return r
+	}, tok)
+	if _, ok := importPath(plain); !ok || !fileLike(plain) {
+		return "", false
 	}
 	return tok, true
 }

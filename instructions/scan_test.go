@@ -35,20 +35,21 @@ func TestScanImports(t *testing.T) {
 		in   string
 		want []importRef
 	}{
-		{"forms", "@a.md @./b.md @../c.md @~/d.md @/e/f.md\n", []importRef{{"a.md", 1}, {"./b.md", 1}, {"../c.md", 1}, {"~/d.md", 1}, {"/e/f.md", 1}}},
-		{"punctuation", "See @a.md. And (@b.md), @c.md: @d.md; @e.md!\n", []importRef{{"a.md", 1}, {"c.md", 1}, {"d.md", 1}, {"e.md", 1}}},
-		{"paren close", "list @x/y.md)\n", []importRef{{"x/y.md", 1}}},
-		{"escaped space", `@my\ notes.md and more`, []importRef{{"my notes.md", 1}}},
-		{"code span", "use `@a.md` and ``x @b.md`` but @c.md\n", []importRef{{"c.md", 1}}},
-		{"unclosed span", "a ` b @c.md\n", []importRef{{"c.md", 1}}},
-		{"fence", "```\n@a.md\n```\n@b.md\n", []importRef{{"b.md", 4}}},
-		{"comment", "<!-- @a.md -->\n@b.md\n", []importRef{{"b.md", 2}}},
+		{"forms", "@a.md @./b.md @../c.md @~/d.md @/e/f.md\n", []importRef{{Path: "a.md", Line: 1}, {Path: "./b.md", Line: 1}, {Path: "../c.md", Line: 1}, {Path: "~/d.md", Line: 1}, {Path: "/e/f.md", Line: 1}}},
+		{"punctuation", "See @a.md. And (@b.md), @c.md: @d.md; @e.md!\n", []importRef{{Path: "a.md", Line: 1}, {Path: "c.md", Line: 1}, {Path: "d.md", Line: 1}, {Path: "e.md", Line: 1}}},
+		{"paren close", "list @x/y.md)\n", []importRef{{Path: "x/y.md", Line: 1}}},
+		{"escaped space", `@my\ notes.md and more`, []importRef{{Path: "my notes.md", Line: 1}}},
+		{"code span", "use `@a.md` and ``x @b.md`` but @c.md\n", []importRef{{Path: "c.md", Line: 1}}},
+		{"unclosed span", "a ` b @c.md\n", []importRef{{Path: "c.md", Line: 1}}},
+		{"fence", "```\n@a.md\n```\n@b.md\n", []importRef{{Path: "b.md", Line: 4}}},
+		{"comment", "<!-- @a.md -->\n@b.md\n", []importRef{{Path: "b.md", Line: 2}}},
 		{"email", "mail me@example.com\n", nil},
-		{"npm and decorators", "@types/node @angular/core@17 @Component({}) @pytest.mark.slow @tools.action('x') @sizeOf(Self)\n", []importRef{{"types/node", 1}, {"pytest.mark.slow", 1}}},
-		{"fragment", "@doc.md#part\n", []importRef{{"doc.md", 1}}},
+		{"npm and decorators", "@types/node @angular/core@17 @Component({}) @pytest.mark.slow @tools.action('x') @sizeOf(Self)\n", []importRef{{Path: "types/node", Line: 1}, {Path: "pytest.mark.slow", Line: 1}}},
+		{"fragment", "@doc.md#part\n", []importRef{{Path: "doc.md", Line: 1}}},
 		{"ellipsis", "wait @... ok\n", nil},
-		{"cjk boundary", "详见@规范.md。然后\n", []importRef{{"规范.md", 1}}},
-		{"line numbers", "a\n\nb @x.md\n", []importRef{{"x.md", 3}}},
+		{"glob", "rules in @.cursor/rules/**/*.md and @src/*.{ts,tsx}; not @types/* nor @user*\n", []importRef{{Path: ".cursor/rules/**/*.md", Line: 1, Glob: true}, {Path: "src/*.{ts,tsx}", Line: 1, Glob: true}}},
+		{"cjk boundary", "详见@规范.md。然后\n", []importRef{{Path: "规范.md", Line: 1}}},
+		{"line numbers", "a\n\nb @x.md\n", []importRef{{Path: "x.md", Line: 3}}},
 	}
 	for _, tt := range tests {
 		got := scan(tt.in, 1).Imports

@@ -91,8 +91,15 @@ type Options struct {
 	// read after them.
 	FileNames []string
 	// Excludes are doublestar globs on absolute paths of instruction files to skip (the
-	// claudeMdExcludes setting).
+	// claudeMdExcludes of the user's and managed settings); managed files are never skipped.
 	Excludes []string
+	// ProjectExcludes are Excludes from a project's own settings files: they skip only files
+	// inside ProjectRoot, never the user's instructions.
+	ProjectExcludes []string
+	// ScanSecrets, when set, finds lines of instruction text that look like credentials (the
+	// workspace gives memdir.ScanSecrets): each such line is withheld from the model, replaced
+	// by a marker, with a warning naming the file and line. nil scans nothing.
+	ScanSecrets func(text string) []Secret
 	// ApprovedImports are paths, directories or globs outside the project root and
 	// STRATA_HOME that @imports may read (the approvedExternalImports setting).
 	ApprovedImports []string
@@ -102,12 +109,21 @@ type Options struct {
 	// Diagnostics are problems the caller found before loading (a settings file that does not
 	// parse); they come first among the Set's diagnostics. Load itself reads no settings.
 	Diagnostics []Diagnostic
-	// ProjectRoot overrides config.ProjectRoot(cwd).
+	// ProjectRoot is the project root of the instruction files: imports inside it need no
+	// approval, and user and managed rules' globs are relative to it. "" means the working
+	// tree holding cwd (Roots.Tree): a linked git worktree is its own project root, so its
+	// CLAUDE.md imports its own files (memory is still shared with the main tree: Roots.Root).
 	ProjectRoot string
 	// MaxFileBytes caps how much of one file is read; 0 means DefaultMaxFileBytes.
 	MaxFileBytes int64
 	// Logger receives debug records about what was loaded; nil discards them.
 	Logger *slog.Logger
+}
+
+// Secret is a line of text that looks like a credential, as Options.ScanSecrets reports it.
+type Secret struct {
+	Kind string // what it looks like, e.g. "GitHub token"
+	Line int    // 1-based line in the text scanned
 }
 
 // Limits and defaults.

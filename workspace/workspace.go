@@ -56,6 +56,7 @@ type Workspace struct {
 	env      config.Env
 	cwd      string // absolute, as given
 	real     string // cwd with symlinks resolved
+	tree     string // the working tree holding cwd (a linked worktree itself), symlinks resolved
 	root     string // canonical project root, symlinks resolved
 	settings config.Settings
 	errs     []error // settings files that could not be read or parsed
@@ -92,15 +93,19 @@ func Open(ctx context.Context, opts Options) (*Workspace, error) {
 	// The instruction loader's way to the root costs a fraction of config.ProjectRoot's, and
 	// strata context's start-up is mostly this; a directory it cannot open is left to the
 	// layers that use it to report.
-	if w.real, w.root, err = instructions.ProjectRoot(abs); err != nil {
+	if r, err := instructions.FindRoots(abs); err == nil {
+		w.real, w.tree, w.root = r.Dir, r.Tree, r.Root
+	} else {
 		w.real, w.root = abs, config.ProjectRoot(abs)
+		w.tree = w.root
 	}
 	if opts.Settings != nil {
 		w.settings = *opts.Settings
 	} else {
-		// The project's settings files live in .claude: without one, only the user's are read.
-		settingsRoot := w.root
-		if fi, err := os.Stat(filepath.Join(w.root, ".claude")); err != nil || !fi.IsDir() {
+		// The project's settings files live in the working tree's .claude (a linked worktree's
+		// own): without one, only the user's are read.
+		settingsRoot := w.tree
+		if fi, err := os.Stat(filepath.Join(w.tree, ".claude")); err != nil || !fi.IsDir() {
 			settingsRoot = ""
 		}
 		w.settings, w.errs = opts.Env.Load(settingsRoot)
@@ -114,9 +119,14 @@ func (w *Workspace) Env() config.Env { return w.env }
 // Cwd returns the working directory, absolute (symlinks as given).
 func (w *Workspace) Cwd() string { return w.cwd }
 
-// Root returns the project root: the main working tree of the git repository holding Cwd, else
-// Cwd itself, symlinks resolved.
+// Root returns the canonical project root, which keys the memory: the main working tree of the
+// git repository holding Cwd, else Cwd itself, symlinks resolved.
 func (w *Workspace) Root() string { return w.root }
+
+// Tree returns the working tree holding Cwd, symlinks resolved: the project root of the
+// instruction files and the project settings. It is Root except in a linked git worktree, which
+// is its own tree (its CLAUDE.md imports its own files) while sharing Root's memory.
+func (w *Workspace) Tree() string { return w.tree }
 
 // Settings returns the merged settings.
 func (w *Workspace) Settings() config.Settings { return w.settings }
@@ -207,13 +217,24 @@ func (w *Workspace) Stats() (*recall.Stats, error) {
 }
 
 // InstructionsOptions returns the instruction loader's Options: the file names, excludes,
-// approved imports and budget from the settings, the project root, Env and Logger. Loading
-// with them reads no settings file (compaction re-reads instructions with them).
+// approved imports and budget from the settings, the project root (Tree), Env, Logger and the
+// secret scanner (memdir.ScanSecrets: a line of instruction text that looks like a credential
+// is withheld). Loading with them reads no settings file (compaction re-reads instructions
+// with them).
 func (w *Workspace) InstructionsOptions() instructions.Options {
 	s := w.settings
 	return instructions.Options{Env: w.env, FileNames: s.InstructionFiles, Excludes: s.ClaudeMdExcludes,
-		ApprovedImports: s.ApprovedExternalImports, BudgetTokens: s.InstructionBudgetTokens,
-		ProjectRoot: w.root, Logger: w.opts.Logger}
+		ProjectExcludes: s.ProjectClaudeMdExcludes, ApprovedImports: s.ApprovedExternalImports,
+		BudgetTokens: s.InstructionBudgetTokens, ProjectRoot: w.tree, Logger: w.opts.Logger, ScanSecrets: scanSecrets}
+}
+
+// scanSecrets is memdir.ScanSecrets in the instruction loader's terms.
+func scanSecrets(text string) []instructions.Secret {
+	var out []instructions.Secret
+	for _, f := range memdir.ScanSecrets(text) {
+		out = append(out, instructions.Secret{Kind: f.Kind, Line: f.Line})
+	}
+	return out
 }
 
 // SetOptions say what Instructions adds to the instruction files.

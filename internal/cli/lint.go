@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/internal/termtext"
 )
 
 func init() { register("lint", newLintCmd) }
@@ -21,14 +22,17 @@ func newLintCmd(app *App) *cobra.Command {
 		Use:   "lint",
 		Short: "Report every problem in the instruction files that apply here",
 		Long: `Check every instruction file that could apply in a directory: the session-start files, every
-conditional rule, and the instruction files of the directories below (hidden directories and
-node_modules skipped). Prints each diagnostic with its path and line.
+conditional rule, and the instruction files of the directories below, hidden ones included
+(.git, node_modules and gitignored directories skipped). Prints each diagnostic with its path
+and line.
 
 Errors (exit 1): an unresolved, refused or cyclic import, an import deeper than 5 hops, malformed
 frontmatter, a paths: glob that does not parse, an unreadable, binary or invalid-UTF-8 file.
 Warnings: a file over 40,000 characters, a file cut at the size cap, text that repeats or
-contradicts an enforced managed block. Info: decisions worth knowing (a duplicate file skipped,
-a file excluded by claudeMdExcludes).`,
+contradicts an enforced managed block, a glob import, a missing import that .gitignore leaves
+out, a file named like an instruction file but for case (Claude.md), a line withheld as a
+secret. Info: decisions worth knowing (a duplicate file skipped, a file excluded by
+claudeMdExcludes, a directory named as an import).`,
 		Example: `  strata lint
   strata lint --cwd ~/src/app --json`,
 		Args: noArgs,
@@ -79,7 +83,7 @@ func runLint(ctx context.Context, app *App, o lintOptions) error {
 		}
 	} else {
 		for _, d := range diags {
-			fmt.Fprintln(app.Out, d)
+			fmt.Fprintln(app.Out, termtext.Line(d.String())) // paths and @tokens come from the files
 		}
 		switch {
 		case out.Files == 0 && len(diags) == 0:
