@@ -31,7 +31,7 @@ var deps = map[string]string{
 	"tokens":               "",
 	"conversation":         "tokens",
 	"work":                 "< internal/sharedtest",
-	"instructions":         "config frontmatter internal/fastio tokens < internal/sharedtest",
+	"instructions":         "config frontmatter internal/fastio internal/fsutil tokens < internal/sharedtest",
 	"memdir":               "config frontmatter internal/fsutil tokens < internal/sharedtest",
 	"toolcall":             "work",
 	"transcript":           "config conversation internal/fastio internal/fsutil < internal/sharedtest",

@@ -47,13 +47,13 @@ func TestBadInput(t *testing.T) {
 			if err := syscall.Mkfifo(filepath.Join(f.repo, "CLAUDE.md"), 0o600); err != nil {
 				t.Skip("no FIFOs here:", err)
 			}
-		}, sev: SeverityError, path: "repo/CLAUDE.md", line: 0, msg: "named pipe"},
+		}, sev: SeverityError, path: "repo/CLAUDE.md", line: 0, msg: "a FIFO"},
 		{name: "fifo import", setup: func(t *testing.T, f *fixture) {
 			f.write(map[string]string{"repo/CLAUDE.md": "@pipe.md\n"})
 			if err := syscall.Mkfifo(filepath.Join(f.repo, "pipe.md"), 0o600); err != nil {
 				t.Skip("no FIFOs here:", err)
 			}
-		}, sev: SeverityError, path: "repo/CLAUDE.md", line: 1, msg: "named pipe"},
+		}, sev: SeverityError, path: "repo/CLAUDE.md", line: 1, msg: "a FIFO"},
 		{name: "unreadable rules dir", setup: func(t *testing.T, f *fixture) {
 			if os.Geteuid() == 0 {
 				t.Skip("running as root: permissions do not apply (the symlink-loop case covers the same path)")

@@ -83,6 +83,9 @@ func (s *Set) withholdSecrets(path, body string, bodyLine int) string {
 			continue
 		}
 		lines[f.Line-1] = fmt.Sprintf("[strata: line withheld: it looks like a secret (%s)]", f.Kind)
+		for j := 1; j < f.Lines && f.Line-1+j < len(lines); j++ {
+			lines[f.Line-1+j] = "" // the rest of a key split over lines; line numbers stay
+		}
 		s.addf(path, bodyLine+f.Line-1, SeverityWarning, "looks like a secret (%s); the line is withheld from the model. Remove it and name where the secret lives instead (an environment variable, a vault path)", f.Kind)
 	}
 	return strings.Join(lines, "\n")

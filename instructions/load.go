@@ -16,6 +16,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/frontmatter"
 	"github.com/strata-mem/strata/internal/fastio"
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/tokens"
 )
 
@@ -483,7 +484,7 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 		return out
 	}
 	if !h.mode.IsRegular() {
-		return fail(SeverityError, "%s is %s; only regular text files can be imported", abs, kind(h.mode))
+		return fail(SeverityError, "%s is %s; only regular text files can be imported", abs, fsutil.Kind(h.mode))
 	}
 	id := h.ident(abs)
 	for i, l := range chain {

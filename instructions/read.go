@@ -16,6 +16,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/strata-mem/strata/frontmatter"
 	"github.com/strata-mem/strata/internal/fastio"
+	"github.com/strata-mem/strata/internal/fsutil"
 )
 
 // fileText is one file as read: normalised text and what went wrong.
@@ -155,7 +156,7 @@ func readOpened(h *handle, err error, path string, max int64) (fileText, error) 
 		return fileText{Diag: &Diagnostic{Path: path, Severity: SeverityError, Message: "unreadable: " + errText(err)}}, nil
 	}
 	if !h.mode.IsRegular() {
-		return fileText{ID: h.ident(path), Diag: &Diagnostic{Path: path, Severity: SeverityError, Message: "not a regular file (" + kind(h.mode) + "); not read"}}, nil
+		return fileText{ID: h.ident(path), Diag: &Diagnostic{Path: path, Severity: SeverityError, Message: "not a regular file (" + fsutil.Kind(h.mode) + "); not read"}}, nil
 	}
 	return h.text(path), nil
 }
@@ -207,25 +208,6 @@ func firstInvalid(b []byte) int {
 		i += n
 	}
 	return len(b)
-}
-
-// kind names a non-regular file mode for a diagnostic.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	}
-	return "mode " + m.String()
 }
 
 // errText gives the operating-system reason of err without repeating the path.

@@ -122,8 +122,9 @@ type Options struct {
 
 // Secret is a line of text that looks like a credential, as Options.ScanSecrets reports it.
 type Secret struct {
-	Kind string // what it looks like, e.g. "GitHub token"
-	Line int    // 1-based line in the text scanned
+	Kind  string // what it looks like, e.g. "GitHub token"
+	Line  int    // 1-based line in the text scanned
+	Lines int    // how many lines it spans from Line (a key split over lines); 0 or 1: one
 }
 
 // Limits and defaults.

@@ -120,3 +120,24 @@ func TestOpenSettingsFIFO(t *testing.T) {
 		t.Fatal("Open hangs on a settings FIFO")
 	}
 }
+
+// A key split over lines in an instruction file (to slip past a line-by-line scan) is withheld
+// whole: every line of it, not only the first, with the file's other lines kept.
+func TestSplitSecretWithheldWhole(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"repo/CLAUDE.md": "# 部署\nToken:\nghp_aBcDeFgHiJkLmNo\nPqRsTuVwXyZ0123456789\nthen push.\n",
+	})
+	set, err := f.open(Options{}).Instructions(t.Context(), SetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := instructions.RenderSources(set.Sources())
+	if strings.Contains(text, "ghp_") || strings.Contains(text, "PqRsTuVwXyZ") {
+		t.Fatalf("part of a split key reached the model:\n%s", text)
+	}
+	for _, want := range []string{"# 部署", "then push.", "looks like a secret (GitHub token (split over lines))"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+}
