@@ -116,10 +116,26 @@ func sessionsList(ctx context.Context, app *App, cwdFlag string, all, asJSON boo
 		if all {
 			row = append(row, dash(firstNonEmpty(i.CWD, i.Project)))
 		}
-		row = append(row, dash(transcript.Shorten(i.Label(), 80)))
+		row = append(row, dash(shortenCols(i.Label(), 80)))
 		rows = append(rows, row)
 	}
 	return writeMemoryTable(app.Out, rows)
+}
+
+// shortenCols is transcript.Shorten by display width: whitespace collapsed, then cut to at
+// most cols columns, ending in "…" when cut, so a Chinese title is no wider than a Latin one.
+func shortenCols(s string, cols int) string {
+	s = transcript.Shorten(s, len(s)+1)
+	if displayWidth(s) <= cols {
+		return s
+	}
+	n := 0
+	for i, r := range s {
+		if n += runeWidth(r); n > cols-1 {
+			return s[:i] + "…"
+		}
+	}
+	return s
 }
 
 // listIndexPath is where listing keeps its index for the listing of dir: in the user's cache
