@@ -64,6 +64,24 @@ func (p Problem) String() string {
 	}
 }
 
+// ShownProblems is how many problems a person is shown one by one (ProblemLines).
+const ShownProblems = 10
+
+// ProblemLines are the lines a person is shown for problems: the first n as they are, then
+// one line that counts the rest, so a file that is not a transcript at all (a debug log named
+// .jsonl) gives a few warnings instead of one per line. Machine output lists them all.
+func ProblemLines(problems []Problem, n int) []string {
+	out := make([]string, 0, min(len(problems), n+1))
+	for i, p := range problems {
+		if i == n {
+			out = append(out, fmt.Sprintf("and %d more problems (strata sessions show --json lists them all)", len(problems)-n))
+			break
+		}
+		out = append(out, p.String())
+	}
+	return out
+}
+
 // Skipped returns how many lines were skipped.
 func (f *File) Skipped() int {
 	n := 0

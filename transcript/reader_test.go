@@ -357,3 +357,21 @@ func FuzzRead(f *testing.F) {
 		s.ToolUses()
 	})
 }
+
+func TestProblemLines(t *testing.T) {
+	var ps []Problem
+	for i := 1; i <= 12; i++ {
+		ps = append(ps, Problem{Line: i, Reason: "not valid JSON", Skipped: true})
+	}
+	got := ProblemLines(ps, 10)
+	if len(got) != 11 || got[0] != "line 1 skipped: not valid JSON" || got[9] != "line 10 skipped: not valid JSON" ||
+		got[10] != "and 2 more problems (strata sessions show --json lists them all)" {
+		t.Fatalf("ProblemLines(12 problems, 10) = %q", got)
+	}
+	if got := ProblemLines(ps[:10], 10); len(got) != 10 || got[9] != "line 10 skipped: not valid JSON" {
+		t.Fatalf("ProblemLines(10 problems, 10) = %q", got)
+	}
+	if got := ProblemLines(nil, 10); len(got) != 0 {
+		t.Fatalf("ProblemLines(nil) = %q", got)
+	}
+}

@@ -264,8 +264,8 @@ func sessionsShow(ctx context.Context, app *App, cwdFlag, id string, asJSON bool
 		}
 		return writeJSON(app.Out, out)
 	}
-	for _, p := range problems {
-		fmt.Fprintf(app.Err, "strata: %s: %s\n", termtext.Line(s.File.Path), termtext.Line(p.String()))
+	for _, p := range transcript.ProblemLines(problems, transcript.ShownProblems) {
+		fmt.Fprintf(app.Err, "strata: %s: %s\n", termtext.Line(s.File.Path), termtext.Line(p))
 	}
 	w := app.Out
 	fmt.Fprintf(w, "session %s\n", termtext.Line(s.ID))
@@ -408,8 +408,8 @@ func sessionsExport(ctx context.Context, app *App, cwdFlag, id, format, output s
 	if err != nil {
 		return err
 	}
-	for _, p := range showProblems(s) {
-		fmt.Fprintf(app.Err, "strata: %s: %s\n", termtext.Line(s.File.Path), termtext.Line(p.String()))
+	for _, p := range transcript.ProblemLines(showProblems(s), transcript.ShownProblems) {
+		fmt.Fprintf(app.Err, "strata: %s: %s\n", termtext.Line(s.File.Path), termtext.Line(p))
 	}
 	var b strings.Builder
 	switch format {
