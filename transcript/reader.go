@@ -165,7 +165,7 @@ func (out *File) read(ctx context.Context, r io.Reader, log *slog.Logger) error 
 		out.Lines++
 		n := int64(len(line))
 		torn := line[len(line)-1] != '\n'
-		body := bytes.TrimSuffix(line, []byte{'\n'})
+		body := lineBody(lineNo, line)
 		out.add(body, lineNo, off, torn, log)
 		off += n
 		if out.Size < off {
@@ -206,6 +206,16 @@ func (out *File) add(body []byte, lineNo int, off int64, torn bool, log *slog.Lo
 		out.Problems = append(out.Problems, Problem{Line: lineNo, Offset: off, UUID: e.UUID, Reason: err.Error()})
 	}
 	out.Entries = append(out.Entries, e)
+}
+
+// lineBody is line number lineNo without its newline and, on the first line, without a
+// UTF-8 byte order mark (an editor may add one; listing reads such a line already).
+func lineBody(lineNo int, line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	if lineNo == 1 {
+		line = bytes.TrimPrefix(line, []byte("\ufeff"))
+	}
+	return line
 }
 
 // readLine returns the next line including its newline, in a slice of its own.

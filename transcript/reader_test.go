@@ -375,3 +375,25 @@ func TestProblemLines(t *testing.T) {
 		t.Fatalf("ProblemLines(nil) = %q", got)
 	}
 }
+
+// A transcript saved by an editor that adds a byte order mark keeps its first line, in loading
+// and in search (listing reads it already).
+func TestByteOrderMark(t *testing.T) {
+	in := "\ufeff" + `{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"登录 bug"}}` + "\r\n" +
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"role":"assistant","content":[{"type":"text","text":"yo"}]}}` + "\n"
+	f, err := Read(t.Context(), strings.NewReader(in), "t.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Problems) != 0 || len(f.Entries) != 2 {
+		t.Fatalf("Read: %d entries, problems %v; want 2 entries, none", len(f.Entries), f.Problems)
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(in), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := Search(t.Context(), []string{path}, "登录", SearchOptions{})
+	if err != nil || len(hits) != 1 || hits[0].Line != 1 {
+		t.Fatalf("Search = %+v, %v; want one hit on line 1", hits, err)
+	}
+}
