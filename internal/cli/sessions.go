@@ -592,6 +592,22 @@ func parseAge(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// ageText writes an age as --older-than takes it: whole days as "30d", else a Go duration
+// without zero units ("36h", not "36h0m0s").
+func ageText(d time.Duration) string {
+	if d >= 24*time.Hour && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 func sessionsArchive(ctx context.Context, app *App, age time.Duration, to string, yes, asJSON bool) error {
 	if to != "" {
 		abs, err := absPath(to)
@@ -634,7 +650,7 @@ func sessionsArchive(ctx context.Context, app *App, age time.Duration, to string
 		}
 		switch {
 		case len(moves) == 0:
-			fmt.Fprintf(app.Out, "no transcript older than %s\n", age)
+			fmt.Fprintf(app.Out, "no transcript older than %s\n", ageText(age))
 		case yes:
 			fmt.Fprintf(app.Out, "moved %d sessions (%s) to %s\n", n, humanSize(total), to)
 		default:
