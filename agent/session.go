@@ -64,7 +64,7 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 		return fmt.Errorf("agent: resume: %w", err)
 	}
 	a.sessionID = sess.ID
-	for _, p := range sess.Problems {
+	for _, p := range transcript.ProblemLines(sess.Problems, transcript.ShownProblems) {
 		a.warn("resume %s: %s", path, p)
 	}
 	chain, repair, err := resumeChain(sess, a.now())

@@ -58,7 +58,7 @@ type fileKey struct {
 // strings.
 const (
 	indexMagicPrefix = "strata-list-index "
-	indexMagic       = indexMagicPrefix + "3\n"
+	indexMagic       = indexMagicPrefix + "4\n" // 4: a long first line is read for its prompt
 )
 
 // loadIndex reads the index at path; a missing file or one of another version is an empty

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -69,7 +70,8 @@ type statState struct {
 	headBranch string
 }
 
-// Stat reads at most TailWindow bytes from each end of the transcript at path and returns what
+// Stat reads at most TailWindow bytes from each end of the transcript at path (and, when no
+// prompt comes before it, the whole line the head window ends in) and returns what
 // they say about the session. It never parses the middle of the file; only when the title
 // falls to a summary does it look for the summary's leaf in the rest of the file.
 func Stat(path string) (Info, error) {
@@ -129,6 +131,7 @@ func window(r io.ReaderAt, buf []byte, size, start, n int64) ([]byte, error) {
 }
 
 func statHead(r io.ReaderAt, buf []byte, size int64, info *Info, st *statState) error {
+	var cut int64
 	for _, n := range []int64{headFirst, TailWindow} {
 		b, err := window(r, buf, size, 0, n)
 		if err != nil {
@@ -148,8 +151,34 @@ func statHead(r io.ReaderAt, buf []byte, size int64, info *Info, st *statState) 
 		if st.prompt.found() || whole {
 			return nil
 		}
+		cut = int64(len(b))
+		if len(b) > 0 {
+			cut++ // past the newline
+		}
 	}
+	// The window ends inside a line longer than what is left of it: a pasted log, a message
+	// with images. That line is read whole (up to longHeadLine), since it is often the prompt.
+	line, err := lineAt(r, cut, size)
+	if err != nil {
+		return err
+	}
+	sums := st.sums
+	scanHead(line, info, st)
+	st.sums = append(st.sums, sums...)
 	return nil
+}
+
+// longHeadLine is the most listing reads of one line that does not fit in the head window.
+const longHeadLine = 16 << 20
+
+// lineAt returns the line of r that starts at off, without its newline; a line longer than
+// longHeadLine is returned cut (it then does not parse).
+func lineAt(r io.ReaderAt, off, size int64) ([]byte, error) {
+	line, err := readLine(bufio.NewReader(io.NewSectionReader(r, off, min(size-off, longHeadLine))))
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return bytes.TrimSuffix(line, []byte("\n")), nil
 }
 
 func scanHead(b []byte, info *Info, st *statState) {

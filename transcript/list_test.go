@@ -512,3 +512,23 @@ func TestListCancelled(t *testing.T) {
 		}
 	}
 }
+
+// A first prompt longer than the head window (a pasted 100 KB log, a message with images) is
+// still the session's title, and the line's timestamp, cwd and branch are read.
+func TestStatLongFirstPrompt(t *testing.T) {
+	env := config.Env{Home: t.TempDir()}
+	for _, n := range []int{TailWindow - 100, TailWindow + 10, 100 << 10, 900 << 10} {
+		prompt := "请看这个日志 look at this log: " + strings.Repeat("x", n)
+		path := session(t, env, "/src/app", fmt.Sprintf("long-%d", n), prompt, "", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		info, err := Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := Shorten(prompt, maxTitle); info.Title != want || info.FirstPrompt == "" {
+			t.Errorf("%d-byte prompt: title %q, want %q", n, info.Title, want)
+		}
+		if info.Created.IsZero() || info.CWD != "/src/app" || info.Branch != "main" {
+			t.Errorf("%d-byte prompt: created %v, cwd %q, branch %q", n, info.Created, info.CWD, info.Branch)
+		}
+	}
+}

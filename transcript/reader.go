@@ -66,6 +66,24 @@ func (p Problem) String() string {
 	}
 }
 
+// ShownProblems is how many problems a person is shown one by one (ProblemLines).
+const ShownProblems = 10
+
+// ProblemLines are the lines a person is shown for problems: the first n as they are, then
+// one line that counts the rest, so a file that is not a transcript at all (a debug log named
+// .jsonl) gives a few warnings instead of one per line. Machine output lists them all.
+func ProblemLines(problems []Problem, n int) []string {
+	out := make([]string, 0, min(len(problems), n+1))
+	for i, p := range problems {
+		if i == n {
+			out = append(out, fmt.Sprintf("and %d more problems (strata sessions show --json lists them all)", len(problems)-n))
+			break
+		}
+		out = append(out, p.String())
+	}
+	return out
+}
+
 // Skipped returns how many lines were skipped.
 func (f *File) Skipped() int {
 	n := 0
@@ -146,7 +164,7 @@ func (out *File) read(ctx context.Context, r io.Reader, log *slog.Logger) error 
 		out.Lines++
 		n := int64(len(line))
 		torn := line[len(line)-1] != '\n'
-		body := bytes.TrimSuffix(line, []byte{'\n'})
+		body := lineBody(lineNo, line)
 		out.add(body, lineNo, off, torn, log)
 		off += n
 		if out.Size < off {
@@ -187,6 +205,16 @@ func (out *File) add(body []byte, lineNo int, off int64, torn bool, log *slog.Lo
 		out.Problems = append(out.Problems, Problem{Line: lineNo, Offset: off, UUID: e.UUID, Reason: err.Error()})
 	}
 	out.Entries = append(out.Entries, e)
+}
+
+// lineBody is line number lineNo without its newline and, on the first line, without a
+// UTF-8 byte order mark (an editor may add one; listing reads such a line already).
+func lineBody(lineNo int, line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	if lineNo == 1 {
+		line = bytes.TrimPrefix(line, []byte("\ufeff"))
+	}
+	return line
 }
 
 // readLine returns the next line including its newline, in a slice of its own.

@@ -357,3 +357,43 @@ func FuzzRead(f *testing.F) {
 		s.ToolUses()
 	})
 }
+
+func TestProblemLines(t *testing.T) {
+	var ps []Problem
+	for i := 1; i <= 12; i++ {
+		ps = append(ps, Problem{Line: i, Reason: "not valid JSON", Skipped: true})
+	}
+	got := ProblemLines(ps, 10)
+	if len(got) != 11 || got[0] != "line 1 skipped: not valid JSON" || got[9] != "line 10 skipped: not valid JSON" ||
+		got[10] != "and 2 more problems (strata sessions show --json lists them all)" {
+		t.Fatalf("ProblemLines(12 problems, 10) = %q", got)
+	}
+	if got := ProblemLines(ps[:10], 10); len(got) != 10 || got[9] != "line 10 skipped: not valid JSON" {
+		t.Fatalf("ProblemLines(10 problems, 10) = %q", got)
+	}
+	if got := ProblemLines(nil, 10); len(got) != 0 {
+		t.Fatalf("ProblemLines(nil) = %q", got)
+	}
+}
+
+// A transcript saved by an editor that adds a byte order mark keeps its first line, in loading
+// and in search (listing reads it already).
+func TestByteOrderMark(t *testing.T) {
+	in := "\ufeff" + `{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"登录 bug"}}` + "\r\n" +
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"role":"assistant","content":[{"type":"text","text":"yo"}]}}` + "\n"
+	f, err := Read(t.Context(), strings.NewReader(in), "t.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Problems) != 0 || len(f.Entries) != 2 {
+		t.Fatalf("Read: %d entries, problems %v; want 2 entries, none", len(f.Entries), f.Problems)
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(in), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := Search(t.Context(), []string{path}, "登录", SearchOptions{})
+	if err != nil || len(hits) != 1 || hits[0].Line != 1 {
+		t.Fatalf("Search = %+v, %v; want one hit on line 1", hits, err)
+	}
+}

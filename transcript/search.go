@@ -167,7 +167,7 @@ func scanLines(path string, fn func(lineNo int, line []byte) bool) error {
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if len(line) > 0 {
-			if !fn(n, bytes.TrimSuffix(line, []byte{'\n'})) {
+			if !fn(n, lineBody(n, line)) {
 				return nil
 			}
 		}

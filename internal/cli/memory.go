@@ -163,21 +163,24 @@ func writeMemoryTable(w io.Writer, rows [][]string) error {
 	return err
 }
 
+// displayWidth is how many terminal columns s takes (a wide character two).
 func displayWidth(s string) int {
 	n := 0
 	for _, r := range s {
-		if r < 0x80 {
-			n++
-			continue
-		}
-		switch width.LookupRune(r).Kind() {
-		case width.EastAsianWide, width.EastAsianFullwidth:
-			n += 2
-		default:
-			n++
-		}
+		n += runeWidth(r)
 	}
 	return n
+}
+
+func runeWidth(r rune) int {
+	if r < 0x80 {
+		return 1
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
 }
 
 func newMemoryShowCmd(app *App) *cobra.Command {

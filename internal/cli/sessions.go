@@ -115,10 +115,26 @@ func sessionsList(ctx context.Context, app *App, cwdFlag string, all, asJSON boo
 		if all {
 			row = append(row, dash(firstNonEmpty(i.CWD, i.Project)))
 		}
-		row = append(row, dash(transcript.Shorten(i.Label(), 80)))
+		row = append(row, dash(shortenCols(i.Label(), 80)))
 		rows = append(rows, row)
 	}
 	return writeMemoryTable(app.Out, rows)
+}
+
+// shortenCols is transcript.Shorten by display width: whitespace collapsed, then cut to at
+// most cols columns, ending in "…" when cut, so a Chinese title is no wider than a Latin one.
+func shortenCols(s string, cols int) string {
+	s = transcript.Shorten(s, len(s)+1)
+	if displayWidth(s) <= cols {
+		return s
+	}
+	n := 0
+	for i, r := range s {
+		if n += runeWidth(r); n > cols-1 {
+			return s[:i] + "…"
+		}
+	}
+	return s
 }
 
 // listIndexPath is where listing keeps its index for the listing of dir: in the user's cache
@@ -247,8 +263,8 @@ func sessionsShow(ctx context.Context, app *App, cwdFlag, id string, asJSON bool
 		}
 		return writeJSON(app.Out, out)
 	}
-	for _, p := range problems {
-		fmt.Fprintf(app.Err, "strata: %s: %s\n", termtext.Line(s.File.Path), termtext.Line(p.String()))
+	for _, p := range transcript.ProblemLines(problems, transcript.ShownProblems) {
+		fmt.Fprintf(app.Err, "strata: %s: %s\n", termtext.Line(s.File.Path), termtext.Line(p))
 	}
 	w := app.Out
 	fmt.Fprintf(w, "session %s\n", termtext.Line(s.ID))
@@ -391,8 +407,8 @@ func sessionsExport(ctx context.Context, app *App, cwdFlag, id, format, output s
 	if err != nil {
 		return err
 	}
-	for _, p := range showProblems(s) {
-		fmt.Fprintf(app.Err, "strata: %s: %s\n", termtext.Line(s.File.Path), termtext.Line(p.String()))
+	for _, p := range transcript.ProblemLines(showProblems(s), transcript.ShownProblems) {
+		fmt.Fprintf(app.Err, "strata: %s: %s\n", termtext.Line(s.File.Path), termtext.Line(p))
 	}
 	var b strings.Builder
 	switch format {
@@ -574,6 +590,22 @@ func parseAge(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// ageText writes an age as --older-than takes it: whole days as "30d", else a Go duration
+// without zero units ("36h", not "36h0m0s").
+func ageText(d time.Duration) string {
+	if d >= 24*time.Hour && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 func sessionsArchive(ctx context.Context, app *App, age time.Duration, to string, yes, asJSON bool) error {
 	if to != "" {
 		abs, err := absPath(to)
@@ -616,7 +648,7 @@ func sessionsArchive(ctx context.Context, app *App, age time.Duration, to string
 		}
 		switch {
 		case len(moves) == 0:
-			fmt.Fprintf(app.Out, "no transcript older than %s\n", age)
+			fmt.Fprintf(app.Out, "no transcript older than %s\n", ageText(age))
 		case yes:
 			fmt.Fprintf(app.Out, "moved %d sessions (%s) to %s\n", n, humanSize(total), to)
 		default:

@@ -62,7 +62,8 @@ func TestWireGolden(t *testing.T) {
 					conversation.Block{Type: conversation.RedactedThinking, Data: "Zm9v"},
 					text("Reading."),
 					conversation.Block{Type: conversation.ToolUse, ID: "toolu_1", Name: "Read", Input: json.RawMessage(`{"path": "a.go", "limit": 10}`)},
-					conversation.Block{Type: conversation.ToolUse, ID: "toolu_2", Name: "Read"}),
+					conversation.Block{Type: conversation.ToolUse, ID: "toolu_2", Name: "Read"},
+					conversation.Block{Type: conversation.ToolUse, ID: "toolu_3", Name: "Read"}), // its result is empty
 				user(conversation.Block{Type: conversation.ToolResult, ToolUseID: "toolu_1", Content: []conversation.Block{text("package a"), text(""),
 					img(`{"type":"base64","media_type":"image/jpeg","data":"/9j/"}`)}},
 					conversation.Block{Type: conversation.ToolResult, ToolUseID: "toolu_2", IsError: true, Content: []conversation.Block{text("no such file")}},

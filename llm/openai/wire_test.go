@@ -59,7 +59,8 @@ func TestWireGolden(t *testing.T) {
 				asst(conversation.Block{Type: conversation.Thinking, Thinking: "想一想", Signature: "sig=="},
 					text("Reading "), text("both."),
 					conversation.Block{Type: conversation.ToolUse, ID: "call_1", Name: "Read", Input: json.RawMessage(`{"path": "a.go", "limit": 10}`)},
-					conversation.Block{Type: conversation.ToolUse, ID: "call_2", Name: "Read"}),
+					conversation.Block{Type: conversation.ToolUse, ID: "call_2", Name: "Read"},
+					conversation.Block{Type: conversation.ToolUse, ID: "call_3", Name: "Read"}), // its result is empty
 				user(conversation.Block{Type: conversation.ToolResult, ToolUseID: "call_1", Content: []conversation.Block{text("package a"), text("func main() "), text("end"),
 					img(`{"type":"base64","media_type":"image/jpeg","data":"/9j/"}`)}},
 					conversation.Block{Type: conversation.ToolResult, ToolUseID: "call_2", IsError: true, Content: []conversation.Block{text("no such file")}},
