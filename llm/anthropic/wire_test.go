@@ -94,7 +94,6 @@ func TestWireGolden(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := llmtest.NewAnthropic(t)
-			srv.AcceptInvalid = true // the cases include histories an agent never sends, to pin their encoding
 			cfg := srv.Config()
 			if c.cfg != nil {
 				c.cfg(&cfg)

@@ -40,11 +40,8 @@ type Server struct {
 	// Fallback, when set, answers calls that find no scripted reply instead of failing them
 	// (useful for a long-running fake outside tests, e.g. an echo).
 	Fallback func(Request) Reply
-	// AcceptInvalid turns off the refusals of requests the real API refuses (see Refused), for
-	// tests of how a provider encodes histories no agent would send.
-	AcceptInvalid bool
-	srv           *httptest.Server
-	stop          chan struct{}
+	srv      *httptest.Server
+	stop     chan struct{}
 
 	mu       sync.Mutex
 	replies  []Reply
@@ -322,7 +319,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if ref := s.refusal(rec.JSON); ref != nil && !s.AcceptInvalid {
+	if ref := s.refusal(rec.JSON); ref != nil {
 		ref.Call = call
 		s.mu.Lock()
 		s.refused = append(s.refused, *ref)
