@@ -259,14 +259,16 @@ func carry(entries []conversation.Entry, b Budget) carriedMessages {
 // floor is c as it will be carried at the least: pinned messages over their budget replaced
 // by a condensed text of the budget's size.
 func (c carriedMessages) floor(b Budget) carriedMessages {
-	if msgTokens(c.pinned) <= b.Pinned {
+	cond, whole := c.condensable()
+	if msgTokens(c.pinned) <= b.Pinned || len(cond) == 0 {
 		return c
 	}
 	var parts []string
-	for _, m := range c.pinned {
+	for _, m := range cond {
 		parts = append(parts, m.text)
 	}
-	c.pinned = []userMsg{{text: clip(strings.Join(parts, "\n\n"), b.Pinned), pin: pinCondensed}}
+	room := max(b.Pinned-msgTokens(whole), 0)
+	c.pinned = append([]userMsg{{text: clip(strings.Join(parts, "\n\n"), room), pin: pinCondensed}}, whole...)
 	return c
 }
 
@@ -285,16 +287,21 @@ func assembledTokens(b Budget, summary string, c carriedMessages, attach []strin
 func finish(ctx context.Context, in Input, r *Result, method Method, summary string, c carriedMessages, attach []string, kept []conversation.Entry) (*Result, error) {
 	b := r.Budget
 	var notes []string
-	if len(c.pinned) > 0 && msgTokens(c.pinned) > b.Pinned && in.Provider != nil {
-		text, err := condense(ctx, in.Provider, in.Model, c.pinned, b.Pinned)
+	// The latest user message is the request being worked on: it is carried whole even when it
+	// is pinned (a first request, a standing instruction) and over the budget; only the others
+	// are condensed.
+	cond, whole := c.condensable()
+	if len(cond) > 0 && msgTokens(c.pinned) > b.Pinned && in.Provider != nil {
+		room := max(b.Pinned-msgTokens(whole), 0)
+		text, err := condense(ctx, in.Provider, in.Model, cond, room)
 		r.Calls++
 		if err != nil {
 			// Never dropped: the pinned messages stay verbatim, and the note says so.
 			in.Logger.Warn("compact: pinned messages kept verbatim", "err", err)
-			notes = append(notes, fmt.Sprintf("Your %d pinned messages (about %d tokens) are over their budget of %d and could not be condensed (%v); they are kept verbatim.", len(c.pinned), msgTokens(c.pinned), b.Pinned, err))
-		} else if tokens.Estimate(text) < msgTokens(c.pinned) { // a longer "condensation" is not one
-			c.condensed = condensedList(c.pinned)
-			c.pinned = []userMsg{{text: text, pin: pinCondensed}}
+			notes = append(notes, fmt.Sprintf("Your %d pinned messages (about %d tokens) are over their budget of %d and could not be condensed (%v); they are kept verbatim.", len(cond), msgTokens(cond), room, err))
+		} else if tokens.Estimate(text) < msgTokens(cond) { // a longer "condensation" is not one
+			c.condensed = condensedList(cond)
+			c.pinned = append([]userMsg{{text: text, pin: pinCondensed}}, whole...)
 		}
 	}
 	r.Method, r.Summary = method, summary

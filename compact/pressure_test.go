@@ -109,7 +109,8 @@ func TestPinnedMessagesSurviveCompactions(t *testing.T) {
 
 // Pinned messages over their budget are condensed by the model, and the summary lists what was
 // condensed; when the condensation fails they stay verbatim (never dropped) and the result says
-// it is over its target.
+// it is over its target. The latest message, pinned too here, is the request being worked on:
+// it is carried whole, never condensed.
 func TestPinnedMessagesCondensed(t *testing.T) {
 	var users []string
 	for i := range 20 {
@@ -137,16 +138,19 @@ func TestPinnedMessagesCondensed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range users {
+	for _, u := range users[:19] {
 		if !strings.Contains(condense, u) {
 			t.Fatalf("condensation request lacks %.40q", u)
 		}
 	}
-	if len(r.Condensed) != 20 || r.Pinned != 1 || r.UserMessages[0] != "1. Follow rules 0–19." || r.Calls < 2 {
+	if strings.Contains(condense, users[19]) {
+		t.Fatalf("the latest message was sent to be condensed")
+	}
+	if len(r.Condensed) != 19 || r.Pinned != 2 || r.UserMessages[0] != "1. Follow rules 0–19." || r.UserMessages[1] != users[19] || r.Calls < 2 {
 		t.Fatalf("condensed %d, pinned %d, calls %d, carried %q", len(r.Condensed), r.Pinned, r.Calls, r.UserMessages)
 	}
 	summary := r.Context[0].Message.TextOf()
-	for _, want := range []string{"Condensed by the model", `first request: "Rule 0: always`, `standing instruction: "Rule 19: always`, `<user-message pinned="condensed">`} {
+	for _, want := range []string{"Condensed by the model", `first request: "Rule 0: always`, `standing instruction: "Rule 18: always`, `<user-message pinned="condensed">`, users[19]} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("summary message lacks %q", want)
 		}
@@ -366,4 +370,25 @@ func FuzzCarriedRoundTrip(f *testing.F) {
 			t.Errorf("round trip (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// A first message too long for the automatic threshold (a 100 KB paste, which is also the
+// first request and so pinned) is the request being worked on: a compaction never condenses
+// or summarises it away. Here nothing else can shrink, so the compaction refuses, writes
+// nothing and asks the model nothing.
+func TestLatestLongMessageNeverCondensed(t *testing.T) {
+	paste := "Please review this log and always answer in French.\n" + neutral(1, 28_000)
+	h, _ := conversation.NewHistory(nil)
+	h.Append(conversation.NewText(conversation.User, paste))
+	srv, p := newServer(t)
+	srv.Fallback = func(llmtest.Request) llmtest.Reply { return llmtest.Text("1. Primary request: review a log.") }
+	r, err := Run(t.Context(), Input{History: h.Entries(), Provider: p, Window: 40_000, MaxOutput: 4000, Trigger: Auto})
+	if !errors.Is(err, ErrNotSmaller) {
+		t.Fatalf("err %v, result %+v; want ErrNotSmaller", err, r)
+	}
+	for _, req := range srv.Requests() {
+		if strings.Contains(promptOf(t, req), "<message n=") {
+			t.Errorf("the latest message was sent to be condensed")
+		}
+	}
 }

@@ -110,6 +110,18 @@ type carriedMessages struct {
 	pinned, recent []userMsg
 	omitted        int      // older recent messages left out for space
 	condensed      []string // what the model condensed into pinned (condensedList)
+	// latest says the last pinned message is the latest user message (a first request or a
+	// standing instruction just typed): the request being worked on, never condensed.
+	latest bool
+}
+
+// condensable splits the pinned messages into those a condensation may replace and those it
+// keeps whole (the latest user message, when it is pinned).
+func (c carriedMessages) condensable() (cond, whole []userMsg) {
+	if c.latest && len(c.pinned) > 0 {
+		return c.pinned[:len(c.pinned)-1], c.pinned[len(c.pinned)-1:]
+	}
+	return c.pinned, nil
 }
 
 // planUsers splits msgs (oldest first, pins marked) into the pinned ones, all kept, and the
@@ -118,6 +130,7 @@ type carriedMessages struct {
 func planUsers(msgs []userMsg, budget int) carriedMessages {
 	var c carriedMessages
 	var rest []userMsg
+	c.latest = len(msgs) > 0 && msgs[len(msgs)-1].pin != ""
 	for _, m := range msgs {
 		if m.pin != "" {
 			c.pinned = append(c.pinned, m)
