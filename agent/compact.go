@@ -188,7 +188,7 @@ const EventCompact EventKind = "compact"
 
 // ErrContextFull is returned by Run when the conversation has reached the point where new
 // requests are refused and automatic compaction could not make room.
-var ErrContextFull = errors.New("agent: the conversation is too long for the model's context window; run /compact")
+var ErrContextFull = errors.New("agent: the conversation is too long for the model's context window; compact it (/compact in chat, strata sessions compact ID otherwise) or, if the last message alone is too long, start a session with a shorter one")
 
 // ContextLevel returns how full the context is, by compact's thresholds for the model's window.
 // The size is the provider's usage reported for the last request plus an estimate of what was
