@@ -82,7 +82,10 @@ func (s *Set) withholdSecrets(path, body string, bodyLine int) string {
 		if f.Line < 1 || f.Line > len(lines) {
 			continue
 		}
-		lines[f.Line-1] = fmt.Sprintf("[strata: line withheld: it looks like a secret (%s)]", f.Kind)
+		if f.Marker == "" {
+			f.Marker = fmt.Sprintf("[withheld by strata: this line looks like a secret (%s)]", f.Kind)
+		}
+		lines[f.Line-1] = f.Marker
 		for j := 1; j < f.Lines && f.Line-1+j < len(lines); j++ {
 			lines[f.Line-1+j] = "" // the rest of a key split over lines; line numbers stay
 		}

@@ -94,7 +94,7 @@ func TestSecretsWithheld(t *testing.T) {
 	if strings.Contains(text, key) || strings.Contains(text, "AKIA") {
 		t.Fatalf("secret shown to the model:\n%s", text)
 	}
-	for _, want := range []string{"[strata: line withheld: it looks like a secret (GitHub token)]", "then push.", "plain rule", "(AWS access key ID)]"} {
+	for _, want := range []string{"[withheld by strata: this line looks like a secret (GitHub token)]", "then push.", "plain rule", "(AWS access key ID)]"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}

@@ -125,6 +125,10 @@ type Secret struct {
 	Kind  string // what it looks like, e.g. "GitHub token"
 	Line  int    // 1-based line in the text scanned
 	Lines int    // how many lines it spans from Line (a key split over lines); 0 or 1: one
+	// Marker is the text shown in place of the line; "" gives "[withheld by strata: this line
+	// looks like a secret (KIND)]". The workspace passes the memory scanner's own marker, so
+	// the model and MCP clients see one wording.
+	Marker string
 }
 
 // Limits and defaults.

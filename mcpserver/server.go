@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -86,7 +87,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "strata", Title: "strata memory", Version: opts.Version},
 		&mcp.ServerOptions{
 			Instructions: serverInstructions,
-			Logger:       log,
+			Logger:       slog.New(closingNotices{log.Handler()}),
 			// The SDK keeps track of who subscribed to what; these only advertise the capability.
 			SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
@@ -289,4 +290,28 @@ func moduleVersion() string {
 		return bi.Main.Version
 	}
 	return "dev"
+}
+
+// closingNotices passes the SDK's log on, except that a notification which could not be sent
+// because its client is closing (resources/list_changed after a save, when the client's input
+// has ended) is a debug line, not a warning: nothing was lost that the client could still read.
+type closingNotices struct{ slog.Handler }
+
+func (h closingNotices) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelWarn && strings.HasPrefix(r.Message, "calling notifications/") &&
+		(strings.Contains(r.Message, "client is closing") || strings.Contains(r.Message, "connection closed")) {
+		r.Level = slog.LevelDebug
+		if !h.Handler.Enabled(ctx, r.Level) {
+			return nil
+		}
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h closingNotices) WithAttrs(as []slog.Attr) slog.Handler {
+	return closingNotices{h.Handler.WithAttrs(as)}
+}
+
+func (h closingNotices) WithGroup(name string) slog.Handler {
+	return closingNotices{h.Handler.WithGroup(name)}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -309,5 +310,22 @@ func TestSearchBudgetAndAge(t *testing.T) {
 	mustCall(t, cs, "memory_get", GetInput{Name: "缓存"}, &got)
 	if strings.TrimSpace(got.Body) != strings.TrimSpace(long) || !strings.Contains(got.Age, "3 days old") {
 		t.Errorf("memory_get: body of %d bytes (want %d), age %q", len(got.Body), len(long), got.Age)
+	}
+}
+
+// A notification the SDK could not send because its client was closing is not a warning (it
+// made strata mcp print one on stderr when a client's input ended right after a save); other
+// warnings pass.
+func TestClosingNoticesAreDebug(t *testing.T) {
+	var buf strings.Builder
+	log := slog.New(closingNotices{slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo})})
+	log.Warn("calling notifications/resources/list_changed: client is closing: EOF")
+	log.Warn("calling notifications/resources/updated: connection closed")
+	if buf.Len() != 0 {
+		t.Errorf("closing notices logged as warnings: %q", buf.String())
+	}
+	log.Warn("calling tools/call: something else")
+	if !strings.Contains(buf.String(), "something else") {
+		t.Errorf("another warning was dropped: %q", buf.String())
 	}
 }

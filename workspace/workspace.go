@@ -232,7 +232,7 @@ func (w *Workspace) InstructionsOptions() instructions.Options {
 func scanSecrets(text string) []instructions.Secret {
 	var out []instructions.Secret
 	for _, f := range memdir.ScanSecrets(text) {
-		out = append(out, instructions.Secret{Kind: f.Kind, Line: f.Line, Lines: f.Lines})
+		out = append(out, instructions.Secret{Kind: f.Kind, Line: f.Line, Lines: f.Lines, Marker: memdir.SecretMarker(f.Kind)})
 	}
 	return out
 }
