@@ -71,6 +71,10 @@ type Options struct {
 	SessionID string
 	// NoTranscript keeps the session in memory only (tests, benchmarks).
 	NoTranscript bool
+	// Version is recorded as the writer's version on every transcript entry (Claude Code
+	// writes its own there): "strata" followed by it, e.g. "strata 0.4.0"; "" records
+	// "strata".
+	Version string
 
 	// Selector overrides recall's selector (nil: a ModelSelector on SmallModel when it is set,
 	// else the lexical order).

@@ -47,7 +47,11 @@ func (a *Agent) openJournal(ctx context.Context, path string, meta []*transcript
 	if a.opts.NoTranscript {
 		return nil
 	}
-	j, err := transcript.Open(ctx, path, transcript.Options{SessionID: a.sessionID, CWD: a.cwd, Version: "strata",
+	version := "strata"
+	if a.opts.Version != "" {
+		version += " " + a.opts.Version
+	}
+	j, err := transcript.Open(ctx, path, transcript.Options{SessionID: a.sessionID, CWD: a.cwd, Version: version,
 		Logger: a.opts.Logger, Now: a.opts.Now, Metadata: meta})
 	if err != nil {
 		return fmt.Errorf("agent: transcript: %w", err)

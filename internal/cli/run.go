@@ -135,7 +135,7 @@ func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver 
 	}
 	a, err := agent.New(ctx, agent.Options{Provider: prov, Model: cfg.Model, SmallModel: small, Workspace: ws,
 		Mode: mode, Allow: o.allow, Deny: o.deny, Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont, Now: app.Now,
-		ContextWindow: cfg.ContextWindow, NoBackground: o.noBackground || envOn(app.Env.Var("STRATA_NO_BACKGROUND"))})
+		ContextWindow: cfg.ContextWindow, Version: version(), NoBackground: o.noBackground || envOn(app.Env.Var("STRATA_NO_BACKGROUND"))})
 	if err != nil {
 		return nil, cfg, &ExitError{Code: ExitFailure, Err: err}
 	}
