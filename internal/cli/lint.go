@@ -91,7 +91,7 @@ func runLint(ctx context.Context, app *App, o lintOptions) error {
 		case len(diags) == 0:
 			fmt.Fprintf(app.Out, "No problems in %d instruction files.\n", out.Files)
 		default:
-			fmt.Fprintf(app.Out, "%d files checked: %d errors, %d warnings.\n", out.Files, out.Errors, out.Warnings)
+			fmt.Fprintf(app.Out, "%s checked: %s, %s.\n", count(out.Files, "file"), count(out.Errors, "error"), count(out.Warnings, "warning"))
 		}
 	}
 	if out.Errors > 0 {

@@ -271,3 +271,11 @@ func (app *App) workDir(flag string) (string, error) {
 	}
 	return absPath(flag)
 }
+
+// count writes n and noun, with an s unless n is 1 ("1 file", "3 files").
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

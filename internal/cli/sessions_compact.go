@@ -117,8 +117,8 @@ func sessionsCompact(ctx context.Context, app *App, o sessionsCompactOptions, id
 	if o.asJSON {
 		return writeJSON(app.Out, rep)
 	}
-	fmt.Fprintf(app.Out, "Compacted session %s (%s): about %d tokens before, %d after; %d user messages kept verbatim (%d left out), %d files re-read, %d model calls.\n",
-		rep.Session, rep.Method, rep.PreTokens, rep.PostTokens, rep.UserMessages, rep.UserOmitted, len(rep.Files), rep.Calls)
+	fmt.Fprintf(app.Out, "Compacted session %s (%s): about %d tokens before, %d after; %s kept verbatim (%d left out), %s re-read, %s.\n",
+		rep.Session, rep.Method, rep.PreTokens, rep.PostTokens, count(rep.UserMessages, "user message"), rep.UserOmitted, count(len(rep.Files), "file"), count(rep.Calls, "model call"))
 	if rep.Note != "" {
 		fmt.Fprintln(app.Out, termtext.Line(rep.Note))
 	}
