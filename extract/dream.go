@@ -401,7 +401,11 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 				kept = append(kept, c.m)
 			}
 		}
-		missing, err := staleRefs(ctx, opts, kept)
+		own := map[string]bool{memdir.IndexFile: true}
+		for _, c := range cands {
+			own[c.m.File] = true
+		}
+		missing, err := staleRefs(ctx, opts, kept, own)
 		if err != nil {
 			return plan, err
 		}

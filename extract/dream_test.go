@@ -293,6 +293,8 @@ func TestPlanDreamStale(t *testing.T) {
 		{"中文：见 `store/store.go` 与 `缺失/文件.go`", []string{"缺失/文件.go"}},
 		{"absolute /etc/passwd.txt is not ours", nil},
 		{"`MissingType` in camel case", []string{"MissingType"}},
+		// The memory store's own files are not the project's: the index and a memory by name.
+		{"see MEMORY.md and a.md, then gone.md", []string{"gone.md"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {

@@ -120,7 +120,9 @@ func isSymbol(w string) bool {
 }
 
 // staleRefs returns, per memory file, the references the project at opts.Root does not have.
-func staleRefs(ctx context.Context, opts Options, mems []memdir.Memory) (map[string][]string, error) {
+// A bare file name in own (the memory directory's index and topic files) names the memory
+// store, not the project: a memory citing a sibling memory or MEMORY.md is not stale.
+func staleRefs(ctx context.Context, opts Options, mems []memdir.Memory, own map[string]bool) (map[string][]string, error) {
 	refs := map[string]Refs{}
 	wanted := map[string]bool{}
 	for _, m := range mems {
@@ -146,6 +148,9 @@ func staleRefs(ctx context.Context, opts Options, mems []memdir.Memory) (map[str
 		r := refs[m.File]
 		var missing []string
 		for _, p := range r.Paths {
+			if own[p] {
+				continue
+			}
 			_, err := os.Lstat(filepath.Join(opts.Root, filepath.FromSlash(p)))
 			if errors.Is(err, fs.ErrNotExist) {
 				missing = append(missing, p)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/memdir"
@@ -113,7 +114,9 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	}
 	file, err := fileOfURI(uri)
 	if err != nil {
-		return nil, err
+		// The client's mistake: say so with the code JSON-RPC has for it (a plain error goes
+		// out with code 0, which clients cannot tell from a server failure).
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	root, err := os.OpenRoot(p.store.Dir())
 	if err != nil {

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -73,6 +75,20 @@ func TestResources(t *testing.T) {
 	} {
 		if text, err := readText(cs, t.Context(), uri); err == nil {
 			t.Errorf("read %s succeeded: %q", uri, text)
+		}
+	}
+	// A refused URI is the client's mistake, answered with a JSON-RPC code it can act on
+	// (it was 0, which JSON-RPC does not define); a missing memory is "resource not found".
+	for uri, want := range map[string]int64{
+		URIPrefix + "%2e%2e%2fsecret.md": jsonrpc.CodeInvalidParams,
+		URIPrefix + ".archive/x.md":      jsonrpc.CodeInvalidParams,
+		"file:///etc/passwd":             jsonrpc.CodeInvalidParams,
+		URIPrefix + "缺失.md":              mcp.CodeResourceNotFound,
+	} {
+		_, err := readText(cs, t.Context(), uri)
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != want {
+			t.Errorf("read %s: %v (%T), want JSON-RPC code %d", uri, err, err, want)
 		}
 	}
 }

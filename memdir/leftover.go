@@ -169,7 +169,7 @@ func (s *Store) Repair(ctx context.Context) (RepairResult, error) {
 		for _, f := range files {
 			changed, err := tx.Reindex(ctx, f)
 			if err != nil {
-				errs = append(errs, err)
+				errs = append(errs, fmt.Errorf("re-index %s: %w", f, err))
 				continue
 			}
 			if changed {

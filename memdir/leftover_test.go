@@ -1,6 +1,7 @@
 package memdir
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,5 +140,39 @@ func TestRepairIndexFromFiles(t *testing.T) {
 	}
 	if again, err := s.Repair(t.Context()); err != nil || len(again.Reindexed)+len(again.Removed) != 0 {
 		t.Errorf("a second Repair = %+v, %v; want nothing to do", again, err)
+	}
+}
+
+// When the index is full, Repair cannot add the missing lines: each error names the file it
+// could not re-index (a real store had twelve such files and got twelve identical messages).
+func TestRepairIndexFullNamesFiles(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "memory"), Options{Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(s.Dir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	full := strings.Repeat("- a note of my own\n", MaxIndexLines)
+	if err := os.WriteFile(s.IndexPath(), []byte(full), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"设计", "배포"} {
+		data, _ := Render(Input{Name: name, Description: "not indexed", Type: TypeUser, Body: "b\n"}, testNow)
+		if err := os.WriteFile(filepath.Join(s.Dir(), name+".md"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := s.Repair(t.Context())
+	if !errors.Is(err, ErrIndexFull) {
+		t.Fatalf("Repair = %+v, %v; want ErrIndexFull", res, err)
+	}
+	for _, file := range []string{"设计.md", "배포.md"} {
+		if !strings.Contains(err.Error(), file) {
+			t.Errorf("the error does not name %s:\n%v", file, err)
+		}
+	}
+	if idx, _ := os.ReadFile(s.IndexPath()); string(idx) != full {
+		t.Errorf("the index changed:\n%s", idx)
 	}
 }

@@ -157,7 +157,11 @@ func WithholdSecrets(text string) (string, []SecretFinding) {
 	}
 	lines := strings.Split(text, "\n")
 	for _, f := range found {
-		lines[f.Line-1] = SecretMarker(f.Kind)
+		eol := "" // a CRLF line keeps its CR: the marker does not change the file's line ends
+		if strings.HasSuffix(lines[f.Line-1], "\r") {
+			eol = "\r"
+		}
+		lines[f.Line-1] = SecretMarker(f.Kind) + eol
 		for j := 1; j < f.Lines; j++ {
 			lines[f.Line-1+j] = ""
 		}

@@ -86,6 +86,12 @@ func TestWithholdSecrets(t *testing.T) {
 	if out, found := WithholdSecrets("nothing here\n"); out != "nothing here\n" || found != nil {
 		t.Errorf("clean text changed: %q %v", out, found)
 	}
+	// A CRLF file (written on Windows) keeps its line ends: the marker is one more CRLF line.
+	crlf := strings.ReplaceAll(in, "\n", "\r\n")
+	got, _ = WithholdSecrets(crlf)
+	if want := strings.ReplaceAll(want, "\n", "\r\n"); got != want {
+		t.Errorf("WithholdSecrets(CRLF) = %q, want %q", got, want)
+	}
 }
 
 // BenchmarkScanSecrets scans a typical memory: prose, a code block, a list — what every save,
