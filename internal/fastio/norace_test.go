@@ -1,0 +1,5 @@
+//go:build !race
+
+package fastio
+
+const raceEnabled = false
