@@ -142,12 +142,55 @@ func scanPlain(line string) string {
 	if kind := tokenKind(line); kind != "" {
 		return kind
 	}
+	if !assignmentCue(line) {
+		return "" // no separator or no secret-like name: the assignment regexp cannot match
+	}
 	for _, m := range assignment().FindAllStringSubmatch(line, -1) {
 		if secretName(m[1]) && looksRandom(m[2]) {
 			return fmt.Sprintf("high-entropy value assigned to %q", m[1])
 		}
 	}
 	return ""
+}
+
+// assignmentCues are the ASCII words one of which every name the assignment regexp accepts
+// contains (passw(or)d, passwd, pwd, pass, passphrase, secret, token, key, credential(s)).
+var assignmentCues = []string{"pass", "pwd", "secret", "token", "key", "credential"}
+
+// assignmentCue reports whether line could hold an assignment the assignment regexp matches: a
+// separator (':' or '=') and, in any letter case, one of assignmentCues. It costs a few passes
+// over the line; the case-folding regexp it spares costs far more on ordinary prose.
+func assignmentCue(line string) bool {
+	if strings.IndexByte(line, '=') < 0 && strings.IndexByte(line, ':') < 0 {
+		return false
+	}
+	for _, cue := range assignmentCues {
+		if containsFoldASCII(line, cue) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFoldASCII reports whether s contains the lower-case ASCII word cue, ignoring the case
+// of ASCII letters in s.
+func containsFoldASCII(s, cue string) bool {
+	for i := 0; i+len(cue) <= len(s); i++ {
+		j := 0
+		for ; j < len(cue); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != cue[j] {
+				break
+			}
+		}
+		if j == len(cue) {
+			return true
+		}
+	}
+	return false
 }
 
 // tokenKind returns the kind of the first well-known credential shape in s, "" for none.

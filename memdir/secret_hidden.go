@@ -94,9 +94,36 @@ func tokenByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+' || c == '/' || c == '='
 }
 
-// base64Run finds runs that may be base64 (standard or URL alphabet) long enough to hold a
-// credential.
-var base64Run = lazyRegexp(`[A-Za-z0-9+/_\-]{20,}={0,2}`)
+// base64Runs returns the runs of 20 or more base64 characters (either alphabet) in line, each
+// with up to two '=' after it: what the regexp [A-Za-z0-9+/_-]{20,}={0,2} finds, without a
+// regexp (this runs on every line of every instruction file and memory).
+func base64Runs(line string) []string {
+	var runs []string
+	for i := 0; i < len(line); {
+		if !base64Char(line[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(line) && base64Char(line[j]) {
+			j++
+		}
+		if j-i >= 20 {
+			end := j
+			for end < len(line) && end-j < 2 && line[end] == '=' {
+				end++
+			}
+			runs = append(runs, line[i:end])
+			j = end
+		}
+		i = j
+	}
+	return runs
+}
+
+func base64Char(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-'
+}
 
 // scanBase64 decodes each base64 run of line and returns the kind of the first well-known
 // credential shape a decoded text holds, "" for none. Runs that decode to binary (hashes,
@@ -105,7 +132,7 @@ func scanBase64(line string) string {
 	if len(line) < 20 {
 		return ""
 	}
-	for _, run := range base64Run().FindAllString(line, -1) {
+	for _, run := range base64Runs(line) {
 		data, ok := decodeBase64(run)
 		if !ok || !printable(data) {
 			continue

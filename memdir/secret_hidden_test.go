@@ -2,6 +2,8 @@ package memdir
 
 import (
 	"encoding/base64"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -104,4 +106,28 @@ func BenchmarkScanSecrets(b *testing.B) {
 	for b.Loop() {
 		ScanSecrets(text)
 	}
+}
+
+// base64Runs finds what the regexp it replaces found.
+func TestBase64RunsAsRegexp(t *testing.T) {
+	re := regexp.MustCompile(`[A-Za-z0-9+/_\-]{20,}={0,2}`)
+	for _, line := range []string{
+		"", "short", "key: c2stYW50LWFwaTAzLWFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6MDEyMzQ1Njc4OQ== end",
+		"a b c 0123456789012345678 01234567890123456789= x ===", "aGVsbG8gd29ybGQgaGVsbG8gd29ybGQ===",
+		"部署 dXNlcjpwYXNzd29yZC1sb25nLWVub3VnaA 中文 -_-_-_-_-_-_-_-_-_-_-_", "https://example.com/path/to/a/very/long/url?q=1",
+	} {
+		if got, want := base64Runs(line), re.FindAllString(line, -1); !slices.Equal(got, want) {
+			t.Errorf("base64Runs(%q) = %q, regexp %q", line, got, want)
+		}
+	}
+}
+
+func FuzzBase64Runs(f *testing.F) {
+	f.Add("key=" + strings.Repeat("QUJD", 8) + "==")
+	re := regexp.MustCompile(`[A-Za-z0-9+/_\-]{20,}={0,2}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		if got, want := base64Runs(line), re.FindAllString(line, -1); !slices.Equal(got, want) {
+			t.Errorf("base64Runs(%q) = %q, regexp %q", line, got, want)
+		}
+	})
 }
