@@ -74,16 +74,32 @@ var tokenCues = []string{
 	"xox", "hooks.slack.com", "sk-", "eyJ", "k_live_", "npm_",
 }
 
-// hasTokenCue reports whether s holds one of tokenCues or "aws" in any case.
-func hasTokenCue(s string) bool {
+// cueStarts marks the bytes a token cue can start with ('a', 'A', 'w'-free: "aws" in any case
+// starts with a or A), so hasTokenCue looks closer only where one is.
+var cueStarts = func() (t [256]bool) {
 	for _, c := range tokenCues {
-		if strings.Contains(s, c) {
+		t[c[0]] = true
+	}
+	t['a'], t['A'] = true, true
+	return t
+}()
+
+// hasTokenCue reports whether s holds one of tokenCues or "aws" in any case: one pass over s,
+// comparing cues only where one could start (this runs on every line scanned).
+func hasTokenCue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !cueStarts[c] {
+			continue
+		}
+		rest := s[i:]
+		if c|0x20 == 'a' && len(rest) >= 3 && rest[1]|0x20 == 'w' && rest[2]|0x20 == 's' {
 			return true
 		}
-	}
-	for i := 0; i+3 <= len(s); i++ {
-		if s[i]|0x20 == 'a' && s[i+1]|0x20 == 'w' && s[i+2]|0x20 == 's' {
-			return true
+		for _, cue := range tokenCues {
+			if cue[0] == c && strings.HasPrefix(rest, cue) {
+				return true
+			}
 		}
 	}
 	return false

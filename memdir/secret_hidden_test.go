@@ -131,3 +131,19 @@ func FuzzBase64Runs(f *testing.F) {
 		}
 	})
 }
+
+// hasTokenCue is one pass over the line; it answers as a Contains of every cue would.
+func FuzzHasTokenCue(f *testing.F) {
+	for _, s := range []string{"AKIA1234", "use aWs keys", "plain prose", "xoxb-1", "中文 sk-ant", "-----BEGIN PRIVATE KEY-----"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := strings.Contains(strings.ToLower(s), "aws")
+		for _, c := range tokenCues {
+			want = want || strings.Contains(s, c)
+		}
+		if got := hasTokenCue(s); got != want {
+			t.Errorf("hasTokenCue(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

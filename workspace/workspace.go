@@ -228,6 +228,11 @@ func (w *Workspace) InstructionsOptions() instructions.Options {
 		BudgetTokens: s.InstructionBudgetTokens, ProjectRoot: w.tree, Logger: w.opts.Logger, ScanSecrets: scanSecrets}
 }
 
+// ScanSecrets is the secret scanner a session's instruction load runs (memdir.ScanSecrets in
+// the loader's terms, with the memory scanner's marker): for Options.ScanSecrets of a load made
+// outside a workspace, such as a benchmark of what a session start costs.
+func ScanSecrets(text string) []instructions.Secret { return scanSecrets(text) }
+
 // scanSecrets is memdir.ScanSecrets in the instruction loader's terms.
 func scanSecrets(text string) []instructions.Secret {
 	var out []instructions.Secret

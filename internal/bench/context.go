@@ -11,6 +11,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/instructions"
 	"github.com/strata-mem/strata/internal/bench/synth"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // Targets of the instruction loader, in microseconds.
@@ -60,7 +61,8 @@ func Context(ctx context.Context, runs int) (ContextReport, error) {
 		return rep, err
 	}
 	opts := instructions.Options{Env: config.Env{Home: filepath.Join(dir, "home", ".strata"),
-		ManagedDir: filepath.Join(dir, "managed"), UserHome: filepath.Join(dir, "home")}}
+		ManagedDir: filepath.Join(dir, "managed"), UserHome: filepath.Join(dir, "home")},
+		ScanSecrets: workspace.ScanSecrets} // a session scans every piece for secrets
 	var set *instructions.Set
 	for range 50 {
 		if set, err = instructions.Load(ctx, l.Cwd, opts); err != nil {

@@ -277,7 +277,9 @@ func FuzzParse(f *testing.F) {
 		if !ok {
 			return
 		}
-		body := strings.Trim(src, " \t\n;") // an empty command around the one command
+		// An empty command around the one command; a backslash-newline is a line continuation,
+		// nothing at all.
+		body := strings.Trim(strings.ReplaceAll(src, "\\\n", ""), " \t\n;")
 		if unquoted(body, "<>;|&`()") {
 			t.Fatalf("Parse(%q) is a simple command, but the source has an operator or substitution", src)
 		}
