@@ -24,7 +24,8 @@ func newBenchContextCmd(app *App) *cobra.Command {
 CLAUDE.md at each level, each importing a 2 KB fragment, plus 2,000 sibling directories with no
 instruction file), then time:
 
-  load   a session-start load in the deepest directory (walk up, read, resolve imports)
+  load   a session-start load in the deepest directory (walk up, read, resolve imports, scan
+         for secrets as a session does)
   touch  a touch of a deep file when nothing new applies
 
 and print the median, 90th percentile and minimum over --runs calls (touches: 10× as many).
