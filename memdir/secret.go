@@ -74,13 +74,12 @@ var tokenCues = []string{
 	"xox", "hooks.slack.com", "sk-", "eyJ", "k_live_", "npm_",
 }
 
-// cueStarts marks the bytes a token cue can start with ('a', 'A', 'w'-free: "aws" in any case
-// starts with a or A), so hasTokenCue looks closer only where one is.
-var cueStarts = func() (t [256]bool) {
+// cuesByStart lists the token cues by their first byte, so hasTokenCue compares at a position
+// only the cues that can start there.
+var cuesByStart = func() (t [256][]string) {
 	for _, c := range tokenCues {
-		t[c[0]] = true
+		t[c[0]] = append(t[c[0]], c)
 	}
-	t['a'], t['A'] = true, true
 	return t
 }()
 
@@ -89,15 +88,11 @@ var cueStarts = func() (t [256]bool) {
 func hasTokenCue(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !cueStarts[c] {
-			continue
-		}
-		rest := s[i:]
-		if c|0x20 == 'a' && len(rest) >= 3 && rest[1]|0x20 == 'w' && rest[2]|0x20 == 's' {
+		if c|0x20 == 'a' && i+3 <= len(s) && s[i+1]|0x20 == 'w' && s[i+2]|0x20 == 's' {
 			return true
 		}
-		for _, cue := range tokenCues {
-			if cue[0] == c && strings.HasPrefix(rest, cue) {
+		for _, cue := range cuesByStart[c] {
+			if strings.HasPrefix(s[i:], cue) {
 				return true
 			}
 		}
