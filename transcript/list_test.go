@@ -41,11 +41,11 @@ func TestListAndFind(t *testing.T) {
 	home := t.TempDir()
 	env := config.Env{Home: home}
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	session(t, env, "/work/a", "11111111-aaaa", "fix the login bug", "", t0)
-	session(t, env, "/work/a", "22222222-bbbb", "写一个测试", "中文标题", t0.Add(time.Hour))
-	session(t, env, "/work/b", "33333333-cccc", "other project", "", t0.Add(2*time.Hour))
+	session(t, env, "/proj/a", "11111111-aaaa", "fix the login bug", "", t0)
+	session(t, env, "/proj/a", "22222222-bbbb", "写一个测试", "中文标题", t0.Add(time.Hour))
+	session(t, env, "/proj/b", "33333333-cccc", "other project", "", t0.Add(2*time.Hour))
 	// Files that are not sessions are ignored.
-	dirA := ProjectDir(env, "/work/a")
+	dirA := ProjectDir(env, "/proj/a")
 	os.WriteFile(filepath.Join(dirA, "agent-deadbeef.jsonl"), []byte(line("user", "x", "")+"\n"), 0o600)
 	os.MkdirAll(filepath.Join(dirA, "memory"), 0o700)
 
@@ -59,8 +59,8 @@ func TestListAndFind(t *testing.T) {
 		got = append(got, row{i.ID, i.Label(), i.Branch, i.CWD})
 	}
 	want := []row{
-		{"22222222-bbbb", "中文标题", "main", "/work/a"},
-		{"11111111-aaaa", "fix the login bug", "main", "/work/a"},
+		{"22222222-bbbb", "中文标题", "main", "/proj/a"},
+		{"11111111-aaaa", "fix the login bug", "main", "/proj/a"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("List (-want +got):\n%s", diff)
@@ -91,7 +91,7 @@ func TestListAndFind(t *testing.T) {
 		}
 	}
 	// Two sessions share the prefix "": use a common one.
-	session(t, env, "/work/a", "11119999-dddd", "again", "", t0)
+	session(t, env, "/proj/a", "11119999-dddd", "again", "", t0)
 	if _, err := Find(env.ProjectsDir(), dirA, "1111"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
 		t.Errorf("Find(ambiguous) = %v", err)
 	}
