@@ -11,11 +11,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func use(id string) Block { return Block{Type: ToolUse, ID: id, Name: "Read", Input: json.RawMessage(`{}`)} }
+func use(id string) Block {
+	return Block{Type: ToolUse, ID: id, Name: "Read", Input: json.RawMessage(`{}`)}
+}
 func result(id string) Block {
 	return Block{Type: ToolResult, ToolUseID: id, Content: []Block{{Type: Text, Text: "ok " + id}}}
 }
-func text(s string) Block { return Block{Type: Text, Text: s} }
+func text(s string) Block             { return Block{Type: Text, Text: s} }
 func msg(r Role, bs ...Block) Message { return Message{Role: r, Content: bs} }
 func u(bs ...Block) Message           { return msg(User, bs...) }
 func a(bs ...Block) Message           { return msg(Assistant, bs...) }
