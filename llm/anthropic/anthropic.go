@@ -41,12 +41,7 @@ func New(cfg llm.Config) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm/anthropic: base URL: %w", err)
 	}
-	h := http.Header{}
-	for k, vs := range cfg.Header {
-		h[http.CanonicalHeaderKey(k)] = vs
-	}
-	h.Set("Accept", "application/json")
-	h.Set("Content-Type", "application/json")
+	h := wire.JSONHeader(cfg.Header)
 	h.Set("Anthropic-Version", APIVersion)
 	if cfg.APIKey != "" {
 		// x-api-key is the Messages API's documented header for API keys; a bearer token is

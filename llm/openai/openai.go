@@ -35,12 +35,7 @@ func New(cfg llm.Config) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm/openai: base URL: %w", err)
 	}
-	h := http.Header{}
-	for k, vs := range cfg.Header {
-		h[http.CanonicalHeaderKey(k)] = vs
-	}
-	h.Set("Accept", "application/json")
-	h.Set("Content-Type", "application/json")
+	h := wire.JSONHeader(cfg.Header)
 	if cfg.APIKey != "" {
 		h.Set("Authorization", "Bearer "+cfg.APIKey)
 	}

@@ -69,3 +69,15 @@ func Post(ctx context.Context, hc *http.Client, url string, header http.Header, 
 	}
 	return resp, errBody, nil
 }
+
+// JSONHeader is the header every request of a provider starts from: the caller's extra headers
+// (canonical keys) with Accept and Content-Type set to JSON.
+func JSONHeader(extra http.Header) http.Header {
+	h := http.Header{}
+	for k, vs := range extra {
+		h[http.CanonicalHeaderKey(k)] = vs
+	}
+	h.Set("Accept", "application/json")
+	h.Set("Content-Type", "application/json")
+	return h
+}
