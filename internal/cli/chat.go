@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/compact"
+	"github.com/strata-mem/strata/internal/chatui"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/transcript"
@@ -68,6 +69,8 @@ type chat struct {
 	inAnswer bool
 	// dreamsShown is how many auto-dreams of this agent were reported (reportDream).
 	dreamsShown int
+	// ui is the terminal UI while it runs (chat_ui.go); nil in the line mode.
+	ui *chatui.UI
 }
 
 func runChat(ctx context.Context, app *App, o runOptions) error {
@@ -89,6 +92,9 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 	c := &chat{app: app, in: bufio.NewReader(app.In), out: app.Out, o: o, dir: dir}
 	if err := c.open(ctx, o); err != nil {
 		return err
+	}
+	if c.useUI() {
+		return c.runUI(ctx)
 	}
 	defer func() { c.close(ctx) }()
 	fmt.Fprintf(c.out, "strata chat · %s · session %s · permissions %s\n", c.cfg.Model, c.a.SessionID(), c.a.PermissionMode())
@@ -217,13 +223,15 @@ func (c *chat) sink(e agent.Event) {
 }
 
 // status prints the status line: model, context used, session.
-func (c *chat) status() {
+func (c *chat) status() { fmt.Fprintln(c.out, c.statusLine()) }
+
+func (c *chat) statusLine() string {
 	used := c.lastCtx
 	if used == 0 {
 		cx := c.a.Context()
 		used = cx.System + cx.Instructions + cx.Tools + cx.Messages
 	}
-	fmt.Fprintf(c.out, "── %s · context %s of %s · session %s\n", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), shortID(c.a.SessionID()))
+	return fmt.Sprintf("── %s · context %s of %s · session %s", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), shortID(c.a.SessionID()))
 }
 
 func kTokens(n int) string {
@@ -242,6 +250,9 @@ func shortID(id string) string {
 
 // approve asks the user about a tool call.
 func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (bool, error) {
+	if c.ui != nil {
+		return c.approveUI(ctx, r)
+	}
 	c.endLine()
 	for {
 		fmt.Fprintf(c.out, "? Allow %s?  [y]es  [n]o  [a]lways allow %s: ", r.Summary, r.Suggest)
@@ -269,6 +280,23 @@ func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (bool, er
 			return false, ctx.Err()
 		}
 	}
+}
+
+// resumeTo switches the chat to session id (or a unique prefix): the old session is closed
+// once the new one is open.
+func (c *chat) resumeTo(ctx context.Context, id string) error {
+	old := c.a
+	o := c.o
+	o.resume, o.cont = id, false
+	a, cfg, err := newAgent(ctx, c.app, c.dir, o, c.approve)
+	if err != nil {
+		return err
+	}
+	if err := old.Close(context.WithoutCancel(ctx)); err != nil {
+		fmt.Fprintf(c.app.Err, "strata: %v\n", err)
+	}
+	c.a, c.cfg, c.lastCtx = a, cfg, 0
+	return nil
 }
 
 const chatHelp = `Commands:
@@ -376,19 +404,11 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 			fmt.Fprintln(w, "Switch with /resume ID.")
 			break
 		}
-		old := c.a
-		o := c.o
-		o.resume, o.cont = arg, false
-		a, cfg, err := newAgent(ctx, c.app, c.dir, o, c.approve)
-		if err != nil {
+		if err := c.resumeTo(ctx, arg); err != nil {
 			fmt.Fprintf(w, "strata: cannot resume %s: %v\n", arg, err)
 			break
 		}
-		if err := old.Close(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintf(c.app.Err, "strata: %v\n", err)
-		}
-		c.a, c.cfg, c.lastCtx = a, cfg, 0
-		fmt.Fprintf(w, "Resumed session %s: %d messages.\n", a.SessionID(), len(a.History()))
+		fmt.Fprintf(w, "Resumed session %s: %d messages.\n", c.a.SessionID(), len(c.a.History()))
 	case "/compact":
 		r, err := c.a.Compact(ctx, arg)
 		var ns *compact.NotSmallerError
