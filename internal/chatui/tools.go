@@ -187,12 +187,12 @@ func Diff(a, b string) []string {
 			case i < n && j < m && x[i] == y[j]:
 				ops = append(ops, op{' ', x[i], i + 1, j + 1})
 				i, j = i+1, j+1
-			case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-				ops = append(ops, op{'+', y[j], i, j + 1})
-				j++
-			default:
+			case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
 				ops = append(ops, op{'-', x[i], i + 1, j})
 				i++
+			default:
+				ops = append(ops, op{'+', y[j], i, j + 1})
+				j++
 			}
 		}
 	}
