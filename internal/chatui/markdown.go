@@ -119,7 +119,7 @@ func startsParagraphLine(lines []string, i int) bool {
 }
 
 func isContinuation(l string) bool {
-	return strings.HasPrefix(l, "   ") && strings.TrimSpace(l) != "" && listMarker(l) == "" && !isFence(strings.TrimSpace(l))
+	return strings.HasPrefix(l, "  ") && strings.TrimSpace(l) != "" && listMarker(l) == "" && !isFence(strings.TrimSpace(l))
 }
 
 func isFence(t string) bool { return strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") }
