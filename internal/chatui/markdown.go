@@ -75,7 +75,7 @@ func Markdown(src string, width int) string {
 				l := lines[i]
 				indent := len(l) - len(strings.TrimLeft(l, " \t"))
 				mark := listMarker(l)
-				body := strings.TrimSpace(l)[len(mark):]
+				body := strings.TrimLeft(l, " \t")[len(mark):]
 				i++
 				for i < len(lines) && isContinuation(lines[i]) {
 					body += " " + strings.TrimSpace(lines[i])
