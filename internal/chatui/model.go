@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,8 +24,10 @@ const exitWindow = 2 * time.Second
 type (
 	eventMsg struct {
 		e agent.Event
-		// before is the file a Write is about to replace, read before it runs.
+		// before is the file a Write is about to replace, read before it runs; line is where
+		// an Edit's new text starts in the file, read after it ran.
 		before string
+		line   int
 	}
 	turnDoneMsg struct {
 		id  int
@@ -449,8 +450,12 @@ func (m *model) startTurn(prompt string) tea.Cmd {
 		defer cancel()
 		err := m.o.Backend.Run(ctx, prompt, func(e agent.Event) {
 			msg := eventMsg{e: e}
-			if e.Kind == agent.EventToolStart && e.Tool != nil && e.Tool.Name == "Write" {
+			switch {
+			case e.Tool == nil:
+			case e.Kind == agent.EventToolStart && e.Tool.Name == "Write":
 				msg.before = readBefore(m.o.Cwd, e.Tool.Input)
+			case e.Kind == agent.EventToolEnd && e.Tool.Name == "Edit" && !e.IsError:
+				msg.line = editLine(m.o.Cwd, e.Tool.Input)
 			}
 			m.send(msg)
 		})
@@ -467,11 +472,7 @@ func readBefore(cwd string, input []byte) string {
 	if json.Unmarshal(input, &in) != nil || in.Path == "" {
 		return ""
 	}
-	p := in.Path
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
-	b, err := fsutil.ReadRegular(p, 1<<20)
+	b, err := fsutil.ReadRegular(absIn(cwd, in.Path), 1<<20)
 	if err != nil {
 		return "" // a new file, or one too large to diff: shown as all added
 	}
@@ -506,7 +507,7 @@ func (m *model) event(msg eventMsg) {
 			mark = sErr.Render("⏺ ")
 		}
 		lines := []string{mark + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2)}
-		if d := EditDiff(e.Tool.Name, e.Tool.Input, m.befores[e.Tool.ID], m.width); d != "" && !e.IsError {
+		if d := EditDiff(e.Tool.Name, e.Tool.Input, m.befores[e.Tool.ID], msg.line, m.width); d != "" && !e.IsError {
 			lines = append(lines, d)
 		} else {
 			lines = append(lines, Preview(e.Output, e.IsError, m.width))
@@ -589,7 +590,7 @@ func (m *model) askKey(s string) tea.Cmd {
 	m.ask = nil
 	a.reply <- answer
 	verdict := map[Answer]string{Yes: "yes", Always: "yes, and don't ask again for " + termtext.Line(a.req.Suggest), No: "no", NoInstead: "no"}[answer]
-	m.print(sDim.Render("  ? " + termtext.Line(a.req.Summary) + " → " + verdict))
+	m.print(sDim.Render("  ? " + m.summary(a.req) + " → " + verdict))
 	if answer == NoInstead {
 		m.stopTurn()
 		m.hint = "Tell the model what to do instead"

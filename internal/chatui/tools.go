@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/termtext"
 )
 
@@ -96,8 +97,9 @@ func Preview(out string, isErr bool, width int) string {
 
 // EditDiff is the coloured unified diff of an Edit or Write call, or "" for other tools (and
 // for an input that does not decode). before is the file as it was before a Write (Edit
-// carries both sides in its input).
-func EditDiff(name string, input []byte, before string, width int) string {
+// carries both sides in its input); line is where an Edit's text starts in the file (1-based;
+// 0 when unknown, and the hunks count from the edited text's first line).
+func EditDiff(name string, input []byte, before string, line, width int) string {
 	var in struct {
 		OldString string `json:"old_string"`
 		NewString string `json:"new_string"`
@@ -108,7 +110,7 @@ func EditDiff(name string, input []byte, before string, width int) string {
 	}
 	switch name {
 	case "Edit":
-		return RenderDiff(Diff(in.OldString, in.NewString), width)
+		return RenderDiff(DiffAt(in.OldString, in.NewString, max(line, 1)), width)
 	case "Write":
 		return RenderDiff(Diff(before, in.Content), width)
 	}
@@ -151,7 +153,11 @@ const diffContext = 2
 // Diff returns the unified diff of two texts by lines ("@@ -a,b +c,d @@" headers, then " ",
 // "-" and "+" lines), from a longest-common-subsequence table; texts over 2,000 lines each
 // are compared as one removed and one added block.
-func Diff(a, b string) []string {
+func Diff(a, b string) []string { return DiffAt(a, b, 1) }
+
+// DiffAt is Diff for two texts that start at line first of their files: the hunk headers
+// count from there.
+func DiffAt(a, b string, first int) []string {
 	x, y := splitLines(a), splitLines(b)
 	type op struct {
 		kind byte
@@ -237,6 +243,12 @@ func Diff(a, b string) []string {
 			}
 			body = append(body, string(o.kind)+o.text)
 		}
+		if aN > 0 {
+			aStart += first - 1
+		}
+		if bN > 0 {
+			bStart += first - 1
+		}
 		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d @@", max(aStart, min(1, aN)), aN, max(bStart, min(1, bN)), bN))
 		out = append(out, body...)
 		k = end
@@ -249,4 +261,33 @@ func splitLines(s string) []string {
 		return nil
 	}
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// editLine returns the 1-based line at which an Edit's new text starts in the edited file, or
+// 0 when the file cannot be read or the text is not found once (the diff then counts from the
+// edit's own first line).
+func editLine(cwd string, input []byte) int {
+	var in struct {
+		Path      string `json:"file_path"`
+		NewString string `json:"new_string"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Path == "" || in.NewString == "" {
+		return 0
+	}
+	b, err := fsutil.ReadRegular(absIn(cwd, in.Path), 8<<20)
+	if err != nil {
+		return 0
+	}
+	i := strings.Index(string(b), in.NewString)
+	if i < 0 || strings.Count(string(b), in.NewString) != 1 {
+		return 0
+	}
+	return strings.Count(string(b[:i]), "\n") + 1
+}
+
+func absIn(cwd, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(cwd, p)
 }

@@ -76,12 +76,28 @@ func TestDiff(t *testing.T) {
 }
 
 func TestEditDiffColours(t *testing.T) {
-	got := EditDiff("Write", []byte(`{"file_path":"x","content":"a\nB\n"}`), "a\nb\n", 80)
+	got := EditDiff("Write", []byte(`{"file_path":"x","content":"a\nB\n"}`), "a\nb\n", 0, 80)
 	if !strings.Contains(got, "\x1b[31m-b") || !strings.Contains(got, "\x1b[32m+B") {
 		t.Errorf("Write diff: %q", got)
 	}
-	if EditDiff("Bash", []byte(`{"command":"x"}`), "", 80) != "" {
+	if EditDiff("Bash", []byte(`{"command":"x"}`), "", 0, 80) != "" {
 		t.Error("a Bash call got a diff")
+	}
+}
+
+func TestEditDiffCountsFileLines(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "c.go"), []byte("package c\n\nconst A = 1\nconst Port = 9090\n"), 0o600)
+	in := []byte(`{"file_path":"c.go","old_string":"const Port = 8080","new_string":"const Port = 9090"}`)
+	line := editLine(dir, in)
+	if line != 4 {
+		t.Fatalf("editLine = %d, want 4", line)
+	}
+	if got := plain(EditDiff("Edit", in, "", line, 80)); !strings.Contains(got, "@@ -4,1 +4,1 @@") {
+		t.Errorf("Edit diff:\n%s", got)
+	}
+	if editLine(dir, []byte(`{"file_path":"c.go","new_string":"const"}`)) != 0 {
+		t.Error("a text found twice got a line")
 	}
 }
 

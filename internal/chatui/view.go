@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/internal/termtext"
 )
 
@@ -88,7 +89,7 @@ func (m *model) askView() string {
 	r := m.ask.req
 	w := min(m.width, 100)
 	body := []string{
-		sBold.Render("Allow " + ansi.Truncate(termtext.Line(r.Summary), w-12, "…") + "?"),
+		sBold.Render("Allow " + ansi.Truncate(m.summary(r), w-12, "…") + "?"),
 		"",
 		sKey.Render("y") + "  Yes",
 	}
@@ -134,4 +135,14 @@ func (m *model) pickerView() string {
 // closes.
 func wrapPlain(s string, width int) string {
 	return strings.Join(wrap(termtext.Clean(strings.TrimRight(s, "\n")), width), "\n")
+}
+
+// summary is a permission request's one line, with paths under the working directory shown
+// relative to it.
+func (m *model) summary(r agent.PermissionRequest) string {
+	s := termtext.Line(r.Summary)
+	if m.o.Cwd != "" {
+		s = strings.ReplaceAll(s, strings.TrimSuffix(m.o.Cwd, "/")+"/", "")
+	}
+	return s
 }

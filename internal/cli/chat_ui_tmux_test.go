@@ -147,12 +147,12 @@ func TestChatUIUnderTmux(t *testing.T) {
 	// A tool call line and its diff; the permission dialog answered with one key.
 	run("send-keys", "-t", "0", "-l", "use port 9090")
 	run("send-keys", "-t", "0", "Enter")
-	waitText("Allow Edit on")
+	waitText("Allow Edit on config.go?")
 	shot("chat-permission")
 	run("send-keys", "-t", "0", "y")
 	s = waitText("Changed the port to")
 	text = plain(s)
-	for _, want := range []string{"⏺ Read config.go", "⏺ Edit config.go", "-const Port = 8080", "+const Port = 9090"} {
+	for _, want := range []string{"⏺ Read config.go", "⏺ Edit config.go", "@@ -3,1 +3,1 @@", "-const Port = 8080", "+const Port = 9090"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("screen lacks %q:\n%s", want, text)
 		}

@@ -21,7 +21,7 @@ const (
 	shotBG   = "#11111b"
 	cellW    = 8.4
 	cellH    = 18.0
-	shotFont = "ui-monospace, 'DejaVu Sans Mono', Menlo, Consolas, monospace"
+	shotFont = "ui-monospace, 'DejaVu Sans Mono', Menlo, Consolas, 'Segoe UI Symbol', 'Apple Symbols', 'Noto Sans Symbols 2', 'Noto Sans CJK SC', monospace"
 )
 
 // xterm256 returns the colour of an xterm 256-colour index.
