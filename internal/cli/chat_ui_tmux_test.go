@@ -91,7 +91,10 @@ func TestChatUIUnderTmux(t *testing.T) {
 		t.Helper()
 		return waitFor(quoted(want), func(_, text string) bool { return strings.Contains(text, want) })
 	}
-	shots := os.Getenv("STRATA_SCREENSHOTS")
+	shots := os.Getenv("STRATA_SCREENSHOTS") // relative to the repository's root
+	if shots != "" && !filepath.IsAbs(shots) {
+		shots = filepath.Join("..", "..", shots)
+	}
 	shot := func(name string) {
 		t.Helper()
 		if shots == "" {
