@@ -35,7 +35,7 @@ type (
 	}
 	askMsg struct {
 		req   agent.PermissionRequest
-		reply chan Answer
+		reply chan Reply
 	}
 	askDoneMsg struct{}
 	tickMsg    struct{ id int }
@@ -85,6 +85,7 @@ type model struct {
 	befores  map[string]string // Write's old content by tool call id
 
 	ask         *askMsg
+	feedback    *editor // the "no, do this instead" text, while it is typed
 	search      *searchState
 	picker      *pickerState
 	memText     string // a "#" memory waiting for its type
@@ -169,7 +170,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			m.lastCtrlC, m.notice = time.Time{}, ""
 		}
 	case tea.PasteMsg:
-		if m.ask == nil && m.picker == nil {
+		switch {
+		case m.feedback != nil:
+			m.feedback.Insert(msg.Content)
+		case m.ask == nil && m.picker == nil:
 			m.ed.Insert(msg.Content)
 		}
 	case tea.KeyPressMsg:
@@ -189,7 +193,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.ask = &msg
 		m.flushStream(true)
 	case askDoneMsg:
-		m.ask = nil
+		m.ask, m.feedback = nil, nil
 	case commandMsg:
 		if msg.out != "" {
 			m.print(strings.TrimRight(msg.out, "\n"))
@@ -239,7 +243,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	switch {
 	case m.ask != nil:
-		return m.askKey(s)
+		return m.askKey(k)
 	case m.picker != nil:
 		return m.pickerKey(k)
 	case m.search != nil:
@@ -559,7 +563,7 @@ func (m *model) flushStream(all bool) {
 func (m *model) turnDone(err error) {
 	m.flushStream(true)
 	m.running, m.cancel = false, nil
-	m.ask = nil
+	m.ask, m.feedback = nil, nil
 	switch {
 	case errors.Is(err, context.Canceled):
 		m.print(sWarn.Render("  ⎿  Interrupted") + sDim.Render(" · what should the model do instead?"))
@@ -571,31 +575,72 @@ func (m *model) turnDone(err error) {
 	}
 }
 
-func (m *model) askKey(s string) tea.Cmd {
+// alwaysRule is the rule the "don't ask again" answer allows, shown before it is chosen; ""
+// when none is offered (the dialog then has no "a").
+func alwaysRule(r agent.PermissionRequest) string { return r.Suggest }
+
+func (m *model) askKey(k tea.KeyPressMsg) tea.Cmd {
 	a := m.ask
-	answer := Answer(-1)
-	switch s {
-	case "y", "Y":
-		answer = Yes
-	case "a", "A":
-		answer = Always
-	case "n", "N":
-		answer = NoInstead
-	case "esc", "ctrl+c":
-		answer = No
+	s := k.String()
+	reply := Reply{Answer: -1}
+	if m.feedback != nil {
+		switch s {
+		case "enter":
+			reply = Reply{Answer: NoInstead, Feedback: strings.TrimSpace(m.feedback.String())}
+			if reply.Feedback == "" {
+				reply.Answer = No
+			}
+		case "esc", "ctrl+c":
+			reply.Answer = No
+		default:
+			editKey(m.feedback, k)
+			return nil
+		}
+	} else {
+		switch s {
+		case "y", "Y":
+			reply.Answer = Yes
+		case "a", "A":
+			if alwaysRule(a.req) != "" {
+				reply.Answer = Always
+			}
+		case "n", "N":
+			m.feedback = &editor{}
+			return nil
+		case "esc", "ctrl+c":
+			reply.Answer = No
+		}
 	}
-	if answer < 0 {
+	if reply.Answer < 0 {
 		return nil
 	}
-	m.ask = nil
-	a.reply <- answer
-	verdict := map[Answer]string{Yes: "yes", Always: "yes, and don't ask again for " + termtext.Line(a.req.Suggest), No: "no", NoInstead: "no"}[answer]
+	m.ask, m.feedback = nil, nil
+	a.reply <- reply
+	verdict := map[Answer]string{Yes: "yes", Always: "yes, and don't ask again for " + termtext.Line(alwaysRule(a.req)), No: "no", NoInstead: "no: " + oneLine(termtext.Line(reply.Feedback))}[reply.Answer]
 	m.print(sDim.Render("  ? " + m.summary(a.req) + " → " + verdict))
-	if answer == NoInstead {
-		m.stopTurn()
-		m.hint = "Tell the model what to do instead"
-	}
 	return nil
+}
+
+// editKey applies an editing key to a one-purpose editor (the dialog's feedback line).
+func editKey(e *editor, k tea.KeyPressMsg) {
+	switch k.String() {
+	case "backspace", "ctrl+h":
+		e.Backspace()
+	case "left":
+		e.Left()
+	case "right":
+		e.Right()
+	case "ctrl+u":
+		e.KillLine()
+	case "ctrl+w":
+		e.DeleteWord()
+	case "shift+enter", "alt+enter", "ctrl+j":
+		e.Insert("\n")
+	default:
+		if k.Text != "" {
+			e.Insert(k.Text)
+		}
+	}
 }
 
 func (m *model) searchKey(k tea.KeyPressMsg) tea.Cmd {

@@ -119,6 +119,8 @@ func key(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyTab}
 	case "backspace":
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "space":
+		return tea.KeyPressMsg{Code: ' ', Text: " "}
 	}
 	if c, ok := strings.CutPrefix(s, "ctrl+"); ok {
 		return tea.KeyPressMsg{Code: rune(c[0]), Mod: tea.ModCtrl}
@@ -386,18 +388,26 @@ func TestCtrlDExitsOnEmptyInput(t *testing.T) {
 }
 
 // ask opens the permission dialog as the agent's Approver would, and returns its reply channel.
-func (h *harness) ask(summary, suggest string) chan Answer {
-	reply := make(chan Answer, 1)
+func (h *harness) ask(summary, suggest string) chan Reply {
+	reply := make(chan Reply, 1)
 	h.m.update(askMsg{req: agent.PermissionRequest{Tool: "Bash", Summary: summary, Suggest: suggest}, reply: reply})
 	return reply
 }
 
 func TestPermissionDialog(t *testing.T) {
 	for _, tt := range []struct {
-		key  string
-		want Answer
-	}{{"y", Yes}, {"a", Always}, {"n", NoInstead}, {"esc", No}, {"ctrl+c", No}} {
-		t.Run(tt.key, func(t *testing.T) {
+		keys []string
+		want Reply
+	}{
+		{[]string{"y"}, Reply{Answer: Yes}},
+		{[]string{"a"}, Reply{Answer: Always}},
+		{[]string{"esc"}, Reply{Answer: No}},
+		{[]string{"ctrl+c"}, Reply{Answer: No}},
+		{[]string{"n", "u", "s", "e", "space", "m", "a", "k", "e", "enter"}, Reply{Answer: NoInstead, Feedback: "use make"}},
+		{[]string{"n", "x", "esc"}, Reply{Answer: No}},
+		{[]string{"n", "enter"}, Reply{Answer: No}}, // no text: a plain no
+	} {
+		t.Run(strings.Join(tt.keys, ","), func(t *testing.T) {
 			h := newHarness(t, Options{})
 			h.b.block = true
 			h.typeText("run it")
@@ -415,26 +425,40 @@ func TestPermissionDialog(t *testing.T) {
 				t.Fatalf("x answered %v", a)
 			default:
 			}
-			h.press(tt.key)
+			h.press(tt.keys...)
 			if got := <-reply; got != tt.want {
-				t.Errorf("%s answered %v, want %v", tt.key, got, tt.want)
+				t.Errorf("%v answered %+v, want %+v", tt.keys, got, tt.want)
 			}
 			if strings.Contains(h.view(), "Allow the command") {
 				t.Errorf("the dialog stayed open")
 			}
-			if tt.want == NoInstead {
-				h.pump(done) // n interrupts the answer
-				if !strings.Contains(h.view(), "Tell the model what to do instead") {
-					t.Errorf("no hint after n:\n%s", h.view())
-				}
-				return
-			}
-			if h.m.quitting {
-				t.Error("Ctrl-C in the dialog quit the chat")
+			if h.m.quitting || !h.m.running {
+				t.Errorf("the answer did not go on after the dialog (quitting %v, running %v)", h.m.quitting, h.m.running)
 			}
 			close(h.b.release)
 			h.pump(done)
 		})
+	}
+}
+
+func TestPermissionFeedbackIsTypedInTheDialog(t *testing.T) {
+	h := newHarness(t, Options{})
+	reply := h.ask(`the command "rm -rf build"`, "")
+	if v := h.view(); strings.Contains(v, "don't ask again") {
+		t.Errorf("a request without a rule offers one:\n%s", v)
+	}
+	h.press("a") // no rule offered: not an answer
+	h.press("n")
+	h.m.update(tea.PasteMsg{Content: "run make clean"})
+	if v := h.view(); !strings.Contains(v, "What should the model do instead?") || !strings.Contains(v, "› run make clean") {
+		t.Errorf("feedback view:\n%s", v)
+	}
+	h.press("enter")
+	if got := <-reply; got != (Reply{Answer: NoInstead, Feedback: "run make clean"}) {
+		t.Errorf("reply %+v", got)
+	}
+	if out := h.printed(); !strings.Contains(out, `? the command "rm -rf build" → no: run make clean`) {
+		t.Errorf("printed:\n%s", out)
 	}
 }
 

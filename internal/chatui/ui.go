@@ -73,10 +73,15 @@ const (
 	Yes
 	// Always: allowed, and the shown rule is allowed from now on (a).
 	Always
-	// NoInstead: declined, the answer is interrupted and the user types what to do
-	// instead (n).
+	// NoInstead: declined, with what the model should do instead (n, then the text).
 	NoInstead
 )
+
+// Reply is the permission dialog's answer; Feedback is the text of a NoInstead.
+type Reply struct {
+	Answer   Answer
+	Feedback string
+}
 
 // Options configure the UI.
 type Options struct {
@@ -152,17 +157,17 @@ func (u *UI) Run(ctx context.Context) error {
 	return err
 }
 
-// Ask shows the permission dialog for req and waits for one key. It returns No when ctx ends
-// or the UI is gone.
-func (u *UI) Ask(ctx context.Context, req agent.PermissionRequest) (Answer, error) {
-	reply := make(chan Answer, 1)
+// Ask shows the permission dialog for req and waits for one key (and, after n, the text of
+// what to do instead). It returns No when ctx ends.
+func (u *UI) Ask(ctx context.Context, req agent.PermissionRequest) (Reply, error) {
+	reply := make(chan Reply, 1)
 	u.send(askMsg{req: req, reply: reply})
 	select {
 	case a := <-reply:
 		return a, nil
 	case <-ctx.Done():
 		u.send(askDoneMsg{})
-		return No, ctx.Err()
+		return Reply{Answer: No}, ctx.Err()
 	}
 }
 

@@ -88,13 +88,16 @@ func kTokens(n int) string {
 func (m *model) askView() string {
 	r := m.ask.req
 	w := min(m.width, 100)
-	body := []string{
-		sBold.Render("Allow " + ansi.Truncate(m.summary(r), w-12, "…") + "?"),
-		"",
-		sKey.Render("y") + "  Yes",
+	body := []string{sBold.Render("Allow " + ansi.Truncate(m.summary(r), w-12, "…") + "?"), ""}
+	if m.feedback != nil {
+		body = append(body, "No. What should the model do instead?",
+			m.feedback.View(sPrompt.Render("› "), w-4, ""),
+			sDim.Render("enter send · esc just no"))
+		return sAskBox.Width(w).Render(strings.Join(body, "\n"))
 	}
-	if r.Suggest != "" {
-		body = append(body, sKey.Render("a")+"  Yes, and don't ask again for "+sSelected.Render(termtext.Line(r.Suggest)))
+	body = append(body, sKey.Render("y")+"  Yes")
+	if rule := alwaysRule(r); rule != "" {
+		body = append(body, sKey.Render("a")+"  Yes, and don't ask again for "+sSelected.Render(termtext.Line(rule)))
 	}
 	body = append(body,
 		sKey.Render("n")+"  No, and tell the model what to do instead",

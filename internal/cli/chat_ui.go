@@ -65,14 +65,13 @@ func (c *chat) summary() string {
 }
 
 // approveUI asks through the UI's permission dialog: y allows once, a also allows the shown
-// rule from now on, n and Esc decline (n interrupts the answer so the user can say what to do
-// instead).
+// rule from now on, n and Esc decline.
 func (c *chat) approveUI(ctx context.Context, r agent.PermissionRequest) (bool, error) {
-	ans, err := c.ui.Ask(ctx, r)
+	reply, err := c.ui.Ask(ctx, r)
 	if err != nil {
 		return false, err
 	}
-	switch ans {
+	switch reply.Answer {
 	case chatui.Yes:
 		return true, nil
 	case chatui.Always:
