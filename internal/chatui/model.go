@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -84,6 +85,7 @@ type model struct {
 	frame    int
 	befores  map[string]string // Write's old content by tool call id
 
+	jobs        jobs
 	ask         *askMsg
 	feedback    *editor // the "no, do this instead" text, while it is typed
 	search      *searchState
@@ -368,9 +370,10 @@ func (m *model) submit(text string) tea.Cmd {
 			m.print(sWarn.Render("  Shell mode is not available in this build."))
 			return nil
 		}
+		width := m.width // the model is not read off the event loop
 		return m.background(func(ctx context.Context) tea.Msg {
 			out, err := m.o.Hooks.Shell(ctx, cmd)
-			return commandMsg{out: Preview(out, err != nil, m.width), err: err}
+			return commandMsg{out: Preview(out, err != nil, width), err: err}
 		})
 	case strings.HasPrefix(trim, "#"):
 		m.memText = strings.TrimSpace(trim[1:])
@@ -391,7 +394,38 @@ func (m *model) submit(text string) tea.Cmd {
 func (m *model) background(f func(ctx context.Context) tea.Msg) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
-	return func() tea.Msg { defer cancel(); return f(ctx) }
+	return m.job(func() tea.Msg { defer cancel(); return f(ctx) })
+}
+
+// jobs tracks the goroutines that run answers and commands on the session, so that UI.Run
+// returns only after they ended: the caller closes the session right after.
+type jobs struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// job wraps a command that uses the session; once the UI is closed it does nothing.
+func (m *model) job(f func() tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		m.jobs.mu.Lock()
+		if m.jobs.closed {
+			m.jobs.mu.Unlock()
+			return nil
+		}
+		m.jobs.wg.Add(1)
+		m.jobs.mu.Unlock()
+		defer m.jobs.wg.Done()
+		return f()
+	}
+}
+
+// closeJobs stops new jobs and waits for those running (after stopTurn cancelled the answer).
+func (m *model) closeJobs() {
+	m.jobs.mu.Lock()
+	m.jobs.closed = true
+	m.jobs.mu.Unlock()
+	m.jobs.wg.Wait()
 }
 
 func (m *model) addHistory(text string) {
@@ -421,10 +455,10 @@ func (m *model) command(line string) tea.Cmd {
 	name, arg, _ := strings.Cut(line, " ")
 	switch {
 	case name == "/resume" && strings.TrimSpace(arg) == "":
-		return func() tea.Msg {
+		return m.job(func() tea.Msg {
 			list, err := m.o.Backend.Sessions(context.Background())
 			return sessionsMsg{list, err}
-		}
+		})
 	case name == "/memory" && strings.TrimSpace(arg) == "" && m.o.Hooks.EditMemory != nil:
 		c, err := m.o.Hooks.EditMemory()
 		if err != nil {
@@ -436,11 +470,11 @@ func (m *model) command(line string) tea.Cmd {
 		return m.quit()
 	}
 	m.print(sUser.Render("› ") + termtext.Line(line))
-	return func() tea.Msg {
+	return m.job(func() tea.Msg {
 		var b bytes.Buffer
 		quit, err := m.o.Backend.Command(context.Background(), line, &b)
 		return commandMsg{out: b.String(), quit: quit, err: err}
-	}
+	})
 }
 
 // startTurn runs the message on its own goroutine; its events come back as eventMsg.
@@ -450,7 +484,7 @@ func (m *model) startTurn(prompt string) tea.Cmd {
 	id := m.turnID
 	m.running, m.cancel, m.started = true, cancel, m.now()
 	m.stream, m.outToks, m.usedToks, m.frame = "", 0, 0, 0
-	run := func() tea.Msg {
+	run := m.job(func() tea.Msg {
 		defer cancel()
 		err := m.o.Backend.Run(ctx, prompt, func(e agent.Event) {
 			msg := eventMsg{e: e}
@@ -464,7 +498,7 @@ func (m *model) startTurn(prompt string) tea.Cmd {
 			m.send(msg)
 		})
 		return turnDoneMsg{id, err}
-	}
+	})
 	return tea.Batch(run, tick(id))
 }
 
@@ -723,10 +757,10 @@ func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		id := list[p.cursor].ID
 		m.picker = nil
-		return func() tea.Msg {
+		return m.job(func() tea.Msg {
 			turns, err := m.o.Backend.Resume(context.Background(), id)
 			return resumedMsg{id, turns, err}
-		}
+		})
 	case "backspace":
 		if r := []rune(p.query); len(r) > 0 {
 			p.query = string(r[:len(r)-1])

@@ -55,6 +55,12 @@ func (b *fakeBackend) Run(ctx context.Context, prompt string, sink agent.Sink) e
 	return nil
 }
 
+func (b *fakeBackend) running() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.prompts)
+}
+
 func (b *fakeBackend) Command(ctx context.Context, line string, w io.Writer) (bool, error) {
 	b.commands = append(b.commands, line)
 	fmt.Fprintf(w, "ran %s\n", line)
@@ -601,3 +607,32 @@ func TestCJKInputWraps(t *testing.T) {
 }
 
 func displayWidth(s string) int { return ansi.StringWidth(s) }
+
+func TestRunWaitsForTheAnswerToEnd(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.b.block = true
+	h.typeText("long")
+	done := h.startTurn(h.press("enter"))
+	go func() {
+		for range h.sent {
+		}
+	}()
+	for h.b.running() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	// What UI.Run does when the program ends: cancel the answer, then wait for it.
+	h.m.stopTurn()
+	h.m.closeJobs()
+	h.b.mu.Lock()
+	err := h.b.ctxErr // set just before Run returns
+	h.b.mu.Unlock()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("closeJobs returned before the answer ended (its error: %v)", err)
+	}
+	h.m.update(<-done)
+	// A command started after the close does not touch the session.
+	h.typeText("/cost")
+	if msg := h.press("enter")(); msg != nil || len(h.b.commands) != 0 {
+		t.Errorf("a command ran after the close: %v %q", msg, h.b.commands)
+	}
+}

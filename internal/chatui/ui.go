@@ -148,6 +148,7 @@ func (u *UI) Run(ctx context.Context) error {
 	u.p = nil
 	u.mu.Unlock()
 	u.m.stopTurn()
+	u.m.closeJobs()
 	if rest := u.m.drain(); rest != "" && u.o.Out != nil {
 		fmt.Fprintln(u.o.Out, rest)
 	}

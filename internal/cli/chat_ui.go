@@ -54,7 +54,7 @@ func (c *chat) runUI(ctx context.Context) error {
 
 // errNoAnswer is what the UI shows when a turn ends without text, as the line mode's
 // "[no answer]".
-var errNoAnswer = errors.New("[no answer]")
+var errNoAnswer = errors.New("the model gave no answer")
 
 // summary is what the UI prints on exit: the session, its tokens (background work included)
 // and how to come back to it.
