@@ -91,6 +91,7 @@ type model struct {
 	search      *searchState
 	picker      *pickerState
 	memText     string // a "#" memory waiting for its type
+	confirm     *confirmState
 	completions []string
 
 	outbox   []string
@@ -252,6 +253,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.searchKey(k)
 	case m.memText != "":
 		return m.memKey(s)
+	case m.confirm != nil:
+		return m.confirmKey(s)
 	}
 	if s != "ctrl+c" {
 		m.lastCtrlC = time.Time{}
@@ -380,7 +383,7 @@ func (m *model) submit(text string) tea.Cmd {
 		if m.memText == "" {
 			return nil
 		}
-		if m.o.Hooks.Remember == nil {
+		if m.o.Hooks.Remember == nil || len(m.o.Hooks.MemoryTypes) == 0 {
 			m.print(sWarn.Render("Saving memories with # is not available in this build."))
 			m.memText = ""
 		}
@@ -459,8 +462,16 @@ func (m *model) command(line string) tea.Cmd {
 			list, err := m.o.Backend.Sessions(context.Background())
 			return sessionsMsg{list, err}
 		})
-	case name == "/memory" && strings.TrimSpace(arg) == "" && m.o.Hooks.EditMemory != nil:
-		c, err := m.o.Hooks.EditMemory()
+	case name == "/init" && m.o.Hooks.Init != nil:
+		prompt, exists := m.o.Hooks.Init()
+		if exists {
+			m.confirm = &confirmState{question: "This project has a CLAUDE.md. Let the model revise it?", yes: prompt}
+			return nil
+		}
+		m.print(userLine(line, m.width))
+		return m.startTurn(prompt)
+	case name == "/memory" && strings.TrimSpace(arg) != "" && m.o.Hooks.EditMemory != nil:
+		c, err := m.o.Hooks.EditMemory(strings.TrimSpace(arg))
 		if err != nil {
 			m.print(sErr.Render("strata: " + termtext.Line(err.Error())))
 			return nil
@@ -720,16 +731,18 @@ func (m *model) findHistory(q string, from int) int {
 	return -1
 }
 
-// memTypes are the types a "#" memory can be saved as, by their key.
-var memTypes = map[string]string{"1": "user", "2": "feedback", "3": "project", "4": "reference"}
-
 func (m *model) memKey(s string) tea.Cmd {
 	if s == "esc" || s == "ctrl+c" {
 		m.memText = ""
 		return nil
 	}
-	typ, ok := memTypes[s]
-	if !ok {
+	typ := ""
+	for _, t := range m.o.Hooks.MemoryTypes {
+		if s == t.Key {
+			typ = t.Name
+		}
+	}
+	if typ == "" {
 		return nil
 	}
 	text := m.memText
@@ -739,6 +752,26 @@ func (m *model) memKey(s string) tea.Cmd {
 		where, err := m.o.Hooks.Remember(ctx, typ, text)
 		return commandMsg{out: sDim.Render("  ⎿  " + termtext.Line(where)), err: err}
 	})
+}
+
+// confirmState is a yes/no question (/init over an existing CLAUDE.md); yes sends its
+// message.
+type confirmState struct {
+	question, yes string
+}
+
+func (m *model) confirmKey(s string) tea.Cmd {
+	c := m.confirm
+	switch s {
+	case "y", "Y":
+		m.confirm = nil
+		m.print(userLine("/init", m.width))
+		return m.startTurn(c.yes)
+	case "n", "N", "esc", "ctrl+c", "enter":
+		m.confirm = nil
+		m.print(sDim.Render("  CLAUDE.md left as it is."))
+	}
+	return nil
 }
 
 func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -547,6 +548,7 @@ func TestShellMemoryAndCompletionHooks(t *testing.T) {
 	var ran, saved string
 	h := newHarness(t, Options{Hooks: Hooks{
 		Shell: func(ctx context.Context, c string) (string, error) { ran = c; return "file.txt\n", nil },
+		MemoryTypes: []MemoryType{{"u", "user", "who you are"}, {"p", "project", "facts about this project"}},
 		Remember: func(ctx context.Context, typ, text string) (string, error) {
 			saved = typ + ": " + text
 			return "saved to project_notes.md", nil
@@ -566,10 +568,13 @@ func TestShellMemoryAndCompletionHooks(t *testing.T) {
 	}
 	h.typeText("# the API runs on port 9090")
 	h.press("enter")
-	if v := h.view(); !strings.Contains(v, "Save to memory as which type?") || !strings.Contains(v, "3 project") {
+	if v := h.view(); !strings.Contains(v, "Save to memory as which type?") || !strings.Contains(v, "p  project  facts about this project") {
 		t.Errorf("no type question:\n%s", v)
 	}
-	cmd = h.press("3")
+	if h.press("3") != nil || h.m.memText == "" {
+		t.Fatal("a key that names no type answered")
+	}
+	cmd = h.press("p")
 	h.m.update(cmd())
 	if saved != "project: the API runs on port 9090" || !strings.Contains(h.printed(), "saved to project_notes.md") {
 		t.Errorf("saved %q", saved)
@@ -634,5 +639,49 @@ func TestRunWaitsForTheAnswerToEnd(t *testing.T) {
 	h.typeText("/cost")
 	if msg := h.press("enter")(); msg != nil || len(h.b.commands) != 0 {
 		t.Errorf("a command ran after the close: %v %q", msg, h.b.commands)
+	}
+}
+
+func TestInitAndMemoryEditor(t *testing.T) {
+	exists := true
+	var edited string
+	h := newHarness(t, Options{Hooks: Hooks{
+		Init: func() (string, bool) { return "Write a CLAUDE.md for this project.", exists },
+		EditMemory: func(arg string) (*exec.Cmd, error) {
+			edited = arg
+			return exec.Command("true"), nil
+		},
+	}})
+	h.typeText("/init")
+	if cmd := h.press("enter"); cmd != nil {
+		t.Fatal("/init over an existing CLAUDE.md did not ask first")
+	}
+	if v := h.view(); !strings.Contains(v, "This project has a CLAUDE.md. Let the model revise it?") {
+		t.Errorf("view:\n%s", v)
+	}
+	h.press("n")
+	if out := h.printed(); !strings.Contains(out, "CLAUDE.md left as it is.") || len(h.b.prompts) != 0 {
+		t.Errorf("no: printed %q, prompts %q", out, h.b.prompts)
+	}
+	h.typeText("/init")
+	h.press("enter")
+	h.pump(h.startTurn(h.press("y")))
+	if len(h.b.prompts) != 1 || h.b.prompts[0] != "Write a CLAUDE.md for this project." {
+		t.Errorf("prompts %q", h.b.prompts)
+	}
+	exists = false
+	h.typeText("/init")
+	h.pump(h.startTurn(h.press("enter")))
+	if len(h.b.prompts) != 2 {
+		t.Errorf("/init without a CLAUDE.md asked first: %q", h.b.prompts)
+	}
+	h.typeText("/memory 2")
+	if cmd := h.press("enter"); cmd == nil || edited != "2" {
+		t.Errorf("/memory 2 opened %q", edited)
+	}
+	h.typeText("/memory")
+	h.m.update(h.press("enter")())
+	if got := h.b.commands; len(got) != 1 || got[0] != "/memory" {
+		t.Errorf("/memory without a number should list through the backend: %q", got)
 	}
 }

@@ -53,13 +53,23 @@ type Hooks struct {
 	// Shell runs a `!command` with the session's permissions and returns its output, which
 	// the UI shows and the model sees with the next message.
 	Shell func(ctx context.Context, command string) (string, error)
-	// Remember saves a `#text` memory of the given type ("user", "feedback", "project",
-	// "reference") and says where it went.
-	Remember func(ctx context.Context, typ, text string) (string, error)
+	// MemoryTypes are the types a `#text` memory can be saved as, each picked by its key;
+	// Remember saves it and says where it went.
+	MemoryTypes []MemoryType
+	Remember    func(ctx context.Context, typ, text string) (string, error)
 	// Complete lists the paths that complete an @mention's prefix (without the @).
 	Complete func(prefix string) []string
-	// EditMemory returns the command that opens the memory index in $EDITOR (/memory).
-	EditMemory func() (*exec.Cmd, error)
+	// EditMemory returns the editor command that /memory ARG opens ($VISUAL or $EDITOR on a
+	// memory or instruction file); the UI hands it the terminal while it runs.
+	EditMemory func(arg string) (*exec.Cmd, error)
+	// Init returns the message /init sends (the model writes the project's CLAUDE.md), and
+	// whether the file exists already, in which case the UI asks first.
+	Init func() (prompt string, exists bool)
+}
+
+// MemoryType is one choice of the `#` question.
+type MemoryType struct {
+	Key, Name, Help string
 }
 
 // Answer is the user's answer to a permission question.

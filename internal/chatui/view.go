@@ -34,9 +34,9 @@ func (m *model) View() tea.View {
 	case m.picker != nil:
 		parts = append(parts, "", m.pickerView())
 	case m.memText != "":
-		parts = append(parts, "", sAskBox.Width(min(m.width, 100)).Render(
-			"Save to memory as which type?\n"+sDim.Render(ansi.Truncate(termtext.Line(m.memText), min(m.width, 100)-4, "…"))+"\n"+
-				sKey.Render("1")+" user   "+sKey.Render("2")+" feedback   "+sKey.Render("3")+" project   "+sKey.Render("4")+" reference   "+sDim.Render("esc cancel")))
+		parts = append(parts, "", m.memView())
+	case m.confirm != nil:
+		parts = append(parts, "", sAskBox.Width(min(m.width, 100)).Render(sBold.Render(m.confirm.question)+"\n"+sKey.Render("y")+" yes   "+sKey.Render("n")+" no"))
 	default:
 		parts = append(parts, "", m.inputView())
 	}
@@ -148,4 +148,14 @@ func (m *model) summary(r agent.PermissionRequest) string {
 		s = strings.ReplaceAll(s, strings.TrimSuffix(m.o.Cwd, "/")+"/", "")
 	}
 	return s
+}
+
+func (m *model) memView() string {
+	w := min(m.width, 100)
+	rows := []string{sBold.Render("Save to memory as which type?"), sDim.Render(ansi.Truncate(termtext.Line(m.memText), w-4, "…")), ""}
+	for _, t := range m.o.Hooks.MemoryTypes {
+		rows = append(rows, ansi.Truncate(sKey.Render(t.Key)+"  "+t.Name+sDim.Render("  "+t.Help), w-4, "…"))
+	}
+	rows = append(rows, sKey.Render("esc")+" cancel")
+	return sAskBox.Width(w).Render(strings.Join(rows, "\n"))
 }
