@@ -92,6 +92,7 @@ type model struct {
 	picker      *pickerState
 	memText     string // a "#" memory waiting for its type
 	confirm     *confirmState
+	status      string // the status line as of the last answer or command, shown under the input
 	completions []string
 
 	outbox   []string
@@ -124,6 +125,7 @@ func (m *model) Init() tea.Cmd {
 	if m.o.Header != "" {
 		m.print(m.o.Header)
 	}
+	m.status = m.o.Backend.Status()
 	return m.flush()
 }
 
@@ -198,6 +200,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case askDoneMsg:
 		m.ask, m.feedback = nil, nil
 	case commandMsg:
+		m.status = m.o.Backend.Status() // /model, /clear, /compact change it
 		if msg.out != "" {
 			m.print(strings.TrimRight(msg.out, "\n"))
 		}
@@ -222,6 +225,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			break
 		}
 		m.showResumed(msg.id, msg.turns)
+		m.status = m.o.Backend.Status()
 	case editorDoneMsg:
 		if msg.err != nil {
 			m.print(sErr.Render("strata: editor: " + termtext.Line(msg.err.Error())))
@@ -615,8 +619,8 @@ func (m *model) turnDone(err error) {
 	case err != nil:
 		m.print(sErr.Render("strata: " + termtext.Line(err.Error())))
 	}
-	if st := m.o.Backend.Status(); st != "" {
-		m.print(sDim.Render(st))
+	if m.status = m.o.Backend.Status(); m.status != "" {
+		m.print(sDim.Render(m.status))
 	}
 }
 

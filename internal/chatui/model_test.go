@@ -227,6 +227,9 @@ func TestEnterSendsAndStreamIsRendered(t *testing.T) {
 	if h.m.running || strings.Contains(h.view(), "Working") {
 		t.Errorf("still running after the answer:\n%s", h.view())
 	}
+	if !strings.Contains(h.view(), "── fake-model · context 1k  ·  enter send") {
+		t.Errorf("no status line under the input:\n%s", h.view())
+	}
 }
 
 func TestSpinnerShowsElapsedAndTokens(t *testing.T) {
@@ -547,7 +550,7 @@ func TestSlashCommandsGoToTheBackend(t *testing.T) {
 func TestShellMemoryAndCompletionHooks(t *testing.T) {
 	var ran, saved string
 	h := newHarness(t, Options{Hooks: Hooks{
-		Shell: func(ctx context.Context, c string) (string, error) { ran = c; return "file.txt\n", nil },
+		Shell:       func(ctx context.Context, c string) (string, error) { ran = c; return "file.txt\n", nil },
 		MemoryTypes: []MemoryType{{"u", "user", "who you are"}, {"p", "project", "facts about this project"}},
 		Remember: func(ctx context.Context, typ, text string) (string, error) {
 			saved = typ + ": " + text

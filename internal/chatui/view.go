@@ -46,6 +46,9 @@ func (m *model) View() tea.View {
 	foot := m.notice
 	if foot == "" && m.ask == nil && m.picker == nil {
 		foot = "enter send · shift+enter or \\ newline · ↑ history · ctrl+r search · esc interrupt · ctrl+d quit"
+		if m.status != "" {
+			foot = m.status + "  ·  " + foot
+		}
 	}
 	parts = append(parts, sDim.Render(ansi.Truncate(foot, m.width, "…")))
 	return tea.NewView(strings.Join(parts, "\n"))
