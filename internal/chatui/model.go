@@ -61,10 +61,11 @@ type (
 // model is the bubbletea model: the input box, the live answer and the dialogs. Finished
 // output goes to the scrollback through an ordered outbox.
 type model struct {
-	o     Options
-	send  func(tea.Msg)
-	width int
-	now   func() time.Time
+	o      Options
+	send   func(tea.Msg)
+	width  int
+	height int // 0 until the terminal says
+	now    func() time.Time
 
 	ed        editor
 	hist      []string
@@ -156,7 +157,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width = max(20, msg.Width)
+		m.width, m.height = max(20, msg.Width), msg.Height
 	case printedMsg:
 		m.printing = false
 	case clearNoticeMsg:
@@ -612,4 +613,3 @@ func (m *model) turnDone(err error) {
 		m.print(sDim.Render(m.status))
 	}
 }
-

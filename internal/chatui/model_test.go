@@ -688,3 +688,17 @@ func TestInitAndMemoryEditor(t *testing.T) {
 		t.Errorf("/memory without a number should list through the backend: %q", got)
 	}
 }
+
+func TestLiveStreamFitsTheScreen(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.m.update(tea.WindowSizeMsg{Width: 80, Height: 30})
+	h.m.running = true
+	h.m.stream = "```go\n" + strings.Repeat("x := 1\n", 100) // an open code block
+	v := h.view()
+	if n := strings.Count(v, "\n") + 1; n > 30 {
+		t.Errorf("the live part is %d lines on a 30-line screen", n)
+	}
+	if !strings.Contains(v, "more lines above") {
+		t.Errorf("the cut is not said:\n%s", v)
+	}
+}

@@ -23,7 +23,7 @@ func (m *model) View() tea.View {
 	}
 	var parts []string
 	if m.running && strings.TrimSpace(m.stream) != "" {
-		parts = append(parts, "", wrapPlain(m.stream, m.width-2))
+		parts = append(parts, "", m.liveStream())
 	}
 	if m.running && m.ask == nil {
 		parts = append(parts, "", m.spinnerLine())
@@ -135,6 +135,16 @@ func (m *model) pickerView() string {
 		rows = append(rows, sDim.Render("  no session matches"))
 	}
 	return sBox.Width(w).Render(strings.Join(rows, "\n"))
+}
+
+// liveStream is the open end of the answer, cut to its last lines so that the live part
+// never outgrows the terminal (an inline view taller than the screen cannot be redrawn).
+func (m *model) liveStream() string {
+	lines := strings.Split(wrapPlain(m.stream, m.width-2), "\n")
+	if room := max(m.height-12, 3); m.height > 0 && len(lines) > room {
+		lines = append([]string{sDim.Render(fmt.Sprintf("… %d more lines above, printed when the block is complete", len(lines)-room+1))}, lines[len(lines)-room+1:]...)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // wrapPlain wraps the open end of a streamed answer, shown as plain text until its block
