@@ -84,6 +84,7 @@ type model struct {
 	outToks  int
 	usedToks int
 	frame    int
+	thinking bool              // the model is thinking (its thinking is not shown)
 	befores  map[string]string // Write's old content by tool call id
 
 	jobs        jobs
@@ -529,7 +530,12 @@ func (m *model) event(msg eventMsg) {
 	switch e.Kind {
 	case agent.EventRequest:
 		m.flushStream(true)
+		m.thinking = false
+	case agent.EventThinking:
+		m.thinking = true
+		m.outToks += tokens.Estimate(e.Text)
 	case agent.EventText:
+		m.thinking = false
 		m.stream += e.Text
 		m.outToks += tokens.Estimate(e.Text)
 		m.flushStream(false)

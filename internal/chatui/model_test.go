@@ -242,6 +242,10 @@ func TestSpinnerShowsElapsedAndTokens(t *testing.T) {
 	if v := h.view(); !strings.Contains(v, "Working… (7s · ↓ 1.5k tokens · esc to interrupt)") {
 		t.Errorf("spinner line:\n%s", v)
 	}
+	h.m.update(eventMsg{e: agent.Event{Kind: agent.EventThinking, Text: "hmm, let me see"}})
+	if v := h.view(); !strings.Contains(v, "Thinking… (7s") {
+		t.Errorf("thinking spinner:\n%s", v)
+	}
 	f0 := h.m.frame
 	h.m.update(tickMsg{h.m.turnID})
 	if h.m.frame != f0+1 {

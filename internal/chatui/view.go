@@ -78,7 +78,11 @@ func (m *model) spinnerLine() string {
 	el := m.now().Sub(m.started).Round(time.Second)
 	toks := m.usedToks + m.outToks
 	frame := spinnerFrames[m.frame%len(spinnerFrames)]
-	return sSpinner.Render(frame+" Working…") + sDim.Render(fmt.Sprintf(" (%s · ↓ %s tokens · esc to interrupt)", el, kTokens(toks)))
+	word := " Working…"
+	if m.thinking {
+		word = " Thinking…"
+	}
+	return sSpinner.Render(frame+word) + sDim.Render(fmt.Sprintf(" (%s · ↓ %s tokens · esc to interrupt)", el, kTokens(toks)))
 }
 
 func kTokens(n int) string {
