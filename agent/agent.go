@@ -113,6 +113,9 @@ type Agent struct {
 	sessionID string
 	settings  config.Settings // of opts.Workspace
 
+	meter   meter                      // every model call of the session, by kind
+	metered map[UsageKind]llm.Provider // provider wrapped per kind (see usage.go)
+
 	perms    *Permissions
 	tools    []*tool
 	byName   map[string]*tool
@@ -137,7 +140,6 @@ type Agent struct {
 	job       *recallJob
 	prevTail  int // index of the previous request's last message, -1 before the first
 	toolsUsed []string
-	usage     llm.Usage
 	lastState string
 	warnings  []string
 	fixed     map[string]bool // request repairs already reported (see request)
@@ -167,6 +169,14 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	}
 	if a.now == nil {
 		a.now = time.Now
+	}
+	a.metered = map[UsageKind]llm.Provider{}
+	for _, k := range UsageKinds {
+		model := opts.Model
+		if k == UsageRecall {
+			model = opts.SmallModel
+		}
+		a.metered[k] = a.meter.provider(opts.Provider, k, model)
 	}
 	ws := opts.Workspace
 	if ws == nil {
@@ -217,7 +227,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		}
 		sel := opts.Selector
 		if sel == nil && opts.SmallModel != "" {
-			sel = &ModelSelector{Provider: opts.Provider, Model: opts.SmallModel, Logger: opts.Logger}
+			sel = &ModelSelector{Provider: a.metered[UsageRecall], Model: opts.SmallModel, Logger: opts.Logger}
 		}
 		a.recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger})
 		a.recallS = recall.NewSession()
@@ -310,12 +320,10 @@ func (a *Agent) Tools() []string {
 // Todos returns the session's current todo list.
 func (a *Agent) Todos() []work.Todo { return a.work.Todos.Get(a.sessionID) }
 
-// Usage returns the usage summed over every request of the session so far.
-func (a *Agent) Usage() llm.Usage {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.usage
-}
+// Usage reports every model call the session made so far by kind (the conversation, recall
+// selection, background extraction, session notes, compaction, auto-dream), with their cost
+// where the model's price is known, and the total.
+func (a *Agent) Usage() UsageReport { return a.meter.report() }
 
 // History returns the conversation chain so far, oldest first.
 func (a *Agent) History() []conversation.Entry { return a.history.Entries() }

@@ -49,7 +49,7 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 		History:      a.history.Entries(),
 		Trigger:      trig,
 		Instructions: instr,
-		Provider:     a.provider,
+		Provider:     a.metered[UsageCompaction],
 		Model:        a.opts.Model,
 		Window:       a.window(),
 		MaxOutput:    a.opts.MaxTokens,

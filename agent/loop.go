@@ -81,9 +81,6 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 		resp, done, err := a.stream(ctx, req, sink, res.Turns)
 		if resp != nil {
 			res.Usage = res.Usage.Add(resp.Usage)
-			a.mu.Lock()
-			a.usage = a.usage.Add(resp.Usage)
-			a.mu.Unlock()
 			sink(Event{Kind: EventUsage, Turn: res.Turns, Usage: resp.Usage})
 		}
 		if err != nil {
@@ -118,7 +115,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 // stream sends req and forwards its events. It returns the reply so far (nil when nothing
 // arrived), the ids of tool calls whose input is complete, and the stream's error.
 func (a *Agent) stream(ctx context.Context, req *llm.Request, sink Sink, turn int) (*llm.Response, map[string]bool, error) {
-	s, err := a.provider.Stream(ctx, req)
+	s, err := a.metered[UsageMain].Stream(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -223,7 +223,7 @@ func (c *chat) status() {
 		cx := c.a.Context()
 		used = cx.System + cx.Instructions + cx.Tools + cx.Messages
 	}
-	fmt.Fprintf(c.out, "── %s · context %s of %s · session %s\n", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), shortID(c.a.SessionID()))
+	fmt.Fprintf(c.out, "── %s · context %s of %s · session %s · %s\n", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), shortID(c.a.SessionID()), UsageStatus(c.a.Usage()))
 }
 
 func kTokens(n int) string {
@@ -347,9 +347,7 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 			fmt.Fprintf(w, "  %s %s\n", mark, t.Content)
 		}
 	case "/cost":
-		u := c.a.Usage()
-		fmt.Fprintf(w, "Tokens this session: %d input (%d uncached, %d written to cache, %d read from cache), %d output.\n",
-			u.PromptTokens(), u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens)
+		fmt.Fprintln(w, strings.Join(CostLines(c.a.Usage()), "\n"))
 	case "/clear":
 		c.close(ctx)
 		o := c.o
