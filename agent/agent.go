@@ -143,6 +143,7 @@ type Agent struct {
 	lastState string
 	warnings  []string
 	fixed     map[string]bool // request repairs already reported (see request)
+	unsaved   bool            // a failure to save the session was reported (saveFailed)
 
 	tokens conversation.Accountant // the context's size: reported usage + estimates since; see ContextLevel
 
@@ -363,6 +364,13 @@ func (a *Agent) Close(ctx context.Context) error {
 	a.wg.Wait()
 	if a.journal != nil {
 		if err := a.journal.Close(ctx); err != nil {
+			a.mu.Lock()
+			told := a.unsaved
+			a.mu.Unlock()
+			if told { // the user knows the session is not saved
+				a.log.Warn("agent: close transcript", "err", err)
+				return nil
+			}
 			return fmt.Errorf("agent: close transcript: %w", err)
 		}
 	}
@@ -413,8 +421,22 @@ func (a *Agent) journalAppend(e *transcript.Entry) {
 		return
 	}
 	if err := a.journal.Append(e); err != nil {
-		a.warn("transcript %s: %v", a.journal.Path(), err)
+		a.saveFailed(err)
 	}
+}
+
+// saveFailed reports a failure to save the session: the first becomes a warning, later ones
+// (the same cause, every append and flush) are only logged, so the user is told once.
+func (a *Agent) saveFailed(err error) {
+	a.mu.Lock()
+	told := a.unsaved
+	a.unsaved = true
+	a.mu.Unlock()
+	if told {
+		a.log.Warn("agent: transcript", "err", err)
+		return
+	}
+	a.warn("this session is not being saved (it cannot be resumed): %v", err)
 }
 
 // appendMessage adds m to the history, the token count and the transcript.

@@ -288,7 +288,7 @@ func (a *Agent) syncJournal(ctx context.Context) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := a.journal.Sync(sctx); err != nil {
-		a.warn("transcript %s: sync: %v", a.journal.Path(), err)
+		a.saveFailed(err)
 	}
 }
 

@@ -68,6 +68,8 @@ type chat struct {
 	inAnswer bool
 	// dreamsShown is how many auto-dreams of this agent were reported (reportDream).
 	dreamsShown int
+	// warned is how many of the agent's warnings were printed (printWarnings).
+	warned int
 }
 
 func runChat(ctx context.Context, app *App, o runOptions) error {
@@ -127,9 +129,7 @@ func (c *chat) open(ctx context.Context, o runOptions) error {
 		return err
 	}
 	c.a, c.cfg, c.lastCtx, c.dreamsShown = a, cfg, 0, 0
-	for _, w := range a.Warnings() {
-		fmt.Fprintf(c.app.Err, "strata: warning: %s\n", w)
-	}
+	c.warned = printWarnings(c.app.Err, a, 0)
 	reportArchived(c.out, a.Archived())
 	return nil
 }
@@ -172,6 +172,7 @@ func (c *chat) turn(ctx context.Context, line string) {
 		fmt.Fprintln(c.out, "[no answer]")
 	}
 	c.reportDream()
+	c.warned = printWarnings(c.app.Err, c.a, c.warned)
 	c.status()
 }
 
