@@ -15,7 +15,6 @@ import (
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/llm"
-	"github.com/strata-mem/strata/transcript"
 )
 
 func init() { register("chat", newChatCmd) }
@@ -96,6 +95,7 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 	fmt.Fprintf(c.out, "strata chat · %s · session %s · permissions %s\n", c.cfg.Model, c.a.SessionID(), c.a.PermissionMode())
 	if o.resume != "" || o.cont {
 		fmt.Fprintf(c.out, "Resumed: %d messages.\n", len(c.a.History()))
+		c.showRecent()
 	}
 	fmt.Fprintln(c.out, "Type a message; /help for commands; Ctrl-C stops an answer, Ctrl-D quits.")
 	for {
@@ -174,6 +174,16 @@ func (c *chat) turn(ctx context.Context, line string) {
 	c.reportDream()
 	c.warned = printWarnings(c.app.Err, c.a, c.warned)
 	c.status()
+}
+
+// recentTurns is how many of the user's turns a resume shows again.
+const recentTurns = 3
+
+// showRecent prints the end of a resumed conversation, so the user sees where it stopped.
+func (c *chat) showRecent() {
+	if text := RecentTurns(c.a.History(), recentTurns); text != "" {
+		fmt.Fprintf(c.out, "── the conversation so far (last %d turns) ──\n%s──\n", recentTurns, text)
+	}
 }
 
 func (c *chat) endLine() {
@@ -359,20 +369,16 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 		fmt.Fprintf(w, "New session %s. Memories and files are unchanged.\n", c.a.SessionID())
 	case "/resume":
 		if arg == "" {
-			infos, err := transcript.List(ctx, transcript.ProjectDir(c.app.Env, c.a.Cwd()), transcript.ListOptions{})
+			choices, err := ResumeChoices(ctx, c.app.Env, c.a.Cwd(), 10)
 			if err != nil {
-				fmt.Fprintf(w, "strata: %v\n", err)
+				fmt.Fprintf(w, "strata: %s\n", termtext.Line(err.Error()))
 			}
-			if len(infos) == 0 {
+			if len(choices) == 0 {
 				fmt.Fprintln(w, "No sessions in this directory yet.")
+				break
 			}
-			for i, in := range infos {
-				if i == 10 {
-					break
-				}
-				fmt.Fprintf(w, "  %s  %s  %s\n", shortID(in.ID), in.LastActivity.Local().Format("2006-01-02 15:04"), termtext.Line(firstLine(in.Label(), 60)))
-			}
-			fmt.Fprintln(w, "Switch with /resume ID.")
+			fmt.Fprintln(w, strings.Join(ResumeLines(choices), "\n"))
+			fmt.Fprintln(w, "Switch with /resume ID (the id as shown, or more of it).")
 			break
 		}
 		old := c.a
@@ -387,7 +393,9 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 			fmt.Fprintf(c.app.Err, "strata: %v\n", err)
 		}
 		c.a, c.cfg, c.lastCtx = a, cfg, 0
+		c.warned = printWarnings(c.app.Err, a, 0)
 		fmt.Fprintf(w, "Resumed session %s: %d messages.\n", a.SessionID(), len(a.History()))
+		c.showRecent()
 	case "/compact":
 		r, err := c.a.Compact(ctx, arg)
 		var ns *compact.NotSmallerError
