@@ -495,6 +495,25 @@ func (a *Agent) AllowPattern(pattern string) error {
 	return nil
 }
 
+// allowAlways applies a "don't ask again" answer: rule is allowed for the rest of the session
+// and, when saved, added to the project's .claude/settings.local.json (permissions.allow,
+// merged into the file as Claude Code does) and to the user's approvals of that file's rules
+// (config.Env.ApproveLocalRule), without which strata ignores a local rule that runs commands
+// (a clone can bring the file). The session's allowance holds even when saving fails.
+func (a *Agent) allowAlways(rule string, saved bool) error {
+	if err := a.AllowPattern(rule); err != nil {
+		return err
+	}
+	if !saved {
+		return nil
+	}
+	root := a.opts.Workspace.Tree() // where the settings files are read from
+	if err := a.opts.Env.ApproveLocalRule(root, rule); err != nil {
+		return err
+	}
+	return config.AddAllowRule(config.LocalSettingsPath(root), rule)
+}
+
 // MemoryDir returns the auto-memory directory ("" when auto-memory is off).
 func (a *Agent) MemoryDir() string {
 	if a.store == nil {

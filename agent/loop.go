@@ -258,12 +258,22 @@ func (a *Agent) permit(ctx context.Context, t *tool, call *ToolCall, s subject) 
 	if a.opts.Approver == nil {
 		return false, fmt.Sprintf("Permission denied: %s needs the user's approval, and this session cannot ask (non-interactive, permission mode %s). The user can allow it with --allow '%s' or the setting permissions.allow, or with --permission-mode. Tell the user what you wanted to do.", describe(t.name, s), a.perms.Mode, sug)
 	}
-	ok, err := a.opts.Approver(ctx, PermissionRequest{Tool: t.name, Input: call.Input, Summary: describe(t.name, s), Suggest: sug})
+	req := PermissionRequest{Tool: t.name, Input: call.Input, Summary: describe(t.name, s), Suggest: sug}
+	req.Always, req.AlwaysSaved = AlwaysRule(t.name, s.command)
+	ans, err := a.opts.Approver(ctx, req)
 	if err != nil {
 		return false, fmt.Sprintf("Permission was not given: %v", err)
 	}
-	if !ok {
+	if !ans.Allow {
+		if fb := strings.TrimSpace(ans.Feedback); fb != "" {
+			return false, fmt.Sprintf("Permission denied: the user declined %s and said what to do instead:\n%s", describe(t.name, s), fb)
+		}
 		return false, fmt.Sprintf("Permission denied: the user declined %s. Ask them how to proceed, or do something else.", describe(t.name, s))
+	}
+	if ans.Always && req.Always != "" {
+		if err := a.allowAlways(req.Always, req.AlwaysSaved); err != nil {
+			a.warn("don't ask again for %s: %v", req.Always, err)
+		}
 	}
 	return true, ""
 }

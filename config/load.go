@@ -122,8 +122,8 @@ type loader struct {
 	origin map[string]string // key → the file that set the merged value last
 	// approved are the local allow rules the user approved for the project (takeApproved).
 	approved map[string]bool
-	nfile  int               // files read so far
-	probs  []problem
+	nfile    int // files read so far
+	probs    []problem
 }
 
 // problem is one error found, where (file order, line), and for a dropped key, its spec.

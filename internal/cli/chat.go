@@ -251,33 +251,28 @@ func shortID(id string) string {
 	return id
 }
 
-// approve asks the user about a tool call.
-func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (bool, error) {
+// approve asks the user about a tool call: y, n (or "n TEXT": no, and tell the model TEXT) or,
+// when the request offers a rule, a (yes, and don't ask again for the rule shown).
+func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (agent.Answer, error) {
 	c.endLine()
 	for {
-		fmt.Fprintf(c.out, "? Allow %s?  [y]es  [n]o  [a]lways allow %s: ", r.Summary, r.Suggest)
+		fmt.Fprintf(c.out, "? Allow %s?  %s: ", termtext.Line(r.Summary), PermissionChoices(r))
 		line, err := c.in.ReadString('\n')
 		if err != nil && line == "" {
 			fmt.Fprintln(c.out)
-			return false, nil
+			return agent.Answer{}, nil
 		}
 		if ctx.Err() != nil { // Ctrl-C while the question was open: no answer counts
-			return false, ctx.Err()
+			return agent.Answer{}, ctx.Err()
 		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
-			return true, nil
-		case "n", "no":
-			return false, nil
-		case "a", "always":
-			if err := c.a.AllowPattern(r.Suggest); err != nil {
-				return false, err
+		if ans, ok := ParsePermissionAnswer(r, line); ok {
+			if ans.Always {
+				fmt.Fprintf(c.out, "  %s\n", AlwaysText(r))
 			}
-			fmt.Fprintf(c.out, "  allowed %s for this session\n", r.Suggest)
-			return true, nil
+			return ans, nil
 		}
 		if ctx.Err() != nil {
-			return false, ctx.Err()
+			return agent.Answer{}, ctx.Err()
 		}
 	}
 }

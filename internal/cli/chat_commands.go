@@ -47,4 +47,39 @@ func UsageStatus(r agent.UsageReport) string {
 	return s
 }
 
-var _ = strings.TrimSpace
+// PermissionChoices is the line mode's list of answers to r: "[y]es  [n]o" and, when r
+// offers a rule, "[a]lways: don't ask again for RULE (…)" naming the rule before it is chosen.
+func PermissionChoices(r agent.PermissionRequest) string {
+	s := "[y]es"
+	if r.Always != "" {
+		s += "  [a] yes, and " + AlwaysText(r)
+	}
+	return s + "  [n]o (n TEXT: no, and tell the model TEXT)"
+}
+
+// AlwaysText says what "don't ask again" for r does: the rule and where it holds.
+func AlwaysText(r agent.PermissionRequest) string {
+	if r.AlwaysSaved {
+		return "don't ask again for " + r.Always + " in this project (saved in .claude/settings.local.json)"
+	}
+	if r.Always == "Edit" {
+		return "allow all edits for the rest of this session"
+	}
+	return "don't ask again for " + r.Always + " in this session"
+}
+
+// ParsePermissionAnswer reads a typed answer to r: y/yes, n/no, "n TEXT" (no, with TEXT for
+// the model), and a/always when r offers a rule. ok is false for anything else.
+func ParsePermissionAnswer(r agent.PermissionRequest, line string) (agent.Answer, bool) {
+	line = strings.TrimSpace(line)
+	word, rest, _ := strings.Cut(line, " ")
+	switch strings.ToLower(word) {
+	case "y", "yes":
+		return agent.Answer{Allow: true}, rest == ""
+	case "n", "no":
+		return agent.Answer{Feedback: strings.TrimSpace(rest)}, true
+	case "a", "always":
+		return agent.Answer{Allow: true, Always: true}, r.Always != "" && rest == ""
+	}
+	return agent.Answer{}, false
+}
