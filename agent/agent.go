@@ -307,7 +307,11 @@ func (a *Agent) TranscriptPath() string {
 func (a *Agent) Cwd() string { return a.cwd }
 
 // Model returns the model asked for ("" when the provider's configuration decides).
-func (a *Agent) Model() string { return a.opts.Model }
+func (a *Agent) Model() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.opts.Model
+}
 
 // Tools returns the names of the tools offered, in order.
 func (a *Agent) Tools() []string {

@@ -35,6 +35,8 @@ type forkBase struct {
 	lastUUID string
 	// gen is the compaction generation the messages belong to (see background.generation).
 	gen int
+	// model is the session's model when the snapshot was taken (SetModel may change it).
+	model string
 	// usage is the kind the forks' model calls are counted as (UsageExtraction by default).
 	usage UsageKind
 	// a is the agent forks of this base run on (only fields that never change after New
@@ -109,7 +111,7 @@ type forkSpec struct {
 // snapshot (As gives each worker its usage kind); the caller holds runMu.
 func (a *Agent) snapshotBase() forkSnapshot {
 	entries := a.history.Entries()
-	b := &forkBase{system: a.system, tools: a.llmTools, msgs: messages(entries), entries: len(entries), usage: UsageExtraction, a: a}
+	b := &forkBase{system: a.system, tools: a.llmTools, msgs: messages(entries), entries: len(entries), usage: UsageExtraction, model: a.opts.Model, a: a}
 	if len(entries) > 0 {
 		b.lastUUID = entries[len(entries)-1].UUID
 	}
@@ -145,7 +147,7 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (too
 			return res, nil
 		}
 		res.Turns++
-		req := &llm.Request{Model: a.opts.Model, System: base.system, Tools: base.tools, Messages: msgs, MaxTokens: a.opts.MaxTokens}
+		req := &llm.Request{Model: base.model, System: base.system, Tools: base.tools, Messages: msgs, MaxTokens: a.opts.MaxTokens}
 		req.CachePoints = append(slices.Clone(base.points), llm.CacheAfter(len(msgs)-1))
 		p := a.metered[spec.usage]
 		if p == nil {

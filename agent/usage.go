@@ -55,18 +55,37 @@ func (r UsageReport) Line(k UsageKind) UsageLine {
 // meter counts the session's model calls by kind; safe for concurrent use (the background
 // workers record from their goroutines).
 type meter struct {
-	mu    sync.Mutex
-	lines map[UsageKind]*UsageLine
+	mu     sync.Mutex
+	lines  map[UsageKind]*UsageLine
+	models map[UsageKind]string // the model each kind's calls go to now (priced by it)
 }
 
-// provider returns p metered as calls of kind k on model.
+// provider returns p metered as calls of kind k on model (setModel changes it).
 func (m *meter) provider(p llm.Provider, k UsageKind, model string) llm.Provider {
-	return llm.Metered(p, func(u llm.Usage) { m.record(k, model, u) })
+	m.mu.Lock()
+	if m.models == nil {
+		m.models = map[UsageKind]string{}
+	}
+	m.models[k] = model
+	m.mu.Unlock()
+	return llm.Metered(p, func(u llm.Usage) { m.record(k, u) })
 }
 
-func (m *meter) record(k UsageKind, model string, u llm.Usage) {
+// setModel prices the later calls of every kind but recall (the small model) at model.
+func (m *meter) setModel(model string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for k := range m.models {
+		if k != UsageRecall {
+			m.models[k] = model
+		}
+	}
+}
+
+func (m *meter) record(k UsageKind, u llm.Usage) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	model := m.models[k]
 	if m.lines == nil {
 		m.lines = map[UsageKind]*UsageLine{}
 	}

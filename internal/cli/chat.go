@@ -32,7 +32,9 @@ say otherwise. Ctrl-C stops the current answer; Ctrl-D (or /exit) quits.
 Works in a plain terminal: it reads lines and writes text, nothing more. After each answer a
 status line shows the model, the context used and the session id.
 
-Slash commands: /help, /context, /memory, /todos, /cost, /resume [ID], /clear, /compact, /exit.`,
+Slash commands: /help, /context, /memory [N], /init, /model [NAME], /todos, /cost, /resume [ID],
+/clear, /compact, /exit. !COMMAND runs a shell command and adds it and its output to the
+conversation; #TEXT saves a memory; @PATH in a message attaches the file.`,
 		Example: `  strata chat
   strata chat --continue
   strata chat --resume 01a22b68 --model claude-opus-4-1
@@ -109,7 +111,8 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 		if line == "" {
 			continue
 		}
-		if strings.HasPrefix(line, "/") {
+		switch line[0] {
+		case '/':
 			quit, err := c.slash(ctx, line)
 			if err != nil {
 				return err
@@ -117,9 +120,13 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 			if quit {
 				return nil
 			}
-			continue
+		case '!':
+			c.shell(ctx, line[1:])
+		case '#':
+			c.remember(ctx, line[1:])
+		default:
+			c.send(ctx, line)
 		}
-		c.turn(ctx, line)
 	}
 }
 
@@ -280,13 +287,18 @@ func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (agent.An
 const chatHelp = `Commands:
   /help            this list
   /context         what is in the model's context now, by source, with token estimates
-  /memory          the auto-memory directory and its MEMORY.md index
+  /memory [N]      the auto-memory, its index and the files to edit; N opens one in $EDITOR
+  /init            have the model write a CLAUDE.md for this project
+  /model [NAME]    show the model, or switch to NAME
   /todos           the current todo list
   /cost            tokens used in this session
   /resume [ID]     list recent sessions, or switch to one
   /clear           start a new session (memories and files stay)
   /compact [text]  compact the conversation now (text: what the summary should focus on)
-  /exit            quit (Ctrl-D works too)`
+  /exit            quit (Ctrl-D works too)
+  !COMMAND         run a shell command (same permissions); it and its output go to the conversation
+  #TEXT            save TEXT as a memory (asks which type)
+  @PATH            in a message: attach the file, as the Read tool reads it`
 
 // slash runs a slash command; quit is true for /exit.
 func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
@@ -313,7 +325,16 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 				fmt.Fprintf(w, "  %-8s %-17s %7d  %s\n", s.Layer, s.Reason, s.Tokens, s.Path)
 			}
 		}
+	case "/init":
+		c.initProject(ctx)
+	case "/model":
+		c.model(arg)
 	case "/memory":
+		if arg != "" {
+			c.editMemory(ctx, arg)
+			break
+		}
+		defer c.editMemory(ctx, "")
 		dir := c.a.MemoryDir()
 		if dir == "" {
 			fmt.Fprintln(w, "Auto-memory is off (setting autoMemoryEnabled).")
