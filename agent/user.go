@@ -94,9 +94,11 @@ func (a *Agent) SetModel(model string, window int) {
 }
 
 // Gitignored reports whether the project's .gitignore files leave path (absolute) out of the
-// repository, by the matcher lint uses; completion of "@" mentions skips such directories.
+// repository, by the matcher lint uses; completion of "@" mentions skips such directories. It
+// does not wait for a running turn, so a UI can complete while the model works.
 func (a *Agent) Gitignored(path string, isDir bool) bool {
-	a.runMu.Lock()
-	defer a.runMu.Unlock()
-	return a.instr.Gitignored(path, isDir)
+	a.mu.Lock()
+	set := a.instr
+	a.mu.Unlock()
+	return set.Gitignored(path, isDir)
 }
