@@ -338,10 +338,14 @@ func (p *Permissions) hides(tool, path string) bool {
 	return false
 }
 
-// suggest returns a pattern that would allow calls like this one.
+// suggest returns a pattern that would allow calls like this one: for a shell command the
+// "don't ask again" rule (AlwaysRule) when it has one, else suggestBash's.
 func suggest(tool string, s subject, cwd string) string {
 	switch {
 	case tool == "Bash":
+		if r, _ := AlwaysRule(tool, s.command); r != "" {
+			return r
+		}
 		return suggestBash(s.command)
 	case s.path != "":
 		rel, err := filepath.Rel(cwd, s.path)
