@@ -303,6 +303,14 @@ func (a *Agent) TranscriptPath() string {
 	return a.journal.Path()
 }
 
+// Unsaved reports whether saving the session failed (the warning said so): its transcript
+// cannot be relied on to resume it.
+func (a *Agent) Unsaved() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.unsaved
+}
+
 // Cwd returns the working directory (symlinks resolved).
 func (a *Agent) Cwd() string { return a.cwd }
 

@@ -93,7 +93,10 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 	if err := c.open(ctx, o); err != nil {
 		return err
 	}
-	defer func() { c.close(ctx) }()
+	defer func() {
+		c.close(ctx)
+		fmt.Fprintln(c.out, ExitSummary(c.a))
+	}()
 	fmt.Fprintf(c.out, "strata chat · %s · session %s · permissions %s\n", c.cfg.Model, c.a.SessionID(), c.a.PermissionMode())
 	if o.resume != "" || o.cont {
 		fmt.Fprintf(c.out, "Resumed: %d messages.\n", len(c.a.History()))

@@ -130,3 +130,22 @@ func TestInitPromptAndEditor(t *testing.T) {
 		}
 	}
 }
+
+func TestCostLines(t *testing.T) {
+	r := agent.UsageReport{
+		Lines: []agent.UsageLine{
+			{Kind: agent.UsageMain, Calls: 2, Priced: true, Cost: 0.0123},
+			{Kind: agent.UsageExtraction, Calls: 1, Priced: false},
+		},
+		Total: agent.UsageLine{Kind: "total", Calls: 3, Priced: false, Cost: 0.0123},
+	}
+	lines := CostLines(r)
+	if len(lines) != 4 || !strings.Contains(lines[1], "main") || !strings.Contains(lines[1], "$0.0123") ||
+		!strings.Contains(lines[2], "extraction") || !strings.Contains(lines[2], "cost unknown") ||
+		!strings.Contains(lines[3], "total") || !strings.Contains(lines[3], "$0.0123 + unpriced calls") {
+		t.Errorf("CostLines:\n%s", strings.Join(lines, "\n"))
+	}
+	if got := CostLines(agent.UsageReport{}); len(got) != 2 || !strings.Contains(got[1], "no model call yet") {
+		t.Errorf("empty report: %q", got)
+	}
+}

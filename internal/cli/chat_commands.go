@@ -47,6 +47,24 @@ func UsageStatus(r agent.UsageReport) string {
 	return s
 }
 
+// ExitSummary is the line said when a chat ends: the session, every token its model calls used
+// (background work included, counted after Close drained it) with their cost when known, and
+// how to resume it — or that it was not saved.
+func ExitSummary(a *agent.Agent) string {
+	r := a.Usage()
+	s := fmt.Sprintf("Session %s · %s tokens", a.SessionID(), kTokens(r.Total.Usage.Total()))
+	if r.Total.Calls > 0 && (r.Total.Priced || r.Total.Cost > 0) {
+		s += " · " + CostText(r.Total)
+	}
+	if a.TranscriptPath() == "" || a.Unsaved() {
+		return s + " · not saved"
+	}
+	if len(a.History()) == 0 {
+		return s + " · nothing to resume"
+	}
+	return s + " · resume with: strata chat --resume " + a.SessionID()
+}
+
 // PermissionChoices is the line mode's list of answers to r: "[y]es  [n]o" and, when r
 // offers a rule, "[a]lways: don't ask again for RULE (…)" naming the rule before it is chosen.
 func PermissionChoices(r agent.PermissionRequest) string {
