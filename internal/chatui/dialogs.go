@@ -27,7 +27,15 @@ type searchState struct {
 
 // alwaysRule is the rule the "don't ask again" answer allows, shown before it is chosen; ""
 // when none is offered (the dialog then has no "a").
-func alwaysRule(r agent.PermissionRequest) string { return r.Suggest }
+func alwaysRule(r agent.PermissionRequest) string { return r.Always }
+
+// alwaysText says what "a" does: the rule, and where it holds when the caller says so.
+func (m *model) alwaysText(r agent.PermissionRequest) string {
+	if m.o.AlwaysText != nil {
+		return termtext.Line(m.o.AlwaysText(r))
+	}
+	return "don't ask again for " + termtext.Line(alwaysRule(r))
+}
 
 func (m *model) askKey(k tea.KeyPressMsg) tea.Cmd {
 	a := m.ask
@@ -66,7 +74,7 @@ func (m *model) askKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	m.ask, m.feedback = nil, nil
 	a.reply <- reply
-	verdict := map[Answer]string{Yes: "yes", Always: "yes, and don't ask again for " + termtext.Line(alwaysRule(a.req)), No: "no", NoInstead: "no: " + oneLine(termtext.Line(reply.Feedback))}[reply.Answer]
+	verdict := map[Answer]string{Yes: "yes", Always: "yes, and " + m.alwaysText(a.req), No: "no", NoInstead: "no: " + oneLine(termtext.Line(reply.Feedback))}[reply.Answer]
 	m.print(sDim.Render("  ? " + m.summary(a.req) + " → " + verdict))
 	return nil
 }
@@ -230,11 +238,19 @@ func (p *pickerState) filtered() []Session {
 
 // showResumed prints the earlier conversation of a resumed session.
 func (m *model) showResumed(id string, turns []Turn) {
-	m.print(sDim.Render(fmt.Sprintf("Resumed session %s: %d messages.", id, len(turns))))
+	m.print(sDim.Render(fmt.Sprintf("Resumed session %s.", id)))
+	m.showTurns(turns)
+}
+
+// showTurns prints a resumed conversation's messages.
+func (m *model) showTurns(turns []Turn) {
 	for _, t := range turns {
-		if t.Role == "user" {
+		switch {
+		case t.Role == "user":
 			m.print(userLine(t.Text, m.width))
-		} else if strings.TrimSpace(t.Text) != "" {
+		case t.Role == "warning":
+			m.print(sWarn.Render("warning: " + termtext.Line(t.Text)))
+		case strings.TrimSpace(t.Text) != "":
 			m.print("\n" + Markdown(t.Text, m.width-2))
 		}
 	}

@@ -113,11 +113,17 @@ func newModel(o Options, send func(tea.Msg)) *model {
 }
 
 func (m *model) Init() tea.Cmd {
+	m.start()
+	return m.flush()
+}
+
+// start queues what the UI shows first: the header and the end of a resumed conversation.
+func (m *model) start() {
 	if m.o.Header != "" {
 		m.print(m.o.Header)
 	}
+	m.showTurns(m.o.Resumed)
 	m.status = m.o.Backend.Status()
-	return m.flush()
 }
 
 // print queues text for the scrollback.
@@ -570,6 +576,11 @@ func (m *model) event(msg eventMsg) {
 		}
 	case agent.EventRetry:
 		m.print(sWarn.Render(fmt.Sprintf("  the model server failed (%s); retrying in %s", firstLine(errText(e.Err)), e.Wait.Round(time.Millisecond))))
+	case EventAttached:
+		m.print(sDim.Render("  attached " + termtext.Line(e.Text)))
+	case EventWarning:
+		m.flushStream(true)
+		m.print(sWarn.Render("warning: " + termtext.Line(e.Text)))
 	case agent.EventRecall:
 		if len(e.Memories) > 0 {
 			m.print(sDim.Render("  recalled " + termtext.Line(strings.Join(e.Memories, ", "))))

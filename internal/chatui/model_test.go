@@ -402,9 +402,9 @@ func TestCtrlDExitsOnEmptyInput(t *testing.T) {
 }
 
 // ask opens the permission dialog as the agent's Approver would, and returns its reply channel.
-func (h *harness) ask(summary, suggest string) chan Reply {
+func (h *harness) ask(summary, always string) chan Reply {
 	reply := make(chan Reply, 1)
-	h.m.update(askMsg{req: agent.PermissionRequest{Tool: "Bash", Summary: summary, Suggest: suggest}, reply: reply})
+	h.m.update(askMsg{req: agent.PermissionRequest{Tool: "Bash", Summary: summary, Always: always}, reply: reply})
 	return reply
 }
 
@@ -529,7 +529,7 @@ func TestResumePicker(t *testing.T) {
 		t.Errorf("resumed %q, want the full id 01bbbb-3", h.b.resumed)
 	}
 	out := h.printed()
-	for _, want := range []string{"Resumed session 01bbbb-3: 2 messages.", "› write a test", "Done: one test."} {
+	for _, want := range []string{"Resumed session 01bbbb-3.", "› write a test", "Done: one test."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("printed lacks %q:\n%s", want, out)
 		}
@@ -704,5 +704,37 @@ func TestLiveStreamFitsTheScreen(t *testing.T) {
 	}
 	if !strings.Contains(v, "more lines above") {
 		t.Errorf("the cut is not said:\n%s", v)
+	}
+}
+
+func TestAlwaysTextFromTheCaller(t *testing.T) {
+	h := newHarness(t, Options{AlwaysText: func(r agent.PermissionRequest) string {
+		return "don't ask again for " + r.Always + " in this project (saved in .claude/settings.local.json)"
+	}})
+	h.m.update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	reply := h.ask(`the command "echo one"`, "Bash(echo:*)")
+	if v := h.view(); !strings.Contains(v, "a  Yes, and don't ask again for Bash(echo:*) in this project (saved in .claude/settings.local.json)") {
+		t.Errorf("dialog:\n%s", v)
+	}
+	h.press("a")
+	<-reply
+	if out := h.printed(); !strings.Contains(out, "→ yes, and don't ask again for Bash(echo:*) in this project") {
+		t.Errorf("printed:\n%s", out)
+	}
+}
+
+func TestAttachmentsWarningsAndResumedTurns(t *testing.T) {
+	h := newHarness(t, Options{Resumed: []Turn{{Role: "user", Text: "earlier question"}, {Role: "assistant", Text: "earlier **answer**"}, {Role: "warning", Text: "a tool result was lost"}}})
+	h.m.start()
+	out := h.printed()
+	for _, want := range []string{"› earlier question", "earlier answer", "warning: a tool result was lost"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("start lacks %q:\n%s", want, out)
+		}
+	}
+	h.m.update(eventMsg{e: agent.Event{Kind: EventAttached, Text: "docs/chat.md"}})
+	h.m.update(eventMsg{e: agent.Event{Kind: EventWarning, Text: "transcript: disk full"}})
+	if out := h.printed(); !strings.Contains(out, "attached docs/chat.md") || !strings.Contains(out, "warning: transcript: disk full") {
+		t.Errorf("printed:\n%s", out)
 	}
 }

@@ -38,11 +38,13 @@ type Session struct {
 	ID, Short string
 	Title     string
 	When      time.Time
+	// Messages counts the session's messages (0: not known).
+	Messages int
 }
 
 // Turn is one message of a resumed conversation, shown after the switch.
 type Turn struct {
-	// Role is "user" or "assistant".
+	// Role is "user", "assistant" or "warning" (something the session could not restore).
 	Role string
 	Text string
 }
@@ -93,6 +95,14 @@ type Reply struct {
 	Feedback string
 }
 
+// Event kinds a Backend's Run may report besides the agent's own.
+const (
+	// EventAttached: a file an @mention attached to the message (Text: its path).
+	EventAttached agent.EventKind = "chatui.attached"
+	// EventWarning: a problem the session reported that did not stop it (Text).
+	EventWarning agent.EventKind = "chatui.warning"
+)
+
 // Options configure the UI.
 type Options struct {
 	Backend Backend
@@ -105,8 +115,13 @@ type Options struct {
 	Cwd string
 	// History keeps the prompts for ↑/↓ and Ctrl-R.
 	History History
-	// Header is printed first (model, session, permission mode).
-	Header string
+	// Header is printed first (model, session, permission mode); Resumed, the end of a
+	// resumed conversation, after it.
+	Header  string
+	Resumed []Turn
+	// AlwaysText says what the dialog's "a" does for a request ("don't ask again for
+	// Bash(echo:*) in this project …"); nil: "don't ask again for RULE".
+	AlwaysText func(agent.PermissionRequest) string
 	// Env is the environment the terminal is described by (TERM, COLORTERM, …).
 	Env []string
 }

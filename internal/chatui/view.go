@@ -94,7 +94,7 @@ func kTokens(n int) string {
 
 func (m *model) askView() string {
 	r := m.ask.req
-	w := min(m.width, 100)
+	w := min(m.width, 120)
 	body := []string{sBold.Render("Allow " + ansi.Truncate(m.summary(r), w-12, "…") + "?"), ""}
 	if m.feedback != nil {
 		body = append(body, "No. What should the model do instead?",
@@ -104,7 +104,7 @@ func (m *model) askView() string {
 	}
 	body = append(body, sKey.Render("y")+"  Yes")
 	if rule := alwaysRule(r); rule != "" {
-		body = append(body, sKey.Render("a")+"  Yes, and don't ask again for "+sSelected.Render(termtext.Line(rule)))
+		body = append(body, sKey.Render("a")+"  Yes, and "+strings.Replace(m.alwaysText(r), rule, sSelected.Render(rule), 1))
 	}
 	body = append(body,
 		sKey.Render("n")+"  No, and tell the model what to do instead",
@@ -127,7 +127,11 @@ func (m *model) pickerView() string {
 		s := list[i]
 		title := termtext.Line(s.Title)
 		when := s.When.Local().Format("Jan 02 15:04")
-		row := fmt.Sprintf("%s%s  %s  %s", s.Short, strings.Repeat(" ", idW-ansi.StringWidth(s.Short)), when, title)
+		msgs := ""
+		if s.Messages > 0 {
+			msgs = fmt.Sprintf("%4d msgs  ", s.Messages)
+		}
+		row := fmt.Sprintf("%s%s  %s  %s%s", s.Short, strings.Repeat(" ", idW-ansi.StringWidth(s.Short)), when, msgs, title)
 		row = ansi.Truncate(row, w-6, "…")
 		if i == p.cursor {
 			rows = append(rows, sSelected.Render("❯ "+row))

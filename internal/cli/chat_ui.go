@@ -16,7 +16,6 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/chatui"
 	"github.com/strata-mem/strata/internal/termtext"
-	"github.com/strata-mem/strata/transcript"
 )
 
 // useUI reports whether chat gets the terminal UI: standard input and output are both a
@@ -33,22 +32,27 @@ func (c *chat) useUI() bool {
 // background work is done (so its tokens are counted).
 func (c *chat) runUI(ctx context.Context) error {
 	header := fmt.Sprintf("strata chat · %s · session %s · permissions %s", c.cfg.Model, c.a.SessionID(), c.a.PermissionMode())
+	b := &chatBackend{c: c}
+	var resumed []chatui.Turn
 	if c.o.resume != "" || c.o.cont {
 		header += fmt.Sprintf("\nResumed: %d messages.", len(c.a.History()))
+		resumed = b.turns()
 	}
-	b := &chatBackend{c: c}
 	c.ui = chatui.New(chatui.Options{
-		Backend: b,
-		In:      c.app.In,
-		Out:     c.out,
-		Cwd:     c.dir,
-		History: chatui.History{Path: filepath.Join(c.app.Env.Home, "history.jsonl"), Project: c.dir},
-		Header:  header,
+		Backend:    b,
+		Hooks:      c.uiHooks(),
+		AlwaysText: AlwaysText,
+		In:         c.app.In,
+		Out:        c.out,
+		Cwd:        c.dir,
+		History:    chatui.History{Path: filepath.Join(c.app.Env.Home, "history.jsonl"), Project: c.dir},
+		Header:     header,
+		Resumed:    resumed,
 	})
 	err := c.ui.Run(ctx)
 	c.close(ctx)
 	c.ui = nil
-	fmt.Fprintln(c.out, c.summary())
+	fmt.Fprintln(c.out, ExitSummary(c.a))
 	return err
 }
 
@@ -56,31 +60,23 @@ func (c *chat) runUI(ctx context.Context) error {
 // "[no answer]".
 var errNoAnswer = errors.New("the model gave no answer")
 
-// summary is what the UI prints on exit: the session, its tokens (background work included)
-// and how to come back to it.
-func (c *chat) summary() string {
-	u := c.a.Usage()
-	return fmt.Sprintf("Session %s · %s tokens in, %s out\nResume with: strata chat --resume %s",
-		c.a.SessionID(), kTokens(u.PromptTokens()), kTokens(u.OutputTokens), c.a.SessionID())
-}
-
-// approveUI asks through the UI's permission dialog: y allows once, a also allows the shown
-// rule from now on, n and Esc decline.
-func (c *chat) approveUI(ctx context.Context, r agent.PermissionRequest) (bool, error) {
+// approveUI asks through the UI's permission dialog: y allows once, a also applies the rule
+// the dialog showed (r.Always), n declines with what the model should do instead, Esc
+// declines.
+func (c *chat) approveUI(ctx context.Context, r agent.PermissionRequest) (agent.Answer, error) {
 	reply, err := c.ui.Ask(ctx, r)
 	if err != nil {
-		return false, err
+		return agent.Answer{}, err
 	}
 	switch reply.Answer {
 	case chatui.Yes:
-		return true, nil
+		return agent.Answer{Allow: true}, nil
 	case chatui.Always:
-		if err := c.a.AllowPattern(r.Suggest); err != nil {
-			return false, err
-		}
-		return true, nil
+		return agent.Answer{Allow: true, Always: true}, nil
+	case chatui.NoInstead:
+		return agent.Answer{Feedback: reply.Feedback}, nil
 	}
-	return false, nil
+	return agent.Answer{}, nil
 }
 
 // chatBackend runs the UI's requests on the chat session. mu keeps a command from racing the
@@ -92,7 +88,14 @@ type chatBackend struct {
 
 func (b *chatBackend) Run(ctx context.Context, prompt string, sink agent.Sink) error {
 	c := b.c
-	res, err := c.a.Run(ctx, prompt, func(e agent.Event) {
+	msg, attached, err := AttachMentions(ctx, c.a, prompt)
+	if err != nil {
+		return fmt.Errorf("%w; nothing was sent", err)
+	}
+	for _, p := range attached {
+		sink(agent.Event{Kind: chatui.EventAttached, Text: p})
+	}
+	res, err := c.a.Run(ctx, msg, func(e agent.Event) {
 		if e.Kind == agent.EventUsage {
 			b.mu.Lock()
 			c.lastCtx = e.Usage.PromptTokens() + e.Usage.OutputTokens
@@ -100,10 +103,21 @@ func (b *chatBackend) Run(ctx context.Context, prompt string, sink agent.Sink) e
 		}
 		sink(e)
 	})
+	b.warnings(sink)
 	if err == nil && res.Text == "" {
 		return errNoAnswer
 	}
 	return err
+}
+
+// warnings reports the agent's warnings not yet shown (printWarnings' count, shared with the
+// line mode).
+func (b *chatBackend) warnings(sink agent.Sink) {
+	ws := b.c.a.Warnings()
+	for _, w := range ws[min(b.c.warned, len(ws)):] {
+		sink(agent.Event{Kind: chatui.EventWarning, Text: w})
+	}
+	b.c.warned = max(b.c.warned, len(ws))
 }
 
 func (b *chatBackend) Command(ctx context.Context, line string, w io.Writer) (bool, error) {
@@ -123,11 +137,10 @@ func (b *chatBackend) Status() string {
 }
 
 func (b *chatBackend) Sessions(ctx context.Context) ([]chatui.Session, error) {
-	c := b.c
-	infos, err := transcript.List(ctx, transcript.ProjectDir(c.app.Env, c.a.Cwd()), transcript.ListOptions{})
-	var out []chatui.Session
-	for _, in := range infos {
-		out = append(out, chatui.Session{ID: in.ID, Short: shortID(in.ID), Title: firstLine(in.Label(), 200), When: in.LastActivity})
+	choices, err := ResumeChoices(ctx, b.c.app.Env, b.c.a.Cwd(), 0)
+	out := make([]chatui.Session, 0, len(choices))
+	for _, ch := range choices {
+		out = append(out, chatui.Session{ID: ch.ID, Short: ch.Prefix, Title: ch.Title, When: ch.Time, Messages: ch.Messages})
 	}
 	return out, err
 }
@@ -138,26 +151,36 @@ func (b *chatBackend) Resume(ctx context.Context, id string) ([]chatui.Turn, err
 	if err := b.c.resumeTo(ctx, id); err != nil {
 		return nil, err
 	}
-	return conversationTurns(b.c.a.History()), nil
+	b.c.warned = 0
+	return b.turns(), nil
 }
 
-// conversationTurns is what a resumed conversation shows: the user's and the model's text,
-// without injected entries and tool results.
-func conversationTurns(h []conversation.Entry) []chatui.Turn {
+// turns is what the UI shows of the session's conversation after a resume: the last
+// recentTurns turns as RecentTurns picks them for the line mode, each message's text (tool
+// results and injected entries left out); then the agent's warnings.
+func (b *chatBackend) turns() []chatui.Turn {
+	h := b.c.a.History()
 	var out []chatui.Turn
-	for _, e := range h {
-		if e.IsMeta {
-			continue
-		}
-		var text []string
-		for _, bl := range e.Message.Content {
-			if bl.Type == conversation.Text && strings.TrimSpace(bl.Text) != "" {
-				text = append(text, bl.Text)
+	for _, e := range h[recentStart(h, recentTurns):] {
+		switch {
+		case isUserTurn(e):
+			out = append(out, chatui.Turn{Role: "user", Text: termtext.Clean(userText(e.Message))})
+		case !e.IsMeta && e.Message.Role == conversation.Assistant:
+			var text []string
+			for _, bl := range e.Message.Content {
+				if bl.Type == conversation.Text && strings.TrimSpace(bl.Text) != "" {
+					text = append(text, bl.Text)
+				}
+			}
+			if len(text) > 0 {
+				out = append(out, chatui.Turn{Role: "assistant", Text: termtext.Clean(strings.Join(text, "\n"))})
 			}
 		}
-		if len(text) > 0 {
-			out = append(out, chatui.Turn{Role: string(e.Message.Role), Text: termtext.Clean(strings.Join(text, "\n"))})
-		}
 	}
+	ws := b.c.a.Warnings()
+	for _, w := range ws[min(b.c.warned, len(ws)):] {
+		out = append(out, chatui.Turn{Role: "warning", Text: termtext.Clean(w)})
+	}
+	b.c.warned = max(b.c.warned, len(ws))
 	return out
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/strata-mem/strata/internal/shell"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/memdir"
-	"golang.org/x/text/width"
 )
 
 func init() {
@@ -146,7 +145,7 @@ func writeMemoryTable(w io.Writer, rows [][]string) error {
 			if i >= len(widths) {
 				widths = append(widths, 0)
 			}
-			widths[i] = max(widths[i], displayWidth(cell))
+			widths[i] = max(widths[i], termtext.Width(cell))
 		}
 	}
 	var b strings.Builder
@@ -154,33 +153,13 @@ func writeMemoryTable(w io.Writer, rows [][]string) error {
 		for i, cell := range r {
 			b.WriteString(cell)
 			if i < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-displayWidth(cell)+2))
+				b.WriteString(termtext.Pad(cell, widths[i]+2)[len(cell):])
 			}
 		}
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// displayWidth is how many terminal columns s takes (a wide character two).
-func displayWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeWidth(r)
-	}
-	return n
-}
-
-func runeWidth(r rune) int {
-	if r < 0x80 {
-		return 1
-	}
-	switch width.LookupRune(r).Kind() {
-	case width.EastAsianWide, width.EastAsianFullwidth:
-		return 2
-	}
-	return 1
 }
 
 func newMemoryShowCmd(app *App) *cobra.Command {
