@@ -140,6 +140,9 @@ func (b *chatBackend) Sessions(ctx context.Context) ([]chatui.Session, error) {
 	choices, err := ResumeChoices(ctx, b.c.app.Env, b.c.a.Cwd(), 0)
 	out := make([]chatui.Session, 0, len(choices))
 	for _, ch := range choices {
+		if ch.ID == b.c.a.SessionID() {
+			continue // the session the chat is in: nothing to switch to
+		}
 		out = append(out, chatui.Session{ID: ch.ID, Short: ch.Prefix, Title: ch.Title, When: ch.Time, Messages: ch.Messages})
 	}
 	return out, err
