@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/llm/llmtest"
 )
 
@@ -41,8 +42,8 @@ func TestChatUIUnderTmux(t *testing.T) {
 	srv.Script(
 		llmtest.Text("## Layout\n\nThe **acme-api** service keeps its entry point in `cmd/server`:\n\n"+
 			"- `config.go` holds the *defaults*\n- handlers live in `internal/http`\n\n"+
-			"```go\nfunc main() {\n\t// start the server\n\tlisten(\":8080\")\n}\n```\n"),
-		llmtest.Text("Got both lines."),
+			"```go\nfunc main() {\n\t// start the server\n\tlisten(\":8080\")\n}\n```\n").WithUsage(llm.Usage{InputTokens: 3900, OutputTokens: 84}),
+		llmtest.Text("Got both lines.").WithUsage(llm.Usage{InputTokens: 120, CacheReadInputTokens: 3900, OutputTokens: 6}),
 		llmtest.Blocks(llmtest.ToolUse("r1", "Read", `{"file_path":"config.go"}`)),
 		llmtest.Blocks(llmtest.ToolUse("e1", "Edit", `{"file_path":"config.go","old_string":"const Port = 8080","new_string":"const Port = 9090"}`)),
 		llmtest.Text("Changed the port to **9090**."),
@@ -151,7 +152,6 @@ func TestChatUIUnderTmux(t *testing.T) {
 	run("send-keys", "-t", "0", "-l", "use port 9090")
 	run("send-keys", "-t", "0", "Enter")
 	waitText("Allow Edit on config.go?")
-	shot("chat-permission")
 	run("send-keys", "-t", "0", "y")
 	s = waitText("Changed the port to")
 	text = plain(s)
@@ -203,7 +203,8 @@ func TestChatUIUnderTmux(t *testing.T) {
 	run("send-keys", "-t", "0", "C-c")
 	s = waitText("resume with: strata chat --resume")
 	shot("chat-exit")
-	if !regexp.MustCompile(`Session [0-9a-f-]{36} · [0-9.k]+ tokens`).MatchString(plain(s)) {
+	if !regexp.MustCompile(`Session [0-9a-f-]{36} · 8\.0k tokens`).MatchString(plain(s)) { // the usage the server reported
+
 		t.Errorf("no exit summary:\n%s", plain(s))
 	}
 	if n := srv.Pending(); n != 0 {
