@@ -4,7 +4,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/charmbracelet/x/ansi"
 )
 
 // editor is the multi-line input box: text as runes and a cursor between them. It is written
@@ -148,7 +147,7 @@ func (e *editor) ReplaceWord(start int, s string) {
 // View draws the text after prompt, wrapped to width display columns (a CJK character takes
 // two), continuation lines indented, the cursor as a reversed cell.
 func (e *editor) View(prompt string, width int, placeholder string) string {
-	pw := ansi.StringWidth(prompt)
+	pw := cols(prompt)
 	avail := max(10, width-pw)
 	indent := strings.Repeat(" ", pw)
 	if len(e.text) == 0 && placeholder != "" {
@@ -182,7 +181,7 @@ func (e *editor) View(prompt string, width int, placeholder string) string {
 		if r == '\t' {
 			cell = "    "
 		}
-		cw := ansi.StringWidth(cell)
+		cw := cols(cell)
 		if w+cw > avail {
 			flush()
 		}

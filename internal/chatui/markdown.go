@@ -86,8 +86,8 @@ func Markdown(src string, width int) string {
 					bullet = strings.TrimSpace(mark) + " "
 				}
 				pad := strings.Repeat(" ", min(indent, 8))
-				hang := pad + strings.Repeat(" ", ansi.StringWidth(bullet))
-				for k, w := range wrap(inline(strings.TrimSpace(body), lipgloss.NewStyle()), width-ansi.StringWidth(hang)) {
+				hang := pad + strings.Repeat(" ", cols(bullet))
+				for k, w := range wrap(inline(strings.TrimSpace(body), lipgloss.NewStyle()), width-cols(hang)) {
 					if k == 0 {
 						out = append(out, pad+sBullet.Render(bullet)+w)
 					} else {
@@ -207,14 +207,14 @@ func table(rows []string, width int) []string {
 		}
 		grid = append(grid, cs)
 	}
-	cols := 0
+	ncol := 0
 	for _, r := range grid {
-		cols = max(cols, len(r))
+		ncol = max(ncol, len(r))
 	}
-	w := make([]int, cols)
+	w := make([]int, ncol)
 	for _, r := range grid {
 		for j, c := range r {
-			w[j] = max(w[j], ansi.StringWidth(c))
+			w[j] = max(w[j], cols(c))
 		}
 	}
 	total := 0
@@ -227,7 +227,7 @@ func table(rows []string, width int) []string {
 	var out []string
 	for k, r := range grid {
 		var b strings.Builder
-		for j := range cols {
+		for j := range ncol {
 			c := ""
 			if j < len(r) {
 				c = r[j]
@@ -235,8 +235,8 @@ func table(rows []string, width int) []string {
 			if k == 0 {
 				c = sBold.Render(ansi.Strip(c))
 			}
-			b.WriteString(c + strings.Repeat(" ", w[j]-ansi.StringWidth(c)))
-			if j < cols-1 {
+			b.WriteString(c + strings.Repeat(" ", w[j]-cols(c)))
+			if j < ncol-1 {
 				b.WriteString(sDim.Render(" │ "))
 			}
 		}

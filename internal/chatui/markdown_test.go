@@ -73,14 +73,14 @@ func TestMarkdownCodeBlockHighlighted(t *testing.T) {
 }
 
 func TestMarkdownTableCJK(t *testing.T) {
-	got := plain(Markdown("| name | 说明 |\n|---|---|\n| 记忆 | stays |\n| x | 中文字 |", 60))
+	got := plain(Markdown("| name | 说明 |\n|---|---|\n| 记忆 | stays |\n| x | 中文字 |\n| 한국 | 말 |", 60))
 	lines := strings.Split(got, "\n")
-	if len(lines) != 4 {
+	if len(lines) != 5 {
 		t.Fatalf("table:\n%s", got)
 	}
-	// Every row puts its separator at the same display column, CJK counting two.
+	// Every row puts its separator at the same display column, CJK and Hangul counting two.
 	col := -1
-	for _, l := range []string{lines[0], lines[2], lines[3]} {
+	for _, l := range []string{lines[0], lines[2], lines[3], lines[4]} {
 		i := strings.Index(l, "│")
 		c := ansi.StringWidth(l[:i])
 		if col >= 0 && c != col {

@@ -1,6 +1,11 @@
 package chatui
 
-import "charm.land/lipgloss/v2"
+import (
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/strata-mem/strata/internal/termtext"
+)
 
 // The palette: the 16 ANSI colours only, so that the terminal's own theme decides how they
 // look (light or dark) and nothing depends on true-colour support.
@@ -44,3 +49,7 @@ var (
 	sKey       = lipgloss.NewStyle().Bold(true).Foreground(cYellow)
 	sSelected  = lipgloss.NewStyle().Foreground(cCyan).Bold(true)
 )
+
+// cols is how many columns styled text takes: termtext.Width, strata's one width function
+// (CJK characters two columns), on the text without its escape sequences.
+func cols(s string) int { return termtext.Width(ansi.Strip(s)) }

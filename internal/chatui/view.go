@@ -120,7 +120,7 @@ func (m *model) pickerView() string {
 		sPrompt.Render("search: ") + p.query}
 	idW := 0
 	for _, s := range list {
-		idW = max(idW, ansi.StringWidth(s.Short))
+		idW = max(idW, cols(s.Short))
 	}
 	start := max(0, p.cursor-9)
 	for i := start; i < len(list) && i < start+10; i++ {
@@ -131,7 +131,7 @@ func (m *model) pickerView() string {
 		if s.Messages > 0 {
 			msgs = fmt.Sprintf("%4d msgs  ", s.Messages)
 		}
-		row := fmt.Sprintf("%s%s  %s  %s%s", s.Short, strings.Repeat(" ", idW-ansi.StringWidth(s.Short)), when, msgs, title)
+		row := fmt.Sprintf("%s%s  %s  %s%s", s.Short, strings.Repeat(" ", idW-cols(s.Short)), when, msgs, title)
 		row = ansi.Truncate(row, w-6, "…")
 		if i == p.cursor {
 			rows = append(rows, sSelected.Render("❯ "+row))
