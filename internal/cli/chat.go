@@ -26,12 +26,16 @@ func newChatCmd(app *App) *cobra.Command {
 		Use:   "chat",
 		Short: "Talk with the agent interactively, with every memory layer",
 		Long: `Talk with the agent in the terminal. Its answers stream as they arrive; tool calls are shown as
-they run. File edits and shell commands ask for a yes (y), a no (n) or "always" (a: allow
-calls like this one for the rest of the session), unless --permission-mode or allow patterns
-say otherwise. Ctrl-C stops the current answer; Ctrl-D (or /exit) quits.
+they run. File edits and shell commands ask for a yes (y), a no (n) or "don't ask again" (a:
+the rule shown; a command's prefix rule is saved in the project's .claude/settings.local.json),
+unless --permission-mode or allow patterns say otherwise. Ctrl-C stops the current answer;
+Ctrl-D (or /exit) quits.
 
-Works in a plain terminal: it reads lines and writes text, nothing more. After each answer a
-status line shows the model, the context used and the session id.
+On a terminal it is an inline terminal UI: rendered markdown, a spinner, tool calls with their
+output and diffs, a multi-line input (Shift-Enter, Alt-Enter or a trailing \ for a new line),
+history (Up, Ctrl-R), a permission dialog answered with one key, Esc to interrupt, Ctrl-C twice
+to quit. In a pipe or with TERM=dumb it reads lines and writes text, nothing more. After each
+answer a status line shows the model, the context used and the session id.
 
 Slash commands: /help, /context, /memory [N], /init, /model [NAME], /todos, /cost, /resume [ID],
 /clear, /compact, /exit. !COMMAND runs a shell command and adds it and its output to the
