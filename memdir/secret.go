@@ -16,14 +16,19 @@ var ErrSecret = errors.New("text looks like a secret")
 
 // SecretError is a refused write: the text had something that looks like a credential.
 type SecretError struct {
-	Name string // the memory (or "daily log") being written
-	Kind string // what it looks like, e.g. "GitHub token"
-	Line int    // 1-based line in the file that would have been written
+	Name     string // the memory (or "daily log") being written
+	Kind     string // what it looks like, e.g. "GitHub token"
+	Line     int    // 1-based line in the file that would have been written
+	BodyLine int    // 1-based line of the body as the caller gave it, when the secret is there; else 0
 }
 
 func (e *SecretError) Error() string {
-	return fmt.Sprintf("memdir: refusing to write %q: line %d looks like a secret (%s); nothing was written. Remove it and store where the secret lives (an env var name, a vault path) instead",
-		e.Name, e.Line, e.Kind)
+	where := fmt.Sprintf("line %d", e.Line)
+	if e.BodyLine > 0 {
+		where = fmt.Sprintf("line %d of the body (line %d of the file)", e.BodyLine, e.Line)
+	}
+	return fmt.Sprintf("memdir: refusing to write %q: %s looks like a secret (%s); nothing was written. Remove it and store where the secret lives (an env var name, a vault path) instead",
+		e.Name, where, e.Kind)
 }
 
 // Unwrap returns ErrSecret.
