@@ -264,7 +264,7 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 		}
 	}
 	newIdx := setIndexLine(oldIdx, file, FormatIndexLine(in.Name, file, in.Description))
-	if err := s.checkIndexLimits(oldIdx, newIdx); err != nil {
+	if err := s.checkIndexLimits(root, oldIdx, newIdx); err != nil {
 		return Result{}, err
 	}
 
@@ -630,7 +630,7 @@ func (s *Store) reindex(root *os.Root, file string) (changed bool, err error) {
 			return false, err
 		}
 		newIdx = setIndexLine(oldIdx, file, line)
-		if err := s.checkIndexLimits(oldIdx, newIdx); err != nil {
+		if err := s.checkIndexLimits(root, oldIdx, newIdx); err != nil {
 			return false, err
 		}
 	}

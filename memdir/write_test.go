@@ -137,6 +137,9 @@ func TestAddIndexLimits(t *testing.T) {
 		if !errors.Is(err, ErrIndexFull) || !strings.Contains(err.Error(), "3-line limit") || !strings.Contains(err.Error(), "consolidate") {
 			t.Fatalf("err = %v, want ErrIndexFull naming the 3-line limit", err)
 		}
+		if strings.Contains(err.Error(), "dangling") {
+			t.Errorf("err = %v: suggests removing dangling lines, but every line links a file", err)
+		}
 		if diff := cmp.Diff(before, dirState(t, s.Dir())); diff != "" {
 			t.Errorf("the dir changed (-before +after):\n%s", diff)
 		}
@@ -153,6 +156,31 @@ func TestAddIndexLimits(t *testing.T) {
 			t.Fatalf("err = %v, want ErrIndexFull naming the 100-character limit", err)
 		}
 	})
+	// Index lines whose files are gone: the error says how many and how to remove them.
+	for _, gone := range [][]string{{"a"}, {"a", "b"}} {
+		t.Run(fmt.Sprintf("%d dangling", len(gone)), func(t *testing.T) {
+			s := newTestStore(t, Options{MaxIndexLines: 3})
+			for _, n := range []string{"a", "b", "c"} {
+				mustAdd(t, s, n, "d")
+			}
+			for _, n := range gone {
+				if err := os.Remove(filepath.Join(s.Dir(), n+".md")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := s.Add(t.Context(), Input{Name: "d", Type: TypeUser, Description: "d"})
+			want := "1 index line links a file that does not exist: remove it with strata memory dream --accept dangling"
+			if len(gone) == 2 {
+				want = "2 index lines link files that do not exist: remove them with strata memory dream --accept dangling"
+			}
+			if !errors.Is(err, ErrIndexFull) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("err = %v, want ErrIndexFull with %q", err, want)
+			}
+			for _, n := range gone {
+				mustAdd(t, s, n, "d") // back, for the store's consistency check
+			}
+		})
+	}
 }
 
 func TestForget(t *testing.T) {
