@@ -404,9 +404,7 @@ func (s *Set) inside(real string) bool {
 		s.allowed = []string{s.root}
 		for i, d := range []string{s.env.Home, s.env.ManagedDir} {
 			if d != "" {
-				if r, err := filepath.EvalSymlinks(d); err == nil {
-					d = r
-				}
+				d = resolveAllowed(d)
 				s.allowed = append(s.allowed, filepath.Clean(d))
 				if i == 0 {
 					s.home = filepath.Clean(d)
@@ -420,6 +418,27 @@ func (s *Set) inside(real string) bool {
 		}
 	}
 	return false
+}
+
+// resolveAllowed is filepath.EvalSymlinks(d), or d when that fails, in fewer system calls:
+// a directory reached without a symlink, or a path missing before any symlink, is answered by
+// one openat2 (fastio.ResolveDir) instead of one lstat per path element. Anything else (a
+// file, a denied lookup) takes EvalSymlinks's own route.
+func resolveAllowed(d string) string {
+	r, dir, err := fastio.ResolveDir(d)
+	if err == nil {
+		if dir != nil {
+			dir.Close()
+		}
+		return r
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return d // EvalSymlinks fails on a missing element too
+	}
+	if r, err := filepath.EvalSymlinks(d); err == nil {
+		return r
+	}
+	return d
 }
 
 // importOne resolves and loads one import candidate of the file from, appending to out.

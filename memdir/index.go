@@ -21,17 +21,35 @@ var ErrIndexFull = errors.New("index over its limit")
 // counts them) that old was not already over by as much:
 // a change may never grow the index past a limit, but shrinking an index that a hand edit
 // pushed over is allowed.
-func (s *Store) checkIndexLimits(old, next string) error {
+func (s *Store) checkIndexLimits(root *os.Root, old, next string) error {
 	maxL, maxB := s.opts.MaxIndexLines, s.opts.MaxIndexBytes
 	if n := countLines(next); n > maxL && n > countLines(old) {
-		return fmt.Errorf("memdir: %w: %s would have %d lines, over the %d-line limit; consolidate: merge related memories into one topic file and forget the merged ones (strata memory forget NAME), or shorten the index by hand",
-			ErrIndexFull, IndexFile, n, maxL)
+		return fmt.Errorf("memdir: %w: %s would have %d lines, over the %d-line limit; consolidate: merge related memories into one topic file and forget the merged ones (strata memory forget NAME), or shorten the index by hand%s",
+			ErrIndexFull, IndexFile, n, maxL, danglingHint(root, old))
 	}
 	if n := tokens.Chars(next); n > maxB && n > tokens.Chars(old) {
-		return fmt.Errorf("memdir: %w: %s would be %d characters, over the %d-character limit; consolidate: shorten the descriptions (each index line should be a short hook), or merge related memories and forget the merged ones",
-			ErrIndexFull, IndexFile, n, maxB)
+		return fmt.Errorf("memdir: %w: %s would be %d characters, over the %d-character limit; consolidate: shorten the descriptions (each index line should be a short hook), or merge related memories and forget the merged ones%s",
+			ErrIndexFull, IndexFile, n, maxB, danglingHint(root, old))
 	}
 	return nil
+}
+
+// danglingHint is what an over-limit error adds when the index has lines linking files that do
+// not exist (the lines lint warns about and the dream proposes to remove): "" when it has none.
+func danglingHint(root *os.Root, index string) string {
+	n := 0
+	for _, l := range indexLinks(root, index) {
+		if l.State == LinkMissing {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	if n == 1 {
+		return "; 1 index line links a file that does not exist: remove it with strata memory dream --accept dangling"
+	}
+	return fmt.Sprintf("; %d index lines link files that do not exist: remove them with strata memory dream --accept dangling", n)
 }
 
 // IndexText is MEMORY.md as loaded for the model (the automem instruction layer).

@@ -419,7 +419,7 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 		r, err := c.a.Compact(ctx, arg)
 		var ns *compact.NotSmallerError
 		if errors.As(err, &ns) {
-			fmt.Fprintf(w, "Not compacted: the conversation is about %d tokens, and a compacted one would be at least %d; nothing was changed.\n", ns.Pre, ns.Post)
+			fmt.Fprintf(w, "Not compacted: %s; nothing was changed.\n", notCompacted(ns))
 			break
 		}
 		if err != nil {
