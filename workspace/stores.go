@@ -23,6 +23,19 @@ var ErrNoStore = errors.New("no such memory store")
 // read-only, or of a mounted store whose directory does not exist.
 var ErrReadOnlyStore = errors.New("memory store not writable")
 
+// MountError is a mounted memory store with a problem, among Diagnostics: its directory does not
+// exist (it stays mounted: reads find nothing, writes are refused) or cannot be used (it is not
+// mounted).
+type MountError struct {
+	Store, From, Dir string
+	Msg              string
+}
+
+// Error formats e as "memory store NAME (from FILE): message".
+func (e *MountError) Error() string {
+	return fmt.Sprintf("memory store %s (from %s): %s", e.Store, e.From, e.Msg)
+}
+
 // NamedStore is one memory store of the workspace: the project's own auto-memory
 // (config.ProjectStore) or a store mounted by the memoryStores setting or STRATA_MEMORY_STORES.
 type NamedStore struct {
@@ -59,21 +72,22 @@ func (w *Workspace) resolveMounts() []error {
 	for _, sp := range specs {
 		dir := sp.Dir(w.env.UserHome)
 		ns := NamedStore{Name: sp.Name, Dir: dir, Writable: sp.Writable, From: sp.From}
+		bad := func(msg string) { errs = append(errs, &MountError{Store: sp.Name, From: sp.From, Dir: dir, Msg: msg}) }
 		fi, err := os.Stat(dir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			ns.Missing = true
-			errs = append(errs, fmt.Errorf("memory store %s (from %s): directory %s does not exist; nothing is read from it and writes to it fail until it is created", sp.Name, sp.From, dir))
+			bad(fmt.Sprintf("directory %s does not exist; nothing is read from it and writes to it fail until it is created", dir))
 		case err != nil:
-			errs = append(errs, fmt.Errorf("memory store %s (from %s): %w; it is not mounted", sp.Name, sp.From, err))
+			bad(err.Error() + "; it is not mounted")
 			continue
 		case !fi.IsDir():
-			errs = append(errs, fmt.Errorf("memory store %s (from %s): %s is not a directory; it is not mounted", sp.Name, sp.From, dir))
+			bad(dir + " is not a directory; it is not mounted")
 			continue
 		}
 		s, err := memdir.Open(dir, o)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("memory store %s (from %s): %w; it is not mounted", sp.Name, sp.From, err))
+			bad(err.Error() + "; it is not mounted")
 			continue
 		}
 		ns.Store = s

@@ -150,7 +150,13 @@ func (w *Workspace) SettingsDiagnostics() []instructions.Diagnostic {
 		var pe *config.ParseError
 		var ke *config.KeyError
 		var fe *fs.PathError
+		var me *MountError
+		var se *config.StoresError
 		switch {
+		case errors.As(e, &me):
+			d = instructions.Diagnostic{Path: me.From, Severity: instructions.SeverityWarning, Message: me.Error()}
+		case errors.As(e, &se):
+			d = instructions.Diagnostic{Path: config.StoresVar, Severity: instructions.SeverityWarning, Message: se.Error()}
 		case errors.As(e, &ke):
 			d = instructions.Diagnostic{Path: ke.Path, Line: ke.Line, Severity: instructions.SeverityWarning,
 				Message: fmt.Sprintf("settings key %s (column %d): %s", ke.Key, ke.Col, ke.Msg)}
