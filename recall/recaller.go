@@ -337,18 +337,38 @@ type storeHit struct {
 }
 
 // search ranks the query in the stores numbered live (0, the project's, always first) and
-// merges their best k hits into one list by score; among equal scores the earlier store wins,
-// so the project's own memories come first.
+// merges their best k hits into one list (Merge).
 func (r *Recaller) search(live []int, query string, k int) []storeHit {
-	var all []storeHit
-	for _, i := range live {
-		st := &r.stores[i]
-		for _, h := range st.Ranker.Search(query, k) {
-			all = append(all, storeHit{h, st})
+	lists := make([][]Hit, len(live))
+	for j, i := range live {
+		lists[j] = r.stores[i].Ranker.Search(query, k)
+	}
+	merged := Merge(lists, k)
+	out := make([]storeHit, len(merged))
+	for j, h := range merged {
+		out[j] = storeHit{h.Hit, &r.stores[live[h.List]]}
+	}
+	return out
+}
+
+// MergedHit is a Hit of one of several lists that Merge ranked together.
+type MergedHit struct {
+	Hit
+	List int // the index of the list it came from
+}
+
+// Merge ranks the hits of several stores' searches as one list, best first, at most k: by
+// score, and among equal scores the earlier list first (the project's store is the first). The
+// one rule for ranking across stores: recall and the MCP server's memory_search use it.
+func Merge(lists [][]Hit, k int) []MergedHit {
+	var all []MergedHit
+	for i, l := range lists {
+		for _, h := range l {
+			all = append(all, MergedHit{h, i})
 		}
 	}
-	if len(live) > 1 {
-		slices.SortStableFunc(all, func(a, b storeHit) int { return cmp.Compare(b.Score, a.Score) })
+	if len(lists) > 1 {
+		slices.SortStableFunc(all, func(a, b MergedHit) int { return cmp.Compare(b.Score, a.Score) })
 	}
 	return all[:min(k, len(all))]
 }
