@@ -63,13 +63,13 @@ func (s *Server) memorySearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
-	lists := make([][]recall.Hit, len(stores))
+	ss := make([]recall.Searcher, len(stores))
 	out := SearchOutput{}
 	for i, r := range stores {
-		lists[i] = r.index.Search(in.Query, k)
+		ss[i] = r.index
 		out.Searched += r.index.Len()
 	}
-	hits := recall.Merge(lists, k)
+	hits := recall.SearchAll(ss, in.Query, k)
 	out.Results = make([]SearchHit, 0, len(hits))
 	now := p.now()
 	var files []string // the project's, for its recall statistics

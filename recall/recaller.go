@@ -339,16 +339,38 @@ type storeHit struct {
 // search ranks the query in the stores numbered live (0, the project's, always first) and
 // merges their best k hits into one list (Merge).
 func (r *Recaller) search(live []int, query string, k int) []storeHit {
-	lists := make([][]Hit, len(live))
+	ss := make([]Searcher, len(live))
 	for j, i := range live {
-		lists[j] = r.stores[i].Ranker.Search(query, k)
+		ss[j] = r.stores[i].Ranker
 	}
-	merged := Merge(lists, k)
+	merged := SearchAll(ss, query, k)
 	out := make([]storeHit, len(merged))
 	for j, h := range merged {
 		out[j] = storeHit{h.Hit, &r.stores[live[h.List]]}
 	}
 	return out
+}
+
+// Searcher is a warm index to search: *Ranker and *Index are.
+type Searcher interface {
+	Search(query string, k int) []Hit
+}
+
+// SearchAll searches every store at once (a goroutine each, when there are several) and ranks
+// their hits as one list (Merge): across three stores a query costs about the slowest store's
+// search, not the sum.
+func SearchAll(ss []Searcher, query string, k int) []MergedHit {
+	lists := make([][]Hit, len(ss))
+	if len(ss) == 1 {
+		lists[0] = ss[0].Search(query, k)
+	} else {
+		var wg sync.WaitGroup
+		for i, s := range ss {
+			wg.Go(func() { lists[i] = s.Search(query, k) })
+		}
+		wg.Wait()
+	}
+	return Merge(lists, k)
 }
 
 // MergedHit is a Hit of one of several lists that Merge ranked together.

@@ -21,8 +21,8 @@ type StoresReport struct {
 	ColdRounds int     `json:"cold_rounds"`
 	ColdP50    float64 `json:"cold_p50_ms"`
 	ColdP95    float64 `json:"cold_p95_ms"`
-	// Warm: ranking a query in every store's warm index and merging the hits into one list
-	// (recall.Merge), over Queries queries.
+	// Warm: ranking a query in every store's warm index at once and merging the hits into one
+	// list (recall.SearchAll), over Queries queries.
 	Queries  int     `json:"queries"`
 	QueryP50 float64 `json:"query_p50_ms"`
 	QueryP95 float64 `json:"query_p95_ms"`
@@ -75,13 +75,11 @@ func StoresSpeed(ctx context.Context, dirs []string, queries []string, coldRound
 		rep.Memories += r.Index().Len()
 	}
 
-	search := func(q string) {
-		lists := make([][]recall.Hit, len(rankers))
-		for i, r := range rankers {
-			lists[i] = r.Search(q, 5)
-		}
-		recall.Merge(lists, 5)
+	ss := make([]recall.Searcher, len(rankers))
+	for i, r := range rankers {
+		ss[i] = r
 	}
+	search := func(q string) { recall.SearchAll(ss, q, 5) }
 	for _, q := range queries { // warm up once, then measure
 		search(q)
 	}
