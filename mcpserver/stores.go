@@ -85,13 +85,13 @@ func (s *Server) refreshStore(ctx context.Context, p *project, r storeRef) error
 	return r.mount.sync(ctx)
 }
 
-// visible returns the stores the caller of req sees, the project's first: every store, or
-// with a tokens file only those its token grants.
+// visible returns the stores the caller of req sees, the project's first: every store, or on
+// the team server only those its token grants (a caller without a grant, none).
 func (s *Server) visible(p *project, req mcp.Request) []storeRef {
-	g := grantOf(req)
+	g, team := s.caller(req)
 	var out []storeRef
 	add := func(r storeRef) {
-		if g != nil {
+		if team {
 			acc, ok := g.access(r.name)
 			if !ok {
 				return
