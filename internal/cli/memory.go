@@ -141,11 +141,13 @@ type memoryJSON struct {
 	Body        *string   `json:"body,omitempty"`
 	// Store names the mounted store the memory is in; absent for the project's own.
 	Store string `json:"store,omitempty"`
+	// Author is who wrote the memory last, when its frontmatter says (the team server records it).
+	Author string `json:"author,omitempty"`
 }
 
 func toMemoryJSON(m memdir.Memory) memoryJSON {
 	return memoryJSON{Name: m.Name, Type: string(m.Type), Description: m.Description, File: m.File,
-		Path: m.Path, Modified: m.ModTime.UTC().Truncate(time.Second), Size: m.Size}
+		Path: m.Path, Modified: m.ModTime.UTC().Truncate(time.Second), Size: m.Size, Author: m.Author}
 }
 
 func newMemoryListCmd(app *App) *cobra.Command {
