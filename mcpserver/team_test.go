@@ -267,3 +267,41 @@ func FuzzParseTokens(f *testing.F) {
 		}
 	})
 }
+
+// A session belongs to the user who opened it: its id with another user's token is refused.
+func TestTeamSessionBoundToUser(t *testing.T) {
+	_, url := teamServer(t)
+	req, err := http.NewRequestWithContext(t.Context(), "POST", url, strings.NewReader(initBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+aliceToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, id)
+	}
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`
+	for token, want := range map[string]int{bobToken: http.StatusForbidden, aliceToken: http.StatusOK} {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", url, strings.NewReader(list))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Mcp-Session-Id", id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("token %s…: status %d, want %d", token[:5], resp.StatusCode, want)
+		}
+	}
+}
