@@ -44,5 +44,16 @@ func TestAuthorRecorded(t *testing.T) {
 	if m := get(); m.Author != "李雷 <li@example.com>" || !strings.Contains(m.Body, "11:00") {
 		t.Errorf("a write without an author: author %q body %q", m.Author, m.Body)
 	}
+	// A file whose frontmatter cannot be edited in place (CRLF) is rewritten: the author stays.
+	crlf := "---\r\nname: crlf\r\ndescription: d\r\ntype: user\r\nauthor: Ann <ann@example.com>\r\n---\r\nbody\r\n"
+	if err := os.WriteFile(s.abs("crlf.md"), []byte(crlf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(t.Context(), Input{Name: "crlf", Description: "d2", Type: TypeUser, Body: "new"}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s.Get(t.Context(), "crlf"); err != nil || m.Author != "Ann <ann@example.com>" || m.Description != "d2" {
+		t.Errorf("rewritten file: %+v %v", m, err)
+	}
 	checkConsistency(t, s)
 }

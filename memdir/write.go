@@ -238,6 +238,18 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 		if old, err = readWhole(root, file); err != nil {
 			return Result{}, fmt.Errorf("memdir: read %s: %w", s.abs(file), err)
 		}
+		// A write without an author keeps the file's, in place or rewritten.
+		if in.Author == "" {
+			prev, _ := ParseFile("", file, old)
+			if in.Author = prev.Author; in.Author != "" {
+				if content, err = Render(in, now); err != nil {
+					return Result{}, err
+				}
+				if err := checkContent(in.Name, content); err != nil {
+					return Result{}, err
+				}
+			}
+		}
 		// Replacing a memory edits its frontmatter in place: keys strata does not write
 		// (Claude Code's metadata:, originSessionId, a user's own) survive the save.
 		if edited, ok := renderOver(old, in, now); ok {
