@@ -222,24 +222,36 @@ func NewRecaller(ranker *Ranker, dir string, opts Options) *Recaller {
 // refreshed is left out of this turn with an error diagnostic; only the project's fails it.
 func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, error) {
 	var res Result
-	_, diags, err := r.ranker.Refresh(ctx)
-	if err != nil {
-		return res, err
+	// Every store's index catches up at once: each refresh is mostly system calls.
+	type refreshed struct {
+		diags []memdir.Diagnostic
+		err   error
 	}
-	res.Diagnostics = diags
+	rs := make([]refreshed, len(r.stores))
+	var wg sync.WaitGroup
+	for i, m := range r.stores {
+		wg.Go(func() { _, rs[i].diags, rs[i].err = m.Ranker.Refresh(ctx) })
+	}
+	wg.Wait()
+	if rs[0].err != nil {
+		return res, rs[0].err
+	}
 	live := []int{0}
-	for i, m := range r.stores[1:] {
-		_, diags, err := m.Ranker.Refresh(ctx)
-		res.Diagnostics = append(res.Diagnostics, diags...)
-		if err != nil {
+	for i, x := range rs {
+		res.Diagnostics = append(res.Diagnostics, x.diags...)
+		if i == 0 {
+			continue
+		}
+		if x.err != nil {
 			if ctx.Err() != nil {
 				return res, ctx.Err()
 			}
+			m := r.stores[i]
 			res.Diagnostics = append(res.Diagnostics, memdir.Diagnostic{Path: m.Dir, Severity: memdir.SevError,
-				Message: fmt.Sprintf("memory store %s left out of recall: %v", m.Name, err)})
+				Message: fmt.Sprintf("memory store %s left out of recall: %v", m.Name, x.err)})
 			continue
 		}
-		live = append(live, i+1)
+		live = append(live, i)
 	}
 	if r.opts.Stats != nil && s.count() {
 		// The session's first recall: every memory now in the index was eligible in it.
