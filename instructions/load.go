@@ -36,7 +36,7 @@ type Set struct {
 	rulesAt  int      // index in names before which .claude/rules is read
 
 	start         []Source // session start, in load order
-	automem       []Source // the auto-memory index (0 or 1 piece)
+	automem       []Source // the auto-memory index (0 or 1 piece), then the mounted stores' indexes
 	touched       []Source // added by Touch and LoadAll, in order
 	enforced      []enforcedBlock
 	diags         []Diagnostic
@@ -679,12 +679,23 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 // AddAutomem adds the auto-memory index (MEMORY.md, produced by the memdir layer) as the last
 // session-start piece, with layer automem. text is used as given (the caller has already cut it
 // to its limits; truncated says whether it did); diags are kept with the set's own. Calling it
-// again replaces the previous index.
+// again replaces the previous index, and the mounted stores' (AddStoreIndex) with it.
 func (s *Set) AddAutomem(path, text string, truncated bool, diags ...Diagnostic) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.automem = []Source{{Path: path, Layer: LayerAutomem, Reason: ReasonSessionStart, Bytes: len(text),
 		Tokens: tokens.Estimate(text), Truncated: truncated, Text: text}}
+	s.diags = append(s.diags, diags...)
+}
+
+// AddStoreIndex adds the index of a mounted memory store after the auto-memory index, as
+// another automem piece whose Store names the store (Render says it; strata context shows
+// it). The caller has cut text to the store's share of the one index budget.
+func (s *Set) AddStoreIndex(store, path, text string, truncated bool, diags ...Diagnostic) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.automem = append(s.automem, Source{Path: path, Layer: LayerAutomem, Reason: ReasonSessionStart, Bytes: len(text),
+		Tokens: tokens.Estimate(text), Truncated: truncated, Text: text, Store: store})
 	s.diags = append(s.diags, diags...)
 }
 

@@ -35,6 +35,10 @@ type Input struct {
 	Description string // one line; line breaks become spaces
 	Type        Type   // user, feedback, project or reference
 	Body        string // markdown
+	// Author is who writes the memory ("Name <email>", or a user name), recorded as the
+	// frontmatter key author: the team MCP server sets it from the caller's token, and a synced
+	// store's commit takes it as its author. Empty leaves the key as the file has it.
+	Author string
 }
 
 // Result says what a write did.
@@ -46,15 +50,16 @@ type Result struct {
 	Index   bool   // MEMORY.md changed
 }
 
-// Render returns the topic file content for in: YAML frontmatter with name, description, type
-// and modified, then the body (ending in a newline).
+// Render returns the topic file content for in: YAML frontmatter with name, description, type,
+// author (when given) and modified, then the body (ending in a newline).
 func Render(in Input, modified time.Time) ([]byte, error) {
 	fm := struct {
 		Name        string `yaml:"name"`
 		Description string `yaml:"description"`
 		Type        Type   `yaml:"type"`
+		Author      string `yaml:"author,omitempty"`
 		Modified    string `yaml:"modified,omitempty"`
-	}{in.Name, oneLine(in.Description), in.Type, ""}
+	}{in.Name, oneLine(in.Description), in.Type, oneLine(in.Author), ""}
 	if !modified.IsZero() {
 		fm.Modified = modified.UTC().Format(time.RFC3339)
 	}
@@ -116,6 +121,7 @@ func validate(in *Input) error {
 	in.Name = strings.TrimSpace(in.Name)
 	in.Description = oneLine(in.Description)
 	in.Type = Type(strings.TrimSpace(string(in.Type)))
+	in.Author = strings.TrimSpace(oneLine(in.Author))
 	if !in.Type.Known() {
 		return fmt.Errorf("memdir: %w %q for %q: use user, feedback, project or reference", ErrBadType, in.Type, in.Name)
 	}
@@ -253,6 +259,18 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 	if exists {
 		if old, err = readWhole(root, file); err != nil {
 			return Result{}, fmt.Errorf("memdir: read %s: %w", s.abs(file), err)
+		}
+		// A write without an author keeps the file's, in place or rewritten.
+		if in.Author == "" {
+			prev, _ := ParseFile("", file, old)
+			if in.Author = prev.Author; in.Author != "" {
+				if content, err = Render(in, now); err != nil {
+					return Result{}, err
+				}
+				if err := checkContent(in, content); err != nil {
+					return Result{}, err
+				}
+			}
 		}
 		// Replacing a memory edits its frontmatter in place: keys strata does not write
 		// (Claude Code's metadata:, originSessionId, a user's own) survive the save.

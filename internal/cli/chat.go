@@ -325,7 +325,11 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 		if len(cx.Sources) > 0 {
 			fmt.Fprintln(w, "Instruction pieces (session start first, then those touched files added):")
 			for _, s := range cx.Sources {
-				fmt.Fprintf(w, "  %-8s %-17s %7d  %s\n", s.Layer, s.Reason, s.Tokens, s.Path)
+				store := "" // a mounted memory store's index says which store it is
+				if s.Store != "" {
+					store = "  (memory store " + termtext.Line(s.Store) + ")"
+				}
+				fmt.Fprintf(w, "  %-8s %-17s %7d  %s%s\n", s.Layer, s.Reason, s.Tokens, s.Path, store)
 			}
 		}
 	case "/init":
