@@ -230,7 +230,8 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		if sel == nil && opts.SmallModel != "" {
 			sel = &ModelSelector{Provider: a.metered[UsageRecall], Model: opts.SmallModel, Logger: opts.Logger}
 		}
-		a.recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger})
+		a.recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger,
+			Mounts: ws.RecallMounts()})
 		a.recallS = recall.NewSession()
 	}
 	a.tools = toolSet(a.store != nil)

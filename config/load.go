@@ -209,6 +209,21 @@ func (l *loader) members(f File, data []byte, ms []member, specs []keySpec, pref
 			l.drop(ke, spec)
 			continue
 		}
+		if spec.entries != nil {
+			probs := spec.entries(layer, m.raw, f.Path)
+			if !spec.set(layer) {
+				ke.Msg = "want " + spec.want + ", got " + shortValue(m.raw) + "; ignored"
+				l.drop(ke, spec)
+				continue
+			}
+			for _, p := range probs {
+				k := *ke
+				k.Line, k.Col = position(data, m.vpos+p.off)
+				k.Msg = p.msg
+				l.add(problem{line: k.Line, err: &k})
+			}
+			continue
+		}
 		note, err := spec.decode(layer, m.raw)
 		if err != nil {
 			ke.Msg = "want " + spec.want + ", got " + shortValue(m.raw) + "; ignored"

@@ -357,7 +357,11 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 		if len(cx.Sources) > 0 {
 			fmt.Fprintln(w, "Instruction pieces (session start first, then those touched files added):")
 			for _, s := range cx.Sources {
-				fmt.Fprintf(w, "  %-8s %-17s %7d  %s\n", s.Layer, s.Reason, s.Tokens, s.Path)
+				store := "" // a mounted memory store's index says which store it is
+				if s.Store != "" {
+					store = "  (memory store " + termtext.Line(s.Store) + ")"
+				}
+				fmt.Fprintf(w, "  %-8s %-17s %7d  %s%s\n", s.Layer, s.Reason, s.Tokens, s.Path, store)
 			}
 		}
 	case "/init":
@@ -443,7 +447,7 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 		r, err := c.a.Compact(ctx, arg)
 		var ns *compact.NotSmallerError
 		if errors.As(err, &ns) {
-			fmt.Fprintf(w, "Not compacted: the conversation is about %d tokens, and a compacted one would be at least %d; nothing was changed.\n", ns.Pre, ns.Post)
+			fmt.Fprintf(w, "Not compacted: %s; nothing was changed.\n", notCompacted(ns))
 			break
 		}
 		if err != nil {
