@@ -75,7 +75,7 @@ func (m *model) askKey(k tea.KeyPressMsg) tea.Cmd {
 	m.ask, m.feedback = nil, nil
 	a.reply <- reply
 	verdict := map[Answer]string{Yes: "yes", Always: "yes, and " + m.alwaysText(a.req), No: "no", NoInstead: "no: " + oneLine(termtext.Line(reply.Feedback))}[reply.Answer]
-	m.print(sDim.Render("  ? " + m.summary(a.req) + " → " + verdict))
+	m.print(sDim().Render("  ? " + m.summary(a.req) + " → " + verdict))
 	return nil
 }
 
@@ -160,10 +160,10 @@ func (m *model) memKey(s string) tea.Cmd {
 	}
 	text := m.memText
 	m.memText = ""
-	m.print(sUser.Render("# ") + termtext.Line(text) + sDim.Render(" ("+typ+")"))
+	m.print(sUser().Render("# ") + termtext.Line(text) + sDim().Render(" ("+typ+")"))
 	return m.background(func(ctx context.Context) tea.Msg {
 		where, err := m.o.Hooks.Remember(ctx, typ, text)
-		return commandMsg{out: sDim.Render("  ⎿  " + termtext.Line(where)), err: err}
+		return commandMsg{out: sDim().Render("  ⎿  " + termtext.Line(where)), err: err}
 	})
 }
 
@@ -182,7 +182,7 @@ func (m *model) confirmKey(s string) tea.Cmd {
 		return m.startTurn(c.yes)
 	case "n", "N", "esc", "ctrl+c", "enter":
 		m.confirm = nil
-		m.print(sDim.Render("  CLAUDE.md left as it is."))
+		m.print(sDim().Render("  CLAUDE.md left as it is."))
 	}
 	return nil
 }
@@ -238,7 +238,7 @@ func (p *pickerState) filtered() []Session {
 
 // showResumed prints the earlier conversation of a resumed session.
 func (m *model) showResumed(id string, turns []Turn) {
-	m.print(sDim.Render(fmt.Sprintf("Resumed session %s.", id)))
+	m.print(sDim().Render(fmt.Sprintf("Resumed session %s.", id)))
 	m.showTurns(turns)
 }
 
@@ -249,7 +249,7 @@ func (m *model) showTurns(turns []Turn) {
 		case t.Role == "user":
 			m.print(userLine(t.Text, m.width))
 		case t.Role == "warning":
-			m.print(sWarn.Render("warning: " + termtext.Line(t.Text)))
+			m.print(sWarn().Render("warning: " + termtext.Line(t.Text)))
 		case strings.TrimSpace(t.Text) != "":
 			m.print("\n" + Markdown(t.Text, m.width-2))
 		}

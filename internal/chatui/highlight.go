@@ -41,14 +41,14 @@ func langOf(name string) (lang, bool) {
 func highlight(line, name string) string {
 	l, ok := langOf(name)
 	if !ok {
-		return sCodeBlock.Render(line)
+		return sCodeBlock().Render(line)
 	}
 	var b strings.Builder
 	i := 0
 	for i < len(line) {
 		c := line[i]
 		if cm := commentAt(line[i:], l.comments); cm {
-			b.WriteString(sComment.Render(line[i:]))
+			b.WriteString(sComment().Render(line[i:]))
 			return b.String()
 		}
 		switch {
@@ -61,14 +61,14 @@ func highlight(line, name string) string {
 				j++
 			}
 			j = min(j+1, len(line))
-			b.WriteString(sString.Render(line[i:j]))
+			b.WriteString(sString().Render(line[i:j]))
 			i = j
 		case c >= '0' && c <= '9' && (i == 0 || !isIdentByte(line[i-1])):
 			j := i
 			for j < len(line) && (isIdentByte(line[j]) || line[j] == '.') {
 				j++
 			}
-			b.WriteString(sNumber.Render(line[i:j]))
+			b.WriteString(sNumber().Render(line[i:j]))
 			i = j
 		case isIdentByte(c):
 			j := i
@@ -78,11 +78,11 @@ func highlight(line, name string) string {
 			w := line[i:j]
 			switch {
 			case contains(l.keywords, w):
-				b.WriteString(sKeyword.Render(w))
+				b.WriteString(sKeyword().Render(w))
 			case j < len(line) && line[j] == '(':
-				b.WriteString(sFunc.Render(w))
+				b.WriteString(sFunc().Render(w))
 			default:
-				b.WriteString(sCodeBlock.Render(w))
+				b.WriteString(sCodeBlock().Render(w))
 			}
 			i = j
 		default:
@@ -90,7 +90,7 @@ func highlight(line, name string) string {
 			for j < len(line) && !isIdentByte(line[j]) && !strings.ContainsRune("\"'`", rune(line[j])) && !commentAt(line[j:], l.comments) {
 				j++
 			}
-			b.WriteString(sCodeBlock.Render(line[i:j]))
+			b.WriteString(sCodeBlock().Render(line[i:j]))
 			i = j
 		}
 	}

@@ -3,7 +3,6 @@ package chatui
 import (
 	"strings"
 	"unicode"
-
 )
 
 // editor is the multi-line input box: text as runes and a cursor between them. It is written
@@ -151,7 +150,7 @@ func (e *editor) View(prompt string, width int, placeholder string) string {
 	avail := max(10, width-pw)
 	indent := strings.Repeat(" ", pw)
 	if len(e.text) == 0 && placeholder != "" {
-		return prompt + reverse(" ") + sDim.Render(placeholder)
+		return prompt + reverse(" ") + sDim().Render(placeholder)
 	}
 	var rows []string
 	var cur strings.Builder

@@ -45,14 +45,14 @@ func Markdown(src string, width int) string {
 		case headingLevel(trim) > 0:
 			n := headingLevel(trim)
 			text := strings.TrimSpace(strings.TrimRight(trim[n:], "# "))
-			st := sHeading
+			st := sHeading()
 			if n == 1 {
-				st = sHeading1
+				st = sHeading1()
 			}
 			out = append(out, st.Render(inline(text, lipgloss.NewStyle())))
 			i++
 		case isRule(trim):
-			out = append(out, sDim.Render(strings.Repeat("─", min(width, 40))))
+			out = append(out, sDim().Render(strings.Repeat("─", min(width, 40))))
 			i++
 		case strings.HasPrefix(trim, ">"):
 			var quote []string
@@ -60,8 +60,8 @@ func Markdown(src string, width int) string {
 				quote = append(quote, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i]), ">")))
 				i++
 			}
-			for _, l := range wrap(inline(strings.Join(quote, " "), sQuote), width-2) {
-				out = append(out, sDim.Render("│ ")+l)
+			for _, l := range wrap(inline(strings.Join(quote, " "), sQuote()), width-2) {
+				out = append(out, sDim().Render("│ ")+l)
 			}
 		case isTableStart(lines, i):
 			var rows []string
@@ -89,7 +89,7 @@ func Markdown(src string, width int) string {
 				hang := pad + strings.Repeat(" ", cols(bullet))
 				for k, w := range wrap(inline(strings.TrimSpace(body), lipgloss.NewStyle()), width-cols(hang)) {
 					if k == 0 {
-						out = append(out, pad+sBullet.Render(bullet)+w)
+						out = append(out, pad+sBullet().Render(bullet)+w)
 					} else {
 						out = append(out, hang+w)
 					}
@@ -233,11 +233,11 @@ func table(rows []string, width int) []string {
 				c = r[j]
 			}
 			if k == 0 {
-				c = sBold.Render(ansi.Strip(c))
+				c = sBold().Render(ansi.Strip(c))
 			}
 			b.WriteString(c + strings.Repeat(" ", w[j]-cols(c)))
 			if j < ncol-1 {
-				b.WriteString(sDim.Render(" │ "))
+				b.WriteString(sDim().Render(" │ "))
 			}
 		}
 		out = append(out, strings.TrimRight(b.String(), " "))
@@ -246,7 +246,7 @@ func table(rows []string, width int) []string {
 			for _, x := range w {
 				sep = append(sep, strings.Repeat("─", x))
 			}
-			out = append(out, sDim.Render(strings.Join(sep, "─┼─")))
+			out = append(out, sDim().Render(strings.Join(sep, "─┼─")))
 		}
 	}
 	return out
@@ -255,7 +255,7 @@ func table(rows []string, width int) []string {
 func codeBlock(code []string, lang string, width int) []string {
 	out := make([]string, 0, len(code)+1)
 	if lang != "" {
-		out = append(out, sDim.Render("  "+lang))
+		out = append(out, sDim().Render("  "+lang))
 	}
 	for _, l := range code {
 		l = strings.ReplaceAll(l, "\t", "    ")
@@ -289,7 +289,7 @@ func inline(s string, base lipgloss.Style) string {
 		switch {
 		case c == '`':
 			if end = strings.IndexByte(s[i+1:], '`'); end >= 0 {
-				styled, end = sCode.Render(s[i+1:i+1+end]), i+1+end+1
+				styled, end = sCode().Render(s[i+1:i+1+end]), i+1+end+1
 			}
 		case c == '*' && strings.HasPrefix(s[i:], "**"), c == '_' && strings.HasPrefix(s[i:], "__"):
 			if end = strings.Index(s[i+2:], s[i:i+2]); end > 0 {
@@ -313,9 +313,9 @@ func inline(s string, base lipgloss.Style) string {
 			if cl := strings.Index(s[i:], "]("); cl > 0 {
 				if rp := strings.IndexByte(s[i+cl:], ')'); rp > 0 {
 					text, url := s[i+1:i+cl], s[i+cl+2:i+cl+rp]
-					styled = inline(text, sLink) + sDim.Render(" ("+url+")")
+					styled = inline(text, sLink()) + sDim().Render(" ("+url+")")
 					if text == url {
-						styled = sLink.Render(url)
+						styled = sLink().Render(url)
 					}
 					end = i + cl + rp + 1
 				} else {

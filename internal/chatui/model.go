@@ -202,14 +202,14 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			m.print(strings.TrimRight(msg.out, "\n"))
 		}
 		if msg.err != nil {
-			m.print(sErr.Render("strata: " + termtext.Line(msg.err.Error())))
+			m.print(sErr().Render("strata: " + termtext.Line(msg.err.Error())))
 		}
 		if msg.quit {
 			return m.quit()
 		}
 	case sessionsMsg:
 		if msg.err != nil {
-			m.print(sErr.Render("strata: " + termtext.Line(msg.err.Error())))
+			m.print(sErr().Render("strata: " + termtext.Line(msg.err.Error())))
 		}
 		if len(msg.list) == 0 {
 			m.print("No sessions in this directory yet.")
@@ -218,14 +218,14 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.picker = &pickerState{all: msg.list}
 	case resumedMsg:
 		if msg.err != nil {
-			m.print(sErr.Render("strata: cannot resume: " + termtext.Line(msg.err.Error())))
+			m.print(sErr().Render("strata: cannot resume: " + termtext.Line(msg.err.Error())))
 			break
 		}
 		m.showResumed(msg.id, msg.turns)
 		m.status = m.o.Backend.Status()
 	case editorDoneMsg:
 		if msg.err != nil {
-			m.print(sErr.Render("strata: editor: " + termtext.Line(msg.err.Error())))
+			m.print(sErr().Render("strata: editor: " + termtext.Line(msg.err.Error())))
 		}
 	}
 	return nil
@@ -369,9 +369,9 @@ func (m *model) submit(text string) tea.Cmd {
 		return m.command(trim)
 	case strings.HasPrefix(trim, "!"):
 		cmd := strings.TrimSpace(trim[1:])
-		m.print(sUser.Render("! ") + termtext.Line(cmd))
+		m.print(sUser().Render("! ") + termtext.Line(cmd))
 		if m.o.Hooks.Shell == nil {
-			m.print(sWarn.Render("  Shell mode is not available in this build."))
+			m.print(sWarn().Render("  Shell mode is not available in this build."))
 			return nil
 		}
 		width := m.width // the model is not read off the event loop
@@ -385,7 +385,7 @@ func (m *model) submit(text string) tea.Cmd {
 			return nil
 		}
 		if m.o.Hooks.Remember == nil || len(m.o.Hooks.MemoryTypes) == 0 {
-			m.print(sWarn.Render("Saving memories with # is not available in this build."))
+			m.print(sWarn().Render("Saving memories with # is not available in this build."))
 			m.memText = ""
 		}
 		return nil
@@ -449,7 +449,7 @@ func userLine(text string, width int) string {
 		if i == 0 {
 			lead = "› "
 		}
-		lines[i] = sUser.Render(lead) + l
+		lines[i] = sUser().Render(lead) + l
 	}
 	_ = width
 	return "\n" + strings.Join(lines, "\n")
@@ -474,14 +474,14 @@ func (m *model) command(line string) tea.Cmd {
 	case name == "/memory" && strings.TrimSpace(arg) != "" && m.o.Hooks.EditMemory != nil:
 		c, err := m.o.Hooks.EditMemory(strings.TrimSpace(arg))
 		if err != nil {
-			m.print(sErr.Render("strata: " + termtext.Line(err.Error())))
+			m.print(sErr().Render("strata: " + termtext.Line(err.Error())))
 			return nil
 		}
 		return tea.ExecProcess(c, func(err error) tea.Msg { return editorDoneMsg{err} })
 	case name == "/exit" || name == "/quit":
 		return m.quit()
 	}
-	m.print(sUser.Render("› ") + termtext.Line(line))
+	m.print(sUser().Render("› ") + termtext.Line(line))
 	return m.job(func() tea.Msg {
 		var b bytes.Buffer
 		quit, err := m.o.Backend.Command(context.Background(), line, &b)
@@ -557,9 +557,9 @@ func (m *model) event(msg eventMsg) {
 		if e.Tool == nil {
 			break
 		}
-		mark := sOK.Render("⏺ ")
+		mark := sOK().Render("⏺ ")
 		if e.IsError {
-			mark = sErr.Render("⏺ ")
+			mark = sErr().Render("⏺ ")
 		}
 		lines := []string{mark + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2)}
 		if d := EditDiff(e.Tool.Name, e.Tool.Input, m.befores[e.Tool.ID], msg.line, m.width); d != "" && !e.IsError {
@@ -572,22 +572,22 @@ func (m *model) event(msg eventMsg) {
 	case agent.EventPermission:
 		m.flushStream(true)
 		if e.Tool != nil {
-			m.print(sErr.Render("⏺ ") + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2) + "\n" + sDim.Render("  ⎿  ") + sErr.Render(firstLine(e.Text)))
+			m.print(sErr().Render("⏺ ") + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2) + "\n" + sDim().Render("  ⎿  ") + sErr().Render(firstLine(e.Text)))
 		}
 	case agent.EventRetry:
-		m.print(sWarn.Render(fmt.Sprintf("  the model server failed (%s); retrying in %s", firstLine(errText(e.Err)), e.Wait.Round(time.Millisecond))))
+		m.print(sWarn().Render(fmt.Sprintf("  the model server failed (%s); retrying in %s", firstLine(errText(e.Err)), e.Wait.Round(time.Millisecond))))
 	case EventAttached:
-		m.print(sDim.Render("  attached " + termtext.Line(e.Text)))
+		m.print(sDim().Render("  attached " + termtext.Line(e.Text)))
 	case EventWarning:
 		m.flushStream(true)
-		m.print(sWarn.Render("warning: " + termtext.Line(e.Text)))
+		m.print(sWarn().Render("warning: " + termtext.Line(e.Text)))
 	case agent.EventRecall:
 		if len(e.Memories) > 0 {
-			m.print(sDim.Render("  recalled " + termtext.Line(strings.Join(e.Memories, ", "))))
+			m.print(sDim().Render("  recalled " + termtext.Line(strings.Join(e.Memories, ", "))))
 		}
 	case agent.EventCompact:
 		m.flushStream(true)
-		m.print(sDim.Render("  " + termtext.Line(e.Text)))
+		m.print(sDim().Render("  " + termtext.Line(e.Text)))
 	}
 }
 
@@ -622,11 +622,11 @@ func (m *model) turnDone(err error) {
 	m.ask, m.feedback = nil, nil
 	switch {
 	case errors.Is(err, context.Canceled):
-		m.print(sWarn.Render("  ⎿  Interrupted") + sDim.Render(" · what should the model do instead?"))
+		m.print(sWarn().Render("  ⎿  Interrupted") + sDim().Render(" · what should the model do instead?"))
 	case err != nil:
-		m.print(sErr.Render("strata: " + termtext.Line(err.Error())))
+		m.print(sErr().Render("strata: " + termtext.Line(err.Error())))
 	}
 	if m.status = m.o.Backend.Status(); m.status != "" {
-		m.print(sDim.Render(m.status))
+		m.print(sDim().Render(m.status))
 	}
 }

@@ -48,7 +48,7 @@ func ToolLine(name string, input []byte, cwd string, width int) string {
 		arg = fmt.Sprintf("%d items", len(todos))
 	}
 	arg = strings.Join(strings.Fields(termtext.Line(arg)), " ")
-	line := sTool.Render(termtext.Line(name))
+	line := sTool().Render(termtext.Line(name))
 	if arg != "" {
 		line += " " + arg
 	}
@@ -69,18 +69,18 @@ func relTo(cwd, p string) string {
 // and a "… +N lines" line for the rest. An empty output says so.
 func Preview(out string, isErr bool, width int) string {
 	out = strings.TrimRight(termtext.Clean(out), "\n")
-	st := sDim
+	st := sDim()
 	if isErr {
-		st = sErr
+		st = sErr()
 	}
 	if strings.TrimSpace(out) == "" {
-		return sDim.Render("  ⎿  (no output)")
+		return sDim().Render("  ⎿  (no output)")
 	}
 	lines := strings.Split(out, "\n")
 	var b strings.Builder
 	for i, l := range lines {
 		if i == previewLines {
-			fmt.Fprintf(&b, "\n%s", sDim.Render(fmt.Sprintf("     … +%d lines", len(lines)-previewLines)))
+			fmt.Fprintf(&b, "\n%s", sDim().Render(fmt.Sprintf("     … +%d lines", len(lines)-previewLines)))
 			break
 		}
 		lead := "     "
@@ -90,7 +90,7 @@ func Preview(out string, isErr bool, width int) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(sDim.Render(lead) + st.Render(ansi.Truncate(strings.ReplaceAll(l, "\t", "    "), width-len(lead), "…")))
+		b.WriteString(sDim().Render(lead) + st.Render(ansi.Truncate(strings.ReplaceAll(l, "\t", "    "), width-len(lead), "…")))
 	}
 	return b.String()
 }
@@ -126,7 +126,7 @@ func RenderDiff(lines []string, width int) string {
 	var b strings.Builder
 	for i, l := range lines {
 		if i == maxDiffLines {
-			fmt.Fprintf(&b, "\n%s", sDim.Render(fmt.Sprintf("     … +%d diff lines", len(lines)-maxDiffLines)))
+			fmt.Fprintf(&b, "\n%s", sDim().Render(fmt.Sprintf("     … +%d diff lines", len(lines)-maxDiffLines)))
 			break
 		}
 		if i > 0 {
@@ -135,11 +135,11 @@ func RenderDiff(lines []string, width int) string {
 		l = ansi.Truncate(strings.ReplaceAll(termtext.Clean(l), "\t", "    "), width-5, "…")
 		switch {
 		case strings.HasPrefix(l, "+"):
-			b.WriteString("     " + sAdd.Render(l))
+			b.WriteString("     " + sAdd().Render(l))
 		case strings.HasPrefix(l, "-"):
-			b.WriteString("     " + sDel.Render(l))
+			b.WriteString("     " + sDel().Render(l))
 		case strings.HasPrefix(l, "@@"):
-			b.WriteString("     " + sDim.Render(l))
+			b.WriteString("     " + sDim().Render(l))
 		default:
 			b.WriteString("     " + l)
 		}

@@ -36,12 +36,12 @@ func (m *model) View() tea.View {
 	case m.memText != "":
 		parts = append(parts, "", m.memView())
 	case m.confirm != nil:
-		parts = append(parts, "", sAskBox.Width(min(m.width, 100)).Render(sBold.Render(m.confirm.question)+"\n"+sKey.Render("y")+" yes   "+sKey.Render("n")+" no"))
+		parts = append(parts, "", sAskBox().Width(min(m.width, 100)).Render(sBold().Render(m.confirm.question)+"\n"+sKey().Render("y")+" yes   "+sKey().Render("n")+" no"))
 	default:
 		parts = append(parts, "", m.inputView())
 	}
 	if len(m.completions) > 0 {
-		parts = append(parts, sDim.Render(ansi.Truncate(strings.Join(m.completions, "  "), m.width, "…")))
+		parts = append(parts, sDim().Render(ansi.Truncate(strings.Join(m.completions, "  "), m.width, "…")))
 	}
 	foot := m.notice
 	if foot == "" && m.ask == nil && m.picker == nil {
@@ -50,7 +50,7 @@ func (m *model) View() tea.View {
 			foot = m.status + "  ·  " + foot
 		}
 	}
-	parts = append(parts, sDim.Render(ansi.Truncate(foot, m.width, "…")))
+	parts = append(parts, sDim().Render(ansi.Truncate(foot, m.width, "…")))
 	return tea.NewView(strings.Join(parts, "\n"))
 }
 
@@ -62,16 +62,16 @@ func (m *model) inputView() string {
 			found = oneLine(m.hist[m.search.match])
 		}
 		line := fmt.Sprintf("(reverse-i-search)`%s': %s", m.search.query, termtext.Line(found))
-		return sBox.Width(m.width).Render(ansi.Truncate(line, inner, "…"))
+		return sBox().Width(m.width).Render(ansi.Truncate(line, inner, "…"))
 	}
-	prompt := sPrompt.Render("› ")
+	prompt := sPrompt().Render("› ")
 	switch {
 	case strings.HasPrefix(m.ed.String(), "!"):
-		prompt = sWarn.Render("! ")
+		prompt = sWarn().Render("! ")
 	case strings.HasPrefix(m.ed.String(), "#"):
-		prompt = sSelected.Render("# ")
+		prompt = sSelected().Render("# ")
 	}
-	return sBox.Width(m.width).Render(m.ed.View(prompt, inner, m.hint))
+	return sBox().Width(m.width).Render(m.ed.View(prompt, inner, m.hint))
 }
 
 func (m *model) spinnerLine() string {
@@ -82,7 +82,7 @@ func (m *model) spinnerLine() string {
 	if m.thinking {
 		word = " Thinking…"
 	}
-	return sSpinner.Render(frame+word) + sDim.Render(fmt.Sprintf(" (%s · ↓ %s tokens · esc to interrupt)", el, kTokens(toks)))
+	return sSpinner().Render(frame+word) + sDim().Render(fmt.Sprintf(" (%s · ↓ %s tokens · esc to interrupt)", el, kTokens(toks)))
 }
 
 func kTokens(n int) string {
@@ -95,29 +95,29 @@ func kTokens(n int) string {
 func (m *model) askView() string {
 	r := m.ask.req
 	w := min(m.width, 120)
-	body := []string{sBold.Render("Allow " + ansi.Truncate(m.summary(r), w-12, "…") + "?"), ""}
+	body := []string{sBold().Render("Allow " + ansi.Truncate(m.summary(r), w-12, "…") + "?"), ""}
 	if m.feedback != nil {
 		body = append(body, "No. What should the model do instead?",
-			m.feedback.View(sPrompt.Render("› "), w-4, ""),
-			sDim.Render("enter send · esc just no"))
-		return sAskBox.Width(w).Render(strings.Join(body, "\n"))
+			m.feedback.View(sPrompt().Render("› "), w-4, ""),
+			sDim().Render("enter send · esc just no"))
+		return sAskBox().Width(w).Render(strings.Join(body, "\n"))
 	}
-	body = append(body, sKey.Render("y")+"  Yes")
+	body = append(body, sKey().Render("y")+"  Yes")
 	if rule := alwaysRule(r); rule != "" {
-		body = append(body, sKey.Render("a")+"  Yes, and "+strings.Replace(m.alwaysText(r), rule, sSelected.Render(rule), 1))
+		body = append(body, sKey().Render("a")+"  Yes, and "+strings.Replace(m.alwaysText(r), rule, sSelected().Render(rule), 1))
 	}
 	body = append(body,
-		sKey.Render("n")+"  No, and tell the model what to do instead",
-		sKey.Render("esc")+" No")
-	return sAskBox.Width(w).Render(strings.Join(body, "\n"))
+		sKey().Render("n")+"  No, and tell the model what to do instead",
+		sKey().Render("esc")+" No")
+	return sAskBox().Width(w).Render(strings.Join(body, "\n"))
 }
 
 func (m *model) pickerView() string {
 	p := m.picker
 	list := p.filtered()
 	w := min(m.width, 120)
-	rows := []string{sBold.Render("Resume a session") + sDim.Render("  ↑/↓ choose · type to search · enter resume · esc cancel"),
-		sPrompt.Render("search: ") + p.query}
+	rows := []string{sBold().Render("Resume a session") + sDim().Render("  ↑/↓ choose · type to search · enter resume · esc cancel"),
+		sPrompt().Render("search: ") + p.query}
 	idW := 0
 	for _, s := range list {
 		idW = max(idW, cols(s.Short))
@@ -134,15 +134,15 @@ func (m *model) pickerView() string {
 		row := fmt.Sprintf("%s%s  %s  %s%s", s.Short, strings.Repeat(" ", idW-cols(s.Short)), when, msgs, title)
 		row = ansi.Truncate(row, w-6, "…")
 		if i == p.cursor {
-			rows = append(rows, sSelected.Render("❯ "+row))
+			rows = append(rows, sSelected().Render("❯ "+row))
 		} else {
 			rows = append(rows, "  "+row)
 		}
 	}
 	if len(list) == 0 {
-		rows = append(rows, sDim.Render("  no session matches"))
+		rows = append(rows, sDim().Render("  no session matches"))
 	}
-	return sBox.Width(w).Render(strings.Join(rows, "\n"))
+	return sBox().Width(w).Render(strings.Join(rows, "\n"))
 }
 
 // liveStream is the open end of the answer, cut to its last lines so that the live part
@@ -150,7 +150,7 @@ func (m *model) pickerView() string {
 func (m *model) liveStream() string {
 	lines := strings.Split(wrapPlain(m.stream, m.width-2), "\n")
 	if room := max(m.height-12, 3); m.height > 0 && len(lines) > room {
-		lines = append([]string{sDim.Render(fmt.Sprintf("… %d more lines above, printed when the block is complete", len(lines)-room+1))}, lines[len(lines)-room+1:]...)
+		lines = append([]string{sDim().Render(fmt.Sprintf("… %d more lines above, printed when the block is complete", len(lines)-room+1))}, lines[len(lines)-room+1:]...)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -173,10 +173,10 @@ func (m *model) summary(r agent.PermissionRequest) string {
 
 func (m *model) memView() string {
 	w := min(m.width, 100)
-	rows := []string{sBold.Render("Save to memory as which type?"), sDim.Render(ansi.Truncate(termtext.Line(m.memText), w-4, "…")), ""}
+	rows := []string{sBold().Render("Save to memory as which type?"), sDim().Render(ansi.Truncate(termtext.Line(m.memText), w-4, "…")), ""}
 	for _, t := range m.o.Hooks.MemoryTypes {
-		rows = append(rows, ansi.Truncate(sKey.Render(t.Key)+"  "+t.Name+sDim.Render("  "+t.Help), w-4, "…"))
+		rows = append(rows, ansi.Truncate(sKey().Render(t.Key)+"  "+t.Name+sDim().Render("  "+t.Help), w-4, "…"))
 	}
-	rows = append(rows, sKey.Render("esc")+" cancel")
-	return sAskBox.Width(w).Render(strings.Join(rows, "\n"))
+	rows = append(rows, sKey().Render("esc")+" cancel")
+	return sAskBox().Width(w).Render(strings.Join(rows, "\n"))
 }
