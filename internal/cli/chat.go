@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/compact"
+	"github.com/strata-mem/strata/internal/chatui"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/llm"
 )
@@ -25,12 +26,16 @@ func newChatCmd(app *App) *cobra.Command {
 		Use:   "chat",
 		Short: "Talk with the agent interactively, with every memory layer",
 		Long: `Talk with the agent in the terminal. Its answers stream as they arrive; tool calls are shown as
-they run. File edits and shell commands ask for a yes (y), a no (n) or "always" (a: allow
-calls like this one for the rest of the session), unless --permission-mode or allow patterns
-say otherwise. Ctrl-C stops the current answer; Ctrl-D (or /exit) quits.
+they run. File edits and shell commands ask for a yes (y), a no (n) or "don't ask again" (a:
+the rule shown; a command's prefix rule is saved in the project's .claude/settings.local.json),
+unless --permission-mode or allow patterns say otherwise. Ctrl-C stops the current answer;
+Ctrl-D (or /exit) quits.
 
-Works in a plain terminal: it reads lines and writes text, nothing more. After each answer a
-status line shows the model, the context used and the session id.
+On a terminal it is an inline terminal UI: rendered markdown, a spinner, tool calls with their
+output and diffs, a multi-line input (Shift-Enter, Alt-Enter or a trailing \ for a new line),
+history (Up, Ctrl-R), a permission dialog answered with one key, Esc to interrupt, Ctrl-C twice
+to quit. In a pipe or with TERM=dumb it reads lines and writes text, nothing more. After each
+answer a status line shows the model, the context used and the session id.
 
 Slash commands: /help, /context, /memory [N], /init, /model [NAME], /todos, /cost, /resume [ID],
 /clear, /compact, /exit. !COMMAND runs a shell command and adds it and its output to the
@@ -69,6 +74,8 @@ type chat struct {
 	inAnswer bool
 	// dreamsShown is how many auto-dreams of this agent were reported (reportDream).
 	dreamsShown int
+	// ui is the terminal UI while it runs (chat_ui.go); nil in the line mode.
+	ui *chatui.UI
 	// warned is how many of the agent's warnings were printed (printWarnings).
 	warned int
 }
@@ -92,6 +99,9 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 	c := &chat{app: app, in: bufio.NewReader(app.In), out: app.Out, o: o, dir: dir}
 	if err := c.open(ctx, o); err != nil {
 		return err
+	}
+	if c.useUI() {
+		return c.runUI(ctx)
 	}
 	defer func() {
 		c.close(ctx)
@@ -238,13 +248,15 @@ func (c *chat) sink(e agent.Event) {
 }
 
 // status prints the status line: model, context used, session.
-func (c *chat) status() {
+func (c *chat) status() { fmt.Fprintln(c.out, c.statusLine()) }
+
+func (c *chat) statusLine() string {
 	used := c.lastCtx
 	if used == 0 {
 		cx := c.a.Context()
 		used = cx.System + cx.Instructions + cx.Tools + cx.Messages
 	}
-	fmt.Fprintf(c.out, "── %s · context %s of %s · session %s · %s\n", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), shortID(c.a.SessionID()), UsageStatus(c.a.Usage()))
+	return fmt.Sprintf("── %s · context %s of %s · session %s · %s", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), shortID(c.a.SessionID()), UsageStatus(c.a.Usage()))
 }
 
 func kTokens(n int) string {
@@ -264,6 +276,9 @@ func shortID(id string) string {
 // approve asks the user about a tool call: y, n (or "n TEXT": no, and tell the model TEXT) or,
 // when the request offers a rule, a (yes, and don't ask again for the rule shown).
 func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (agent.Answer, error) {
+	if c.ui != nil {
+		return c.approveUI(ctx, r)
+	}
 	c.endLine()
 	for {
 		fmt.Fprintf(c.out, "? Allow %s?  %s: ", termtext.Line(r.Summary), PermissionChoices(r))
@@ -285,6 +300,23 @@ func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (agent.An
 			return agent.Answer{}, ctx.Err()
 		}
 	}
+}
+
+// resumeTo switches the chat to session id (or a unique prefix): the old session is closed
+// once the new one is open.
+func (c *chat) resumeTo(ctx context.Context, id string) error {
+	old := c.a
+	o := c.o
+	o.resume, o.cont = id, false
+	a, cfg, err := newAgent(ctx, c.app, c.dir, o, c.approve)
+	if err != nil {
+		return err
+	}
+	if err := old.Close(context.WithoutCancel(ctx)); err != nil {
+		fmt.Fprintf(c.app.Err, "strata: %v\n", err)
+	}
+	c.a, c.cfg, c.lastCtx = a, cfg, 0
+	return nil
 }
 
 const chatHelp = `Commands:
@@ -404,20 +436,12 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 			fmt.Fprintln(w, "Switch with /resume ID (the id as shown, or more of it).")
 			break
 		}
-		old := c.a
-		o := c.o
-		o.resume, o.cont = arg, false
-		a, cfg, err := newAgent(ctx, c.app, c.dir, o, c.approve)
-		if err != nil {
+		if err := c.resumeTo(ctx, arg); err != nil {
 			fmt.Fprintf(w, "strata: cannot resume %s: %v\n", arg, err)
 			break
 		}
-		if err := old.Close(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintf(c.app.Err, "strata: %v\n", err)
-		}
-		c.a, c.cfg, c.lastCtx = a, cfg, 0
-		c.warned = printWarnings(c.app.Err, a, 0)
-		fmt.Fprintf(w, "Resumed session %s: %d messages.\n", a.SessionID(), len(a.History()))
+		c.warned = printWarnings(c.app.Err, c.a, 0)
+		fmt.Fprintf(w, "Resumed session %s: %d messages.\n", c.a.SessionID(), len(c.a.History()))
 		c.showRecent()
 	case "/compact":
 		r, err := c.a.Compact(ctx, arg)

@@ -136,15 +136,8 @@ func RecentTurns(entries []conversation.Entry, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	start, users := len(entries), 0
-	for i := len(entries) - 1; i >= 0 && users < n; i-- {
-		if isUserTurn(entries[i]) {
-			users++
-			start = i
-		}
-	}
 	var b strings.Builder
-	for _, e := range entries[start:] {
+	for _, e := range entries[recentStart(entries, n):] {
 		if e.IsMeta {
 			continue
 		}
@@ -168,6 +161,19 @@ func RecentTurns(entries []conversation.Entry, n int) string {
 		}
 	}
 	return b.String()
+}
+
+// recentStart is the index where the last n user turns of a conversation begin: what a resume
+// shows again, in the line mode (RecentTurns) and the UI.
+func recentStart(entries []conversation.Entry, n int) int {
+	start, users := len(entries), 0
+	for i := len(entries) - 1; i >= 0 && users < n; i-- {
+		if isUserTurn(entries[i]) {
+			users++
+			start = i
+		}
+	}
+	return start
 }
 
 // isUserTurn reports whether e is a message the user typed (not injected, not only tool
