@@ -503,8 +503,8 @@ func denyWords(ws, want []shell.Word, prefix bool) bool {
 // x" → "Bash(git commit:*)", "go test ./..." → "Bash(go test:*)". Nothing ("") for a command
 // with a redirection, substitution, expansion, pipe or list, a glob or an assignment in its
 // first words, one that runs another program (sh -c, xargs, sudo, env, find -exec …) or an
-// interpreter (python, node …), where a prefix would allow anything. For Edit and Write it is
-// "Edit" (every edit) for this session only.
+// interpreter (python, node …), where a prefix would allow anything, under any name it goes
+// by (runsAnything). For Edit and Write it is "Edit" (every edit) for this session only.
 func AlwaysRule(tool, command string) (rule string, saved bool) {
 	switch tool {
 	case "Edit", "Write":
@@ -522,7 +522,7 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		return "", false
 	}
 	first := c.Words[0]
-	if first.Glob || strings.ContainsAny(first.Text, "=$`") || noPrefixRule[path.Base(first.Text)] {
+	if first.Glob || strings.ContainsAny(first.Text, "=$`") || runsAnything(first.Text) {
 		return "", false
 	}
 	words := []string{shell.Quote(first.Text)}
@@ -530,6 +530,9 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		sub := c.Words[1]
 		if sub.Glob || sub.Text == "" || strings.ContainsAny(sub.Text[:1], "-./~") || strings.ContainsAny(sub.Text, "=/$`") {
 			return "", false // "git -C dir status": a prefix of "git" alone would allow every git command
+		}
+		if noPrefixSubcommand[path.Base(first.Text)+" "+sub.Text] {
+			return "", false
 		}
 		words = append(words, shell.Quote(sub.Text))
 	}
@@ -547,13 +550,45 @@ var subcommandTools = map[string]bool{
 }
 
 // noPrefixRule are programs a prefix rule would give away everything with: shells,
-// interpreters and programs that run other programs.
+// interpreters, programs that run other programs or scripts given in their arguments (awk's
+// system(), GNU sed's e command, tar --checkpoint-action, ssh's remote command), and package
+// runners that fetch and run any package.
 var noPrefixRule = map[string]bool{
 	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "eval": true,
 	"exec": true, "source": true, ".": true, "sudo": true, "doas": true, "su": true, "env": true,
 	"xargs": true, "nohup": true, "timeout": true, "time": true, "nice": true, "command": true,
 	"builtin": true, "watch": true, "python": true, "python3": true, "node": true, "ruby": true,
 	"perl": true, "php": true, "lua": true, "osascript": true, "pwsh": true, "powershell": true,
+	"ash": true, "mksh": true, "csh": true, "tcsh": true, "busybox": true, "cmd": true,
+	"nodejs": true, "pypy": true, "ipython": true, "irb": true, "jshell": true, "java": true,
+	"rscript": true, "tclsh": true, "wish": true, "expect": true, "luajit": true, "julia": true,
+	"awk": true, "gawk": true, "mawk": true, "nawk": true, "sed": true, "gsed": true, "tar": true,
+	"gtar": true, "ssh": true, "script": true, "flock": true, "chroot": true, "unshare": true,
+	"nsenter": true, "ionice": true, "taskset": true, "chrt": true, "setsid": true, "stdbuf": true,
+	"strace": true, "ltrace": true, "gdb": true, "lldb": true, "valgrind": true, "parallel": true,
+	"tmux": true, "screen": true, "systemd-run": true, "dbus-run-session": true, "run0": true,
+	"pkexec": true, "runuser": true, "at": true, "batch": true, "vim": true, "vi": true,
+	"nvim": true, "emacs": true, "npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true,
+}
+
+// noPrefixSubcommand are the subcommands of subcommandTools that fetch and run any package
+// or evaluate code given in their arguments.
+var noPrefixSubcommand = map[string]bool{
+	"npm exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn dlx": true, "yarn exec": true,
+	"bun x": true, "deno eval": true, "uv tool": true,
+}
+
+// runsAnything reports whether the program named (as a command's first word) is one of
+// noPrefixRule, under any of the names it goes by: a path, another case (a case-insensitive
+// file system runs SH as sh), a .exe suffix, a version suffix (python3.12, node18, pypy3).
+func runsAnything(program string) bool {
+	n := strings.ToLower(path.Base(strings.ReplaceAll(program, `\`, "/")))
+	n = strings.TrimSuffix(n, ".exe")
+	if noPrefixRule[n] {
+		return true
+	}
+	n = strings.TrimRight(n, "0123456789.-_")
+	return n != "" && noPrefixRule[n]
 }
 
 // suggestBash returns a rule that would allow commands like command: for one simple
