@@ -245,6 +245,19 @@ func TestLoadTokens(t *testing.T) {
 	}
 }
 
+// TestParseTokensSyntax: a tokens file that is not JSON is named with the line of the
+// mistake; one an editor saved with a byte-order mark is read.
+func TestParseTokensSyntax(t *testing.T) {
+	comma := "[\n  {\"user\": \"a\", \"token_sha256\": \"" + sha("a") + "\", \"stores\": {\"team\": \"rw\"}},\n]\n"
+	if _, _, err := ParseTokens("t.json", []byte(comma)); err == nil || !strings.Contains(err.Error(), "t.json:3: ") {
+		t.Errorf("a trailing comma: %v; want the file and line 3", err)
+	}
+	bom := "\ufeff[{\"user\": \"a\", \"token_sha256\": \"" + sha("a") + "\", \"stores\": {\"team\": \"rw\"}}]"
+	if tk, _, err := ParseTokens("t.json", []byte(bom)); err != nil || len(tk.grants) != 1 {
+		t.Errorf("a file with a byte-order mark: %v", err)
+	}
+}
+
 func FuzzParseTokens(f *testing.F) {
 	f.Add([]byte(`[{"user": "a", "token_sha256": "` + sha("a") + `", "stores": {"team": "rw"}}]`))
 	f.Add([]byte(`[{"user": "b", "token": "0123456789abcdef0", "stores": {"project": "r"}}]`))

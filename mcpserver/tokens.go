@@ -106,9 +106,15 @@ func LoadTokens(path string) (*Tokens, []string, error) {
 // ParseTokens decodes a tokens file's content (see LoadTokens); plain reports that an entry
 // gives its token in plain text.
 func ParseTokens(path string, data []byte) (t *Tokens, plain bool, err error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // editors on Windows write one; JSON has none
 	var raws []json.RawMessage
 	if err := json.Unmarshal(data, &raws); err != nil {
-		return nil, false, fmt.Errorf("tokens file %s: want a JSON list of {\"user\", \"email\", \"token_sha256\", \"stores\"} objects: %v", path, err)
+		where := "tokens file " + path
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			where = fmt.Sprintf("%s:%d", path, 1+bytes.Count(data[:min(int(se.Offset), len(data))], []byte{'\n'}))
+		}
+		return nil, false, fmt.Errorf("%s: want a JSON list of {\"user\", \"email\", \"token_sha256\", \"stores\"} objects: %v", where, err)
 	}
 	offs := listOffsets(data)
 	t = &Tokens{Path: path}
