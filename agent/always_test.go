@@ -74,6 +74,11 @@ func TestAlwaysRule(t *testing.T) {
 		{"Bash", "npm exec x", "", false},
 		{"Bash", "deno eval x", "", false},
 		{"Bash", "python3 -m http.server", "", false},
+		// Words a terminal would not show as written: the rule is shown before it is chosen.
+		{"Bash", "x\x1b[2Jy a", "", false},
+		{"Bash", "\u202eohce x", "", false},
+		{"Bash", "git \u200bcommit -m x", "", false},
+		{"Bash", "ls\u00ad -l", "", false},
 		{"Bash", "grep -n x f", "Bash(grep:*)", true},
 		{"Bash", "cat f", "Bash(cat:*)", true},
 		{"Edit", "", "Edit", false},

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -504,7 +505,8 @@ func denyWords(ws, want []shell.Word, prefix bool) bool {
 // with a redirection, substitution, expansion, pipe or list, a glob or an assignment in its
 // first words, one that runs another program (sh -c, xargs, sudo, env, find -exec …) or an
 // interpreter (python, node …), where a prefix would allow anything, under any name it goes
-// by (runsAnything). For Edit and Write it is "Edit" (every edit) for this session only.
+// by (runsAnything), or whose rule words a terminal would not show as written (shown). For
+// Edit and Write it is "Edit" (every edit) for this session only.
 func AlwaysRule(tool, command string) (rule string, saved bool) {
 	switch tool {
 	case "Edit", "Write":
@@ -522,7 +524,7 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		return "", false
 	}
 	first := c.Words[0]
-	if first.Glob || strings.ContainsAny(first.Text, "=$`") || runsAnything(first.Text) {
+	if first.Glob || strings.ContainsAny(first.Text, "=$`") || runsAnything(first.Text) || !shown(first.Text) {
 		return "", false
 	}
 	words := []string{shell.Quote(first.Text)}
@@ -531,7 +533,7 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		if sub.Glob || sub.Text == "" || strings.ContainsAny(sub.Text[:1], "-./~") || strings.ContainsAny(sub.Text, "=/$`") {
 			return "", false // "git -C dir status": a prefix of "git" alone would allow every git command
 		}
-		if noPrefixSubcommand[path.Base(first.Text)+" "+sub.Text] {
+		if noPrefixSubcommand[path.Base(first.Text)+" "+sub.Text] || !shown(sub.Text) {
 			return "", false
 		}
 		words = append(words, shell.Quote(sub.Text))
@@ -576,6 +578,18 @@ var noPrefixRule = map[string]bool{
 var noPrefixSubcommand = map[string]bool{
 	"npm exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn dlx": true, "yarn exec": true,
 	"bun x": true, "deno eval": true, "uv tool": true,
+}
+
+// shown reports whether a terminal shows word as written: every character visible, none a
+// space, a control or an invisible format character (a zero-width space, a bidi override) that
+// would make the rule offered read as another.
+func shown(word string) bool {
+	for _, r := range word {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // runsAnything reports whether the program named (as a command's first word) is one of
