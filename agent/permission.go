@@ -377,8 +377,10 @@ func suggest(tool string, s subject, cwd string) string {
 // backgrounded, substituted, in a subshell or group, or run through xargs, find -exec, env,
 // command, builtin, sudo, sh -c, eval … — whose words start with the rule's words (the last
 // one as a string prefix: "Bash(rm:*)" denies rmdir too; a program given by path matches
-// its base name). When the command or the rule cannot be read, the deny rule falls back to
-// matching the crude shell.Pieces of the command as text, so it is never weaker than that.
+// its base name). When the command or the rule cannot be read, or the command holds a
+// program that runs what its arguments say in a way the analyser does not read (ssh, flock,
+// ionice, awk … : runsAnything but not shell.ReadsRuns), the deny rule falls back to matching
+// the crude shell.Pieces of the command as text, so it is never weaker than that.
 func bashMatches(spec, command string, deny bool) bool {
 	cmd := strings.TrimSpace(command)
 	prefix, isPrefix := strings.CutSuffix(spec, ":*")
@@ -402,6 +404,19 @@ func bashMatches(spec, command string, deny bool) bool {
 		for _, c := range script.Commands {
 			if denyWords(c.Words, want, isPrefix) {
 				return true
+			}
+		}
+		// A program that runs what its arguments say in a way the analyser does not read
+		// (ionice rm, ssh host rm, awk's system()): look through its words as for a command
+		// that cannot be read.
+		for _, c := range script.Commands {
+			if len(c.Words) > 0 && runsAnything(c.Words[0].Text) && !shell.ReadsRuns(c.Words[0].Text) {
+				for _, part := range shell.Pieces(cmd) {
+					if wordsWithin(part, prefix, isPrefix) {
+						return true
+					}
+				}
+				break
 			}
 		}
 		return false
@@ -571,6 +586,8 @@ var noPrefixRule = map[string]bool{
 	"tmux": true, "screen": true, "systemd-run": true, "dbus-run-session": true, "run0": true,
 	"pkexec": true, "runuser": true, "at": true, "batch": true, "vim": true, "vi": true,
 	"nvim": true, "emacs": true, "npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true,
+	"setpriv": true, "sg": true, "firejail": true, "bwrap": true, "fakeroot": true, "proot": true,
+	"caffeinate": true, "catchsegv": true, "torsocks": true, "proxychains": true, "chpst": true,
 }
 
 // noPrefixSubcommand are the subcommands of subcommandTools that fetch and run any package
