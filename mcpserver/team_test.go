@@ -259,6 +259,18 @@ func TestParseTokensSyntax(t *testing.T) {
 	}
 }
 
+// TestParseTokensStoreTwice: a store granted twice in one entry, in any letter case, is a
+// bad entry: which grant held would depend on the order a map is read in (or on JSON's last
+// key winning), so a user could get write access sometimes.
+func TestParseTokensStoreTwice(t *testing.T) {
+	for _, stores := range []string{`{"team": "r", "Team": "rw"}`, `{"team": "r", "team": "rw"}`} {
+		data := `[{"user": "a", "token_sha256": "` + sha("a") + `", "stores": ` + stores + `}]`
+		if _, _, err := ParseTokens("t.json", []byte(data)); err == nil || !strings.Contains(err.Error(), `t.json:1: entry 1: user "a": the store "team" is given twice`) {
+			t.Errorf("%s: %v", stores, err)
+		}
+	}
+}
+
 func FuzzParseTokens(f *testing.F) {
 	f.Add([]byte(`[{"user": "a", "token_sha256": "` + sha("a") + `", "stores": {"team": "rw"}}]`))
 	f.Add([]byte(`[{"user": "b", "token": "0123456789abcdef0", "stores": {"project": "r"}}]`))

@@ -168,6 +168,10 @@ func ParseTokens(path string, data []byte) (t *Tokens, plain bool, err error) {
 			continue
 		}
 		ok := true
+		if name, twice := storeTwice(raw); twice {
+			bad(fmt.Sprintf("user %q: the store %q is given twice (letter case is ignored)", g.User, name))
+			continue
+		}
 		for name, acc := range e.Stores {
 			if name != config.ProjectStore {
 				if msg := config.ValidStoreName(name); msg != "" {
@@ -260,4 +264,37 @@ func grantOf(req mcp.Request) *Grant {
 	}
 	g, _ := ex.TokenInfo.Extra[grantKey].(*Grant)
 	return g
+}
+
+// storeTwice reports a store named twice in a tokens file entry's "stores" object, letter
+// case ignored: decoded into a map, the last key would win, and grants are looked up by
+// name whatever its case, so which access held would depend on map order.
+func storeTwice(entry []byte) (name string, twice bool) {
+	var e struct {
+		Stores json.RawMessage `json:"stores"`
+	}
+	if json.Unmarshal(entry, &e) != nil || len(e.Stores) == 0 {
+		return "", false
+	}
+	dec := json.NewDecoder(bytes.NewReader(e.Stores))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		key, _ := tok.(string)
+		if seen[strings.ToLower(key)] {
+			return strings.ToLower(key), true
+		}
+		seen[strings.ToLower(key)] = true
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
