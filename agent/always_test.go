@@ -79,6 +79,13 @@ func TestAlwaysRule(t *testing.T) {
 		{"Bash", "\u202eohce x", "", false},
 		{"Bash", "git \u200bcommit -m x", "", false},
 		{"Bash", "ls\u00ad -l", "", false},
+		// git subcommands that set or run programs: git config core.fsmonitor, core.pager or an
+		// alias makes every later git command run what it says.
+		{"Bash", "git config user.name x", "", false},
+		{"Bash", "git submodule foreach ls", "", false},
+		{"Bash", "git bisect run make", "", false},
+		{"Bash", "git difftool -x sh", "", false},
+		{"Bash", "git status", "Bash(git status:*)", true},
 		{"Bash", "grep -n x f", "Bash(grep:*)", true},
 		{"Bash", "cat f", "Bash(cat:*)", true},
 		{"Edit", "", "Edit", false},

@@ -590,11 +590,15 @@ var noPrefixRule = map[string]bool{
 	"caffeinate": true, "catchsegv": true, "torsocks": true, "proxychains": true, "chpst": true,
 }
 
-// noPrefixSubcommand are the subcommands of subcommandTools that fetch and run any package
-// or evaluate code given in their arguments.
+// noPrefixSubcommand are the subcommands of subcommandTools that fetch and run any package,
+// evaluate code given in their arguments, or set what later commands run.
 var noPrefixSubcommand = map[string]bool{
 	"npm exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn dlx": true, "yarn exec": true,
 	"bun x": true, "deno eval": true, "uv tool": true,
+	// git config sets programs every later git command runs (core.fsmonitor, core.pager,
+	// aliases with !); the others run a command given in their arguments.
+	"git config": true, "git submodule": true, "git bisect": true, "git filter-branch": true,
+	"git difftool": true, "git mergetool": true,
 }
 
 // shown reports whether a terminal shows word as written: every character visible, none a
