@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -376,8 +377,10 @@ func suggest(tool string, s subject, cwd string) string {
 // backgrounded, substituted, in a subshell or group, or run through xargs, find -exec, env,
 // command, builtin, sudo, sh -c, eval … — whose words start with the rule's words (the last
 // one as a string prefix: "Bash(rm:*)" denies rmdir too; a program given by path matches
-// its base name). When the command or the rule cannot be read, the deny rule falls back to
-// matching the crude shell.Pieces of the command as text, so it is never weaker than that.
+// its base name). When the command or the rule cannot be read, or the command holds a
+// program that runs what its arguments say in a way the analyser does not read (ssh, flock,
+// ionice, awk … : runsAnything but not shell.ReadsRuns), the deny rule falls back to matching
+// the crude shell.Pieces of the command as text, so it is never weaker than that.
 func bashMatches(spec, command string, deny bool) bool {
 	cmd := strings.TrimSpace(command)
 	prefix, isPrefix := strings.CutSuffix(spec, ":*")
@@ -401,6 +404,19 @@ func bashMatches(spec, command string, deny bool) bool {
 		for _, c := range script.Commands {
 			if denyWords(c.Words, want, isPrefix) {
 				return true
+			}
+		}
+		// A program that runs what its arguments say in a way the analyser does not read
+		// (ionice rm, ssh host rm, awk's system()): look through its words as for a command
+		// that cannot be read.
+		for _, c := range script.Commands {
+			if len(c.Words) > 0 && runsAnything(c.Words[0].Text) && !shell.ReadsRuns(c.Words[0].Text) {
+				for _, part := range shell.Pieces(cmd) {
+					if wordsWithin(part, prefix, isPrefix) {
+						return true
+					}
+				}
+				break
 			}
 		}
 		return false
@@ -503,8 +519,9 @@ func denyWords(ws, want []shell.Word, prefix bool) bool {
 // x" → "Bash(git commit:*)", "go test ./..." → "Bash(go test:*)". Nothing ("") for a command
 // with a redirection, substitution, expansion, pipe or list, a glob or an assignment in its
 // first words, one that runs another program (sh -c, xargs, sudo, env, find -exec …) or an
-// interpreter (python, node …), where a prefix would allow anything. For Edit and Write it is
-// "Edit" (every edit) for this session only.
+// interpreter (python, node …), where a prefix would allow anything, under any name it goes
+// by (runsAnything), or whose rule words a terminal would not show as written (shown). For
+// Edit and Write it is "Edit" (every edit) for this session only.
 func AlwaysRule(tool, command string) (rule string, saved bool) {
 	switch tool {
 	case "Edit", "Write":
@@ -522,7 +539,7 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		return "", false
 	}
 	first := c.Words[0]
-	if first.Glob || strings.ContainsAny(first.Text, "=$`") || noPrefixRule[path.Base(first.Text)] {
+	if first.Glob || strings.ContainsAny(first.Text, "=$`") || runsAnything(first.Text) || !shown(first.Text) {
 		return "", false
 	}
 	words := []string{shell.Quote(first.Text)}
@@ -530,6 +547,9 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		sub := c.Words[1]
 		if sub.Glob || sub.Text == "" || strings.ContainsAny(sub.Text[:1], "-./~") || strings.ContainsAny(sub.Text, "=/$`") {
 			return "", false // "git -C dir status": a prefix of "git" alone would allow every git command
+		}
+		if noPrefixSubcommand[path.Base(first.Text)+" "+sub.Text] || !shown(sub.Text) {
+			return "", false
 		}
 		words = append(words, shell.Quote(sub.Text))
 	}
@@ -547,13 +567,63 @@ var subcommandTools = map[string]bool{
 }
 
 // noPrefixRule are programs a prefix rule would give away everything with: shells,
-// interpreters and programs that run other programs.
+// interpreters, programs that run other programs or scripts given in their arguments (awk's
+// system(), GNU sed's e command, tar --checkpoint-action, ssh's remote command), and package
+// runners that fetch and run any package.
 var noPrefixRule = map[string]bool{
 	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "eval": true,
 	"exec": true, "source": true, ".": true, "sudo": true, "doas": true, "su": true, "env": true,
 	"xargs": true, "nohup": true, "timeout": true, "time": true, "nice": true, "command": true,
 	"builtin": true, "watch": true, "python": true, "python3": true, "node": true, "ruby": true,
 	"perl": true, "php": true, "lua": true, "osascript": true, "pwsh": true, "powershell": true,
+	"ash": true, "mksh": true, "csh": true, "tcsh": true, "busybox": true, "cmd": true,
+	"nodejs": true, "pypy": true, "ipython": true, "irb": true, "jshell": true, "java": true,
+	"rscript": true, "tclsh": true, "wish": true, "expect": true, "luajit": true, "julia": true,
+	"awk": true, "gawk": true, "mawk": true, "nawk": true, "sed": true, "gsed": true, "tar": true,
+	"gtar": true, "ssh": true, "script": true, "flock": true, "chroot": true, "unshare": true,
+	"nsenter": true, "ionice": true, "taskset": true, "chrt": true, "setsid": true, "stdbuf": true,
+	"strace": true, "ltrace": true, "gdb": true, "lldb": true, "valgrind": true, "parallel": true,
+	"tmux": true, "screen": true, "systemd-run": true, "dbus-run-session": true, "run0": true,
+	"pkexec": true, "runuser": true, "at": true, "batch": true, "vim": true, "vi": true,
+	"nvim": true, "emacs": true, "npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true,
+	"setpriv": true, "sg": true, "firejail": true, "bwrap": true, "fakeroot": true, "proot": true,
+	"caffeinate": true, "catchsegv": true, "torsocks": true, "proxychains": true, "chpst": true,
+}
+
+// noPrefixSubcommand are the subcommands of subcommandTools that fetch and run any package,
+// evaluate code given in their arguments, or set what later commands run.
+var noPrefixSubcommand = map[string]bool{
+	"npm exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn dlx": true, "yarn exec": true,
+	"bun x": true, "deno eval": true, "uv tool": true,
+	// git config sets programs every later git command runs (core.fsmonitor, core.pager,
+	// aliases with !); the others run a command given in their arguments.
+	"git config": true, "git submodule": true, "git bisect": true, "git filter-branch": true,
+	"git difftool": true, "git mergetool": true,
+}
+
+// shown reports whether a terminal shows word as written: every character visible, none a
+// space, a control or an invisible format character (a zero-width space, a bidi override) that
+// would make the rule offered read as another.
+func shown(word string) bool {
+	for _, r := range word {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// runsAnything reports whether the program named (as a command's first word) is one of
+// noPrefixRule, under any of the names it goes by: a path, another case (a case-insensitive
+// file system runs SH as sh), a .exe suffix, a version suffix (python3.12, node18, pypy3).
+func runsAnything(program string) bool {
+	n := strings.ToLower(path.Base(strings.ReplaceAll(program, `\`, "/")))
+	n = strings.TrimSuffix(n, ".exe")
+	if noPrefixRule[n] {
+		return true
+	}
+	n = strings.TrimRight(n, "0123456789.-_")
+	return n != "" && noPrefixRule[n]
 }
 
 // suggestBash returns a rule that would allow commands like command: for one simple

@@ -299,6 +299,25 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"case y in *) command rm x;; esac", Deny}, // the same
 		{`case y in *) "/bin/rm" x;; esac`, Deny},  // a path, quoted
 		{"case y in *) ls;; esac", Allow},
+		// Programs that run what their arguments say, which the analyser does not read:
+		// the words of the whole command are looked through, as for one it cannot read.
+		{"ionice -c 3 rm -rf x", Deny},
+		{"flock /tmp/l rm -rf x", Deny},
+		{"taskset 1 rm x", Deny},
+		{"chrt 0 rm x", Deny},
+		{"strace rm x", Deny},
+		{"unshare rm x", Deny},
+		{"busybox rm x", Deny},
+		{"chroot / rm x", Deny},
+		{"script -c 'rm x'", Deny},
+		{"su -c 'rm x'", Deny},
+		{"watch rm x", Deny},
+		{"ssh h rm x", Deny},
+		{"setpriv rm x", Deny},
+		{"awk 'BEGIN{system(\"rm x\")}'", Deny},
+		{"parallel rm ::: x", Deny},
+		{"ionice -c 3 ls", Allow},
+		{"ssh h ls", Allow},
 		{"git push", Deny}, // an exact rule matches the same command
 		{"ls && git push", Deny},
 		{"git push origin", Allow},

@@ -26,7 +26,9 @@ func LocalSettingsPath(projectRoot string) string {
 
 // ApprovalsPath is the file that lists the allow rules of projectRoot's settings.local.json
 // the user approved: $STRATA_HOME/projects/<slug of projectRoot>/approved-local-rules.json,
-// {"allow": ["Bash(echo:*)", …]}.
+// {"roots": {"/path/of/project": ["Bash(echo:*)", …]}}. The rules are kept per project root
+// because roots can share a slug (every character but an ASCII letter or digit is '-', so
+// 项目一 and 项目二 do, and a-b and a/b): an approval holds only in the root it was given in.
 func (e Env) ApprovalsPath(projectRoot string) string {
 	return filepath.Join(e.ProjectsDir(), Slug(projectRoot), "approved-local-rules.json")
 }
@@ -35,42 +37,53 @@ func (e Env) ApprovalsPath(projectRoot string) string {
 const maxApprovalsBytes = 1 << 20
 
 type approvalsFile struct {
-	Allow []string `json:"allow"`
+	Roots map[string][]string `json:"roots"`
 }
 
 // Approvals returns the local allow rules the user approved for projectRoot (none when the
 // file does not exist); an error names the file.
 func (e Env) Approvals(projectRoot string) ([]string, error) {
+	f, err := e.approvals(projectRoot)
+	return f.Roots[filepath.Clean(projectRoot)], err
+}
+
+// approvals reads the approvals file of projectRoot's slug (empty when it does not exist).
+func (e Env) approvals(projectRoot string) (approvalsFile, error) {
 	path := e.ApprovalsPath(projectRoot)
 	data, err := fsutil.ReadRegular(path, maxApprovalsBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return approvalsFile{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("approvals file %s: %w", path, err)
+		return approvalsFile{}, fmt.Errorf("approvals file %s: %w", path, err)
 	}
 	var f approvalsFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("approvals file %s: %w", path, err)
+		return approvalsFile{}, fmt.Errorf("approvals file %s: %w", path, err)
 	}
-	return f.Allow, nil
+	return f, nil
 }
 
 // ApproveLocalRule records that the user approved rule in projectRoot's settings.local.json
 // (an atomic rewrite of the approvals file; a rule already there is not added again).
 func (e Env) ApproveLocalRule(projectRoot, rule string) error {
-	have, err := e.Approvals(projectRoot)
+	f, err := e.approvals(projectRoot)
 	if err != nil {
 		return err
 	}
-	if slices.Contains(have, rule) {
+	key := filepath.Clean(projectRoot)
+	if slices.Contains(f.Roots[key], rule) {
 		return nil
 	}
+	if f.Roots == nil {
+		f.Roots = map[string][]string{}
+	}
+	f.Roots[key] = append(f.Roots[key], rule)
 	path := e.ApprovalsPath(projectRoot)
 	if err := os.MkdirAll(filepath.Dir(path), fsutil.DirMode); err != nil {
 		return fmt.Errorf("approvals file %s: %w", path, err)
 	}
-	data, err := json.MarshalIndent(approvalsFile{Allow: append(have, rule)}, "", "  ")
+	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}

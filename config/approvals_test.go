@@ -88,3 +88,39 @@ func TestLocalAllowNeedsApproval(t *testing.T) {
 		t.Errorf("an approval of a local rule allowed the project file's: %q", s.Permissions.Allow)
 	}
 }
+
+// TestApprovalsOfAnotherProject: two project roots that share a slug (every character but
+// ASCII letters and digits becomes '-', so 项目一 and 项目二 do, and a-b and a/b) share the
+// approvals file's place, but an approval holds only for the root it was given in.
+func TestApprovalsOfAnotherProject(t *testing.T) {
+	root := t.TempDir()
+	env := Env{Home: filepath.Join(root, "home")}
+	for _, pair := range [][2]string{{"项目一", "项目二"}, {"a-b", filepath.Join("a", "b")}} {
+		mine, theirs := filepath.Join(root, pair[0]), filepath.Join(root, pair[1])
+		if Slug(mine) != Slug(theirs) {
+			t.Fatalf("%s and %s do not share a slug", mine, theirs)
+		}
+		if err := env.ApproveLocalRule(mine, "Bash(rm:*)"); err != nil {
+			t.Fatal(err)
+		}
+		if err := AddAllowRule(LocalSettingsPath(theirs), "Bash(rm:*)"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := env.Approvals(theirs); len(got) != 0 {
+			t.Errorf("%s has the approvals of %s: %q", theirs, mine, got)
+		}
+		if s, _ := env.Load(theirs); len(s.Permissions.Allow) != 0 {
+			t.Errorf("%s's local rule was honoured by the approval given in %s: %q", theirs, mine, s.Permissions.Allow)
+		}
+		if got, _ := env.Approvals(mine); len(got) != 1 {
+			t.Errorf("%s lost its approval: %q", mine, got)
+		}
+		// Approving in the other project keeps both.
+		if err := env.ApproveLocalRule(theirs, "Bash(ls:*)"); err != nil {
+			t.Fatal(err)
+		}
+		if a, b := func() []string { g, _ := env.Approvals(mine); return g }(), func() []string { g, _ := env.Approvals(theirs); return g }(); len(a) != 1 || a[0] != "Bash(rm:*)" || len(b) != 1 || b[0] != "Bash(ls:*)" {
+			t.Errorf("after approving in both: %q and %q", a, b)
+		}
+	}
+}

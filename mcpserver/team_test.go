@@ -126,7 +126,8 @@ func TestTeamServerTwoUsers(t *testing.T) {
 			t.Errorf("bob found %+v", h.Memory)
 		}
 	}
-	if msg := call(t, bob, "memory_get", map[string]any{"name": "release train"}, nil); !strings.Contains(msg, "no memory called") {
+	// Bob reaches one store, not the project: the answer names the place it looked.
+	if msg := call(t, bob, "memory_get", map[string]any{"name": "release train"}, nil); !strings.Contains(msg, "no memory called") || strings.Contains(msg, "this project") {
 		t.Errorf("bob got the team's memory: %q", msg)
 	}
 	var got GetOutput
@@ -242,6 +243,31 @@ func TestLoadTokens(t *testing.T) {
 	hashed := `[{"user": "a", "token_sha256": "` + sha(aliceToken) + `", "stores": {"team": "r"}}]`
 	if _, warnings, err := LoadTokens(write("hashed.json", hashed, 0o644)); err != nil || len(warnings) != 1 || !strings.Contains(warnings[0], "chmod 600") {
 		t.Errorf("a readable hashed file: %v %q", err, warnings)
+	}
+}
+
+// TestParseTokensSyntax: a tokens file that is not JSON is named with the line of the
+// mistake; one an editor saved with a byte-order mark is read.
+func TestParseTokensSyntax(t *testing.T) {
+	comma := "[\n  {\"user\": \"a\", \"token_sha256\": \"" + sha("a") + "\", \"stores\": {\"team\": \"rw\"}},\n]\n"
+	if _, _, err := ParseTokens("t.json", []byte(comma)); err == nil || !strings.Contains(err.Error(), "t.json:3: ") {
+		t.Errorf("a trailing comma: %v; want the file and line 3", err)
+	}
+	bom := "\ufeff[{\"user\": \"a\", \"token_sha256\": \"" + sha("a") + "\", \"stores\": {\"team\": \"rw\"}}]"
+	if tk, _, err := ParseTokens("t.json", []byte(bom)); err != nil || len(tk.grants) != 1 {
+		t.Errorf("a file with a byte-order mark: %v", err)
+	}
+}
+
+// TestParseTokensStoreTwice: a store granted twice in one entry, in any letter case, is a
+// bad entry: which grant held would depend on the order a map is read in (or on JSON's last
+// key winning), so a user could get write access sometimes.
+func TestParseTokensStoreTwice(t *testing.T) {
+	for _, stores := range []string{`{"team": "r", "Team": "rw"}`, `{"team": "r", "team": "rw"}`} {
+		data := `[{"user": "a", "token_sha256": "` + sha("a") + `", "stores": ` + stores + `}]`
+		if _, _, err := ParseTokens("t.json", []byte(data)); err == nil || !strings.Contains(err.Error(), `t.json:1: entry 1: user "a": the store "team" is given twice`) {
+			t.Errorf("%s: %v", stores, err)
+		}
 	}
 }
 

@@ -106,9 +106,15 @@ func LoadTokens(path string) (*Tokens, []string, error) {
 // ParseTokens decodes a tokens file's content (see LoadTokens); plain reports that an entry
 // gives its token in plain text.
 func ParseTokens(path string, data []byte) (t *Tokens, plain bool, err error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // editors on Windows write one; JSON has none
 	var raws []json.RawMessage
 	if err := json.Unmarshal(data, &raws); err != nil {
-		return nil, false, fmt.Errorf("tokens file %s: want a JSON list of {\"user\", \"email\", \"token_sha256\", \"stores\"} objects: %v", path, err)
+		where := "tokens file " + path
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			where = fmt.Sprintf("%s:%d", path, 1+bytes.Count(data[:min(int(se.Offset), len(data))], []byte{'\n'}))
+		}
+		return nil, false, fmt.Errorf("%s: want a JSON list of {\"user\", \"email\", \"token_sha256\", \"stores\"} objects: %v", where, err)
 	}
 	offs := listOffsets(data)
 	t = &Tokens{Path: path}
@@ -162,6 +168,10 @@ func ParseTokens(path string, data []byte) (t *Tokens, plain bool, err error) {
 			continue
 		}
 		ok := true
+		if name, twice := storeTwice(raw); twice {
+			bad(fmt.Sprintf("user %q: the store %q is given twice (letter case is ignored)", g.User, name))
+			continue
+		}
 		for name, acc := range e.Stores {
 			if name != config.ProjectStore {
 				if msg := config.ValidStoreName(name); msg != "" {
@@ -254,4 +264,37 @@ func grantOf(req mcp.Request) *Grant {
 	}
 	g, _ := ex.TokenInfo.Extra[grantKey].(*Grant)
 	return g
+}
+
+// storeTwice reports a store named twice in a tokens file entry's "stores" object, letter
+// case ignored: decoded into a map, the last key would win, and grants are looked up by
+// name whatever its case, so which access held would depend on map order.
+func storeTwice(entry []byte) (name string, twice bool) {
+	var e struct {
+		Stores json.RawMessage `json:"stores"`
+	}
+	if json.Unmarshal(entry, &e) != nil || len(e.Stores) == 0 {
+		return "", false
+	}
+	dec := json.NewDecoder(bytes.NewReader(e.Stores))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		key, _ := tok.(string)
+		if seen[strings.ToLower(key)] {
+			return strings.ToLower(key), true
+		}
+		seen[strings.ToLower(key)] = true
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return "", false
+		}
+	}
+	return "", false
 }

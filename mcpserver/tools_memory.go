@@ -228,9 +228,9 @@ func (s *Server) memoryGet(ctx context.Context, req *mcp.CallToolRequest, in Get
 		}
 		return nil, GetOutput{Memory: infoIn(r, m), Body: m.Body, Age: recall.AgeNote(p.now(), m.ModTime)}, nil
 	}
-	where := "in this project"
-	if in.Store != "" || len(stores) > 1 {
-		where = "in the stores you can reach"
+	where := "in the stores you can reach"
+	if in.Store == "" && len(stores) == 1 && stores[0].mount == nil {
+		where = "in this project"
 	}
 	return nil, GetOutput{}, fmt.Errorf("no memory called %q %s (memory_list shows them)", in.Name, where)
 }

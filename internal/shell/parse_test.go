@@ -321,3 +321,14 @@ func FuzzQuote(f *testing.F) {
 		}
 	})
 }
+
+func TestReadsRuns(t *testing.T) {
+	for name, want := range map[string]bool{
+		"sh": true, "/usr/bin/env": true, "xargs": true, "find": true, "eval": true, "git": true,
+		"ssh": false, "flock": false, "awk": false, "ls": false,
+	} {
+		if got := ReadsRuns(name); got != want {
+			t.Errorf("ReadsRuns(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -71,6 +71,16 @@ var commandFlags = map[string][]string{
 // shells are the programs whose -c option takes a script.
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true, "mksh": true}
 
+// ReadsRuns reports whether the analyser reads what a program named name (a path or a base
+// name) runs through its arguments (a Command's Runs): shells' -c, eval, find -exec, the
+// runners (env, sudo, xargs, nice …) and the command options of commandFlags. For other
+// programs that run commands (ssh, flock, awk …) Runs is empty.
+func ReadsRuns(name string) bool {
+	name = path.Base(name)
+	_, runner := runners[name]
+	return runner || name == "find" || name == "eval" || shells[name] || commandFlags[name] != nil
+}
+
 // runsOf lists what a command with words ws runs through its arguments; ok is false when the
 // options can be read in too many ways.
 func runsOf(ws []Word) (runs []run, ok bool) {
