@@ -25,7 +25,7 @@ var UsageKinds = []UsageKind{UsageMain, UsageRecall, UsageExtraction, UsageNotes
 // UsageLine is the usage of one kind of model call (or of all of them, as a report's Total).
 type UsageLine struct {
 	Kind UsageKind `json:"kind"`
-	// Calls counts the requests whose server reported usage.
+	// Calls counts the model requests, whether or not their server reported usage.
 	Calls int       `json:"calls"`
 	Usage llm.Usage `json:"usage"`
 	// Cost is in US dollars; Priced is false when a model of these calls has no known price

@@ -4,7 +4,8 @@ import "context"
 
 // Metered returns a Provider that sends every request to p and calls record once per stream,
 // when the stream ends (a whole reply, an error or a cancellation), with the usage the server
-// reported for its last attempt; a stream whose server reported none is not recorded. record
+// reported for its last attempt (zero usage when the server reported none, so every call
+// counts). record
 // runs on the goroutine that reads the stream. Wrapping a Metered provider again records at
 // both levels.
 func Metered(p Provider, record func(Usage)) Provider { return &metered{p: p, record: record} }

@@ -19,7 +19,7 @@ func (p *fakeProvider) Stream(ctx context.Context, req *Request) (*Stream, error
 }
 
 // TestMeteredRecordsEachStream: Complete and a drained Stream are recorded once each with the
-// final usage; a cancelled stream records what its attempt reported, a stream with none nothing.
+// final usage; a stream whose server reported no usage is recorded with zero usage (the call counts).
 func TestMeteredRecordsEachStream(t *testing.T) {
 	noUsage := []Event{
 		{Type: EventStart, ID: "m3"},
@@ -48,12 +48,12 @@ func TestMeteredRecordsEachStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Usage{InputTokens: 5, OutputTokens: 3}
-	if len(got) != 4 {
-		t.Fatalf("recorded %d usages (%+v), want 4 (two streams, two meters each)", len(got), got)
+	if len(got) != 6 {
+		t.Fatalf("recorded %d usages (%+v), want 6 (three streams, two meters each)", len(got), got)
 	}
-	for _, u := range got {
-		if u != want {
-			t.Errorf("recorded %+v, want %+v", u, want)
+	for i, u := range got {
+		if w := want; i >= 4 && u != (Usage{}) || i < 4 && u != w {
+			t.Errorf("recorded[%d] %+v, want %+v (zero for the stream without usage)", i, u, w)
 		}
 	}
 }

@@ -318,13 +318,11 @@ func (s *Stream) fail(err error) {
 	s.ended()
 }
 
-// ended hands the usage of the last attempt to onEnd, once.
+// ended hands the usage of the last attempt to onEnd, once (zero usage when none was reported).
 func (s *Stream) ended() {
 	if f := s.onEnd; f != nil {
 		s.onEnd = nil
-		if s.asm.usage.Reported() {
-			f(s.asm.usage)
-		}
+		f(s.asm.usage) // zero when the server reported none: the call still counts
 	}
 }
 
