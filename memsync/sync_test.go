@@ -1,0 +1,178 @@
+package memsync
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-mem/strata/memdir"
+)
+
+func TestSyncTwoClonesConverge(t *testing.T) {
+	c := newCluster(t, 2)
+	c.add(t, 0, "deploy", "Deploys go through the staging cluster first.")
+	rep := c.sync(t, 0)
+	if !rep.Pushed || len(rep.Committed) != 1 {
+		t.Fatalf("first sync: pushed %v, committed %+v", rep.Pushed, rep.Committed)
+	}
+	c.add(t, 1, "部署流程", "先在预发环境验证。")
+	rep = c.sync(t, 1)
+	if !rep.Pushed || rep.Merge == "" {
+		t.Fatalf("second sync: %+v", rep)
+	}
+	c.sync(t, 0)
+	a, b := c.files(t, 0), c.files(t, 1)
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Fatalf("clones differ (-a +b):\n%s", diff)
+	}
+	if !strings.Contains(a["MEMORY.md"], "deploy.md") || !strings.Contains(a["MEMORY.md"], "部署流程.md") {
+		t.Fatalf("MEMORY.md lacks a memory:\n%s", a["MEMORY.md"])
+	}
+	for i := range 2 {
+		if d, err := c.store(t, i).Lint(context.Background()); err != nil || len(d) != 0 {
+			t.Fatalf("lint clone %d: %v %v", i, d, err)
+		}
+	}
+}
+
+func TestSyncBothEditedKeepsTheirsAsProposal(t *testing.T) {
+	c := newCluster(t, 2)
+	c.add(t, 0, "deploy", "v0")
+	c.sync(t, 0)
+	c.sync(t, 1)
+	c.add(t, 0, "deploy", "edited on a")
+	c.add(t, 1, "deploy", "edited on b")
+	c.sync(t, 0)
+	rep := c.sync(t, 1)
+	if len(rep.Conflicts) != 1 || rep.Conflicts[0].Kind != KindBothEdited || rep.Conflicts[0].Kept != "ours" {
+		t.Fatalf("conflicts = %+v", rep.Conflicts)
+	}
+	prop := rep.Conflicts[0].Proposal
+	if !strings.HasPrefix(prop, ".inbox/deploy.from-tester.") {
+		t.Fatalf("proposal %q is not named after its origin", prop)
+	}
+	c.sync(t, 0)
+	a := c.files(t, 0)
+	if diff := cmp.Diff(a, c.files(t, 1)); diff != "" {
+		t.Fatalf("clones differ:\n%s", diff)
+	}
+	if !strings.Contains(a["deploy.md"], "edited on b") || !strings.Contains(a[prop], "edited on a") {
+		t.Fatalf("an edit was lost: deploy.md %q, %s %q", a["deploy.md"], prop, a[prop])
+	}
+}
+
+func TestSyncEditWinsOverForgetAndArchiveTravels(t *testing.T) {
+	c := newCluster(t, 2)
+	c.add(t, 0, "kept", "v0")
+	c.add(t, 0, "gone", "v0")
+	c.sync(t, 0)
+	c.sync(t, 1)
+	ctx := context.Background()
+	if _, err := c.store(t, 0).Forget(ctx, "kept", true); err != nil {
+		t.Fatal(err)
+	}
+	c.add(t, 1, "kept", "edited while a archived it")
+	if _, err := c.store(t, 1).Forget(ctx, "gone", true); err != nil {
+		t.Fatal(err)
+	}
+	c.sync(t, 0)
+	rep := c.sync(t, 1)
+	c.sync(t, 0)
+	var kinds []string
+	for _, k := range rep.Conflicts {
+		kinds = append(kinds, k.File+":"+k.Kind+":"+k.Kept)
+	}
+	if diff := cmp.Diff([]string{"kept.md:edit-over-forget:ours"}, kinds); diff != "" {
+		t.Fatalf("conflicts (-want +got):\n%s", diff)
+	}
+	for i := range 2 {
+		f := c.files(t, i)
+		if !strings.Contains(f["kept.md"], "edited while a archived it") {
+			t.Fatalf("clone %d lost the edit: %v", i, f)
+		}
+		if _, ok := f["gone.md"]; ok {
+			t.Fatalf("clone %d: gone.md was archived on b but is still live", i)
+		}
+		if _, ok := f[".archive/gone.md"]; !ok {
+			t.Fatalf("clone %d: the archive of gone.md did not travel: %v", i, keys(f))
+		}
+		if d, _ := c.store(t, i).Lint(ctx); len(d) != 0 {
+			t.Fatalf("lint clone %d: %v", i, d)
+		}
+	}
+}
+
+func TestSyncHoldsBackSecrets(t *testing.T) {
+	c := newCluster(t, 2)
+	c.add(t, 0, "fine", "nothing secret")
+	key := "AKIA" + "IOSFODNN7EXAMPLQ"
+	p := filepath.Join(c.clones[0], "leak.md")
+	if err := os.WriteFile(p, []byte("---\nname: leak\ndescription: x\ntype: project\n---\n\naws_access_key_id = "+key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep := c.sync(t, 0)
+	if len(rep.HeldBack) != 1 || rep.HeldBack[0].File != "leak.md" || rep.HeldBack[0].Line != 7 {
+		t.Fatalf("held back = %+v", rep.HeldBack)
+	}
+	c.sync(t, 1)
+	if _, ok := c.files(t, 1)["leak.md"]; ok {
+		t.Fatal("a file with a secret reached the other clone")
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the held-back file is gone locally: %v", err)
+	}
+}
+
+func TestSyncOfflineCommitsLocally(t *testing.T) {
+	c := newCluster(t, 1)
+	c.add(t, 0, "note", "offline edit")
+	if err := os.Rename(c.remote, c.remote+".away"); err != nil {
+		t.Fatal(err)
+	}
+	rep := c.sync(t, 0)
+	if !rep.Offline || rep.Pushed || len(rep.Committed) != 1 || rep.UpstreamError == "" {
+		t.Fatalf("offline sync: %+v", rep)
+	}
+	if err := os.Rename(c.remote+".away", c.remote); err != nil {
+		t.Fatal(err)
+	}
+	rep = c.sync(t, 0)
+	if rep.Offline || !rep.Pushed || len(rep.Committed) != 0 {
+		t.Fatalf("retry: %+v", rep)
+	}
+}
+
+func TestSyncRefusesWhatIsNotAStore(t *testing.T) {
+	env := testEnv(t)
+	dir := t.TempDir()
+	_, err := Sync(context.Background(), dir, Options{Environ: env})
+	if !errors.Is(err, ErrNotRepo) {
+		t.Fatalf("plain dir: %v", err)
+	}
+	runGit(t, env, dir, "init", "-q")
+	if _, err := Sync(context.Background(), dir, Options{Environ: env}); !errors.Is(err, ErrNoUpstream) {
+		t.Fatalf("no upstream: %v", err)
+	}
+	sub := filepath.Join(dir, "memory")
+	os.Mkdir(sub, 0o700)
+	if _, err := Sync(context.Background(), sub, Options{Environ: env}); !errors.Is(err, ErrNotRepo) {
+		t.Fatalf("subdir: %v", err)
+	}
+	if _, err := Sync(context.Background(), dir, Options{Environ: env, Git: "no-such-git-program"}); !errors.Is(err, ErrNoGit) {
+		t.Fatalf("no git: %v", err)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+var _ = memdir.IndexFile
