@@ -18,15 +18,15 @@ import (
 // changes made since the last commit are committed first, then the merge is planned
 // (planMerge), written to the work tree, MEMORY.md rebuilt through memdir's Reindex, and
 // committed as a merge of both histories (or the branch fast-forwards when it has nothing of
-// its own).
-func (r *repo) merge(ctx context.Context, tx *memdir.Tx, upstream string, rep *Report, progress func(string, ...any)) error {
+// its own). It returns the branch's new commit.
+func (r *repo) merge(ctx context.Context, tx *memdir.Tx, head, upstream string, rep *Report, progress func(string, ...any)) (string, error) {
 	root := tx.Root()
-	local, held, err := r.commitLocal(ctx, root, rep)
+	local, ot, held, err := r.commitLocal(ctx, root, rep, head)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if upstream == "" || local == upstream {
-		return nil
+		return local, nil
 	}
 	base := ""
 	if local != "" {
@@ -35,51 +35,45 @@ func (r *repo) merge(ctx context.Context, tx *memdir.Tx, upstream string, rep *R
 		case err == nil:
 			base = strings.TrimSpace(string(out))
 		case exitCode(err) != 1: // 1: unrelated histories, merged against nothing
-			return err
+			return "", err
 		}
 		if base == upstream {
-			return nil // the upstream has nothing new
+			return local, nil // the upstream has nothing new
 		}
 	}
 	progress("merging %s", rep.Upstream)
-	bt, err := r.lsTree(ctx, base)
-	if err != nil {
-		return err
-	}
-	ot, err := r.lsTree(ctx, local)
-	if err != nil {
-		return err
+	bt := ot
+	if base != local {
+		if bt, err = r.lsTree(ctx, base); err != nil {
+			return "", err
+		}
 	}
 	tt, err := r.lsTree(ctx, upstream)
 	if err != nil {
-		return err
+		return "", err
 	}
 	content, err := r.readBlobs(ctx, needContent(bt, ot, tt))
 	if err != nil {
-		return err
+		return "", err
 	}
 	in := mergeInput{base: bt, ours: ot, theirs: tt, content: content, held: held,
 		origin: func(p string) string { return r.origin(ctx, p, tt, content, base, upstream) }}
 	pl := planMerge(in)
 	if err := r.applyWorkTree(ctx, tx, pl, ot, held, rep); err != nil {
-		return err
+		return "", err
 	}
 	changes, err := r.treeChanges(ctx, root, pl, ot, held)
 	if err != nil {
-		return err
+		return "", err
+	}
+	rep.Conflicts = append(rep.Conflicts, pl.conflicts...)
+	if (local == "" || base == local) && sameTree(applyChanges(ot, changes), tt) {
+		rep.FastForward = true
+		return upstream, r.updateRef(ctx, upstream, local, "strata memory sync: fast-forward to "+rep.Upstream)
 	}
 	tree, err := r.buildTree(ctx, local, changes)
 	if err != nil {
-		return err
-	}
-	rep.Conflicts = append(rep.Conflicts, pl.conflicts...)
-	upTree, err := r.line(ctx, "rev-parse", upstream+"^{tree}")
-	if err != nil {
-		return err
-	}
-	if (local == "" || base == local) && tree == upTree {
-		rep.FastForward = true
-		return r.updateRef(ctx, upstream, local, "strata memory sync: fast-forward to "+rep.Upstream)
+		return "", err
 	}
 	parents := []string{upstream}
 	if local != "" {
@@ -94,10 +88,23 @@ func (r *repo) merge(ctx context.Context, tx *memdir.Tx, upstream string, rep *R
 	}
 	id, err := r.commitTree(ctx, tree, parents, msg, "")
 	if err != nil {
-		return err
+		return "", err
 	}
 	rep.Merge = id
-	return r.updateRef(ctx, id, local, "strata memory sync: merge "+rep.Upstream)
+	return id, r.updateRef(ctx, id, local, "strata memory sync: merge "+rep.Upstream)
+}
+
+// sameTree reports whether two trees hold the same files.
+func sameTree(a, b tree) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for p, e := range a {
+		if b[p] != e {
+			return false
+		}
+	}
+	return true
 }
 
 // origin names who made the upstream's version of file p: its frontmatter author, else the

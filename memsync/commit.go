@@ -41,21 +41,10 @@ type change struct {
 type repo struct {
 	*git
 	gitDir string
-	branch string // refs/heads/<name>
+	branch   string // refs/heads/<name>
+	tracking string // the upstream's remote-tracking ref, refs/remotes/<remote>/<name>
 	h      hasher
 	zero   string // the all-zero object id
-}
-
-// head returns the branch's commit, "" while it has none.
-func (r *repo) head(ctx context.Context) (string, error) {
-	out, err := r.run(ctx, nil, "rev-parse", "-q", "--verify", r.branch+"^{commit}")
-	if err != nil {
-		if exitCode(err) == 1 {
-			return "", nil
-		}
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // localChanges compares the work tree with commit head: the changes to commit, the files held
@@ -201,24 +190,20 @@ func (r *repo) commitTree(ctx context.Context, tree string, parents []string, ms
 // commitLocal commits the work tree's changes on the branch, one commit per author (frontmatter
 // author of the topic files changed; the git user's last, with everything that has no author:
 // deletions, MEMORY.md, archives, proposals). Files that look like they hold a secret are not
-// committed (held). It returns the new head.
-func (r *repo) commitLocal(ctx context.Context, root *os.Root, rep *Report) (head string, held map[string]bool, err error) {
-	head, err = r.head(ctx)
-	if err != nil {
-		return "", nil, err
-	}
+// committed (held). It returns the new head and its tree.
+func (r *repo) commitLocal(ctx context.Context, root *os.Root, rep *Report, head string) (string, tree, map[string]bool, error) {
 	ht, err := r.lsTree(ctx, head)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	changes, heldList, skipped, held, err := r.localChanges(ctx, root, ht)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	rep.HeldBack = mergeHeld(rep.HeldBack, heldList)
 	rep.Skipped = skipped
 	if len(changes) == 0 {
-		return head, held, nil
+		return head, ht, held, nil
 	}
 	var paths []string
 	want := map[string]string{}
@@ -229,7 +214,7 @@ func (r *repo) commitLocal(ctx context.Context, root *os.Root, rep *Report) (hea
 		}
 	}
 	if err := r.writeBlobs(ctx, paths, want); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	groups := map[string][]change{}
 	for _, c := range changes {
@@ -250,7 +235,7 @@ func (r *repo) commitLocal(ctx context.Context, root *os.Root, rep *Report) (hea
 		cs := groups[a]
 		tree, err := r.buildTree(ctx, head, cs)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		var parents []string
 		if head != "" {
@@ -262,15 +247,31 @@ func (r *repo) commitLocal(ctx context.Context, root *os.Root, rep *Report) (hea
 		}
 		id, err := r.commitTree(ctx, tree, parents, commitMessage(files, a), a)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		head = id
 		rep.Committed = append(rep.Committed, Commit{ID: id, Author: a, Files: files})
 	}
 	if err := r.updateRef(ctx, head, old, "strata memory sync: commit local changes"); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	return head, held, nil
+	return head, applyChanges(ht, changes), held, nil
+}
+
+// applyChanges returns t with changes made.
+func applyChanges(t tree, changes []change) tree {
+	out := make(tree, len(t)+len(changes))
+	for p, e := range t {
+		out[p] = e
+	}
+	for _, c := range changes {
+		if c.id == "" {
+			delete(out, c.path)
+		} else {
+			out[c.path] = blob{mode: c.mode, id: c.id}
+		}
+	}
+	return out
 }
 
 // mergeHeld adds the held files of a later scan to those of an earlier one.

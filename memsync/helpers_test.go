@@ -51,14 +51,14 @@ type cluster struct {
 	clones []string
 }
 
-// newCluster makes a bare remote in a temp dir and n clones of it; the first clone makes an
-// initial commit (a MEMORY.md heading) and pushes it, the others pull it.
+// newCluster makes a bare remote in a temp dir (empty) and n clones of it.
 func newCluster(t testing.TB, n int) *cluster {
 	t.Helper()
 	env := testEnv(t)
 	top := t.TempDir()
 	c := &cluster{env: env, remote: filepath.Join(top, "remote.git")}
 	runGit(t, env, top, "init", "-q", "--bare", "-b", "main", c.remote)
+	runGit(t, env, c.remote, "config", "receive.autogc", "false") // no gc process after each push
 	for i := range n {
 		dir := filepath.Join(top, "clone"+string(rune('a'+i)))
 		runGit(t, env, top, "clone", "-q", c.remote, dir)

@@ -125,6 +125,14 @@ func Sync(ctx context.Context, dir string, o Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	head0, up0, err := r.refs(ctx)
+	if err != nil {
+		return rep, err
+	}
+	rep.Head = head0
+	// What this sync commits is scanned as it commits; older unpushed commits (made while
+	// offline, or by hand) are scanned before they leave.
+	scanned := head0 == "" || head0 == up0
 	for attempt := 1; ; attempt++ {
 		progress("fetching %s", remote)
 		if _, err := r.runEnv(ctx, r.network, nil, nil, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote); err != nil {
@@ -134,21 +142,21 @@ func Sync(ctx context.Context, dir string, o Options) (Report, error) {
 			rep.Offline, rep.UpstreamError = true, err.Error()
 			progress("%s is not reachable; committing locally", remote)
 			err = store.Locked(ctx, func(tx *memdir.Tx) error {
-				var err error
-				rep.Head, _, err = r.commitLocal(ctx, tx.Root(), &rep)
+				head, _, _, err := r.commitLocal(ctx, tx.Root(), &rep, rep.Head)
+				rep.Head = head
 				return err
 			})
-			return rep, err
+			return rep, errors.Join(err, r.syncIndex(ctx, head0, rep.Head))
 		}
-		upstream, err := r.upstream(ctx)
+		head, upstream, err := r.refs(ctx)
 		if err != nil {
 			return rep, err
 		}
-		err = store.Locked(ctx, func(tx *memdir.Tx) error { return r.merge(ctx, tx, upstream, &rep, progress) })
-		if err != nil {
-			return rep, err
-		}
-		head, err := r.head(ctx)
+		err = store.Locked(ctx, func(tx *memdir.Tx) error {
+			var err error
+			head, err = r.merge(ctx, tx, head, upstream, &rep, progress)
+			return err
+		})
 		if err != nil {
 			return rep, err
 		}
@@ -157,8 +165,10 @@ func Sync(ctx context.Context, dir string, o Options) (Report, error) {
 			rep.Pushed = head == upstream
 			break
 		}
-		if err := r.checkOutgoing(ctx, head, upstream, remote); err != nil {
-			return rep, err
+		if !scanned {
+			if err := r.checkOutgoing(ctx, head, upstream, remote); err != nil {
+				return rep, errors.Join(err, r.syncIndex(ctx, head0, rep.Head))
+			}
 		}
 		progress("pushing to %s", rep.Upstream)
 		_, err = r.runEnv(ctx, r.network, nil, nil, "push", "--quiet", "--no-verify", remote, head+":"+mergeRef)
@@ -172,19 +182,24 @@ func Sync(ctx context.Context, dir string, o Options) (Report, error) {
 		if !rejected(err) || attempt == pushAttempts {
 			rep.Offline, rep.UpstreamError = !rejected(err), err.Error()
 			if rejected(err) {
-				return rep, fmt.Errorf("memsync: the upstream kept moving; %d pushes rejected: %w", attempt, err)
+				err = fmt.Errorf("memsync: the upstream kept moving; %d pushes rejected: %w", attempt, err)
+				return rep, errors.Join(err, r.syncIndex(ctx, head0, rep.Head))
 			}
-			return rep, nil
+			return rep, r.syncIndex(ctx, head0, rep.Head)
 		}
 		progress("the upstream moved; merging again")
 	}
-	// The user's index follows the branch, so that git status shows a clean tree.
-	if rep.Head != "" {
-		if _, err := r.run(ctx, nil, "read-tree", rep.Head); err != nil {
-			return rep, err
-		}
+	return rep, r.syncIndex(ctx, head0, rep.Head)
+}
+
+// syncIndex makes the user's index follow the branch when the sync moved it, so that git
+// status shows a clean tree (the sync itself never reads that index).
+func (r *repo) syncIndex(ctx context.Context, before, after string) error {
+	if after == "" || after == before {
+		return nil
 	}
-	return rep, nil
+	_, err := r.run(ctx, nil, "read-tree", after)
+	return err
 }
 
 // rejected reports whether a push failed because the upstream has commits this side lacks.
@@ -235,7 +250,27 @@ func openRepo(ctx context.Context, dir string, o Options) (*repo, string, string
 	if h.sha256 {
 		zero = strings.Repeat("0", 64)
 	}
-	return &repo{git: g, gitDir: gitDir, branch: branch, h: h, zero: zero}, remote, mergeRef, nil
+	tracking := trackingRef(cfg["remote."+strings.ToLower(remote)+".fetch"], remote, mergeRef)
+	return &repo{git: g, gitDir: gitDir, branch: branch, tracking: tracking, h: h, zero: zero}, remote, mergeRef, nil
+}
+
+// trackingRef maps the upstream branch ref through the remote's fetch refspec
+// ("+refs/heads/*:refs/remotes/origin/*") to its remote-tracking ref; without a refspec that
+// maps it, the conventional refs/remotes/<remote>/<branch>.
+func trackingRef(refspec, remote, mergeRef string) string {
+	src, dst, ok := strings.Cut(strings.TrimPrefix(refspec, "+"), ":")
+	if ok && strings.Count(src, "*") == 1 && strings.Count(dst, "*") == 1 {
+		pre, suf, _ := strings.Cut(src, "*")
+		if mid, ok := strings.CutPrefix(mergeRef, pre); ok {
+			if mid, ok = strings.CutSuffix(mid, suf); ok {
+				return strings.Replace(dst, "*", mid, 1)
+			}
+		}
+	}
+	if ok && src == mergeRef && dst != "" {
+		return dst
+	}
+	return "refs/remotes/" + remote + "/" + strings.TrimPrefix(mergeRef, "refs/heads/")
 }
 
 // sameDir reports whether a and b are the same directory.
@@ -245,18 +280,23 @@ func sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-// upstream returns the upstream branch's commit after a fetch ("" when the upstream branch
-// does not exist yet: a new, empty remote).
-func (r *repo) upstream(ctx context.Context) (string, error) {
-	short := strings.TrimPrefix(r.branch, "refs/heads/")
-	out, err := r.run(ctx, nil, "rev-parse", "-q", "--verify", short+"@{upstream}^{commit}")
+// refs returns the branch's commit and the upstream's (its remote-tracking ref), "" for a
+// ref that does not exist yet (an unborn branch, a new and empty remote), in one git command.
+func (r *repo) refs(ctx context.Context) (head, upstream string, err error) {
+	out, err := r.run(ctx, nil, "for-each-ref", "--format=%(objectname) %(refname)", r.branch, r.tracking)
 	if err != nil {
-		if exitCode(err) == 1 || exitCode(err) == 128 {
-			return "", nil
-		}
-		return "", err
+		return "", "", err
 	}
-	return strings.TrimSpace(string(out)), nil
+	for _, l := range strings.Split(string(out), "\n") {
+		id, ref, _ := strings.Cut(l, " ")
+		switch ref {
+		case r.branch:
+			head = id
+		case r.tracking:
+			upstream = id
+		}
+	}
+	return head, upstream, nil
 }
 
 // checkOutgoing scans every file a push would send (the blobs reachable from head and not from
