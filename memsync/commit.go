@@ -40,11 +40,11 @@ type change struct {
 // repo is one store's repository during a sync.
 type repo struct {
 	*git
-	gitDir string
+	gitDir   string
 	branch   string // refs/heads/<name>
 	tracking string // the upstream's remote-tracking ref, refs/remotes/<remote>/<name>
-	h      hasher
-	zero   string // the all-zero object id
+	h        hasher
+	zero     string // the all-zero object id
 }
 
 // localChanges compares the work tree with commit head: the changes to commit, the files held

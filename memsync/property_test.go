@@ -56,7 +56,9 @@ func TestSyncProperty(t *testing.T) {
 			runSchedule(t, tmpl.copy(t), seed, *flagOps)
 		})
 	}
-	t.Cleanup(func() { t.Logf("%d schedules of %d operations in %s", len(seeds), *flagOps, time.Since(start).Round(time.Millisecond)) })
+	t.Cleanup(func() {
+		t.Logf("%d schedules of %d operations in %s", len(seeds), *flagOps, time.Since(start).Round(time.Millisecond))
+	})
 }
 
 // replicaModel is what a schedule knows of one replica: which edit token each memory's
