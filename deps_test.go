@@ -37,6 +37,7 @@ var deps = map[string]string{
 	"transcript":           "config conversation internal/fastio internal/fsutil < internal/sharedtest",
 	"internal/bench/synth": "internal/fsutil transcript < config conversation instructions memdir",
 	"recall":               "internal/fastio internal/fsutil memdir < internal/bench/synth",
+	"memsync":              "frontmatter internal/fsutil memdir",
 	"llm":                  "config conversation",
 	"llm/anthropic":        "conversation llm llm/internal/wire < llm/llmtest",
 	"llm/internal/wire":    "",
@@ -48,7 +49,7 @@ var deps = map[string]string{
 	"agent":                "compact config conversation extract instructions internal/fsutil internal/shell llm memdir recall toolcall transcript work workspace < internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai tokens",
 	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio recall transcript workspace < internal/sharedtest",
 	"mcpserver":            "config instructions internal/fsutil memdir recall transcript workspace < internal/bench internal/bench/synth",
-	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/fastio internal/fsutil internal/shell internal/termtext llm llm/anthropic llm/openai mcpserver memdir recall transcript workspace < internal/sharedtest llm/llmtest",
+	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/fastio internal/fsutil internal/shell internal/termtext llm llm/anthropic llm/openai mcpserver memdir memsync recall transcript workspace < internal/sharedtest llm/llmtest",
 	"cmd/strata":           "internal/cli",
 }
 
@@ -59,7 +60,7 @@ var rungs = [][]string{
 	{"internal/fsutil", "internal/fastio", "internal/sharedtest", "internal/shell", "internal/termtext", "llm/internal/wire", "tokens", "frontmatter", "config"},
 	{"conversation", "work"},
 	{"transcript", "memdir", "instructions", "toolcall"},
-	{"recall", "internal/bench/synth"},
+	{"recall", "internal/bench/synth", "memsync"},
 	{"llm", "llm/anthropic", "llm/openai", "llm/llmtest"},
 	{"compact", "extract"},
 	{"workspace"},

@@ -333,7 +333,7 @@ func (r *repo) checkOutgoing(ctx context.Context, head, upstream, remote string)
 			continue
 		}
 		if f := memdir.ScanSecrets(string(data)); len(f) > 0 {
-			return fmt.Errorf("memsync: not pushed: %w: %s:%d looks like a %s (a commit made outside strata memory sync); remove it from the branch's history first", ErrSecretInHistory, paths[id], f[0].Line, f[0].Kind)
+			return fmt.Errorf("memsync: not pushed: %w: %s:%d looks like a secret (%s) (a commit made outside strata memory sync); remove it from the branch's history first", ErrSecretInHistory, paths[id], f[0].Line, f[0].Kind)
 		}
 	}
 	return nil
