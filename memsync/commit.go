@@ -26,7 +26,9 @@ type Held struct {
 	Kind string `json:"kind"`
 }
 
-func (h Held) String() string { return fmt.Sprintf("%s:%d: looks like a secret (%s)", h.File, h.Line, h.Kind) }
+func (h Held) String() string {
+	return fmt.Sprintf("%s:%d: looks like a secret (%s)", h.File, h.Line, h.Kind)
+}
 
 // change is one file of the work tree that differs from the last commit.
 type change struct {
