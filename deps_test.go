@@ -47,7 +47,7 @@ var deps = map[string]string{
 	"extract":              "compact conversation frontmatter internal/fsutil internal/shell llm memdir recall tokens toolcall < internal/sharedtest llm/anthropic llm/llmtest llm/openai",
 	"workspace":            "config extract instructions llm memdir recall transcript < internal/bench/synth",
 	"agent":                "compact config conversation extract instructions internal/fsutil internal/shell llm memdir recall toolcall transcript work workspace < internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai tokens",
-	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio recall transcript workspace < internal/sharedtest",
+	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio memsync recall transcript workspace < internal/sharedtest",
 	"mcpserver":            "config instructions internal/fsutil memdir recall transcript workspace < internal/bench internal/bench/synth",
 	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/fastio internal/fsutil internal/shell internal/termtext llm llm/anthropic llm/openai mcpserver memdir memsync recall transcript workspace < internal/sharedtest llm/llmtest",
 	"cmd/strata":           "internal/cli",

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strconv"
@@ -53,6 +54,37 @@ var keepEnv = map[string]bool{
 	"GIT_PROXY_COMMAND": true, "GIT_SSL_NO_VERIFY": true, "GIT_SSL_CAINFO": true, "GIT_SSL_CAPATH": true,
 	"GIT_HTTP_USER_AGENT": true, "GIT_HTTP_LOW_SPEED_LIMIT": true, "GIT_HTTP_LOW_SPEED_TIME": true,
 	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_NOSYSTEM": true,
+	"GIT_AUTHOR_NAME": true, "GIT_AUTHOR_EMAIL": true, "GIT_COMMITTER_NAME": true, "GIT_COMMITTER_EMAIL": true,
+}
+
+// identity returns the environment that gives commits an author and committer when neither
+// the configuration (cfg, lower-cased keys) nor the environment names one: "strata" at
+// localhost, so that a machine without user.name still syncs.
+func identity(cfg map[string]string, env []string) []string {
+	has := func(name string) bool {
+		for _, kv := range env {
+			if strings.HasPrefix(kv, name+"=") && len(kv) > len(name)+1 {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	if cfg["user.name"] == "" {
+		for _, v := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
+			if !has(v) {
+				out = append(out, v+"=strata")
+			}
+		}
+	}
+	if cfg["user.email"] == "" {
+		for _, v := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
+			if !has(v) {
+				out = append(out, v+"=strata@localhost")
+			}
+		}
+	}
+	return out
 }
 
 // syncEnv returns environ prepared for a sync's git commands: GIT_* variables other than
@@ -82,6 +114,7 @@ type git struct {
 	env     []string      // syncEnv
 	timeout time.Duration // per local command
 	network time.Duration // per fetch or push
+	log     *slog.Logger  // each command and its time, at debug level
 }
 
 // newGit finds git and prepares its environment for dir.
@@ -98,7 +131,11 @@ func newGit(dir string, o Options) (*git, error) {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	g := &git{bin: path, dir: dir, env: syncEnv(environ), timeout: o.Timeout, network: o.NetworkTimeout}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	g := &git{bin: path, dir: dir, env: syncEnv(environ), timeout: o.Timeout, network: o.NetworkTimeout, log: log}
 	if g.timeout <= 0 {
 		g.timeout = DefaultTimeout
 	}
@@ -151,7 +188,9 @@ func (g *git) runEnv(ctx context.Context, timeout time.Duration, extra []string,
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	detach(cmd)
 	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
 	err := cmd.Run()
+	g.log.Debug("memsync: git", "args", args, "ms", time.Since(start).Milliseconds(), "in", len(stdin), "out", stdout.Len())
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			err = fmt.Errorf("timed out after %s: %w", timeout, context.DeadlineExceeded)

@@ -235,6 +235,7 @@ func openRepo(ctx context.Context, dir string, o Options) (*repo, string, string
 	if err != nil {
 		return nil, "", "", err
 	}
+	g.env = append(g.env, identity(cfg, g.env)...)
 	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	branch, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
 	if err != nil || !ok || !strings.HasPrefix(branch, "refs/heads/") {
