@@ -176,3 +176,83 @@ func keys[V any](m map[string]V) []string {
 }
 
 var _ = memdir.IndexFile
+
+func TestSyncRunsNoRepositoryProgram(t *testing.T) {
+	c := newCluster(t, 1)
+	dir := c.clones[0]
+	marker := filepath.Join(t.TempDir(), "ran")
+	hook := "#!/bin/sh\ntouch " + marker + "\n"
+	for _, h := range []string{"pre-commit", "post-commit", "pre-push", "reference-transaction", "post-checkout", "post-merge", "fsmonitor-watchman"} {
+		if err := os.WriteFile(filepath.Join(dir, ".git", "hooks", h), []byte(hook), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A clean filter and a textconv the repository names: sync applies neither.
+	runGit(t, c.env, dir, "config", "filter.evil.clean", "touch "+marker+"; cat")
+	runGit(t, c.env, dir, "config", "filter.evil.smudge", "touch "+marker+"; cat")
+	if err := os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("* filter=evil\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.add(t, 0, "note", "hooks must not run")
+	rep := c.sync(t, 0)
+	if !rep.Pushed {
+		t.Fatalf("not pushed: %+v", rep)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a hook or filter of the repository ran during sync")
+	}
+	// A program in the repository's own configuration makes sync refuse, naming the key.
+	runGit(t, c.env, dir, "config", "core.sshCommand", "touch "+marker)
+	_, err := Sync(context.Background(), dir, c.opts())
+	if !errors.Is(err, ErrUnsafeConfig) || !strings.Contains(err.Error(), "core.sshcommand") {
+		t.Fatalf("err = %v, want ErrUnsafeConfig naming core.sshcommand", err)
+	}
+}
+
+func TestSyncRefusesToPushAHandCommittedSecret(t *testing.T) {
+	c := newCluster(t, 1)
+	c.add(t, 0, "note", "fine")
+	c.sync(t, 0)
+	dir := c.clones[0]
+	key := "AKIA" + "IOSFODNN7EXAMPLQ"
+	if err := os.WriteFile(filepath.Join(dir, "creds.txt"), []byte("id = "+key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runGit(t, c.env, dir, "add", "creds.txt")
+	runGit(t, c.env, dir, "commit", "-q", "-m", "by hand")
+	if err := os.Remove(filepath.Join(dir, "creds.txt")); err != nil { // gone from the tree, not from history
+		t.Fatal(err)
+	}
+	rep, err := Sync(context.Background(), dir, c.opts())
+	if !errors.Is(err, ErrSecretInHistory) || !strings.Contains(err.Error(), "creds.txt:1") || rep.Pushed {
+		t.Fatalf("err = %v, pushed %v; want ErrSecretInHistory naming creds.txt:1", err, rep.Pushed)
+	}
+}
+
+func TestSyncCommitsPerAuthor(t *testing.T) {
+	c := newCluster(t, 1)
+	dir := c.clones[0]
+	for _, f := range []struct{ file, author string }{{"a.md", "Alice <alice@example.invalid>"}, {"b.md", "김민수"}, {"c.md", ""}} {
+		text := "---\nname: " + f.file + "\ndescription: d\ntype: project\n"
+		if f.author != "" {
+			text += "author: " + f.author + "\n"
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.file), []byte(text+"---\n\nbody\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := c.sync(t, 0)
+	var got []string
+	for _, cm := range rep.Committed {
+		got = append(got, cm.Author+":"+strings.Join(cm.Files, ","))
+	}
+	want := []string{"Alice <alice@example.invalid>:a.md", "김민수:b.md", ":c.md"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("commits (-want +got):\n%s", diff)
+	}
+	log := runGit(t, c.env, dir, "log", "--format=%an <%ae>|%cn", "main")
+	wantLog := "Tester <tester@example.invalid>|Tester\n김민수 <>|Tester\nAlice <alice@example.invalid>|Tester"
+	if log != wantLog {
+		t.Fatalf("git log:\n%s\nwant:\n%s", log, wantLog)
+	}
+}
