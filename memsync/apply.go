@@ -71,10 +71,6 @@ func (r *repo) merge(ctx context.Context, tx *memdir.Tx, head, upstream string, 
 		rep.FastForward = true
 		return upstream, r.updateRef(ctx, upstream, local, "strata memory sync: fast-forward to "+rep.Upstream)
 	}
-	tree, err := r.buildTree(ctx, local, changes)
-	if err != nil {
-		return "", err
-	}
 	parents := []string{upstream}
 	if local != "" {
 		parents = []string{local, upstream}
@@ -86,12 +82,32 @@ func (r *repo) merge(ctx context.Context, tx *memdir.Tx, head, upstream string, 
 			msg += "  " + c.File + " (" + c.Kind + ")\n"
 		}
 	}
-	id, err := r.commitTree(ctx, tree, parents, msg, "")
+	if local == "" { // a root merge: the commit is upstream's tree plus the changes
+		changes = treeDiff(tt, applyChanges(ot, changes))
+	}
+	ids, err := r.writeCommits(ctx, []newCommit{{parents: parents, message: msg, changes: changes}})
 	if err != nil {
 		return "", err
 	}
-	rep.Merge = id
-	return id, r.updateRef(ctx, id, local, "strata memory sync: merge "+rep.Upstream)
+	rep.Merge = ids[0]
+	return ids[0], nil
+}
+
+// treeDiff lists the changes that make tree from into tree to.
+func treeDiff(from, to tree) []change {
+	var out []change
+	for p, e := range to {
+		if f, ok := from[p]; !ok || f != e {
+			out = append(out, change{path: p, id: e.id, mode: e.mode})
+		}
+	}
+	for p := range from {
+		if _, ok := to[p]; !ok {
+			out = append(out, change{path: p})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
 }
 
 // sameTree reports whether two trees hold the same files.
@@ -229,9 +245,6 @@ func (r *repo) treeChanges(ctx context.Context, root *os.Root, pl mergePlan, our
 			if ok && e.id == id {
 				continue
 			}
-			if err := r.writeData(ctx, f.data, id); err != nil {
-				return nil, err
-			}
 			changes = append(changes, change{path: p, data: f.data, id: id, mode: "100644"})
 			continue
 		}
@@ -247,16 +260,4 @@ func (r *repo) treeChanges(ctx context.Context, root *os.Root, pl mergePlan, our
 	}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
 	return changes, nil
-}
-
-// writeData stores data as a blob whose id must be id.
-func (r *repo) writeData(ctx context.Context, data []byte, id string) error {
-	out, err := r.run(ctx, data, "hash-object", "-w", "--no-filters", "--stdin")
-	if err != nil {
-		return err
-	}
-	if got := strings.TrimSpace(string(out)); got != id {
-		return fmt.Errorf("memsync: git stored object %s, expected %s", got, id)
-	}
-	return nil
 }

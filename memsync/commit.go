@@ -47,6 +47,7 @@ type repo struct {
 	tracking string // the upstream's remote-tracking ref, refs/remotes/<remote>/<name>
 	h        hasher
 	zero     string // the all-zero object id
+	user     who    // the git user: committer, and author of what has no author
 }
 
 // localChanges compares the work tree with commit head: the changes to commit, the files held
@@ -114,81 +115,6 @@ func ident(author string) (name, email string) {
 	return author, ""
 }
 
-// writeBlobs stores the contents of the files at paths (relative to the work tree) as objects
-// and checks that git stored what the sync read (want: path → id); a file changed in between
-// fails the sync, which the next run repeats.
-func (r *repo) writeBlobs(ctx context.Context, paths []string, want map[string]string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	out, err := r.run(ctx, []byte(strings.Join(paths, "\n")+"\n"), "hash-object", "-w", "--no-filters", "--stdin-paths")
-	if err != nil {
-		return err
-	}
-	ids := strings.Fields(string(out))
-	if len(ids) != len(paths) {
-		return fmt.Errorf("memsync: git hash-object returned %d ids for %d files", len(ids), len(paths))
-	}
-	for i, p := range paths {
-		if ids[i] != want[p] {
-			return fmt.Errorf("memsync: %s changed while it was being synced; run the sync again", p)
-		}
-	}
-	return nil
-}
-
-// indexEnv points git at the sync's own index file, so the user's index is never used as input.
-func (r *repo) indexEnv() []string {
-	return []string{"GIT_INDEX_FILE=" + filepath.Join(r.gitDir, "strata-sync.index")}
-}
-
-// buildTree returns the tree of commit parent (none: empty) with changes applied.
-func (r *repo) buildTree(ctx context.Context, parent string, changes []change) (string, error) {
-	env := r.indexEnv()
-	args := []string{"read-tree", "--empty"}
-	if parent != "" {
-		args = []string{"read-tree", parent}
-	}
-	if _, err := r.runEnv(ctx, r.timeout, env, nil, args...); err != nil {
-		return "", err
-	}
-	var in strings.Builder
-	for _, c := range changes {
-		if c.data == nil && c.id == "" {
-			fmt.Fprintf(&in, "0 %s\t%s\x00", r.zero, c.path)
-		} else {
-			fmt.Fprintf(&in, "%s %s\t%s\x00", c.mode, c.id, c.path)
-		}
-	}
-	if _, err := r.runEnv(ctx, r.timeout, env, []byte(in.String()), "update-index", "-z", "--add", "--remove", "--index-info"); err != nil {
-		return "", err
-	}
-	out, err := r.runEnv(ctx, r.timeout, env, nil, "write-tree")
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-// commitTree makes a commit of tree with parents, message and author ("" for the git user).
-func (r *repo) commitTree(ctx context.Context, tree string, parents []string, msg, author string) (string, error) {
-	args := []string{"commit-tree", "--no-gpg-sign", tree}
-	for _, p := range parents {
-		args = append(args, "-p", p)
-	}
-	args = append(args, "-F", "-")
-	var env []string
-	if author != "" {
-		name, email := ident(author)
-		env = append(env, "GIT_AUTHOR_NAME="+name, "GIT_AUTHOR_EMAIL="+email)
-	}
-	out, err := r.runEnv(ctx, r.timeout, env, []byte(msg+"\n"), args...)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
 // commitLocal commits the work tree's changes on the branch, one commit per author (frontmatter
 // author of the topic files changed; the git user's last, with everything that has no author:
 // deletions, MEMORY.md, archives, proposals). Files that look like they hold a secret are not
@@ -207,17 +133,6 @@ func (r *repo) commitLocal(ctx context.Context, root *os.Root, rep *Report, head
 	if len(changes) == 0 {
 		return head, ht, held, nil
 	}
-	var paths []string
-	want := map[string]string{}
-	for _, c := range changes {
-		if c.data != nil {
-			paths = append(paths, c.path)
-			want[c.path] = c.id
-		}
-	}
-	if err := r.writeBlobs(ctx, paths, want); err != nil {
-		return "", nil, nil, err
-	}
 	groups := map[string][]change{}
 	for _, c := range changes {
 		groups[c.author] = append(groups[c.author], c)
@@ -232,31 +147,28 @@ func (r *repo) commitLocal(ctx context.Context, root *os.Root, rep *Report, head
 		}
 		return authors[i] < authors[j]
 	})
-	old := head
-	for _, a := range authors {
+	commits := make([]newCommit, len(authors))
+	for i, a := range authors {
 		cs := groups[a]
-		tree, err := r.buildTree(ctx, head, cs)
-		if err != nil {
-			return "", nil, nil, err
-		}
-		var parents []string
-		if head != "" {
-			parents = []string{head}
-		}
 		files := make([]string, len(cs))
-		for i, c := range cs {
-			files[i] = c.path
+		for j, c := range cs {
+			files[j] = c.path
 		}
-		id, err := r.commitTree(ctx, tree, parents, commitMessage(files, a), a)
-		if err != nil {
-			return "", nil, nil, err
-		}
-		head = id
-		rep.Committed = append(rep.Committed, Commit{ID: id, Author: a, Files: files})
+		commits[i] = newCommit{author: a, message: commitMessage(files, a), changes: cs}
+		rep.Committed = append(rep.Committed, Commit{Author: a, Files: files})
 	}
-	if err := r.updateRef(ctx, head, old, "strata memory sync: commit local changes"); err != nil {
+	if head != "" {
+		commits[0].parents = []string{head}
+	}
+	ids, err := r.writeCommits(ctx, commits)
+	if err != nil {
+		rep.Committed = rep.Committed[:len(rep.Committed)-len(commits)]
 		return "", nil, nil, err
 	}
+	for i, id := range ids {
+		rep.Committed[len(rep.Committed)-len(ids)+i].ID = id
+	}
+	head = ids[len(ids)-1]
 	return head, applyChanges(ht, changes), held, nil
 }
 

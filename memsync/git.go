@@ -57,36 +57,6 @@ var keepEnv = map[string]bool{
 	"GIT_AUTHOR_NAME": true, "GIT_AUTHOR_EMAIL": true, "GIT_COMMITTER_NAME": true, "GIT_COMMITTER_EMAIL": true,
 }
 
-// identity returns the environment that gives commits an author and committer when neither
-// the configuration (cfg, lower-cased keys) nor the environment names one: "strata" at
-// localhost, so that a machine without user.name still syncs.
-func identity(cfg map[string]string, env []string) []string {
-	has := func(name string) bool {
-		for _, kv := range env {
-			if strings.HasPrefix(kv, name+"=") && len(kv) > len(name)+1 {
-				return true
-			}
-		}
-		return false
-	}
-	var out []string
-	if cfg["user.name"] == "" {
-		for _, v := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
-			if !has(v) {
-				out = append(out, v+"=strata")
-			}
-		}
-	}
-	if cfg["user.email"] == "" {
-		for _, v := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
-			if !has(v) {
-				out = append(out, v+"=strata@localhost")
-			}
-		}
-	}
-	return out
-}
-
 // syncEnv returns environ prepared for a sync's git commands: GIT_* variables other than
 // keepEnv removed, no terminal prompts, replace refs ignored, messages in English (they are
 // parsed), and overrides on top.

@@ -135,7 +135,7 @@ func Sync(ctx context.Context, dir string, o Options) (Report, error) {
 	scanned := head0 == "" || head0 == up0
 	for attempt := 1; ; attempt++ {
 		progress("fetching %s", remote)
-		if _, err := r.runEnv(ctx, r.network, nil, nil, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote); err != nil {
+		if _, err := r.runEnv(ctx, r.network, nil, nil, "fetch", "--no-tags", "--no-write-fetch-head", "--no-show-forced-updates", "--quiet", remote); err != nil {
 			if ctx.Err() != nil {
 				return rep, ctx.Err()
 			}
@@ -235,7 +235,6 @@ func openRepo(ctx context.Context, dir string, o Options) (*repo, string, string
 	if err != nil {
 		return nil, "", "", err
 	}
-	g.env = append(g.env, identity(cfg, g.env)...)
 	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	branch, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
 	if err != nil || !ok || !strings.HasPrefix(branch, "refs/heads/") {
@@ -252,7 +251,7 @@ func openRepo(ctx context.Context, dir string, o Options) (*repo, string, string
 		zero = strings.Repeat("0", 64)
 	}
 	tracking := trackingRef(cfg["remote."+strings.ToLower(remote)+".fetch"], remote, mergeRef)
-	return &repo{git: g, gitDir: gitDir, branch: branch, tracking: tracking, h: h, zero: zero}, remote, mergeRef, nil
+	return &repo{git: g, gitDir: gitDir, branch: branch, tracking: tracking, h: h, zero: zero, user: userIdentity(cfg, g.env)}, remote, mergeRef, nil
 }
 
 // trackingRef maps the upstream branch ref through the remote's fetch refspec
