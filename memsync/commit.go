@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/strata-mem/strata/frontmatter"
 	"github.com/strata-mem/strata/memdir"
@@ -26,6 +27,7 @@ type Held struct {
 	Kind string `json:"kind"`
 }
 
+// String is the file, line and kind, as the CLI prints it.
 func (h Held) String() string {
 	return fmt.Sprintf("%s:%d: looks like a secret (%s)", h.File, h.Line, h.Kind)
 }
@@ -53,7 +55,9 @@ type repo struct {
 // localChanges compares the work tree with commit head: the changes to commit, the files held
 // back for secrets, and what the scan skipped.
 func (r *repo) localChanges(ctx context.Context, root *os.Root, head tree) ([]change, []Held, []Skipped, map[string]bool, error) {
-	sc, err := scanWorkTree(ctx, root, head, r.h)
+	cache := loadStatCache(r.gitDir)
+	started := time.Now()
+	sc, err := scanWorkTree(ctx, root, head, r.h, cache)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -69,7 +73,16 @@ func (r *repo) localChanges(ctx context.Context, root *os.Root, head tree) ([]ch
 		if tracked && e.id == id {
 			continue
 		}
-		if f := memdir.ScanSecrets(string(sc.files[p])); len(f) > 0 {
+		data, err := sc.content(root, p, r.h)
+		if err != nil {
+			sc.skipped = append(sc.skipped, Skipped{File: p, Reason: err.Error()})
+			delete(sc.ids, p)
+			continue
+		}
+		if id = sc.ids[p]; tracked && e.id == id {
+			continue // the cache was stale, the file is as committed
+		}
+		if f := memdir.ScanSecrets(string(data)); len(f) > 0 {
 			held = append(held, Held{File: p, Line: f[0].Line, Kind: f[0].Kind})
 			heldFiles[p] = true
 			continue
@@ -78,7 +91,10 @@ func (r *repo) localChanges(ctx context.Context, root *os.Root, head tree) ([]ch
 		if tracked && e.mode == "100755" {
 			mode = e.mode
 		}
-		changes = append(changes, change{path: p, data: sc.files[p], id: id, mode: mode, author: authorOf(p, sc.files[p])})
+		changes = append(changes, change{path: p, data: data, id: id, mode: mode, author: authorOf(p, data)})
+	}
+	if err := saveStatCache(r.gitDir, started, sc.stamps, sc.ids); err != nil {
+		r.log.Debug("memsync: stat cache not written", "err", err)
 	}
 	for p, e := range head {
 		if _, ok := sc.ids[p]; ok || skipped[p] || localOnly(p) || e.mode == "160000" {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-mem/strata/memdir"
@@ -254,5 +255,46 @@ func TestSyncCommitsPerAuthor(t *testing.T) {
 	wantLog := "Tester <tester@example.invalid>|Tester\n김민수 <>|Tester\nAlice <alice@example.invalid>|Tester"
 	if log != wantLog {
 		t.Fatalf("git log:\n%s\nwant:\n%s", log, wantLog)
+	}
+}
+
+func TestSyncSeesEveryChangeDespiteItsStatCache(t *testing.T) {
+	c := newCluster(t, 2)
+	c.add(t, 0, "a", "one")
+	c.sync(t, 0)
+	p := filepath.Join(c.clones[0], "a.md")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Past the racy window, the cache vouches for the file: rewrite it in place with the same
+	// size and put its mtime back. Only ctime tells.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	c.sync(t, 0) // caches the old mtime as not racy
+	data, _ := os.ReadFile(p)
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte(strings.Replace(string(data), "one", "two", 1))); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if fi2, _ := os.Stat(p); fi2.Size() != fi.Size() {
+		t.Fatalf("size changed: %d → %d", fi.Size(), fi2.Size())
+	}
+	rep := c.sync(t, 0)
+	if len(rep.Committed) != 1 {
+		t.Fatalf("the edit was not seen: %+v", rep)
+	}
+	c.sync(t, 1)
+	if !strings.Contains(c.files(t, 1)["a.md"], "two") {
+		t.Fatal("the edit did not travel")
 	}
 }

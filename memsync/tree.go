@@ -110,11 +110,13 @@ func (g *git) lsTree(ctx context.Context, commit string) (tree, error) {
 	return t, nil
 }
 
-// scanned is the work tree as a sync sees it: the shared files with their ids and contents.
+// scanned is the work tree as a sync sees it: the shared files with their ids, the content of
+// those read (the stat cache spares the others), and their stamps.
 type scanned struct {
-	files   map[string][]byte // path → content, shared regular files only
 	ids     map[string]string // path → blob id
-	skipped []Skipped         // files that stay local (too large, not regular)
+	files   map[string][]byte // path → content, for the files read
+	stamps  map[string]stamp
+	skipped []Skipped // files that stay local (too large, not regular)
 }
 
 // Skipped is a file a sync left out, and why.
@@ -123,10 +125,10 @@ type Skipped struct {
 	Reason string `json:"reason"`
 }
 
-// scanWorkTree reads every shared file of the work tree (and every tracked one that is not
-// local-only) through root.
-func scanWorkTree(ctx context.Context, root *os.Root, head tree, h hasher) (scanned, error) {
-	s := scanned{files: map[string][]byte{}, ids: map[string]string{}}
+// scanWorkTree finds every shared file of the work tree (and every tracked one that is not
+// local-only) through root, reading only those whose stamp the cache does not vouch for.
+func scanWorkTree(ctx context.Context, root *os.Root, head tree, h hasher, cache statCache) (scanned, error) {
+	s := scanned{files: map[string][]byte{}, ids: map[string]string{}, stamps: map[string]stamp{}}
 	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
@@ -155,6 +157,15 @@ func scanWorkTree(ctx context.Context, root *os.Root, head tree, h hasher) (scan
 			s.skipped = append(s.skipped, Skipped{File: p, Reason: "not shared: it is " + fsutil.Kind(d.Type())})
 			return nil
 		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil // removed while we looked
+		}
+		st := stampOf(fi)
+		if id, ok := cache.lookup(p, st); ok {
+			s.ids[p], s.stamps[p] = id, st
+			return nil
+		}
 		data, err := fsutil.ReadRegularIn(root, p, MaxFileBytes)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -163,8 +174,7 @@ func scanWorkTree(ctx context.Context, root *os.Root, head tree, h hasher) (scan
 			s.skipped = append(s.skipped, Skipped{File: p, Reason: err.Error()})
 			return nil
 		}
-		s.files[p] = data
-		s.ids[p] = h.blobID(data)
+		s.files[p], s.ids[p], s.stamps[p] = data, h.blobID(data), st
 		return nil
 	})
 	if err != nil {
@@ -172,6 +182,20 @@ func scanWorkTree(ctx context.Context, root *os.Root, head tree, h hasher) (scan
 	}
 	sort.Slice(s.skipped, func(i, j int) bool { return s.skipped[i].File < s.skipped[j].File })
 	return s, nil
+}
+
+// content returns a scanned file's bytes, reading it when the cache spared it (and taking the
+// id of what was read).
+func (s *scanned) content(root *os.Root, p string, h hasher) ([]byte, error) {
+	if data, ok := s.files[p]; ok {
+		return data, nil
+	}
+	data, err := fsutil.ReadRegularIn(root, p, MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	s.files[p], s.ids[p] = data, h.blobID(data)
+	return data, nil
 }
 
 // trackedUnder reports whether head tracks a file under directory dir.
