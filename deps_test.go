@@ -46,7 +46,7 @@ var deps = map[string]string{
 	"compact":              "conversation instructions internal/fsutil llm tokens toolcall transcript work < llm/anthropic llm/llmtest",
 	"extract":              "compact conversation frontmatter internal/fsutil internal/shell llm memdir recall tokens toolcall < internal/sharedtest llm/anthropic llm/llmtest llm/openai",
 	"workspace":            "config extract instructions llm memdir recall transcript < internal/bench/synth",
-	"agent":                "compact config conversation extract instructions internal/fsutil internal/shell llm memdir recall toolcall transcript work workspace < internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai tokens",
+	"agent":                "compact config conversation extract instructions internal/fsutil internal/shell llm memdir recall toolcall transcript work workspace < internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai memsync tokens",
 	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio memsync recall transcript workspace < internal/sharedtest",
 	"mcpserver":            "config instructions internal/fsutil memdir recall transcript workspace < internal/bench internal/bench/synth",
 	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/fastio internal/fsutil internal/shell internal/termtext llm llm/anthropic llm/openai mcpserver memdir memsync recall transcript workspace < internal/sharedtest llm/llmtest",
