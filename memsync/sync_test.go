@@ -298,3 +298,30 @@ func TestSyncSeesEveryChangeDespiteItsStatCache(t *testing.T) {
 		t.Fatal("the edit did not travel")
 	}
 }
+
+func TestSyncOneAtATimePerStore(t *testing.T) {
+	c := newCluster(t, 2)
+	c.add(t, 0, "a", "from a")
+	c.add(t, 1, "b", "from b")
+	c.sync(t, 1)
+	errs := make(chan error, 3)
+	for range 3 { // three syncs of one clone at once: the lock makes them take turns
+		go func() {
+			_, err := Sync(context.Background(), c.clones[0], c.opts())
+			errs <- err
+		}()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a concurrent sync failed: %v", err)
+		}
+	}
+	c.sync(t, 1)
+	if diff := cmp.Diff(c.files(t, 0), c.files(t, 1)); diff != "" {
+		t.Fatalf("clones differ:\n%s", diff)
+	}
+	log := runGit(t, c.env, c.clones[0], "log", "--format=%s", "main")
+	if n := strings.Count(log, "memory: "); n != 2 {
+		t.Fatalf("%d commits of local changes, want 2 (one per clone):\n%s", n, log)
+	}
+}
