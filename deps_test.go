@@ -47,9 +47,10 @@ var deps = map[string]string{
 	"extract":              "compact conversation frontmatter internal/fsutil internal/shell llm memdir recall tokens toolcall < internal/sharedtest llm/anthropic llm/llmtest llm/openai",
 	"workspace":            "config extract instructions llm memdir recall transcript < internal/bench/synth",
 	"agent":                "compact config conversation extract instructions internal/fsutil internal/shell llm memdir recall toolcall transcript work workspace < internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai memsync tokens",
-	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio memsync recall transcript workspace < internal/sharedtest",
+	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio memdir memsync recall transcript workspace < internal/sharedtest",
 	"mcpserver":            "config instructions internal/fsutil memdir recall transcript workspace < internal/bench internal/bench/synth",
-	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/fastio internal/fsutil internal/shell internal/termtext llm llm/anthropic llm/openai mcpserver memdir memsync recall transcript workspace < internal/sharedtest llm/llmtest",
+	"internal/chatui":      "agent internal/fsutil internal/termtext tokens < llm",
+	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/chatui internal/fastio internal/fsutil internal/shell internal/termtext llm llm/anthropic llm/openai mcpserver memdir memsync recall transcript workspace < internal/sharedtest llm/llmtest",
 	"cmd/strata":           "internal/cli",
 }
 
@@ -65,7 +66,7 @@ var rungs = [][]string{
 	{"compact", "extract"},
 	{"workspace"},
 	{"agent", "internal/bench"},
-	{"mcpserver", "internal/cli"},
+	{"mcpserver", "internal/cli", "internal/chatui"},
 	{"cmd/strata"},
 }
 
@@ -81,6 +82,7 @@ var sameRung = map[[2]string]bool{
 	{"extract", "compact"}:                   true,
 	{"config", "internal/fsutil"}:            true, // settings are read as regular files only
 	{"internal/cli", "mcpserver"}:            true,
+	{"internal/cli", "internal/chatui"}:      true, // chat's terminal UI
 	{"recall", "internal/bench/synth"}:       true,
 	{"internal/bench/synth", "instructions"}: true,
 	{"internal/bench/synth", "memdir"}:       true,

@@ -118,6 +118,9 @@ type Agent struct {
 	sessionID string
 	settings  config.Settings // of opts.Workspace
 
+	meter   meter                      // every model call of the session, by kind
+	metered map[UsageKind]llm.Provider // provider wrapped per kind (see usage.go)
+
 	perms    *Permissions
 	tools    []*tool
 	byName   map[string]*tool
@@ -142,10 +145,10 @@ type Agent struct {
 	job       *recallJob
 	prevTail  int // index of the previous request's last message, -1 before the first
 	toolsUsed []string
-	usage     llm.Usage
 	lastState string
 	warnings  []string
 	fixed     map[string]bool // request repairs already reported (see request)
+	unsaved   bool            // a failure to save the session was reported (saveFailed)
 
 	tokens conversation.Accountant // the context's size: reported usage + estimates since; see ContextLevel
 
@@ -172,6 +175,14 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	}
 	if a.now == nil {
 		a.now = time.Now
+	}
+	a.metered = map[UsageKind]llm.Provider{}
+	for _, k := range UsageKinds {
+		model := opts.Model
+		if k == UsageRecall {
+			model = opts.SmallModel
+		}
+		a.metered[k] = a.meter.provider(opts.Provider, k, model)
 	}
 	ws := opts.Workspace
 	if ws == nil {
@@ -222,9 +233,10 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		}
 		sel := opts.Selector
 		if sel == nil && opts.SmallModel != "" {
-			sel = &ModelSelector{Provider: opts.Provider, Model: opts.SmallModel, Logger: opts.Logger}
+			sel = &ModelSelector{Provider: a.metered[UsageRecall], Model: opts.SmallModel, Logger: opts.Logger}
 		}
-		a.recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger})
+		a.recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger,
+			Mounts: ws.RecallMounts()})
 		a.recallS = recall.NewSession()
 	}
 	a.tools = toolSet(a.store != nil)
@@ -300,11 +312,23 @@ func (a *Agent) TranscriptPath() string {
 	return a.journal.Path()
 }
 
+// Unsaved reports whether saving the session failed (the warning said so): its transcript
+// cannot be relied on to resume it.
+func (a *Agent) Unsaved() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.unsaved
+}
+
 // Cwd returns the working directory (symlinks resolved).
 func (a *Agent) Cwd() string { return a.cwd }
 
 // Model returns the model asked for ("" when the provider's configuration decides).
-func (a *Agent) Model() string { return a.opts.Model }
+func (a *Agent) Model() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.opts.Model
+}
 
 // Tools returns the names of the tools offered, in order.
 func (a *Agent) Tools() []string {
@@ -318,12 +342,10 @@ func (a *Agent) Tools() []string {
 // Todos returns the session's current todo list.
 func (a *Agent) Todos() []work.Todo { return a.work.Todos.Get(a.sessionID) }
 
-// Usage returns the usage summed over every request of the session so far.
-func (a *Agent) Usage() llm.Usage {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.usage
-}
+// Usage reports every model call the session made so far by kind (the conversation, recall
+// selection, background extraction, session notes, compaction, auto-dream), with their cost
+// where the model's price is known, and the total.
+func (a *Agent) Usage() UsageReport { return a.meter.report() }
 
 // History returns the conversation chain so far, oldest first.
 func (a *Agent) History() []conversation.Entry { return a.history.Entries() }
@@ -370,6 +392,13 @@ func (a *Agent) Close(ctx context.Context) error {
 	a.wg.Wait()
 	if a.journal != nil {
 		if err := a.journal.Close(ctx); err != nil {
+			a.mu.Lock()
+			told := a.unsaved
+			a.mu.Unlock()
+			if told { // the user knows the session is not saved
+				a.log.Warn("agent: close transcript", "err", err)
+				return nil
+			}
 			return fmt.Errorf("agent: close transcript: %w", err)
 		}
 	}
@@ -420,8 +449,22 @@ func (a *Agent) journalAppend(e *transcript.Entry) {
 		return
 	}
 	if err := a.journal.Append(e); err != nil {
-		a.warn("transcript %s: %v", a.journal.Path(), err)
+		a.saveFailed(err)
 	}
+}
+
+// saveFailed reports a failure to save the session: the first becomes a warning, later ones
+// (the same cause, every append and flush) are only logged, so the user is told once.
+func (a *Agent) saveFailed(err error) {
+	a.mu.Lock()
+	told := a.unsaved
+	a.unsaved = true
+	a.mu.Unlock()
+	if told {
+		a.log.Warn("agent: transcript", "err", err)
+		return
+	}
+	a.warn("this session is not being saved (it cannot be resumed): %v", err)
 }
 
 // appendMessage adds m to the history, the token count and the transcript.
@@ -478,6 +521,25 @@ func (a *Agent) AllowPattern(pattern string) error {
 	defer a.mu.Unlock()
 	a.perms.Allow = append(a.perms.Allow, r)
 	return nil
+}
+
+// allowAlways applies a "don't ask again" answer: rule is allowed for the rest of the session
+// and, when saved, added to the project's .claude/settings.local.json (permissions.allow,
+// merged into the file as Claude Code does) and to the user's approvals of that file's rules
+// (config.Env.ApproveLocalRule), without which strata ignores a local rule that runs commands
+// (a clone can bring the file). The session's allowance holds even when saving fails.
+func (a *Agent) allowAlways(rule string, saved bool) error {
+	if err := a.AllowPattern(rule); err != nil {
+		return err
+	}
+	if !saved {
+		return nil
+	}
+	root := a.opts.Workspace.Tree() // where the settings files are read from
+	if err := a.opts.Env.ApproveLocalRule(root, rule); err != nil {
+		return err
+	}
+	return config.AddAllowRule(config.LocalSettingsPath(root), rule)
 }
 
 // MemoryDir returns the auto-memory directory ("" when auto-memory is off).

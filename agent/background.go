@@ -96,7 +96,7 @@ func (a *Agent) startBackground() error {
 			if err != nil {
 				a.warn("auto-dream is off for this session: %v", err)
 			} else {
-				co.Root, co.Provider, co.Model = root, a.provider, a.opts.Model
+				co.Root, co.Provider, co.Model = root, a.metered[UsageDream], a.opts.Model
 				co.Distil, co.Logger = a.store.Mode() == memdir.ModeDailyLog, a.opts.Logger
 				o.Dream = &extract.Gate{MemDir: a.store.Dir(), SessionsDir: filepath.Join(a.opts.Env.ProjectsDir(), config.Slug(root)), Subdirs: true}
 				o.Consolidate = co
@@ -181,10 +181,10 @@ func (a *Agent) afterTurn(res Result) {
 	snap := a.snapshotBase() // a pass over the whole history: only when a worker may use it
 	if bg.notes != nil {
 		_, n, _ := a.ContextLevel()
-		bg.notes.Turn(snap, n, res.ToolCalls)
+		bg.notes.Turn(snap.As(UsageNotes), n, res.ToolCalls)
 	}
 	if bg.extract != nil {
-		bg.extract.Turn(snap)
+		bg.extract.Turn(snap.As(UsageExtraction))
 	}
 }
 

@@ -49,7 +49,7 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 		History:      a.history.Entries(),
 		Trigger:      trig,
 		Instructions: instr,
-		Provider:     a.provider,
+		Provider:     a.metered[UsageCompaction],
 		Model:        a.opts.Model,
 		Window:       a.window(),
 		MaxOutput:    a.opts.MaxTokens,
@@ -85,7 +85,9 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 	for _, e := range r.Entries {
 		a.journalAppend(e)
 	}
+	a.mu.Lock() // Gitignored reads it without runMu
 	a.instr = fresh
+	a.mu.Unlock()
 	a.system = system
 	// The cache holds what the new context shows: the re-injected views (oldest first, so the
 	// recency order stays) and the instruction files, seen in altered form.

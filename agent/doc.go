@@ -49,6 +49,21 @@
 // denied. With no Approver (strata run), whatever would need a yes is denied, and the model is
 // told so in an is_error tool result that names the pattern that would allow it.
 //
+// An Approver answers yes, no (optionally with Feedback, which goes back to the model in the
+// tool result) or "yes, and don't ask again": the request names beforehand what that allows
+// (PermissionRequest.Always, derived by AlwaysRule through internal/shell): a prefix rule for
+// one simple shell command, which holds for the session and is saved to the project's
+// .claude/settings.local.json together with the user's approval of it under STRATA_HOME
+// (config.Env.ApproveLocalRule), so later sessions honour it; for edits, every edit for the
+// rest of the session. The user's own "!" commands (Shell) and "@" file mentions (ReadFile) go
+// through the same tools and checks.
+//
+// # Usage
+//
+// Every model call of the session is counted by kind (Usage): the conversation, recall
+// selection, extraction, session notes, compaction and auto-dream each get their provider
+// wrapped by llm.Metered, with the cost where llm.PriceOf knows the model's price.
+//
 // # Cancellation and consistency
 //
 // Cancelling Run's context stops the stream or the running tool. The history and the

@@ -35,15 +35,34 @@ type forkBase struct {
 	lastUUID string
 	// gen is the compaction generation the messages belong to (see background.generation).
 	gen int
+	// model is the session's model when the snapshot was taken (SetModel may change it).
+	model string
+	// usage is the kind the forks' model calls are counted as (UsageExtraction by default).
+	usage UsageKind
 	// a is the agent forks of this base run on (only fields that never change after New
 	// are read, besides the session's deny patterns under a.mu).
 	a *Agent
 }
 
 // Fork implements compact.Forker (and so extract's worker's forker): it runs a fork from b
-// whose every call is decided by policy.
+// whose every call is decided by policy; its model calls count as b's usage kind.
 func (b *forkBase) Fork(ctx context.Context, instruction string, maxTurns int, policy toolcall.Policy) (toolcall.ForkResult, error) {
-	return b.a.runFork(ctx, b, forkSpec{kind: "fork", prompt: instruction, maxTurns: maxTurns, handle: b.a.policyHandler(policy)})
+	return b.a.runFork(ctx, b, forkSpec{kind: "fork", usage: b.usage, prompt: instruction, maxTurns: maxTurns, handle: b.a.policyHandler(policy)})
+}
+
+// forkSnapshot is the workers' snapshot of a forkBase (see snapshotBase).
+type forkSnapshot struct {
+	compact.Snapshot
+	base *forkBase
+}
+
+// As returns the snapshot for a worker whose forks' model calls count as kind k.
+func (s forkSnapshot) As(k UsageKind) compact.Snapshot {
+	b := *s.base
+	b.usage = k
+	out := s.Snapshot
+	out.Forker = &b
+	return out
 }
 
 // policyHandler turns a layer-4 policy into a fork's handler: a Run verdict runs the tool in
@@ -81,17 +100,18 @@ type forkHandler func(ctx context.Context, fe env, t *tool, c toolcall.Call) (ou
 
 // forkSpec describes one fork run.
 type forkSpec struct {
-	kind     string // names the fork in logs and errors
-	prompt   string // the fork's instruction, sent as a user message after the main conversation
-	maxTurns int    // model requests at most
+	kind     string    // names the fork in logs and errors
+	usage    UsageKind // what its model calls count as
+	prompt   string    // the fork's instruction, sent as a user message after the main conversation
+	maxTurns int       // model requests at most
 	handle   forkHandler
 }
 
 // snapshotBase records what a fork would start from now and returns it as the workers'
-// snapshot; the caller holds runMu.
-func (a *Agent) snapshotBase() compact.Snapshot {
+// snapshot (As gives each worker its usage kind); the caller holds runMu.
+func (a *Agent) snapshotBase() forkSnapshot {
 	entries := a.history.Entries()
-	b := &forkBase{system: a.system, tools: a.llmTools, msgs: messages(entries), entries: len(entries), a: a}
+	b := &forkBase{system: a.system, tools: a.llmTools, msgs: messages(entries), entries: len(entries), usage: UsageExtraction, model: a.opts.Model, a: a}
 	if len(entries) > 0 {
 		b.lastUUID = entries[len(entries)-1].UUID
 	}
@@ -103,7 +123,7 @@ func (a *Agent) snapshotBase() compact.Snapshot {
 	a.mu.Lock()
 	b.points = slices.Clone(a.lastPoints)
 	a.mu.Unlock()
-	return compact.Snapshot{Forker: b, Messages: len(b.msgs), LastUUID: b.lastUUID, Generation: b.gen}
+	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.msgs), LastUUID: b.lastUUID, Generation: b.gen}, b}
 }
 
 // runFork runs spec from base until the fork stops calling tools, its turn limit, an error
@@ -127,9 +147,13 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (too
 			return res, nil
 		}
 		res.Turns++
-		req := &llm.Request{Model: a.opts.Model, System: base.system, Tools: base.tools, Messages: msgs, MaxTokens: a.opts.MaxTokens}
+		req := &llm.Request{Model: base.model, System: base.system, Tools: base.tools, Messages: msgs, MaxTokens: a.opts.MaxTokens}
 		req.CachePoints = append(slices.Clone(base.points), llm.CacheAfter(len(msgs)-1))
-		resp, err := llm.Complete(ctx, a.provider, req)
+		p := a.metered[spec.usage]
+		if p == nil {
+			p = a.metered[UsageExtraction]
+		}
+		resp, err := llm.Complete(ctx, p, req)
 		if err != nil {
 			return res, fmt.Errorf("agent: %s: %w", spec.kind, err)
 		}

@@ -81,9 +81,6 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 		resp, done, err := a.stream(ctx, req, sink, res.Turns)
 		if resp != nil {
 			res.Usage = res.Usage.Add(resp.Usage)
-			a.mu.Lock()
-			a.usage = a.usage.Add(resp.Usage)
-			a.mu.Unlock()
 			sink(Event{Kind: EventUsage, Turn: res.Turns, Usage: resp.Usage})
 		}
 		if err != nil {
@@ -118,7 +115,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 // stream sends req and forwards its events. It returns the reply so far (nil when nothing
 // arrived), the ids of tool calls whose input is complete, and the stream's error.
 func (a *Agent) stream(ctx context.Context, req *llm.Request, sink Sink, turn int) (*llm.Response, map[string]bool, error) {
-	s, err := a.provider.Stream(ctx, req)
+	s, err := a.metered[UsageMain].Stream(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -261,12 +258,22 @@ func (a *Agent) permit(ctx context.Context, t *tool, call *ToolCall, s subject) 
 	if a.opts.Approver == nil {
 		return false, fmt.Sprintf("Permission denied: %s needs the user's approval, and this session cannot ask (non-interactive, permission mode %s). The user can allow it with --allow '%s' or the setting permissions.allow, or with --permission-mode. Tell the user what you wanted to do.", describe(t.name, s), a.perms.Mode, sug)
 	}
-	ok, err := a.opts.Approver(ctx, PermissionRequest{Tool: t.name, Input: call.Input, Summary: describe(t.name, s), Suggest: sug})
+	req := PermissionRequest{Tool: t.name, Input: call.Input, Summary: describe(t.name, s), Suggest: sug}
+	req.Always, req.AlwaysSaved = AlwaysRule(t.name, s.command)
+	ans, err := a.opts.Approver(ctx, req)
 	if err != nil {
 		return false, fmt.Sprintf("Permission was not given: %v", err)
 	}
-	if !ok {
+	if !ans.Allow {
+		if fb := strings.TrimSpace(ans.Feedback); fb != "" {
+			return false, fmt.Sprintf("Permission denied: the user declined %s and said what to do instead:\n%s", describe(t.name, s), fb)
+		}
 		return false, fmt.Sprintf("Permission denied: the user declined %s. Ask them how to proceed, or do something else.", describe(t.name, s))
+	}
+	if ans.Always && req.Always != "" {
+		if err := a.allowAlways(req.Always, req.AlwaysSaved); err != nil {
+			a.warn("don't ask again for %s: %v", req.Always, err)
+		}
 	}
 	return true, ""
 }
@@ -291,7 +298,7 @@ func (a *Agent) syncJournal(ctx context.Context) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := a.journal.Sync(sctx); err != nil {
-		a.warn("transcript %s: sync: %v", a.journal.Path(), err)
+		a.saveFailed(err)
 	}
 }
 

@@ -61,11 +61,31 @@ type PermissionRequest struct {
 	Summary string
 	// Suggest is a pattern that would allow calls like this one without asking.
 	Suggest string
+	// Always is what the answer "yes, and don't ask again" allows, to be shown before it is
+	// chosen: for a shell command a prefix rule (AlwaysRule: "echo one" → "Bash(echo:*)"),
+	// which the agent saves to the project's .claude/settings.local.json and the user's
+	// approvals, so it holds in later sessions too (AlwaysSaved); for Edit and Write "Edit":
+	// every edit, for the rest of this session. "" when no rule is safe to offer (a command
+	// with redirections, substitutions, pipes, or one that runs other programs): the user can
+	// still say yes once.
+	Always      string
+	AlwaysSaved bool
+}
+
+// Answer is the user's answer to a PermissionRequest.
+type Answer struct {
+	// Allow runs the call.
+	Allow bool
+	// Always, with Allow, applies the request's Always rule (nothing when it is "").
+	Always bool
+	// Feedback, with a no, is what the user wants the model to do instead; it goes back to
+	// the model in the tool result.
+	Feedback string
 }
 
 // Approver decides a tool call that needs a yes. It may block (an interactive prompt); it must
 // return when ctx is done.
-type Approver func(ctx context.Context, req PermissionRequest) (bool, error)
+type Approver func(ctx context.Context, req PermissionRequest) (Answer, error)
 
 // Rule is one parsed allow or deny pattern: a tool name and an optional specifier, as in
 // "Bash(go test:*)", "Edit(src/**)" or "Read".
@@ -318,10 +338,14 @@ func (p *Permissions) hides(tool, path string) bool {
 	return false
 }
 
-// suggest returns a pattern that would allow calls like this one.
+// suggest returns a pattern that would allow calls like this one: for a shell command the
+// "don't ask again" rule (AlwaysRule) when it has one, else suggestBash's.
 func suggest(tool string, s subject, cwd string) string {
 	switch {
 	case tool == "Bash":
+		if r, _ := AlwaysRule(tool, s.command); r != "" {
+			return r
+		}
 		return suggestBash(s.command)
 	case s.path != "":
 		rel, err := filepath.Rel(cwd, s.path)
@@ -469,6 +493,67 @@ func denyWords(ws, want []shell.Word, prefix bool) bool {
 		}
 	}
 	return true
+}
+
+// AlwaysRule is the one function that derives the rule a "yes, and don't ask again" answer
+// allows for a call of tool whose shell command (Bash) is command; saved reports whether it is
+// saved for later sessions. For one simple command (read by internal/shell, as the permission
+// matcher reads it) that runs no other program, it is the command's first word, and the
+// subcommand too for tools made of subcommands: "echo one" → "Bash(echo:*)", "git commit -m
+// x" → "Bash(git commit:*)", "go test ./..." → "Bash(go test:*)". Nothing ("") for a command
+// with a redirection, substitution, expansion, pipe or list, a glob or an assignment in its
+// first words, one that runs another program (sh -c, xargs, sudo, env, find -exec …) or an
+// interpreter (python, node …), where a prefix would allow anything. For Edit and Write it is
+// "Edit" (every edit) for this session only.
+func AlwaysRule(tool, command string) (rule string, saved bool) {
+	switch tool {
+	case "Edit", "Write":
+		return "Edit", false
+	case "Bash":
+	default:
+		return "", false
+	}
+	s, err := shell.Parse(strings.TrimSpace(command))
+	if err != nil {
+		return "", false
+	}
+	c, ok := s.Simple()
+	if !ok || len(c.Words) == 0 || len(c.Runs) > 0 {
+		return "", false
+	}
+	first := c.Words[0]
+	if first.Glob || strings.ContainsAny(first.Text, "=$`") || noPrefixRule[path.Base(first.Text)] {
+		return "", false
+	}
+	words := []string{shell.Quote(first.Text)}
+	if subcommandTools[path.Base(first.Text)] && len(c.Words) > 1 {
+		sub := c.Words[1]
+		if sub.Glob || sub.Text == "" || strings.ContainsAny(sub.Text[:1], "-./~") || strings.ContainsAny(sub.Text, "=/$`") {
+			return "", false // "git -C dir status": a prefix of "git" alone would allow every git command
+		}
+		words = append(words, shell.Quote(sub.Text))
+	}
+	return "Bash(" + strings.Join(words, " ") + ":*)", true
+}
+
+// subcommandTools are programs whose second word names what they do ("git commit", "go
+// test"): their "don't ask again" rule keeps it.
+var subcommandTools = map[string]bool{
+	"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "bun": true, "npx": true,
+	"cargo": true, "rustup": true, "docker": true, "podman": true, "kubectl": true, "helm": true,
+	"gh": true, "pip": true, "pip3": true, "uv": true, "poetry": true, "brew": true, "apt": true,
+	"apt-get": true, "dnf": true, "terraform": true, "dotnet": true, "mvn": true, "gradle": true,
+	"deno": true, "mix": true, "swift": true, "bazel": true, "nix": true, "systemctl": true,
+}
+
+// noPrefixRule are programs a prefix rule would give away everything with: shells,
+// interpreters and programs that run other programs.
+var noPrefixRule = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "eval": true,
+	"exec": true, "source": true, ".": true, "sudo": true, "doas": true, "su": true, "env": true,
+	"xargs": true, "nohup": true, "timeout": true, "time": true, "nice": true, "command": true,
+	"builtin": true, "watch": true, "python": true, "python3": true, "node": true, "ruby": true,
+	"perl": true, "php": true, "lua": true, "osascript": true, "pwsh": true, "powershell": true,
 }
 
 // suggestBash returns a rule that would allow commands like command: for one simple

@@ -139,17 +139,17 @@ func TestApproverIsAskedInAskMode(t *testing.T) {
 		llmtest.Text("done"),
 	)
 	var asked []string
-	approver := func(_ context.Context, r PermissionRequest) (bool, error) {
+	approver := func(_ context.Context, r PermissionRequest) (Answer, error) {
 		var in struct{ Command string }
 		json.Unmarshal(r.Input, &in)
 		asked = append(asked, r.Summary+" | "+r.Suggest)
-		return in.Command == "echo yes", nil
+		return Answer{Allow: in.Command == "echo yes"}, nil
 	}
 	a := f.agent(Options{Approver: approver})
 	if _, err := a.Run(context.Background(), "go", nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(asked) != 2 || !strings.Contains(asked[0], "Bash(echo yes:*)") {
+	if len(asked) != 2 || !strings.Contains(asked[0], "Bash(echo:*)") {
 		t.Errorf("asked = %q", asked)
 	}
 	got := toolResults(f.srv.Requests()[1])

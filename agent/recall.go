@@ -68,16 +68,25 @@ func (a *Agent) recallDone(sink Sink, turn int) bool {
 	}
 	var files []string
 	var b strings.Builder
+	mounted := false
 	for _, m := range job.res.Memories {
-		files = append(files, m.File)
-		fmt.Fprintf(&b, "<memory file=%q name=%q type=%q>\n%s\n</memory>\n", m.File, m.Name, m.Type, strings.TrimRight(m.Content, "\n"))
+		files = append(files, recall.Ref(m.Store, m.File))
+		store := ""
+		if m.Store != "" {
+			store, mounted = fmt.Sprintf(" store=%q", m.Store), true
+		}
+		fmt.Fprintf(&b, "<memory file=%q name=%q type=%q%s>\n%s\n</memory>\n", m.File, m.Name, m.Type, store, strings.TrimRight(m.Content, "\n"))
 		a.recordInjected(m.Path, m.Content)
 	}
 	sink(Event{Kind: EventRecall, Turn: turn, Memories: files})
 	if len(files) == 0 {
 		return false
 	}
-	text := "Memories recalled for the user's latest message (from this project's auto-memory; they may be outdated, so check claims about code against the files):\n" + b.String()
+	from := "from this project's auto-memory"
+	if mounted {
+		from = "from this project's auto-memory, and from the shared memory stores named by store="
+	}
+	text := "Memories recalled for the user's latest message (" + from + "; they may be outdated, so check claims about code against the files):\n" + b.String()
 	a.mu.Lock()
 	a.pending = append(a.pending, attachment{source: "recall", text: text})
 	a.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
@@ -107,5 +108,42 @@ func TestModelSelectorDropsUnknownNamesAndCaps(t *testing.T) {
 	got, err = sel.Select(context.Background(), "which?", short, 2)
 	if err != nil || len(got) != 2 || got[0] != "a.md" {
 		t.Errorf("fallback = %v, %v", got, err)
+	}
+}
+
+// A mounted store's memories are recalled with the project's, the injected text names their
+// store, and its index is in the session context beside the project's.
+func TestRecallFromMountedStore(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("a.txt", "x\n")
+	team := t.TempDir()
+	ts, err := memdir.Open(team, memdir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Add(context.Background(), memdir.Input{Name: "release train", Description: "How the team ships releases to production", Type: memdir.TypeProject, Body: "Releases leave on Tuesdays."}); err != nil {
+		t.Fatal(err)
+	}
+	a := f.agent(Options{Settings: &config.Settings{MemoryStores: []config.MemoryStore{{Name: "team", Path: team, From: "settings.json"}}}})
+	f.srv.Script(
+		llmtest.Blocks(llmtest.TextBlock("Checking."), llmtest.ToolUse("t1", "Read", `{"file_path":"a.txt"}`)),
+		llmtest.Text("Tuesdays."),
+	)
+	sink := func(e Event) {
+		if e.Kind == EventToolEnd {
+			<-a.job.done
+		}
+	}
+	if _, err := a.Run(context.Background(), "when do releases ship to production?", sink); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.srv.Requests()
+	if !strings.Contains(string(reqs[0].Body), `store=\"team\"`) || !strings.Contains(string(reqs[0].Body), "How the team ships releases") {
+		t.Errorf("the team's index is not in the first request")
+	}
+	tail := lastUserText(reqs[1])
+	if !strings.Contains(tail, `<memory file="release-train.md" name="release train" type="project" store="team">`) ||
+		!strings.Contains(tail, "from the shared memory stores named by store=") {
+		t.Errorf("second request's tail lacks the team memory: %q", tail)
 	}
 }

@@ -2,7 +2,11 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/strata-mem/strata/conversation"
@@ -54,10 +58,54 @@ func (a *Agent) openJournal(ctx context.Context, path string, meta []*transcript
 	j, err := transcript.Open(ctx, path, transcript.Options{SessionID: a.sessionID, CWD: a.cwd, Version: version,
 		Logger: a.opts.Logger, Now: a.opts.Now, Metadata: meta})
 	if err != nil {
+		if _, serr := os.Lstat(path); meta == nil && serr != nil && ctx.Err() == nil {
+			// A new session whose transcript cannot even be opened: the session goes on
+			// unsaved, and says so once.
+			a.saveFailed(err)
+			return nil
+		}
 		return fmt.Errorf("agent: transcript: %w", err)
 	}
 	a.journal = j
+	if err := probeSave(path); err != nil {
+		a.saveFailed(err)
+	}
 	return nil
+}
+
+// probeSave tells, before anything is written, whether the transcript at path could be
+// created: the nearest existing directory on its way must take a new file (tried with a temp
+// file, removed at once). Nothing else is created, so a session without messages leaves no
+// trace; an existing transcript is not probed (opening it for appending already worked).
+func probeSave(path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	for {
+		fi, err := os.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("transcript: %s is not a directory", dir)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("transcript: %w", err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return fmt.Errorf("transcript: %w", err)
+		}
+		dir = parent
+	}
+	f, err := os.CreateTemp(dir, ".strata-probe-*")
+	if err != nil {
+		return fmt.Errorf("transcript: cannot create files in %s: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // restore loads the transcript at path and rebuilds the conversation, working memory and read

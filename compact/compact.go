@@ -52,7 +52,21 @@ type NotSmallerError struct {
 }
 
 func (e *NotSmallerError) Error() string {
+	if e.Post < e.Pre {
+		return fmt.Sprintf("compaction would make the context only %d%% smaller (about %d tokens now, %d after; it takes at least %d%%); nothing was changed",
+			100*(e.Pre-e.Post)/max(e.Pre, 1), e.Pre, e.Post, MinGainPercent)
+	}
 	return fmt.Sprintf("compaction would not make the context smaller (about %d tokens now, at least %d after); nothing was changed", e.Pre, e.Post)
+}
+
+// MinGainPercent is the least a compaction must take off the context, in percent of it, to be
+// written: a smaller gain (a small window compacted again and again) would only append a
+// boundary and a summary to the transcript for nothing. Run refuses it as *NotSmallerError.
+const MinGainPercent = 5
+
+// worthWriting reports whether a context of pre tokens compacted to post gains MinGainPercent.
+func worthWriting(pre, post int) bool {
+	return (pre-post)*100 >= MinGainPercent*pre && post < pre
 }
 
 // Is makes errors.Is(err, ErrNotSmaller) true.
@@ -232,7 +246,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	attach := files(b.Summary + tokens.Estimate(renderSummary("", c.floor(b))))
 	// What must be carried whatever the summary says: when that alone is not smaller than the
 	// context, no model call is made.
-	if post := assembledTokens(b, "", c.floor(b), attach, nil); post >= r.PreTokens {
+	if post := assembledTokens(b, "", c.floor(b), attach, nil); !worthWriting(r.PreTokens, post) {
 		return nil, &NotSmallerError{Pre: r.PreTokens, Post: post}
 	}
 	maxTokens := b.Summary
@@ -323,7 +337,7 @@ func finish(ctx context.Context, in Input, r *Result, method Method, summary str
 	r.Kept = len(kept)
 	r.Entries, r.Context = bl.entries, bl.context
 	r.PostTokens = b.Prefix + conversation.EstimateEntries(r.Context)
-	if r.PostTokens >= r.PreTokens {
+	if !worthWriting(r.PreTokens, r.PostTokens) {
 		return nil, &NotSmallerError{Pre: r.PreTokens, Post: r.PostTokens}
 	}
 	if r.PostTokens > b.Target {

@@ -14,9 +14,9 @@
 // included, aims at Budget.Target: the automatic threshold divided by PostCompactDivisor (half),
 // for any window; BudgetFor shares the room among the summary, the pinned and the recent user
 // messages, the files and the kept tail. A result over the target carries a Note saying why; a
-// result that would not be smaller than the context is refused with a *NotSmallerError
-// (ErrNotSmaller) and nothing to write — before any model call when what must be carried is
-// already that large.
+// result that would not be at least MinGainPercent smaller than the context is refused with a
+// *NotSmallerError (ErrNotSmaller) and nothing to write — before any model call when what must
+// be carried is already that large.
 // When the session notes hold notes they are the summary and the recent messages (10K–40K
 // tokens, a quarter to a half of the room in a smaller window, at least 5 text messages, never
 // starting on an orphan tool result) are kept; otherwise the model writes a summary with fixed

@@ -392,3 +392,27 @@ func TestLatestLongMessageNeverCondensed(t *testing.T) {
 		}
 	}
 }
+
+// A summary that would take less than MinGainPercent off the context is refused too, with its
+// size named: a small window compacted again would append for a tiny gain.
+func TestRunRefusesATinyGain(t *testing.T) {
+	srv, p := newServer(t)
+	entries := chat(3, 400)
+	srv.Script(llmtest.Text("short"))
+	r, err := Run(t.Context(), Input{History: entries, Provider: p, Window: 200_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A summary that leaves the context about 2% smaller than it was.
+	per := float64(tokens.Estimate(strings.Repeat("word ", 1000))) / 1000
+	extra := float64(r.PreTokens*98/100 - r.PostTokens)
+	srv.Script(llmtest.Text("short " + strings.Repeat("word ", int(extra/per))))
+	r, err = Run(t.Context(), Input{History: entries, Provider: p, Window: 200_000})
+	var ns *NotSmallerError
+	if r != nil || !errors.As(err, &ns) || ns.Post >= ns.Pre || (ns.Pre-ns.Post)*100 >= MinGainPercent*ns.Pre {
+		t.Fatalf("result %v, err %v; want a refusal of a gain under %d%%", r, err, MinGainPercent)
+	}
+	if !strings.Contains(err.Error(), "smaller") || !strings.Contains(err.Error(), fmt.Sprintf("at least %d%%", MinGainPercent)) {
+		t.Errorf("message %q does not say the gain is too small", err)
+	}
+}

@@ -126,6 +126,10 @@ type Settings struct {
 	Provider      string `json:"provider,omitempty"`
 	ContextWindow int    `json:"contextWindow,omitempty"`
 
+	// MemoryStores are the memory stores mounted besides the project's own (user and managed
+	// settings only; see MemoryStore and Env.MemoryStores, which adds STRATA_MEMORY_STORES).
+	MemoryStores []MemoryStore `json:"memoryStores,omitempty"`
+
 	Permissions Permissions `json:"permissions,omitempty"`
 
 	// Extra holds every key strata does not know, so nothing is lost.

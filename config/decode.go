@@ -96,6 +96,10 @@ type keySpec struct {
 	merge    func(dst, src *Settings)
 	show     func(s *Settings) string // the value in s, for "… is X (from file)"
 	added    bool                     // lists joined across files rather than replaced
+	// entries, for a list whose entries are checked one by one, decodes raw (given in the file
+	// from) into s and returns a problem per entry not taken: the others are kept. A value
+	// that is not a list leaves the key unset. Set, it is used instead of decode.
+	entries func(s *Settings, raw json.RawMessage, from string) []entryProblem
 }
 
 func boolKey(name, def string, f func(*Settings) **bool) keySpec {
@@ -210,21 +214,6 @@ func listKey(name, def string, added bool, f func(*Settings) *[]string) keySpec 
 			b, _ := json.Marshal(v)
 			return string(b)
 		}}
-}
-
-// rawKey keeps any JSON value in Extra (keys reserved for features to come).
-func rawKey(name string) keySpec {
-	return keySpec{name: name, want: "any JSON value", def: "not set",
-		decode: func(s *Settings, raw json.RawMessage) (string, error) {
-			if s.Extra == nil {
-				s.Extra = map[string]json.RawMessage{}
-			}
-			s.Extra[name] = raw
-			return "", nil
-		},
-		set:   func(s *Settings) bool { return s.Extra[name] != nil },
-		merge: func(d, o *Settings) {}, // Extra is merged as a whole
-		show:  func(s *Settings) string { return "not set" }}
 }
 
 // errWrongType is a value of another JSON type than the key wants.

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/strata-mem/strata/internal/fsutil"
 )
@@ -80,6 +81,15 @@ func (e Env) SettingsFiles(projectRoot string) []string {
 // file, and the other files, still apply.
 func (e Env) Load(projectRoot string) (Settings, []error) {
 	l := newLoader()
+	if projectRoot != "" {
+		rules, err := e.Approvals(projectRoot)
+		if err != nil {
+			l.add(problem{err: err})
+		}
+		for _, r := range rules {
+			l.approved[strings.TrimSpace(r)] = true
+		}
+	}
 	for _, f := range e.Files(projectRoot) {
 		l.nfile++
 		data, err := fsutil.ReadRegular(f.Path, MaxSettingsBytes)
@@ -110,8 +120,10 @@ func ParseSettings(data []byte) (Settings, error) {
 type loader struct {
 	s      Settings
 	origin map[string]string // key → the file that set the merged value last
-	nfile  int               // files read so far
-	probs  []problem
+	// approved are the local allow rules the user approved for the project (takeApproved).
+	approved map[string]bool
+	nfile    int // files read so far
+	probs    []problem
 }
 
 // problem is one error found, where (file order, line), and for a dropped key, its spec.
@@ -122,7 +134,7 @@ type problem struct {
 	spec       *keySpec // of a dropped key; nil for "permissions" as a whole
 }
 
-func newLoader() *loader { return &loader{origin: map[string]string{}} }
+func newLoader() *loader { return &loader{origin: map[string]string{}, approved: map[string]bool{}} }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
@@ -197,6 +209,21 @@ func (l *loader) members(f File, data []byte, ms []member, specs []keySpec, pref
 			l.drop(ke, spec)
 			continue
 		}
+		if spec.entries != nil {
+			probs := spec.entries(layer, m.raw, f.Path)
+			if !spec.set(layer) {
+				ke.Msg = "want " + spec.want + ", got " + shortValue(m.raw) + "; ignored"
+				l.drop(ke, spec)
+				continue
+			}
+			for _, p := range probs {
+				k := *ke
+				k.Line, k.Col = position(data, m.vpos+p.off)
+				k.Msg = p.msg
+				l.add(problem{line: k.Line, err: &k})
+			}
+			continue
+		}
 		note, err := spec.decode(layer, m.raw)
 		if err != nil {
 			ke.Msg = "want " + spec.want + ", got " + shortValue(m.raw) + "; ignored"
@@ -212,6 +239,7 @@ func (l *loader) members(f File, data []byte, ms []member, specs []keySpec, pref
 		if spec.restrict == nil || f.Scope.Trusted() {
 			continue
 		}
+		approved := l.takeApproved(f, spec, layer)
 		for _, msg := range spec.restrict(layer) {
 			k := *ke
 			if k.Msg = msg; spec.added || spec.set(layer) {
@@ -220,7 +248,27 @@ func (l *loader) members(f File, data []byte, ms []member, specs []keySpec, pref
 				l.drop(&k, spec)
 			}
 		}
+		layer.Permissions.Allow = append(layer.Permissions.Allow, approved...)
 	}
+}
+
+// takeApproved removes from a settings.local.json layer the allow rules the user approved
+// for this project (Env.ApproveLocalRule) and returns them, so that the project's restriction
+// does not apply to them; any other file or key keeps them.
+func (l *loader) takeApproved(f File, spec *keySpec, layer *Settings) []string {
+	if f.Scope != ScopeLocal || spec.name != "permissions.allow" || len(l.approved) == 0 {
+		return nil
+	}
+	var kept, approved []string
+	for _, r := range layer.Permissions.Allow {
+		if l.approved[strings.TrimSpace(r)] {
+			approved = append(approved, r)
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	layer.Permissions.Allow = kept
+	return approved
 }
 
 // unknown warns about a key strata does not know — with the closest known name when one is near

@@ -74,7 +74,7 @@ var keys = []keySpec{
 	stringKey("smallModel", "the provider's small model", func(s *Settings) *string { return &s.SmallModel }),
 	stringKey("provider", "from the keys set", func(s *Settings) *string { return &s.Provider }),
 	intKey("contextWindow", "per model family", 1_000, 100_000_000, func(s *Settings) *int { return &s.ContextWindow }),
-	userOnly(rawKey("memoryStores")),
+	userOnly(storesKey()),
 }
 
 var permissionKeys = []keySpec{

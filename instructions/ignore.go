@@ -128,3 +128,13 @@ func relSlash(p, base string) string {
 	rel := p[len(base):]
 	return strings.TrimPrefix(filepath.ToSlash(rel), "/")
 }
+
+// Gitignored reports whether the project's .gitignore files leave abs (a path inside the
+// project root) out of the repository, as git decides (see gitignored); chat's path completion
+// skips what it leaves out.
+func (s *Set) Gitignored(abs string, isDir bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, _ := s.gitignored(abs, isDir)
+	return m != nil
+}

@@ -36,7 +36,7 @@ type Set struct {
 	rulesAt  int      // index in names before which .claude/rules is read
 
 	start         []Source // session start, in load order
-	automem       []Source // the auto-memory index (0 or 1 piece)
+	automem       []Source // the auto-memory index (0 or 1 piece), then the mounted stores' indexes
 	touched       []Source // added by Touch and LoadAll, in order
 	enforced      []enforcedBlock
 	diags         []Diagnostic
@@ -404,9 +404,7 @@ func (s *Set) inside(real string) bool {
 		s.allowed = []string{s.root}
 		for i, d := range []string{s.env.Home, s.env.ManagedDir} {
 			if d != "" {
-				if r, err := filepath.EvalSymlinks(d); err == nil {
-					d = r
-				}
+				d = resolveAllowed(d)
 				s.allowed = append(s.allowed, filepath.Clean(d))
 				if i == 0 {
 					s.home = filepath.Clean(d)
@@ -420,6 +418,27 @@ func (s *Set) inside(real string) bool {
 		}
 	}
 	return false
+}
+
+// resolveAllowed is filepath.EvalSymlinks(d), or d when that fails, in fewer system calls:
+// a directory reached without a symlink, or a path missing before any symlink, is answered by
+// one openat2 (fastio.ResolveDir) instead of one lstat per path element. Anything else (a
+// file, a denied lookup) takes EvalSymlinks's own route.
+func resolveAllowed(d string) string {
+	r, dir, err := fastio.ResolveDir(d)
+	if err == nil {
+		if dir != nil {
+			dir.Close()
+		}
+		return r
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return d // EvalSymlinks fails on a missing element too
+	}
+	if r, err := filepath.EvalSymlinks(d); err == nil {
+		return r
+	}
+	return d
 }
 
 // importOne resolves and loads one import candidate of the file from, appending to out.
@@ -660,12 +679,23 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 // AddAutomem adds the auto-memory index (MEMORY.md, produced by the memdir layer) as the last
 // session-start piece, with layer automem. text is used as given (the caller has already cut it
 // to its limits; truncated says whether it did); diags are kept with the set's own. Calling it
-// again replaces the previous index.
+// again replaces the previous index, and the mounted stores' (AddStoreIndex) with it.
 func (s *Set) AddAutomem(path, text string, truncated bool, diags ...Diagnostic) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.automem = []Source{{Path: path, Layer: LayerAutomem, Reason: ReasonSessionStart, Bytes: len(text),
 		Tokens: tokens.Estimate(text), Truncated: truncated, Text: text}}
+	s.diags = append(s.diags, diags...)
+}
+
+// AddStoreIndex adds the index of a mounted memory store after the auto-memory index, as
+// another automem piece whose Store names the store (Render says it; strata context shows
+// it). The caller has cut text to the store's share of the one index budget.
+func (s *Set) AddStoreIndex(store, path, text string, truncated bool, diags ...Diagnostic) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.automem = append(s.automem, Source{Path: path, Layer: LayerAutomem, Reason: ReasonSessionStart, Bytes: len(text),
+		Tokens: tokens.Estimate(text), Truncated: truncated, Text: text, Store: store})
 	s.diags = append(s.diags, diags...)
 }
 

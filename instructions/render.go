@@ -124,6 +124,9 @@ func RenderSources(srcs []Source) string {
 func Header(src Source) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<instructions path=%q layer=%q reason=%q", src.Path, src.Layer, src.Reason)
+	if src.Store != "" {
+		fmt.Fprintf(&b, " store=%q", src.Store)
+	}
 	if src.ImportedBy != "" {
 		fmt.Fprintf(&b, " imported_by=%q", src.ImportedBy)
 	}

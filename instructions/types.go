@@ -53,6 +53,9 @@ type Source struct {
 	Trigger string `json:"-"`
 	// Enforced marks the repeat of a managed file's enforced blocks.
 	Enforced bool `json:"-"`
+	// Store names the mounted memory store an automem piece is the index of ("" for the
+	// project's own; see Set.AddStoreIndex).
+	Store string `json:"store,omitempty"`
 }
 
 // Severity of a Diagnostic.

@@ -81,6 +81,9 @@ type Stream struct {
 
 	mu     sync.Mutex // guards src and closed against Close from another goroutine
 	closed bool
+
+	// onEnd, set by Metered, receives the usage the last attempt reported when the stream ends.
+	onEnd func(Usage)
 }
 
 var errStall = errors.New("stall timeout")
@@ -312,6 +315,17 @@ func (s *Stream) fail(err error) {
 	s.mu.Lock()
 	s.endAttemptLocked()
 	s.mu.Unlock()
+	s.ended()
+}
+
+// ended hands the usage of the last attempt to onEnd, once.
+func (s *Stream) ended() {
+	if f := s.onEnd; f != nil {
+		s.onEnd = nil
+		if s.asm.usage.Reported() {
+			f(s.asm.usage)
+		}
+	}
 }
 
 func (s *Stream) finish() {
@@ -326,6 +340,7 @@ func (s *Stream) finish() {
 			s.err = s.opts.Endpoint.Malformed(err)
 		}
 	}
+	s.ended()
 }
 
 // Complete sends req and waits for the whole reply. Unlike a Stream it can retry a failure at

@@ -28,6 +28,10 @@ var ErrTokenRequired = errors.New("a token is required to listen on an address o
 type HTTPOptions struct {
 	// Token, when set, must come in every request as "Authorization: Bearer <Token>".
 	Token string
+	// Tokens, when set, makes the server a team server (instead of Token): every request must
+	// carry a token of the file, and its user reaches only the stores the token grants (see
+	// LoadTokens). The server's project is then never taken from a client's roots.
+	Tokens *Tokens
 	// AllowedOrigins are origins ("https://app.example.com") accepted besides loopback ones.
 	AllowedOrigins []string
 	// SessionTimeout closes sessions idle this long; 0 means 30 minutes.
@@ -100,7 +104,7 @@ func isLoopbackHost(host string) bool {
 }
 
 // Handler returns the HTTP handler serving the streamable HTTP transport at Endpoint, with
-// Bearer authentication when a token is set and the Origin check the MCP specification asks
+// Bearer authentication when a token (or a tokens file) is set and the Origin check the MCP specification asks
 // for: a request whose Origin header names a site other than a loopback one (or one listed in
 // AllowedOrigins) is refused with 403, so a web page cannot drive a local server. Requests
 // without an Origin (every non-browser client) pass.
@@ -109,8 +113,12 @@ func isLoopbackHost(host string) bool {
 // handled, and every write of the response has WriteTimeout to complete.
 func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	opts = opts.withDefaults()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: opts.SessionTimeout})
+	if opts.Tokens != nil {
+		s.team.Store(true)
+		h = teamAuth(opts.Tokens, h)
+	}
 	allowed := map[string]bool{}
 	for _, o := range opts.AllowedOrigins {
 		allowed[strings.ToLower(strings.TrimSuffix(o, "/"))] = true

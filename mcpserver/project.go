@@ -27,6 +27,9 @@ type project struct {
 	store *memdir.Store
 	index *recall.Index
 	now   func() time.Time
+	// mounts are the stores mounted besides the project's (memoryStores, STRATA_MEMORY_STORES),
+	// served through the tools' store argument.
+	mounts []*mounted
 
 	// syncMu serialises sync: the snapshot and the index stamp of MEMORY.md move together.
 	syncMu    sync.Mutex
@@ -87,6 +90,9 @@ func openProject(ctx context.Context, opts Options, dir string, log *slog.Logger
 	if _, err := p.sync(ctx); err != nil {
 		return nil, err
 	}
+	if p.mounts, err = openMounts(ctx, ws); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -135,13 +141,13 @@ func (p *project) sync(ctx context.Context) (changeSet, error) {
 }
 
 // inScope reports whether path (absolute) may be read through the server: it lies, after
-// resolving symlinks, under the project root, STRATA_HOME or the memory dir.
-func (p *project) inScope(path string) bool {
+// resolving symlinks, under the project root, STRATA_HOME, the memory dir or one of extra.
+func (p *project) inScope(path string, extra ...string) bool {
 	real := path
 	if r, err := filepath.EvalSymlinks(path); err == nil {
 		real = r
 	}
-	for _, dir := range []string{p.root, p.base, p.env.Home, p.store.Dir()} {
+	for _, dir := range append([]string{p.root, p.base, p.env.Home, p.store.Dir()}, extra...) {
 		if dir == "" {
 			continue
 		}

@@ -204,6 +204,9 @@ func (s *Server) watch(ctx context.Context, p *project) {
 			if err := s.refresh(ctx, p); err != nil && ctx.Err() == nil {
 				s.log.Warn("mcpserver: watching the memory dir", "err", err)
 			}
+			if err := p.syncMounts(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("mcpserver: watching the mounted memory stores", "err", err)
+			}
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,6 +65,10 @@ type Server struct {
 
 	countMu sync.Mutex
 	counted map[*mcp.ServerSession]map[string]bool // sessions counted as watched (recordRecall): the files each recalled
+
+	// team is set once a Handler with a tokens file serves s: every caller then reaches only
+	// what its grant names (team.go), and the project is never taken from a client's roots.
+	team atomic.Bool
 }
 
 // New builds a server. With Options.Project set, the project and its memory are opened now,
@@ -97,7 +102,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			},
 		})
 	// guard runs first (outermost); withhold sees every result on its way out.
-	s.mcp.AddReceivingMiddleware(s.guard, s.withhold)
+	s.mcp.AddReceivingMiddleware(s.guard, s.grants, s.withhold)
 	s.addTools()
 	s.addResourceTemplates()
 	if opts.Project != "" {
@@ -221,7 +226,7 @@ func (s *Server) project(ctx context.Context, ss *mcp.ServerSession) (*project, 
 	}
 	dir, why := s.opts.WorkDir, "working directory"
 
-	if ss != nil {
+	if ss != nil && !s.team.Load() { // a team server's users do not choose its project
 		if root := s.clientRoot(ctx, ss); root != "" {
 			dir, why = root, "client root"
 		}

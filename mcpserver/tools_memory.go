@@ -26,11 +26,28 @@ type MemoryInfo struct {
 	URI         string `json:"uri" jsonschema:"the resource URI of the file"`
 	Modified    string `json:"modified" jsonschema:"when the file last changed (RFC 3339, UTC)"`
 	Size        int64  `json:"size" jsonschema:"file size in bytes"`
+	Store       string `json:"store,omitempty" jsonschema:"the memory store it is in; absent for this project's own memory"`
+	Author      string `json:"author,omitempty" jsonschema:"who wrote it last, when the file says"`
 }
 
 func infoOf(m memdir.Memory) MemoryInfo {
 	return MemoryInfo{Name: m.Name, Type: string(m.Type), Description: m.Description, File: m.File,
-		URI: MemoryURI(m.File), Modified: m.ModTime.UTC().Truncate(time.Second).Format(time.RFC3339), Size: m.Size}
+		URI: MemoryURI(m.File), Modified: m.ModTime.UTC().Truncate(time.Second).Format(time.RFC3339), Size: m.Size, Author: m.Author}
+}
+
+// infoIn is infoOf for a memory of the store r: a mounted store's memory names its store and
+// has no resource URI (only the project's memory is served as resources).
+func infoIn(r storeRef, m memdir.Memory) MemoryInfo {
+	info := infoOf(m)
+	if r.mount != nil {
+		info.Store, info.URI = r.name, ""
+	}
+	return info
+}
+
+// ListInput is memory_list's input.
+type ListInput struct {
+	Store string `json:"store,omitempty" jsonschema:"list this memory store only; empty lists every store you can reach"`
 }
 
 // Diagnostic is a problem found in a file, with its place.
@@ -49,19 +66,24 @@ func memDiags(ds []memdir.Diagnostic) []Diagnostic {
 	return out
 }
 
-// ListInput is memory_list's (empty) input.
-type ListInput struct{}
-
 // ListOutput is memory_list's result.
 type ListOutput struct {
-	Dir         string       `json:"dir" jsonschema:"the memory directory of this project"`
+	Dir         string       `json:"dir" jsonschema:"the memory directory of the first store listed (this project's, unless a store is named)"`
+	Stores      []StoreInfo  `json:"stores" jsonschema:"the memory stores listed"`
 	Memories    []MemoryInfo `json:"memories" jsonschema:"every memory, sorted by file"`
 	Diagnostics []Diagnostic `json:"diagnostics" jsonschema:"problems with files (broken frontmatter, binary content)"`
 }
 
+// StoreInfo is one memory store as memory_list shows it.
+type StoreInfo struct {
+	Name     string `json:"name" jsonschema:"the store's name; project is this project's own memory"`
+	Writable bool   `json:"writable" jsonschema:"whether memory_save and memory_forget may change it"`
+}
+
 // GetInput is memory_get's input.
 type GetInput struct {
-	Name string `json:"name" jsonschema:"the memory's name, or its file name with or without .md"`
+	Name  string `json:"name" jsonschema:"the memory's name, or its file name with or without .md"`
+	Store string `json:"store,omitempty" jsonschema:"a memory store by name; empty looks in this project's memory first, then in every other store you can reach"`
 }
 
 // GetOutput is memory_get's result.
@@ -77,6 +99,7 @@ type SaveInput struct {
 	Type        string `json:"type" jsonschema:"one of: user (who the user is, their preferences), feedback (a correction or rule the user gave), project (a fact about the project not derivable from the code), reference (where to find something)"`
 	Description string `json:"description" jsonschema:"one line saying what the memory is and when it matters; it becomes the memory's line in MEMORY.md"`
 	Body        string `json:"body" jsonschema:"the memory in markdown; for feedback and project memories: the rule or fact, then **Why:** and **How to apply:**"`
+	Store       string `json:"store,omitempty" jsonschema:"the memory store to write to (memory_list shows which are writable); empty means this project's own memory"`
 }
 
 // SaveOutput is memory_save's result.
@@ -86,12 +109,14 @@ type SaveOutput struct {
 	Created bool   `json:"created" jsonschema:"true for a new memory, false when an existing one was replaced"`
 	Logged  bool   `json:"logged" jsonschema:"true when the store is in daily-log mode and the text went to today's log"`
 	Index   bool   `json:"index" jsonschema:"true when MEMORY.md changed"`
+	Store   string `json:"store,omitempty" jsonschema:"the memory store written; absent for this project's own"`
 }
 
 // ForgetInput is memory_forget's input.
 type ForgetInput struct {
 	Name    string `json:"name" jsonschema:"the memory's name, or its file name"`
 	Archive bool   `json:"archive,omitempty" jsonschema:"move the file to the memory directory's .archive/ instead of deleting it"`
+	Store   string `json:"store,omitempty" jsonschema:"the memory store to forget it in; empty means this project's own memory"`
 }
 
 // ForgetOutput is memory_forget's result.
@@ -99,6 +124,7 @@ type ForgetOutput struct {
 	File       string `json:"file" jsonschema:"the topic file removed (empty when only a dangling index line was removed)"`
 	ArchivedTo string `json:"archived_to,omitempty" jsonschema:"where the file went, relative to the memory directory"`
 	IndexLines int    `json:"index_lines" jsonschema:"lines removed from MEMORY.md"`
+	Store      string `json:"store,omitempty" jsonschema:"the memory store changed; absent for this project's own"`
 }
 
 func readOnly(title string) *mcp.ToolAnnotations {
@@ -145,18 +171,29 @@ func (s *Server) addTools() {
 	s.addSessionTools()
 }
 
-func (s *Server) memoryList(ctx context.Context, req *mcp.CallToolRequest, _ ListInput) (*mcp.CallToolResult, ListOutput, error) {
+func (s *Server) memoryList(ctx context.Context, req *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
 	p, err := s.project(ctx, req.Session)
 	if err != nil {
 		return nil, ListOutput{}, err
 	}
-	mems, diags, err := p.store.List(ctx)
+	stores, err := s.reads(p, req, in.Store)
 	if err != nil {
 		return nil, ListOutput{}, err
 	}
-	out := ListOutput{Dir: p.store.Dir(), Memories: make([]MemoryInfo, 0, len(mems)), Diagnostics: memDiags(diags)}
-	for _, m := range mems {
-		out.Memories = append(out.Memories, infoOf(m))
+	out := ListOutput{Memories: []MemoryInfo{}, Diagnostics: []Diagnostic{}, Stores: []StoreInfo{}}
+	for _, r := range stores {
+		mems, diags, err := r.store.List(ctx)
+		if err != nil {
+			return nil, ListOutput{}, err
+		}
+		if out.Dir == "" {
+			out.Dir = r.store.Dir()
+		}
+		out.Stores = append(out.Stores, StoreInfo{Name: r.name, Writable: r.writable})
+		out.Diagnostics = append(out.Diagnostics, memDiags(diags)...)
+		for _, m := range mems {
+			out.Memories = append(out.Memories, infoIn(r, m))
+		}
 	}
 	return nil, out, nil
 }
@@ -169,15 +206,33 @@ func (s *Server) memoryGet(ctx context.Context, req *mcp.CallToolRequest, in Get
 	if strings.TrimSpace(in.Name) == "" {
 		return nil, GetOutput{}, errors.New("name is empty: give the name of a memory (memory_list shows them)")
 	}
-	m, err := p.get(ctx, in.Name)
+	stores, err := s.reads(p, req, in.Store)
 	if err != nil {
-		if errors.Is(err, memdir.ErrNotFound) {
-			return nil, GetOutput{}, fmt.Errorf("no memory called %q in this project (memory_list shows them)", in.Name)
-		}
 		return nil, GetOutput{}, err
 	}
-	s.recordRecall(ctx, p, req.Session, []string{m.File})
-	return nil, GetOutput{Memory: infoOf(m), Body: m.Body, Age: recall.AgeNote(p.now(), m.ModTime)}, nil
+	for _, r := range stores {
+		var m memdir.Memory
+		if r.mount == nil {
+			m, err = p.get(ctx, in.Name)
+		} else {
+			m, err = r.store.Get(ctx, in.Name)
+		}
+		if errors.Is(err, memdir.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, GetOutput{}, err
+		}
+		if r.mount == nil {
+			s.recordRecall(ctx, p, req.Session, []string{m.File})
+		}
+		return nil, GetOutput{Memory: infoIn(r, m), Body: m.Body, Age: recall.AgeNote(p.now(), m.ModTime)}, nil
+	}
+	where := "in this project"
+	if in.Store != "" || len(stores) > 1 {
+		where = "in the stores you can reach"
+	}
+	return nil, GetOutput{}, fmt.Errorf("no memory called %q %s (memory_list shows them)", in.Name, where)
 }
 
 // get returns the memory called name, read from disk now. The warm index says which file
@@ -241,15 +296,23 @@ func (s *Server) memorySave(ctx context.Context, req *mcp.CallToolRequest, in Sa
 	if err != nil {
 		return nil, SaveOutput{}, err
 	}
-	res, err := p.store.Add(ctx, memdir.Input{Name: in.Name, Type: memdir.Type(in.Type), Description: in.Description, Body: in.Body})
+	r, err := s.pick(p, req, in.Store, true)
+	if err != nil {
+		return nil, SaveOutput{}, fmt.Errorf("memory_save %q: %w", in.Name, err)
+	}
+	mi := memdir.Input{Name: in.Name, Type: memdir.Type(in.Type), Description: in.Description, Body: in.Body}
+	if g := grantOf(req); g != nil {
+		mi.Author = g.Author()
+	}
+	res, err := r.store.Add(ctx, mi)
 	if err != nil {
 		return nil, SaveOutput{}, saveError(in.Name, err)
 	}
-	if err := s.refresh(ctx, p); err != nil {
+	if err := s.refreshStore(ctx, p, r); err != nil {
 		s.log.Warn("mcpserver: refresh after save", "err", err)
 	}
-	out := SaveOutput{File: res.File, Created: res.Created, Logged: res.Logged, Index: res.Index}
-	if res.File != "" {
+	out := SaveOutput{File: res.File, Created: res.Created, Logged: res.Logged, Index: res.Index, Store: r.label()}
+	if res.File != "" && r.mount == nil {
 		out.URI = MemoryURI(res.File)
 	}
 	return nil, out, nil
@@ -284,18 +347,30 @@ func (s *Server) memoryForget(ctx context.Context, req *mcp.CallToolRequest, in 
 	if strings.TrimSpace(in.Name) == "" {
 		return nil, ForgetOutput{}, errors.New("name is empty: give the name of a memory (memory_list shows them)")
 	}
-	res, err := p.store.Forget(ctx, in.Name, in.Archive)
+	r, err := s.pick(p, req, in.Store, true)
+	if err != nil {
+		return nil, ForgetOutput{}, fmt.Errorf("memory_forget %q: %w", in.Name, err)
+	}
+	res, err := r.store.Forget(ctx, in.Name, in.Archive)
 	if err != nil {
 		if errors.Is(err, memdir.ErrNotFound) {
-			return nil, ForgetOutput{}, fmt.Errorf("no memory called %q in this project (memory_list shows them)", in.Name)
+			where := "in this project"
+			if r.mount != nil {
+				where = fmt.Sprintf("in the memory store %q", r.name)
+			}
+			return nil, ForgetOutput{}, fmt.Errorf("no memory called %q %s (memory_list shows them)", in.Name, where)
 		}
 		return nil, ForgetOutput{}, fmt.Errorf("memory_forget %q: %w", in.Name, err)
 	}
-	if err := p.store.LogArchived(res, p.now(), "memory_forget (MCP) with archive"); err != nil {
+	by := "memory_forget (MCP) with archive"
+	if g := grantOf(req); g != nil {
+		by += " by " + g.Author()
+	}
+	if err := r.store.LogArchived(res, p.now(), by); err != nil {
 		s.log.Warn("mcpserver: archive log after forget", "err", err)
 	}
-	if err := s.refresh(ctx, p); err != nil {
+	if err := s.refreshStore(ctx, p, r); err != nil {
 		s.log.Warn("mcpserver: refresh after forget", "err", err)
 	}
-	return nil, ForgetOutput{File: res.File, ArchivedTo: res.ArchivedTo, IndexLines: res.IndexLines}, nil
+	return nil, ForgetOutput{File: res.File, ArchivedTo: res.ArchivedTo, IndexLines: res.IndexLines, Store: r.label()}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
 )
 
@@ -23,6 +24,7 @@ const maxQueryBytes = 8 << 10
 type SearchInput struct {
 	Query string `json:"query" jsonschema:"what you are looking for, in words (any language)"`
 	K     int    `json:"k,omitempty" jsonschema:"how many memories to return, 1 to 5 (default 5)"`
+	Store string `json:"store,omitempty" jsonschema:"search this memory store only; empty searches every store you can reach, ranked as one list"`
 }
 
 // SearchHit is one memory found.
@@ -57,20 +59,34 @@ func (s *Server) memorySearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	if k == 0 {
 		k = budget.Files
 	}
-	hits := p.index.Search(in.Query, k)
-	out := SearchOutput{Results: make([]SearchHit, 0, len(hits)), Searched: p.index.Len()}
-	now := p.now()
-	files := make([]string, len(hits))
-	for i, h := range hits {
-		files[i] = h.Memory.File
+	stores, err := s.reads(p, req, in.Store)
+	if err != nil {
+		return nil, SearchOutput{}, err
 	}
-	s.recordRecall(ctx, p, req.Session, files)
+	ss := make([]recall.Searcher, len(stores))
+	out := SearchOutput{}
+	for i, r := range stores {
+		ss[i] = r.index
+		out.Searched += r.index.Len()
+	}
+	hits := recall.SearchAll(ss, in.Query, k)
+	out.Results = make([]SearchHit, 0, len(hits))
+	now := p.now()
+	var files []string // the project's, for its recall statistics
+	for _, h := range hits {
+		if stores[h.List].mount == nil {
+			files = append(files, h.Memory.File)
+		}
+	}
+	if files != nil || stores[0].mount == nil {
+		s.recordRecall(ctx, p, req.Session, files)
+	}
 	for _, h := range hits {
 		content, note := recall.Truncate(h.Memory.Body, budget.FileLines, budget.FileBytes)
 		if note != "" {
 			content = strings.TrimRight(content, "\n") + "\n[strata: cut at the recall budget (" + note + "); memory_get returns the whole memory]\n"
 		}
-		out.Results = append(out.Results, SearchHit{Memory: infoOf(h.Memory), Score: h.Score, Content: content,
+		out.Results = append(out.Results, SearchHit{Memory: infoIn(stores[h.List], h.Memory), Score: h.Score, Content: content,
 			Truncated: note != "", Age: recall.AgeNote(now, h.Memory.ModTime)})
 	}
 	return nil, out, nil
@@ -88,6 +104,7 @@ type InstructionSource struct {
 	Reason    string `json:"reason" jsonschema:"why it was loaded: session_start, path_glob_match, nested_traversal or include"`
 	Tokens    int    `json:"tokens" jsonschema:"estimated tokens"`
 	Truncated bool   `json:"truncated" jsonschema:"true when the text is not the whole file"`
+	Store     string `json:"store,omitempty" jsonschema:"for a memory index: the memory store it belongs to (absent for this project's own)"`
 }
 
 // InstructionsOutput is the instructions tool's result.
@@ -122,19 +139,37 @@ func (s *Server) instructionsTool(ctx context.Context, req *mcp.CallToolRequest,
 	if err != nil {
 		return nil, InstructionsOutput{}, fmt.Errorf("instructions for %s: %w", abs, err)
 	}
-	if ix, err := p.store.LoadIndex(ctx); err != nil {
-		return nil, InstructionsOutput{}, fmt.Errorf("instructions: memory index: %w", err)
-	} else if ix.Exists {
-		set.AddAutomem(ix.Path, ix.Content(), ix.Truncated)
+	// The indexes of the stores the caller reaches, within one budget, as a session has them.
+	vis := s.visible(p, req)
+	var stores []*memdir.Store
+	var extra []string // the mounted stores' directories: in scope for this caller
+	for _, r := range vis {
+		stores = append(stores, r.store)
+		if r.mount != nil {
+			extra = append(extra, r.store.Dir())
+		}
 	}
+	idxs, errs := memdir.LoadIndexes(ctx, stores)
+	for i, ix := range idxs {
+		switch {
+		case errs[i] != nil:
+			return nil, InstructionsOutput{}, fmt.Errorf("instructions: memory index: %w", errs[i])
+		case !ix.Exists:
+		case vis[i].mount == nil:
+			set.AddAutomem(ix.Path, ix.Content(), ix.Truncated)
+		default:
+			set.AddStoreIndex(vis[i].name, ix.Path, ix.Content(), ix.Truncated)
+		}
+	}
+	inScope := func(path string) bool { return p.inScope(path, extra...) }
 	if !isDir {
 		set.Touch(ctx, abs)
 	}
 	out := InstructionsOutput{Path: abs, Sources: []InstructionSource{}, Withheld: []InstructionSource{}, Diagnostics: []Diagnostic{}}
 	var shown []instructions.Source
 	for _, src := range set.Sources() {
-		info := InstructionSource{Path: src.Path, Layer: string(src.Layer), Reason: string(src.Reason), Tokens: src.Tokens, Truncated: src.Truncated}
-		if !p.inScope(src.Path) {
+		info := InstructionSource{Path: src.Path, Layer: string(src.Layer), Reason: string(src.Reason), Tokens: src.Tokens, Truncated: src.Truncated, Store: src.Store}
+		if !inScope(src.Path) {
 			out.Withheld = append(out.Withheld, info)
 			continue
 		}
@@ -144,7 +179,7 @@ func (s *Server) instructionsTool(ctx context.Context, req *mcp.CallToolRequest,
 	}
 	out.Text = instructions.RenderSources(shown)
 	for _, d := range set.Diagnostics() {
-		if !p.inScope(d.Path) {
+		if !inScope(d.Path) {
 			continue
 		}
 		out.Diagnostics = append(out.Diagnostics, Diagnostic{Path: d.Path, Line: d.Line, Severity: string(d.Severity), Message: d.Message})

@@ -38,13 +38,18 @@ func (s *Server) withhold(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // withholdTool withholds secrets in r's structured content and text content and returns how
-// many it found. A text that is the JSON of the structured content is rewritten from the
-// cleaned value.
+// many lines it withheld. A text that is the JSON of the structured content (what the SDK
+// sends beside it) is not scanned again: it is rewritten from the cleaned value, and its lines
+// are counted once.
 func withholdTool(r *mcp.CallToolResult) int {
 	n := 0
+	var structured string // the structured content's JSON before withholding
 	if r.StructuredContent != nil {
-		if v, k, ok := withholdJSON(r.StructuredContent); ok && k > 0 {
-			r.StructuredContent, n = v, k
+		if v, data, k, ok := withholdJSON(r.StructuredContent); ok {
+			structured = string(data)
+			if k > 0 {
+				r.StructuredContent, n = v, k
+			}
 		}
 	}
 	for _, c := range r.Content {
@@ -52,9 +57,18 @@ func withholdTool(r *mcp.CallToolResult) int {
 		if !ok {
 			continue
 		}
+		if structured != "" && tc.Text == structured {
+			if n == 0 {
+				continue // the same strings, scanned above
+			}
+			if data, err := json.Marshal(r.StructuredContent); err == nil {
+				tc.Text = string(data)
+				continue
+			}
+		}
 		var v any
 		if json.Unmarshal([]byte(tc.Text), &v) == nil {
-			if clean, k, ok := withholdJSON(v); ok && k > 0 {
+			if clean, _, k, ok := withholdJSON(v); ok && k > 0 {
 				if data, err := json.Marshal(clean); err == nil {
 					tc.Text = string(data)
 					n += k
@@ -72,16 +86,16 @@ func withholdTool(r *mcp.CallToolResult) int {
 	return n
 }
 
-// withholdJSON returns v as generic JSON with secrets withheld in each string, and how many
-// lines it withheld; ok is false when v does not marshal.
-func withholdJSON(v any) (any, int, bool) {
+// withholdJSON returns v as generic JSON with secrets withheld in each string, v's JSON as it
+// was, and how many lines it withheld; ok is false when v does not marshal.
+func withholdJSON(v any) (any, []byte, int, bool) {
 	data, err := json.Marshal(v)
 	if err != nil {
-		return nil, 0, false
+		return nil, nil, 0, false
 	}
 	var g any
 	if err := json.Unmarshal(data, &g); err != nil {
-		return nil, 0, false
+		return nil, nil, 0, false
 	}
 	n := 0
 	var walk func(any) any
@@ -103,5 +117,5 @@ func withholdJSON(v any) (any, int, bool) {
 		return x
 	}
 	g = walk(g)
-	return g, n, true
+	return g, data, n, true
 }

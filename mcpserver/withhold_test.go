@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,5 +82,40 @@ func TestSecretsWithheld(t *testing.T) {
 	// The file on disk is not changed.
 	if data, err := os.ReadFile(file); err != nil || !strings.Contains(string(data), token) {
 		t.Errorf("the memory file was changed: %v", err)
+	}
+}
+
+// A tool result's text content is the JSON of its structured content: a line withheld from
+// both is logged once, and both reach the client clean.
+func TestSecretsWithheldCountedOnce(t *testing.T) {
+	const token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+	f := newFixture(t)
+	var logs strings.Builder
+	s := f.server(t, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	cs := connect(t, s, nil)
+	mustCall(t, cs, "memory_save", SaveInput{Name: "first", Type: "user", Description: "d", Body: "b\n"}, nil)
+	file := filepath.Join(s.MemoryDir(), "keys.md")
+	if err := os.WriteFile(file, []byte("---\nname: keys\ndescription: written by hand\ntype: reference\n---\nplain "+token+"\nkeep\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "memory_get", Arguments: GetInput{Name: "keys"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	structured, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, got := range map[string]string{"text content": text, "structured content": string(structured)} {
+		if strings.Contains(got, "aBcDeF") || !strings.Contains(got, "withheld by strata") || !strings.Contains(got, "keep") {
+			t.Errorf("%s: %s", what, got)
+		}
+	}
+	if got := strings.Count(logs.String(), "withheld lines that look like secrets"); got != 1 {
+		t.Fatalf("%d log records, want 1:\n%s", got, logs.String())
+	}
+	if !strings.Contains(logs.String(), "lines=1") {
+		t.Errorf("the log counts the line twice:\n%s", logs.String())
 	}
 }

@@ -21,8 +21,8 @@ var msModified = sync.OnceValue(func() *regexp.Regexp {
 
 // renderOver returns the new content of an existing topic file old that is replaced by in: the
 // old frontmatter edited in place — name, description, type and modified set where they are
-// (at the top level or under Claude Code's metadata: block), every other line and key kept byte
-// for byte — and the body, kept as it was when in.Body says the same. ok is false when old
+// (at the top level or under Claude Code's metadata: block), author when in gives one, every
+// other line and key kept byte for byte — and the body, kept as it was when in.Body says the same. ok is false when old
 // cannot be edited that way (no frontmatter, broken YAML, CRLF, a BOM, a style that Set cannot
 // edit line by line); the caller then writes Render's output, as for a new file.
 func renderOver(old []byte, in Input, modified time.Time) (content []byte, ok bool) {
@@ -63,7 +63,7 @@ func renderOver(old []byte, in Input, modified time.Time) (content []byte, ok bo
 		}
 	}
 	if !set("name", in.Name) || !set("description", oneLine(in.Description)) || !set("type", string(in.Type)) ||
-		stamp != "" && !set("modified", stamp) {
+		in.Author != "" && !set("author", in.Author) || stamp != "" && !set("modified", stamp) {
 		return nil, false
 	}
 	body := doc.Body
@@ -73,7 +73,7 @@ func renderOver(old []byte, in Input, modified time.Time) (content []byte, ok bo
 	out := []byte("---\n" + raw + "---\n" + body)
 	// The edit must read back as what was asked for; anything else is written afresh.
 	m, _ := ParseFile("", "", out)
-	if m.Name != in.Name || m.Description != oneLine(in.Description) || m.Type != in.Type {
+	if m.Name != in.Name || m.Description != oneLine(in.Description) || m.Type != in.Type || in.Author != "" && m.Author != in.Author {
 		return nil, false
 	}
 	return out, true

@@ -1,12 +1,15 @@
 package memdir
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/strata-mem/strata/frontmatter"
@@ -21,17 +24,35 @@ var ErrIndexFull = errors.New("index over its limit")
 // counts them) that old was not already over by as much:
 // a change may never grow the index past a limit, but shrinking an index that a hand edit
 // pushed over is allowed.
-func (s *Store) checkIndexLimits(old, next string) error {
+func (s *Store) checkIndexLimits(root *os.Root, old, next string) error {
 	maxL, maxB := s.opts.MaxIndexLines, s.opts.MaxIndexBytes
 	if n := countLines(next); n > maxL && n > countLines(old) {
-		return fmt.Errorf("memdir: %w: %s would have %d lines, over the %d-line limit; consolidate: merge related memories into one topic file and forget the merged ones (strata memory forget NAME), or shorten the index by hand",
-			ErrIndexFull, IndexFile, n, maxL)
+		return fmt.Errorf("memdir: %w: %s would have %d lines, over the %d-line limit; consolidate: merge related memories into one topic file and forget the merged ones (strata memory forget NAME), or shorten the index by hand%s",
+			ErrIndexFull, IndexFile, n, maxL, danglingHint(root, old))
 	}
 	if n := tokens.Chars(next); n > maxB && n > tokens.Chars(old) {
-		return fmt.Errorf("memdir: %w: %s would be %d characters, over the %d-character limit; consolidate: shorten the descriptions (each index line should be a short hook), or merge related memories and forget the merged ones",
-			ErrIndexFull, IndexFile, n, maxB)
+		return fmt.Errorf("memdir: %w: %s would be %d characters, over the %d-character limit; consolidate: shorten the descriptions (each index line should be a short hook), or merge related memories and forget the merged ones%s",
+			ErrIndexFull, IndexFile, n, maxB, danglingHint(root, old))
 	}
 	return nil
+}
+
+// danglingHint is what an over-limit error adds when the index has lines linking files that do
+// not exist (the lines lint warns about and the dream proposes to remove): "" when it has none.
+func danglingHint(root *os.Root, index string) string {
+	n := 0
+	for _, l := range indexLinks(root, index) {
+		if l.State == LinkMissing {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	if n == 1 {
+		return "; 1 index line links a file that does not exist: remove it with strata memory dream --accept dangling"
+	}
+	return fmt.Sprintf("; %d index lines link files that do not exist: remove them with strata memory dream --accept dangling", n)
 }
 
 // IndexText is MEMORY.md as loaded for the model (the automem instruction layer).
@@ -212,4 +233,100 @@ func indexLinks(root *os.Root, raw string) []IndexLink {
 		out = append(out, l)
 	}
 	return out
+}
+
+// LoadIndexes reads the MEMORY.md of several stores for one context, the project's first: the
+// index limits of the first store apply to the indexes' total, not to each. Every index gets an
+// equal share of the lines, then of the characters; what an index needs less than its share
+// goes to the others, and what does not divide evenly to the earlier ones, so an index that
+// fits its share is never cut and the project's is cut last among equals. Each index is cut to
+// its share as LoadIndex cuts one (cutIndex), with a warning that says the limits are shared.
+// errs[i] is the error reading stores[i]'s index (that index then counts as missing).
+func LoadIndexes(ctx context.Context, stores []*Store) (idx []IndexText, errs []error) {
+	idx = make([]IndexText, len(stores))
+	errs = make([]error, len(stores))
+	if len(stores) == 0 {
+		return idx, errs
+	}
+	if len(stores) == 1 {
+		idx[0], errs[0] = stores[0].LoadIndex(ctx)
+		return idx, errs
+	}
+	raws := make([]string, len(stores))
+	for i, s := range stores {
+		idx[i] = IndexText{Path: s.IndexPath()}
+		if err := ctx.Err(); err != nil {
+			errs[i] = err
+			continue
+		}
+		data, ok, err := s.readIndexRaw()
+		if err != nil || !ok {
+			errs[i] = err
+			continue
+		}
+		raw := string(frontmatter.Normalize([]byte(data)))
+		raws[i] = raw
+		idx[i].Exists = true
+		idx[i].Lines, idx[i].Bytes, idx[i].Chars = countLines(raw), len(raw), tokens.Chars(raw)
+	}
+	maxLines, maxChars := stores[0].opts.MaxIndexLines, stores[0].opts.MaxIndexBytes
+	needLines := make([]int, len(stores))
+	for i, raw := range raws {
+		needLines[i] = countLines(raw)
+	}
+	lineShare := fairShares(needLines, maxLines)
+	needChars := make([]int, len(stores))
+	for i, raw := range raws {
+		needChars[i] = tokens.Chars(cutIndex(raw, lineShare[i], math.MaxInt).text)
+	}
+	charShare := fairShares(needChars, maxChars)
+	present := 0
+	for _, t := range idx {
+		if t.Exists {
+			present++
+		}
+	}
+	for i, raw := range raws {
+		if !idx[i].Exists {
+			continue
+		}
+		idx[i].Text, idx[i].Truncated, idx[i].Warning = TruncateIndex(raw, lineShare[i], charShare[i])
+		if idx[i].Truncated {
+			idx[i].Warning += fmt.Sprintf(" The %d memory stores' indexes share the limits of %d lines and %d characters; this one's share was %d lines and %d characters.",
+				present, maxLines, maxChars, lineShare[i], charShare[i])
+		}
+	}
+	return idx, errs
+}
+
+// fairShares divides total among needs: each gets what it needs when that is no more than an
+// equal share of what is left, the rest split evenly, the remainder of the division going to
+// the earlier ones.
+func fairShares(needs []int, total int) []int {
+	shares := make([]int, len(needs))
+	order := make([]int, len(needs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(needs[a], needs[b]) })
+	left := total
+	for k, i := range order {
+		rest := len(order) - k
+		if needs[i]*rest <= left {
+			shares[i] = needs[i]
+			left -= needs[i]
+			continue
+		}
+		// Everyone from here on needs more than an equal share: split what is left evenly.
+		big := append([]int(nil), order[k:]...)
+		slices.Sort(big) // the remainder goes to the earlier stores
+		for j, b := range big {
+			shares[b] = left / rest
+			if j < left%rest {
+				shares[b]++
+			}
+		}
+		break
+	}
+	return shares
 }

@@ -34,6 +34,7 @@ type Memory struct {
 	Description string    // frontmatter description: one line, what it is and when it matters
 	Type        Type      // frontmatter type (top level, or under Claude Code's metadata: block)
 	Modified    time.Time // frontmatter modified (either place), zero when absent or unparsable
+	Author      string    // frontmatter author (either place): who wrote it last, when known
 	Body        string    // markdown after the frontmatter (BOM removed, CRLF normalised)
 
 	File    string    // file name relative to the memory dir, e.g. "prefer-tabs.md"
@@ -102,6 +103,7 @@ func ParseFile(path, file string, data []byte) (Memory, []Diagnostic) {
 	// Current Claude Code nests type and modified under a metadata: block.
 	m.Type = Type(strings.TrimSpace(doc.MetaString("type")))
 	m.Modified = ParseModified(doc.MetaString("modified"))
+	m.Author = strings.TrimSpace(doc.MetaString("author"))
 	if !doc.Present && err == nil {
 		diags = append(diags, Diagnostic{Path: path, Line: 1, Severity: SevWarning, Message: "no frontmatter (name, description, type); the body is still used"})
 	}

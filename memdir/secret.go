@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // ErrSecret is wrapped by the *SecretError returned when a write's text looks like a secret.
@@ -15,14 +16,19 @@ var ErrSecret = errors.New("text looks like a secret")
 
 // SecretError is a refused write: the text had something that looks like a credential.
 type SecretError struct {
-	Name string // the memory (or "daily log") being written
-	Kind string // what it looks like, e.g. "GitHub token"
-	Line int    // 1-based line in the file that would have been written
+	Name     string // the memory (or "daily log") being written
+	Kind     string // what it looks like, e.g. "GitHub token"
+	Line     int    // 1-based line in the file that would have been written
+	BodyLine int    // 1-based line of the body as the caller gave it, when the secret is there; else 0
 }
 
 func (e *SecretError) Error() string {
-	return fmt.Sprintf("memdir: refusing to write %q: line %d looks like a secret (%s); nothing was written. Remove it and store where the secret lives (an env var name, a vault path) instead",
-		e.Name, e.Line, e.Kind)
+	where := fmt.Sprintf("line %d", e.Line)
+	if e.BodyLine > 0 {
+		where = fmt.Sprintf("line %d of the body (line %d of the file)", e.BodyLine, e.Line)
+	}
+	return fmt.Sprintf("memdir: refusing to write %q: %s looks like a secret (%s); nothing was written. Remove it and store where the secret lives (an env var name, a vault path) instead",
+		e.Name, where, e.Kind)
 }
 
 // Unwrap returns ErrSecret.
@@ -74,27 +80,66 @@ var tokenCues = []string{
 	"xox", "hooks.slack.com", "sk-", "eyJ", "k_live_", "npm_",
 }
 
-// cuesByStart lists the token cues by their first byte, so hasTokenCue compares at a position
-// only the cues that can start there.
-var cuesByStart = func() (t [256][]string) {
+// cueBigrams holds, as a bit set, the first two bytes of every token cue and every letter case
+// of "aw": a position whose two bytes are not in it cannot start a cue, so hasTokenCue looks at
+// each byte once and compares cues only at the rare positions that pass.
+var cueBigrams = func() (t bigramSet) {
 	for _, c := range tokenCues {
-		t[c[0]] = append(t[c[0]], c)
+		t.add(c[0], c[1])
+	}
+	for _, a := range "aA" {
+		for _, w := range "wW" {
+			t.add(byte(a), byte(w))
+		}
 	}
 	return t
 }()
 
+// assignBigrams holds the first two bytes, in every ASCII letter case, of every assignmentCues
+// word.
+var assignBigrams = func() (t bigramSet) {
+	for _, c := range assignmentCues {
+		for _, a := range []byte{c[0], c[0] - 'a' + 'A'} {
+			for _, b := range []byte{c[1], c[1] - 'a' + 'A'} {
+				t.add(a, b)
+			}
+		}
+	}
+	return t
+}()
+
+// bigramSet is a set of byte pairs.
+type bigramSet [1 << 16 / 64]uint64
+
+func (t *bigramSet) add(a, b byte) {
+	i := uint(a)<<8 | uint(b)
+	t[i/64] |= 1 << (i % 64)
+}
+
+func (t *bigramSet) has(a, b byte) bool {
+	i := uint(a)<<8 | uint(b)
+	return t[i/64]&(1<<(i%64)) != 0
+}
+
 // hasTokenCue reports whether s holds one of tokenCues or "aws" in any case: one pass over s,
-// comparing cues only where one could start (this runs on every line scanned).
+// comparing cues only where the two bytes there can start one (this runs on every line scanned).
 func hasTokenCue(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c|0x20 == 'a' && i+3 <= len(s) && s[i+1]|0x20 == 'w' && s[i+2]|0x20 == 's' {
+	for i := 0; i+2 < len(s); i++ {
+		if cueBigrams.has(s[i], s[i+1]) && cueAt(s, i) {
 			return true
 		}
-		for _, cue := range cuesByStart[c] {
-			if strings.HasPrefix(s[i:], cue) {
-				return true
-			}
+	}
+	return false
+}
+
+// cueAt reports whether one of tokenCues, or "aws" in any case, starts at s[i].
+func cueAt(s string, i int) bool {
+	if s[i]|0x20 == 'a' && i+3 <= len(s) && s[i+1]|0x20 == 'w' && s[i+2]|0x20 == 's' {
+		return true
+	}
+	for _, cue := range tokenCues {
+		if cue[0] == s[i] && strings.HasPrefix(s[i:], cue) {
+			return true
 		}
 	}
 	return false
@@ -114,15 +159,32 @@ var assignment = lazyRegexp(`(?i)([A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|pa
 // characters (zero-width spaces and joiners, soft hyphens, byte order marks) removed and
 // full-width letters folded to ASCII; a credential split over up to four lines is joined; and
 // base64 runs are decoded and looked at for the shapes of known credentials.
+//
+// The findings of texts of secretCacheMin bytes or more are kept by the process, keyed by the
+// text itself (see secret_cache.go): a text scanned before, such as an instruction file loaded
+// again or a memory returned by another search, is not scanned again, and a changed text is a
+// new key. The returned slice is the caller's to change.
 func ScanSecrets(text string) []SecretFinding {
+	return scanCache.scan(text)
+}
+
+// scanSecrets is ScanSecrets without the cache.
+func scanSecrets(text string) []SecretFinding {
 	var out []SecretFinding
 	lines := strings.Split(text, "\n")
+	norms := lines // unhide keeps line ends, so the lines of unhide(text) are those of text
+	if !isASCII(text) {
+		norms = make([]string, len(lines))
+		for i, l := range lines {
+			norms[i] = unhide(l)
+		}
+	}
 	for i := 0; i < len(lines); i++ {
-		if kind := scanLine(lines[i]); kind != "" {
+		if kind := scanLine(lines[i], norms[i]); kind != "" {
 			out = append(out, SecretFinding{Kind: kind, Line: i + 1, Lines: 1})
 			continue
 		}
-		if kind, n := scanSplit(lines, i); kind != "" {
+		if kind, n := scanSplit(norms, i); kind != "" {
 			out = append(out, SecretFinding{Kind: kind, Line: i + 1, Lines: n})
 			i += n - 1
 		}
@@ -131,29 +193,85 @@ func ScanSecrets(text string) []SecretFinding {
 }
 
 // scanLine returns the kind of secret line holds, as written, with hidden characters removed
-// and full-width letters folded, or base64-encoded; "" for none.
-func scanLine(line string) string {
-	if kind := scanPlain(line); kind != "" {
+// and full-width letters folded (norm, unhide(line)), or base64-encoded; "" for none.
+func scanLine(line, norm string) string {
+	cue := classify(line)
+	if kind := scanPlain(line, cue); kind != "" {
 		return kind
 	}
-	norm := unhide(line)
 	if norm != line {
-		if kind := scanPlain(norm); kind != "" {
+		cue = classify(norm)
+		if kind := scanPlain(norm, cue); kind != "" {
 			return kind + " (hidden with invisible or full-width characters)"
 		}
+	}
+	if cue&cueBase64 == 0 {
+		return "" // no run of 20 base64 characters: nothing to decode
 	}
 	return scanBase64(norm)
 }
 
-// scanPlain is the scan of one line as it stands: token shapes first, then assignments.
-func scanPlain(line string) string {
+// lineCues are what classify finds in a line: each says a check may match, its absence that it
+// cannot.
+type lineCues uint8
+
+const (
+	cueToken  lineCues = 1 << iota // one of tokenCues, or "aws" in any case (hasTokenCue)
+	cueAssign                      // ':' or '=', and an assignmentCues word in any case (assignmentCue)
+	cueBase64                      // a run of 20 or more base64 characters (base64Runs)
+)
+
+// classify is hasTokenCue, assignmentCue and "base64Runs finds one" in one pass over line: the
+// checks that tell most lines from the ones the regexps must look at.
+func classify(line string) lineCues {
+	var cues lineCues
+	sep := strings.IndexByte(line, '=') >= 0 || strings.IndexByte(line, ':') >= 0
+	run := 0
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if base64Char(c) {
+			if run++; run == 20 {
+				cues |= cueBase64
+			}
+		} else {
+			run = 0
+		}
+		if i+2 >= len(line) {
+			continue // every cue and word is three bytes or more
+		}
+		d := line[i+1]
+		if cues&cueToken == 0 && cueBigrams.has(c, d) && cueAt(line, i) {
+			cues |= cueToken
+		}
+		if sep && cues&cueAssign == 0 && assignBigrams.has(c, d) && assignWordAt(line, i) {
+			cues |= cueAssign
+		}
+	}
+	return cues
+}
+
+// isASCII reports whether s has no byte at or above utf8.RuneSelf.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// scanPlain is the scan of one line as it stands (cues is classify(line)): token shapes first,
+// then assignments.
+func scanPlain(line string, cues lineCues) string {
 	if len(line) < 8 {
 		return ""
 	}
-	if kind := tokenKind(line); kind != "" {
-		return kind
+	if cues&cueToken != 0 {
+		if kind := tokenKind(line); kind != "" {
+			return kind
+		}
 	}
-	if !assignmentCue(line) {
+	if cues&cueAssign == 0 {
 		return "" // no separator or no secret-like name: the assignment regexp cannot match
 	}
 	for _, m := range assignment().FindAllStringSubmatch(line, -1) {
@@ -168,40 +286,33 @@ func scanPlain(line string) string {
 // contains (passw(or)d, passwd, pwd, pass, passphrase, secret, token, key, credential(s)).
 var assignmentCues = []string{"pass", "pwd", "secret", "token", "key", "credential"}
 
-// assignmentCue reports whether line could hold an assignment the assignment regexp matches: a
-// separator (':' or '=') and, in any letter case, one of assignmentCues. It costs a few passes
-// over the line; the case-folding regexp it spares costs far more on ordinary prose.
-func assignmentCue(line string) bool {
-	if strings.IndexByte(line, '=') < 0 && strings.IndexByte(line, ':') < 0 {
-		return false
-	}
+// assignWordAt reports whether one of assignmentCues starts at line[i], in any ASCII letter
+// case.
+func assignWordAt(line string, i int) bool {
 	for _, cue := range assignmentCues {
-		if containsFoldASCII(line, cue) {
+		if hasPrefixFoldASCII(line[i:], cue) {
 			return true
 		}
 	}
 	return false
 }
 
-// containsFoldASCII reports whether s contains the lower-case ASCII word cue, ignoring the case
-// of ASCII letters in s.
-func containsFoldASCII(s, cue string) bool {
-	for i := 0; i+len(cue) <= len(s); i++ {
-		j := 0
-		for ; j < len(cue); j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != cue[j] {
-				break
-			}
+// hasPrefixFoldASCII reports whether s starts with the lower-case ASCII word cue, ignoring the
+// case of ASCII letters in s.
+func hasPrefixFoldASCII(s, cue string) bool {
+	if len(s) < len(cue) {
+		return false
+	}
+	for j := 0; j < len(cue); j++ {
+		c := s[j]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
 		}
-		if j == len(cue) {
-			return true
+		if c != cue[j] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // tokenKind returns the kind of the first well-known credential shape in s, "" for none.

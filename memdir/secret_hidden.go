@@ -13,19 +13,26 @@ import (
 // digits and punctuation (U+FF01–U+FF5E, the ideographic space) folded to ASCII, so that
 // "ghp_\u200babc…" and "ｇｈｐ＿abc…" read as the token they hide. ASCII text comes back as is.
 func unhide(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
+	start := -1 // the first rune that changes
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if hidden(r, n) {
+			start = i
 			break
 		}
+		i += n
 	}
-	if ascii {
-		return s
+	if start < 0 {
+		return s // ASCII, or letters such as Chinese and Korean that need no change
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	for _, r := range s {
+	b.WriteString(s[:start])
+	for _, r := range s[start:] {
 		switch {
 		case r >= 0xFF01 && r <= 0xFF5E:
 			b.WriteRune(r - 0xFEE0)
@@ -33,27 +40,34 @@ func unhide(s string) string {
 			b.WriteByte(' ')
 		case unicode.Is(unicode.Cf, r):
 		default:
-			b.WriteRune(r)
+			b.WriteRune(r) // a byte that is not UTF-8 becomes U+FFFD
 		}
 	}
 	return b.String()
 }
 
+// hidden reports whether unhide changes the rune r of n bytes: a full-width form, the
+// ideographic space, an invisible format character, or a byte that is not UTF-8.
+func hidden(r rune, n int) bool {
+	return r >= 0xFF01 && r <= 0xFF5E || r == 0x3000 || r == utf8.RuneError && n == 1 || unicode.Is(unicode.Cf, r)
+}
+
 // maxSplitLines is how many lines a credential split over lines may span.
 const maxSplitLines = 4
 
-// scanSplit looks for a well-known credential shape that starts on lines[i] and goes on over the
-// next lines, each of which is nothing but a piece of it (trimmed, joined without a space):
-// its kind and the number of lines it spans, or "" when there is none.
-func scanSplit(lines []string, i int) (string, int) {
-	first := strings.TrimSpace(unhide(lines[i]))
+// scanSplit looks for a well-known credential shape that starts on norms[i] and goes on over
+// the next lines, each of which is nothing but a piece of it (trimmed, joined without a space):
+// its kind and the number of lines it spans, or "" when there is none. norms are lines with
+// hidden characters removed (unhide).
+func scanSplit(norms []string, i int) (string, int) {
+	first := strings.TrimSpace(norms[i])
 	if first == "" || !tokenByte(first[len(first)-1]) {
 		return "", 0
 	}
 	joined := first
 	kind, span := "", 0
-	for k := 1; k < maxSplitLines && i+k < len(lines); k++ {
-		next := strings.TrimSpace(unhide(lines[i+k]))
+	for k := 1; k < maxSplitLines && i+k < len(norms); k++ {
+		next := strings.TrimSpace(norms[i+k])
 		if !tokenRun(next) {
 			break // a piece of a split credential is a line of its own
 		}

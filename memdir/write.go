@@ -1,6 +1,7 @@
 package memdir
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,10 @@ type Input struct {
 	Description string // one line; line breaks become spaces
 	Type        Type   // user, feedback, project or reference
 	Body        string // markdown
+	// Author is who writes the memory ("Name <email>", or a user name), recorded as the
+	// frontmatter key author: the team MCP server sets it from the caller's token, and a synced
+	// store's commit takes it as its author. Empty leaves the key as the file has it.
+	Author string
 }
 
 // Result says what a write did.
@@ -45,15 +50,16 @@ type Result struct {
 	Index   bool   // MEMORY.md changed
 }
 
-// Render returns the topic file content for in: YAML frontmatter with name, description, type
-// and modified, then the body (ending in a newline).
+// Render returns the topic file content for in: YAML frontmatter with name, description, type,
+// author (when given) and modified, then the body (ending in a newline).
 func Render(in Input, modified time.Time) ([]byte, error) {
 	fm := struct {
 		Name        string `yaml:"name"`
 		Description string `yaml:"description"`
 		Type        Type   `yaml:"type"`
+		Author      string `yaml:"author,omitempty"`
 		Modified    string `yaml:"modified,omitempty"`
-	}{in.Name, oneLine(in.Description), in.Type, ""}
+	}{in.Name, oneLine(in.Description), in.Type, oneLine(in.Author), ""}
 	if !modified.IsZero() {
 		fm.Modified = modified.UTC().Format(time.RFC3339)
 	}
@@ -77,13 +83,34 @@ func renderBody(body string) string {
 	return "\n" + body
 }
 
-// checkContent refuses a topic file over MaxFileBytes or holding what looks like a secret.
-func checkContent(name string, content []byte) error {
+// checkContent refuses the topic file content of in when it is over MaxFileBytes or holds what
+// looks like a secret (naming the line of in.Body too, when the secret is there).
+func checkContent(in Input, content []byte) error {
 	if len(content) > MaxFileBytes {
 		return fmt.Errorf("memdir: %w: %q would be %s, over the %s limit for a topic file; split it into smaller memories",
-			ErrTooLarge, name, humanBytes(int64(len(content))), humanBytes(MaxFileBytes))
+			ErrTooLarge, in.Name, humanBytes(int64(len(content))), humanBytes(MaxFileBytes))
 	}
-	return checkSecrets(name, string(content))
+	err := checkSecrets(in.Name, string(content))
+	if se, ok := err.(*SecretError); ok {
+		se.BodyLine = bodyLine(content, in.Body, se.Line)
+	}
+	return err
+}
+
+// bodyLine returns the line of body, as the caller gave it, that is line of content (a topic
+// file ending in renderBody(body)); 0 when line is not in the body.
+func bodyLine(content []byte, body string, line int) int {
+	rb := renderBody(body)
+	if rb == "" || !bytes.HasSuffix(content, []byte(rb)) {
+		return 0
+	}
+	first := bytes.Count(content[:len(content)-len(rb)], []byte("\n")) + 2 // after renderBody's blank line
+	if line < first {
+		return 0
+	}
+	norm := strings.ReplaceAll(body, "\r\n", "\n")
+	dropped := len(norm) - len(strings.TrimLeft(norm, "\n")) // leading blank lines renderBody drops
+	return line - first + 1 + dropped
 }
 
 // validate checks in before anything is written.
@@ -94,6 +121,7 @@ func validate(in *Input) error {
 	in.Name = strings.TrimSpace(in.Name)
 	in.Description = oneLine(in.Description)
 	in.Type = Type(strings.TrimSpace(string(in.Type)))
+	in.Author = strings.TrimSpace(oneLine(in.Author))
 	if !in.Type.Known() {
 		return fmt.Errorf("memdir: %w %q for %q: use user, feedback, project or reference", ErrBadType, in.Type, in.Name)
 	}
@@ -182,7 +210,7 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := checkContent(in.Name, content); err != nil {
+	if err := checkContent(in, content); err != nil {
 		return Result{}, err
 	}
 	unlock, err := s.lock(ctx)
@@ -232,17 +260,29 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 		if old, err = readWhole(root, file); err != nil {
 			return Result{}, fmt.Errorf("memdir: read %s: %w", s.abs(file), err)
 		}
+		// A write without an author keeps the file's, in place or rewritten.
+		if in.Author == "" {
+			prev, _ := ParseFile("", file, old)
+			if in.Author = prev.Author; in.Author != "" {
+				if content, err = Render(in, now); err != nil {
+					return Result{}, err
+				}
+				if err := checkContent(in, content); err != nil {
+					return Result{}, err
+				}
+			}
+		}
 		// Replacing a memory edits its frontmatter in place: keys strata does not write
 		// (Claude Code's metadata:, originSessionId, a user's own) survive the save.
 		if edited, ok := renderOver(old, in, now); ok {
-			if err := checkContent(in.Name, edited); err != nil {
+			if err := checkContent(in, edited); err != nil {
 				return Result{}, err
 			}
 			content = edited
 		}
 	}
 	newIdx := setIndexLine(oldIdx, file, FormatIndexLine(in.Name, file, in.Description))
-	if err := s.checkIndexLimits(oldIdx, newIdx); err != nil {
+	if err := s.checkIndexLimits(root, oldIdx, newIdx); err != nil {
 		return Result{}, err
 	}
 
@@ -608,7 +648,7 @@ func (s *Store) reindex(root *os.Root, file string) (changed bool, err error) {
 			return false, err
 		}
 		newIdx = setIndexLine(oldIdx, file, line)
-		if err := s.checkIndexLimits(oldIdx, newIdx); err != nil {
+		if err := s.checkIndexLimits(root, oldIdx, newIdx); err != nil {
 			return false, err
 		}
 	}

@@ -2,6 +2,7 @@ package memdir
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,10 +118,10 @@ func TestSecretErrorNamesKindAndLine(t *testing.T) {
 		t.Fatalf("err = %v, want *SecretError", err)
 	}
 	// The file: 6 frontmatter lines, a blank line, "line one", then the key on line 9.
-	if se.Kind != "PEM private key" || se.Line != 9 {
-		t.Errorf("SecretError = %+v, want PEM private key on line 9", se)
+	if se.Kind != "PEM private key" || se.Line != 9 || se.BodyLine != 2 {
+		t.Errorf("SecretError = %+v, want PEM private key on line 9, line 2 of the body", se)
 	}
-	if !strings.Contains(err.Error(), "line 9") || !strings.Contains(err.Error(), "PEM private key") {
+	if !strings.Contains(err.Error(), "line 2 of the body (line 9 of the file)") || !strings.Contains(err.Error(), "PEM private key") {
 		t.Errorf("message %q does not name kind and line", err)
 	}
 }
@@ -135,6 +136,9 @@ func TestAddIndexLimits(t *testing.T) {
 		_, err := s.Add(t.Context(), Input{Name: "d", Type: TypeUser, Description: "d"})
 		if !errors.Is(err, ErrIndexFull) || !strings.Contains(err.Error(), "3-line limit") || !strings.Contains(err.Error(), "consolidate") {
 			t.Fatalf("err = %v, want ErrIndexFull naming the 3-line limit", err)
+		}
+		if strings.Contains(err.Error(), "dangling") {
+			t.Errorf("err = %v: suggests removing dangling lines, but every line links a file", err)
 		}
 		if diff := cmp.Diff(before, dirState(t, s.Dir())); diff != "" {
 			t.Errorf("the dir changed (-before +after):\n%s", diff)
@@ -152,6 +156,31 @@ func TestAddIndexLimits(t *testing.T) {
 			t.Fatalf("err = %v, want ErrIndexFull naming the 100-character limit", err)
 		}
 	})
+	// Index lines whose files are gone: the error says how many and how to remove them.
+	for _, gone := range [][]string{{"a"}, {"a", "b"}} {
+		t.Run(fmt.Sprintf("%d dangling", len(gone)), func(t *testing.T) {
+			s := newTestStore(t, Options{MaxIndexLines: 3})
+			for _, n := range []string{"a", "b", "c"} {
+				mustAdd(t, s, n, "d")
+			}
+			for _, n := range gone {
+				if err := os.Remove(filepath.Join(s.Dir(), n+".md")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := s.Add(t.Context(), Input{Name: "d", Type: TypeUser, Description: "d"})
+			want := "1 index line links a file that does not exist: remove it with strata memory dream --accept dangling"
+			if len(gone) == 2 {
+				want = "2 index lines link files that do not exist: remove them with strata memory dream --accept dangling"
+			}
+			if !errors.Is(err, ErrIndexFull) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("err = %v, want ErrIndexFull with %q", err, want)
+			}
+			for _, n := range gone {
+				mustAdd(t, s, n, "d") // back, for the store's consistency check
+			}
+		})
+	}
 }
 
 func TestForget(t *testing.T) {
@@ -430,5 +459,43 @@ func TestReindexRefusesSecretInDescription(t *testing.T) {
 	after, _ := os.ReadFile(s.IndexPath())
 	if string(after) != string(before) {
 		t.Errorf("index changed: %q", after)
+	}
+}
+
+// The line of the body named is the line of the text as the caller gave it: leading blank lines
+// and CRLF line ends (which the file does not keep) count; a secret in the description is named
+// by its line in the file only.
+func TestSecretErrorBodyLine(t *testing.T) {
+	const key = "use AKIAIOSFODNN7EXAMPLE"
+	tests := []struct {
+		name     string
+		in       Input
+		bodyLine int
+	}{
+		{"first line", Input{Body: key}, 1},
+		{"after blank lines", Input{Body: "\n\nintro\n" + key + "\n"}, 4},
+		{"CRLF", Input{Body: "a\r\nb\r\n" + key + "\r\n"}, 3},
+		{"description", Input{Description: "CI " + key, Body: "clean\n"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestStore(t, Options{})
+			in := tt.in
+			in.Name, in.Type = "creds", TypeReference
+			if in.Description == "" {
+				in.Description = "d"
+			}
+			_, err := s.Add(t.Context(), in)
+			var se *SecretError
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v, want *SecretError", err)
+			}
+			if se.BodyLine != tt.bodyLine || se.Line < 1 {
+				t.Errorf("SecretError = %+v, want body line %d", se, tt.bodyLine)
+			}
+			if want := fmt.Sprintf("line %d of the body", tt.bodyLine); (tt.bodyLine > 0) != strings.Contains(err.Error(), want) {
+				t.Errorf("message %q, body line %d", err, tt.bodyLine)
+			}
+		})
 	}
 }

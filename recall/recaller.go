@@ -1,11 +1,13 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -85,6 +87,8 @@ type Turn struct {
 
 // Recalled is one memory to inject.
 type Recalled struct {
+	// Store is the mounted store the memory comes from (Mount.Name); "" for the project's own.
+	Store       string
 	File        string
 	Path        string
 	Name        string
@@ -141,12 +145,36 @@ type Options struct {
 	// Logger receives warnings that do not fail a turn (a stats write that failed); nil
 	// discards them.
 	Logger *slog.Logger
+	// Mounts are the memory stores ranked together with the project's own (one ranking; each
+	// memory says its store). Stats are kept for the project's store only.
+	Mounts []Mount
 }
 
-// Recaller runs recall for user turns over one memory dir's Ranker.
+// Mount is a memory store recall reads besides the project's own: a team's or an
+// organisation's, mounted by the settings.
+type Mount struct {
+	// Name is the store's name, given with each of its memories (Recalled.Store).
+	Name string
+	// Dir is the store's directory, where its files are read at injection time.
+	Dir string
+	// Ranker is the store's own ranker (its index stays warm across turns).
+	Ranker *Ranker
+}
+
+// Ref is how recall names a memory across stores: the file for the project's own, and
+// "store:file" for a mounted store's. Session, Candidate.File and Skip.File use it, so a
+// team's "deploy.md" is not the project's.
+func Ref(store, file string) string {
+	if store == "" {
+		return file
+	}
+	return store + ":" + file
+}
+
+// Recaller runs recall for user turns over one memory dir's Ranker and the mounted stores'.
 type Recaller struct {
 	ranker *Ranker
-	dir    string
+	stores []Mount // the project's own first (Name ""), then Options.Mounts
 	opts   Options
 	log    *slog.Logger
 }
@@ -180,20 +208,51 @@ func NewRecaller(ranker *Ranker, dir string, opts Options) *Recaller {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Recaller{ranker: ranker, dir: dir, opts: opts, log: log}
+	stores := append([]Mount{{Dir: dir, Ranker: ranker}}, opts.Mounts...)
+	return &Recaller{ranker: ranker, stores: stores, opts: opts, log: log}
 }
 
 // Recall runs the pipeline for one turn: refresh the index from file changes, rank, drop what
 // the session already has, let the selector pick, read and cut each pick, charge the session
 // and record statistics. It fails only when the index cannot be refreshed or the selector
 // fails; a stats write that fails is logged.
+//
+// With mounted stores, every store's index is refreshed and searched, and the hits are ranked
+// as one list, the project's first among equal scores. A mounted store that cannot be
+// refreshed is left out of this turn with an error diagnostic; only the project's fails it.
 func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, error) {
 	var res Result
-	_, diags, err := r.ranker.Refresh(ctx)
-	if err != nil {
-		return res, err
+	// Every store's index catches up at once: each refresh is mostly system calls.
+	type refreshed struct {
+		diags []memdir.Diagnostic
+		err   error
 	}
-	res.Diagnostics = diags
+	rs := make([]refreshed, len(r.stores))
+	var wg sync.WaitGroup
+	for i, m := range r.stores {
+		wg.Go(func() { _, rs[i].diags, rs[i].err = m.Ranker.Refresh(ctx) })
+	}
+	wg.Wait()
+	if rs[0].err != nil {
+		return res, rs[0].err
+	}
+	live := []int{0}
+	for i, x := range rs {
+		res.Diagnostics = append(res.Diagnostics, x.diags...)
+		if i == 0 {
+			continue
+		}
+		if x.err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			m := r.stores[i]
+			res.Diagnostics = append(res.Diagnostics, memdir.Diagnostic{Path: m.Dir, Severity: memdir.SevError,
+				Message: fmt.Sprintf("memory store %s left out of recall: %v", m.Name, x.err)})
+			continue
+		}
+		live = append(live, i)
+	}
 	if r.opts.Stats != nil && s.count() {
 		// The session's first recall: every memory now in the index was eligible in it.
 		mems := r.ranker.Index().Memories()
@@ -206,29 +265,30 @@ func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, erro
 		}
 	}
 	b := r.opts.Budget
-	hits := r.ranker.Search(t.Query, r.opts.Shortlist+b.Files*2)
+	hits := r.search(live, t.Query, r.opts.Shortlist+b.Files*2)
 	warnOnly := map[string]bool{}
 	var short []Candidate
-	byFile := map[string]Hit{}
+	byFile := map[string]storeHit{}
 	for _, h := range hits {
 		m := h.Memory
+		ref := Ref(h.store.Name, m.File)
 		switch {
-		case s.Surfaced(m.File):
-			res.Skipped = append(res.Skipped, Skip{m.File, SkipSurfaced})
+		case s.Surfaced(ref):
+			res.Skipped = append(res.Skipped, Skip{ref, SkipSurfaced})
 			continue
-		case t.Read != nil && t.Read(r.path(m.File)):
-			res.Skipped = append(res.Skipped, Skip{m.File, SkipRead})
+		case t.Read != nil && t.Read(storePath(h.store.Dir, m.File)):
+			res.Skipped = append(res.Skipped, Skip{ref, SkipRead})
 			continue
 		case m.Type == memdir.TypeReference && mentionsTool(m, t.Tools):
 			if !hasWarnings(m.Body) {
-				res.Skipped = append(res.Skipped, Skip{m.File, SkipToolReference})
+				res.Skipped = append(res.Skipped, Skip{ref, SkipToolReference})
 				continue
 			}
-			warnOnly[m.File] = true
+			warnOnly[ref] = true
 		}
 		if len(short) < r.opts.Shortlist {
-			short = append(short, Candidate{File: m.File, Name: m.Name, Description: m.Description, Type: m.Type, ModTime: m.ModTime, Score: h.Score})
-			byFile[m.File] = h
+			short = append(short, Candidate{File: ref, Store: h.store.Name, Name: m.Name, Description: m.Description, Type: m.Type, ModTime: m.ModTime, Score: h.Score})
+			byFile[ref] = h
 		}
 	}
 	if len(short) == 0 {
@@ -248,6 +308,7 @@ func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, erro
 		}
 		seen[file] = true
 		rc, err := r.render(h, warnOnly[file], now)
+		rc.Store = h.store.Name
 		if err != nil {
 			res.Skipped = append(res.Skipped, Skip{file, SkipUnreadable + ": " + err.Error()})
 			continue
@@ -257,7 +318,9 @@ func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, erro
 			continue
 		}
 		res.Memories = append(res.Memories, rc)
-		recalled = append(recalled, file)
+		if h.store.Name == "" {
+			recalled = append(recalled, file)
+		}
 	}
 	if r.opts.Stats != nil && len(recalled) > 0 {
 		if err := r.opts.Stats.Record(context.WithoutCancel(ctx), recalled, now); err != nil {
@@ -279,7 +342,72 @@ func (s *Session) charge(file string, n, limit int) bool {
 	return true
 }
 
-func (r *Recaller) path(file string) string { return filepath.Join(r.dir, filepath.FromSlash(file)) }
+// storeHit is a Hit of one store.
+type storeHit struct {
+	Hit
+	store *Mount
+}
+
+// search ranks the query in the stores numbered live (0, the project's, always first) and
+// merges their best k hits into one list (Merge).
+func (r *Recaller) search(live []int, query string, k int) []storeHit {
+	ss := make([]Searcher, len(live))
+	for j, i := range live {
+		ss[j] = r.stores[i].Ranker
+	}
+	merged := SearchAll(ss, query, k)
+	out := make([]storeHit, len(merged))
+	for j, h := range merged {
+		out[j] = storeHit{h.Hit, &r.stores[live[h.List]]}
+	}
+	return out
+}
+
+// Searcher is a warm index to search: *Ranker and *Index are.
+type Searcher interface {
+	Search(query string, k int) []Hit
+}
+
+// SearchAll searches every store at once (a goroutine each, when there are several) and ranks
+// their hits as one list (Merge): across three stores a query costs about the slowest store's
+// search, not the sum.
+func SearchAll(ss []Searcher, query string, k int) []MergedHit {
+	lists := make([][]Hit, len(ss))
+	if len(ss) == 1 {
+		lists[0] = ss[0].Search(query, k)
+	} else {
+		var wg sync.WaitGroup
+		for i, s := range ss {
+			wg.Go(func() { lists[i] = s.Search(query, k) })
+		}
+		wg.Wait()
+	}
+	return Merge(lists, k)
+}
+
+// MergedHit is a Hit of one of several lists that Merge ranked together.
+type MergedHit struct {
+	Hit
+	List int // the index of the list it came from
+}
+
+// Merge ranks the hits of several stores' searches as one list, best first, at most k: by
+// score, and among equal scores the earlier list first (the project's store is the first). The
+// one rule for ranking across stores: recall and the MCP server's memory_search use it.
+func Merge(lists [][]Hit, k int) []MergedHit {
+	var all []MergedHit
+	for i, l := range lists {
+		for _, h := range l {
+			all = append(all, MergedHit{h, i})
+		}
+	}
+	if len(lists) > 1 {
+		slices.SortStableFunc(all, func(a, b MergedHit) int { return cmp.Compare(b.Score, a.Score) })
+	}
+	return all[:min(k, len(all))]
+}
+
+func storePath(dir, file string) string { return filepath.Join(dir, filepath.FromSlash(file)) }
 
 // AgeNote is the warning that goes with a memory last changed more than a day before now, such
 // as "3 days old; verify against current code before relying on it"; "" for a younger memory
@@ -302,8 +430,8 @@ func AgeNote(now, modified time.Time) string {
 }
 
 // render reads the memory's current text and builds what is injected.
-func (r *Recaller) render(h Hit, warnOnly bool, now time.Time) (Recalled, error) {
-	m, _, err := readMemory(r.path(h.Memory.File), h.Memory.File, MaxIndexedBytes)
+func (r *Recaller) render(h storeHit, warnOnly bool, now time.Time) (Recalled, error) {
+	m, _, err := readMemory(storePath(h.store.Dir, h.Memory.File), h.Memory.File, MaxIndexedBytes)
 	if err != nil {
 		return Recalled{}, err
 	}

@@ -9,7 +9,11 @@ import (
 
 // Candidate is a memory on the shortlist a Selector chooses from, best lexical match first.
 type Candidate struct {
-	File        string
+	// File names the memory across stores (Ref): the file for the project's own, "store:file"
+	// for a mounted store's. A Selector returns these.
+	File string
+	// Store is the mounted store's name; "" for the project's own.
+	Store       string
 	Name        string
 	Description string
 	Type        memdir.Type

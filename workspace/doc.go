@@ -8,5 +8,8 @@
 // Diagnostics (reported by whoever opened the workspace, once), and resolves the project root.
 // Nothing else is read or opened until asked for: Store opens the memory store on first use,
 // Ranker makes the recall ranker over it, Instructions loads an instruction set with the
-// MEMORY.md index as its auto-memory piece. A command pays only for what it uses.
+// MEMORY.md index as its auto-memory piece (and each mounted memory store's after it, within
+// one index budget). Stores lists the memory stores — the project's own, then those the
+// memoryStores setting and STRATA_MEMORY_STORES mount — and is the one place that resolves
+// them; a mounted store's directory is never created. A command pays only for what it uses.
 package workspace

@@ -69,6 +69,8 @@ type Workspace struct {
 	rankerOnce sync.Once
 	ranker     *recall.Ranker
 	rankerErr  error
+
+	mounts mounts // the mounted memory stores (stores.go)
 }
 
 // Open reads the settings that apply to the project containing opts.Cwd (once; files that do
@@ -110,6 +112,7 @@ func Open(ctx context.Context, opts Options) (*Workspace, error) {
 		}
 		w.settings, w.errs = opts.Env.Load(settingsRoot)
 	}
+	w.errs = append(w.errs, w.resolveMounts()...)
 	return w, nil
 }
 
@@ -147,7 +150,13 @@ func (w *Workspace) SettingsDiagnostics() []instructions.Diagnostic {
 		var pe *config.ParseError
 		var ke *config.KeyError
 		var fe *fs.PathError
+		var me *MountError
+		var se *config.StoresError
 		switch {
+		case errors.As(e, &me):
+			d = instructions.Diagnostic{Path: me.From, Severity: instructions.SeverityWarning, Message: me.Error()}
+		case errors.As(e, &se):
+			d = instructions.Diagnostic{Path: config.StoresVar, Severity: instructions.SeverityWarning, Message: se.Error()}
 		case errors.As(e, &ke):
 			d = instructions.Diagnostic{Path: ke.Path, Line: ke.Line, Severity: instructions.SeverityWarning,
 				Message: fmt.Sprintf("settings key %s (column %d): %s", ke.Key, ke.Col, ke.Msg)}
@@ -271,27 +280,15 @@ func (w *Workspace) Instructions(ctx context.Context, o SetOptions) (*instructio
 	return set, nil
 }
 
-// addIndex adds MEMORY.md, cut to the limits the model sees, as the set's automem piece.
+// addIndex adds MEMORY.md, cut to the limits the model sees, as the set's automem piece, and
+// the mounted stores' indexes after it within the same limits (addIndexes).
 func (w *Workspace) addIndex(ctx context.Context, set *instructions.Set) {
 	store, err := w.Store()
 	if err != nil {
 		set.AddDiagnostics(instructions.Diagnostic{Severity: instructions.SeverityWarning, Message: "auto-memory: " + err.Error()})
 		return
 	}
-	idx, err := store.LoadIndex(ctx)
-	if err != nil {
-		// Unreadable index: say so; the session still starts without it.
-		set.AddDiagnostics(instructions.Diagnostic{Path: store.IndexPath(), Severity: instructions.SeverityError, Message: err.Error()})
-		return
-	}
-	if !idx.Exists {
-		return
-	}
-	var diags []instructions.Diagnostic
-	if idx.Truncated {
-		diags = append(diags, instructions.Diagnostic{Path: idx.Path, Severity: instructions.SeverityWarning, Message: idx.Warning})
-	}
-	set.AddAutomem(idx.Path, idx.Content(), idx.Truncated, diags...)
+	w.addIndexes(ctx, set, store)
 }
 
 // TranscriptDir returns the directory of the transcripts of sessions started in Cwd:

@@ -8,6 +8,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/instructions"
 	"github.com/strata-mem/strata/internal/bench/synth"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // repoSetup builds the synthetic repository of "strata bench context" in a temp dir.
@@ -18,7 +19,8 @@ func repoSetup(b *testing.B) (synth.RepoLayout, instructions.Options) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := instructions.Options{Env: config.Env{Home: filepath.Join(dir, "home", ".strata"), ManagedDir: filepath.Join(dir, "managed"), UserHome: filepath.Join(dir, "home")}}
+	opts := instructions.Options{Env: config.Env{Home: filepath.Join(dir, "home", ".strata"), ManagedDir: filepath.Join(dir, "managed"), UserHome: filepath.Join(dir, "home")},
+		ScanSecrets: workspace.ScanSecrets} // a session scans every piece for secrets
 	return l, opts
 }
 

@@ -20,6 +20,7 @@ type benchRecallOptions struct {
 	synthetic int
 	queries   int
 	rounds    int
+	stores    int
 }
 
 func newBenchRecallCmd(app *App) *cobra.Command {
@@ -37,9 +38,17 @@ With --synthetic N: write N synthetic memories of about 1 KB (half English, half
 temporary directory and print the cold index build time (wall and CPU), the warm query latency
 (p50, p99) and the time of the first query after one file changed (when the writer names the
 file, and when a full rescan must find it). Targets for N = 10000: build under 1 s, warm p50
-under 1 ms, first query after a change under 5 ms. The directory is removed afterwards.`,
+under 1 ms, first query after a change under 5 ms. The directory is removed afterwards.
+
+With --stores S (and --synthetic N): write S stores of N memories each, the first as the
+project's and the others mounted, and print recall across them: cold (a session's first
+recall: every index built, then one ranking across the stores), warm (ranking in every warm
+index and merging into one list; target p50 under 1 ms for three stores of 10,000) and a
+whole recall turn (every store scanned for changes, ranked, merged and the picks read).`,
 		Args: func(c *cobra.Command, args []string) error {
 			switch {
+			case o.stores < 0 || o.stores > 0 && o.synthetic == 0:
+				return usagef("--stores S goes with --synthetic N (S stores of N memories each)")
 			case o.synthetic > 0 && len(args) > 0:
 				return usagef("give either DIR or --synthetic N, not both")
 			case o.synthetic == 0 && len(args) != 1:
@@ -50,6 +59,9 @@ under 1 ms, first query after a change under 5 ms. The directory is removed afte
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if o.stores > 0 {
+				return runBenchRecallStores(c.Context(), app, o)
+			}
 			if o.synthetic > 0 {
 				return runBenchRecallSynthetic(c.Context(), app, o)
 			}
@@ -59,7 +71,8 @@ under 1 ms, first query after a change under 5 ms. The directory is removed afte
 	c.Flags().BoolVar(&o.json, "json", false, "print the figures as JSON")
 	c.Flags().IntVar(&o.synthetic, "synthetic", 0, "measure speed on a synthetic store of N memories instead of quality on DIR")
 	c.Flags().IntVar(&o.queries, "queries", 1000, "with --synthetic: number of timed warm queries")
-	c.Flags().IntVar(&o.rounds, "rounds", 20, "with --synthetic: number of timed change-then-query rounds")
+	c.Flags().IntVar(&o.rounds, "rounds", 20, "with --synthetic: number of timed change-then-query rounds (with --stores: cold starts and whole turns)")
+	c.Flags().IntVar(&o.stores, "stores", 0, "with --synthetic N: measure recall across this many stores of N memories each")
 	return c
 }
 
@@ -128,5 +141,40 @@ func runBenchRecallSynthetic(ctx context.Context, app *App, o benchRecallOptions
 	fmt.Fprintf(app.Out, "warm query (%d queries):        p50 %.3f ms, p99 %.3f ms (target p50 < 1 ms)\n", rep.Queries, rep.QueryP50, rep.QueryP99)
 	fmt.Fprintf(app.Out, "first query after one change:     %8.3f ms when the writer names the file (target < 5 ms)\n", rep.ChangedUpdateMS)
 	fmt.Fprintf(app.Out, "                                  %8.3f ms when a full rescan must find it\n", rep.ChangedRefreshMS)
+	return nil
+}
+
+func runBenchRecallStores(ctx context.Context, app *App, o benchRecallOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.queries < 1 || o.rounds < 1 {
+		return usagef("--queries and --rounds must be at least 1")
+	}
+	tmp, err := os.MkdirTemp("", "strata-bench-stores-")
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	defer os.RemoveAll(tmp)
+	var dirs []string
+	for i := range o.stores {
+		dir := filepath.Join(tmp, fmt.Sprintf("store%d", i+1))
+		if err := synth.Memories(dir, o.synthetic, uint64(i+1)); err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		dirs = append(dirs, dir)
+	}
+	cold := min(o.rounds, 5) // each cold start reads every store
+	rep, err := bench.StoresSpeed(ctx, dirs, synth.Queries(o.queries, 2), cold, o.rounds)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if o.json {
+		return writeJSON(app.Out, rep)
+	}
+	fmt.Fprintf(app.Out, "synthetic stores: %d of %d memories each (%d in all; about 1 KB, half English, half Chinese)\n", rep.Stores, o.synthetic, rep.Memories)
+	fmt.Fprintf(app.Out, "cold (%d fresh starts):    p50 %9.3f ms, p95 %9.3f ms (every index built, then one ranking)\n", rep.ColdRounds, rep.ColdP50, rep.ColdP95)
+	fmt.Fprintf(app.Out, "warm (%d queries):      p50 %9.3f ms, p95 %9.3f ms (ranked in every store, merged; target p50 < 1 ms); %.3f ms CPU a query\n", rep.Queries, rep.QueryP50, rep.QueryP95, rep.QueryCPUMS)
+	fmt.Fprintf(app.Out, "recall turn (%d turns):    p50 %9.3f ms, p95 %9.3f ms (every store scanned for changes, ranked, picks read)\n", rep.Turns, rep.TurnP50, rep.TurnP95)
 	return nil
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/compact"
+	"github.com/strata-mem/strata/internal/chatui"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/llm"
-	"github.com/strata-mem/strata/transcript"
 )
 
 func init() { register("chat", newChatCmd) }
@@ -26,14 +26,20 @@ func newChatCmd(app *App) *cobra.Command {
 		Use:   "chat",
 		Short: "Talk with the agent interactively, with every memory layer",
 		Long: `Talk with the agent in the terminal. Its answers stream as they arrive; tool calls are shown as
-they run. File edits and shell commands ask for a yes (y), a no (n) or "always" (a: allow
-calls like this one for the rest of the session), unless --permission-mode or allow patterns
-say otherwise. Ctrl-C stops the current answer; Ctrl-D (or /exit) quits.
+they run. File edits and shell commands ask for a yes (y), a no (n) or "don't ask again" (a:
+the rule shown; a command's prefix rule is saved in the project's .claude/settings.local.json),
+unless --permission-mode or allow patterns say otherwise. Ctrl-C stops the current answer;
+Ctrl-D (or /exit) quits.
 
-Works in a plain terminal: it reads lines and writes text, nothing more. After each answer a
-status line shows the model, the context used and the session id.
+On a terminal it is an inline terminal UI: rendered markdown, a spinner, tool calls with their
+output and diffs, a multi-line input (Shift-Enter, Alt-Enter or a trailing \ for a new line),
+history (Up, Ctrl-R), a permission dialog answered with one key, Esc to interrupt, Ctrl-C twice
+to quit. In a pipe or with TERM=dumb it reads lines and writes text, nothing more. After each
+answer a status line shows the model, the context used and the session id.
 
-Slash commands: /help, /context, /memory, /todos, /cost, /resume [ID], /clear, /compact, /exit.`,
+Slash commands: /help, /context, /memory [N], /init, /model [NAME], /todos, /cost, /resume [ID],
+/clear, /compact, /exit. !COMMAND runs a shell command and adds it and its output to the
+conversation; #TEXT saves a memory; @PATH in a message attaches the file.`,
 		Example: `  strata chat
   strata chat --continue
   strata chat --resume 01a22b68 --model claude-opus-4-1
@@ -68,6 +74,10 @@ type chat struct {
 	inAnswer bool
 	// dreamsShown is how many auto-dreams of this agent were reported (reportDream).
 	dreamsShown int
+	// ui is the terminal UI while it runs (chat_ui.go); nil in the line mode.
+	ui *chatui.UI
+	// warned is how many of the agent's warnings were printed (printWarnings).
+	warned int
 }
 
 func runChat(ctx context.Context, app *App, o runOptions) error {
@@ -90,10 +100,17 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 	if err := c.open(ctx, o); err != nil {
 		return err
 	}
-	defer func() { c.close(ctx) }()
+	if c.useUI() {
+		return c.runUI(ctx)
+	}
+	defer func() {
+		c.close(ctx)
+		fmt.Fprintln(c.out, ExitSummary(c.a))
+	}()
 	fmt.Fprintf(c.out, "strata chat · %s · session %s · permissions %s\n", c.cfg.Model, c.a.SessionID(), c.a.PermissionMode())
 	if o.resume != "" || o.cont {
 		fmt.Fprintf(c.out, "Resumed: %d messages.\n", len(c.a.History()))
+		c.showRecent()
 	}
 	fmt.Fprintln(c.out, "Type a message; /help for commands; Ctrl-C stops an answer, Ctrl-D quits.")
 	for {
@@ -107,7 +124,8 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 		if line == "" {
 			continue
 		}
-		if strings.HasPrefix(line, "/") {
+		switch line[0] {
+		case '/':
 			quit, err := c.slash(ctx, line)
 			if err != nil {
 				return err
@@ -115,9 +133,13 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 			if quit {
 				return nil
 			}
-			continue
+		case '!':
+			c.shell(ctx, line[1:])
+		case '#':
+			c.remember(ctx, line[1:])
+		default:
+			c.send(ctx, line)
 		}
-		c.turn(ctx, line)
 	}
 }
 
@@ -127,9 +149,7 @@ func (c *chat) open(ctx context.Context, o runOptions) error {
 		return err
 	}
 	c.a, c.cfg, c.lastCtx, c.dreamsShown = a, cfg, 0, 0
-	for _, w := range a.Warnings() {
-		fmt.Fprintf(c.app.Err, "strata: warning: %s\n", w)
-	}
+	c.warned = printWarnings(c.app.Err, a, 0)
 	reportArchived(c.out, a.Archived())
 	return nil
 }
@@ -172,7 +192,18 @@ func (c *chat) turn(ctx context.Context, line string) {
 		fmt.Fprintln(c.out, "[no answer]")
 	}
 	c.reportDream()
+	c.warned = printWarnings(c.app.Err, c.a, c.warned)
 	c.status()
+}
+
+// recentTurns is how many of the user's turns a resume shows again.
+const recentTurns = 3
+
+// showRecent prints the end of a resumed conversation, so the user sees where it stopped.
+func (c *chat) showRecent() {
+	if text := RecentTurns(c.a.History(), recentTurns); text != "" {
+		fmt.Fprintf(c.out, "── the conversation so far (last %d turns) ──\n%s──\n", recentTurns, text)
+	}
 }
 
 func (c *chat) endLine() {
@@ -217,13 +248,15 @@ func (c *chat) sink(e agent.Event) {
 }
 
 // status prints the status line: model, context used, session.
-func (c *chat) status() {
+func (c *chat) status() { fmt.Fprintln(c.out, c.statusLine()) }
+
+func (c *chat) statusLine() string {
 	used := c.lastCtx
 	if used == 0 {
 		cx := c.a.Context()
 		used = cx.System + cx.Instructions + cx.Tools + cx.Messages
 	}
-	fmt.Fprintf(c.out, "── %s · context %s of %s · session %s\n", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), shortID(c.a.SessionID()))
+	return fmt.Sprintf("── %s · context %s of %s · session %s · %s", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), shortID(c.a.SessionID()), UsageStatus(c.a.Usage()))
 }
 
 func kTokens(n int) string {
@@ -240,47 +273,67 @@ func shortID(id string) string {
 	return id
 }
 
-// approve asks the user about a tool call.
-func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (bool, error) {
+// approve asks the user about a tool call: y, n (or "n TEXT": no, and tell the model TEXT) or,
+// when the request offers a rule, a (yes, and don't ask again for the rule shown).
+func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (agent.Answer, error) {
+	if c.ui != nil {
+		return c.approveUI(ctx, r)
+	}
 	c.endLine()
 	for {
-		fmt.Fprintf(c.out, "? Allow %s?  [y]es  [n]o  [a]lways allow %s: ", r.Summary, r.Suggest)
+		fmt.Fprintf(c.out, "? Allow %s?  %s: ", termtext.Line(r.Summary), PermissionChoices(r))
 		line, err := c.in.ReadString('\n')
 		if err != nil && line == "" {
 			fmt.Fprintln(c.out)
-			return false, nil
+			return agent.Answer{}, nil
 		}
 		if ctx.Err() != nil { // Ctrl-C while the question was open: no answer counts
-			return false, ctx.Err()
+			return agent.Answer{}, ctx.Err()
 		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
-			return true, nil
-		case "n", "no":
-			return false, nil
-		case "a", "always":
-			if err := c.a.AllowPattern(r.Suggest); err != nil {
-				return false, err
+		if ans, ok := ParsePermissionAnswer(r, line); ok {
+			if ans.Always {
+				fmt.Fprintf(c.out, "  %s\n", AlwaysText(r))
 			}
-			fmt.Fprintf(c.out, "  allowed %s for this session\n", r.Suggest)
-			return true, nil
+			return ans, nil
 		}
 		if ctx.Err() != nil {
-			return false, ctx.Err()
+			return agent.Answer{}, ctx.Err()
 		}
 	}
+}
+
+// resumeTo switches the chat to session id (or a unique prefix): the old session is closed
+// once the new one is open.
+func (c *chat) resumeTo(ctx context.Context, id string) error {
+	old := c.a
+	o := c.o
+	o.resume, o.cont = id, false
+	a, cfg, err := newAgent(ctx, c.app, c.dir, o, c.approve)
+	if err != nil {
+		return err
+	}
+	if err := old.Close(context.WithoutCancel(ctx)); err != nil {
+		fmt.Fprintf(c.app.Err, "strata: %v\n", err)
+	}
+	c.a, c.cfg, c.lastCtx = a, cfg, 0
+	return nil
 }
 
 const chatHelp = `Commands:
   /help            this list
   /context         what is in the model's context now, by source, with token estimates
-  /memory          the auto-memory directory and its MEMORY.md index
+  /memory [N]      the auto-memory, its index and the files to edit; N opens one in $EDITOR
+  /init            have the model write a CLAUDE.md for this project
+  /model [NAME]    show the model, or switch to NAME
   /todos           the current todo list
   /cost            tokens used in this session
   /resume [ID]     list recent sessions, or switch to one
   /clear           start a new session (memories and files stay)
   /compact [text]  compact the conversation now (text: what the summary should focus on)
-  /exit            quit (Ctrl-D works too)`
+  /exit            quit (Ctrl-D works too)
+  !COMMAND         run a shell command (same permissions); it and its output go to the conversation
+  #TEXT            save TEXT as a memory (asks which type)
+  @PATH            in a message: attach the file, as the Read tool reads it`
 
 // slash runs a slash command; quit is true for /exit.
 func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
@@ -304,10 +357,23 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 		if len(cx.Sources) > 0 {
 			fmt.Fprintln(w, "Instruction pieces (session start first, then those touched files added):")
 			for _, s := range cx.Sources {
-				fmt.Fprintf(w, "  %-8s %-17s %7d  %s\n", s.Layer, s.Reason, s.Tokens, s.Path)
+				store := "" // a mounted memory store's index says which store it is
+				if s.Store != "" {
+					store = "  (memory store " + termtext.Line(s.Store) + ")"
+				}
+				fmt.Fprintf(w, "  %-8s %-17s %7d  %s%s\n", s.Layer, s.Reason, s.Tokens, s.Path, store)
 			}
 		}
+	case "/init":
+		c.initProject(ctx)
+	case "/model":
+		c.model(arg)
 	case "/memory":
+		if arg != "" {
+			c.editMemory(ctx, arg)
+			break
+		}
+		defer c.editMemory(ctx, "")
 		dir := c.a.MemoryDir()
 		if dir == "" {
 			fmt.Fprintln(w, "Auto-memory is off (setting autoMemoryEnabled).")
@@ -347,9 +413,7 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 			fmt.Fprintf(w, "  %s %s\n", mark, t.Content)
 		}
 	case "/cost":
-		u := c.a.Usage()
-		fmt.Fprintf(w, "Tokens this session: %d input (%d uncached, %d written to cache, %d read from cache), %d output.\n",
-			u.PromptTokens(), u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens)
+		fmt.Fprintln(w, strings.Join(CostLines(c.a.Usage()), "\n"))
 	case "/clear":
 		c.close(ctx)
 		o := c.o
@@ -360,40 +424,30 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 		fmt.Fprintf(w, "New session %s. Memories and files are unchanged.\n", c.a.SessionID())
 	case "/resume":
 		if arg == "" {
-			infos, err := transcript.List(ctx, transcript.ProjectDir(c.app.Env, c.a.Cwd()), transcript.ListOptions{})
+			choices, err := ResumeChoices(ctx, c.app.Env, c.a.Cwd(), 10)
 			if err != nil {
-				fmt.Fprintf(w, "strata: %v\n", err)
+				fmt.Fprintf(w, "strata: %s\n", termtext.Line(err.Error()))
 			}
-			if len(infos) == 0 {
+			if len(choices) == 0 {
 				fmt.Fprintln(w, "No sessions in this directory yet.")
+				break
 			}
-			for i, in := range infos {
-				if i == 10 {
-					break
-				}
-				fmt.Fprintf(w, "  %s  %s  %s\n", shortID(in.ID), in.LastActivity.Local().Format("2006-01-02 15:04"), termtext.Line(firstLine(in.Label(), 60)))
-			}
-			fmt.Fprintln(w, "Switch with /resume ID.")
+			fmt.Fprintln(w, strings.Join(ResumeLines(choices), "\n"))
+			fmt.Fprintln(w, "Switch with /resume ID (the id as shown, or more of it).")
 			break
 		}
-		old := c.a
-		o := c.o
-		o.resume, o.cont = arg, false
-		a, cfg, err := newAgent(ctx, c.app, c.dir, o, c.approve)
-		if err != nil {
+		if err := c.resumeTo(ctx, arg); err != nil {
 			fmt.Fprintf(w, "strata: cannot resume %s: %v\n", arg, err)
 			break
 		}
-		if err := old.Close(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintf(c.app.Err, "strata: %v\n", err)
-		}
-		c.a, c.cfg, c.lastCtx = a, cfg, 0
-		fmt.Fprintf(w, "Resumed session %s: %d messages.\n", a.SessionID(), len(a.History()))
+		c.warned = printWarnings(c.app.Err, c.a, 0)
+		fmt.Fprintf(w, "Resumed session %s: %d messages.\n", c.a.SessionID(), len(c.a.History()))
+		c.showRecent()
 	case "/compact":
 		r, err := c.a.Compact(ctx, arg)
 		var ns *compact.NotSmallerError
 		if errors.As(err, &ns) {
-			fmt.Fprintf(w, "Not compacted: the conversation is about %d tokens, and a compacted one would be at least %d; nothing was changed.\n", ns.Pre, ns.Post)
+			fmt.Fprintf(w, "Not compacted: %s; nothing was changed.\n", notCompacted(ns))
 			break
 		}
 		if err != nil {

@@ -11,8 +11,9 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 )
 
-// TestChatUnderTmux drives a built strata binary's chat in a real terminal (tmux) against a
-// fake model: a streamed answer and the status line, a permission prompt answered with y, a
+// TestChatUnderTmux drives a built strata binary's line mode in a real terminal (tmux, with
+// TERM=dumb, which keeps the line mode; TestChatUIUnderTmux drives the UI) against a fake
+// model: a streamed answer and the status line, a permission prompt answered with y, a
 // stalled answer stopped with Ctrl-C, a message after it, and Ctrl-D to quit. It builds the
 // binary, so it runs only with STRATA_TMUX_TEST=1.
 func TestChatUnderTmux(t *testing.T) {
@@ -51,7 +52,7 @@ func TestChatUnderTmux(t *testing.T) {
 	}
 	env := []string{"HOME=" + dir, "STRATA_HOME=" + filepath.Join(dir, ".strata"), "STRATA_MANAGED_DIR=" + filepath.Join(dir, "managed"),
 		"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=" + llmtest.Key, "STRATA_PROVIDER=anthropic", "STRATA_MODEL=test-model",
-		"STRATA_STALL_TIMEOUT=60s", "TERM=xterm", "STRATA_NO_BACKGROUND=1"}
+		"STRATA_STALL_TIMEOUT=60s", "TERM=dumb", "STRATA_NO_BACKGROUND=1"}
 	shell := "env -i PATH=" + os.Getenv("PATH") + " " + strings.Join(env, " ") + " " + bin + " chat"
 	run("new-session", "-d", "-x", "120", "-y", "50", "-c", project, shell)
 	t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })

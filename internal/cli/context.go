@@ -124,6 +124,8 @@ func runContext(ctx context.Context, app *App, o contextOptions) error {
 			note = "  (enforced blocks, repeated last)"
 		case s.ImportedBy != "":
 			note = "  (imported by " + s.ImportedBy + ")"
+		case s.Store != "":
+			note = "  (memory store " + termtext.Line(s.Store) + ")"
 		}
 		if s.Truncated {
 			note += "  [truncated]"

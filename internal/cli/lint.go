@@ -88,6 +88,8 @@ func runLint(ctx context.Context, app *App, o lintOptions) error {
 		switch {
 		case out.Files == 0 && len(diags) == 0:
 			fmt.Fprintf(app.Out, "No instruction files found for %s; nothing to check.\n", set.Cwd())
+		case out.Files == 0: // what is wrong is elsewhere, such as a settings file that does not parse
+			fmt.Fprintf(app.Out, "No instruction files found for %s; %s, %s above.\n", set.Cwd(), count(out.Errors, "error"), count(out.Warnings, "warning"))
 		case len(diags) == 0:
 			fmt.Fprintf(app.Out, "No problems in %d instruction files.\n", out.Files)
 		default:

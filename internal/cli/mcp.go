@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/mcpserver"
 )
 
@@ -23,6 +24,7 @@ type mcpFlags struct {
 	memoryDir string
 	http      string
 	token     string
+	tokens    string
 	origins   []string
 	poll      time.Duration
 	verbose   bool
@@ -46,12 +48,19 @@ serves the streamable HTTP transport at http://ADDR/mcp instead; a bare port lis
 request must then send as "Authorization: Bearer <token>". Requests from web pages of other
 origins are refused.
 
+With --tokens FILE, the HTTP server is a team server: FILE maps each user's token to the memory
+stores (read or read-write) that user may reach, and each request must carry one of its tokens.
+A user sees only the stores granted ("project" is this project's own memory; the others are
+mounted by memoryStores or STRATA_MEMORY_STORES); every write records its user as the memory's
+author. See docs/team-memory.md for the file's format.
+
 The project is --project, else the first root the client reports, else the working directory.
 Nothing outside the project, STRATA_HOME and the memory directory can be read through the server.`,
 		Example: `  strata mcp                                  # stdio, for a client that starts it
   strata mcp --project ~/src/app              # a fixed project
   strata mcp --http 7777                      # http://127.0.0.1:7777/mcp
-  STRATA_MCP_TOKEN=s3cret strata mcp --http 0.0.0.0:7777`,
+  STRATA_MCP_TOKEN=s3cret strata mcp --http 0.0.0.0:7777
+  strata mcp --http 0.0.0.0:7777 --tokens ~/.strata/team-tokens.json   # a team server`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if f.token == "" {
@@ -60,6 +69,15 @@ Nothing outside the project, STRATA_HOME and the memory directory can be read th
 			if f.http == "" && f.token != "" && c.Flags().Changed("token") {
 				return usagef("--token needs --http (stdio needs no token)")
 			}
+			if f.tokens != "" {
+				switch {
+				case f.http == "":
+					return usagef("--tokens needs --http (a team server serves HTTP)")
+				case c.Flags().Changed("token"):
+					return usagef("--token and --tokens both set who may connect; give one")
+				}
+				f.token = "" // STRATA_MCP_TOKEN is for the single-user server
+			}
 			return runMCP(c.Context(), app, f)
 		},
 	}
@@ -67,6 +85,7 @@ Nothing outside the project, STRATA_HOME and the memory directory can be read th
 	c.Flags().StringVar(&f.memoryDir, "memory-dir", "", "use this memory directory `DIR` (default: the one strata memory path prints)")
 	c.Flags().StringVar(&f.http, "http", "", "serve streamable HTTP on `ADDR` (host:port or a port on 127.0.0.1) at /mcp instead of stdio")
 	c.Flags().StringVar(&f.token, "token", "", "require \"Authorization: Bearer `TOKEN`\" on every HTTP request (default STRATA_MCP_TOKEN)")
+	c.Flags().StringVar(&f.tokens, "tokens", "", "serve a team: the tokens `FILE` maps each user's token to the stores they may reach (see docs/team-memory.md)")
 	c.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "also accept browser requests from this `ORIGIN` (loopback origins always are)")
 	c.Flags().DurationVar(&f.poll, "poll", mcpserver.DefaultPollInterval, "how often to look for memory files changed on disk (0 turns it off)")
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "log what the server does on stderr")
@@ -83,8 +102,23 @@ func runMCP(ctx context.Context, app *App, f mcpFlags) error {
 	}
 	log := slog.New(slog.NewTextHandler(app.Err, &slog.HandlerOptions{Level: level}))
 	var addr string
+	var tokens *mcpserver.Tokens
+	if f.tokens != "" {
+		t, warnings, err := mcpserver.LoadTokens(f.tokens)
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(app.Err, "strata: warning: %s\n", termtext.Line(w))
+		}
+		tokens = t
+	}
 	if f.http != "" {
-		a, err := mcpserver.CheckListenAddr(f.http, f.token)
+		guard := f.token
+		if tokens != nil {
+			guard = "tokens file"
+		}
+		a, err := mcpserver.CheckListenAddr(f.http, guard)
 		if err != nil {
 			return usagef("--http: %v", err)
 		}
@@ -102,6 +136,9 @@ func runMCP(ctx context.Context, app *App, f mcpFlags) error {
 			return err
 		}
 		opts.WorkDir = wd
+		if tokens != nil {
+			opts.Project = wd // a team server's project is its own, opened now, never a client's root
+		}
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -121,8 +158,15 @@ func runMCP(ctx context.Context, app *App, f mcpFlags) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(app.Err, "strata mcp: serving http://%s%s\n", ln.Addr(), mcpserver.Endpoint)
-	return srv.Serve(ctx, ln, mcpserver.HTTPOptions{Token: f.token, AllowedOrigins: f.origins})
+	if tokens != nil {
+		for _, w := range srv.CheckGrants(tokens) {
+			fmt.Fprintf(app.Err, "strata: warning: %s\n", termtext.Line(w))
+		}
+		fmt.Fprintf(app.Err, "strata mcp: serving a team of %d users at http://%s%s\n", len(tokens.Grants()), ln.Addr(), mcpserver.Endpoint)
+	} else {
+		fmt.Fprintf(app.Err, "strata mcp: serving http://%s%s\n", ln.Addr(), mcpserver.Endpoint)
+	}
+	return srv.Serve(ctx, ln, mcpserver.HTTPOptions{Token: f.token, Tokens: tokens, AllowedOrigins: f.origins})
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,11 +13,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/shell"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/memdir"
-	"golang.org/x/text/width"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func init() {
@@ -32,24 +34,92 @@ func init() {
 // memoryFlags are the flags every `strata memory` subcommand shares (search included: call
 // register on its command and openMemoryStore in its RunE).
 type memoryFlags struct {
-	dir string // --memory-dir
-	cwd string // --cwd
+	dir   string // --memory-dir
+	cwd   string // --cwd
+	store string // --store
 }
 
 func (f *memoryFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.dir, "memory-dir", "", "use this memory directory (default: STRATA_MEMORY_DIR, the autoMemoryDirectory setting, else $STRATA_HOME/projects/<project>/memory)")
 	c.Flags().StringVar(&f.cwd, "cwd", "", "act as if run in this directory (selects the project)")
+	c.Flags().StringVar(&f.store, "store", "", "use the memory store of this name (\"project\", or one mounted by memoryStores or STRATA_MEMORY_STORES; default: the project's)")
 }
 
-// openMemoryStore opens the workspace of the flags and its memory store. Settings files that
-// do not parse are reported on stderr as warnings and skipped.
+// openMemoryStore opens the workspace of the flags and the store they name (--store; the
+// project's by default) for reading. Settings files that do not parse are reported on stderr as
+// warnings and skipped.
 func openMemoryStore(app *App, f memoryFlags) (*memdir.Store, error) {
+	ws, err := openMemoryWorkspace(app, f)
+	if err != nil {
+		return nil, err
+	}
+	return storeOf(ws, f, false)
+}
+
+// openWritableStore is openMemoryStore for a command that writes: a store mounted read-only (or
+// whose directory does not exist) is refused with an error naming it.
+func openWritableStore(app *App, f memoryFlags) (*memdir.Store, error) {
+	ws, err := openMemoryWorkspace(app, f)
+	if err != nil {
+		return nil, err
+	}
+	return storeOf(ws, f, true)
+}
+
+// openMemoryWorkspace opens the workspace of the flags and warns about its settings.
+func openMemoryWorkspace(app *App, f memoryFlags) (*workspace.Workspace, error) {
+	if f.store != "" && f.dir != "" {
+		return nil, usagef("--store and --memory-dir both name a memory directory; give one")
+	}
 	ws, err := openWorkspace(context.Background(), app, f.cwd, f.dir)
 	if err != nil {
 		return nil, err
 	}
 	warnSettings(app, ws)
-	return ws.Store()
+	return ws, nil
+}
+
+// storeOf returns the store the flags name in ws (--store, else the project's); write asks for
+// one that takes writes (workspace.WritableStore).
+func storeOf(ws *workspace.Workspace, f memoryFlags, write bool) (*memdir.Store, error) {
+	var ns workspace.NamedStore
+	var err error
+	if write {
+		ns, err = ws.WritableStore(f.store)
+	} else {
+		ns, err = ws.NamedStore(f.store)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ns.Store, nil
+}
+
+// readStores returns the stores a read over every store covers: the one --store or
+// --memory-dir names, else the project's and every mounted one whose directory exists.
+func readStores(app *App, f memoryFlags) ([]workspace.NamedStore, error) {
+	ws, err := openMemoryWorkspace(app, f)
+	if err != nil {
+		return nil, err
+	}
+	if f.store != "" || f.dir != "" {
+		ns, err := ws.NamedStore(f.store)
+		if err != nil {
+			return nil, err
+		}
+		return []workspace.NamedStore{ns}, nil
+	}
+	all, err := ws.Stores()
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0:0]
+	for _, s := range all {
+		if !s.Missing {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 func printDiagnostics(w io.Writer, diags []memdir.Diagnostic) {
@@ -68,11 +138,15 @@ type memoryJSON struct {
 	Modified    time.Time `json:"modified"`
 	Size        int64     `json:"size"`
 	Body        *string   `json:"body,omitempty"`
+	// Store names the mounted store the memory is in; absent for the project's own.
+	Store string `json:"store,omitempty"`
+	// Author is who wrote the memory last, when its frontmatter says (the team server records it).
+	Author string `json:"author,omitempty"`
 }
 
 func toMemoryJSON(m memdir.Memory) memoryJSON {
 	return memoryJSON{Name: m.Name, Type: string(m.Type), Description: m.Description, File: m.File,
-		Path: m.Path, Modified: m.ModTime.UTC().Truncate(time.Second), Size: m.Size}
+		Path: m.Path, Modified: m.ModTime.UTC().Truncate(time.Second), Size: m.Size, Author: m.Author}
 }
 
 func newMemoryListCmd(app *App) *cobra.Command {
@@ -83,14 +157,16 @@ func newMemoryListCmd(app *App) *cobra.Command {
 		Short: "List the memories of this project",
 		Long: `List every topic file in the memory directory: name, type, description, file, last
 modification and size. Problems with a file (broken frontmatter, binary content) are reported
-on stderr; the file is still listed when its body is usable.`,
+on stderr; the file is still listed when its body is usable. With memory stores mounted
+(memoryStores, STRATA_MEMORY_STORES), every store is listed, with a STORE column; --store lists
+one.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := openMemoryStore(app, f)
+			stores, err := readStores(app, f)
 			if err != nil {
 				return err
 			}
-			return memoryList(c, app, s, asJSON)
+			return memoryList(c, app, stores, asJSON)
 		},
 	}
 	f.register(c)
@@ -98,37 +174,71 @@ on stderr; the file is still listed when its body is usable.`,
 	return c
 }
 
-func memoryList(c *cobra.Command, app *App, s *memdir.Store, asJSON bool) error {
-	mems, diags, err := s.List(c.Context())
-	if err != nil {
-		return err
+// storeLabel is a store's name in listings: "" for the project's own (JSON leaves it out).
+func storeLabel(s workspace.NamedStore) string {
+	if s.Project() {
+		return ""
+	}
+	return s.Name
+}
+
+// memoryList lists the memories of stores, the first store's first. With more than one store
+// the table has a STORE column and each JSON memory of a mounted store its "store".
+func memoryList(c *cobra.Command, app *App, stores []workspace.NamedStore, asJSON bool) error {
+	type listed struct {
+		memdir.Memory
+		store string
+	}
+	var mems []listed
+	var diags []memdir.Diagnostic
+	var dirs []string
+	for _, st := range stores {
+		ms, ds, err := st.Store.List(c.Context())
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			mems = append(mems, listed{m, storeLabel(st)})
+		}
+		diags = append(diags, ds...)
+		dirs = append(dirs, st.Store.Dir())
 	}
 	if asJSON {
 		out := struct {
 			Dir         string              `json:"dir"`
 			Memories    []memoryJSON        `json:"memories"`
 			Diagnostics []memdir.Diagnostic `json:"diagnostics"`
-		}{Dir: s.Dir(), Memories: []memoryJSON{}, Diagnostics: diags}
+		}{Dir: dirs[0], Memories: []memoryJSON{}, Diagnostics: diags}
 		if out.Diagnostics == nil {
 			out.Diagnostics = []memdir.Diagnostic{}
 		}
 		for _, m := range mems {
-			out.Memories = append(out.Memories, toMemoryJSON(m))
+			j := toMemoryJSON(m.Memory)
+			j.Store = m.store
+			out.Memories = append(out.Memories, j)
 		}
 		return writeJSON(app.Out, out)
 	}
 	printDiagnostics(app.Err, diags)
 	if len(mems) == 0 {
-		fmt.Fprintf(app.Out, "no memories in %s\n", s.Dir())
+		fmt.Fprintf(app.Out, "no memories in %s\n", strings.Join(dirs, ", "))
 		return nil
 	}
-	rows := [][]string{{"NAME", "TYPE", "MODIFIED", "SIZE", "FILE", "DESCRIPTION"}}
+	head := []string{"NAME", "TYPE", "MODIFIED", "SIZE", "FILE", "DESCRIPTION"}
+	if len(stores) > 1 {
+		head = append([]string{"STORE"}, head...)
+	}
+	rows := [][]string{head}
 	for _, m := range mems {
 		typ := string(m.Type)
 		if typ == "" {
 			typ = "-"
 		}
-		rows = append(rows, []string{m.Name, typ, m.ModTime.Local().Format("2006-01-02 15:04"), fmt.Sprint(m.Size), m.File, m.Description})
+		row := []string{m.Name, typ, m.ModTime.Local().Format("2006-01-02 15:04"), fmt.Sprint(m.Size), m.File, m.Description}
+		if len(stores) > 1 {
+			row = append([]string{cmp.Or(m.store, config.ProjectStore)}, row...)
+		}
+		rows = append(rows, row)
 	}
 	return writeMemoryTable(app.Out, rows)
 }
@@ -146,7 +256,7 @@ func writeMemoryTable(w io.Writer, rows [][]string) error {
 			if i >= len(widths) {
 				widths = append(widths, 0)
 			}
-			widths[i] = max(widths[i], displayWidth(cell))
+			widths[i] = max(widths[i], termtext.Width(cell))
 		}
 	}
 	var b strings.Builder
@@ -154,33 +264,13 @@ func writeMemoryTable(w io.Writer, rows [][]string) error {
 		for i, cell := range r {
 			b.WriteString(cell)
 			if i < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-displayWidth(cell)+2))
+				b.WriteString(termtext.Pad(cell, widths[i]+2)[len(cell):])
 			}
 		}
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// displayWidth is how many terminal columns s takes (a wide character two).
-func displayWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeWidth(r)
-	}
-	return n
-}
-
-func runeWidth(r rune) int {
-	if r < 0x80 {
-		return 1
-	}
-	switch width.LookupRune(r).Kind() {
-	case width.EastAsianWide, width.EastAsianFullwidth:
-		return 2
-	}
-	return 1
 }
 
 func newMemoryShowCmd(app *App) *cobra.Command {
@@ -190,20 +280,29 @@ func newMemoryShowCmd(app *App) *cobra.Command {
 		Use:   "show NAME",
 		Short: "Print one memory",
 		Long: `Print the topic file called NAME as it is on disk (frontmatter and body). NAME is the
-memory's name, or its file name with or without .md.`,
+memory's name, or its file name with or without .md. With memory stores mounted, the
+project's store is looked in first, then each mounted one; --store looks in one.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := openMemoryStore(app, f)
+			stores, err := readStores(app, f)
 			if err != nil {
 				return err
 			}
-			m, err := s.Get(c.Context(), args[0])
+			var m memdir.Memory
+			var in workspace.NamedStore
+			for _, st := range stores {
+				if m, err = st.Store.Get(c.Context(), args[0]); !errors.Is(err, memdir.ErrNotFound) {
+					in = st
+					break
+				}
+			}
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				j := toMemoryJSON(m)
 				j.Body = &m.Body
+				j.Store = storeLabel(in)
 				return writeJSON(app.Out, j)
 			}
 			data, err := fsutil.ReadRegular(m.Path, memdir.MaxWholeRead)
@@ -261,7 +360,8 @@ from stdin. TYPE is user, feedback, project or reference.
 The write is refused (nothing is written) when the name has a path separator, ".." or a
 control character, when the text looks like a secret, or when MEMORY.md would go over its
 limits (200 lines, 25,000 characters). With the setting memoryMode "daily-log" the memory is
-appended to today's log (logs/YYYY/MM/YYYY-MM-DD.md) instead.`,
+appended to today's log (logs/YYYY/MM/YYYY-MM-DD.md) instead. --store writes to a mounted
+store instead of the project's; a store mounted read-only refuses the write.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			for _, req := range []struct{ name, val string }{{"name", in.Name}, {"type", typ}, {"description", in.Description}} {
@@ -270,6 +370,11 @@ appended to today's log (logs/YYYY/MM/YYYY-MM-DD.md) instead.`,
 				}
 			}
 			in.Type = memdir.Type(typ)
+			// The store first: a store that refuses writes is said before a body is typed.
+			s, err := openWritableStore(app, f)
+			if err != nil {
+				return err
+			}
 			if c.Flags().Changed("body") {
 				in.Body = body
 			} else {
@@ -283,10 +388,6 @@ appended to today's log (logs/YYYY/MM/YYYY-MM-DD.md) instead.`,
 					return fmt.Errorf("read body from stdin: %w", err)
 				}
 				in.Body = string(data)
-			}
-			s, err := openMemoryStore(app, f)
-			if err != nil {
-				return err
 			}
 			return memoryAdd(c, app, s, in, asJSON)
 		},
@@ -331,7 +432,7 @@ moved to .archive/ in the memory directory instead of being deleted, and the mov
 also be the title or file of an index line whose file is gone: that line is removed.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := openMemoryStore(app, f)
+			s, err := openWritableStore(app, f)
 			if err != nil {
 				return err
 			}
@@ -372,7 +473,7 @@ is checked again (frontmatter, secrets) and its line in MEMORY.md is updated if 
 description changed. The file itself is never rewritten by strata.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := openMemoryStore(app, f)
+			s, err := openWritableStore(app, f)
 			if err != nil {
 				return err
 			}
@@ -448,7 +549,11 @@ re-indexes from the files every memory missing from the index or with a stale de
 (topic files are never changed), then checks again. Exit 1 when an error (not only warnings) is found.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := openMemoryStore(app, f)
+			open := openMemoryStore
+			if fix {
+				open = openWritableStore
+			}
+			s, err := open(app, f)
 			if err != nil {
 				return err
 			}

@@ -67,12 +67,11 @@ exact duplicates only and leaves the rest proposed.`,
 
 func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 	ctx := c.Context()
-	ws, err := openWorkspace(ctx, app, o.mem.cwd, o.mem.dir)
+	ws, err := openMemoryWorkspace(app, o.mem)
 	if err != nil {
 		return err
 	}
-	warnSettings(app, ws)
-	s, err := ws.Store()
+	s, err := storeOf(ws, o.mem, !o.dryRun && !o.review) // --reject writes REJECTED.log
 	if err != nil {
 		return err
 	}

@@ -147,7 +147,7 @@ func newInboxDecideCmd(app *App, accept bool) *cobra.Command {
 			if f.all == (len(args) > 0) {
 				return usagef("give the proposals to %s, or --all (not both)", c.Name())
 			}
-			s, err := openMemoryStore(app, f.mem)
+			s, err := openWritableStore(app, f.mem)
 			if err != nil {
 				return err
 			}

@@ -44,7 +44,7 @@ is never put back over an existing one. Each restore is logged too.`,
 }
 
 func memoryRestore(c *cobra.Command, app *App, o restoreOptions, names []string) error {
-	s, err := openMemoryStore(app, o.mem)
+	s, err := openWritableStore(app, o.mem)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/memdir"
 )
 
@@ -120,12 +121,13 @@ func TestMemoryTableWidths(t *testing.T) {
 		{"FILE", "NAME", "SCORE", "DESCRIPTION"},
 		{"db.md", "数据库迁移", "1.000", "迁移文件"},
 		{"deploy.md", "deploy", "0.500", "red \x1b[31mALERT\x1b[0m\nsecond line"},
+		{"배포.md", "배포 규칙", "0.250", "금요일 배포 금지"},
 	}
 	if err := writeMemoryTable(&b, rows); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if strings.Contains(out, "\x1b") || strings.Count(out, "\n") != 3 {
+	if strings.Contains(out, "\x1b") || strings.Count(out, "\n") != 4 {
 		t.Fatalf("escape or newline reached the table:\n%q", out)
 	}
 	// SCORE starts at the same display column on every line.
@@ -135,9 +137,9 @@ func TestMemoryTableWidths(t *testing.T) {
 		if i < 0 {
 			i = strings.IndexAny(l, "01")
 		}
-		cols = append(cols, displayWidth(l[:i]))
+		cols = append(cols, termtext.Width(l[:i]))
 	}
-	if cols[0] != cols[1] || cols[1] != cols[2] {
+	if cols[0] != cols[1] || cols[1] != cols[2] || cols[2] != cols[3] {
 		t.Errorf("SCORE columns at %v:\n%s", cols, out)
 	}
 }

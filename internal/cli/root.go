@@ -160,6 +160,8 @@ func newRoot(app *App, want func(name string) bool) *cobra.Command {
 an auto-memory store with recall, session transcripts that resume exactly, and compaction that
 never loses the task. It reads and writes the same files as Claude Code.
 
+Run strata with no command to chat with the agent (the same as strata chat).
+
 Environment:
   STRATA_HOME         user directory (default ~/.strata; point it at ~/.claude to share Claude Code's)
   STRATA_MANAGED_DIR  managed policy directory (default /etc/strata)`,
@@ -226,11 +228,23 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // Run runs the command line args against app and returns the exit code. It builds only the
 // commands args can reach (see reachable).
-func Run(app *App, args []string) int { return execute(app, newRoot(app, reachable(args)), args) }
+func Run(app *App, args []string) int {
+	args = defaultCommand(args)
+	return execute(app, newRoot(app, reachable(args)), args)
+}
+
+// defaultCommand is the command line strata runs: "chat" when it has no argument at all, as
+// Claude Code and Gemini CLI start their chat; any flag or word keeps its meaning.
+func defaultCommand(args []string) []string {
+	if len(args) == 0 {
+		return []string{"chat"}
+	}
+	return args
+}
 
 // execute runs args against the command tree root and returns the exit code.
 func execute(app *App, root *cobra.Command, args []string) int {
-	root.SetArgs(args)
+	root.SetArgs(defaultCommand(args))
 	err := root.Execute()
 	if err == nil {
 		return ExitOK

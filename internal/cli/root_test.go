@@ -75,7 +75,7 @@ func TestReachable(t *testing.T) {
 		{[]string{"memory", "list"}, []string{"memory"}},
 		{[]string{"version"}, []string{"version"}},
 		{[]string{"bench", "startup", "--runs", "3"}, []string{"bench"}},
-		{nil, every},
+		{nil, []string{"chat"}},
 		{[]string{"--help"}, every},
 		{[]string{"--version", "memory"}, every},
 		{[]string{"help", "memory"}, every},
@@ -83,7 +83,7 @@ func TestReachable(t *testing.T) {
 		{[]string{"__complete", "memory", ""}, every},
 		{[]string{"memry", "list"}, every},
 	} {
-		root := newRoot(app, reachable(c.args))
+		root := newRoot(app, reachable(defaultCommand(c.args)))
 		if got := topNames(root); !slices.Equal(got, c.want) {
 			t.Errorf("reachable(%q) built %q, want %q", c.args, got, c.want)
 		}

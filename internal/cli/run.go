@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/llm"
 	_ "github.com/strata-mem/strata/llm/anthropic" // registers the provider
 	_ "github.com/strata-mem/strata/llm/openai"    // registers the provider
@@ -206,15 +207,13 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 			fmt.Fprintf(app.Err, "strata: writing output: %v\n", err)
 		}
 	}
-	var seen int // warnings already printed
+	seen := printWarnings(app.Err, a, 0) // at start: settings, instructions, a session that cannot be saved
 	defer func() {
 		// Close drains the background memory work (extraction of this turn).
 		if err := a.Close(context.WithoutCancel(ctx)); err != nil {
 			fmt.Fprintf(app.Err, "strata: %v\n", err)
 		}
-		for _, w := range a.Warnings()[seen:] {
-			fmt.Fprintf(app.Err, "strata: warning: %s\n", w)
-		}
+		printWarnings(app.Err, a, seen)
 		reportBackground(app, o, a.Background(), emit)
 	}()
 	var sink agent.Sink
@@ -227,10 +226,7 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 		sink = func(e agent.Event) { verboseEvent(app.Err, e) }
 	}
 	res, runErr := a.Run(ctx, prompt, sink)
-	for _, w := range a.Warnings() {
-		fmt.Fprintf(app.Err, "strata: warning: %s\n", w)
-		seen++
-	}
+	seen = printWarnings(app.Err, a, seen)
 	out := runResult{Result: res.Text, SessionID: a.SessionID(), IsError: runErr != nil, NumTurns: res.Turns, Model: cfg.Model, Usage: res.Usage}
 	if runErr != nil {
 		out.Error = runErr.Error()
@@ -259,6 +255,16 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 		return &ExitError{Code: ExitFailure}
 	}
 	return nil
+}
+
+// printWarnings prints the agent's warnings from the seen-th on and returns how many it has
+// printed in all, so that each is shown once.
+func printWarnings(w io.Writer, a *agent.Agent, seen int) int {
+	ws := a.Warnings()
+	for _, s := range ws[min(seen, len(ws)):] {
+		fmt.Fprintf(w, "strata: warning: %s\n", termtext.Clean(s))
+	}
+	return max(seen, len(ws))
 }
 
 // reportArchived says which old transcripts the session's start archived (cleanupPeriodDays).

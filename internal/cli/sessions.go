@@ -122,19 +122,9 @@ func sessionsList(ctx context.Context, app *App, cwdFlag string, all, asJSON boo
 }
 
 // shortenCols is transcript.Shorten by display width: whitespace collapsed, then cut to at
-// most cols columns, ending in "…" when cut, so a Chinese title is no wider than a Latin one.
+// most cols columns (termtext.Truncate), so a Chinese title is no wider than a Latin one.
 func shortenCols(s string, cols int) string {
-	s = transcript.Shorten(s, len(s)+1)
-	if displayWidth(s) <= cols {
-		return s
-	}
-	n := 0
-	for i, r := range s {
-		if n += runeWidth(r); n > cols-1 {
-			return s[:i] + "…"
-		}
-	}
-	return s
+	return termtext.Truncate(transcript.Shorten(s, len(s)+1), cols)
 }
 
 // listIndexPath is where listing keeps its index for the listing of dir: in the user's cache

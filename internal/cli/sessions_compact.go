@@ -99,7 +99,7 @@ func sessionsCompact(ctx context.Context, app *App, o sessionsCompactOptions, id
 		if o.asJSON {
 			return writeJSON(app.Out, rep)
 		}
-		fmt.Fprintf(app.Out, "Session %s not compacted: the conversation is about %d tokens, and a compacted one would be at least %d; nothing was written.\n", rep.Session, ns.Pre, ns.Post)
+		fmt.Fprintf(app.Out, "Session %s not compacted: %s; nothing was written.\n", rep.Session, notCompacted(ns))
 		return nil
 	}
 	if cerr != nil {
@@ -123,4 +123,13 @@ func sessionsCompact(ctx context.Context, app *App, o sessionsCompactOptions, id
 		fmt.Fprintln(app.Out, termtext.Line(rep.Note))
 	}
 	return nil
+}
+
+// notCompacted says why a compaction was refused, for sessions compact and /compact.
+func notCompacted(ns *compact.NotSmallerError) string {
+	if ns.Post < ns.Pre {
+		return fmt.Sprintf("the conversation is about %d tokens, and a compacted one would be about %d, less than %d%% smaller",
+			ns.Pre, ns.Post, compact.MinGainPercent)
+	}
+	return fmt.Sprintf("the conversation is about %d tokens, and a compacted one would be at least %d", ns.Pre, ns.Post)
 }

@@ -1,0 +1,104 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/strata-mem/strata/conversation"
+)
+
+// What a person at the chat does besides sending messages: run a shell command ("!"), attach
+// a file ("@path"), switch the model. Each goes through the same code as the model's own
+// calls, so the rules are the same.
+
+// ErrDenied is returned by Shell and ReadFile when the permission rules, the mode or the user
+// refuse the call; the error's text says why.
+var ErrDenied = errors.New("agent: permission denied")
+
+// Shell runs command as the user's own shell command (chat's "!command", Claude Code's bash
+// mode): through the Bash tool, with the same permission check as a call of the model (deny
+// rules, the mode, the Approver), then adds the command and its output to the conversation as a
+// user message (<bash-input>, <bash-stdout>), so the next turn sees them. Events (tool start
+// and end) go to sink. isErr reports a command that failed (its output says how); a refused
+// call is an error wrapping ErrDenied, and adds nothing.
+func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out string, isErr bool, err error) {
+	a.runMu.Lock()
+	defer a.runMu.Unlock()
+	if sink == nil {
+		sink = func(Event) {}
+	}
+	if strings.TrimSpace(command) == "" {
+		return "", false, errors.New("agent: empty command")
+	}
+	in, _ := json.Marshal(map[string]string{"command": command})
+	call := &ToolCall{ID: "user-shell", Name: bashTool.name, Input: in}
+	denied := ""
+	out, isErr = a.runTool(ctx, call, func(e Event) {
+		if e.Kind == EventPermission {
+			denied = e.Text
+		}
+		sink(e)
+	}, 0)
+	if denied != "" {
+		return "", true, fmt.Errorf("%w: %s", ErrDenied, denied)
+	}
+	text := "<bash-input>" + command + "</bash-input>\n<bash-stdout>" + strings.TrimRight(out, "\n") + "</bash-stdout>"
+	if isErr {
+		text += "\n(the command failed)"
+	}
+	a.appendMessage(conversation.NewText(conversation.User, text), false)
+	a.syncJournal(ctx)
+	return out, isErr, nil
+}
+
+// ReadFile reads path (relative to the working directory, or absolute) as the Read tool reads
+// it for the model — the same path resolution, size and line limits, deny rules, read cache
+// and instruction touches — and returns what the model would see. Chat's "@path" mentions
+// attach files with it.
+func (a *Agent) ReadFile(ctx context.Context, path string) (string, error) {
+	a.runMu.Lock()
+	defer a.runMu.Unlock()
+	in, _ := json.Marshal(map[string]string{"file_path": path})
+	call := &ToolCall{ID: "user-mention", Name: readTool.name, Input: in}
+	denied := ""
+	out, isErr := a.runTool(ctx, call, func(e Event) {
+		if e.Kind == EventPermission {
+			denied = e.Text
+		}
+	}, 0)
+	switch {
+	case denied != "":
+		return "", fmt.Errorf("%w: %s", ErrDenied, denied)
+	case isErr:
+		return "", fmt.Errorf("agent: read %s: %s", path, out)
+	}
+	return out, nil
+}
+
+// SetModel switches the session's model for the next requests (chat's /model): the main
+// conversation, compaction and the background forks started after it; window is its context
+// window (0: the model family's default). The system prompt names the model, so the provider's
+// prompt cache starts again. It waits for a running turn to end.
+func (a *Agent) SetModel(model string, window int) {
+	a.runMu.Lock()
+	defer a.runMu.Unlock()
+	a.mu.Lock()
+	a.opts.Model, a.opts.ContextWindow = model, window
+	a.mu.Unlock()
+	a.meter.setModel(model)
+	a.system = a.systemBlocks()
+	a.resetTokens()
+}
+
+// Gitignored reports whether the project's .gitignore files leave path (absolute) out of the
+// repository, by the matcher lint uses; completion of "@" mentions skips such directories. It
+// does not wait for a running turn, so a UI can complete while the model works.
+func (a *Agent) Gitignored(path string, isDir bool) bool {
+	a.mu.Lock()
+	set := a.instr
+	a.mu.Unlock()
+	return set.Gitignored(path, isDir)
+}

@@ -1,0 +1,632 @@
+package chatui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/internal/fsutil"
+	"github.com/strata-mem/strata/internal/termtext"
+	"github.com/strata-mem/strata/tokens"
+)
+
+// exitWindow is how soon a second Ctrl-C must follow the first to quit.
+const exitWindow = 2 * time.Second
+
+// Messages the model receives besides keys.
+type (
+	eventMsg struct {
+		e agent.Event
+		// before is the file a Write is about to replace, read before it runs; line is where
+		// an Edit's new text starts in the file, read after it ran.
+		before string
+		line   int
+	}
+	turnDoneMsg struct {
+		id  int
+		err error
+	}
+	askMsg struct {
+		req   agent.PermissionRequest
+		reply chan Reply
+	}
+	askDoneMsg struct{}
+	tickMsg    struct{ id int }
+	printedMsg struct{}
+	commandMsg struct {
+		out  string
+		quit bool
+		err  error
+	}
+	sessionsMsg struct {
+		list []Session
+		err  error
+	}
+	resumedMsg struct {
+		id    string
+		turns []Turn
+		err   error
+	}
+	editorDoneMsg struct{ err error }
+)
+
+// model is the bubbletea model: the input box, the live answer and the dialogs. Finished
+// output goes to the scrollback through an ordered outbox.
+type model struct {
+	o      Options
+	send   func(tea.Msg)
+	width  int
+	height int // 0 until the terminal says
+	now    func() time.Time
+
+	ed        editor
+	hist      []string
+	histIdx   int // len(hist) when not browsing
+	draft     string
+	hint      string // the input's placeholder
+	notice    string // one line under the input (the Ctrl-C hint, errors)
+	lastCtrlC time.Time
+
+	// The running answer.
+	turnID   int
+	running  bool
+	cancel   context.CancelFunc
+	started  time.Time
+	stream   string // the assistant text of the current request not yet printed
+	outToks  int
+	usedToks int
+	frame    int
+	thinking bool              // the model is thinking (its thinking is not shown)
+	befores  map[string]string // Write's old content by tool call id
+
+	jobs        jobs
+	ask         *askMsg
+	feedback    *editor // the "no, do this instead" text, while it is typed
+	search      *searchState
+	picker      *pickerState
+	memText     string // a "#" memory waiting for its type
+	confirm     *confirmState
+	status      string // the status line as of the last answer or command, shown under the input
+	completions []string
+
+	outbox   []string
+	printing bool
+	quitting bool
+}
+
+func newModel(o Options, send func(tea.Msg)) *model {
+	m := &model{o: o, send: send, width: 80, now: time.Now, befores: map[string]string{}}
+	hist, err := o.History.Load()
+	if err != nil {
+		m.notice = err.Error()
+	}
+	m.hist, m.histIdx = hist, len(hist)
+	return m
+}
+
+func (m *model) Init() tea.Cmd {
+	m.start()
+	return m.flush()
+}
+
+// start queues what the UI shows first: the header and the end of a resumed conversation.
+func (m *model) start() {
+	if m.o.Header != "" {
+		m.print(m.o.Header)
+	}
+	m.showTurns(m.o.Resumed)
+	m.status = m.o.Backend.Status()
+}
+
+// print queues text for the scrollback.
+func (m *model) print(s string) { m.outbox = append(m.outbox, s) }
+
+// flush prints the outbox as one block, then asks for the next flush: one print in flight at
+// a time keeps the scrollback in the order things happened.
+func (m *model) flush() tea.Cmd {
+	if m.printing || len(m.outbox) == 0 {
+		return nil
+	}
+	text := m.drain()
+	m.printing = true
+	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+}
+
+// drain empties the outbox and returns its text.
+func (m *model) drain() string {
+	text := strings.Join(m.outbox, "\n")
+	m.outbox = nil
+	return text
+}
+
+func (m *model) stopTurn() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+}
+
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if f := m.flush(); f != nil {
+		cmd = tea.Batch(cmd, f)
+	}
+	return m, cmd
+}
+
+func (m *model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(20, msg.Width), msg.Height
+	case printedMsg:
+		m.printing = false
+	case clearNoticeMsg:
+		if !m.lastCtrlC.IsZero() && m.now().Sub(m.lastCtrlC) >= exitWindow {
+			m.lastCtrlC, m.notice = time.Time{}, ""
+		}
+	case tea.PasteMsg:
+		switch {
+		case m.feedback != nil:
+			m.feedback.Insert(msg.Content)
+		case m.ask == nil && m.picker == nil:
+			m.ed.Insert(msg.Content)
+		}
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	case tickMsg:
+		if msg.id == m.turnID && m.running {
+			m.frame++
+			return tick(m.turnID)
+		}
+	case eventMsg:
+		m.event(msg)
+	case turnDoneMsg:
+		if msg.id == m.turnID {
+			m.turnDone(msg.err)
+		}
+	case askMsg:
+		m.ask = &msg
+		m.flushStream(true)
+	case askDoneMsg:
+		m.ask, m.feedback = nil, nil
+	case commandMsg:
+		m.status = m.o.Backend.Status() // /model, /clear, /compact change it
+		if msg.out != "" {
+			m.print(strings.TrimRight(msg.out, "\n"))
+		}
+		if msg.err != nil {
+			m.print(sErr().Render("strata: " + termtext.Line(msg.err.Error())))
+		}
+		if msg.quit {
+			return m.quit()
+		}
+	case sessionsMsg:
+		if msg.err != nil {
+			m.print(sErr().Render("strata: " + termtext.Line(msg.err.Error())))
+		}
+		if len(msg.list) == 0 {
+			m.print("No sessions in this directory yet.")
+			break
+		}
+		m.picker = &pickerState{all: msg.list}
+	case resumedMsg:
+		if msg.err != nil {
+			m.print(sErr().Render("strata: cannot resume: " + termtext.Line(msg.err.Error())))
+			break
+		}
+		m.showResumed(msg.id, msg.turns)
+		m.status = m.o.Backend.Status()
+	case editorDoneMsg:
+		if msg.err != nil {
+			m.print(sErr().Render("strata: editor: " + termtext.Line(msg.err.Error())))
+		}
+	}
+	return nil
+}
+
+func tick(id int) tea.Cmd {
+	return tea.Tick(120*time.Millisecond, func(time.Time) tea.Msg { return tickMsg{id} })
+}
+
+func (m *model) quit() tea.Cmd {
+	m.quitting = true
+	m.stopTurn()
+	return tea.Quit
+}
+
+// key handles a key press in whichever mode is up: the permission dialog, the resume picker,
+// history search, the memory type question, or the input.
+func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	switch {
+	case m.ask != nil:
+		return m.askKey(k)
+	case m.picker != nil:
+		return m.pickerKey(k)
+	case m.search != nil:
+		return m.searchKey(k)
+	case m.memText != "":
+		return m.memKey(s)
+	case m.confirm != nil:
+		return m.confirmKey(s)
+	}
+	if s != "ctrl+c" {
+		m.lastCtrlC = time.Time{}
+		if strings.HasPrefix(m.notice, "Press Ctrl-C") {
+			m.notice = ""
+		}
+	}
+	if s != "tab" {
+		m.completions = nil
+	}
+	switch s {
+	case "ctrl+c":
+		now := m.now()
+		if !m.lastCtrlC.IsZero() && now.Sub(m.lastCtrlC) <= exitWindow {
+			return m.quit()
+		}
+		m.lastCtrlC = now
+		m.notice = "Press Ctrl-C again to exit"
+		if m.running {
+			m.stopTurn()
+		}
+		m.ed.Set("")
+		m.histIdx = len(m.hist)
+		return tea.Tick(exitWindow, func(time.Time) tea.Msg { return clearNoticeMsg{} })
+	case "ctrl+d":
+		if m.ed.Empty() {
+			return m.quit()
+		}
+		m.ed.Delete()
+	case "esc":
+		if m.running {
+			m.stopTurn()
+		}
+	case "enter":
+		if m.running {
+			return nil // one answer at a time; the text stays in the box
+		}
+		text := m.ed.String()
+		if strings.HasSuffix(text, "\\") && m.ed.pos == len(m.ed.text) {
+			m.ed.Backspace()
+			m.ed.Insert("\n")
+			return nil
+		}
+		return m.submit(text)
+	case "shift+enter", "alt+enter", "ctrl+j":
+		m.ed.Insert("\n")
+	case "backspace", "ctrl+h":
+		m.ed.Backspace()
+	case "delete":
+		m.ed.Delete()
+	case "left", "ctrl+b":
+		m.ed.Left()
+	case "right", "ctrl+f":
+		m.ed.Right()
+	case "home", "ctrl+a":
+		m.ed.Home()
+	case "end", "ctrl+e":
+		m.ed.End()
+	case "ctrl+u":
+		m.ed.KillLine()
+	case "ctrl+k":
+		m.ed.KillEnd()
+	case "ctrl+w", "alt+backspace":
+		m.ed.DeleteWord()
+	case "up":
+		if !m.ed.OnFirstLine() {
+			m.ed.Up()
+		} else if m.histIdx > 0 {
+			if m.histIdx == len(m.hist) {
+				m.draft = m.ed.String()
+			}
+			m.histIdx--
+			m.ed.Set(m.hist[m.histIdx])
+		}
+	case "down":
+		if !m.ed.OnLastLine() {
+			m.ed.Down()
+		} else if m.histIdx < len(m.hist) {
+			m.histIdx++
+			if m.histIdx == len(m.hist) {
+				m.ed.Set(m.draft)
+			} else {
+				m.ed.Set(m.hist[m.histIdx])
+			}
+		}
+	case "ctrl+r":
+		m.search = &searchState{match: -1}
+	case "tab":
+		m.complete()
+	default:
+		if k.Text != "" {
+			m.ed.Insert(k.Text)
+		}
+	}
+	return nil
+}
+
+type clearNoticeMsg struct{}
+
+// submit sends what the input holds: a slash command, `!` shell, `#` memory, or a message.
+func (m *model) submit(text string) tea.Cmd {
+	trim := strings.TrimSpace(text)
+	if trim == "" {
+		return nil
+	}
+	m.ed.Set("")
+	m.hint = ""
+	m.addHistory(text)
+	switch {
+	case strings.HasPrefix(trim, "/"):
+		return m.command(trim)
+	case strings.HasPrefix(trim, "!"):
+		cmd := strings.TrimSpace(trim[1:])
+		m.print(sUser().Render("! ") + termtext.Line(cmd))
+		if m.o.Hooks.Shell == nil {
+			m.print(sWarn().Render("  Shell mode is not available in this build."))
+			return nil
+		}
+		width := m.width // the model is not read off the event loop
+		return m.background(func(ctx context.Context) tea.Msg {
+			out, err := m.o.Hooks.Shell(ctx, cmd)
+			return commandMsg{out: Preview(out, err != nil, width), err: err}
+		})
+	case strings.HasPrefix(trim, "#"):
+		m.memText = strings.TrimSpace(trim[1:])
+		if m.memText == "" {
+			return nil
+		}
+		if m.o.Hooks.Remember == nil || len(m.o.Hooks.MemoryTypes) == 0 {
+			m.print(sWarn().Render("Saving memories with # is not available in this build."))
+			m.memText = ""
+		}
+		return nil
+	}
+	m.print(userLine(text, m.width))
+	return m.startTurn(text)
+}
+
+// background runs f off the event loop with a context Ctrl-C can cancel.
+func (m *model) background(f func(ctx context.Context) tea.Msg) tea.Cmd {
+	ctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	return m.job(func() tea.Msg { defer cancel(); return f(ctx) })
+}
+
+// jobs tracks the goroutines that run answers and commands on the session, so that UI.Run
+// returns only after they ended: the caller closes the session right after.
+type jobs struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// job wraps a command that uses the session; once the UI is closed it does nothing.
+func (m *model) job(f func() tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		m.jobs.mu.Lock()
+		if m.jobs.closed {
+			m.jobs.mu.Unlock()
+			return nil
+		}
+		m.jobs.wg.Add(1)
+		m.jobs.mu.Unlock()
+		defer m.jobs.wg.Done()
+		return f()
+	}
+}
+
+// closeJobs stops new jobs and waits for those running (after stopTurn cancelled the answer).
+func (m *model) closeJobs() {
+	m.jobs.mu.Lock()
+	m.jobs.closed = true
+	m.jobs.mu.Unlock()
+	m.jobs.wg.Wait()
+}
+
+func (m *model) addHistory(text string) {
+	if n := len(m.hist); n == 0 || m.hist[n-1] != text {
+		m.hist = append(m.hist, text)
+	}
+	m.histIdx, m.draft = len(m.hist), ""
+	if err := m.o.History.Add(text, m.now()); err != nil {
+		m.notice = "history: " + err.Error()
+	}
+}
+
+func userLine(text string, width int) string {
+	lines := strings.Split(termtext.Clean(strings.TrimRight(text, "\n")), "\n")
+	for i, l := range lines {
+		lead := "  "
+		if i == 0 {
+			lead = "› "
+		}
+		lines[i] = sUser().Render(lead) + l
+	}
+	_ = width
+	return "\n" + strings.Join(lines, "\n")
+}
+
+func (m *model) command(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(line, " ")
+	switch {
+	case name == "/resume" && strings.TrimSpace(arg) == "":
+		return m.job(func() tea.Msg {
+			list, err := m.o.Backend.Sessions(context.Background())
+			return sessionsMsg{list, err}
+		})
+	case name == "/init" && m.o.Hooks.Init != nil:
+		prompt, exists := m.o.Hooks.Init()
+		if exists {
+			m.confirm = &confirmState{question: "This project has a CLAUDE.md. Let the model revise it?", yes: prompt}
+			return nil
+		}
+		m.print(userLine(line, m.width))
+		return m.startTurn(prompt)
+	case name == "/memory" && strings.TrimSpace(arg) != "" && m.o.Hooks.EditMemory != nil:
+		c, err := m.o.Hooks.EditMemory(strings.TrimSpace(arg))
+		if err != nil {
+			m.print(sErr().Render("strata: " + termtext.Line(err.Error())))
+			return nil
+		}
+		return tea.ExecProcess(c, func(err error) tea.Msg { return editorDoneMsg{err} })
+	case name == "/exit" || name == "/quit":
+		return m.quit()
+	}
+	m.print(sUser().Render("› ") + termtext.Line(line))
+	return m.job(func() tea.Msg {
+		var b bytes.Buffer
+		quit, err := m.o.Backend.Command(context.Background(), line, &b)
+		return commandMsg{out: b.String(), quit: quit, err: err}
+	})
+}
+
+// startTurn runs the message on its own goroutine; its events come back as eventMsg.
+func (m *model) startTurn(prompt string) tea.Cmd {
+	ctx, cancel := context.WithCancel(context.Background())
+	m.turnID++
+	id := m.turnID
+	m.running, m.cancel, m.started = true, cancel, m.now()
+	m.stream, m.outToks, m.usedToks, m.frame = "", 0, 0, 0
+	run := m.job(func() tea.Msg {
+		defer cancel()
+		err := m.o.Backend.Run(ctx, prompt, func(e agent.Event) {
+			msg := eventMsg{e: e}
+			switch {
+			case e.Tool == nil:
+			case e.Kind == agent.EventToolStart && e.Tool.Name == "Write":
+				msg.before = readBefore(m.o.Cwd, e.Tool.Input)
+			case e.Kind == agent.EventToolEnd && e.Tool.Name == "Edit" && !e.IsError:
+				msg.line = editLine(m.o.Cwd, e.Tool.Input)
+			}
+			m.send(msg)
+		})
+		return turnDoneMsg{id, err}
+	})
+	return tea.Batch(run, tick(id))
+}
+
+// readBefore reads the file a Write call is about to replace (at most 1 MiB), for its diff.
+func readBefore(cwd string, input []byte) string {
+	var in struct {
+		Path string `json:"file_path"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Path == "" {
+		return ""
+	}
+	b, err := fsutil.ReadRegular(absIn(cwd, in.Path), 1<<20)
+	if err != nil {
+		return "" // a new file, or one too large to diff: shown as all added
+	}
+	return string(b)
+}
+
+// event renders one agent event: text joins the stream (complete markdown blocks go to the
+// scrollback), tool calls become one line with a preview or a diff.
+func (m *model) event(msg eventMsg) {
+	e := msg.e
+	switch e.Kind {
+	case agent.EventRequest:
+		m.flushStream(true)
+		m.thinking = false
+	case agent.EventThinking:
+		m.thinking = true
+		m.outToks += tokens.Estimate(e.Text)
+	case agent.EventText:
+		m.thinking = false
+		m.stream += e.Text
+		m.outToks += tokens.Estimate(e.Text)
+		m.flushStream(false)
+	case agent.EventUsage:
+		m.usedToks += e.Usage.OutputTokens
+		m.outToks = 0
+	case agent.EventToolStart:
+		m.flushStream(true)
+		if e.Tool != nil && e.Tool.Name == "Write" {
+			m.befores[e.Tool.ID] = msg.before
+		}
+	case agent.EventToolEnd:
+		if e.Tool == nil {
+			break
+		}
+		mark := sOK().Render("⏺ ")
+		if e.IsError {
+			mark = sErr().Render("⏺ ")
+		}
+		lines := []string{mark + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2)}
+		if d := EditDiff(e.Tool.Name, e.Tool.Input, m.befores[e.Tool.ID], msg.line, m.width); d != "" && !e.IsError {
+			lines = append(lines, d)
+		} else {
+			lines = append(lines, Preview(e.Output, e.IsError, m.width))
+		}
+		delete(m.befores, e.Tool.ID)
+		m.print(strings.Join(lines, "\n"))
+	case agent.EventPermission:
+		m.flushStream(true)
+		if e.Tool != nil {
+			m.print(sErr().Render("⏺ ") + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2) + "\n" + sDim().Render("  ⎿  ") + sErr().Render(firstLine(e.Text)))
+		}
+	case agent.EventRetry:
+		m.print(sWarn().Render(fmt.Sprintf("  the model server failed (%s); retrying in %s", firstLine(errText(e.Err)), e.Wait.Round(time.Millisecond))))
+	case EventAttached:
+		m.print(sDim().Render("  attached " + termtext.Line(e.Text)))
+	case EventWarning:
+		m.flushStream(true)
+		m.print(sWarn().Render("warning: " + termtext.Line(e.Text)))
+	case agent.EventRecall:
+		if len(e.Memories) > 0 {
+			m.print(sDim().Render("  recalled " + termtext.Line(strings.Join(e.Memories, ", "))))
+		}
+	case agent.EventCompact:
+		m.flushStream(true)
+		m.print(sDim().Render("  " + termtext.Line(e.Text)))
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return termtext.Line(s)
+}
+
+// flushStream prints the stream's complete markdown blocks, or all of it when all is set
+// (the request ended, a tool runs, a question is asked).
+func (m *model) flushStream(all bool) {
+	done, open := SplitStream(m.stream)
+	if all {
+		done, open = m.stream, ""
+	}
+	if strings.TrimSpace(done) != "" {
+		m.print("\n" + Markdown(done, m.width-2))
+	}
+	m.stream = open
+}
+
+func (m *model) turnDone(err error) {
+	m.flushStream(true)
+	m.running, m.cancel = false, nil
+	m.ask, m.feedback = nil, nil
+	switch {
+	case errors.Is(err, context.Canceled):
+		m.print(sWarn().Render("  ⎿  Interrupted") + sDim().Render(" · what should the model do instead?"))
+	case err != nil:
+		m.print(sErr().Render("strata: " + termtext.Line(err.Error())))
+	}
+	if m.status = m.o.Backend.Status(); m.status != "" {
+		m.print(sDim().Render(m.status))
+	}
+}

@@ -1,0 +1,293 @@
+package chatui
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/strata-mem/strata/internal/fsutil"
+	"github.com/strata-mem/strata/internal/termtext"
+)
+
+// previewLines is how many lines of a tool's output the collapsed preview shows.
+const previewLines = 4
+
+// ToolLine is the one readable line a tool call is shown as: the tool's name and the input a
+// person would name it by — `Read handler.go`, `Bash go test ./...`, `Grep TODO in src`.
+// Paths under cwd are shown relative to it. The line is terminal-safe and cut to width.
+func ToolLine(name string, input []byte, cwd string, width int) string {
+	var in map[string]any
+	_ = json.Unmarshal(input, &in) // an undecodable input shows the name alone
+	str := func(k string) string { s, _ := in[k].(string); return s }
+	arg := ""
+	switch {
+	case str("command") != "":
+		arg = str("command")
+	case str("file_path") != "":
+		arg = relTo(cwd, str("file_path"))
+	case str("pattern") != "":
+		arg = str("pattern")
+		if p := str("path"); p != "" {
+			arg += " in " + relTo(cwd, p)
+		}
+	case str("path") != "":
+		arg = relTo(cwd, str("path"))
+	case str("query") != "":
+		arg = str("query")
+	case str("name") != "":
+		arg = str("name")
+	case str("description") != "":
+		arg = str("description")
+	case str("prompt") != "":
+		arg = str("prompt")
+	}
+	if todos, ok := in["todos"].([]any); ok && arg == "" {
+		arg = fmt.Sprintf("%d items", len(todos))
+	}
+	arg = strings.Join(strings.Fields(termtext.Line(arg)), " ")
+	line := sTool().Render(termtext.Line(name))
+	if arg != "" {
+		line += " " + arg
+	}
+	return ansi.Truncate(line, width, "…")
+}
+
+func relTo(cwd, p string) string {
+	if cwd == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	if rel, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
+}
+
+// Preview is a tool output collapsed to its first few lines, each prefixed and cut to width,
+// and a "… +N lines" line for the rest. An empty output says so.
+func Preview(out string, isErr bool, width int) string {
+	out = strings.TrimRight(termtext.Clean(out), "\n")
+	st := sDim()
+	if isErr {
+		st = sErr()
+	}
+	if strings.TrimSpace(out) == "" {
+		return sDim().Render("  ⎿  (no output)")
+	}
+	lines := strings.Split(out, "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i == previewLines {
+			fmt.Fprintf(&b, "\n%s", sDim().Render(fmt.Sprintf("     … +%d lines", len(lines)-previewLines)))
+			break
+		}
+		lead := "     "
+		if i == 0 {
+			lead = "  ⎿  "
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(sDim().Render(lead) + st.Render(ansi.Truncate(strings.ReplaceAll(l, "\t", "    "), width-len(lead), "…")))
+	}
+	return b.String()
+}
+
+// EditDiff is the coloured unified diff of an Edit or Write call, or "" for other tools (and
+// for an input that does not decode). before is the file as it was before a Write (Edit
+// carries both sides in its input); line is where an Edit's text starts in the file (1-based;
+// 0 when unknown, and the hunks count from the edited text's first line).
+func EditDiff(name string, input []byte, before string, line, width int) string {
+	var in struct {
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+		Content   string `json:"content"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	switch name {
+	case "Edit":
+		return RenderDiff(DiffAt(in.OldString, in.NewString, max(line, 1)), width)
+	case "Write":
+		return RenderDiff(Diff(before, in.Content), width)
+	}
+	return ""
+}
+
+// maxDiffLines caps how many diff lines are shown; the rest are counted.
+const maxDiffLines = 40
+
+// RenderDiff colours a unified diff's lines (Diff's output): added green, removed red,
+// hunk headers dim; lines past maxDiffLines are counted, not shown.
+func RenderDiff(lines []string, width int) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i == maxDiffLines {
+			fmt.Fprintf(&b, "\n%s", sDim().Render(fmt.Sprintf("     … +%d diff lines", len(lines)-maxDiffLines)))
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		l = ansi.Truncate(strings.ReplaceAll(termtext.Clean(l), "\t", "    "), width-5, "…")
+		switch {
+		case strings.HasPrefix(l, "+"):
+			b.WriteString("     " + sAdd().Render(l))
+		case strings.HasPrefix(l, "-"):
+			b.WriteString("     " + sDel().Render(l))
+		case strings.HasPrefix(l, "@@"):
+			b.WriteString("     " + sDim().Render(l))
+		default:
+			b.WriteString("     " + l)
+		}
+	}
+	return b.String()
+}
+
+// diffContext is how many unchanged lines a hunk keeps around a change.
+const diffContext = 2
+
+// Diff returns the unified diff of two texts by lines ("@@ -a,b +c,d @@" headers, then " ",
+// "-" and "+" lines), from a longest-common-subsequence table; texts over 2,000 lines each
+// are compared as one removed and one added block.
+func Diff(a, b string) []string { return DiffAt(a, b, 1) }
+
+// DiffAt is Diff for two texts that start at line first of their files: the hunk headers
+// count from there.
+func DiffAt(a, b string, first int) []string {
+	x, y := splitLines(a), splitLines(b)
+	type op struct {
+		kind byte
+		text string
+		i, j int // 1-based line numbers in a and b
+	}
+	var ops []op
+	if len(x) > 2000 || len(y) > 2000 {
+		for i, l := range x {
+			ops = append(ops, op{'-', l, i + 1, 0})
+		}
+		for j, l := range y {
+			ops = append(ops, op{'+', l, len(x), j + 1})
+		}
+	} else {
+		n, m := len(x), len(y)
+		lcs := make([][]int, n+1)
+		for i := range lcs {
+			lcs[i] = make([]int, m+1)
+		}
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				if x[i] == y[j] {
+					lcs[i][j] = lcs[i+1][j+1] + 1
+				} else {
+					lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+				}
+			}
+		}
+		i, j := 0, 0
+		for i < n || j < m {
+			switch {
+			case i < n && j < m && x[i] == y[j]:
+				ops = append(ops, op{' ', x[i], i + 1, j + 1})
+				i, j = i+1, j+1
+			case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+				ops = append(ops, op{'-', x[i], i + 1, j})
+				i++
+			default:
+				ops = append(ops, op{'+', y[j], i, j + 1})
+				j++
+			}
+		}
+	}
+	// Group changes with diffContext lines around them into hunks.
+	var out []string
+	for k := 0; k < len(ops); {
+		if ops[k].kind == ' ' {
+			k++
+			continue
+		}
+		start := max(0, k-diffContext)
+		end := k
+		for end < len(ops) {
+			if ops[end].kind != ' ' {
+				end++
+				continue
+			}
+			run := end
+			for run < len(ops) && ops[run].kind == ' ' {
+				run++
+			}
+			if run == len(ops) || run-end > 2*diffContext {
+				end = min(end+diffContext, len(ops))
+				break
+			}
+			end = run
+		}
+		var body []string
+		aStart, bStart, aN, bN := 0, 0, 0, 0
+		for _, o := range ops[start:end] {
+			if aStart == 0 && o.kind != '+' {
+				aStart = o.i
+			}
+			if bStart == 0 && o.kind != '-' {
+				bStart = o.j
+			}
+			if o.kind != '+' {
+				aN++
+			}
+			if o.kind != '-' {
+				bN++
+			}
+			body = append(body, string(o.kind)+o.text)
+		}
+		if aN > 0 {
+			aStart += first - 1
+		}
+		if bN > 0 {
+			bStart += first - 1
+		}
+		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d @@", max(aStart, min(1, aN)), aN, max(bStart, min(1, bN)), bN))
+		out = append(out, body...)
+		k = end
+	}
+	return out
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// editLine returns the 1-based line at which an Edit's new text starts in the edited file, or
+// 0 when the file cannot be read or the text is not found once (the diff then counts from the
+// edit's own first line).
+func editLine(cwd string, input []byte) int {
+	var in struct {
+		Path      string `json:"file_path"`
+		NewString string `json:"new_string"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Path == "" || in.NewString == "" {
+		return 0
+	}
+	b, err := fsutil.ReadRegular(absIn(cwd, in.Path), 8<<20)
+	if err != nil {
+		return 0
+	}
+	i := strings.Index(string(b), in.NewString)
+	if i < 0 || strings.Count(string(b), in.NewString) != 1 {
+		return 0
+	}
+	return strings.Count(string(b[:i]), "\n") + 1
+}
+
+func absIn(cwd, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(cwd, p)
+}

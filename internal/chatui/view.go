@@ -1,0 +1,182 @@
+package chatui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/internal/termtext"
+)
+
+// spinnerFrames are the waiting animation's frames.
+var spinnerFrames = []string{"·", "✢", "✳", "✶", "✻", "✽", "✻", "✶", "✳", "✢"}
+
+// View draws the live part under the scrollback: the open end of the answer, the spinner, a
+// dialog or the input box, and one line of notices.
+func (m *model) View() tea.View {
+	if m.quitting {
+		return tea.NewView("")
+	}
+	var parts []string
+	if m.running && strings.TrimSpace(m.stream) != "" {
+		parts = append(parts, "", m.liveStream())
+	}
+	if m.running && m.ask == nil {
+		parts = append(parts, "", m.spinnerLine())
+	}
+	switch {
+	case m.ask != nil:
+		parts = append(parts, "", m.askView())
+	case m.picker != nil:
+		parts = append(parts, "", m.pickerView())
+	case m.memText != "":
+		parts = append(parts, "", m.memView())
+	case m.confirm != nil:
+		parts = append(parts, "", sAskBox().Width(min(m.width, 100)).Render(sBold().Render(m.confirm.question)+"\n"+sKey().Render("y")+" yes   "+sKey().Render("n")+" no"))
+	default:
+		parts = append(parts, "", m.inputView())
+	}
+	if len(m.completions) > 0 {
+		parts = append(parts, sDim().Render(ansi.Truncate(strings.Join(m.completions, "  "), m.width, "…")))
+	}
+	foot := m.notice
+	if foot == "" && m.ask == nil && m.picker == nil {
+		foot = "enter send · shift+enter or \\ newline · ↑ history · ctrl+r search · esc interrupt · ctrl+d quit"
+		if m.status != "" {
+			foot = m.status + "  ·  " + foot
+		}
+	}
+	parts = append(parts, sDim().Render(ansi.Truncate(foot, m.width, "…")))
+	return tea.NewView(strings.Join(parts, "\n"))
+}
+
+func (m *model) inputView() string {
+	inner := max(20, m.width-4)
+	if m.search != nil {
+		found := ""
+		if m.search.match >= 0 {
+			found = oneLine(m.hist[m.search.match])
+		}
+		line := fmt.Sprintf("(reverse-i-search)`%s': %s", m.search.query, termtext.Line(found))
+		return sBox().Width(m.width).Render(ansi.Truncate(line, inner, "…"))
+	}
+	prompt := sPrompt().Render("› ")
+	switch {
+	case strings.HasPrefix(m.ed.String(), "!"):
+		prompt = sWarn().Render("! ")
+	case strings.HasPrefix(m.ed.String(), "#"):
+		prompt = sSelected().Render("# ")
+	}
+	return sBox().Width(m.width).Render(m.ed.View(prompt, inner, m.hint))
+}
+
+func (m *model) spinnerLine() string {
+	el := m.now().Sub(m.started).Round(time.Second)
+	toks := m.usedToks + m.outToks
+	frame := spinnerFrames[m.frame%len(spinnerFrames)]
+	word := " Working…"
+	if m.thinking {
+		word = " Thinking…"
+	}
+	return sSpinner().Render(frame+word) + sDim().Render(fmt.Sprintf(" (%s · ↓ %s tokens · esc to interrupt)", el, kTokens(toks)))
+}
+
+func kTokens(n int) string {
+	if n >= 1000 {
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+func (m *model) askView() string {
+	r := m.ask.req
+	w := min(m.width, 120)
+	body := []string{sBold().Render("Allow " + ansi.Truncate(m.summary(r), w-12, "…") + "?"), ""}
+	if m.feedback != nil {
+		body = append(body, "No. What should the model do instead?",
+			m.feedback.View(sPrompt().Render("› "), w-4, ""),
+			sDim().Render("enter send · esc just no"))
+		return sAskBox().Width(w).Render(strings.Join(body, "\n"))
+	}
+	body = append(body, sKey().Render("y")+"  Yes")
+	if rule := alwaysRule(r); rule != "" {
+		body = append(body, sKey().Render("a")+"  Yes, and "+strings.Replace(m.alwaysText(r), rule, sSelected().Render(rule), 1))
+	}
+	body = append(body,
+		sKey().Render("n")+"  No, and tell the model what to do instead",
+		sKey().Render("esc")+" No")
+	return sAskBox().Width(w).Render(strings.Join(body, "\n"))
+}
+
+func (m *model) pickerView() string {
+	p := m.picker
+	list := p.filtered()
+	w := min(m.width, 120)
+	rows := []string{sBold().Render("Resume a session") + sDim().Render("  ↑/↓ choose · type to search · enter resume · esc cancel"),
+		sPrompt().Render("search: ") + p.query}
+	idW := 0
+	for _, s := range list {
+		idW = max(idW, cols(s.Short))
+	}
+	start := max(0, p.cursor-9)
+	for i := start; i < len(list) && i < start+10; i++ {
+		s := list[i]
+		title := termtext.Line(s.Title)
+		when := s.When.Local().Format("Jan 02 15:04")
+		msgs := ""
+		if s.Messages > 0 {
+			msgs = fmt.Sprintf("%4d msgs  ", s.Messages)
+		}
+		row := fmt.Sprintf("%s%s  %s  %s%s", s.Short, strings.Repeat(" ", idW-cols(s.Short)), when, msgs, title)
+		row = ansi.Truncate(row, w-6, "…")
+		if i == p.cursor {
+			rows = append(rows, sSelected().Render("❯ "+row))
+		} else {
+			rows = append(rows, "  "+row)
+		}
+	}
+	if len(list) == 0 {
+		rows = append(rows, sDim().Render("  no session matches"))
+	}
+	return sBox().Width(w).Render(strings.Join(rows, "\n"))
+}
+
+// liveStream is the open end of the answer, cut to its last lines so that the live part
+// never outgrows the terminal (an inline view taller than the screen cannot be redrawn).
+func (m *model) liveStream() string {
+	lines := strings.Split(wrapPlain(m.stream, m.width-2), "\n")
+	if room := max(m.height-12, 3); m.height > 0 && len(lines) > room {
+		lines = append([]string{sDim().Render(fmt.Sprintf("… %d more lines above, printed when the block is complete", len(lines)-room+1))}, lines[len(lines)-room+1:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// wrapPlain wraps the open end of a streamed answer, shown as plain text until its block
+// closes.
+func wrapPlain(s string, width int) string {
+	return strings.Join(wrap(termtext.Clean(strings.TrimRight(s, "\n")), width), "\n")
+}
+
+// summary is a permission request's one line, with paths under the working directory shown
+// relative to it.
+func (m *model) summary(r agent.PermissionRequest) string {
+	s := termtext.Line(r.Summary)
+	if m.o.Cwd != "" {
+		s = strings.ReplaceAll(s, strings.TrimSuffix(m.o.Cwd, "/")+"/", "")
+	}
+	return s
+}
+
+func (m *model) memView() string {
+	w := min(m.width, 100)
+	rows := []string{sBold().Render("Save to memory as which type?"), sDim().Render(ansi.Truncate(termtext.Line(m.memText), w-4, "…")), ""}
+	for _, t := range m.o.Hooks.MemoryTypes {
+		rows = append(rows, ansi.Truncate(sKey().Render(t.Key)+"  "+t.Name+sDim().Render("  "+t.Help), w-4, "…"))
+	}
+	rows = append(rows, sKey().Render("esc")+" cancel")
+	return sAskBox().Width(w).Render(strings.Join(rows, "\n"))
+}
