@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/memsync"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func init() { registerIn("memory", newMemorySyncCmd) }
@@ -33,8 +37,9 @@ func newMemorySyncCmd(app *App) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sync",
 		Short: "Share a memory store through git: commit, fetch, merge memory by memory, push",
-		Long: `Sync a memory directory that is a git work tree with an upstream branch (a clone of a
-team's store repository): commit the local changes (one commit per frontmatter author, the git
+		Long: `Sync a memory store (--store NAME, a mounted writable store; --memory-dir DIR; default the
+project's) that is a git work tree with an upstream branch (a clone of a team's store
+repository): commit the local changes (one commit per frontmatter author, the git
 user for the rest), fetch, merge the upstream memory by memory, and push.
 
 The merge is not textual. A memory only one side changed takes that side's version; when both
@@ -60,15 +65,15 @@ func memorySync(ctx context.Context, app *App, o memorySyncOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ws, err := openWorkspace(ctx, app, o.mem.cwd, o.mem.dir)
+	ws, err := openMemoryWorkspace(app, o.mem)
 	if err != nil {
 		return err
 	}
-	warnSettings(app, ws)
-	dir, err := ws.MemoryDir()
+	store, err := storeOf(ws, o.mem, true) // a sync writes the upstream's changes into the store
 	if err != nil {
 		return err
 	}
+	dir := store.Dir()
 	opts := memsync.Options{Store: ws.MemdirOptions(), Progress: func(line string) {
 		fmt.Fprintf(app.Err, "strata: sync: %s\n", termtext.Line(line))
 	}}
@@ -161,4 +166,23 @@ func short(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// storeSync returns the background sync of a session's mounted stores that are git clones
+// (writable, existing, with .git at their top), or nil when there is none: the agent syncs them
+// at session start and after it or the extractor writes to them.
+func storeSync(ws *workspace.Workspace) agent.StoreSync {
+	var dirs []string
+	for _, ns := range ws.MountedStores() {
+		if !ns.Writable || ns.Missing {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(ns.Dir, ".git")); err == nil {
+			dirs = append(dirs, ns.Dir)
+		}
+	}
+	if len(dirs) == 0 {
+		return nil
+	}
+	return memsync.NewBackground(memsync.BackgroundOptions{Dirs: dirs, Options: memsync.Options{Store: ws.MemdirOptions()}})
 }
