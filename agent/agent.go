@@ -88,6 +88,11 @@ type Options struct {
 	// DrainTimeout is how long Close waits for background work (0: DefaultDrainTimeout).
 	DrainTimeout time.Duration
 
+	// Sync, when set, syncs mounted memory stores in the background (memsync.Background):
+	// started at the end of New, nudged after every turn, closed by Close once the memory
+	// extractor has drained. Each failure it reports becomes one warning.
+	Sync StoreSync
+
 	// Now is the clock (default time.Now); Logger receives warnings (nil discards them).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -262,6 +267,9 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		a.Close(ctx)
 		return nil, err
 	}
+	if a.opts.Sync != nil {
+		a.opts.Sync.Start(func(line string) { a.warn("%s", line) })
+	}
 	return a, nil
 }
 
@@ -368,6 +376,13 @@ func (a *Agent) Close(ctx context.Context) error {
 	}
 	if err := a.drainBackground(timeout); err != nil {
 		a.warn("memory extraction at exit: %v", err)
+	}
+	if a.opts.Sync != nil {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		if err := a.opts.Sync.Close(sctx); err != nil {
+			a.warn("memory sync at exit: %v", err)
+		}
+		cancel()
 	}
 	a.mu.Lock()
 	if a.job != nil {

@@ -165,6 +165,9 @@ func (a *Agent) BackgroundBusy() bool {
 // afterTurn hands the workers the conversation at the end of a finished turn; the caller
 // holds runMu.
 func (a *Agent) afterTurn(res Result) {
+	if a.opts.Sync != nil {
+		a.opts.Sync.Nudge() // the turn may have written a synced store
+	}
 	bg := a.bg
 	if bg == nil || bg.notes == nil && bg.extract == nil {
 		return

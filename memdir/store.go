@@ -139,6 +139,11 @@ func stampOf(fi fs.FileInfo) stamp {
 	return stamp{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}
 }
 
+// IsTopicFile reports whether the slash-separated path rel, relative to a memory dir, is
+// where a topic file may live: List, Lint and the index consider exactly these files. It is
+// the rule for anyone outside the store (a sync deciding which files MEMORY.md follows).
+func IsTopicFile(rel string) bool { return isTopicPath(rel) }
+
 // isTopicPath reports whether the slash-separated relative path p may hold a topic file:
 // not hidden at any level, not under logs/, not the index, and ending in ".md".
 func isTopicPath(p string) bool {

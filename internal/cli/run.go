@@ -134,9 +134,14 @@ func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver 
 	if strings.EqualFold(app.Env.Var("STRATA_RECALL_SELECTOR"), "lexical") {
 		small = ""
 	}
+	noBackground := o.noBackground || envOn(app.Env.Var("STRATA_NO_BACKGROUND"))
+	var sync agent.StoreSync
+	if !noBackground {
+		sync = storeSync(ws)
+	}
 	a, err := agent.New(ctx, agent.Options{Provider: prov, Model: cfg.Model, SmallModel: small, Workspace: ws,
 		Mode: mode, Allow: o.allow, Deny: o.deny, Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont, Now: app.Now,
-		ContextWindow: cfg.ContextWindow, Version: version(), NoBackground: o.noBackground || envOn(app.Env.Var("STRATA_NO_BACKGROUND"))})
+		ContextWindow: cfg.ContextWindow, Version: version(), NoBackground: noBackground, Sync: sync})
 	if err != nil {
 		return nil, cfg, &ExitError{Code: ExitFailure, Err: err}
 	}
