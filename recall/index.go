@@ -107,6 +107,9 @@ type docLens struct {
 // the time it takes to link an already analysed memory in.
 type Index struct {
 	params Params
+	// exhaustive turns off rerank's bound, so every candidate is reranked: the reference
+	// the bounded search must equal (tests).
+	exhaustive bool
 
 	dict  *dict // term → id; shared with the analysers, so not under mu
 	words *dict // every written word seen → its term's id, for spelling correction
