@@ -36,8 +36,7 @@ type query struct {
 // scratch holds a search's per-document accumulators, reused across searches, so a warm
 // search allocates little more than its results.
 type scratch struct {
-	score   []float64
-	cov     []float64
+	acc     []docAcc // by doc id
 	touched []uint32
 	// fw and fterms collect the feedback terms' weights by term id (expand); every fw entry
 	// is 0 again when expand returns.
@@ -46,20 +45,23 @@ type scratch struct {
 	exp    []qterm
 }
 
+// docAcc is one document's accumulators, side by side: the scoring loop touches both.
+type docAcc struct {
+	score float64 // BM25F sum so far
+	cov   float64 // matched weight × idf of the non-feedback query terms
+}
+
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 func (s *scratch) reset(n int) {
 	for _, d := range s.touched {
-		s.score[d] = 0
-		s.cov[d] = 0
+		s.acc[d] = docAcc{}
 	}
 	s.touched = s.touched[:0]
-	if cap(s.score) < n {
-		s.score = make([]float64, n)
-		s.cov = make([]float64, n)
+	if cap(s.acc) < n {
+		s.acc = make([]docAcc, n)
 	}
-	s.score = s.score[:n]
-	s.cov = s.cov[:n]
+	s.acc = s.acc[:n]
 }
 
 // terms makes fw cover n term ids.
@@ -199,23 +201,18 @@ func (ix *Index) idf(df int32) float64 {
 // accumulate adds the BM25F contribution of each query term to the documents containing it.
 func (ix *Index) accumulate(s *scratch, q []qterm) {
 	p := ix.params
-	n := float64(ix.live)
-	var avg [numFields]float64
-	for f := range numFields {
-		avg[f] = ix.sumLen[f] / n
-		if avg[f] <= 0 {
-			avg[f] = 1
-		}
-	}
+	norms := ix.norms()
+	k1p1 := p.K1 + 1
 	for _, t := range q {
 		ti := &ix.terms[t.tid]
 		idf := ix.idf(ti.df)
+		wi := t.w * idf
 		nameBonus := 0.0
 		if !t.feedback && ti.dfName > 0 {
 			nameBonus = p.NameBonus * t.w * ix.idf(ti.dfName)
 		}
 		for _, ps := range ti.post {
-			d := &ix.lens[ps.doc]
+			d := &norms[ps.doc]
 			if !d.alive {
 				continue
 			}
@@ -224,21 +221,63 @@ func (ix *Index) accumulate(s *scratch, q []qterm) {
 				if ps.tf[f] == 0 {
 					continue
 				}
-				norm := 1 - p.B[f] + p.B[f]*float64(d.len[f])/avg[f]
-				tfw += p.Weight[f] * float64(ps.tf[f]) / norm
+				tfw += p.Weight[f] * float64(ps.tf[f]) / d.norm[f]
 			}
-			if s.score[ps.doc] == 0 && s.cov[ps.doc] == 0 {
+			a := &s.acc[ps.doc]
+			if a.score == 0 && a.cov == 0 {
 				s.touched = append(s.touched, ps.doc)
 			}
-			s.score[ps.doc] += t.w * idf * tfw * (p.K1 + 1) / (p.K1 + tfw)
+			a.score += wi * tfw * k1p1 / (p.K1 + tfw)
 			if ps.tf[fieldName] > 0 {
-				s.score[ps.doc] += nameBonus
+				a.score += nameBonus
 			}
 			if !t.feedback {
-				s.cov[ps.doc] += t.w * idf
+				a.cov += wi
 			}
 		}
 	}
+}
+
+// docNorm is a document's BM25 length normalisation per field, 1 − B + B·len/avg, for the
+// average lengths it was computed at.
+type docNorm struct {
+	norm  [numFields]float64
+	alive bool
+}
+
+// norms returns every document's length normalisation for the index's current average field
+// lengths, computing them again only when a memory was linked or unlinked since the last
+// search: a scoring loop then divides once per field instead of working the normalisation out
+// for each posting. Caller holds ix.mu (read or write); while it does, nothing is linked, so
+// the slice stays valid.
+func (ix *Index) norms() []docNorm {
+	n := float64(ix.live)
+	var avg [numFields]float64
+	for f := range numFields {
+		avg[f] = ix.sumLen[f] / n
+		if avg[f] <= 0 {
+			avg[f] = 1
+		}
+	}
+	ix.normMu.Lock()
+	defer ix.normMu.Unlock()
+	if ix.normOf == ix.changes+1 {
+		return ix.normDocs
+	}
+	p := ix.params
+	if cap(ix.normDocs) < len(ix.lens) {
+		ix.normDocs = make([]docNorm, len(ix.lens), len(ix.lens)+len(ix.lens)/4)
+	}
+	ix.normDocs = ix.normDocs[:len(ix.lens)]
+	for i, d := range ix.lens {
+		nd := docNorm{alive: d.alive}
+		for f := range numFields {
+			nd.norm[f] = 1 - p.B[f] + p.B[f]*float64(d.len[f])/avg[f]
+		}
+		ix.normDocs[i] = nd
+	}
+	ix.normOf = ix.changes + 1
+	return ix.normDocs
 }
 
 type cand struct {
@@ -273,14 +312,14 @@ func (ix *Index) top(s *scratch, total float64, k int) []cand {
 	gamma := ix.params.Coverage
 	h := make(candHeap, 0, k+1)
 	for _, d := range s.touched {
-		sc := s.score[d]
+		sc := s.acc[d].score
 		// The coverage factor is at most 1, so a score that cannot enter the heap before it
 		// cannot after: skip computing it.
 		if sc <= 0 || len(h) == k && sc < h[0].score {
 			continue
 		}
 		if gamma > 0 && total > 0 {
-			f := min(s.cov[d]/total, 1)
+			f := min(s.acc[d].cov/total, 1)
 			switch gamma {
 			case 0.5:
 				sc *= math.Sqrt(f)
@@ -450,7 +489,7 @@ func (ix *Index) rerank(s *scratch, top []cand, q query, k int) []cand {
 	kept := top[:0]
 	for i := range top {
 		c := top[i]
-		if !ix.exhaustive && bar.full() && c.score+bonusBound(p, s.cov[c.doc], pairMax) < bar.min() {
+		if !ix.exhaustive && bar.full() && c.score+bonusBound(p, s.acc[c.doc].cov, pairMax) < bar.min() {
 			continue
 		}
 		lines := ix.docs[c.doc].lines
