@@ -334,7 +334,8 @@ func (ix *Index) top(s *scratch, total float64, k int) []cand {
 		}
 		c := cand{doc: d, score: sc, file: ix.docs[d].mem.File}
 		if len(h) < k {
-			heap.Push(&h, c)
+			h = append(h, c) // heap.Push would box c: an allocation per candidate
+			heap.Fix(&h, len(h)-1)
 		} else if better(c, h[0]) {
 			h[0] = c
 			heap.Fix(&h, 0)
