@@ -36,7 +36,7 @@ var deps = map[string]string{
 	"toolcall":             "work",
 	"transcript":           "config conversation internal/fastio internal/fsutil < internal/sharedtest",
 	"internal/bench/synth": "internal/fsutil transcript < config conversation instructions memdir",
-	"recall":               "internal/fastio internal/fsutil memdir < internal/bench/synth",
+	"recall":               "internal/fastio internal/fsutil memdir < internal/bench/synth internal/sharedtest",
 	"memsync":              "frontmatter internal/fsutil memdir",
 	"llm":                  "config conversation",
 	"llm/anthropic":        "conversation llm llm/internal/wire < llm/llmtest",

@@ -20,11 +20,18 @@
 //     session budget. Session holds what was surfaced and spent; Reset starts over after a
 //     compaction.
 //   - Stats records per memory how often and when it was recalled, in a sidecar file
-//     (.recall-stats.json in the memory dir), never in the memory files themselves.
+//     (.recall-stats.json in the memory dir), never in the memory files themselves. A recall
+//     appends one line to a log beside it (.recall-stats.log), folded into the sidecar once
+//     it passes StatsLogFold bytes, so recording a recall does not rewrite every memory's
+//     entry.
 //
 // Guarantees: recall never writes a memory file. Searches are deterministic (ties broken by
 // file name), and a cold build gives the same index however many workers share it. Nothing is
 // cut silently: every truncation carries a note naming the limit, and files left out by a
 // budget are reported in the turn's result. The stats sidecar is written atomically; a
-// corrupt one is reported and replaced, never fatal.
+// corrupt one is reported and replaced, never fatal. The recall log is appended and synced
+// under the stats lock: a crash loses at most the recall being appended (its torn line is
+// skipped, then cut off), and the sidecar records how much of the log it holds, so a crash
+// during a fold counts nothing twice. Searching several stores (SearchAll) gives exactly the
+// list that ranking each store in full and merging (Merge) gives.
 package recall

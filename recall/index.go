@@ -107,6 +107,9 @@ type docLens struct {
 // the time it takes to link an already analysed memory in.
 type Index struct {
 	params Params
+	// exhaustive turns off rerank's bound, so every candidate is reranked: the reference
+	// the bounded search must equal (tests).
+	exhaustive bool
 
 	dict  *dict // term → id; shared with the analysers, so not under mu
 	words *dict // every written word seen → its term's id, for spelling correction
@@ -116,6 +119,11 @@ type Index struct {
 	docs   []docInfo
 	lens   []docLens // by doc id, next to each other for the scoring loop
 	byFile map[string]uint32
+
+	changes  uint64     // bumped by every link and unlink: what norms are computed for
+	normMu   sync.Mutex // guards normDocs and normOf, rebuilt lazily under the read lock
+	normDocs []docNorm  // by doc id: see norms
+	normOf   uint64     // changes+1 when normDocs was computed; 0: never
 
 	sortedMu sync.Mutex // guards sorted, built lazily under the read lock
 	sorted   []string   // the keys of words, in order
@@ -265,6 +273,7 @@ func (ix *Index) linkAs(a analysed, id uint32) {
 		d.tfs[i] = uint16(min(total, math.MaxUint16))
 	}
 	ix.postings += len(a.tids)
+	ix.changes++
 	ix.docs[id] = d
 	ix.lens[id] = docLens{len: a.len, alive: true}
 	ix.byFile[a.mem.File] = id
@@ -345,6 +354,7 @@ func (ix *Index) unlink(file string) bool {
 	}
 	*d = docInfo{}
 	ix.lens[id] = docLens{}
+	ix.changes++
 	ix.live--
 	ix.dead++
 	if ix.dead > 64 && ix.dead*4 > ix.live {

@@ -73,6 +73,9 @@ func NewStoreRanker(store ChangeSource, opts RankerOptions) *Ranker {
 // Index returns the ranker's index.
 func (r *Ranker) Index() *Index { return r.ix }
 
+// Len returns the number of memories in the ranker's index.
+func (r *Ranker) Len() int { return r.ix.Len() }
+
 // RefreshStats says what a Refresh changed.
 type RefreshStats struct {
 	Added, Updated, Removed int

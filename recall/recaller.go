@@ -368,21 +368,41 @@ type Searcher interface {
 	Search(query string, k int) []Hit
 }
 
-// SearchAll searches every store at once (a goroutine each, when there are several) and ranks
-// their hits as one list (Merge): across three stores a query costs about the slowest store's
-// search, not the sum.
+// SearchAll searches every store at once (a goroutine for each store of ParallelMin memories
+// or more, when there are several) and ranks their hits as one list (Merge): across three
+// stores a query costs about the slowest store's search, not the sum. Smaller stores are
+// searched in the calling goroutine, where their search costs less than handing it over.
 func SearchAll(ss []Searcher, query string, k int) []MergedHit {
 	lists := make([][]Hit, len(ss))
-	if len(ss) == 1 {
-		lists[0] = ss[0].Search(query, k)
-	} else {
-		var wg sync.WaitGroup
-		for i, s := range ss {
-			wg.Go(func() { lists[i] = s.Search(query, k) })
+	var wg sync.WaitGroup
+	inline := -1 // the last large store: searched here while the others run
+	for i, s := range ss {
+		if len(ss) == 1 || !largeStore(s) {
+			continue
 		}
-		wg.Wait()
+		if j := inline; j >= 0 {
+			wg.Go(func() { lists[j] = ss[j].Search(query, k) })
+		}
+		inline = i
 	}
+	for i, s := range ss {
+		if i == inline || len(ss) == 1 || !largeStore(s) {
+			lists[i] = s.Search(query, k)
+		}
+	}
+	wg.Wait()
 	return Merge(lists, k)
+}
+
+// ParallelMin is the number of memories from which SearchAll gives a store a goroutine of its
+// own.
+const ParallelMin = 1000
+
+// largeStore reports whether s holds ParallelMin memories or more; a Searcher that cannot say
+// how many it holds counts as large.
+func largeStore(s Searcher) bool {
+	l, ok := s.(interface{ Len() int })
+	return !ok || l.Len() >= ParallelMin
 }
 
 // MergedHit is a Hit of one of several lists that Merge ranked together.
@@ -395,7 +415,14 @@ type MergedHit struct {
 // score, and among equal scores the earlier list first (the project's store is the first). The
 // one rule for ranking across stores: recall and the MCP server's memory_search use it.
 func Merge(lists [][]Hit, k int) []MergedHit {
-	var all []MergedHit
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	if n == 0 {
+		return nil
+	}
+	all := make([]MergedHit, 0, n)
 	for i, l := range lists {
 		for _, h := range l {
 			all = append(all, MergedHit{h, i})

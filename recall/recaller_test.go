@@ -245,6 +245,7 @@ func TestRecallRecordsStats(t *testing.T) {
 func TestStatsCorruptAndFailures(t *testing.T) {
 	dir := t.TempDir()
 	st := NewStats(dir)
+	st.foldAt = 1 // every Record folds the log into the sidecar
 	if err := os.WriteFile(st.Path(), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -261,6 +262,7 @@ func TestStatsCorruptAndFailures(t *testing.T) {
 	// A failed rename leaves the old sidecar intact.
 	before, _ := os.ReadFile(st.Path())
 	failing := NewStatsFS(dir, &fsutil.Faulty{FailRename: 1})
+	failing.foldAt = 1
 	if err := failing.Record(t.Context(), []string{"a.md"}, t0); err == nil {
 		t.Fatal("Record with a failing rename: want an error")
 	}

@@ -1,7 +1,6 @@
 package recall
 
 import (
-	"cmp"
 	"container/heap"
 	"math"
 	"regexp"
@@ -34,27 +33,42 @@ type query struct {
 	total float64     // weight × idf of all non-feedback terms: the base of coverage
 }
 
-// scratch holds a search's per-document accumulators, reused across searches.
+// scratch holds a search's per-document accumulators, reused across searches, so a warm
+// search allocates little more than its results.
 type scratch struct {
-	score   []float64
-	cov     []float64
+	acc     []docAcc // by doc id
 	touched []uint32
+	// fw and fterms collect the feedback terms' weights by term id (expand); every fw entry
+	// is 0 again when expand returns.
+	fw     []float64
+	fterms []uint32
+	exp    []qterm
+}
+
+// docAcc is one document's accumulators, side by side: the scoring loop touches both.
+type docAcc struct {
+	score float64 // BM25F sum so far
+	cov   float64 // matched weight × idf of the non-feedback query terms
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 func (s *scratch) reset(n int) {
 	for _, d := range s.touched {
-		s.score[d] = 0
-		s.cov[d] = 0
+		s.acc[d] = docAcc{}
 	}
 	s.touched = s.touched[:0]
-	if cap(s.score) < n {
-		s.score = make([]float64, n)
-		s.cov = make([]float64, n)
+	if cap(s.acc) < n {
+		s.acc = make([]docAcc, n)
 	}
-	s.score = s.score[:n]
-	s.cov = s.cov[:n]
+	s.acc = s.acc[:n]
+}
+
+// terms makes fw cover n term ids.
+func (s *scratch) terms(n int) {
+	if len(s.fw) < n {
+		s.fw = append(s.fw, make([]float64, n-len(s.fw))...)
+	}
 }
 
 // Search ranks the memories against query and returns at most k hits, best first. Ties are
@@ -81,7 +95,7 @@ func (ix *Index) Search(text string, k int) []Hit {
 	p := ix.params
 	if p.FeedbackDocs > 0 && p.FeedbackTerms > 0 && p.FeedbackWeight > 0 {
 		top := ix.top(s, q.total, p.FeedbackDocs)
-		if exp := ix.expand(top, q.terms); len(exp) > 0 {
+		if exp := ix.expand(s, top, q.terms); len(exp) > 0 {
 			ix.accumulate(s, exp)
 		}
 	}
@@ -92,7 +106,7 @@ func (ix *Index) Search(text string, k int) []Hit {
 	}
 	top := ix.top(s, q.total, depth)
 	if rerank {
-		ix.rerank(top, q)
+		top = ix.rerank(s, top, q, k)
 		top = top[:min(k, len(top))]
 	}
 	hits := make([]Hit, len(top))
@@ -187,23 +201,18 @@ func (ix *Index) idf(df int32) float64 {
 // accumulate adds the BM25F contribution of each query term to the documents containing it.
 func (ix *Index) accumulate(s *scratch, q []qterm) {
 	p := ix.params
-	n := float64(ix.live)
-	var avg [numFields]float64
-	for f := range numFields {
-		avg[f] = ix.sumLen[f] / n
-		if avg[f] <= 0 {
-			avg[f] = 1
-		}
-	}
+	norms := ix.norms()
+	k1p1 := p.K1 + 1
 	for _, t := range q {
 		ti := &ix.terms[t.tid]
 		idf := ix.idf(ti.df)
+		wi := t.w * idf
 		nameBonus := 0.0
 		if !t.feedback && ti.dfName > 0 {
 			nameBonus = p.NameBonus * t.w * ix.idf(ti.dfName)
 		}
 		for _, ps := range ti.post {
-			d := &ix.lens[ps.doc]
+			d := &norms[ps.doc]
 			if !d.alive {
 				continue
 			}
@@ -212,21 +221,63 @@ func (ix *Index) accumulate(s *scratch, q []qterm) {
 				if ps.tf[f] == 0 {
 					continue
 				}
-				norm := 1 - p.B[f] + p.B[f]*float64(d.len[f])/avg[f]
-				tfw += p.Weight[f] * float64(ps.tf[f]) / norm
+				tfw += p.Weight[f] * float64(ps.tf[f]) / d.norm[f]
 			}
-			if s.score[ps.doc] == 0 && s.cov[ps.doc] == 0 {
+			a := &s.acc[ps.doc]
+			if a.score == 0 && a.cov == 0 {
 				s.touched = append(s.touched, ps.doc)
 			}
-			s.score[ps.doc] += t.w * idf * tfw * (p.K1 + 1) / (p.K1 + tfw)
+			a.score += wi * tfw * k1p1 / (p.K1 + tfw)
 			if ps.tf[fieldName] > 0 {
-				s.score[ps.doc] += nameBonus
+				a.score += nameBonus
 			}
 			if !t.feedback {
-				s.cov[ps.doc] += t.w * idf
+				a.cov += wi
 			}
 		}
 	}
+}
+
+// docNorm is a document's BM25 length normalisation per field, 1 − B + B·len/avg, for the
+// average lengths it was computed at.
+type docNorm struct {
+	norm  [numFields]float64
+	alive bool
+}
+
+// norms returns every document's length normalisation for the index's current average field
+// lengths, computing them again only when a memory was linked or unlinked since the last
+// search: a scoring loop then divides once per field instead of working the normalisation out
+// for each posting. Caller holds ix.mu (read or write); while it does, nothing is linked, so
+// the slice stays valid.
+func (ix *Index) norms() []docNorm {
+	n := float64(ix.live)
+	var avg [numFields]float64
+	for f := range numFields {
+		avg[f] = ix.sumLen[f] / n
+		if avg[f] <= 0 {
+			avg[f] = 1
+		}
+	}
+	ix.normMu.Lock()
+	defer ix.normMu.Unlock()
+	if ix.normOf == ix.changes+1 {
+		return ix.normDocs
+	}
+	p := ix.params
+	if cap(ix.normDocs) < len(ix.lens) {
+		ix.normDocs = make([]docNorm, len(ix.lens), len(ix.lens)+len(ix.lens)/4)
+	}
+	ix.normDocs = ix.normDocs[:len(ix.lens)]
+	for i, d := range ix.lens {
+		nd := docNorm{alive: d.alive}
+		for f := range numFields {
+			nd.norm[f] = 1 - p.B[f] + p.B[f]*float64(d.len[f])/avg[f]
+		}
+		ix.normDocs[i] = nd
+	}
+	ix.normOf = ix.changes + 1
+	return ix.normDocs
 }
 
 type cand struct {
@@ -261,9 +312,14 @@ func (ix *Index) top(s *scratch, total float64, k int) []cand {
 	gamma := ix.params.Coverage
 	h := make(candHeap, 0, k+1)
 	for _, d := range s.touched {
-		sc := s.score[d]
+		sc := s.acc[d].score
+		// The coverage factor is at most 1, so a score that cannot enter the heap before it
+		// cannot after: skip computing it.
+		if sc <= 0 || len(h) == k && sc < h[0].score {
+			continue
+		}
 		if gamma > 0 && total > 0 {
-			f := min(s.cov[d]/total, 1)
+			f := min(s.acc[d].cov/total, 1)
 			switch gamma {
 			case 0.5:
 				sc *= math.Sqrt(f)
@@ -278,7 +334,8 @@ func (ix *Index) top(s *scratch, total float64, k int) []cand {
 		}
 		c := cand{doc: d, score: sc, file: ix.docs[d].mem.File}
 		if len(h) < k {
-			heap.Push(&h, c)
+			h = append(h, c) // heap.Push would box c: an allocation per candidate
+			heap.Fix(&h, len(h)-1)
 		} else if better(c, h[0]) {
 			h[0] = c
 			heap.Fix(&h, 0)
@@ -303,19 +360,31 @@ func sortCands(c []cand) {
 
 // expand picks feedback terms from the top documents (relevance-model style: a term's weight
 // is its share of each document's length, weighted by the document's score, times its idf)
-// and returns them as extra query terms scaled to FeedbackWeight.
-func (ix *Index) expand(top []cand, q []qterm) []qterm {
+// and returns them as extra query terms scaled to FeedbackWeight. The weights are summed by
+// term id in s.fw and the best FeedbackTerms kept by insertion (ties by term id), so a search
+// neither sorts nor allocates here; the result lives in s until the next search.
+func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 	p := ix.params
-	if len(top) == 0 || top[0].score <= 0 {
+	if len(top) == 0 || top[0].score <= 0 || p.FeedbackTerms <= 0 {
 		return nil
 	}
-	inQuery := make(map[uint32]bool, len(q))
+	s.terms(len(ix.terms))
+	var inQuery uint64 // a filter of the query's term ids; a hit is checked against q
 	for _, t := range q {
-		inQuery[t.tid] = true
+		inQuery |= 1 << (t.tid & 63)
 	}
-	// Collect (term, weight) from each feedback document, then merge equal terms after a
-	// sort: cheaper than a map for a few hundred terms.
-	var ws []qterm
+	isQuery := func(tid uint32) bool {
+		if inQuery&(1<<(tid&63)) == 0 {
+			return false
+		}
+		for _, t := range q {
+			if t.tid == tid {
+				return true
+			}
+		}
+		return false
+	}
+	s.fterms = s.fterms[:0]
 	best := top[0].score
 	for _, c := range top {
 		d := &ix.docs[c.doc]
@@ -327,34 +396,37 @@ func (ix *Index) expand(top []cand, q []qterm) []qterm {
 			// A term of one memory only cannot bring in another; a term in more than a
 			// fifth of them is too common to say what the top memories are about (and
 			// costs the most to score).
-			if df := ix.terms[tid].df; df < 2 || int(df)*5 > ix.live || inQuery[tid] {
+			if df := ix.terms[tid].df; df < 2 || int(df)*5 > ix.live || isQuery(tid) {
 				continue
 			}
-			ws = append(ws, qterm{tid: tid, w: c.score / best * float64(d.tfs[i]) / dl})
+			w := c.score / best * float64(d.tfs[i]) / dl
+			if w <= 0 {
+				continue // adds nothing (and would be listed twice)
+			}
+			if s.fw[tid] == 0 {
+				s.fterms = append(s.fterms, tid)
+			}
+			s.fw[tid] += w
 		}
 	}
-	slices.SortFunc(ws, func(a, b qterm) int { return cmp.Compare(a.tid, b.tid) })
-	exp := ws[:0]
-	for i, t := range ws {
-		if i > 0 && exp[len(exp)-1].tid == t.tid {
-			exp[len(exp)-1].w += t.w
+	exp := s.exp[:0]
+	for _, tid := range s.fterms {
+		t := qterm{tid: tid, w: s.fw[tid] * ix.idf(ix.terms[tid].df), feedback: true}
+		s.fw[tid] = 0
+		if len(exp) == p.FeedbackTerms && !heavier(t, exp[len(exp)-1]) {
 			continue
 		}
-		exp = append(exp, t)
-	}
-	for i := range exp {
-		exp[i].w *= ix.idf(ix.terms[exp[i].tid].df)
-		exp[i].feedback = true
-	}
-	slices.SortFunc(exp, func(a, b qterm) int {
-		if c := cmp.Compare(b.w, a.w); c != 0 {
-			return c
+		at := len(exp)
+		for at > 0 && heavier(t, exp[at-1]) {
+			at--
 		}
-		return cmp.Compare(a.tid, b.tid)
-	})
-	if len(exp) > p.FeedbackTerms {
-		exp = exp[:p.FeedbackTerms]
+		if len(exp) < p.FeedbackTerms {
+			exp = append(exp, qterm{})
+		}
+		copy(exp[at+1:], exp[at:len(exp)-1])
+		exp[at] = t
 	}
+	s.exp = exp
 	if len(exp) == 0 || exp[0].w <= 0 {
 		return nil
 	}
@@ -365,12 +437,25 @@ func (ix *Index) expand(top []cand, q []qterm) []qterm {
 	return exp
 }
 
-// rerank adds the passage and proximity bonuses to each candidate and sorts them again. Both
-// read the document's lines of term ids:
+// heavier orders feedback terms: higher weight first, then lower term id.
+func heavier(a, b qterm) bool {
+	if a.w != b.w {
+		return a.w > b.w
+	}
+	return a.tid < b.tid
+}
+
+// rerank adds the passage and proximity bonuses to the candidates and returns the best of
+// them, sorted again; at least the k best are exact. Both bonuses read the document's lines
+// of term ids:
 //   - passage: the query weight matched by the best single line, times Passage;
 //   - proximity: for each pair of adjacent query words found adjacent in the document (in
 //     that order), a saturated BM25-style count times the rarer word's idf, times Proximity.
-func (ix *Index) rerank(top []cand, q query) {
+//
+// A candidate whose score plus the most its bonuses could add (bonusBound) is below the k-th
+// best reranked score cannot reach the top k, so its lines are not read and it is dropped;
+// candidates come best first, so that bar rises early.
+func (ix *Index) rerank(s *scratch, top []cand, q query, k int) []cand {
 	p := ix.params
 	type qw struct {
 		tid uint32
@@ -386,8 +471,10 @@ func (ix *Index) rerank(top []cand, q query) {
 		terms = terms[:64] // the matched set is a bit mask
 	}
 	pairIDF := make([]float64, len(q.pairs))
+	pairMax := 0.0 // the most the proximity bonus can add
 	for i, pr := range q.pairs {
 		pairIDF[i] = max(ix.idf(ix.terms[pr[0]].df), ix.idf(ix.terms[pr[1]].df))
+		pairMax += p.Proximity * pairIDF[i] * (p.K1 + 1)
 	}
 	pairTF := make([]int, len(q.pairs))
 	// A 64-bit filter of the query's term ids lets most of a document's tokens be skipped
@@ -399,8 +486,14 @@ func (ix *Index) rerank(top []cand, q query) {
 	for _, pr := range q.pairs {
 		mask |= 1 << (pr[0] & 63)
 	}
+	bar := newBar(k)
+	kept := top[:0]
 	for i := range top {
-		lines := ix.docs[top[i].doc].lines
+		c := top[i]
+		if !ix.exhaustive && bar.full() && c.score+bonusBound(p, s.acc[c.doc].cov, pairMax) < bar.min() {
+			continue
+		}
+		lines := ix.docs[c.doc].lines
 		best, cur := 0.0, 0.0
 		var seen uint64
 		clear(pairTF)
@@ -435,7 +528,59 @@ func (ix *Index) rerank(top []cand, q query) {
 				bonus += p.Proximity * pairIDF[k] * tf * (p.K1 + 1) / (p.K1 + tf)
 			}
 		}
-		top[i].score += bonus
+		c.score += bonus
+		bar.add(c.score)
+		kept = append(kept, c)
 	}
-	sortCands(top)
+	sortCands(kept)
+	return kept
+}
+
+// bonusBound is the most rerank can add to a document whose matched query weight (its
+// coverage sum) is cov: a line matches at most every query term the document holds, and each
+// pair's saturated count stays below K1+1 (pairMax). The small margin covers rounding: the
+// line's sum adds the same weights in another order.
+func bonusBound(p Params, cov, pairMax float64) float64 {
+	return (p.Passage*cov + pairMax) * (1 + 1e-9)
+}
+
+// bar tracks the k-th best of the scores added so far (a min-heap of the k best).
+type bar struct {
+	k int
+	h []float64
+}
+
+func newBar(k int) bar { return bar{k: k, h: make([]float64, 0, k)} }
+
+func (b *bar) full() bool   { return b.k > 0 && len(b.h) == b.k }
+func (b *bar) min() float64 { return b.h[0] }
+func (b *bar) add(sc float64) {
+	switch {
+	case len(b.h) < b.k:
+		b.h = append(b.h, sc)
+		for i := len(b.h) - 1; i > 0; {
+			up := (i - 1) / 2
+			if b.h[up] <= b.h[i] {
+				break
+			}
+			b.h[up], b.h[i] = b.h[i], b.h[up]
+			i = up
+		}
+	case b.k > 0 && sc > b.h[0]:
+		b.h[0] = sc
+		for i := 0; ; {
+			l, m := 2*i+1, i
+			if l < len(b.h) && b.h[l] < b.h[m] {
+				m = l
+			}
+			if r := l + 1; r < len(b.h) && b.h[r] < b.h[m] {
+				m = r
+			}
+			if m == i {
+				break
+			}
+			b.h[i], b.h[m] = b.h[m], b.h[i]
+			i = m
+		}
+	}
 }

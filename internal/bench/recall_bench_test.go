@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -111,3 +112,48 @@ func BenchmarkRefreshAfterChange(b *testing.B) {
 }
 
 func filepathBase(i int) string { return synth.MemoryFile((i * 7919) % synthN) }
+
+// Three synthetic stores of 10,000 memories each (seeds 1, 2, 3, as `strata bench recall
+// --synthetic 10000 --stores 3` writes them), written once per test binary run.
+var (
+	storesOnce sync.Once
+	storesDir  string
+	storesErr  error
+)
+
+func synthStores(b *testing.B) []recall.Searcher {
+	b.Helper()
+	storesOnce.Do(func() {
+		storesDir, storesErr = os.MkdirTemp("", "recall-bench-stores-*")
+		for i := range 3 {
+			if storesErr == nil {
+				storesErr = synth.Memories(filepath.Join(storesDir, fmt.Sprint(i)), synthN, uint64(i+1))
+			}
+		}
+	})
+	if storesErr != nil {
+		b.Fatal(storesErr)
+	}
+	ss := make([]recall.Searcher, 3)
+	for i := range ss {
+		r := recall.NewRanker(recall.DirSource{Dir: filepath.Join(storesDir, fmt.Sprint(i))}, recall.RankerOptions{})
+		if _, _, err := r.Refresh(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		ss[i] = r
+	}
+	return ss
+}
+
+// BenchmarkWarmQueryStores ranks a query across three warm stores of 10,000 memories and
+// merges the hits (recall.SearchAll; what the warm line of `strata bench recall --stores 3`
+// times; target: p50 under 1 ms).
+func BenchmarkWarmQueryStores(b *testing.B) {
+	ss := synthStores(b)
+	qs := synth.Queries(1000, 2)
+	i := 0
+	for b.Loop() {
+		recall.SearchAll(ss, qs[i%len(qs)], 5)
+		i++
+	}
+}
