@@ -35,6 +35,7 @@ func TestAlwaysRule(t *testing.T) {
 		{"Bash", "python3 x.py", "", false},
 		{"Bash", "FOO=1 make", "", false},
 		{"Bash", "find . -exec rm {} +", "", false},
+		{"Bash", "find . -name x", "", false}, // Bash(find:*) would allow find . -delete
 		{"Bash", "'unterminated", "", false},
 		{"Bash", "*.sh", "", false},
 		// Programs that run code or other programs, under other names than the usual ones:

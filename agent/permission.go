@@ -588,6 +588,9 @@ var noPrefixRule = map[string]bool{
 	"nvim": true, "emacs": true, "npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true,
 	"setpriv": true, "sg": true, "firejail": true, "bwrap": true, "fakeroot": true, "proot": true,
 	"caffeinate": true, "catchsegv": true, "torsocks": true, "proxychains": true, "chpst": true,
+	// find's actions delete and write files (-delete, -fprint, -fls): "find . -name x" approved
+	// must not become every find.
+	"find": true,
 }
 
 // noPrefixSubcommand are the subcommands of subcommandTools that fetch and run any package,
