@@ -100,10 +100,22 @@ func TestTeamServerTwoUsers(t *testing.T) {
 		}
 	}
 
-	// What each one lists and finds.
+	// What each one lists and finds. A binary file in the org's store is a diagnostic, named
+	// inside its store: no path of the server's reaches a team user.
+	f.write(t, "org/scan.md", "\x00\x01binary")
+	diagnosed := 0
 	stores := func(cs *mcp.ClientSession) []string {
 		var l ListOutput
 		mustCall(t, cs, "memory_list", map[string]any{}, &l)
+		if l.Dir != "" {
+			t.Errorf("a team user is told the server's directory %s", l.Dir)
+		}
+		for _, d := range l.Diagnostics {
+			if strings.Contains(d.Path, f.dir) || d.Path != "org:scan.md" {
+				t.Errorf("a team user is told the diagnostic's path %q, want org:scan.md", d.Path)
+			}
+			diagnosed++
+		}
 		var out []string
 		for _, m := range l.Memories {
 			out = append(out, m.Store+":"+m.Name)
@@ -118,6 +130,9 @@ func TestTeamServerTwoUsers(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"org:holidays", "store org r"}, stores(bob)); diff != "" {
 		t.Errorf("bob lists (-want +got):\n%s", diff)
+	}
+	if diagnosed != 1 {
+		t.Errorf("%d diagnostics listed, want 1 (the binary file, to bob only)", diagnosed)
 	}
 	var found SearchOutput
 	mustCall(t, bob, "memory_search", map[string]any{"query": "release train weekly freeze"}, &found)

@@ -66,9 +66,19 @@ func memDiags(ds []memdir.Diagnostic) []Diagnostic {
 	return out
 }
 
+// storeRelative names a file of a store as "store:path/inside" for callers who may not learn the
+// server's directories (the team server's users); a path outside the store becomes its base name.
+func storeRelative(store, dir, path string) string {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		rel = filepath.Base(path)
+	}
+	return store + ":" + filepath.ToSlash(rel)
+}
+
 // ListOutput is memory_list's result.
 type ListOutput struct {
-	Dir         string       `json:"dir" jsonschema:"the memory directory of the first store listed (this project's, unless a store is named)"`
+	Dir         string       `json:"dir,omitempty" jsonschema:"the memory directory of the first store listed (this project's, unless a store is named); not given to the team server's users"`
 	Stores      []StoreInfo  `json:"stores" jsonschema:"the memory stores listed"`
 	Memories    []MemoryInfo `json:"memories" jsonschema:"every memory, sorted by file"`
 	Diagnostics []Diagnostic `json:"diagnostics" jsonschema:"problems with files (broken frontmatter, binary content)"`
@@ -181,16 +191,23 @@ func (s *Server) memoryList(ctx context.Context, req *mcp.CallToolRequest, in Li
 		return nil, ListOutput{}, err
 	}
 	out := ListOutput{Memories: []MemoryInfo{}, Diagnostics: []Diagnostic{}, Stores: []StoreInfo{}}
+	_, team := s.caller(req)
 	for _, r := range stores {
 		mems, diags, err := r.store.List(ctx)
 		if err != nil {
 			return nil, ListOutput{}, err
 		}
-		if out.Dir == "" {
+		if out.Dir == "" && !team {
 			out.Dir = r.store.Dir()
 		}
 		out.Stores = append(out.Stores, StoreInfo{Name: r.name, Writable: r.writable})
-		out.Diagnostics = append(out.Diagnostics, memDiags(diags)...)
+		ds := memDiags(diags)
+		if team { // a team user is not told where the server keeps its files
+			for i := range ds {
+				ds[i].Path = storeRelative(r.name, r.store.Dir(), ds[i].Path)
+			}
+		}
+		out.Diagnostics = append(out.Diagnostics, ds...)
 		for _, m := range mems {
 			out.Memories = append(out.Memories, infoIn(r, m))
 		}
