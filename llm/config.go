@@ -288,22 +288,30 @@ var windows = map[string]int{
 	"gpt-oss":     131_072,
 }
 
-// DefaultContextWindow returns the context window of a model family and where it came from;
-// a provider prefix ("openai/", "anthropic.") is ignored. Unknown models get
-// DefaultLocalContextWindow.
-func DefaultContextWindow(model string) (int, string) {
+// family returns the longest key of table that prefixes model, ignoring case and a provider
+// prefix ("openai/", "anthropic."): the model family a per-family table (context windows,
+// prices) knows the model by.
+func family[V any](table map[string]V, model string) (string, bool) {
 	m := strings.ToLower(model)
 	if i := strings.LastIndexAny(m, "/"); i >= 0 {
 		m = m[i+1:]
 	}
 	m = strings.TrimPrefix(m, "anthropic.")
 	best := ""
-	for p := range windows {
+	for p := range table {
 		if strings.HasPrefix(m, p) && len(p) > len(best) {
 			best = p
 		}
 	}
-	if best == "" {
+	return best, best != ""
+}
+
+// DefaultContextWindow returns the context window of a model family and where it came from;
+// a provider prefix ("openai/", "anthropic.") is ignored. Unknown models get
+// DefaultLocalContextWindow.
+func DefaultContextWindow(model string) (int, string) {
+	best, ok := family(windows, model)
+	if !ok {
 		return DefaultLocalContextWindow, "default for unknown models"
 	}
 	return windows[best], "default for " + best + "*"

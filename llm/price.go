@@ -1,7 +1,5 @@
 package llm
 
-import "strings"
-
 // Price is what a model costs in US dollars per million tokens, by kind of token.
 type Price struct {
 	Input, Output, CacheWrite, CacheRead float64
@@ -41,18 +39,8 @@ var prices = map[string]Price{
 // known (local models, new names); a provider prefix ("openai/", "anthropic.") is ignored, as
 // in DefaultContextWindow.
 func PriceOf(model string) (Price, bool) {
-	m := strings.ToLower(model)
-	if i := strings.LastIndexAny(m, "/"); i >= 0 {
-		m = m[i+1:]
-	}
-	m = strings.TrimPrefix(m, "anthropic.")
-	best := ""
-	for p := range prices {
-		if strings.HasPrefix(m, p) && len(p) > len(best) {
-			best = p
-		}
-	}
-	if best == "" {
+	best, ok := family(prices, model)
+	if !ok {
 		return Price{}, false
 	}
 	return prices[best], true
