@@ -124,7 +124,7 @@ func decodeStores(s *Settings, raw json.RawMessage, from string) []entryProblem 
 	}
 	out := []MemoryStore{}
 	var probs []entryProblem
-	offs := elementOffsets(raw)
+	offs := ElementOffsets(raw)
 	seen := map[string]bool{}
 	for i, item := range items {
 		off := 0
@@ -183,8 +183,10 @@ func decodeStore(raw json.RawMessage) (MemoryStore, string) {
 	return m, ""
 }
 
-// elementOffsets returns the byte offset of each element of the JSON array raw.
-func elementOffsets(raw json.RawMessage) []int {
+// ElementOffsets returns the byte offset of each element of the JSON array raw (nil when raw is
+// not an array), so a file's entries can be named by their line; the tokens file of the team
+// server uses it too.
+func ElementOffsets(raw []byte) []int {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return nil

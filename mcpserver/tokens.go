@@ -116,7 +116,7 @@ func ParseTokens(path string, data []byte) (t *Tokens, plain bool, err error) {
 		}
 		return nil, false, fmt.Errorf("%s: want a JSON list of {\"user\", \"email\", \"token_sha256\", \"stores\"} objects: %v", where, err)
 	}
-	offs := listOffsets(data)
+	offs := config.ElementOffsets(data)
 	t = &Tokens{Path: path}
 	var errs []error
 	seen := map[[sha256.Size]byte]string{}
@@ -204,27 +204,6 @@ func ParseTokens(path string, data []byte) (t *Tokens, plain bool, err error) {
 		return nil, false, fmt.Errorf("tokens file %s: no users", path)
 	}
 	return t, plain, nil
-}
-
-// listOffsets returns the byte offset of each element of the JSON list data.
-func listOffsets(data []byte) []int {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return nil
-	}
-	var offs []int
-	for dec.More() {
-		start := int(dec.InputOffset())
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
-			break
-		}
-		for start < len(data) && bytes.IndexByte([]byte(", \t\r\n"), data[start]) >= 0 {
-			start++
-		}
-		offs = append(offs, start)
-	}
-	return offs
 }
 
 // verify finds the user whose token this is, comparing hashes in constant time.
