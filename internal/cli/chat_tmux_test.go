@@ -11,24 +11,33 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 )
 
+// tmuxAndBinary skips t unless STRATA_TMUX_TEST is set and tmux is installed (why says what the
+// test would do), and builds strata into a temporary directory: tmux's path, the directory and
+// the binary's path.
+func tmuxAndBinary(t *testing.T, why string) (tmux, dir, bin string) {
+	t.Helper()
+	if os.Getenv("STRATA_TMUX_TEST") == "" {
+		t.Skip("set STRATA_TMUX_TEST=1 to " + why)
+	}
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed")
+	}
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "strata")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/strata").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return tmux, dir, bin
+}
+
 // TestChatUnderTmux drives a built strata binary's line mode in a real terminal (tmux, with
 // TERM=dumb, which keeps the line mode; TestChatUIUnderTmux drives the UI) against a fake
 // model: a streamed answer and the status line, a permission prompt answered with y, a
 // stalled answer stopped with Ctrl-C, a message after it, and Ctrl-D to quit. It builds the
 // binary, so it runs only with STRATA_TMUX_TEST=1.
 func TestChatUnderTmux(t *testing.T) {
-	if os.Getenv("STRATA_TMUX_TEST") == "" {
-		t.Skip("set STRATA_TMUX_TEST=1 to drive strata chat under tmux")
-	}
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("tmux is not installed")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "strata")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/strata").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	tmux, dir, bin := tmuxAndBinary(t, "drive strata chat under tmux")
 	project := filepath.Join(dir, "project")
 	os.MkdirAll(project, 0o700)
 	os.WriteFile(filepath.Join(project, "CLAUDE.md"), []byte("Be brief.\n"), 0o600)

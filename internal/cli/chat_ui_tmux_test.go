@@ -21,18 +21,7 @@ import (
 // Esc interrupting it, and a double Ctrl-C exiting with the summary. It runs with
 // STRATA_TMUX_TEST=1; with STRATA_SCREENSHOTS=dir it also writes SVG screenshots there.
 func TestChatUIUnderTmux(t *testing.T) {
-	if os.Getenv("STRATA_TMUX_TEST") == "" {
-		t.Skip("set STRATA_TMUX_TEST=1 to drive strata chat's UI under tmux")
-	}
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("tmux is not installed")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "strata")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/strata").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	tmux, dir, bin := tmuxAndBinary(t, "drive strata chat's UI under tmux")
 	project := filepath.Join(dir, "acme-api")
 	os.MkdirAll(project, 0o700)
 	os.WriteFile(filepath.Join(project, "CLAUDE.md"), []byte("Be brief.\n"), 0o600)
