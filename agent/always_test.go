@@ -74,6 +74,8 @@ func TestAlwaysRule(t *testing.T) {
 		{"Bash", "npx x", "", false},
 		{"Bash", "npm exec x", "", false},
 		{"Bash", "docker exec c ls", "", false}, // runs any command in the container
+		{"Bash", "git log --output=f", "", false}, // writes a file it names
+		{"Bash", "sort -o f in", "", false},
 		{"Bash", "kubectl exec p -- ls", "", false},
 		{"Bash", "podman run img ls", "", false},
 		{"Bash", "deno eval x", "", false},

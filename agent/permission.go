@@ -432,9 +432,9 @@ func bashMatches(spec, command string, deny bool) bool {
 			return false
 		}
 	}
-	for _, at := range c.Runs {
+	for _, at := range slices.Concat(c.Runs, shell.Writes(c.Words)) {
 		if at >= len(want) {
-			return false
+			return false // a command it runs, or a file it writes, beyond the rule's words
 		}
 	}
 	return true
@@ -536,7 +536,7 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		return "", false
 	}
 	c, ok := s.Simple()
-	if !ok || len(c.Words) == 0 || len(c.Runs) > 0 {
+	if !ok || len(c.Words) == 0 || len(c.Runs) > 0 || len(shell.Writes(c.Words)) > 0 {
 		return "", false
 	}
 	first := c.Words[0]
