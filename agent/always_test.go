@@ -73,6 +73,11 @@ func TestAlwaysRule(t *testing.T) {
 		{"Bash", "sed -n 1p f", "", false},    // GNU sed's e command runs anything
 		{"Bash", "npx x", "", false},
 		{"Bash", "npm exec x", "", false},
+		{"Bash", "docker exec c ls", "", false}, // runs any command in the container
+		{"Bash", "git log --output=f", "", false}, // writes a file it names
+		{"Bash", "sort -o f in", "", false},
+		{"Bash", "kubectl exec p -- ls", "", false},
+		{"Bash", "podman run img ls", "", false},
 		{"Bash", "deno eval x", "", false},
 		{"Bash", "python3 -m http.server", "", false},
 		// Words a terminal would not show as written: the rule is shown before it is chosen.

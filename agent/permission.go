@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -410,7 +411,7 @@ func bashMatches(spec, command string, deny bool) bool {
 		// (ionice rm, ssh host rm, awk's system()): look through its words as for a command
 		// that cannot be read.
 		for _, c := range script.Commands {
-			if len(c.Words) > 0 && runsAnything(c.Words[0].Text) && !shell.ReadsRuns(c.Words[0].Text) {
+			if runsUnread(c.Words) {
 				for _, part := range shell.Pieces(cmd) {
 					if wordsWithin(part, prefix, isPrefix) {
 						return true
@@ -431,9 +432,9 @@ func bashMatches(spec, command string, deny bool) bool {
 			return false
 		}
 	}
-	for _, at := range c.Runs {
+	for _, at := range slices.Concat(c.Runs, shell.Writes(c.Words)) {
 		if at >= len(want) {
-			return false
+			return false // a command it runs, or a file it writes, beyond the rule's words
 		}
 	}
 	return true
@@ -467,8 +468,8 @@ func wordsWithin(piece, rule string, prefix bool) bool {
 		switch r {
 		case '\\', '\'', '"':
 			return -1
-		case '{', '}', '(', ')', ';':
-			return ' '
+		case '{', '}', '(', ')', ';', '=', '!':
+			return ' ' // alias.x=!rm, --eval=all:;rm, --rsh=rm: the command after the sign
 		}
 		return r
 	}, piece))
@@ -535,7 +536,7 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		return "", false
 	}
 	c, ok := s.Simple()
-	if !ok || len(c.Words) == 0 || len(c.Runs) > 0 {
+	if !ok || len(c.Words) == 0 || len(c.Runs) > 0 || len(shell.Writes(c.Words)) > 0 {
 		return "", false
 	}
 	first := c.Words[0]
@@ -593,6 +594,39 @@ var noPrefixRule = map[string]bool{
 	"find": true,
 }
 
+// runsUnread reports whether a command with words ws runs what its arguments say in a way the
+// analyser does not read: a program of noPrefixRule that shell.ReadsRuns does not cover
+// (ionice, ssh, awk …), git given configuration on its command line (-c alias.x='!cmd',
+// -c core.pager=cmd, --config-env), make given a makefile's text (--eval, -E), and a
+// container's exec or run (docker, podman, nerdctl, kubectl, oc …), which run the words
+// after them elsewhere.
+func runsUnread(ws []shell.Word) bool {
+	if len(ws) == 0 {
+		return false
+	}
+	name := ws[0].Text
+	if runsAnything(name) && !shell.ReadsRuns(name) {
+		return true
+	}
+	base := strings.TrimSuffix(strings.ToLower(path.Base(strings.ReplaceAll(name, `\`, "/"))), ".exe")
+	has := func(match func(string) bool) bool {
+		return slices.ContainsFunc(ws[1:], func(w shell.Word) bool { return match(w.Text) })
+	}
+	switch base {
+	case "git":
+		return has(func(w string) bool {
+			return strings.HasPrefix(w, "-c") || strings.HasPrefix(w, "--config-env") || strings.HasPrefix(w, "--exec-path")
+		})
+	case "make", "gmake", "remake":
+		return has(func(w string) bool {
+			return strings.HasPrefix(w, "--eval") || strings.HasPrefix(w, "-E")
+		})
+	case "docker", "podman", "nerdctl", "kubectl", "oc", "lxc", "incus", "crictl", "ctr":
+		return has(func(w string) bool { return w == "exec" || w == "run" || w == "debug" || w == "compose" })
+	}
+	return false
+}
+
 // noPrefixSubcommand are the subcommands of subcommandTools that fetch and run any package,
 // evaluate code given in their arguments, or set what later commands run.
 var noPrefixSubcommand = map[string]bool{
@@ -602,6 +636,9 @@ var noPrefixSubcommand = map[string]bool{
 	// aliases with !); the others run a command given in their arguments.
 	"git config": true, "git submodule": true, "git bisect": true, "git filter-branch": true,
 	"git difftool": true, "git mergetool": true,
+	// a container's exec and run run any command given after the container or image.
+	"docker exec": true, "docker run": true, "podman exec": true, "podman run": true,
+	"kubectl exec": true,
 }
 
 // shown reports whether a terminal shows word as written: every character visible, none a

@@ -162,7 +162,7 @@ func TestApproverIsAskedInAskMode(t *testing.T) {
 // command does nothing beyond it (the issue: with only Bash(go test:*), "go test ./... > FILE"
 // ran without asking).
 func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
-	p, err := NewPermissions(ModeAsk, []string{"Bash(go test:*)", "Bash(make)", "Bash(find:*)", "Bash(xargs grep:*)", "Bash(sh -c 'go vet':*)"}, nil, "/p", "/home/u")
+	p, err := NewPermissions(ModeAsk, []string{"Bash(go test:*)", "Bash(make)", "Bash(find:*)", "Bash(xargs grep:*)", "Bash(sh -c 'go vet':*)", "Bash(git log:*)", "Bash(sort:*)", "Bash(curl -o out.json:*)"}, nil, "/p", "/home/u")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,6 +226,15 @@ func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
 		{"xargs -0 rm", AskUser},
 		{"sh -c 'go vet'", Allow},
 		{"sh -c 'go vet; rm x'", AskUser},
+		// Options that make the program write a file it names (shell.Writes).
+		{"git log --oneline -5", Allow},
+		{"git log --output=/home/u/.bashrc", AskUser},
+		{"git log --outp /home/u/.bashrc", AskUser},
+		{"sort -u names.txt", Allow},
+		{"sort -o /home/u/.profile names.txt", AskUser},
+		{"sort -uo /home/u/.profile names.txt", AskUser},
+		{"curl -o out.json https://example.com", Allow}, // the rule names the option
+		{"curl -o out.json -D h https://example.com", AskUser},
 	} {
 		if got, _ := p.check("Bash", classExec, subject{command: tt.cmd}); got != tt.want {
 			t.Errorf("%q = %v, want %v", tt.cmd, got, tt.want)
@@ -316,8 +325,20 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"setpriv rm x", Deny},
 		{"awk 'BEGIN{system(\"rm x\")}'", Deny},
 		{"parallel rm ::: x", Deny},
+		{"git -c alias.x='!rm -rf y' x", Deny}, // configuration that names a program
+		{"git -c core.pager='rm y' log", Deny},
+		{"P='rm y' git --config-env=core.pager=P log", Deny},
+		{"make --eval='all: ; rm y'", Deny},
+		{"make --eval=all:;rm y", Deny},
+		{"make -E 'all:;rm y'", Deny},
+		{"docker exec c rm y", Deny},
+		{"kubectl exec p -- rm y", Deny},
+		{"podman run img rm -rf /", Deny},
 		{"ionice -c 3 ls", Allow},
 		{"ssh h ls", Allow},
+		{"git -c color.ui=never log", Allow},
+		{"docker exec c ls", Allow},
+		{"make all", Allow},
 		{"git push", Deny}, // an exact rule matches the same command
 		{"ls && git push", Deny},
 		{"git push origin", Allow},

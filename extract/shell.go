@@ -75,7 +75,7 @@ func checkCommand(c shell.Command) (bool, string) {
 	if strings.Contains(prog, "/") {
 		return false, fmt.Sprintf("%q is a path to a program; only programs on the read-only list, by name, may run", prog)
 	}
-	if _, ok := programFlags[prog]; !ok && prog != "find" && prog != "git" && prog != "go" {
+	if _, ok := programFlags()[prog]; !ok && prog != "find" && prog != "git" && prog != "go" {
 		return false, fmt.Sprintf("%q is not on the list of read-only programs", prog)
 	}
 	args := make([]string, 0, len(ws)-1)
@@ -103,5 +103,5 @@ func argCheck(prog string, args []string) string {
 	case "date":
 		return checkDate(args)
 	}
-	return programFlags[prog].check(prog, args)
+	return programFlags()[prog].check(prog, args)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // gitGlobal are the options git itself may be given before the subcommand. Not among them:
@@ -39,51 +40,53 @@ var gitHistory = []string{
 }
 
 // gitCommands are the git subcommands that only read, each with its allow-list of options.
-var gitCommands = map[string]flags{
-	"log":      {short: "pusiwbzRa", shortArg: "nLSG", attached: "MCBU", number: true, operands: -1, long: gitHistory},
-	"show":     {short: "pusiwbzRa", shortArg: "SG", attached: "MCBU", operands: -1, long: gitHistory},
-	"diff":     {short: "pusiwbzRa", shortArg: "SG", attached: "MCBU", operands: -1, long: gitHistory},
-	"rev-list": {short: "i", shortArg: "n", number: true, operands: -1, long: gitHistory},
-	"status": {short: "sbvuz", operands: -1, long: []string{"--short", "--branch", "--porcelain?", "--long",
-		"--untracked-files?", "--ignored?", "--no-renames", "--ahead-behind", "--no-ahead-behind", "--show-stash",
-		"--verbose", "--renames", "--find-renames?", "--column?", "--no-column", "--ignore-submodules?"}},
-	"blame": {short: "weslntpcfb", shortArg: "L", attached: "MC", operands: -1, long: []string{"--porcelain", "--line-porcelain",
-		"--date=", "--since=", "--root", "--show-name", "--show-number", "--show-email", "--incremental", "--reverse=",
-		"--first-parent", "--abbrev?", "--ignore-rev=", "--score-debug", "--minimal"}},
-	"grep": {short: "niwvlLcEFGPhHIrozqWp", shortArg: "efABCm", number: true, operands: -1, long: []string{"--cached",
-		"--untracked", "--no-index", "--recurse-submodules", "--max-depth=", "--line-number", "--column",
-		"--ignore-case", "--word-regexp", "--invert-match", "--files-with-matches", "--name-only",
-		"--files-without-match", "--count", "--extended-regexp", "--fixed-strings", "--basic-regexp", "--perl-regexp",
-		"--heading", "--break", "--show-function", "--function-context", "--all-match", "--and", "--or", "--not",
-		"--only-matching", "--quiet", "--full-name", "--null", "--color?", "--no-color", "--after-context=",
-		"--before-context=", "--context=", "--max-count=", "--threads=", "--exclude-standard", "--no-exclude-standard",
-		"--text", "--no-textconv"}},
-	"ls-files": {short: "cdmoiskuztvf", shortArg: "xX", operands: -1, long: []string{"--cached", "--deleted",
-		"--modified", "--others", "--ignored", "--stage", "--killed", "--unmerged", "--exclude-standard",
-		"--directory", "--no-empty-directory", "--error-unmatch", "--full-name", "--abbrev?", "--exclude=",
-		"--eol", "--deduplicate", "--recurse-submodules", "--format="}},
-	"ls-tree": {short: "rdtlz", operands: -1, long: []string{"--name-only", "--name-status", "--object-only",
-		"--full-name", "--full-tree", "--abbrev?", "--long", "--format="}},
-	"rev-parse": {short: "q", operands: -1, long: []string{"--show-toplevel", "--abbrev-ref?", "--short?", "--verify",
-		"--quiet", "--git-dir", "--absolute-git-dir", "--git-common-dir", "--is-inside-work-tree",
-		"--is-inside-git-dir", "--is-bare-repository", "--is-shallow-repository", "--show-prefix", "--show-cdup",
-		"--symbolic", "--symbolic-full-name", "--all", "--branches?", "--tags?", "--remotes?", "--default=",
-		"--show-superproject-working-tree", "--show-object-format?", "--since=", "--until=", "--revs-only",
-		"--no-revs", "--flags", "--no-flags"}},
-	"describe": {operands: -1, long: []string{"--tags", "--all", "--always", "--long", "--abbrev=", "--exact-match",
-		"--dirty?", "--broken?", "--contains", "--match=", "--exclude=", "--first-parent", "--candidates="}},
-	"shortlog": {short: "snec", shortArg: "w", operands: -1, long: []string{"--summary", "--numbered", "--email",
-		"--committer", "--all", "--since=", "--until=", "--after=", "--before=", "--group=", "--format=",
-		"--no-merges", "--merges", "--first-parent"}},
-	"cat-file": {short: "tspe", operands: -1, long: []string{"--batch?", "--batch-check?", "--batch-all-objects",
-		"--follow-symlinks", "--unordered", "--buffer", "--allow-unknown-type", "--use-mailmap", "--mailmap"}},
-	"show-ref": {short: "sdq", operands: -1, long: []string{"--heads", "--tags", "--head", "--hash?", "--verify",
-		"--dereference", "--abbrev?", "--quiet", "--exists", "--branches"}},
-	"branch": {short: "arv", operands: 0, long: []string{"--all", "--remotes", "--list", "--show-current",
-		"--no-color", "--color?", "--verbose", "--sort=", "--contains?", "--no-contains?", "--merged?",
-		"--no-merged?", "--points-at=", "--format=", "--column?", "--no-column"}},
-	"remote": {short: "v", operands: 0, long: []string{"--verbose"}},
-}
+var gitCommands = sync.OnceValue(func() map[string]flags {
+	return map[string]flags{
+		"log":      {short: "pusiwbzRa", shortArg: "nLSG", attached: "MCBU", number: true, operands: -1, long: gitHistory},
+		"show":     {short: "pusiwbzRa", shortArg: "SG", attached: "MCBU", operands: -1, long: gitHistory},
+		"diff":     {short: "pusiwbzRa", shortArg: "SG", attached: "MCBU", operands: -1, long: gitHistory},
+		"rev-list": {short: "i", shortArg: "n", number: true, operands: -1, long: gitHistory},
+		"status": {short: "sbvuz", operands: -1, long: []string{"--short", "--branch", "--porcelain?", "--long",
+			"--untracked-files?", "--ignored?", "--no-renames", "--ahead-behind", "--no-ahead-behind", "--show-stash",
+			"--verbose", "--renames", "--find-renames?", "--column?", "--no-column", "--ignore-submodules?"}},
+		"blame": {short: "weslntpcfb", shortArg: "L", attached: "MC", operands: -1, long: []string{"--porcelain", "--line-porcelain",
+			"--date=", "--since=", "--root", "--show-name", "--show-number", "--show-email", "--incremental", "--reverse=",
+			"--first-parent", "--abbrev?", "--ignore-rev=", "--score-debug", "--minimal"}},
+		"grep": {short: "niwvlLcEFGPhHIrozqWp", shortArg: "efABCm", number: true, operands: -1, long: []string{"--cached",
+			"--untracked", "--no-index", "--recurse-submodules", "--max-depth=", "--line-number", "--column",
+			"--ignore-case", "--word-regexp", "--invert-match", "--files-with-matches", "--name-only",
+			"--files-without-match", "--count", "--extended-regexp", "--fixed-strings", "--basic-regexp", "--perl-regexp",
+			"--heading", "--break", "--show-function", "--function-context", "--all-match", "--and", "--or", "--not",
+			"--only-matching", "--quiet", "--full-name", "--null", "--color?", "--no-color", "--after-context=",
+			"--before-context=", "--context=", "--max-count=", "--threads=", "--exclude-standard", "--no-exclude-standard",
+			"--text", "--no-textconv"}},
+		"ls-files": {short: "cdmoiskuztvf", shortArg: "xX", operands: -1, long: []string{"--cached", "--deleted",
+			"--modified", "--others", "--ignored", "--stage", "--killed", "--unmerged", "--exclude-standard",
+			"--directory", "--no-empty-directory", "--error-unmatch", "--full-name", "--abbrev?", "--exclude=",
+			"--eol", "--deduplicate", "--recurse-submodules", "--format="}},
+		"ls-tree": {short: "rdtlz", operands: -1, long: []string{"--name-only", "--name-status", "--object-only",
+			"--full-name", "--full-tree", "--abbrev?", "--long", "--format="}},
+		"rev-parse": {short: "q", operands: -1, long: []string{"--show-toplevel", "--abbrev-ref?", "--short?", "--verify",
+			"--quiet", "--git-dir", "--absolute-git-dir", "--git-common-dir", "--is-inside-work-tree",
+			"--is-inside-git-dir", "--is-bare-repository", "--is-shallow-repository", "--show-prefix", "--show-cdup",
+			"--symbolic", "--symbolic-full-name", "--all", "--branches?", "--tags?", "--remotes?", "--default=",
+			"--show-superproject-working-tree", "--show-object-format?", "--since=", "--until=", "--revs-only",
+			"--no-revs", "--flags", "--no-flags"}},
+		"describe": {operands: -1, long: []string{"--tags", "--all", "--always", "--long", "--abbrev=", "--exact-match",
+			"--dirty?", "--broken?", "--contains", "--match=", "--exclude=", "--first-parent", "--candidates="}},
+		"shortlog": {short: "snec", shortArg: "w", operands: -1, long: []string{"--summary", "--numbered", "--email",
+			"--committer", "--all", "--since=", "--until=", "--after=", "--before=", "--group=", "--format=",
+			"--no-merges", "--merges", "--first-parent"}},
+		"cat-file": {short: "tspe", operands: -1, long: []string{"--batch?", "--batch-check?", "--batch-all-objects",
+			"--follow-symlinks", "--unordered", "--buffer", "--allow-unknown-type", "--use-mailmap", "--mailmap"}},
+		"show-ref": {short: "sdq", operands: -1, long: []string{"--heads", "--tags", "--head", "--hash?", "--verify",
+			"--dereference", "--abbrev?", "--quiet", "--exists", "--branches"}},
+		"branch": {short: "arv", operands: 0, long: []string{"--all", "--remotes", "--list", "--show-current",
+			"--no-color", "--color?", "--verbose", "--sort=", "--contains?", "--no-contains?", "--merged?",
+			"--no-merged?", "--points-at=", "--format=", "--column?", "--no-column"}},
+		"remote": {short: "v", operands: 0, long: []string{"--verbose"}},
+	}
+})
 
 // checkGit allows the reading git subcommands, each with its options on an allow-list, and
 // none of git's own options that point it at another repository, configuration or program.
@@ -108,7 +111,7 @@ func checkGit(args []string) string {
 	return "git without a subcommand"
 sub:
 	sub, rest := args[i], args[i+1:]
-	f, ok := gitCommands[sub]
+	f, ok := gitCommands()[sub]
 	if !ok {
 		return fmt.Sprintf("git %s is not a read-only git command", sub)
 	}
