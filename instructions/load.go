@@ -31,7 +31,8 @@ type Set struct {
 	cwd      string   // working directory, symlinks resolved
 	root     string   // project root, symlinks resolved
 	allowed  []string // directories imports may read without approval (resolved)
-	home     string   // STRATA_HOME, resolved when allowed is
+	home     string   // STRATA_HOME, resolved on first need (realHome)
+	homeDone bool     // home is resolved
 	names    []string // instruction file names per directory, without CLAUDE.local.md
 	rulesAt  int      // index in names before which .claude/rules is read
 
@@ -402,14 +403,11 @@ func (s *Set) inside(real string) bool {
 	}
 	if s.allowed == nil { // resolved on first need: most imports are inside the root
 		s.allowed = []string{s.root}
-		for i, d := range []string{s.env.Home, s.env.ManagedDir} {
-			if d != "" {
-				d = resolveAllowed(d)
-				s.allowed = append(s.allowed, filepath.Clean(d))
-				if i == 0 {
-					s.home = filepath.Clean(d)
-				}
-			}
+		if h := s.realHome(); h != "" {
+			s.allowed = append(s.allowed, h)
+		}
+		if d := s.env.ManagedDir; d != "" {
+			s.allowed = append(s.allowed, filepath.Clean(resolveAllowed(d)))
 		}
 	}
 	for _, d := range s.allowed {
