@@ -1,7 +1,6 @@
 package instructions
 
 import (
-	"errors"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -63,7 +62,7 @@ func openAt(b *base, dir, name string) (fastio.File, error) {
 	var p fastio.PathBuf
 	d := b.spell(&p, dir, name)
 	f, err := fastio.OpenAt(d, &p, true)
-	if d != nil && errors.Is(err, syscall.EACCES) {
+	if d != nil && isErrno(err, syscall.EACCES) {
 		return fastio.Open(under(dir, name), true)
 	}
 	return f, err
@@ -75,7 +74,7 @@ func statAt(b *base, dir, name string, noFollow bool) (fs.FileMode, error) {
 	var p fastio.PathBuf
 	d := b.spell(&p, dir, name)
 	m, err := fastio.TypeAt(d, &p, noFollow)
-	if d != nil && errors.Is(err, syscall.EACCES) {
+	if d != nil && isErrno(err, syscall.EACCES) {
 		return statType(under(dir, name), noFollow)
 	}
 	return m, err
