@@ -46,8 +46,7 @@ func homeRefusal(path, home string) string {
 // homeImportRefusal applies homeRefusal to an import, as written (abs) and resolved (real):
 // either one under STRATA_HOME must be an instruction file.
 func (s *Set) homeImportRefusal(abs, real string) string {
-	s.inside("") // resolves s.home on first need
-	home := s.home
+	home := s.realHome()
 	if home == "" {
 		return ""
 	}
@@ -65,6 +64,19 @@ func (s *Set) homeImportRefusal(abs, real string) string {
 		}
 	}
 	return ""
+}
+
+// realHome returns STRATA_HOME with its symlinks resolved ("" when there is none), resolved
+// once per set and only when an import asks: every import is checked against it, but the
+// managed directory is resolved only for an import outside the project root (inside).
+func (s *Set) realHome() string {
+	if !s.homeDone {
+		s.homeDone = true
+		if s.env.Home != "" {
+			s.home = filepath.Clean(resolveAllowed(s.env.Home))
+		}
+	}
+	return s.home
 }
 
 // withholdSecrets replaces each line of body that Options.ScanSecrets finds to look like a

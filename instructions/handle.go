@@ -22,7 +22,8 @@ type handle struct {
 	buf       *[]byte // pooled read buffer, returned by close
 	data      []byte  // what load read (regular files only)
 	truncated bool    // the file is longer than data (size cap)
-	identity  *ident  // made by ident
+	identity  *ident  // made by ident: &own
+	own       ident   // identity's storage, so that a file read costs one allocation for both
 }
 
 // openHandle opens path read-only without blocking (a FIFO or device never blocks; see
@@ -61,8 +62,9 @@ func (h *handle) stat() error {
 func (h *handle) close() {
 	h.f.Close()
 	if h.identity != nil {
-		h.identity.open = nil
+		h.identity.open = nil // the identity outlives the handle it is stored in
 	}
+	h.data = nil // a view of buf, or of a buffer of its own: neither is kept with the identity
 	if h.buf != nil {
 		readBufs.Put(h.buf)
 		h.buf = nil

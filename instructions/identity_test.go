@@ -48,6 +48,12 @@ func TestIdentity(t *testing.T) {
 			diags: []string{"error repo/b.md:1 @a.md: import cycle: repo/CLAUDE.md → repo/b.md → repo/a.md; not loaded again"},
 		},
 		{
+			name:  "imported, then found by name",
+			files: map[string]string{"repo/CLAUDE.md": "@AGENTS.md\n", "repo/AGENTS.md": "agents\n"},
+			want:  []string{"project:session_start:repo/CLAUDE.md", "import:include:repo/AGENTS.md"},
+			diags: []string{"info repo/AGENTS.md:0 already loaded through an @import; not repeated"},
+		},
+		{
 			name:  "copies imported",
 			files: map[string]string{"repo/CLAUDE.md": "@x/frag.md @y/frag.md\n", "repo/x/frag.md": "same\n", "repo/y/frag.md": "same\n"},
 			want:  []string{"project:session_start:repo/CLAUDE.md", "import:include:repo/x/frag.md", "import:include:repo/y/frag.md"},

@@ -63,8 +63,7 @@ func (s *Set) LoadAll(ctx context.Context, maxDirs int) []Source {
 				continue
 			}
 			count++
-			if !s.dirSeen[sub] {
-				s.dirSeen[sub] = true
+			if s.firstVisit(sub) {
 				out = s.loadDir(ctx, out, sub, true, "")
 			}
 			walk(sub)

@@ -31,22 +31,22 @@ type Set struct {
 	cwd      string   // working directory, symlinks resolved
 	root     string   // project root, symlinks resolved
 	allowed  []string // directories imports may read without approval (resolved)
-	home     string   // STRATA_HOME, resolved when allowed is
+	home     string   // STRATA_HOME, resolved on first need (realHome)
+	homeDone bool     // home is resolved
 	names    []string // instruction file names per directory, without CLAUDE.local.md
 	rulesAt  int      // index in names before which .claude/rules is read
 
-	start         []Source // session start, in load order
-	automem       []Source // the auto-memory index (0 or 1 piece), then the mounted stores' indexes
-	touched       []Source // added by Touch and LoadAll, in order
-	enforced      []enforcedBlock
-	diags         []Diagnostic
-	loaded        []*ident // every file loaded, for identity checks
-	pending       []*rule  // conditional rules not yet applied
-	dirSeen       map[string]bool
-	realDirs      map[string]string
-	ignores       map[string]*ignoreFile // .gitignore of a directory (nil: none), read on first need
-	importedPaths map[string]bool        // files loaded through an @import
-	base          base                   // the working directory, open during Load only
+	start    []Source // session start, in load order
+	automem  []Source // the auto-memory index (0 or 1 piece), then the mounted stores' indexes
+	touched  []Source // added by Touch and LoadAll, in order
+	enforced []enforcedBlock
+	diags    []Diagnostic
+	loaded   []*ident               // every file loaded, for identity checks
+	pending  []*rule                // conditional rules not yet applied
+	dirSeen  map[string]bool        // directories whose instruction files were looked for (firstVisit)
+	realDirs map[string]string      // realDir's answers for directories that are not above cwd
+	ignores  map[string]*ignoreFile // .gitignore of a directory (nil: none), read on first need
+	base     base                   // the working directory, open during Load only
 }
 
 // Load finds and reads the instruction files that apply to a session started in cwd. It fails
@@ -69,8 +69,10 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 		max:      opts.MaxFileBytes,
 		cwd:      abs,
 		base:     base{d: d, dir: abs},
-		dirSeen:  map[string]bool{},
-		realDirs: map[string]string{},
+		// Room for the pieces of a few levels, so that the slices grow once or twice, not
+		// at every piece.
+		start:  make([]Source, 0, 8),
+		loaded: make([]*ident, 0, 8),
 	}
 	// The working directory stays open while the session-start files are read: names near it
 	// are looked up relative to it, which costs fewer path elements.
@@ -81,20 +83,12 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	if s.max <= 0 {
 		s.max = DefaultMaxFileBytes
 	}
-	// Every prefix of a resolved path is resolved.
-	for d := abs; ; {
-		s.realDirs[d] = d
-		p := filepath.Dir(d)
-		if p == d {
-			break
-		}
-		d = p
-	}
 	s.root = opts.ProjectRoot
 	if s.root == "" {
 		s.root, _ = s.workTree(abs)
-	} else if _, resolved := s.realDirs[filepath.Clean(s.root)]; !resolved {
-		// A root above the working directory is already resolved; only another one is looked up.
+	} else if !within(abs, filepath.Clean(s.root)) {
+		// A root above the working directory is already resolved (every directory above a
+		// resolved path is); only another one is looked up.
 		if r, err := filepath.EvalSymlinks(s.root); err == nil {
 			s.root = r
 		}
@@ -298,15 +292,15 @@ func (s *Set) accept(path string, layer Layer, ft fileText, err error) (fileText
 			return ft, false
 		}
 	}
-	if prev := s.seen(ft.ID); prev != "" {
-		if prev == path {
+	if prev := s.seen(ft.ID); prev != nil {
+		if prev.path == path {
 			// Found by name again (the .claude directory of a nested search finds the
 			// .claude/CLAUDE.md already loaded): nothing worth saying unless an import has it.
-			if s.imported(path) {
+			if prev.imported {
 				s.addf(path, 0, SeverityInfo, "already loaded through an @import; not repeated")
 			}
 		} else {
-			s.addf(path, 0, SeverityInfo, "same file as %s, already loaded; not repeated", prev)
+			s.addf(path, 0, SeverityInfo, "same file as %s, already loaded; not repeated", prev.path)
 		}
 		return ft, false
 	}
@@ -378,17 +372,28 @@ func (s *Set) emit(ctx context.Context, out []Source, path string, layer Layer, 
 	return out
 }
 
-// imported reports whether path was loaded through an @import.
-func (s *Set) imported(path string) bool { return s.importedPaths[path] }
-
-// seen returns the path under which the file id was already loaded, or "".
-func (s *Set) seen(id *ident) string {
+// seen returns the identity under which the file id was already loaded (its path is the name
+// it was loaded under), or nil.
+func (s *Set) seen(id *ident) *ident {
 	for _, l := range s.loaded {
 		if sameFile(l, id) {
-			return l.path
+			return l
 		}
 	}
-	return ""
+	return nil
+}
+
+// firstVisit reports whether the instruction files of directory d are yet to be looked for,
+// and records that they now are.
+func (s *Set) firstVisit(d string) bool {
+	if s.dirSeen[d] {
+		return false
+	}
+	if s.dirSeen == nil {
+		s.dirSeen = map[string]bool{}
+	}
+	s.dirSeen[d] = true
+	return true
 }
 
 func (s *Set) addf(path string, line int, sev Severity, format string, args ...any) {
@@ -402,14 +407,11 @@ func (s *Set) inside(real string) bool {
 	}
 	if s.allowed == nil { // resolved on first need: most imports are inside the root
 		s.allowed = []string{s.root}
-		for i, d := range []string{s.env.Home, s.env.ManagedDir} {
-			if d != "" {
-				d = resolveAllowed(d)
-				s.allowed = append(s.allowed, filepath.Clean(d))
-				if i == 0 {
-					s.home = filepath.Clean(d)
-				}
-			}
+		if h := s.realHome(); h != "" {
+			s.allowed = append(s.allowed, h)
+		}
+		if d := s.env.ManagedDir; d != "" {
+			s.allowed = append(s.allowed, filepath.Clean(resolveAllowed(d)))
 		}
 	}
 	for _, d := range s.allowed {
@@ -516,11 +518,11 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 			return fail(SeverityError, "import cycle: %s; not loaded again", strings.Join(names, " → "))
 		}
 	}
-	if prev := s.seen(id); prev != "" {
-		if prev == abs {
+	if prev := s.seen(id); prev != nil {
+		if prev.path == abs {
 			return fail(SeverityInfo, "%s is already loaded; not repeated", abs)
 		}
-		return fail(SeverityInfo, "%s is already loaded (as %s); not repeated", abs, prev)
+		return fail(SeverityInfo, "%s is already loaded (as %s); not repeated", abs, prev.path)
 	}
 	if depth+1 > MaxImportDepth {
 		return fail(SeverityError, "import chain deeper than %d hops; %s not loaded", MaxImportDepth, abs)
@@ -547,10 +549,7 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 		return out
 	}
 	body, line := s.body(abs, ft.Text)
-	if s.importedPaths == nil {
-		s.importedPaths = map[string]bool{}
-	}
-	s.importedPaths[abs] = true
+	ft.ID.imported = true
 	return s.emit(ctx, out, abs, LayerImport, ReasonInclude, trigger, ft, body, line, depth+1, chain, from)
 }
 
@@ -638,16 +637,12 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 			if p[i] != filepath.Separator {
 				continue
 			}
-			d := p[:i]
-			if s.dirSeen[d] {
-				continue
+			if d := p[:i]; s.firstVisit(d) {
+				out = s.loadDir(ctx, out, d, true, p)
 			}
-			s.dirSeen[d] = true
-			out = s.loadDir(ctx, out, d, true, p)
 		}
 		// A touched directory (a glob or grep hit, a listing) counts as being under itself.
-		if !s.dirSeen[p] {
-			s.dirSeen[p] = true
+		if s.firstVisit(p) {
 			if m, err := statType(p, false); err == nil && m.IsDir() {
 				out = s.loadDir(ctx, out, p, true, p)
 			}

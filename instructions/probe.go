@@ -1,35 +1,50 @@
 package instructions
 
 import (
-	"errors"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/strata-mem/strata/internal/fastio"
 )
 
-// spell returns how to look up dir/name (dir clean and absolute, name clean and relative):
-// relative to b's open directory, or whole (nil). A lookup costs per path element, so a
-// directory at or below the open working directory, or a few levels above it, is spelled
-// relative to it ("name", "sub/name", "../../name"); others are spelled whole.
-func (b *base) spell(dir, name string) (*fastio.Dir, string) {
+// spell writes into p how to look up dir/name (dir clean and absolute, name clean and
+// relative) and returns the directory it is relative to: b's open directory, or nil for a path
+// spelled whole. A lookup costs per path element, so a directory at or below the open working
+// directory, or a few levels above it, is spelled relative to it ("name", "sub/name",
+// "../../name"); others are spelled whole. p is the caller's: nothing is allocated.
+func (b *base) spell(p *fastio.PathBuf, dir, name string) *fastio.Dir {
+	p.Reset()
 	switch {
 	case b.d == nil:
 	case dir == b.dir:
-		return b.d, name
+		p.Add(name)
+		return b.d
 	case within(dir, b.dir):
 		rest := dir[len(b.dir):]
 		if rest[0] == '/' {
 			rest = rest[1:]
 		}
-		return b.d, rest + "/" + name
+		p.Add(rest)
+		p.Add("/")
+		p.Add(name)
+		return b.d
 	case within(b.dir, dir):
 		if ups := elements(b.dir) - elements(dir); ups < elements(dir) {
-			return b.d, strings.Repeat("../", ups) + name
+			for range ups {
+				p.Add("../")
+			}
+			p.Add(name)
+			return b.d
 		}
 	}
-	return nil, under(dir, name)
+	p.Add(dir)
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		p.Add(string(filepath.Separator))
+	}
+	p.Add(name)
+	return nil
 }
 
 // elements counts the elements of a clean absolute path ("/" has none).
@@ -44,12 +59,10 @@ func elements(p string) int {
 // is refused (EACCES: a working directory we may not search, whose parents we may still reach
 // by their names) is tried again whole.
 func openAt(b *base, dir, name string) (fastio.File, error) {
-	d, p := b.spell(dir, name)
-	if d == nil {
-		return fastio.Open(p, true)
-	}
-	f, err := d.Open(p, true)
-	if errors.Is(err, syscall.EACCES) {
+	var p fastio.PathBuf
+	d := b.spell(&p, dir, name)
+	f, err := fastio.OpenAt(d, &p, true)
+	if d != nil && isErrno(err, syscall.EACCES) {
 		return fastio.Open(under(dir, name), true)
 	}
 	return f, err
@@ -58,12 +71,10 @@ func openAt(b *base, dir, name string) (fastio.File, error) {
 // statAt returns the type bits of dir/name (following a final symlink unless noFollow),
 // spelled by b; a refused relative lookup is tried again whole (see openAt).
 func statAt(b *base, dir, name string, noFollow bool) (fs.FileMode, error) {
-	d, p := b.spell(dir, name)
-	if d == nil {
-		return statType(p, noFollow)
-	}
-	m, err := d.Type(p, noFollow)
-	if errors.Is(err, syscall.EACCES) {
+	var p fastio.PathBuf
+	d := b.spell(&p, dir, name)
+	m, err := fastio.TypeAt(d, &p, noFollow)
+	if d != nil && isErrno(err, syscall.EACCES) {
 		return statType(under(dir, name), noFollow)
 	}
 	return m, err

@@ -35,7 +35,9 @@ func TestSpell(t *testing.T) {
 		if filepath.Separator != '/' && tt.wantAt == nil {
 			continue // spelled whole with the platform's separator
 		}
-		at, got := tt.base.spell(tt.dir, tt.name)
+		var p fastio.PathBuf
+		at := tt.base.spell(&p, tt.dir, tt.name)
+		got := p.String()
 		if at != tt.wantAt || got != tt.want {
 			t.Errorf("spell(%q, %q) from %q = %v %q, want %v %q", tt.dir, tt.name, tt.base.dir, at != nil, got, tt.wantAt != nil, tt.want)
 		}

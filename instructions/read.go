@@ -36,10 +36,12 @@ type fileText struct {
 type ident struct {
 	id    fileID // valid when known
 	known bool
-	size  int64   // bytes read; -1 when the file was not read
-	sum   uint64  // hash of the bytes read
-	path  string  // the name it was loaded under; not a symlink when known is false
-	open  *handle // the file, while it is open: fstat is cheaper than a lookup by path
+	size  int64  // bytes read; -1 when the file was not read
+	sum   uint64 // hash of the bytes read
+	path  string // the name it was loaded under; not a symlink when known is false
+	// imported: the file was loaded through an @import (a later find by name says so)
+	imported bool
+	open     *handle // the file, while it is open: fstat is cheaper than a lookup by path
 }
 
 // identSeed seeds the fingerprints of one process.
@@ -51,7 +53,8 @@ func (h *handle) ident(path string) *ident {
 	if h.identity != nil {
 		return h.identity
 	}
-	f := &ident{id: h.id, known: h.statted, size: -1, path: path, open: h}
+	f := &h.own
+	*f = ident{id: h.id, known: h.statted, size: -1, path: path, open: h}
 	if h.loaded && h.mode.IsRegular() {
 		f.size, f.sum = int64(len(h.data)), maphash.Bytes(identSeed, h.data)
 	}
@@ -103,7 +106,19 @@ var errNotFound = errors.New("not found")
 
 // notFound reports an open error meaning "nothing there" (the file or one of its parents).
 func notFound(err error) bool {
+	if e, ok := err.(syscall.Errno); ok && (e == syscall.ENOENT || e == syscall.ENOTDIR) {
+		return true // a probe's bare errno, answered without errors.Is's reflection
+	}
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// isErrno is errors.Is(err, target) without its reflection for a bare errno, which is what
+// most failed probes give (fastio's errors are bare).
+func isErrno(err error, target syscall.Errno) bool {
+	if e, ok := err.(syscall.Errno); ok {
+		return e == target
+	}
+	return err != nil && errors.Is(err, target)
 }
 
 // readText reads a candidate instruction file. It never blocks on a pipe or device: the file is
@@ -231,15 +246,22 @@ func under(dir, name string) string {
 	return dir + string(filepath.Separator) + name
 }
 
-// realDir returns d with every symlink resolved. Results are cached per Set; d must be clean
+// realDir returns d with every symlink resolved. A directory at or above the working
+// directory (resolved) is resolved already; other results are cached per Set. d must be clean
 // and absolute. Each directory costs at most one Lstat, since its parent is already known.
 func (s *Set) realDir(d string) string {
+	if within(s.cwd, d) {
+		return d
+	}
 	if r, ok := s.realDirs[d]; ok {
 		return r
 	}
 	r := d
 	if parent := filepath.Dir(d); parent != d {
 		r = s.resolveLink(filepath.Join(s.realDir(parent), filepath.Base(d)))
+	}
+	if s.realDirs == nil {
+		s.realDirs = map[string]string{}
 	}
 	s.realDirs[d] = r
 	return r

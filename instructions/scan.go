@@ -268,32 +268,42 @@ func cjkPunct(r rune) bool {
 }
 
 // readToken reads the token starting at l[i]: up to unescaped white space, a backtick or CJK
-// punctuation. "\ " is an escaped space. It returns the token and the index after it.
+// punctuation. "\ " is an escaped space. It returns the token and the index after it; a token
+// without escapes is a substring of l (no copy).
 func readToken(l string, i int) (string, int) {
-	var b strings.Builder
+	var b []byte // the token with its escapes resolved, once it has one
+	start := i
 	for i < len(l) {
-		c := l[i]
-		if c == '\\' && i+1 < len(l) && l[i+1] == ' ' {
-			b.WriteByte(' ')
+		if l[i] == '\\' && i+1 < len(l) && l[i+1] == ' ' {
+			b = append(append(b, l[start:i]...), ' ')
 			i += 2
+			start = i
 			continue
 		}
-		if c == ' ' || c == '\t' || c == '`' {
+		stop, n := tokenStop(l, i)
+		if stop {
 			break
 		}
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(l[i:])
-			if unicode.IsSpace(r) || cjkPunct(r) {
-				break
-			}
-			b.WriteString(l[i : i+n])
-			i += n
-			continue
-		}
-		b.WriteByte(c)
-		i++
+		i += n
 	}
-	return b.String(), i
+	if b == nil {
+		return l[start:i], i
+	}
+	return string(append(b, l[start:i]...)), i
+}
+
+// tokenStop reports whether the character at l[i] ends a token (white space, a backtick, CJK
+// punctuation), and its length in bytes.
+func tokenStop(l string, i int) (bool, int) {
+	c := l[i]
+	if c == ' ' || c == '\t' || c == '`' {
+		return true, 1
+	}
+	if c < utf8.RuneSelf {
+		return false, 1
+	}
+	r, n := utf8.DecodeRuneInString(l[i:])
+	return unicode.IsSpace(r) || cjkPunct(r), n
 }
 
 // importPath turns a token into a path, or reports that it cannot be one.

@@ -71,3 +71,31 @@ func TestFileLike(t *testing.T) {
 		}
 	}
 }
+
+// TestReadToken: a token ends at unescaped white space (CJK included), a backtick or CJK
+// punctuation; "\ " is a space inside it.
+func TestReadToken(t *testing.T) {
+	tests := []struct{ in, want, rest string }{
+		{"a.md rest", "a.md", " rest"},
+		{"a.md", "a.md", ""},
+		{`my\ notes.md next`, "my notes.md", " next"},
+		{`a\ b\ c.md`, "a b c.md", ""},
+		{`x\ `, "x ", ""},
+		{`a\\ b.md`, `a\ b.md`, ""},
+		{`a\b.md`, `a\b.md`, ""},
+		{"规范.md。后面", "规范.md", "。后面"},
+		{"规范.md，后面", "规范.md", "，后面"},
+		{"a.md\u3000b", "a.md", "\u3000b"},
+		{"a.md`code`", "a.md", "`code`"},
+		{"a.md\tb", "a.md", "\tb"},
+		{"설명.md 다음", "설명.md", " 다음"},
+		{"", "", ""},
+	}
+	for _, tt := range tests {
+		l := "@" + tt.in
+		got, next := readToken(l, 1)
+		if got != tt.want || l[next:] != tt.rest {
+			t.Errorf("readToken(%q) = %q, rest %q; want %q, rest %q", l, got, l[next:], tt.want, tt.rest)
+		}
+	}
+}

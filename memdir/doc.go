@@ -39,7 +39,7 @@
 //   - Secrets: a write whose text looks like a credential (cloud keys, GitHub/GitLab/Slack
 //     tokens, Anthropic/OpenAI keys, JWTs, PEM private keys, high-entropy values assigned to
 //     password/secret/token-like names) fails with a *SecretError naming the kind and line;
-//     nothing is written. ScanSecrets keeps, for the process, the findings of texts of 256
+//     nothing is written. ScanSecrets keeps, for the process, the findings of texts of 64
 //     bytes or more, keyed by the whole text (at most 4 MiB of them): the same instruction file
 //     or search result is scanned once, and a changed text is a new key.
 //   - Names: ValidateName refuses empty names, path separators, "..", control characters and

@@ -7,10 +7,14 @@ import (
 )
 
 // Bounds of the cache of ScanSecrets. Texts shorter than secretCacheMin bytes are scanned
-// every time (a short text costs less to scan than to keep); the cache is emptied when the
-// texts it keeps would pass secretCacheBytes, so a process never holds more than that.
+// every time (a line that short costs less to scan than to look up); a text of a few lines
+// already costs ten times its lookup, and an instruction load meets many (a short CLAUDE.md in
+// each directory). The cache is emptied when the texts it keeps, each counted with
+// secretEntryBytes for its entry, would pass secretCacheBytes, so a process never holds more
+// than that.
 const (
-	secretCacheMin   = 256
+	secretCacheMin   = 64
+	secretEntryBytes = 64
 	secretCacheBytes = 4 << 20
 )
 
@@ -23,7 +27,7 @@ var scanCache secretCache
 type secretCache struct {
 	mu    sync.Mutex
 	found map[string][]SecretFinding // nil findings for a clean text
-	bytes int                        // the length of the keys
+	bytes int                        // the length of the keys, and secretEntryBytes for each
 	hits  int                        // for tests: answers given without a scan
 }
 
@@ -47,11 +51,11 @@ func (c *secretCache) scan(text string) []SecretFinding {
 	if _, ok := c.found[text]; ok {
 		return found // another goroutine scanned it meanwhile
 	}
-	if c.found == nil || c.bytes+len(text) > secretCacheBytes {
+	if c.found == nil || c.bytes+len(text)+secretEntryBytes > secretCacheBytes {
 		c.found, c.bytes = make(map[string][]SecretFinding), 0
 	}
 	// The key is copied: callers may pass a view of a buffer they reuse.
 	c.found[strings.Clone(text)] = slices.Clone(found)
-	c.bytes += len(text)
+	c.bytes += len(text) + secretEntryBytes
 	return found
 }

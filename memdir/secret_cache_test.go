@@ -104,7 +104,7 @@ func TestScanSecretsCache(t *testing.T) {
 	}
 }
 
-// Short texts are not kept, and the cache never keeps more than secretCacheBytes of text.
+// Very short texts are not kept, and the cache never keeps more than secretCacheBytes of text.
 func TestScanSecretsCacheBounds(t *testing.T) {
 	var c secretCache
 	short := "use " + ghToken
@@ -113,6 +113,23 @@ func TestScanSecretsCacheBounds(t *testing.T) {
 	if c.hits != 0 || len(c.found) != 0 {
 		t.Fatalf("short text: %d hits, %d kept; want none", c.hits, len(c.found))
 	}
+	// A short CLAUDE.md (an instruction load meets one per directory) is kept, and the same
+	// text with a token on its last line is a new key, scanned.
+	md := "# Level 3\n\nConventions for this part of the tree.\n\nSee @frag.md for the shared guide.\n"
+	if len(md) < secretCacheMin {
+		t.Fatalf("the CLAUDE.md of the synthetic repository (%d bytes) is below secretCacheMin", len(md))
+	}
+	c.scan(md)
+	if got := c.scan(md); got != nil || c.hits != 1 {
+		t.Fatalf("short CLAUDE.md again: %+v, %d hits; want none and 1", got, c.hits)
+	}
+	if got := c.scan(md + short + "\n"); len(got) != 1 || got[0].Line != 6 || c.hits != 1 {
+		t.Fatalf("short CLAUDE.md with a token: %+v, %d hits; want the token on line 6 and 1 hit", got, c.hits)
+	}
+	if c.bytes != 2*secretEntryBytes+2*len(md)+len(short)+1 {
+		t.Fatalf("%d bytes counted, want the texts and %d for each entry", c.bytes, secretEntryBytes)
+	}
+	c = secretCache{}
 	text := strings.Repeat("x", secretCacheBytes/3)
 	for i, want := range []int{1, 2, 1, 2} { // the third text does not fit: the cache is emptied
 		c.scan(text + string(rune('a'+i)))

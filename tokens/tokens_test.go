@@ -3,6 +3,7 @@ package tokens
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestEstimate(t *testing.T) {
@@ -79,5 +80,46 @@ func TestCharsPrefix(t *testing.T) {
 		if got := tt.s[:CharsPrefix(tt.s, tt.max)]; got != tt.want {
 			t.Errorf("CharsPrefix(%q, %d) → %q, want %q", tt.s, tt.max, got, tt.want)
 		}
+	}
+}
+
+// TestEstimateAsReference: Estimate, with its eight-bytes-at-a-time path for ASCII, counts as
+// the rune-by-rune rule does, wherever the non-ASCII characters fall (each offset mod 8).
+func TestEstimateAsReference(t *testing.T) {
+	ref := func(s string) int {
+		if s == "" {
+			return 0
+		}
+		cjk, other := 0, 0
+		for _, r := range s {
+			switch {
+			case IsCJK(r):
+				cjk++
+			case r == utf8.RuneError:
+				other++ // an invalid byte, or U+FFFD (3 bytes): fixed below
+			default:
+				other += utf8.RuneLen(r)
+			}
+		}
+		other += strings.Count(s, "\uFFFD") * 2
+		return max(1, cjk+(other+3)/4)
+	}
+	pieces := []string{"a", "abcdefgh", "字", "é", "안녕", "\xff", "\uFFFD", "🙂", " ", "。"}
+	for _, p := range pieces {
+		for pad := range 17 {
+			for _, s := range []string{strings.Repeat("x", pad) + p, p + strings.Repeat("y", pad), strings.Repeat("z", pad) + p + strings.Repeat("w", 9)} {
+				if got, want := Estimate(s), ref(s); got != want {
+					t.Errorf("Estimate(%q) = %d, want %d", s, got, want)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkEstimateASCII(b *testing.B) {
+	s := strings.Repeat("Fragment text that the instruction file imports; it stands for a shared style guide.\n", 30)[:2048]
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		Estimate(s)
 	}
 }

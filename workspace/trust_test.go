@@ -142,3 +142,31 @@ func TestSplitSecretWithheldWhole(t *testing.T) {
 		}
 	}
 }
+
+// The secret scan of instruction text is kept per text for the process (memdir.ScanSecrets),
+// short files included: a clean CLAUDE.md loaded again stays as written, and once it is
+// edited to hold a token — same size, same directory entry — the next load withholds it.
+func TestSecretScanAfterEdit(t *testing.T) {
+	line := "Run the tests before a commit; deploy from CI only, never by hand."
+	token := "export GITHUB_TOKEN=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567890"
+	token += strings.Repeat("0", len(line)-len(token))
+	clean := "# 约定\n\n" + line + "\n"
+	f := newFixture(t, map[string]string{"repo/CLAUDE.md": clean})
+	load := func() string {
+		set, err := f.open(Options{}).Instructions(t.Context(), SetOptions{NoIndex: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return instructions.RenderSources(set.Sources())
+	}
+	for i := range 2 {
+		if text := load(); !strings.Contains(text, line) || strings.Contains(text, "withheld") {
+			t.Fatalf("load %d of the clean file:\n%s", i+1, text)
+		}
+	}
+	f.write("repo/CLAUDE.md", strings.Replace(clean, line, token, 1))
+	text := load()
+	if strings.Contains(text, "ghp_") || !strings.Contains(text, "looks like a secret (GitHub token)") || !strings.Contains(text, "# 约定") {
+		t.Fatalf("after the edit:\n%s", text)
+	}
+}
