@@ -3,6 +3,10 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-mem/strata/memdir"
@@ -164,7 +168,8 @@ func anySecret(data string) bool {
 		}
 		s := lit[1 : len(lit)-1]
 		if escaped {
-			if json.Unmarshal([]byte(lit), &s) != nil {
+			var ok bool
+			if s, ok = unescapeJSON(s); !ok {
 				return true // likewise
 			}
 		}
@@ -173,6 +178,72 @@ func anySecret(data string) bool {
 		}
 	}
 	return false
+}
+
+// unescapeJSON returns the text of the body of a JSON string literal (between its quotes) as
+// encoding/json decodes it, a lone or broken surrogate escape included (U+FFFD); ok is false
+// for an escape json.Marshal never writes.
+func unescapeJSON(s string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(s))
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		s = s[i:]
+		if len(s) < 2 {
+			return "", false
+		}
+		switch c := s[1]; c {
+		case '"', '\\', '/':
+			b.WriteByte(c)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r := hex4(s)
+			if r < 0 {
+				return "", false
+			}
+			s = s[6:]
+			if utf16.IsSurrogate(r) {
+				if d := utf16.DecodeRune(r, hex4(s)); d != unicode.ReplacementChar {
+					r = d
+					s = s[6:]
+				} else {
+					r = unicode.ReplacementChar
+				}
+			}
+			b.WriteRune(r)
+			continue
+		default:
+			return "", false
+		}
+		s = s[2:]
+	}
+	return b.String(), true
+}
+
+// hex4 decodes the \uXXXX escape s starts with, or returns -1.
+func hex4(s string) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	v, err := strconv.ParseUint(s[2:6], 16, 16)
+	if err != nil {
+		return -1
+	}
+	return rune(v)
 }
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -179,3 +179,39 @@ func FuzzAnySecret(f *testing.F) {
 		}
 	})
 }
+
+// unescapeJSON decodes a string literal's body as encoding/json does.
+func TestUnescapeJSON(t *testing.T) {
+	for _, lit := range []string{`"plain 中文"`, `"a\nb\r\tc\"d\\e\/f\b\f"`, `"\u003cb\u003e \u0026 \u2028"`,
+		`"\ud83d\ude00 pair"`, `"\ud83d lone"`, `"\ud83dx"`, `"\ude00\ud83d"`, `"\ud83d\u0041"`, `"end\ud83d"`} {
+		var want string
+		if err := json.Unmarshal([]byte(lit), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := unescapeJSON(lit[1 : len(lit)-1]); !ok || got != want {
+			t.Errorf("unescapeJSON(%s) = %q, %v; want %q", lit, got, ok, want)
+		}
+	}
+	for _, body := range []string{`\`, `\x`, `\u12`, `\u12g4`} {
+		if _, ok := unescapeJSON(body); ok {
+			t.Errorf("unescapeJSON(%s) accepted a malformed escape", body)
+		}
+	}
+}
+
+func FuzzUnescapeJSON(f *testing.F) {
+	f.Add("line\nnext \"q\" \\ <tag> & \u2028 \x01 \xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		lit, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		if err := json.Unmarshal(lit, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := unescapeJSON(string(lit[1 : len(lit)-1])); !ok || got != want {
+			t.Errorf("unescapeJSON(%s) = %q, %v; want %q", lit, got, ok, want)
+		}
+	})
+}
