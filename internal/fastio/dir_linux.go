@@ -30,8 +30,8 @@ var direntPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); retur
 // ReadDir opens the directory at path and reads the entries that may be regular files (the
 // directory says so, or does not say) and whose names pass keep, in the directory's own order
 // (stable while it does not change). The whole directory is read with a buffer big enough for
-// a thousand names in one or two getdents calls; the names share one string. The caller
-// closes the Dir. A missing directory gives an error that matches fs.ErrNotExist.
+// a thousand names in one or two getdents calls; the names share one string. keep sees each
+// name in the read buffer and must not retain it. The caller closes the Dir. A missing directory gives an error that matches fs.ErrNotExist.
 func ReadDir(path string, keep func(name string) bool) (*Dir, []Entry, error) {
 	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
 	fd, err := sysOpen(path, flags)
