@@ -31,7 +31,8 @@ var direntPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); retur
 // directory says so, or does not say) and whose names pass keep, in the directory's own order
 // (stable while it does not change). The whole directory is read with a buffer big enough for
 // a thousand names in one or two getdents calls; the names share one string. keep sees each
-// name in the read buffer and must not retain it. The caller closes the Dir. A missing directory gives an error that matches fs.ErrNotExist.
+// name in the read buffer and must not retain it. The caller closes the Dir. A missing
+// directory gives an error that matches fs.ErrNotExist.
 func ReadDir(path string, keep func(name string) bool) (*Dir, []Entry, error) {
 	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
 	fd, err := sysOpen(path, flags)
