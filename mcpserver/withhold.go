@@ -3,6 +3,10 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-mem/strata/memdir"
@@ -45,8 +49,8 @@ func withholdTool(r *mcp.CallToolResult) int {
 	n := 0
 	var structured string // the structured content's JSON before withholding
 	if r.StructuredContent != nil {
-		if v, data, k, ok := withholdJSON(r.StructuredContent); ok {
-			structured = string(data)
+		if v, js, k, ok := withholdJSON(r.StructuredContent); ok {
+			structured = js
 			if k > 0 {
 				r.StructuredContent, n = v, k
 			}
@@ -87,15 +91,30 @@ func withholdTool(r *mcp.CallToolResult) int {
 }
 
 // withholdJSON returns v as generic JSON with secrets withheld in each string, v's JSON as it
-// was, and how many lines it withheld; ok is false when v does not marshal.
-func withholdJSON(v any) (any, []byte, int, bool) {
+// was, and how many lines it withheld; ok is false when v does not marshal. A value without a
+// secret (the usual case) is returned as it is.
+func withholdJSON(v any) (any, string, int, bool) {
 	data, err := json.Marshal(v)
 	if err != nil {
-		return nil, nil, 0, false
+		return nil, "", 0, false
 	}
+	js := string(data)
+	if !anySecret(js) {
+		return v, js, 0, true
+	}
+	g, n, ok := withheldValue(data)
+	if !ok {
+		return nil, "", 0, false
+	}
+	return g, js, n, true
+}
+
+// withheldValue decodes data as generic JSON and withholds secrets in each string value,
+// returning the value and how many lines it withheld.
+func withheldValue(data []byte) (any, int, bool) {
 	var g any
 	if err := json.Unmarshal(data, &g); err != nil {
-		return nil, nil, 0, false
+		return nil, 0, false
 	}
 	n := 0
 	var walk func(any) any
@@ -116,6 +135,115 @@ func withholdJSON(v any) (any, []byte, int, bool) {
 		}
 		return x
 	}
-	g = walk(g)
-	return g, data, n, true
+	return walk(g), n, true
 }
+
+// anySecret reports whether a string value of data (well-formed JSON, as json.Marshal gives)
+// has a line that looks like a secret: the strings withholdJSON would withhold in, found
+// where they lie, so that a result without a secret costs one pass over its JSON and no
+// generic value. Object keys are not values, as in withheldValue's walk.
+func anySecret(data string) bool {
+	for i := 0; i < len(data); i++ {
+		if data[i] != '"' {
+			continue
+		}
+		end, escaped := i+1, false
+		for ; end < len(data) && data[end] != '"'; end++ {
+			if data[end] == '\\' {
+				escaped = true
+				end++
+			}
+		}
+		if end >= len(data) {
+			return true // unterminated: not what json.Marshal gives; the full walk decides
+		}
+		lit := data[i : end+1]
+		i = end
+		next := end + 1
+		for next < len(data) && isJSONSpace(data[next]) {
+			next++
+		}
+		if next < len(data) && data[next] == ':' {
+			continue // a key
+		}
+		s := lit[1 : len(lit)-1]
+		if escaped {
+			var ok bool
+			if s, ok = unescapeJSON(s); !ok {
+				return true // likewise
+			}
+		}
+		if len(memdir.ScanSecrets(s)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// unescapeJSON returns the text of the body of a JSON string literal (between its quotes) as
+// encoding/json decodes it, a lone or broken surrogate escape included (U+FFFD); ok is false
+// for an escape json.Marshal never writes.
+func unescapeJSON(s string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(s))
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		s = s[i:]
+		if len(s) < 2 {
+			return "", false
+		}
+		switch c := s[1]; c {
+		case '"', '\\', '/':
+			b.WriteByte(c)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r := hex4(s)
+			if r < 0 {
+				return "", false
+			}
+			s = s[6:]
+			if utf16.IsSurrogate(r) {
+				if d := utf16.DecodeRune(r, hex4(s)); d != unicode.ReplacementChar {
+					r = d
+					s = s[6:]
+				} else {
+					r = unicode.ReplacementChar
+				}
+			}
+			b.WriteRune(r)
+			continue
+		default:
+			return "", false
+		}
+		s = s[2:]
+	}
+	return b.String(), true
+}
+
+// hex4 decodes the \uXXXX escape s starts with, or returns -1.
+func hex4(s string) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	v, err := strconv.ParseUint(s[2:6], 16, 16)
+	if err != nil {
+		return -1
+	}
+	return rune(v)
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

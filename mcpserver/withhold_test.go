@@ -119,3 +119,99 @@ func TestSecretsWithheldCountedOnce(t *testing.T) {
 		t.Errorf("the log counts the line twice:\n%s", logs.String())
 	}
 }
+
+// anySecret, the scan of a result's JSON where its strings lie, says "secret" exactly when the
+// full walk over the decoded value withholds a line: same strings (values, not keys), same
+// unescaping, same scanner.
+func TestAnySecretAgreesWithWalk(t *testing.T) {
+	const token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+	cases := map[string]any{
+		"clean":              SearchOutput{Results: []SearchHit{{Memory: MemoryInfo{Name: "部署"}, Content: "line one\nline <two> & \"three\"\n"}}, Searched: 3},
+		"value":              SearchOutput{Results: []SearchHit{{Content: "ok\nplain " + token + "\n"}}},
+		"nested value":       map[string]any{"a": []any{1, true, nil, map[string]any{"b": []any{"x", "CI token: " + token}}}},
+		"key only":           map[string]any{token: "clean"},
+		"quoted key text":    map[string]any{"k": `a": "` + token},
+		"split over lines":   map[string]any{"k": "ghp_aBcDeFgHiJkLmNo\nPqRsTuVwXyZ0123456789"},
+		"zero-width space":   map[string]any{"k": "ghp_aBcDeFgHiJ\u200bkLmNoPqRsTuVwXyZ0123456789"},
+		"escaped separators": map[string]any{"k": "x\u2028" + token + "\\"},
+		"base64":             map[string]any{"k": base64.StdEncoding.EncodeToString([]byte("GITHUB_TOKEN=" + token))},
+		"long clean":         map[string]any{"k": strings.Repeat("长文本 long text\n", 200)},
+		"empty":              map[string]any{"": ""},
+	}
+	for name, v := range cases {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, n, ok := withheldValue(data)
+		if !ok {
+			t.Fatalf("%s: does not decode", name)
+		}
+		if got := anySecret(string(data)); got != (n > 0) {
+			t.Errorf("%s: anySecret = %v, the walk withholds %d lines", name, got, n)
+		}
+	}
+	// The cases cover both answers.
+	if data, _ := json.Marshal(cases["clean"]); anySecret(string(data)) {
+		t.Error("a clean result is said to hold a secret")
+	}
+	if data, _ := json.Marshal(cases["split over lines"]); !anySecret(string(data)) {
+		t.Error("a token split over lines is missed")
+	}
+}
+
+func FuzzAnySecret(f *testing.F) {
+	f.Add("k", "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789")
+	f.Add("ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "v")
+	f.Add("a\":", "AKIAIOSFODNN7EXAMPLE\n\"\\")
+	f.Add("k", "password = hunter2hunter2\r\n中文")
+	f.Fuzz(func(t *testing.T, key, value string) {
+		data, err := json.Marshal(map[string]any{key: value, "list": []any{value, map[string]any{key: 1}}})
+		if err != nil {
+			return
+		}
+		_, n, ok := withheldValue(data)
+		if !ok {
+			t.Fatalf("%s does not decode", data)
+		}
+		if got := anySecret(string(data)); got != (n > 0) {
+			t.Errorf("%s: anySecret = %v, the walk withholds %d lines", data, got, n)
+		}
+	})
+}
+
+// unescapeJSON decodes a string literal's body as encoding/json does.
+func TestUnescapeJSON(t *testing.T) {
+	for _, lit := range []string{`"plain 中文"`, `"a\nb\r\tc\"d\\e\/f\b\f"`, `"\u003cb\u003e \u0026 \u2028"`,
+		`"\ud83d\ude00 pair"`, `"\ud83d lone"`, `"\ud83dx"`, `"\ude00\ud83d"`, `"\ud83d\u0041"`, `"end\ud83d"`} {
+		var want string
+		if err := json.Unmarshal([]byte(lit), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := unescapeJSON(lit[1 : len(lit)-1]); !ok || got != want {
+			t.Errorf("unescapeJSON(%s) = %q, %v; want %q", lit, got, ok, want)
+		}
+	}
+	for _, body := range []string{`\`, `\x`, `\u12`, `\u12g4`} {
+		if _, ok := unescapeJSON(body); ok {
+			t.Errorf("unescapeJSON(%s) accepted a malformed escape", body)
+		}
+	}
+}
+
+func FuzzUnescapeJSON(f *testing.F) {
+	f.Add("line\nnext \"q\" \\ <tag> & \u2028 \x01 \xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		lit, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		if err := json.Unmarshal(lit, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := unescapeJSON(string(lit[1 : len(lit)-1])); !ok || got != want {
+			t.Errorf("unescapeJSON(%s) = %q, %v; want %q", lit, got, ok, want)
+		}
+	})
+}

@@ -462,7 +462,7 @@ type listFile struct {
 	i int
 }
 
-func (f listFile) name() string { return f.d.names[f.i] }
+func (f listFile) name() string { return f.d.name(f.i) }
 func (f listFile) path() string { return f.d.file(f.i) }
 
 // What listing knows about a file after the stat pass.
@@ -484,7 +484,7 @@ const statBlock = 32
 func listDirs(ctx context.Context, dirs []*sessionDir, index func() (*listIndex, error), opts ListOptions) ([]Info, error) {
 	var files []listFile
 	for _, d := range dirs {
-		for i := range d.names {
+		for i := range d.ents {
 			files = append(files, listFile{d, i})
 		}
 	}
@@ -510,7 +510,7 @@ func listDirs(ctx context.Context, dirs []*sessionDir, index func() (*listIndex,
 		}
 		for k := lo; k < hi; k++ {
 			f := files[k]
-			if !withIndex && f.d.known[f.i] {
+			if !withIndex && f.d.ents[f.i].Regular {
 				continue
 			}
 			key, regular, err := f.d.stat(f.i)

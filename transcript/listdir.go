@@ -17,10 +17,9 @@ import (
 // system call costs microseconds, so listing is mostly the count of calls; the whole
 // directory is read in one or two calls.
 type sessionDir struct {
-	path  string
-	dir   *fastio.Dir
-	names []string // session file names
-	known []bool   // the directory entry said names[i] is a regular file
+	path string
+	dir  *fastio.Dir
+	ents []fastio.Entry // the session files: name, and whether the directory said regular
 }
 
 // openSessionDir reads the session file names of dir. A missing dir is (nil, nil).
@@ -33,11 +32,7 @@ func openSessionDir(dir string) (*sessionDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &sessionDir{path: dir, dir: fd, names: make([]string, len(ents)), known: make([]bool, len(ents))}
-	for i, e := range ents {
-		d.names[i], d.known[i] = e.Name, e.Regular
-	}
-	return d, nil
+	return &sessionDir{path: dir, dir: fd, ents: ents}, nil
 }
 
 // close releases the directory; the names stay usable and stat walks the full path.
@@ -50,18 +45,21 @@ func (d *sessionDir) close() {
 // release closes d once listing is done with it.
 func (d *sessionDir) release() { d.close() }
 
-// stat returns the key of names[i] without following a symlink, and whether it is a regular
+// name returns the name of file i.
+func (d *sessionDir) name(i int) string { return d.ents[i].Name }
+
+// stat returns the key of file i without following a symlink, and whether it is a regular
 // file.
 func (d *sessionDir) stat(i int) (fileKey, bool, error) {
-	info, err := d.dir.Lstat(d.names[i])
+	info, err := d.dir.Lstat(d.name(i))
 	if err != nil {
 		return fileKey{}, false, err
 	}
 	return fileKey{Size: info.Size, MTime: info.MTime, CTime: info.CTime, Ino: info.Ino}, info.Mode.IsRegular(), nil
 }
 
-// file returns the path of names[i].
-func (d *sessionDir) file(i int) string { return filepath.Join(d.path, d.names[i]) }
+// file returns the path of file i.
+func (d *sessionDir) file(i int) string { return filepath.Join(d.path, d.name(i)) }
 
 // openForStat opens the transcript at path for reading its ends (fastio.File: pread, no poller
 // set-up; listing opens thousands of files) and returns its size and modification time.
