@@ -17,9 +17,9 @@ func use(id string) Block {
 func result(id string) Block {
 	return Block{Type: ToolResult, ToolUseID: id, Content: []Block{{Type: Text, Text: "ok " + id}}}
 }
-func text(s string) Block             { return Block{Type: Text, Text: s} }
-func think(sig string) Block          { return Block{Type: Thinking, Thinking: "hm", Signature: sig} }
-func redacted(data string) Block      { return Block{Type: RedactedThinking, Data: data} }
+func text(s string) Block        { return Block{Type: Text, Text: s} }
+func think(sig string) Block     { return Block{Type: Thinking, Thinking: "hm", Signature: sig} }
+func redacted(data string) Block { return Block{Type: RedactedThinking, Data: data} }
 
 // The blocks of a web search Claude Code ran on the provider's side, as its transcripts hold
 // them (decoded: unknown types keep their type).
@@ -27,6 +27,7 @@ var (
 	serverUse    = Block{Type: "server_tool_use", ID: "srvtoolu_1", Name: "web_search", Input: json.RawMessage(`{"query":"go"}`)}
 	serverResult = Block{Type: "web_search_tool_result", ToolUseID: "srvtoolu_1"}
 )
+
 func msg(r Role, bs ...Block) Message { return Message{Role: r, Content: bs} }
 func u(bs ...Block) Message           { return msg(User, bs...) }
 func a(bs ...Block) Message           { return msg(Assistant, bs...) }
