@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -374,6 +375,12 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		}
 		return lru[i].m.File < lru[j].m.File
 	})
+	if !fitsWithout(raw, archived, lru, indexed, opts) {
+		// What keeps the index over its limits is not memories (lines the user kept: dangling
+		// ones whose removal was rejected, notes): archiving every memory would not make it
+		// fit, so none is archived for it. The projection says it stays over.
+		lru = nil
+	}
 	for _, c := range lru {
 		if projLines <= opts.MaxIndexLines && projBytes <= opts.MaxIndexBytes {
 			break
@@ -473,6 +480,20 @@ func sortedKeys(m map[string]string) []string {
 
 // projected is the size of the index once the lines of the gone files are removed, counted
 // as the loader counts it: exactly what Forget leaves.
+// fitsWithout reports whether MEMORY.md would fit its limits once the indexed memories among
+// lru were archived too, besides those already in gone: only then can the index step make it
+// fit by archiving.
+func fitsWithout(raw string, gone map[string]bool, lru []*candidate, indexed map[string]bool, opts Options) bool {
+	all := maps.Clone(gone)
+	for _, c := range lru {
+		if indexed[c.m.File] {
+			all[c.m.File] = true
+		}
+	}
+	lines, chars := projected(raw, all)
+	return lines <= opts.MaxIndexLines && chars <= opts.MaxIndexBytes
+}
+
 func projected(raw string, gone map[string]bool) (lines, chars int) {
 	text, _ := memdir.WithoutIndexLines(raw, func(file string) bool { return gone[file] })
 	return memdir.CountLines(text), tokens.Chars(text)

@@ -236,6 +236,14 @@ func TestPlanDream(t *testing.T) {
 			want: []brief{{KindIndex, "a.md", "", true}},
 		},
 		{
+			name: "index over its limit by lines that are not memories: archiving cannot make it fit, nothing archived",
+			mems: []mem{{"a.md", "a", "alpha memory", "first body text", 3 * day}, {"b.md", "b", "beta memory", "second body text", day}},
+			extra: []string{"Notes the user keeps by hand:", "- deploys go out on Tuesdays", "- the staging host is db-2",
+				"- ask before touching billing"},
+			opts: Options{MaxIndexLines: 3},
+			want: []brief{},
+		},
+		{
 			name: "index over its byte limit",
 			mems: []mem{{"a.md", "a", "alpha memory", "first body text", 3 * day}, {"b.md", "b", "beta memory", "second body text", day},
 				{"c.md", "c", "gamma memory", "third body words", 2 * day}},
