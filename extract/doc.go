@@ -54,8 +54,10 @@
 //
 //   - merge: two memories whose normalised text (name, description, body; generic labels
 //     such as "**Why:**" left out, see GenericLabel) is the same or nearly so (Jaccard similarity of word-bigram shingles ≥ DuplicateThreshold, 0.8, of the
-//     whole text or, when both have at least four shingles, of the bodies alone) — the
-//     newer is kept, the older archived with a record naming the survivor;
+//     whole text or, when both have at least four shingles, of the bodies alone; and at
+//     least as high over what they state, the lines a generic label opens left out, so a
+//     shared "Why:" does not make two memories alike) — the newer is kept, the older archived
+//     with a record naming the survivor;
 //   - supersede: two memories about the same subject (the same name, or a similarity of at
 //     least 0.5) that state the same key ("key: value" lines, generic labels never) with
 //     different values, or share a description with different bodies — the newer wins and the older is
