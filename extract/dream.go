@@ -158,9 +158,9 @@ type candidate struct {
 	// stated and statedBody are shing and body without the lines a generic label opens
 	// ("**Why:** …", "**How to apply:** …"): what the memory states, not why.
 	stated, statedBody map[string]struct{}
-	norm    string              // the normalised body (generic labels left out)
-	name    string              // the normalised name
-	keys    map[string]string
+	norm               string // the normalised body (generic labels left out)
+	name               string // the normalised name
+	keys               map[string]string
 }
 
 // PlanDream reads the store and returns the plan; it writes nothing.
