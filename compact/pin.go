@@ -38,12 +38,36 @@ var standingCJK = []string{
 	"앞으로", "항상", "절대", "하지 마", "하지마", "기억해",
 }
 
+// standingSpan bounds what IsStandingInstruction reads of a long message: its first and last
+// standingSpan bytes, where the user's own words sit around what they pasted. A cue deep inside
+// a pasted log, file or document ("do not retry", "// never nil", "一直", "每次") does not make
+// the paste a rule; pinned, it would crowd out (or be condensed together with) the user's real
+// rules.
+const standingSpan = 2048
+
 // IsStandingInstruction reports whether a user message sets a standing rule — "from now on",
 // "always", "never", "don't", "remember", "以后", "总是", "不要", "记住", … — and is therefore
 // pinned by compaction: carried verbatim before the recent messages, condensed by the model
-// when the pinned messages exceed their budget, never dropped. It is the one place that
+// when the pinned messages exceed their budget, never dropped. A message longer than twice
+// standingSpan is read at its head and tail only (see standingSpan). It is the one place that
 // decides; a model summary adds its own judgement under its "Standing instructions" section.
 func IsStandingInstruction(text string) bool {
+	if len(text) > 2*standingSpan {
+		head := text[:standingSpan]
+		for len(head) > 0 && !utf8.RuneStart(text[len(head)]) {
+			head = head[:len(head)-1]
+		}
+		tail := len(text) - standingSpan
+		for tail < len(text) && !utf8.RuneStart(text[tail]) {
+			tail++
+		}
+		return hasStandingCue(head) || hasStandingCue(text[tail:])
+	}
+	return hasStandingCue(text)
+}
+
+// hasStandingCue reports whether text holds one of the cues of a standing rule.
+func hasStandingCue(text string) bool {
 	for _, c := range standingCJK {
 		if strings.Contains(text, c) {
 			return true

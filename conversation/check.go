@@ -34,6 +34,12 @@ const (
 	ResultNotFirst ProblemKind = "tool-result-not-first"
 	// DuplicateCall: a tool_use repeats the id of an earlier one (the API wants ids unique).
 	DuplicateCall ProblemKind = "duplicate-tool-use"
+	// Unsendable: a block no request carries (see Sendable): thinking without its signature,
+	// a provider's server-side tool call or result, a type strata does not know.
+	Unsendable ProblemKind = "unsendable-block"
+	// ThinkingLast: an assistant message ends with thinking (a reply cut off after it); the
+	// API refuses an assistant message whose final block is thinking.
+	ThinkingLast ProblemKind = "thinking-last"
 )
 
 // Problem is one broken rule, located by message index (and block index where there is one).
@@ -46,6 +52,8 @@ type Problem struct {
 	ToolUseID string
 	// Tool is the name of the unanswered call.
 	Tool string
+	// BlockType is the type of the block concerned (Unsendable).
+	BlockType BlockType
 }
 
 func (p Problem) String() string {
@@ -76,12 +84,17 @@ func (p Problem) What() string {
 		return fmt.Sprintf("tool_result for %s comes after other content", p.ToolUseID)
 	case DuplicateCall:
 		return fmt.Sprintf("tool call %s repeats an earlier call's id", p.ToolUseID)
+	case Unsendable:
+		return fmt.Sprintf("block %d (%s) cannot be sent to a model", p.Block, p.BlockType)
+	case ThinkingLast:
+		return fmt.Sprintf("the reply ends with its thinking (block %d)", p.Block)
 	}
 	return string(p.Kind)
 }
 
 // Check reports every rule msgs break as the messages of a request: the first message is the
-// user's; no message is empty and no text block blank; roles alternate; tool_use ids are
+// user's; every block can be sent (Sendable) and no reply ends with its thinking; no message
+// is empty and no text block blank; roles alternate; tool_use ids are
 // unique; every tool_use is answered by a tool_result in the next message, those results come
 // first in it, and every tool_result answers a call of the message before, once. nil means the
 // request is valid.
@@ -98,6 +111,14 @@ func Check(msgs []Message) []Problem {
 		add(Problem{Kind: FirstNotUser, Message: 0, Block: -1})
 	}
 	for i, m := range msgs {
+		for j, b := range m.Content {
+			if !Sendable(b) {
+				add(Problem{Kind: Unsendable, Message: i, Block: j, BlockType: b.Type})
+			}
+		}
+		if j := thinkingLast(m); j >= 0 {
+			add(Problem{Kind: ThinkingLast, Message: i, Block: j})
+		}
 		if empty(m) {
 			add(Problem{Kind: EmptyMessage, Message: i, Block: -1})
 		} else {
@@ -157,9 +178,12 @@ func Interrupted(c Block, text string) Block {
 }
 
 // Repair returns msgs made valid for a request (Check(fixed) is empty unless nothing sendable is
-// left: msgs held only blank text and results answering no call),
+// left: msgs held only blank text, thinking and results answering no call),
 // and what it changed, in the order it changed it. It never edits msgs in place. The fixes
 // are the ones Claude Code applies to a damaged or interrupted conversation:
+//   - blocks no request carries (Sendable: unsigned thinking, a provider's server-side tool
+//     blocks) are dropped, and so is the thinking that ends a reply cut off after it (Claude
+//     Code drops such thinking-only replies too);
 //   - blank text blocks are dropped, then empty messages;
 //   - consecutive messages of one role are merged (Merge);
 //   - a first message that is the assistant's gets a user message before it saying the
@@ -194,9 +218,20 @@ func Repair(msgs []Message) ([]Message, []Fix) {
 
 func repairPass(msgs []Message) ([]Message, []Fix) {
 	var reps []Fix
-	// Blank text, then empty messages.
+	// Blocks that cannot be sent, thinking that ends a reply, blank text, then empty messages.
 	kept := msgs[:0]
 	for i, m := range msgs {
+		for j := 0; j < len(m.Content); j++ {
+			if b := m.Content[j]; !Sendable(b) {
+				reps = append(reps, Fix{Problem{Kind: Unsendable, Message: i, Block: j, BlockType: b.Type}, "the block was left out"})
+				m.Content = slices.Delete(slices.Clone(m.Content), j, j+1)
+				j--
+			}
+		}
+		for j := thinkingLast(m); j >= 0; j = thinkingLast(m) {
+			reps = append(reps, Fix{Problem{Kind: ThinkingLast, Message: i, Block: j}, "the thinking was left out"})
+			m.Content = slices.Clone(m.Content[:j])
+		}
 		for j := 0; j < len(m.Content); j++ {
 			if blankText(m.Content[j]) && len(m.Content) > 1 {
 				reps = append(reps, Fix{Problem{Kind: EmptyText, Message: i, Block: j}, "the blank text block was left out"})
@@ -311,6 +346,18 @@ func resultsFirst(bs []Block) []Block {
 }
 
 func isResult(b Block) bool { return b.Type == ToolResult }
+
+// thinkingLast returns the index of the thinking block that ends assistant message m, or -1.
+func thinkingLast(m Message) int {
+	n := len(m.Content)
+	if m.Role != Assistant || n == 0 {
+		return -1
+	}
+	if t := m.Content[n-1].Type; t == Thinking || t == RedactedThinking {
+		return n - 1
+	}
+	return -1
+}
 
 // blankText reports a text block with no visible text.
 func blankText(b Block) bool { return b.Type == Text && strings.TrimSpace(b.Text) == "" }

@@ -17,7 +17,17 @@ func use(id string) Block {
 func result(id string) Block {
 	return Block{Type: ToolResult, ToolUseID: id, Content: []Block{{Type: Text, Text: "ok " + id}}}
 }
-func text(s string) Block             { return Block{Type: Text, Text: s} }
+func text(s string) Block        { return Block{Type: Text, Text: s} }
+func think(sig string) Block     { return Block{Type: Thinking, Thinking: "hm", Signature: sig} }
+func redacted(data string) Block { return Block{Type: RedactedThinking, Data: data} }
+
+// The blocks of a web search Claude Code ran on the provider's side, as its transcripts hold
+// them (decoded: unknown types keep their type).
+var (
+	serverUse    = Block{Type: "server_tool_use", ID: "srvtoolu_1", Name: "web_search", Input: json.RawMessage(`{"query":"go"}`)}
+	serverResult = Block{Type: "web_search_tool_result", ToolUseID: "srvtoolu_1"}
+)
+
 func msg(r Role, bs ...Block) Message { return Message{Role: r, Content: bs} }
 func u(bs ...Block) Message           { return msg(User, bs...) }
 func a(bs ...Block) Message           { return msg(Assistant, bs...) }
@@ -54,6 +64,10 @@ func TestCheck(t *testing.T) {
 		{"result in the first message", []Message{u(result("t1"))}, []string{"stray-tool-result@0:t1"}},
 		{"result after text", []Message{u(text("x")), a(use("t1")), u(text("wait"), result("t1"))}, []string{"tool-result-not-first@2:t1"}},
 		{"call id repeated", []Message{u(text("x")), a(use("t1")), u(result("t1")), a(use("t1"))}, []string{"duplicate-tool-use@3:t1", "unanswered-tool-use@3:t1"}},
+		{"signed thinking before the reply", []Message{u(text("x")), a(think("sig"), redacted("enc"), text("y")), u(text("z"))}, nil},
+		{"reply cut off after its thinking", []Message{u(text("x")), a(think("sig")), u(text("z"))}, []string{"thinking-last@1"}},
+		{"unsigned thinking", []Message{u(text("x")), a(think(""), text("y"))}, []string{"unsendable-block@1"}},
+		{"web search server blocks", []Message{u(text("x")), a(serverUse, serverResult, text("y"))}, []string{"unsendable-block@1", "unsendable-block@1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +105,15 @@ func TestRepair(t *testing.T) {
 			[]Message{u(text("x")), a(use("t1")), u(result("t1"), text("wait"))},
 			[]string{"tool-result-not-first@2:t1"}},
 		{"blank text dropped", []Message{u(text("x"), text("  "))}, []Message{u(text("x"))}, []string{"empty-text@0"}},
+		{"a reply cut off after its thinking dropped, the user messages merged", []Message{u(text("x")), a(think("sig"), redacted("enc")), u(text("z"))},
+			[]Message{u(text("x"), text("z"))},
+			[]string{"thinking-last@1", "thinking-last@1", "empty-message@1", "same-role@1"}},
+		{"unsigned thinking dropped; a reply of only that dropped", []Message{u(text("x")), a(think(""), text("y")), u(text("z")), a(think("")), u(text("w"))},
+			[]Message{u(text("x")), a(text("y")), u(text("z"), text("w"))},
+			[]string{"unsendable-block@1", "unsendable-block@3", "empty-message@3", "same-role@3"}},
+		{"web search blocks dropped, the answer kept", []Message{u(text("x")), a(think("sig"), serverUse, serverResult, text("Go 1.26 is out")), u(text("z"))},
+			[]Message{u(text("x")), a(think("sig"), text("Go 1.26 is out")), u(text("z"))},
+			[]string{"unsendable-block@1", "unsendable-block@1"}},
 		{"a copied call dropped with its second result", []Message{u(text("x")), a(use("t1"), text("y"), use("t1")), u(result("t1"), result("t1"))},
 			[]Message{u(text("x")), a(use("t1"), text("y")), u(result("t1"))},
 			[]string{"duplicate-tool-use@1:t1", "stray-tool-result@2:t1"}},
@@ -150,6 +173,8 @@ func randomMessages(rng *rand.Rand) []Message {
 				bs = append(bs, text("中文 "+fmt.Sprint(rng.IntN(9))))
 			case role == Assistant && k == 4 && len(calls) > 0:
 				bs = append(bs, use(calls[rng.IntN(len(calls))])) // a copy of an earlier call
+			case role == Assistant && k == 3 && rng.IntN(3) == 0:
+				bs = append(bs, think([]string{"", "sig"}[rng.IntN(2)])) // signed or not
 			case role == Assistant && k < 5:
 				next++
 				id := fmt.Sprint("t", next)
@@ -167,8 +192,9 @@ func randomMessages(rng *rand.Rand) []Message {
 }
 
 // TestRepairProperty: whatever the damage, the repaired messages pass Check (unless nothing
-// sendable is left), Repair is idempotent, and nothing but blank text and results answering no call
-// is lost: every call and every non-blank text is still there.
+// sendable is left), Repair is idempotent, and nothing but blank text, thinking that cannot be
+// sent and results answering no call is lost: every call and every non-blank text is still
+// there.
 func TestRepairProperty(t *testing.T) {
 	for seed := range uint64(3000) {
 		rng := rand.New(rand.NewPCG(seed, 13))
@@ -181,10 +207,10 @@ func checkRepair(t *testing.T, msgs []Message) {
 	t.Helper()
 	got, fixes := Repair(msgs)
 	if len(got) == 0 {
-		// Nothing sendable: only blank text and results answering no call.
+		// Nothing sendable: only blank text, thinking and results answering no call.
 		for _, m := range msgs {
 			for _, b := range m.Content {
-				if !blankText(b) && b.Type != ToolResult {
+				if !blankText(b) && b.Type != ToolResult && b.Type != Thinking {
 					t.Fatalf("Repair(%v) dropped everything", msgs)
 				}
 			}

@@ -24,7 +24,28 @@ const (
 	Image      BlockType = "image"
 	// RedactedThinking is thinking the provider encrypted; Data must be sent back unchanged.
 	RedactedThinking BlockType = "redacted_thinking"
+	// Document is a file given to the model whole (Claude Code writes a PDF the user attached
+	// as one); Source is kept verbatim, like an image's.
+	Document BlockType = "document"
 )
+
+// Sendable reports whether b is a block a request can carry back to a model: text, images,
+// documents, tool calls and results, thinking with its signature, redacted thinking with its
+// data. Thinking without a signature is refused by the API; a provider's server-side tool
+// blocks (Claude Code transcripts hold web_search's server_tool_use and
+// web_search_tool_result) and types strata does not know are not sent: the request declares
+// no such tool. Repair leaves such blocks out, and the providers send what it keeps.
+func Sendable(b Block) bool {
+	switch b.Type {
+	case Text, Image, Document, ToolUse, ToolResult:
+		return true
+	case Thinking:
+		return b.Signature != ""
+	case RedactedThinking:
+		return b.Data != ""
+	}
+	return false
+}
 
 // Message is one turn of the conversation as a provider sees it: a role and typed blocks. It
 // marshals to the Anthropic/Claude Code JSON shape ({"role":..,"content":[..]}); a message whose
@@ -57,7 +78,8 @@ type Block struct {
 	Content   []Block `json:"content,omitempty"`
 	IsError   bool    `json:"is_error,omitempty"`
 
-	// Source is an image's source ({"type":"base64","media_type":..,"data":..}), kept verbatim.
+	// Source is an image's or a document's source ({"type":"base64","media_type":..,"data":..}),
+	// kept verbatim.
 	Source json.RawMessage `json:"source,omitempty"`
 }
 

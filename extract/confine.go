@@ -325,7 +325,7 @@ func checkDuplicate(ctx context.Context, store *memdir.Store, file, name string)
 		return err
 	}
 	for _, m := range mems {
-		if m.File != file && strings.EqualFold(m.Name, name) {
+		if m.File != file && memdir.NameKey(m.Name) == memdir.NameKey(name) {
 			return refuse("a memory named %q already lives in %s; edit that file instead of adding a second one", m.Name, m.File)
 		}
 	}

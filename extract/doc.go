@@ -54,8 +54,10 @@
 //
 //   - merge: two memories whose normalised text (name, description, body; generic labels
 //     such as "**Why:**" left out, see GenericLabel) is the same or nearly so (Jaccard similarity of word-bigram shingles ≥ DuplicateThreshold, 0.8, of the
-//     whole text or, when both have at least four shingles, of the bodies alone) — the
-//     newer is kept, the older archived with a record naming the survivor;
+//     whole text or, when both have at least four shingles, of the bodies alone; and at
+//     least as high over what they state, the lines a generic label opens left out, so a
+//     shared "Why:" does not make two memories alike) — the newer is kept, the older archived
+//     with a record naming the survivor;
 //   - supersede: two memories about the same subject (the same name, or a similarity of at
 //     least 0.5) that state the same key ("key: value" lines, generic labels never) with
 //     different values, or share a description with different bodies — the newer wins and the older is
@@ -73,7 +75,9 @@
 //     unless accepted (Claude Code does nothing with such a line, so removing it changes nothing
 //     the model sees); the index step counts it as gone;
 //   - index: while MEMORY.md would still be over its line or byte limit, the least recently
-//     used memories are archived until it is not.
+//     used memories are archived until it is not — and none when archiving every memory would
+//     still leave it over (what fills it is lines that are not memories: notes, dangling lines
+//     whose removal was rejected).
 //
 // With ExactOnly (the automatic run) only exact duplicates are archived; every other step is
 // left Proposed, and Consolidation.Summary says in one line what was done and how to undo it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -154,9 +155,12 @@ type candidate struct {
 	lastUse time.Time           // newest of when and last recalled
 	shing   map[string]struct{} // of name, description and body (generic labels left out)
 	body    map[string]struct{} // of the body alone (generic labels left out)
-	norm    string              // the normalised body (generic labels left out)
-	name    string              // the normalised name
-	keys    map[string]string
+	// stated and statedBody are shing and body without the lines a generic label opens
+	// ("**Why:** …", "**How to apply:** …"): what the memory states, not why.
+	stated, statedBody map[string]struct{}
+	norm               string // the normalised body (generic labels left out)
+	name               string // the normalised name
+	keys               map[string]string
 }
 
 // PlanDream reads the store and returns the plan; it writes nothing.
@@ -204,6 +208,9 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		body := withoutLabels(m.Body)
 		c.shing = Shingles(m.Name + "\n" + m.Description + "\n" + body)
 		c.body = Shingles(body)
+		statedBody := withoutLabelledLines(m.Body)
+		c.stated = Shingles(m.Name + "\n" + m.Description + "\n" + statedBody)
+		c.statedBody = Shingles(statedBody)
 		c.norm = normalise(body)
 		c.name = normalise(m.Name)
 		c.keys = Keys(m.Body)
@@ -237,7 +244,7 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		var dupOf *candidate
 		var sim float64
 		for _, k := range kept {
-			if j := similarity(c, k); j >= opts.DuplicateThreshold {
+			if j := similarity(c, k); j >= opts.DuplicateThreshold || exactDuplicate(c, k) {
 				dupOf, sim = k, j
 				break
 			}
@@ -374,6 +381,12 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		}
 		return lru[i].m.File < lru[j].m.File
 	})
+	if !fitsWithout(raw, archived, lru, indexed, opts) {
+		// What keeps the index over its limits is not memories (lines the user kept: dangling
+		// ones whose removal was rejected, notes): archiving every memory would not make it
+		// fit, so none is archived for it. The projection says it stays over.
+		lru = nil
+	}
 	for _, c := range lru {
 		if projLines <= opts.MaxIndexLines && projBytes <= opts.MaxIndexBytes {
 			break
@@ -453,13 +466,22 @@ func exactDuplicate(a, b *candidate) bool {
 const minBodyShingles = 4
 
 // similarity is the larger of the Jaccard similarity of the whole texts and, when both bodies
-// are long enough, of the bodies alone: a memory re-saved under another name is a duplicate.
+// are long enough, of the bodies alone (a memory re-saved under another name is a duplicate),
+// but no more than the same measure over what the two state: the texts without the lines a
+// generic label opens.
 func similarity(a, b *candidate) float64 {
 	j := Jaccard(a.shing, b.shing)
 	if len(a.body) >= minBodyShingles && len(b.body) >= minBodyShingles {
 		j = max(j, Jaccard(a.body, b.body))
 	}
-	return j
+	// What the two state must be as alike as the whole: two memories that share a long "Why:"
+	// and "How to apply:" but state different things ("port: 5432" of the database, "port:
+	// 6379" of the cache) are neither duplicates nor about one subject.
+	st := Jaccard(a.stated, b.stated)
+	if len(a.statedBody) >= minBodyShingles && len(b.statedBody) >= minBodyShingles {
+		st = max(st, Jaccard(a.statedBody, b.statedBody))
+	}
+	return min(j, st)
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -469,6 +491,20 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// fitsWithout reports whether MEMORY.md would fit its limits once the indexed memories among
+// lru were archived too, besides those already in gone: only then can the index step make it
+// fit by archiving.
+func fitsWithout(raw string, gone map[string]bool, lru []*candidate, indexed map[string]bool, opts Options) bool {
+	all := maps.Clone(gone)
+	for _, c := range lru {
+		if indexed[c.m.File] {
+			all[c.m.File] = true
+		}
+	}
+	lines, chars := projected(raw, all)
+	return lines <= opts.MaxIndexLines && chars <= opts.MaxIndexBytes
 }
 
 // projected is the size of the index once the lines of the gone files are removed, counted
@@ -666,6 +702,19 @@ var genericLabels = map[string]bool{
 func GenericLabel(key string) bool {
 	k := strings.Join(strings.Fields(strings.ToLower(strings.Trim(key, "*_ "))), " ")
 	return genericLabels[k]
+}
+
+// withoutLabelledLines returns body without the lines a generic label opens ("**Why:** the
+// outage …"): what a memory states, without the reasons and directions around it.
+func withoutLabelledLines(body string) string {
+	lines := strings.Split(body, "\n")
+	kept := lines[:0]
+	for _, line := range lines {
+		if m := keyLineRE().FindStringSubmatch(line); m == nil || !GenericLabel(m[1]) {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
 }
 
 // withoutLabels returns body with every generic label ("**Why:**" …) at the start of a line

@@ -71,6 +71,15 @@ const day = 24 * time.Hour
 // watched is the watch state of a store strata has watched for a year.
 var watched = &memdir.Watch{Version: 1, Since: t0.Add(-365 * day), Sessions: 40}
 
+// sharedWhy and sharedWhyZh are the reasons and directions several memories written after one
+// incident share.
+const (
+	sharedWhy = "**Why:** the outage last week took the checkout down for two hours because a config value drifted between environments and nobody noticed until customers complained.\n" +
+		"**How to apply:** check the value in the environment file before each deploy and compare staging with production."
+	sharedWhyZh = "**原因：** 上周的事故让结账服务停了两个小时，因为配置值在环境之间漂移，直到客户投诉才发现。\n" +
+		"**How to apply:** 每次部署前检查环境文件里的值，并比较预发和生产环境。"
+)
+
 func TestPlanDream(t *testing.T) {
 	long := "the user prefers tabs for indentation in go files and runs gofmt before every commit"
 	tests := []struct {
@@ -234,6 +243,22 @@ func TestPlanDream(t *testing.T) {
 				{"c.md", "c", "gamma memory", "third body words", 2 * day}},
 			opts: Options{MaxIndexLines: 2},
 			want: []brief{{KindIndex, "a.md", "", true}},
+		},
+		{
+			name: "a shared Why and How to apply do not make two memories duplicates or one subject",
+			mems: []mem{{"db.md", "db port", "the database port", "port: 5432\n\n" + sharedWhy, 2 * day},
+				{"cache.md", "cache port", "the cache port", "port: 6379\n\n" + sharedWhy, day},
+				{"db-zh.md", "数据库端口", "数据库的端口", "端口：5432\n\n" + sharedWhyZh, 2 * day},
+				{"cache-zh.md", "缓存端口", "缓存的端口", "端口：6379\n\n" + sharedWhyZh, day}},
+			want: []brief{},
+		},
+		{
+			name: "index over its limit by lines that are not memories: archiving cannot make it fit, nothing archived",
+			mems: []mem{{"a.md", "a", "alpha memory", "first body text", 3 * day}, {"b.md", "b", "beta memory", "second body text", day}},
+			extra: []string{"Notes the user keeps by hand:", "- deploys go out on Tuesdays", "- the staging host is db-2",
+				"- ask before touching billing"},
+			opts: Options{MaxIndexLines: 3},
+			want: []brief{},
 		},
 		{
 			name: "index over its byte limit",

@@ -55,12 +55,12 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 		if other, dup := byName[m.Name]; dup {
 			diags = append(diags, Diagnostic{Path: m.Path, Line: 1, Severity: SevError,
 				Message: fmt.Sprintf("duplicate name %q: %s has it too; merge them or rename one", m.Name, other.File)})
-		} else if other, dup := byFold[strings.ToLower(m.Name)]; dup {
-			warn(fmt.Sprintf("name %q differs only in case from %q in %s", m.Name, other.Name, other.File))
+		} else if other, dup := byFold[NameKey(m.Name)]; dup {
+			warn(fmt.Sprintf("name %q differs only in case, width or Unicode form from %q in %s", m.Name, other.Name, other.File))
 		}
 		byName[m.Name] = m
 		byFile[m.File] = m
-		byFold[strings.ToLower(m.Name)] = m
+		byFold[NameKey(m.Name)] = m
 		if data, err := readCapped(root, m.File); err == nil {
 			for _, f := range ScanSecrets(string(data)) {
 				diags = append(diags, Diagnostic{Path: m.Path, Line: f.Line, Severity: SevError, Message: "looks like a secret (" + f.Kind + "); remove it"})

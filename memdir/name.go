@@ -49,6 +49,15 @@ func ValidateName(name string) error {
 	return nil
 }
 
+// NameKey is the form in which two memory names are the same name to a person: Unicode
+// compatibility-normalised (NFKC: "café" typed on macOS (NFD) and on Linux (NFC) agree, and
+// so do full-width "ＤＢ" and "DB", as Chinese and Japanese input methods type them), trimmed
+// and lower-cased. Lint warns about two memories whose names have one key, and a lookup by
+// name that finds no exact match takes the memory whose name has the same key.
+func NameKey(name string) string {
+	return strings.ToLower(strings.TrimSpace(norm.NFKC.String(name)))
+}
+
 // FileName maps a memory name to its topic file name in the memory directory. The mapping is
 // deterministic and total for every name ValidateName accepts:
 //

@@ -382,8 +382,8 @@ func (s *Store) List(ctx context.Context) ([]Memory, []Diagnostic, error) {
 }
 
 // Get returns the memory called name: the topic file whose frontmatter name is name, else the
-// file whose name (with or without ".md") is name, else the one whose name matches ignoring
-// case. The error wraps ErrNotFound when there is none.
+// file whose name (with or without ".md") is name, else the one whose name has name's NameKey
+// (case, width and Unicode form aside). The error wraps ErrNotFound when there is none.
 func (s *Store) Get(ctx context.Context, name string) (Memory, error) {
 	mems, _, err := s.List(ctx)
 	if err != nil {
@@ -407,8 +407,9 @@ func find(mems []Memory, name string) (Memory, bool) {
 			return m, true
 		}
 	}
+	key := NameKey(name)
 	for _, m := range mems {
-		if strings.EqualFold(m.Name, name) {
+		if NameKey(m.Name) == key {
 			return m, true
 		}
 	}

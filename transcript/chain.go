@@ -303,14 +303,16 @@ func (t Turn) Last() *Entry { return t.Entries[len(t.Entries)-1] }
 // writes a call's result before the reply's next call when the tool runs while the reply
 // streams); those tool results then follow the merged reply. A block the reply already holds
 // (the same tool call or signed thinking, from a second copy of the reply) is not repeated. User entries stay one turn each
-// (merging consecutive ones is the request's job: conversation.Merge). Entries whose message
-// does not decode are reported in the error and left out; the rest are returned.
+// (merging consecutive ones is the request's job: conversation.Merge). The entries Claude Code
+// writes in place of a failed request's reply (IsAPIError) are left out: they are not the
+// model's words. Entries whose message does not decode are reported in the error
+// and left out; the rest are returned.
 func Turns(entries []*Entry) ([]Turn, error) {
 	var out []Turn
 	var ids []string // message.id of each assistant turn in out ("" for user turns)
 	var errs []error
 	for _, e := range entries {
-		if e.Type != TypeUser && e.Type != TypeAssistant {
+		if e.Type != TypeUser && e.Type != TypeAssistant || e.IsAPIError() {
 			continue
 		}
 		m, ok, err := e.DecodeMessage()

@@ -280,6 +280,28 @@ func (e *Entry) DecodeMessage() (conversation.Message, bool, error) {
 	return m, true, nil
 }
 
+// IsAPIError reports whether e is the assistant entry Claude Code writes in place of a reply
+// when a request failed (isApiErrorMessage, under the model "<synthetic>": "API Error: 529
+// Overloaded…", "You've hit your session limit…"). Its text is not the model's words, so it is
+// not sent back to a model.
+func (e *Entry) IsAPIError() bool {
+	if e.Type != TypeAssistant || len(e.Message) == 0 {
+		return false
+	}
+	if model, ok := topLevelString(e.Message, "model"); ok && model != "<synthetic>" {
+		return false
+	}
+	var w struct {
+		IsAPIErrorMessage bool `json:"isApiErrorMessage"`
+	}
+	if e.Raw != nil {
+		json.Unmarshal(e.Raw, &w)
+	} else if v, ok := e.Extra["isApiErrorMessage"]; ok {
+		json.Unmarshal(v, &w.IsAPIErrorMessage)
+	}
+	return w.IsAPIErrorMessage
+}
+
 // ProviderMessageID returns the provider's message id ("msg_…") of an assistant entry. Claude Code
 // writes one entry per content block, so several consecutive entries can share it.
 func (e *Entry) ProviderMessageID() string {

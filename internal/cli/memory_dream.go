@@ -114,6 +114,7 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 	if len(o.reject) > 0 && (len(o.accept) > 0 || o.auto) {
 		return usagef("--reject goes with neither --accept nor --auto")
 	}
+	rejectDry := o.dryRun // --dry-run --reject says what it would record and records nothing
 	if o.review || len(o.reject) > 0 {
 		o.dryRun = true
 	}
@@ -164,7 +165,7 @@ func memoryDream(c *cobra.Command, app *App, o dreamOptions) error {
 		}
 	}
 	if len(o.reject) > 0 {
-		return rejectSteps(app, plan, o.reject, o.asJSON, now)
+		return rejectSteps(app, plan, o.reject, o.asJSON, now, rejectDry)
 	}
 	if o.asJSON {
 		return writeJSON(app.Out, struct {
@@ -256,8 +257,9 @@ func printDreamPlan(app *App, p extract.Plan, dryRun bool) {
 	}
 }
 
-// rejectSteps records the proposals of plan that sels name as rejected and says which.
-func rejectSteps(app *App, plan extract.Plan, sels []string, asJSON bool, now time.Time) error {
+// rejectSteps records the proposals of plan that sels name as rejected and says which; with
+// dry, it only says which it would record.
+func rejectSteps(app *App, plan extract.Plan, sels []string, asJSON bool, now time.Time, dry bool) error {
 	var steps []extract.Action
 	for _, sel := range sels {
 		n := 0
@@ -270,6 +272,15 @@ func rejectSteps(app *App, plan extract.Plan, sels []string, asJSON bool, now ti
 		if n == 0 {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--reject %s: no step of the plan is on that file, has that id or is of that kind (see strata memory dream --review)", termtext.Line(sel))}
 		}
+	}
+	if dry {
+		if asJSON {
+			return writeJSON(app.Out, map[string]any{"dir": plan.Dir, "dry_run": true, "rejected": steps})
+		}
+		for _, a := range steps {
+			fmt.Fprintf(app.Out, "would reject %s %s %s (dry run: nothing recorded)\n", a.ID, a.Kind, termtext.Line(a.File))
+		}
+		return nil
 	}
 	if err := extract.RejectSteps(plan.Dir, now, steps); err != nil {
 		return err

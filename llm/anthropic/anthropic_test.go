@@ -632,3 +632,34 @@ func TestKeyStaysOnOrigin(t *testing.T) {
 		t.Errorf("the other server got %d requests", n)
 	}
 }
+
+// TestDocumentSent: a PDF the user attached in Claude Code (a document block, in a message or
+// a tool result) goes to the API with its source as the transcript has it.
+func TestDocumentSent(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(llmtest.Text("ok"))
+	p := newProvider(t, srv.Config())
+	src := json.RawMessage(`{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}`)
+	doc := conversation.Block{Type: conversation.Document, Source: src}
+	req := &llm.Request{Messages: []conversation.Message{
+		{Role: conversation.User, Content: []conversation.Block{doc, {Type: conversation.Text, Text: "summarise this pdf"}}},
+		{Role: conversation.Assistant, Content: []conversation.Block{{Type: conversation.ToolUse, ID: "toolu_1", Name: "Read", Input: json.RawMessage(`{}`)}}},
+		{Role: conversation.User, Content: []conversation.Block{{Type: conversation.ToolResult, ToolUseID: "toolu_1", Content: []conversation.Block{doc}}}},
+	}}
+	if _, err := llm.Complete(t.Context(), p, req); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[0]
+	for _, path := range [][]any{{"messages", 0, "content", 0}, {"messages", 2, "content", 0, "content", 0}} {
+		if got := r.At(append(path, "type")...); got != "document" {
+			t.Errorf("%v type = %v, want document", path, got)
+		}
+		if got := r.At(append(path, "source", "media_type")...); got != "application/pdf" {
+			t.Errorf("%v source.media_type = %v, want application/pdf", path, got)
+		}
+	}
+	bad := &llm.Request{Messages: []conversation.Message{{Role: conversation.User, Content: []conversation.Block{{Type: conversation.Document, Source: json.RawMessage(`"x"`)}}}}}
+	if _, err := llm.Complete(t.Context(), p, bad); err == nil || !strings.Contains(err.Error(), "document source") {
+		t.Errorf("a document whose source is not an object: err = %v, want one naming the document source", err)
+	}
+}

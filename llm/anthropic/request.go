@@ -65,6 +65,13 @@ type imageBlock struct {
 	Type         string        `json:"type"`
 }
 
+// documentBlock is a document (a PDF, plain text); its source is sent as the transcript has it.
+type documentBlock struct {
+	Source       json.RawMessage `json:"source"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+	Type         string          `json:"type"`
+}
+
 type base64Source struct {
 	Data      string `json:"data"`
 	MediaType string `json:"media_type,omitempty"`
@@ -285,7 +292,7 @@ func toolParam(name, desc string, schema json.RawMessage) (tool, error) {
 // cacheable reports whether blocks of type t can carry cache_control.
 func cacheable(t conversation.BlockType) bool {
 	switch t {
-	case conversation.Text, conversation.Image, conversation.ToolUse, conversation.ToolResult:
+	case conversation.Text, conversation.Image, conversation.Document, conversation.ToolUse, conversation.ToolResult:
 		return true
 	}
 	return false
@@ -301,7 +308,7 @@ func block(b conversation.Block, cc *cacheControl) (any, bool, error) {
 		}
 		return textBlock{Text: b.Text, CacheControl: cc, Type: "text"}, true, nil
 	case conversation.Thinking:
-		if b.Signature == "" {
+		if !conversation.Sendable(b) {
 			return nil, false, nil
 		}
 		return thinkingBlock{Signature: b.Signature, Thinking: b.Thinking, Type: "thinking"}, true, nil
@@ -327,9 +334,21 @@ func block(b conversation.Block, cc *cacheControl) (any, bool, error) {
 					return nil, false, err
 				}
 				tr.Content = append(tr.Content, img)
+			case conversation.Document:
+				doc, err := document(c.Source, nil)
+				if err != nil {
+					return nil, false, err
+				}
+				tr.Content = append(tr.Content, doc)
 			}
 		}
 		return tr, true, nil
+	case conversation.Document:
+		doc, err := document(b.Source, cc)
+		if err != nil {
+			return nil, false, err
+		}
+		return doc, true, nil
 	case conversation.Image:
 		img, err := image(b.Source, cc)
 		if err != nil {
@@ -338,6 +357,15 @@ func block(b conversation.Block, cc *cacheControl) (any, bool, error) {
 		return img, true, nil
 	}
 	return nil, false, fmt.Errorf("unsupported block type %q", b.Type)
+}
+
+// document converts a document block; a source that is not a JSON object is an error.
+func document(src json.RawMessage, cc *cacheControl) (documentBlock, error) {
+	var s map[string]any
+	if err := json.Unmarshal(src, &s); err != nil || s == nil {
+		return documentBlock{}, fmt.Errorf("document source is not a JSON object")
+	}
+	return documentBlock{Source: src, CacheControl: cc, Type: "document"}, nil
 }
 
 func image(src json.RawMessage, cc *cacheControl) (imageBlock, error) {

@@ -66,6 +66,9 @@ func anthropicRefusal(msgs []any) *Refusal {
 		if len(blocks) == 0 && !(role == "assistant" && i == len(msgs)-1) {
 			return refuse(fmt.Sprintf("messages.%d", i), "all messages must have non-empty content except for the optional final assistant message")
 		}
+		if r := thinkingRefusal(i, blocks); r != nil {
+			return r
+		}
 		for j, b := range blocks {
 			if b["type"] != "text" {
 				continue
@@ -129,6 +132,35 @@ func anthropicRefusal(msgs []any) *Refusal {
 		}
 		if len(open) > 0 {
 			return refuse(fmt.Sprintf("messages.%d", i), "`tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", strings.Join(open, ", "))
+		}
+	}
+	return nil
+}
+
+// thinkingRefusal applies the API's rules on the thinking blocks of message i: a thinking block
+// has its signature (the API checks it and refuses one that is missing or empty) and a
+// redacted one its data, and an assistant message does not end with one (a reply cut off
+// after its thinking, sent back as it was).
+func thinkingRefusal(i int, blocks []map[string]any) *Refusal {
+	refuse := func(param, format string, args ...any) *Refusal {
+		return &Refusal{Param: param, Message: param + ": " + fmt.Sprintf(format, args...)}
+	}
+	for j, b := range blocks {
+		param := fmt.Sprintf("messages.%d.content.%d", i, j)
+		switch b["type"] {
+		case "thinking":
+			if sig, _ := b["signature"].(string); sig == "" {
+				return refuse(param+".thinking.signature", "Field required")
+			}
+		case "redacted_thinking":
+			if data, _ := b["data"].(string); data == "" {
+				return refuse(param+".redacted_thinking.data", "Field required")
+			}
+		default:
+			continue
+		}
+		if j == len(blocks)-1 {
+			return refuse(param, "The final block in an assistant message cannot be `%s`.", b["type"])
 		}
 	}
 	return nil

@@ -39,6 +39,10 @@ func TestRefusesWhatTheAPIRefuses(t *testing.T) {
 		{"unanswered tool_use at the end", user + "," + call, "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1."},
 		{"result after text", user + "," + call + `,{"role":"user","content":[{"type":"text","text":"wait"},` + result1 + `]}`, "`tool_use` ids were found without `tool_result` blocks immediately after: toolu_1"},
 		{"tool_use id repeated", user + "," + call + `,{"role":"user","content":[` + result1 + `]},` + call + `,{"role":"user","content":[` + result1 + `]}`, "messages.3.content.1: `tool_use` ids must be unique"},
+		{"valid thinking before the reply", user + `,{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig"},{"type":"redacted_thinking","data":"enc"},{"type":"text","text":"done"}]},` + user, ""},
+		{"thinking without its signature", user + `,{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"done"}]},` + user, "messages.1.content.0.thinking.signature: Field required"},
+		{"thinking-only reply", user + `,{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig"}]},` + user, "messages.1.content.0: The final block in an assistant message cannot be `thinking`."},
+		{"reply ending in redacted thinking", user + `,{"role":"assistant","content":[{"type":"text","text":"done"},{"type":"redacted_thinking","data":"enc"}]},` + user, "messages.1.content.1: The final block in an assistant message cannot be `redacted_thinking`."},
 		{"result without its call", user + "," + reply + `,{"role":"user","content":[` + result1 + `]}`, "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_1."},
 	}
 	for _, tt := range anthropic {

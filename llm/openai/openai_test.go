@@ -510,3 +510,31 @@ func FuzzStreamBody(f *testing.F) {
 		}
 	})
 }
+
+// TestDocumentOmittedSaysSo: chat completions take no documents; a PDF the user attached in
+// Claude Code is replaced by a note, in a message and in a tool result, never dropped silently.
+func TestDocumentOmittedSaysSo(t *testing.T) {
+	srv := llmtest.NewOpenAI(t)
+	srv.Script(llmtest.Text("ok"))
+	p := newProvider(t, srv.Config())
+	doc := conversation.Block{Type: conversation.Document, Source: json.RawMessage(`{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}`)}
+	req := &llm.Request{Messages: []conversation.Message{
+		{Role: conversation.User, Content: []conversation.Block{doc, {Type: conversation.Text, Text: "summarise this pdf"}}},
+		{Role: conversation.Assistant, Content: []conversation.Block{{Type: conversation.ToolUse, ID: "call_1", Name: "Read", Input: json.RawMessage(`{}`)}}},
+		{Role: conversation.User, Content: []conversation.Block{{Type: conversation.ToolResult, ToolUseID: "call_1", Content: []conversation.Block{{Type: conversation.Text, Text: "page 1"}, doc}}}},
+	}}
+	if _, err := llm.Complete(t.Context(), p, req); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[0]
+	user, _ := r.At("messages", 0, "content").(string)
+	tool, _ := r.At("messages", 2, "content").(string)
+	for what, got := range map[string]string{"user message": user, "tool message": tool} {
+		if !strings.Contains(got, "[document omitted") {
+			t.Errorf("%s = %q, want the document-omitted note", what, got)
+		}
+	}
+	if !strings.Contains(user, "summarise this pdf") || !strings.Contains(tool, "page 1") {
+		t.Errorf("text lost beside the document: user %q, tool %q", user, tool)
+	}
+}

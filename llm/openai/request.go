@@ -225,6 +225,8 @@ func messages(m conversation.Message) ([]any, error) {
 					text.WriteString(c.Text)
 				case conversation.Image:
 					text.WriteString("\n[image omitted: this server takes no images in tool results]")
+				case conversation.Document:
+					text.WriteString("\n" + documentOmitted)
 				}
 			}
 			out = append(out, toolMessage{Content: text.String(), ToolCallID: b.ToolUseID, Role: "tool"})
@@ -233,6 +235,9 @@ func messages(m conversation.Message) ([]any, error) {
 				parts = append(parts, textPart{Text: b.Text, Type: "text"})
 				texts = append(texts, b.Text)
 			}
+		case conversation.Document:
+			parts = append(parts, textPart{Text: documentOmitted, Type: "text"})
+			texts = append(texts, documentOmitted)
 		case conversation.Image:
 			url, err := dataURL(b.Source)
 			if err != nil {
@@ -251,6 +256,10 @@ func messages(m conversation.Message) ([]any, error) {
 	}
 	return out, nil
 }
+
+// documentOmitted stands in for a document (a PDF the user attached in Claude Code): chat
+// completions take none, and the model is told rather than left to guess.
+const documentOmitted = "[document omitted: this server takes no documents]"
 
 func dataURL(src json.RawMessage) (string, error) {
 	var s struct {
