@@ -312,8 +312,9 @@ const tailMin = 64
 
 // bulkLink links many memories into an empty index. It does what link does for each, but
 // allocates every posting list from one array sized in a first pass, which makes a cold
-// build much faster than linking one memory at a time. Later appends move a list out of the
-// shared array as needed. Caller holds ix.mu; the index must be empty.
+// build much faster than linking one memory at a time. Every list is full: a later posting
+// of a long list goes to its tail (addPosting), one of a short list moves the list out of the
+// shared array. Caller holds ix.mu; the index must be empty.
 func (ix *Index) bulkLink(as []analysed) {
 	last := make(map[string]int, len(as))
 	for i, a := range as {
