@@ -345,7 +345,7 @@ func (ix *Index) bulkLinkCold(shards []*coldShard) {
 	}
 	next := uint32(len(hashes))
 	ix.dict.next.Store(next)
-	ix.terms = make([]termInfo, next)
+	ix.terms = make([]termInfo, next, roomy(int(next)))
 
 	run := func(f func(s int, z *coldShard)) {
 		var wg sync.WaitGroup
@@ -412,8 +412,8 @@ func (ix *Index) bulkLinkCold(shards []*coldShard) {
 		ix.terms[id] = termInfo{df: int32(total - start), dfName: dfName}
 	}
 	all := make([]posting, total)
-	ix.docs = make([]docInfo, n)
-	ix.lens = make([]docLens, n)
+	ix.docs = make([]docInfo, n, roomy(n))
+	ix.lens = make([]docLens, n, roomy(n))
 	run(func(s int, z *coldShard) {
 		cur := count[s]
 		var tf [][numFields]uint16
@@ -457,7 +457,14 @@ func (ix *Index) bulkLinkCold(shards []*coldShard) {
 		}
 	}
 	ix.postings += total
+	ix.changes++
+	ix.norm.reset()
 }
+
+// roomy is the capacity a bulk build gives an array of n entries that grows by one entry at a
+// time as memories are added or edited (terms, documents): the first change then does not
+// copy the whole array, for an eighth more address space.
+func roomy(n int) int { return n + n/8 + 16 }
 
 // loadCold reads files into an empty index: each goroutine reads and analyses a contiguous
 // run of them into its own shard, then the shards are linked by bulkLinkCold (or one by one,

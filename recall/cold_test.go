@@ -3,6 +3,7 @@ package recall
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,8 +53,14 @@ func indexState(ix *Index) map[string]any {
 		}
 		docs[i] = d
 	}
+	// A term's postings are its array then its tail, wherever the index keeps them.
+	terms := make([]termInfo, len(ix.terms))
+	for id, ti := range ix.terms {
+		ti.post = append(slices.Clip(ti.post), ix.tails[uint32(id)]...)
+		terms[id] = ti
+	}
 	return map[string]any{
-		"terms": ix.terms, "docs": docs, "lens": ix.lens, "byFile": ix.byFile, "live": ix.live,
+		"terms": terms, "docs": docs, "lens": ix.lens, "byFile": ix.byFile, "live": ix.live,
 		"dead": ix.dead, "sumLen": ix.sumLen, "postings": ix.postings, "next": ix.dict.next.Load(),
 		"dictLen": ix.dict.len(), "words": words,
 	}

@@ -8,7 +8,9 @@
 //     with proximity, passage, coverage and feedback refinements; see Params) kept warm over
 //     a Source. Refresh re-reads only files whose mtime or size changed and drops vanished
 //     ones; Update re-reads files a caller knows it changed. The index is never rebuilt per
-//     query.
+//     query, nor after a change: only the changed memories' postings and length
+//     normalisations are computed again, and the rankings are bit for bit those of a full
+//     rebuild.
 //   - Tokenize turns text into terms: NFKC and case folding, English stopwords removed and
 //     words stemmed (Porter, plus common irregular forms), CJK text as character bigrams and
 //     unigrams, so Chinese and Japanese memories are found by Chinese and Japanese queries.

@@ -80,9 +80,12 @@ type posting struct {
 }
 
 type termInfo struct {
-	post   []posting // may hold postings of removed documents until the next compaction
-	df     int32     // live documents containing the term
-	dfName int32     // live documents containing the term in their name
+	// post holds the term's postings, in one array from the last bulk build or compaction;
+	// a posting linked after that goes in while post has room, else in the term's tail (see
+	// Index.tails). Both may hold postings of removed documents until the next compaction.
+	post   []posting
+	df     int32 // live documents containing the term
+	dfName int32 // live documents containing the term in their name
 }
 
 type docInfo struct {
@@ -120,10 +123,13 @@ type Index struct {
 	lens   []docLens // by doc id, next to each other for the scoring loop
 	byFile map[string]uint32
 
-	changes  uint64     // bumped by every link and unlink: what norms are computed for
-	normMu   sync.Mutex // guards normDocs and normOf, rebuilt lazily under the read lock
-	normDocs []docNorm  // by doc id: see norms
-	normOf   uint64     // changes+1 when normDocs was computed; 0: never
+	// tails holds, by term id, the postings linked once the term's post was full. A bulk
+	// build gives every list exactly its length, and a list of thousands copied whole to add
+	// one posting would make the first search after a change pay for every long list of the
+	// changed memory; a tail is short and grows on its own. compact merges tails back.
+	tails   map[uint32][]posting
+	changes uint64    // bumped by every link and unlink: what norms are computed for
+	norm    normTable // every document's length normalisation, kept by norms
 
 	sortedMu sync.Mutex // guards sorted, built lazily under the read lock
 	sorted   []string   // the keys of words, in order
@@ -260,7 +266,7 @@ func (ix *Index) linkAs(a analysed, id uint32) {
 		tfs: make([]uint16, len(a.tids)), named: make([]bool, len(a.tids))}
 	for i, tid := range a.tids {
 		ti := &ix.terms[tid]
-		ti.post = append(ti.post, posting{doc: id, tf: a.tf[i]})
+		ix.addPosting(tid, posting{doc: id, tf: a.tf[i]})
 		ti.df++
 		if a.tf[i][fieldName] > 0 {
 			ti.dfName++
@@ -274,6 +280,7 @@ func (ix *Index) linkAs(a analysed, id uint32) {
 	}
 	ix.postings += len(a.tids)
 	ix.changes++
+	ix.norm.touch(id, len(ix.lens))
 	ix.docs[id] = d
 	ix.lens[id] = docLens{len: a.len, alive: true}
 	ix.byFile[a.mem.File] = id
@@ -283,10 +290,31 @@ func (ix *Index) linkAs(a analysed, id uint32) {
 	}
 }
 
+// addPosting appends p to the postings of term tid: in place while the term's array has room
+// or is short (growing it copies little), else to its tail (see Index.tails), so no long list
+// is copied. Caller holds ix.mu.
+func (ix *Index) addPosting(tid uint32, p posting) {
+	ti := &ix.terms[tid]
+	// A term has a tail only once its array was full and long, and only compact shortens an
+	// array, merging the tail in: the postings in post then tail are in the order linked.
+	if len(ti.post) < cap(ti.post) || len(ti.post) < tailMin {
+		ti.post = append(ti.post, p)
+		return
+	}
+	if ix.tails == nil {
+		ix.tails = map[uint32][]posting{}
+	}
+	ix.tails[tid] = append(ix.tails[tid], p)
+}
+
+// tailMin is the length from which a full posting array gets a tail instead of growing.
+const tailMin = 64
+
 // bulkLink links many memories into an empty index. It does what link does for each, but
 // allocates every posting list from one array sized in a first pass, which makes a cold
-// build much faster than linking one memory at a time. Later appends move a list out of the
-// shared array as needed. Caller holds ix.mu; the index must be empty.
+// build much faster than linking one memory at a time. Every list is full: a later posting
+// of a long list goes to its tail (addPosting), one of a short list moves the list out of the
+// shared array. Caller holds ix.mu; the index must be empty.
 func (ix *Index) bulkLink(as []analysed) {
 	last := make(map[string]int, len(as))
 	for i, a := range as {
@@ -316,8 +344,8 @@ func (ix *Index) bulkLink(as []analysed) {
 			off += int(c)
 		}
 	}
-	ix.docs = make([]docInfo, 0, n)
-	ix.lens = make([]docLens, 0, n)
+	ix.docs = make([]docInfo, 0, roomy(n))
+	ix.lens = make([]docLens, 0, roomy(n))
 	for i, a := range as {
 		if last[a.mem.File] == i {
 			ix.docs = append(ix.docs, docInfo{})
@@ -355,6 +383,7 @@ func (ix *Index) unlink(file string) bool {
 	*d = docInfo{}
 	ix.lens[id] = docLens{}
 	ix.changes++
+	ix.norm.touch(id, len(ix.lens))
 	ix.live--
 	ix.dead++
 	if ix.dead > 64 && ix.dead*4 > ix.live {
@@ -363,14 +392,20 @@ func (ix *Index) unlink(file string) bool {
 	return true
 }
 
-// compact removes the postings of dead documents and makes their ids reusable.
+// compact removes the postings of dead documents, merges the tails into the posting arrays and
+// makes the dead documents' ids reusable.
 func (ix *Index) compact() {
 	ix.postings = 0
+	dead := func(p posting) bool { return !ix.lens[p.doc].alive }
 	for t := range ix.terms {
 		ti := &ix.terms[t]
-		ti.post = slices.DeleteFunc(ti.post, func(p posting) bool { return !ix.lens[p.doc].alive })
+		ti.post = slices.DeleteFunc(ti.post, dead)
+		if tail, ok := ix.tails[uint32(t)]; ok {
+			ti.post = append(ti.post, slices.DeleteFunc(tail, dead)...)
+		}
 		ix.postings += len(ti.post)
 	}
+	clear(ix.tails)
 	ix.free = ix.free[:0]
 	for id := range ix.docs {
 		if !ix.docs[id].alive {

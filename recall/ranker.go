@@ -220,24 +220,29 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 	}
 	res := make([]result, len(files))
 	workers := min(r.workers, len(files))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			z := r.ix.newAnalyser()
-			var buf []byte
-			for i := w; i < len(files); i += workers {
-				if ctx.Err() != nil {
-					return
-				}
-				m, d, err := r.read(ctx, files[i], &buf)
-				res[i] = result{diags: d, err: err}
-				if err == nil {
-					res[i].a = z.analyse(m)
-				}
+	work := func(w int) {
+		z := r.ix.newAnalyser()
+		var buf []byte
+		for i := w; i < len(files); i += workers {
+			if ctx.Err() != nil {
+				return
 			}
-		})
+			m, d, err := r.read(ctx, files[i], &buf)
+			res[i] = result{diags: d, err: err}
+			if err == nil {
+				res[i].a = z.analyse(m)
+			}
+		}
 	}
-	wg.Wait()
+	if workers == 1 {
+		work(0) // one file changed, as a writer says (Update): no goroutine to start and wait for
+	} else {
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() { work(w) })
+		}
+		wg.Wait()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

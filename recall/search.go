@@ -66,8 +66,14 @@ func (s *scratch) reset(n int) {
 
 // terms makes fw cover n term ids.
 func (s *scratch) terms(n int) {
-	if len(s.fw) < n {
-		s.fw = append(s.fw, make([]float64, n-len(s.fw))...)
+	switch {
+	case n <= len(s.fw):
+	case n <= cap(s.fw): // the room was never written: it is all 0
+		s.fw = s.fw[:n]
+	default:
+		fw := make([]float64, n, roomy(n))
+		copy(fw, s.fw)
+		s.fw = fw
 	}
 }
 
@@ -202,7 +208,6 @@ func (ix *Index) idf(df int32) float64 {
 func (ix *Index) accumulate(s *scratch, q []qterm) {
 	p := ix.params
 	norms := ix.norms()
-	k1p1 := p.K1 + 1
 	for _, t := range q {
 		ti := &ix.terms[t.tid]
 		idf := ix.idf(ti.df)
@@ -211,73 +216,41 @@ func (ix *Index) accumulate(s *scratch, q []qterm) {
 		if !t.feedback && ti.dfName > 0 {
 			nameBonus = p.NameBonus * t.w * ix.idf(ti.dfName)
 		}
-		for _, ps := range ti.post {
-			d := &norms[ps.doc]
-			if !d.alive {
+		scorePostings(s, &p, norms, ti.post, wi, nameBonus, t.feedback)
+		if tail := ix.tails[t.tid]; len(tail) > 0 {
+			scorePostings(s, &p, norms, tail, wi, nameBonus, t.feedback)
+		}
+	}
+}
+
+// scorePostings adds one query term's contribution (weight × idf wi, name bonus) to the
+// documents of the postings post.
+func scorePostings(s *scratch, p *Params, norms []docNorm, post []posting, wi, nameBonus float64, feedback bool) {
+	k1p1 := p.K1 + 1
+	for _, ps := range post {
+		d := &norms[ps.doc]
+		if !d.alive {
+			continue
+		}
+		tfw := 0.0
+		for f := range numFields {
+			if ps.tf[f] == 0 {
 				continue
 			}
-			tfw := 0.0
-			for f := range numFields {
-				if ps.tf[f] == 0 {
-					continue
-				}
-				tfw += p.Weight[f] * float64(ps.tf[f]) / d.norm[f]
-			}
-			a := &s.acc[ps.doc]
-			if a.score == 0 && a.cov == 0 {
-				s.touched = append(s.touched, ps.doc)
-			}
-			a.score += wi * tfw * k1p1 / (p.K1 + tfw)
-			if ps.tf[fieldName] > 0 {
-				a.score += nameBonus
-			}
-			if !t.feedback {
-				a.cov += wi
-			}
+			tfw += p.Weight[f] * float64(ps.tf[f]) / d.norm[f]
+		}
+		a := &s.acc[ps.doc]
+		if a.score == 0 && a.cov == 0 {
+			s.touched = append(s.touched, ps.doc)
+		}
+		a.score += wi * tfw * k1p1 / (p.K1 + tfw)
+		if ps.tf[fieldName] > 0 {
+			a.score += nameBonus
+		}
+		if !feedback {
+			a.cov += wi
 		}
 	}
-}
-
-// docNorm is a document's BM25 length normalisation per field, 1 − B + B·len/avg, for the
-// average lengths it was computed at.
-type docNorm struct {
-	norm  [numFields]float64
-	alive bool
-}
-
-// norms returns every document's length normalisation for the index's current average field
-// lengths, computing them again only when a memory was linked or unlinked since the last
-// search: a scoring loop then divides once per field instead of working the normalisation out
-// for each posting. Caller holds ix.mu (read or write); while it does, nothing is linked, so
-// the slice stays valid.
-func (ix *Index) norms() []docNorm {
-	n := float64(ix.live)
-	var avg [numFields]float64
-	for f := range numFields {
-		avg[f] = ix.sumLen[f] / n
-		if avg[f] <= 0 {
-			avg[f] = 1
-		}
-	}
-	ix.normMu.Lock()
-	defer ix.normMu.Unlock()
-	if ix.normOf == ix.changes+1 {
-		return ix.normDocs
-	}
-	p := ix.params
-	if cap(ix.normDocs) < len(ix.lens) {
-		ix.normDocs = make([]docNorm, len(ix.lens), len(ix.lens)+len(ix.lens)/4)
-	}
-	ix.normDocs = ix.normDocs[:len(ix.lens)]
-	for i, d := range ix.lens {
-		nd := docNorm{alive: d.alive}
-		for f := range numFields {
-			nd.norm[f] = 1 - p.B[f] + p.B[f]*float64(d.len[f])/avg[f]
-		}
-		ix.normDocs[i] = nd
-	}
-	ix.normOf = ix.changes + 1
-	return ix.normDocs
 }
 
 type cand struct {

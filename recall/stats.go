@@ -71,16 +71,28 @@ func (s *Stats) lockPath() string { return filepath.Join(s.dir, ".recall-stats.l
 // (a crash while appending) is skipped; a bad line before it is skipped and reported with an
 // error wrapping ErrCorruptStats, the other counts returned.
 func (s *Stats) Load(ctx context.Context) (map[string]StatEntry, error) {
-	// The log first: a fold that runs meanwhile writes a sidecar that says how much of this
-	// log it holds, so nothing is counted twice and nothing is missed.
-	log, logErr := s.readLog()
-	stats, mark, err := s.loadSidecar(ctx)
-	if err != nil && !errors.Is(err, ErrCorruptStats) {
-		return stats, err
+	for try := 0; ; try++ {
+		// The log first: a fold that runs meanwhile writes a sidecar that says how much of
+		// this log it holds, so nothing is counted twice and nothing is missed. But a reader
+		// slow enough to see the sidecar of a later fold too (one that folded this log and
+		// then another) would count this log twice: when the log read has gone by the time
+		// the sidecar is read, read both again.
+		log, logErr := s.readLog()
+		stats, mark, err := s.loadSidecar(ctx)
+		if err != nil && !errors.Is(err, ErrCorruptStats) {
+			return stats, err
+		}
+		if log.gen != 0 && !(mark != nil && mark.Gen == log.gen) && s.logGen() != log.gen && try < loadTries {
+			continue
+		}
+		replayErr := log.replay(stats, mark)
+		return stats, cmp.Or(err, logErr, replayErr)
 	}
-	replayErr := log.replay(stats, mark)
-	return stats, cmp.Or(err, logErr, replayErr)
 }
+
+// loadTries bounds how many times Load reads the log and the sidecar again while folds
+// replace them (each fold takes the log of thousands of recalls).
+const loadTries = 100
 
 // loadSidecar reads the sidecar alone.
 func (s *Stats) loadSidecar(ctx context.Context) (map[string]StatEntry, *logMark, error) {

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -71,6 +73,24 @@ func (s *Stats) readLog() (statsLog, error) {
 		}
 	}
 	return l, nil
+}
+
+// logGen returns the generation of the recall log now on disk: 0 when there is none or its
+// header is torn.
+func (s *Stats) logGen() uint64 {
+	f, _, err := fsutil.OpenRegular(s.logPath(), math.MaxInt64)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var buf [64]byte
+	n, _ := io.ReadFull(f, buf[:])
+	i := bytes.IndexByte(buf[:n], '\n')
+	var h logHeader
+	if i < 0 || json.Unmarshal(buf[:i], &h) != nil {
+		return 0
+	}
+	return h.Gen
 }
 
 // replay counts the logged recalls that the sidecar (its mark) does not hold yet. A line
