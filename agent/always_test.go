@@ -73,7 +73,7 @@ func TestAlwaysRule(t *testing.T) {
 		{"Bash", "sed -n 1p f", "", false},    // GNU sed's e command runs anything
 		{"Bash", "npx x", "", false},
 		{"Bash", "npm exec x", "", false},
-		{"Bash", "docker exec c ls", "", false}, // runs any command in the container
+		{"Bash", "docker exec c ls", "", false},   // runs any command in the container
 		{"Bash", "git log --output=f", "", false}, // writes a file it names
 		{"Bash", "sort -o f in", "", false},
 		{"Bash", "kubectl exec p -- ls", "", false},

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -544,12 +545,12 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		return "", false
 	}
 	words := []string{shell.Quote(first.Text)}
-	if subcommandTools[path.Base(first.Text)] && len(c.Words) > 1 {
+	if subcommandTools()[path.Base(first.Text)] && len(c.Words) > 1 {
 		sub := c.Words[1]
 		if sub.Glob || sub.Text == "" || strings.ContainsAny(sub.Text[:1], "-./~") || strings.ContainsAny(sub.Text, "=/$`") {
 			return "", false // "git -C dir status": a prefix of "git" alone would allow every git command
 		}
-		if noPrefixSubcommand[path.Base(first.Text)+" "+sub.Text] || !shown(sub.Text) {
+		if noPrefixSubcommand()[path.Base(first.Text)+" "+sub.Text] || !shown(sub.Text) {
 			return "", false
 		}
 		words = append(words, shell.Quote(sub.Text))
@@ -559,40 +560,44 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 
 // subcommandTools are programs whose second word names what they do ("git commit", "go
 // test"): their "don't ask again" rule keeps it.
-var subcommandTools = map[string]bool{
-	"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "bun": true, "npx": true,
-	"cargo": true, "rustup": true, "docker": true, "podman": true, "kubectl": true, "helm": true,
-	"gh": true, "pip": true, "pip3": true, "uv": true, "poetry": true, "brew": true, "apt": true,
-	"apt-get": true, "dnf": true, "terraform": true, "dotnet": true, "mvn": true, "gradle": true,
-	"deno": true, "mix": true, "swift": true, "bazel": true, "nix": true, "systemctl": true,
-}
+var subcommandTools = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "bun": true, "npx": true,
+		"cargo": true, "rustup": true, "docker": true, "podman": true, "kubectl": true, "helm": true,
+		"gh": true, "pip": true, "pip3": true, "uv": true, "poetry": true, "brew": true, "apt": true,
+		"apt-get": true, "dnf": true, "terraform": true, "dotnet": true, "mvn": true, "gradle": true,
+		"deno": true, "mix": true, "swift": true, "bazel": true, "nix": true, "systemctl": true,
+	}
+})
 
 // noPrefixRule are programs a prefix rule would give away everything with: shells,
 // interpreters, programs that run other programs or scripts given in their arguments (awk's
 // system(), GNU sed's e command, tar --checkpoint-action, ssh's remote command), and package
 // runners that fetch and run any package.
-var noPrefixRule = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "eval": true,
-	"exec": true, "source": true, ".": true, "sudo": true, "doas": true, "su": true, "env": true,
-	"xargs": true, "nohup": true, "timeout": true, "time": true, "nice": true, "command": true,
-	"builtin": true, "watch": true, "python": true, "python3": true, "node": true, "ruby": true,
-	"perl": true, "php": true, "lua": true, "osascript": true, "pwsh": true, "powershell": true,
-	"ash": true, "mksh": true, "csh": true, "tcsh": true, "busybox": true, "cmd": true,
-	"nodejs": true, "pypy": true, "ipython": true, "irb": true, "jshell": true, "java": true,
-	"rscript": true, "tclsh": true, "wish": true, "expect": true, "luajit": true, "julia": true,
-	"awk": true, "gawk": true, "mawk": true, "nawk": true, "sed": true, "gsed": true, "tar": true,
-	"gtar": true, "ssh": true, "script": true, "flock": true, "chroot": true, "unshare": true,
-	"nsenter": true, "ionice": true, "taskset": true, "chrt": true, "setsid": true, "stdbuf": true,
-	"strace": true, "ltrace": true, "gdb": true, "lldb": true, "valgrind": true, "parallel": true,
-	"tmux": true, "screen": true, "systemd-run": true, "dbus-run-session": true, "run0": true,
-	"pkexec": true, "runuser": true, "at": true, "batch": true, "vim": true, "vi": true,
-	"nvim": true, "emacs": true, "npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true,
-	"setpriv": true, "sg": true, "firejail": true, "bwrap": true, "fakeroot": true, "proot": true,
-	"caffeinate": true, "catchsegv": true, "torsocks": true, "proxychains": true, "chpst": true,
-	// find's actions delete and write files (-delete, -fprint, -fls): "find . -name x" approved
-	// must not become every find.
-	"find": true,
-}
+var noPrefixRule = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "eval": true,
+		"exec": true, "source": true, ".": true, "sudo": true, "doas": true, "su": true, "env": true,
+		"xargs": true, "nohup": true, "timeout": true, "time": true, "nice": true, "command": true,
+		"builtin": true, "watch": true, "python": true, "python3": true, "node": true, "ruby": true,
+		"perl": true, "php": true, "lua": true, "osascript": true, "pwsh": true, "powershell": true,
+		"ash": true, "mksh": true, "csh": true, "tcsh": true, "busybox": true, "cmd": true,
+		"nodejs": true, "pypy": true, "ipython": true, "irb": true, "jshell": true, "java": true,
+		"rscript": true, "tclsh": true, "wish": true, "expect": true, "luajit": true, "julia": true,
+		"awk": true, "gawk": true, "mawk": true, "nawk": true, "sed": true, "gsed": true, "tar": true,
+		"gtar": true, "ssh": true, "script": true, "flock": true, "chroot": true, "unshare": true,
+		"nsenter": true, "ionice": true, "taskset": true, "chrt": true, "setsid": true, "stdbuf": true,
+		"strace": true, "ltrace": true, "gdb": true, "lldb": true, "valgrind": true, "parallel": true,
+		"tmux": true, "screen": true, "systemd-run": true, "dbus-run-session": true, "run0": true,
+		"pkexec": true, "runuser": true, "at": true, "batch": true, "vim": true, "vi": true,
+		"nvim": true, "emacs": true, "npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true,
+		"setpriv": true, "sg": true, "firejail": true, "bwrap": true, "fakeroot": true, "proot": true,
+		"caffeinate": true, "catchsegv": true, "torsocks": true, "proxychains": true, "chpst": true,
+		// find's actions delete and write files (-delete, -fprint, -fls): "find . -name x" approved
+		// must not become every find.
+		"find": true,
+	}
+})
 
 // runsUnread reports whether a command with words ws runs what its arguments say in a way the
 // analyser does not read: a program of noPrefixRule that shell.ReadsRuns does not cover
@@ -629,17 +634,19 @@ func runsUnread(ws []shell.Word) bool {
 
 // noPrefixSubcommand are the subcommands of subcommandTools that fetch and run any package,
 // evaluate code given in their arguments, or set what later commands run.
-var noPrefixSubcommand = map[string]bool{
-	"npm exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn dlx": true, "yarn exec": true,
-	"bun x": true, "deno eval": true, "uv tool": true,
-	// git config sets programs every later git command runs (core.fsmonitor, core.pager,
-	// aliases with !); the others run a command given in their arguments.
-	"git config": true, "git submodule": true, "git bisect": true, "git filter-branch": true,
-	"git difftool": true, "git mergetool": true,
-	// a container's exec and run run any command given after the container or image.
-	"docker exec": true, "docker run": true, "podman exec": true, "podman run": true,
-	"kubectl exec": true,
-}
+var noPrefixSubcommand = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"npm exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn dlx": true, "yarn exec": true,
+		"bun x": true, "deno eval": true, "uv tool": true,
+		// git config sets programs every later git command runs (core.fsmonitor, core.pager,
+		// aliases with !); the others run a command given in their arguments.
+		"git config": true, "git submodule": true, "git bisect": true, "git filter-branch": true,
+		"git difftool": true, "git mergetool": true,
+		// a container's exec and run run any command given after the container or image.
+		"docker exec": true, "docker run": true, "podman exec": true, "podman run": true,
+		"kubectl exec": true,
+	}
+})
 
 // shown reports whether a terminal shows word as written: every character visible, none a
 // space, a control or an invisible format character (a zero-width space, a bidi override) that
@@ -659,11 +666,11 @@ func shown(word string) bool {
 func runsAnything(program string) bool {
 	n := strings.ToLower(path.Base(strings.ReplaceAll(program, `\`, "/")))
 	n = strings.TrimSuffix(n, ".exe")
-	if noPrefixRule[n] {
+	if noPrefixRule()[n] {
 		return true
 	}
 	n = strings.TrimRight(n, "0123456789.-_")
-	return n != "" && noPrefixRule[n]
+	return n != "" && noPrefixRule()[n]
 }
 
 // suggestBash returns a rule that would allow commands like command: for one simple

@@ -83,7 +83,8 @@ var tokenCues = []string{
 // cueBigrams holds, as a bit set, the first two bytes of every token cue and every letter case
 // of "aw": a position whose two bytes are not in it cannot start a cue, so hasTokenCue looks at
 // each byte once and compares cues only at the rare positions that pass.
-var cueBigrams = func() (t bigramSet) {
+var cueBigrams = sync.OnceValue(func() *bigramSet {
+	t := new(bigramSet)
 	for _, c := range tokenCues {
 		t.add(c[0], c[1])
 	}
@@ -93,11 +94,12 @@ var cueBigrams = func() (t bigramSet) {
 		}
 	}
 	return t
-}()
+})
 
 // assignBigrams holds the first two bytes, in every ASCII letter case, of every assignmentCues
 // word.
-var assignBigrams = func() (t bigramSet) {
+var assignBigrams = sync.OnceValue(func() *bigramSet {
+	t := new(bigramSet)
 	for _, c := range assignmentCues {
 		for _, a := range []byte{c[0], c[0] - 'a' + 'A'} {
 			for _, b := range []byte{c[1], c[1] - 'a' + 'A'} {
@@ -106,9 +108,10 @@ var assignBigrams = func() (t bigramSet) {
 		}
 	}
 	return t
-}()
+})
 
-// bigramSet is a set of byte pairs.
+// bigramSet is a set of byte pairs (8 KiB; the two sets are built on first use, so that
+// commands that scan nothing do not pay for them at start-up).
 type bigramSet [1 << 16 / 64]uint64
 
 func (t *bigramSet) add(a, b byte) {
@@ -124,8 +127,9 @@ func (t *bigramSet) has(a, b byte) bool {
 // hasTokenCue reports whether s holds one of tokenCues or "aws" in any case: one pass over s,
 // comparing cues only where the two bytes there can start one (this runs on every line scanned).
 func hasTokenCue(s string) bool {
+	cb := cueBigrams()
 	for i := 0; i+2 < len(s); i++ {
-		if cueBigrams.has(s[i], s[i+1]) && cueAt(s, i) {
+		if cb.has(s[i], s[i+1]) && cueAt(s, i) {
 			return true
 		}
 	}
@@ -225,6 +229,7 @@ const (
 // checks that tell most lines from the ones the regexps must look at.
 func classify(line string) lineCues {
 	var cues lineCues
+	cb, ab := cueBigrams(), assignBigrams()
 	sep := strings.IndexByte(line, '=') >= 0 || strings.IndexByte(line, ':') >= 0
 	run := 0
 	for i := 0; i < len(line); i++ {
@@ -240,10 +245,10 @@ func classify(line string) lineCues {
 			continue // every cue and word is three bytes or more
 		}
 		d := line[i+1]
-		if cues&cueToken == 0 && cueBigrams.has(c, d) && cueAt(line, i) {
+		if cues&cueToken == 0 && cb.has(c, d) && cueAt(line, i) {
 			cues |= cueToken
 		}
-		if sep && cues&cueAssign == 0 && assignBigrams.has(c, d) && assignWordAt(line, i) {
+		if sep && cues&cueAssign == 0 && ab.has(c, d) && assignWordAt(line, i) {
 			cues |= cueAssign
 		}
 	}

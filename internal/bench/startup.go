@@ -52,6 +52,9 @@ type StartupReport struct {
 	MemoryListRatioTarget float64      `json:"memory_list_ratio_target"`
 	// BaselineBuilt says that the baseline is the hello-world program Startup built.
 	BaselineBuilt bool `json:"baseline_built"`
+	// StrataLinking is how the strata timed is linked (Linking): "dynamic" for a build with
+	// cgo, which pays the dynamic loader at every start; "static"; "" when not known.
+	StrataLinking string `json:"strata_linking,omitempty"`
 }
 
 // Startup times three whole processes, start to exit, alternately: the baseline, `strata
@@ -109,7 +112,7 @@ func Startup(ctx context.Context, opts StartupOptions) (StartupReport, error) {
 	}
 	rep := StartupReport{Runs: opts.Runs, Baseline: startupStats(times[0]), Version: startupStats(times[1]),
 		MemoryList: startupStats(times[2]), VersionRatioTarget: StartupVersionTarget,
-		MemoryListRatioTarget: StartupListTarget, BaselineBuilt: built}
+		MemoryListRatioTarget: StartupListTarget, BaselineBuilt: built, StrataLinking: Linking(strata)}
 	rep.VersionRatio = rep.Version.Median / rep.Baseline.Median
 	rep.MemoryListRatio = rep.MemoryList.Median / rep.Baseline.Median
 	return rep, nil

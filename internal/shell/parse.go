@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Parse analyses a command as bash -c would run it. It never runs or expands anything.
@@ -201,7 +202,7 @@ func (p *parser) command() (bool, error) {
 				continue // bash's "time -p": the option of the keyword, not a program
 			}
 			timed = false
-			if len(c.Words) == 0 && !w.Quoted && keywords[w.Text] {
+			if len(c.Words) == 0 && !w.Quoted && keywords()[w.Text] {
 				timed = w.Text == "time"
 				k := Keyword
 				if w.Text == "{" || w.Text == "}" {
@@ -228,11 +229,13 @@ func (p *parser) command() (bool, error) {
 
 // keywords are the reserved words that open or continue a compound command when they stand
 // where a program name would.
-var keywords = map[string]bool{
-	"!": true, "{": true, "}": true, "if": true, "then": true, "else": true, "elif": true, "fi": true,
-	"do": true, "done": true, "while": true, "until": true, "for": true, "select": true,
-	"case": true, "esac": true, "function": true, "time": true, "coproc": true,
-}
+var keywords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"!": true, "{": true, "}": true, "if": true, "then": true, "else": true, "elif": true, "fi": true,
+		"do": true, "done": true, "while": true, "until": true, "for": true, "select": true,
+		"case": true, "esac": true, "function": true, "time": true, "coproc": true,
+	}
+})
 
 // fdWord reports whether raw, written right before < or >, is the file descriptor of that
 // redirection (2>, {fd}>).

@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // run is what a command runs through its arguments: the words from index at on, or (script)
@@ -30,46 +31,52 @@ type options struct {
 }
 
 // runners are the commands that run the command that follows their options.
-var runners = map[string]options{
-	"command": {flag: "pvV"},
-	"builtin": {},
-	"exec":    {arg: "a", flag: "cl"},
-	"nohup":   {},
-	"setsid":  {flag: "cfw", longFlag: []string{"--ctty", "--fork", "--wait"}},
-	"nice":    {arg: "n", flag: "0123456789", longArg: []string{"--adjustment"}},
-	"timeout": {arg: "sk", flag: "v", longArg: []string{"--signal", "--kill-after"},
-		longFlag: []string{"--preserve-status", "--foreground", "--verbose"}},
-	"stdbuf": {arg: "ioe", longArg: []string{"--input", "--output", "--error"}},
-	"time": {arg: "fo", flag: "apqv", longArg: []string{"--format", "--output"},
-		longFlag: []string{"--append", "--portability", "--quiet", "--verbose"}},
-	"env": {arg: "uCS", flag: "i0v", longArg: []string{"--unset", "--chdir", "--split-string"},
-		longFlag: []string{"--ignore-environment", "--null", "--debug"}, assigns: true, skip: []string{"-"}},
-	"sudo": {arg: "CDghprRtTUu", flag: "AbEeHiKklLnPSsVv", assigns: true,
-		longArg: []string{"--user", "--group", "--prompt", "--close-from", "--chdir", "--host", "--role",
-			"--type", "--command-timeout", "--other-user", "--chroot"},
-		longFlag: []string{"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home",
-			"--login", "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive",
-			"--preserve-groups", "--stdin", "--shell", "--validate"}},
-	"doas": {arg: "uC", flag: "nsL"},
-	"xargs": {arg: "adEILnPs", flag: "0oprtx", attached: "eil",
-		longArg: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"},
-		longFlag: []string{"--null", "--no-run-if-empty", "--verbose", "--exit", "--interactive", "--open-tty",
-			"--show-limits", "--eof", "--replace", "--max-lines"}},
-}
+var runners = sync.OnceValue(func() map[string]options {
+	return map[string]options{
+		"command": {flag: "pvV"},
+		"builtin": {},
+		"exec":    {arg: "a", flag: "cl"},
+		"nohup":   {},
+		"setsid":  {flag: "cfw", longFlag: []string{"--ctty", "--fork", "--wait"}},
+		"nice":    {arg: "n", flag: "0123456789", longArg: []string{"--adjustment"}},
+		"timeout": {arg: "sk", flag: "v", longArg: []string{"--signal", "--kill-after"},
+			longFlag: []string{"--preserve-status", "--foreground", "--verbose"}},
+		"stdbuf": {arg: "ioe", longArg: []string{"--input", "--output", "--error"}},
+		"time": {arg: "fo", flag: "apqv", longArg: []string{"--format", "--output"},
+			longFlag: []string{"--append", "--portability", "--quiet", "--verbose"}},
+		"env": {arg: "uCS", flag: "i0v", longArg: []string{"--unset", "--chdir", "--split-string"},
+			longFlag: []string{"--ignore-environment", "--null", "--debug"}, assigns: true, skip: []string{"-"}},
+		"sudo": {arg: "CDghprRtTUu", flag: "AbEeHiKklLnPSsVv", assigns: true,
+			longArg: []string{"--user", "--group", "--prompt", "--close-from", "--chdir", "--host", "--role",
+				"--type", "--command-timeout", "--other-user", "--chroot"},
+			longFlag: []string{"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home",
+				"--login", "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive",
+				"--preserve-groups", "--stdin", "--shell", "--validate"}},
+		"doas": {arg: "uC", flag: "nsL"},
+		"xargs": {arg: "adEILnPs", flag: "0oprtx", attached: "eil",
+			longArg: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"},
+			longFlag: []string{"--null", "--no-run-if-empty", "--verbose", "--exit", "--interactive", "--open-tty",
+				"--show-limits", "--eof", "--replace", "--max-lines"}},
+	}
+})
 
 // commandFlags are, per program, the options whose value is a command it runs (go test
 // -exec, git rebase --exec, rg --pre, tar --to-command, rsync -e, sort --compress-program).
-var commandFlags = map[string][]string{
-	"go":    {"-exec", "-toolexec", "-vettool"},
-	"git":   {"--exec", "-x"},
-	"rg":    {"--pre"},
-	"tar":   {"--to-command", "--use-compress-program", "-I"},
-	"rsync": {"-e", "--rsh"},
-	"sort":  {"--compress-program"},
-}
+var commandFlags = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"go":    {"-exec", "-toolexec", "-vettool"},
+		"git":   {"--exec", "-x"},
+		"rg":    {"--pre"},
+		"tar":   {"--to-command", "--use-compress-program", "-I"},
+		"rsync": {"-e", "--rsh"},
+		"sort":  {"--compress-program"},
+	}
+})
 
 // shells are the programs whose -c option takes a script.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true, "mksh": true}
+var shells = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true, "mksh": true}
+})
 
 // ReadsRuns reports whether the analyser reads what a program named name (a path or a base
 // name) runs through its arguments (a Command's Runs): shells' -c, eval, find -exec, the
@@ -77,8 +84,8 @@ var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true
 // programs that run commands (ssh, flock, awk …) Runs is empty.
 func ReadsRuns(name string) bool {
 	name = path.Base(name)
-	_, runner := runners[name]
-	return runner || name == "find" || name == "eval" || shells[name] || commandFlags[name] != nil
+	_, runner := runners()[name]
+	return runner || name == "find" || name == "eval" || shells()[name] || commandFlags()[name] != nil
 }
 
 // runsOf lists what a command with words ws runs through its arguments; ok is false when the
@@ -91,7 +98,7 @@ func runsOf(ws []Word) (runs []run, ok bool) {
 	switch {
 	case name == "find":
 		return findRuns(ws), true
-	case shells[name]:
+	case shells()[name]:
 		return shellRuns(ws), true
 	case name == "eval":
 		if len(ws) < 2 {
@@ -102,8 +109,8 @@ func runsOf(ws []Word) (runs []run, ok bool) {
 			texts = append(texts, w.Text)
 		}
 		return []run{{at: 1, script: true, text: strings.Join(texts, " ")}}, true
-	case commandFlags[name] != nil:
-		flags := commandFlags[name]
+	case commandFlags()[name] != nil:
+		flags := commandFlags()[name]
 		if name == "git" && !slices.ContainsFunc(ws, func(w Word) bool { return w.Text == "rebase" }) {
 			return nil, true // git's -x means something else outside rebase
 		}
@@ -118,7 +125,7 @@ func runsOf(ws []Word) (runs []run, ok bool) {
 		}
 		return runs, true
 	}
-	o, isRunner := runners[name]
+	o, isRunner := runners()[name]
 	if !isRunner {
 		return nil, true
 	}

@@ -4,20 +4,23 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // writeOptions are, per program, the options whose value names a file the program writes
 // instead of (or besides) its standard output: what a rule approved for the program's usual
 // use would not expect it to write. The short ones may be bundled ("curl -sSLo f"); the long
 // ones may be abbreviated as far as "--ou" (git and GNU getopt take unique abbreviations).
-var writeOptions = map[string][]string{
-	"git":  {"--output", "--output-directory"},
-	"sort": {"-o", "--output"},
-	"tree": {"-o"},
-	"curl": {"-o", "--output", "-O", "--remote-name", "--remote-name-all", "--output-dir", "-D",
-		"--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--libcurl", "--stderr",
-		"--etag-save", "--hsts", "--alt-svc"},
-}
+var writeOptions = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"git":  {"--output", "--output-directory"},
+		"sort": {"-o", "--output"},
+		"tree": {"-o"},
+		"curl": {"-o", "--output", "-O", "--remote-name", "--remote-name-all", "--output-dir", "-D",
+			"--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--libcurl", "--stderr",
+			"--etag-save", "--hsts", "--alt-svc"},
+	}
+})
 
 // Writes returns the indexes in ws (a simple command's words) of the options that make its
 // program write a file it names (writeOptions: git log --output=F, git format-patch -o DIR,
@@ -29,7 +32,7 @@ func Writes(ws []Word) []int {
 		return nil
 	}
 	name := strings.TrimSuffix(strings.ToLower(path.Base(strings.ReplaceAll(ws[0].Text, `\`, "/"))), ".exe")
-	opts := writeOptions[name]
+	opts := writeOptions()[name]
 	if name == "git" && slices.ContainsFunc(ws[1:], func(w Word) bool { return w.Text == "format-patch" }) {
 		opts = append(slices.Clip(opts), "-o")
 	}
