@@ -53,12 +53,13 @@ type fileKey struct {
 
 // indexMagic starts an index file. Then comes a count and per entry: the path, the position,
 // the key (size, mtime, ctime, inode) and the last activity, then the length of the rest and
-// the rest (cwd,
-// title, first prompt, last prompt, tag, branch, created), all varints and length-prefixed
-// strings.
+// the rest (cwd, title, first prompt, last prompt, tag, branch, created), all varints and
+// length-prefixed strings, except that the title and the last prompt are written as a 0 when
+// they are the first prompt (most sessions: a title taken from the first prompt, a last
+// prompt that is the only one), and as their length plus one otherwise.
 const (
 	indexMagicPrefix = "strata-list-index "
-	indexMagic       = indexMagicPrefix + "4\n" // 4: a long first line is read for its prompt
+	indexMagic       = indexMagicPrefix + "5\n" // 5: a title or last prompt equal to the first prompt is not repeated
 )
 
 // loadIndex reads the index at path; a missing file or one of another version is an empty
@@ -165,7 +166,18 @@ func (idx *listIndex) info(k int, to *Info) {
 // were well formed.
 func decodeInfoRest(s string, to *Info) bool {
 	d := indexDecoder{s: s}
-	to.CWD, to.Title, to.FirstPrompt, to.LastPrompt, to.Tag, to.Branch = d.str(), d.str(), d.str(), d.str(), d.str(), d.str()
+	to.CWD = d.str()
+	title, titleIsFirst := d.strOrFirst()
+	to.FirstPrompt = d.str()
+	last, lastIsFirst := d.strOrFirst()
+	to.Title, to.LastPrompt = title, last
+	if titleIsFirst {
+		to.Title = to.FirstPrompt
+	}
+	if lastIsFirst {
+		to.LastPrompt = to.FirstPrompt
+	}
+	to.Tag, to.Branch = d.str(), d.str()
 	to.Created = unixNano(d.int())
 	return d.err == nil
 }
@@ -209,6 +221,22 @@ func (d *indexDecoder) int() int64 {
 	return x
 }
 
+// strOrFirst decodes a string written by appendOrFirst: isFirst says it is the first prompt,
+// decoded after it.
+func (d *indexDecoder) strOrFirst() (s string, isFirst bool) {
+	n := d.uint()
+	if d.err != nil || n > uint64(len(d.s))+1 {
+		d.err = errIndexCorrupt
+		return "", false
+	}
+	if n == 0 {
+		return "", true
+	}
+	s = d.s[:n-1]
+	d.s = d.s[n-1:]
+	return s, false
+}
+
 func (d *indexDecoder) str() string {
 	n := d.uint()
 	if d.err != nil || n > uint64(len(d.s)) {
@@ -247,10 +275,24 @@ func (w *indexWriter) head(path string, pos int, key fileKey, lastActivity time.
 func (w *indexWriter) add(pos int, key fileKey, i *Info) {
 	w.head(i.Path, pos, key, i.LastActivity)
 	var rest []byte
-	for _, s := range []string{i.CWD, i.Title, i.FirstPrompt, i.LastPrompt, i.Tag, i.Branch} {
+	appendStr := func(s string) {
 		rest = binary.AppendUvarint(rest, uint64(len(s)))
 		rest = append(rest, s...)
 	}
+	appendOrFirst := func(s string) { // 0 for the first prompt, else the length plus one
+		if s == i.FirstPrompt && s != "" {
+			rest = append(rest, 0)
+			return
+		}
+		rest = binary.AppendUvarint(rest, uint64(len(s))+1)
+		rest = append(rest, s...)
+	}
+	appendStr(i.CWD)
+	appendOrFirst(i.Title)
+	appendStr(i.FirstPrompt)
+	appendOrFirst(i.LastPrompt)
+	appendStr(i.Tag)
+	appendStr(i.Branch)
 	rest = binary.AppendVarint(rest, timeNano(i.Created))
 	w.str(string(rest))
 }

@@ -532,3 +532,45 @@ func TestStatLongFirstPrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexTitleSameAsFirstPrompt: a title or last prompt equal to the first prompt is
+// written once and read back as it was, and every other combination round-trips too.
+func TestIndexTitleSameAsFirstPrompt(t *testing.T) {
+	infos := []Info{
+		{Title: "修复解析器", FirstPrompt: "修复解析器", LastPrompt: "修复解析器"},
+		{Title: "fix the parser", FirstPrompt: "fix the parser"},
+		{Title: "an AI title", FirstPrompt: "fix the parser", LastPrompt: "fix the parser"},
+		{Title: "", FirstPrompt: "", LastPrompt: ""},
+		{Title: "", FirstPrompt: "x", LastPrompt: ""},
+		{Title: "a", FirstPrompt: "", LastPrompt: "a"},
+		{Title: "파서 수정", FirstPrompt: "파서", LastPrompt: "다른 프롬프트"},
+	}
+	var w indexWriter
+	for k := range infos {
+		infos[k].ID = fmt.Sprintf("s%d", k)
+		infos[k].Path = "/p/x/" + infos[k].ID + ".jsonl"
+		infos[k].Project = "x"
+		w.add(k, fileKey{Size: int64(k)}, &infos[k])
+	}
+	idx, err := decodeIndex(string(w.bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range infos {
+		var got Info
+		idx.info(k, &got)
+		got.Size = want.Size
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("entry %d (-want +got):\n%s", k, diff)
+		}
+	}
+	// The first entry's title and last prompt are not repeated: its rest is shorter than one
+	// that spells them out.
+	var spelled indexWriter
+	spelled.add(0, fileKey{}, &Info{Path: "/p/x/s0.jsonl", Title: "修复解析器!", FirstPrompt: "修复解析器", LastPrompt: "修复解析器!"})
+	var same indexWriter
+	same.add(0, fileKey{}, &infos[0])
+	if len(same.b) >= len(spelled.b)-2*len("修复解析器") {
+		t.Errorf("a title equal to the first prompt is stored again: %d bytes against %d", len(same.b), len(spelled.b))
+	}
+}
