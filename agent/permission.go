@@ -498,6 +498,9 @@ func wordsWithin(piece, rule string, prefix bool) bool {
 
 // denyWords reports whether the words of a command start with want (prefix) or are want.
 func denyWords(ws, want []shell.Word, prefix bool) bool {
+	if bare := withoutGitGlobals(ws); len(bare) < len(ws) && denyWords(bare, want, prefix) {
+		return true // git -c k=v -C dir push is git push
+	}
 	if len(ws) < len(want) || !prefix && len(ws) != len(want) || len(ws) == 0 {
 		return false
 	}
@@ -511,6 +514,29 @@ func denyWords(ws, want []shell.Word, prefix bool) bool {
 		}
 	}
 	return true
+}
+
+// gitValueOptions are git's global options that may take their value as the next word.
+var gitValueOptions = []string{"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"}
+
+// withoutGitGlobals returns the words of a git command with the global options before its
+// subcommand left out (git -c k=v -C dir --no-pager push → git push), so that a deny rule
+// naming a subcommand meets it however it is spelled; any other command is returned as it is.
+func withoutGitGlobals(ws []shell.Word) []shell.Word {
+	if len(ws) < 2 || strings.TrimSuffix(strings.ToLower(path.Base(ws[0].Text)), ".exe") != "git" {
+		return ws
+	}
+	i := 1
+	for i < len(ws) && strings.HasPrefix(ws[i].Text, "-") {
+		if slices.Contains(gitValueOptions, ws[i].Text) {
+			i++ // the value
+		}
+		i++
+	}
+	if i == 1 {
+		return ws
+	}
+	return append([]shell.Word{ws[0]}, ws[min(i, len(ws)):]...)
 }
 
 // AlwaysRule is the one function that derives the rule a "yes, and don't ask again" answer

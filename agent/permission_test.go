@@ -342,6 +342,13 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"git push", Deny}, // an exact rule matches the same command
 		{"ls && git push", Deny},
 		{"git push origin", Allow},
+		{"git -c x=y push", Deny}, // git's global options before the subcommand
+		{"git -C /r push", Deny},
+		{"/usr/bin/git --no-pager -c a=b push", Deny},
+		{"git --git-dir=/r/.git --work-tree /r push", Deny},
+		{"git -c x=y push origin", Allow},
+		{"git -C /r status", Allow},
+		{"git -c", Allow},
 		{"echo rm", Allow},
 		{"git rm x", Allow},
 		{"echo 'a; rm x'", Allow}, // quoted: no rm runs
