@@ -394,15 +394,21 @@ func (s *Store) Get(ctx context.Context, name string) (Memory, error) {
 	if m, ok := find(mems, name); ok {
 		return m, nil
 	}
+	return Memory{}, s.notFound("memdir", mems, name)
+}
+
+// notFound is the error of a lookup of name that find did not settle: it wraps ErrNotFound and
+// names the memories that share name's NameKey when there are several.
+func (s *Store) notFound(op string, mems []Memory, name string) error {
 	if same := sameKey(mems, name); len(same) > 1 {
 		files := make([]string, len(same))
 		for i, m := range same {
 			files[i] = m.File
 		}
-		return Memory{}, fmt.Errorf("memdir: %w: %q in %s: several memories differ from it only in case, width or Unicode form (%s); give the exact name",
-			ErrNotFound, name, s.dir, strings.Join(files, ", "))
+		return fmt.Errorf("%s: %w: %q in %s: several memories differ from it only in case, width or Unicode form (%s); give the exact name",
+			op, ErrNotFound, name, s.dir, strings.Join(files, ", "))
 	}
-	return Memory{}, fmt.Errorf("memdir: %w: %q in %s", ErrNotFound, name, s.dir)
+	return fmt.Errorf("%s: %w: %q in %s", op, ErrNotFound, name, s.dir)
 }
 
 // find picks the memory called name from mems (see Get for the order).
