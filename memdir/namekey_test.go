@@ -1,6 +1,8 @@
 package memdir
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,6 +55,18 @@ func TestNamesThatLookTheSame(t *testing.T) {
 	if len(warned) != 2 || !warned["b.md"] && !warned["a.md"] || !warned["c.md"] && !warned["d.md"] {
 		t.Errorf("lint warned about %v, want one of each look-alike pair (a/b, c/d)", warned)
 	}
+	// Two memories share the key: a lookup that is neither exact name picks neither, and
+	// says which they are, so that a forget cannot remove the wrong one.
+	if m, err := s.Get(t.Context(), "DB PORT"); !errors.Is(err, ErrNotFound) || !strings.Contains(fmt.Sprint(err), "c.md, d.md") {
+		t.Errorf(`Get("DB PORT") with two look-alikes = %s, %v; want ErrNotFound naming c.md and d.md`, m.File, err)
+	}
+	if _, err := s.Forget(t.Context(), "DB PORT", true); !errors.Is(err, ErrNotFound) || !strings.Contains(fmt.Sprint(err), "c.md, d.md") {
+		t.Errorf(`Forget("DB PORT") with two look-alikes = %v; want ErrNotFound naming c.md and d.md, nothing removed`, err)
+	}
+	if m, err := s.Get(t.Context(), "ＤＢ ｐｏｒｔ"); err != nil || m.File != "d.md" {
+		t.Errorf("Get of the exact full-width name = %s, %v; want d.md", m.File, err)
+	}
+	os.Remove(filepath.Join(s.Dir(), "c.md")) // one left: case and width aside, it is found
 	m, err := s.Get(t.Context(), "DB PORT")
 	if err != nil || m.File != "c.md" && m.File != "d.md" {
 		t.Errorf(`Get("DB PORT") = %s, %v; want one of the db port memories`, m.File, err)

@@ -382,8 +382,10 @@ func (s *Store) List(ctx context.Context) ([]Memory, []Diagnostic, error) {
 }
 
 // Get returns the memory called name: the topic file whose frontmatter name is name, else the
-// file whose name (with or without ".md") is name, else the one whose name has name's NameKey
-// (case, width and Unicode form aside). The error wraps ErrNotFound when there is none.
+// file whose name (with or without ".md") is name, else the one memory whose name has name's
+// NameKey (case, width and Unicode form aside). The error wraps ErrNotFound when there is none,
+// and names the candidates when several memories share the key: a lookup that could mean
+// either of two memories picks neither (a forget must not remove the wrong one).
 func (s *Store) Get(ctx context.Context, name string) (Memory, error) {
 	mems, _, err := s.List(ctx)
 	if err != nil {
@@ -392,7 +394,21 @@ func (s *Store) Get(ctx context.Context, name string) (Memory, error) {
 	if m, ok := find(mems, name); ok {
 		return m, nil
 	}
-	return Memory{}, fmt.Errorf("memdir: %w: %q in %s", ErrNotFound, name, s.dir)
+	return Memory{}, s.notFound("memdir", mems, name)
+}
+
+// notFound is the error of a lookup of name that find did not settle: it wraps ErrNotFound and
+// names the memories that share name's NameKey when there are several.
+func (s *Store) notFound(op string, mems []Memory, name string) error {
+	if same := sameKey(mems, name); len(same) > 1 {
+		files := make([]string, len(same))
+		for i, m := range same {
+			files[i] = m.File
+		}
+		return fmt.Errorf("%s: %w: %q in %s: several memories differ from it only in case, width or Unicode form (%s); give the exact name",
+			op, ErrNotFound, name, s.dir, strings.Join(files, ", "))
+	}
+	return fmt.Errorf("%s: %w: %q in %s", op, ErrNotFound, name, s.dir)
 }
 
 // find picks the memory called name from mems (see Get for the order).
@@ -407,13 +423,22 @@ func find(mems []Memory, name string) (Memory, bool) {
 			return m, true
 		}
 	}
-	key := NameKey(name)
-	for _, m := range mems {
-		if NameKey(m.Name) == key {
-			return m, true
-		}
+	if same := sameKey(mems, name); len(same) == 1 {
+		return same[0], true
 	}
 	return Memory{}, false
+}
+
+// sameKey returns the memories of mems whose name has name's NameKey.
+func sameKey(mems []Memory, name string) []Memory {
+	key := NameKey(name)
+	var out []Memory
+	for _, m := range mems {
+		if NameKey(m.Name) == key {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Snapshot records the stamp (size, mtime, inode) of every topic file seen by Changes. The

@@ -502,7 +502,7 @@ func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetRe
 			}
 		}
 		if file == "" {
-			return ForgetResult{}, fmt.Errorf("memdir: forget: %w: %q in %s", ErrNotFound, name, s.dir)
+			return ForgetResult{}, s.notFound("memdir: forget", mems, name)
 		}
 	}
 	res := ForgetResult{Removed: removedLines(oldIdx, file)}
