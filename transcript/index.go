@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
+	"github.com/strata-mem/strata/internal/fastio"
 	"github.com/strata-mem/strata/internal/fsutil"
 )
 
@@ -30,7 +32,10 @@ import (
 type listIndex struct {
 	data    string // the file; entries' strings are substrings of it
 	entries []indexEntry
-	byPath  map[string]int // built on the first entry not found at its position
+	// byPath is built on the first entry not found at its position; once, since a cached
+	// index is shared by the listings of the process.
+	byPath     map[string]int
+	byPathOnce sync.Once
 }
 
 type indexEntry struct {
@@ -62,10 +67,67 @@ const (
 	indexMagic       = indexMagicPrefix + "5\n" // 5: a title or last prompt equal to the first prompt is not repeated
 )
 
-// loadIndex reads the index at path; a missing file or one of another version is an empty
-// index, and an unreadable or corrupt one is reported and treated as empty (it is rebuilt).
+// indexCache keeps the indexes this process decoded, by path, each with the key its file had
+// when it was read: a listing whose index file still has that key uses the decoded index, so
+// a process that lists again (the chat's /resume picker, a program using this package) pays
+// one stat for the index rather than reading and decoding it, and allocates about a third of
+// the bytes. A
+// decoded index is never changed (byPath aside, built once), so listings share it. Its key is
+// taken before the read, so a file replaced meanwhile is only a miss next time; and an index
+// is a cache whose every entry is checked against its transcript's own key, so even a wrong
+// one could cost reads, never show stale data.
+var indexCache struct {
+	sync.Mutex
+	m map[string]cachedIndex
+}
+
+type cachedIndex struct {
+	key fileKey
+	idx *listIndex
+}
+
+// maxCachedIndexes bounds indexCache: a process lists one or two project directories.
+const maxCachedIndexes = 8
+
+// cachedIndexFor returns the index cached for path under key, or nil.
+func cachedIndexFor(path string, key fileKey) *listIndex {
+	indexCache.Lock()
+	defer indexCache.Unlock()
+	if c, ok := indexCache.m[path]; ok && c.key == key {
+		return c.idx
+	}
+	return nil
+}
+
+// cacheIndex remembers idx, read from path when its file had key.
+func cacheIndex(path string, key fileKey, idx *listIndex) {
+	indexCache.Lock()
+	defer indexCache.Unlock()
+	if indexCache.m == nil {
+		indexCache.m = make(map[string]cachedIndex)
+	}
+	if _, ok := indexCache.m[path]; !ok && len(indexCache.m) >= maxCachedIndexes {
+		for p := range indexCache.m { // any one: the bound is for a process with many
+			delete(indexCache.m, p)
+			break
+		}
+	}
+	indexCache.m[path] = cachedIndex{key, idx}
+}
+
+// loadIndex reads the index at path (or takes it from indexCache); a missing file or one of
+// another version is an empty index, and an unreadable or corrupt one is reported and treated
+// as empty (it is rebuilt).
 func loadIndex(path string) (*listIndex, error) {
 	empty := &listIndex{}
+	st, statErr := fastio.StatPath(path, false)
+	key := fileKey{Size: st.Size, MTime: st.MTime, CTime: st.CTime, Ino: st.Ino}
+	cacheable := statErr == nil && st.Mode.IsRegular()
+	if cacheable {
+		if idx := cachedIndexFor(path, key); idx != nil {
+			return idx, nil
+		}
+	}
 	data, err := readIndexFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return empty, nil
@@ -79,6 +141,9 @@ func loadIndex(path string) (*listIndex, error) {
 	idx, err := decodeIndex(data)
 	if err != nil {
 		return empty, fmt.Errorf("transcript: list index %s: %w (rebuilding it)", path, err)
+	}
+	if cacheable {
+		cacheIndex(path, key, idx)
 	}
 	return idx, nil
 }
@@ -349,12 +414,12 @@ func (idx *listIndex) at(e int32, dir, name string) int32 {
 
 // find returns the entry for path wherever it is, or -1.
 func (idx *listIndex) find(path string) int {
-	if idx.byPath == nil {
+	idx.byPathOnce.Do(func() {
 		idx.byPath = make(map[string]int, len(idx.entries))
 		for k, e := range idx.entries {
 			idx.byPath[e.Path] = k
 		}
-	}
+	})
 	if k, ok := idx.byPath[path]; ok {
 		return k
 	}

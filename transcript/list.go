@@ -482,7 +482,11 @@ const statBlock = 32
 // decides which files are unchanged, then the others are read, and the index is rewritten
 // when anything differed.
 func listDirs(ctx context.Context, dirs []*sessionDir, index func() (*listIndex, error), opts ListOptions) ([]Info, error) {
-	var files []listFile
+	count := 0
+	for _, d := range dirs {
+		count += len(d.ents)
+	}
+	files := make([]listFile, 0, count)
 	for _, d := range dirs {
 		for i := range d.ents {
 			files = append(files, listFile{d, i})

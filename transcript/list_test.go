@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -572,5 +574,63 @@ func TestIndexTitleSameAsFirstPrompt(t *testing.T) {
 	same.add(0, fileKey{}, &infos[0])
 	if len(same.b) >= len(spelled.b)-2*len("修复解析器") {
 		t.Errorf("a title equal to the first prompt is stored again: %d bytes against %d", len(same.b), len(spelled.b))
+	}
+}
+
+// The decoded index is kept for the next listing while its file is unchanged, and read again
+// as soon as anything rewrites it, even to the same size.
+func TestListIndexCache(t *testing.T) {
+	env := config.Env{Home: t.TempDir()}
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	session(t, env, "/w", "s1", "first", "", t0)
+	session(t, env, "/w", "s2", "第二个会话", "", t0.Add(time.Minute))
+	dir := ProjectDir(env, "/w")
+	index := filepath.Join(t.TempDir(), "index")
+	if _, err := List(t.Context(), dir, ListOptions{Index: index}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := loadIndex(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loadIndex(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b || len(a.entries) != 2 {
+		t.Fatalf("unchanged index decoded again (%p, %p) or wrong (%d entries)", a, b, len(a.entries))
+	}
+	// Lookups by path build the map once, whatever the number of listings sharing the index.
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if a.find(a.entries[1].Path) != 1 || a.find(filepath.Join(dir, "none.jsonl")) != -1 {
+				t.Error("find on a shared index")
+			}
+		})
+	}
+	wg.Wait()
+	// Rewritten in place to the same size (an entry's path made unreadable as a varint
+	// count): the next load reads it, reports it corrupt, and the listing rebuilds it.
+	data, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(data)
+	bad[len(indexMagic)] = 0xff       // the entry count: a varint that never ends in time
+	time.Sleep(10 * time.Millisecond) // a modification time the file system can tell apart
+	if err := os.WriteFile(index, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadIndex(index); err == nil {
+		t.Fatal("a rewritten index was taken from the cache")
+	}
+	got, err := List(t.Context(), dir, ListOptions{Index: index})
+	if err == nil || len(got) != 2 {
+		t.Fatalf("corrupt index: %d sessions, err %v", len(got), err)
+	}
+	c, err := loadIndex(index)
+	if err != nil || c == a || len(c.entries) != 2 {
+		t.Fatalf("rebuilt index: %v, same as the old one: %v", err, c == a)
 	}
 }

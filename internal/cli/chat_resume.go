@@ -41,7 +41,8 @@ type ResumeChoice struct {
 // not, so a shown prefix never turns out ambiguous. A transcript that could not be listed is
 // left out and reported in the error, next to the choices that could.
 func ResumeChoices(ctx context.Context, env config.Env, cwd string, limit int) ([]ResumeChoice, error) {
-	infos, err := transcript.List(ctx, transcript.ProjectDir(env, cwd), transcript.ListOptions{})
+	dir := transcript.ProjectDir(env, cwd)
+	infos, err := transcript.List(ctx, dir, transcript.ListOptions{Index: listIndexPath(dir)})
 	ids := make([]string, len(infos))
 	for i, in := range infos {
 		ids[i] = in.ID

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,6 +66,7 @@ func writeSession(t *testing.T, env config.Env, cwd, id, title string, turns ...
 // unique and resolve (transcript.Find) to their own session; titles in Chinese and Korean and
 // message counts come with them.
 func TestResumeChoices(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // where the sessions list index is kept
 	root := t.TempDir()
 	env := config.Env{Home: filepath.Join(root, "home"), UserHome: root, Getenv: func(string) string { return "" }}
 	cwd := filepath.Join(root, "proj")
@@ -94,6 +96,14 @@ func TestResumeChoices(t *testing.T) {
 	}
 	if c := byTitle["배포 규칙"]; c.Messages != 2 || c.Prefix != "01a22b68-1112" {
 		t.Errorf("korean-titled session: %+v", c)
+	}
+	// The picker keeps the index `sessions list` keeps, and lists the same from it.
+	if _, err := os.Stat(listIndexPath(transcript.ProjectDir(env, cwd))); err != nil {
+		t.Errorf("no list index kept: %v", err)
+	}
+	again, err := ResumeChoices(t.Context(), env, cwd, 10)
+	if err != nil || !slices.Equal(again, choices) {
+		t.Errorf("listed from the index: %v\n%+v\nwant\n%+v", err, again, choices)
 	}
 	// The list lines keep the time column aligned.
 	lines := ResumeLines(choices)

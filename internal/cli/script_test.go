@@ -28,6 +28,7 @@ func TestScript(t *testing.T) {
 			e.Setenv("HOME", home)
 			e.Setenv("STRATA_HOME", filepath.Join(home, ".strata"))
 			e.Setenv("STRATA_MANAGED_DIR", filepath.Join(e.WorkDir, "managed"))
+			e.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache")) // the sessions list index
 			e.Setenv("STRATA_MEMORY_DIR", "")
 			e.Setenv("EDITOR", "")
 			// Background forks (memory extraction, session notes) would take the replies a
