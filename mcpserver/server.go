@@ -61,10 +61,17 @@ type Server struct {
 	closed  bool
 	stop    context.CancelFunc
 	stopCtx context.Context
-	wg      sync.WaitGroup // the watcher
+	wg      sync.WaitGroup // the watcher and the recall recorder
 
 	countMu sync.Mutex
 	counted map[*mcp.ServerSession]map[string]bool // sessions counted as watched (recordRecall): the files each recalled
+
+	// The recordings recordRecall queued, written by one goroutine at a time.
+	recMu      sync.Mutex
+	recIdle    sync.Cond // signalled when the queue has been written (L is &recMu)
+	recQueue   []recallJob
+	recRunning bool // a goroutine is writing the queue (counted in wg)
+	recClosed  bool // Close was called: recordings are written by the call
 
 	// team is set once a Handler with a tokens file serves s: every caller then reaches only
 	// what its grant names (team.go), and the project is never taken from a client's roots.
@@ -88,6 +95,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, log: log}
+	s.recIdle.L = &s.recMu
 	s.stopCtx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "strata", Title: "strata memory", Version: opts.Version},
 		&mcp.ServerOptions{
@@ -156,13 +164,14 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return err
 }
 
-// Close stops the watcher and waits for it (at most shutdownGrace: a watcher stuck in a system
-// call is abandoned). Sessions still connected keep working, but
-// files changed on disk are no longer announced.
+// Close stops the watcher and waits for it and for the recall statistics queued by searches
+// (at most shutdownGrace: a watcher stuck in a system call is abandoned). Sessions still
+// connected keep working, but files changed on disk are no longer announced.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+	s.closeRecorder()
 	s.stop()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()

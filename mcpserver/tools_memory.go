@@ -253,38 +253,18 @@ func (s *Server) memoryGet(ctx context.Context, req *mcp.CallToolRequest, in Get
 }
 
 // get returns the memory called name, read from disk now. The warm index says which file
-// holds it, so only that file is read; a name the index does not know yet (a file written a
-// moment ago by someone else) is looked up by the store, which reads every file.
+// holds it (recall.Index.Find: the store's own rule for a name), so only that file is read; a
+// name the index does not know yet (a file written a moment ago by someone else), or a file
+// that no longer answers to it, is looked up by the store, which reads every file.
 func (p *project) get(ctx context.Context, name string) (memdir.Memory, error) {
-	if file, ok := p.fileOf(name); ok {
-		if m, err := p.readMemory(file); err == nil && (m.Name == name || m.File == name || m.File == name+".md" || strings.EqualFold(m.Name, name)) {
-			return m, nil
+	if hit, ok := p.index.Find(name); ok {
+		if m, err := p.readMemory(hit.File); err == nil {
+			if _, still := memdir.FindIn(func(yield func(*memdir.Memory) bool) { yield(&m) }, name); still {
+				return m, nil
+			}
 		}
 	}
 	return p.store.Get(ctx, name)
-}
-
-// fileOf finds the file of the memory called name in the index, matching as memdir.Store.Get
-// does: the frontmatter name, else the file name with or without .md, else the name ignoring
-// case.
-func (p *project) fileOf(name string) (string, bool) {
-	mems := p.index.Memories()
-	fold := ""
-	for _, m := range mems {
-		if m.Name == name {
-			return m.File, true
-		}
-		if fold == "" && strings.EqualFold(m.Name, name) {
-			fold = m.File
-		}
-	}
-	if _, ok := p.index.Get(name); ok {
-		return name, true
-	}
-	if _, ok := p.index.Get(name + ".md"); ok {
-		return name + ".md", true
-	}
-	return fold, fold != ""
 }
 
 // readMemory reads one topic file through an os.Root on the memory dir.

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-mem/strata/recall"
@@ -18,29 +19,92 @@ const pruneCountedAt = 64
 // (Stats.Record). Forgetting's evidence thus counts MCP sessions as it counts chat and run
 // sessions. A file is recorded once a session (what forgetting needs is whether it surfaced in
 // the session), so a client searching in a loop does not write the statistics on every call.
-// A failure to write the statistics is logged, never the call's error.
+//
+// The call does not wait for the disk: the recording is queued, and one goroutine at a time
+// (started when the queue fills, ended when it is empty) writes the queue in order. A
+// session's first recall writes an idle count for every memory in the store, tens of
+// milliseconds with 10,000 of them, which a search's reply must not wait for. Close waits
+// for the queue (at most shutdownGrace); a call after Close records before it returns.
 func (s *Server) recordRecall(ctx context.Context, p *project, ss *mcp.ServerSession, files []string) {
-	ctx = context.WithoutCancel(ctx)
+	job := recallJob{ctx: context.WithoutCancel(ctx), p: p, ss: ss, files: files, now: p.now()}
+	s.recMu.Lock()
+	if s.recClosed {
+		s.recMu.Unlock()
+		s.record(job)
+		return
+	}
+	s.recQueue = append(s.recQueue, job)
+	if !s.recRunning {
+		s.recRunning = true
+		s.wg.Add(1)
+		go s.recordQueued()
+	}
+	s.recMu.Unlock()
+}
+
+// recallJob is one recording recordRecall queued.
+type recallJob struct {
+	ctx   context.Context
+	p     *project
+	ss    *mcp.ServerSession
+	files []string
+	now   time.Time
+}
+
+// recordQueued writes the queued recordings in order until the queue is empty.
+func (s *Server) recordQueued() {
+	defer s.wg.Done()
+	for {
+		s.recMu.Lock()
+		if len(s.recQueue) == 0 {
+			s.recRunning = false
+			s.recQueue = nil
+			s.recIdle.Broadcast()
+			s.recMu.Unlock()
+			return
+		}
+		job := s.recQueue[0]
+		s.recQueue = s.recQueue[1:]
+		s.recMu.Unlock()
+		s.record(job)
+	}
+}
+
+// waitRecorded returns once every recording queued so far is written.
+func (s *Server) waitRecorded() {
+	s.recMu.Lock()
+	defer s.recMu.Unlock()
+	for s.recRunning {
+		s.recIdle.Wait()
+	}
+}
+
+// closeRecorder makes later recordings synchronous; Close then waits for the queue with the
+// watcher.
+func (s *Server) closeRecorder() {
+	s.recMu.Lock()
+	s.recClosed = true
+	s.recMu.Unlock()
+}
+
+// record writes one recording (see recordRecall).
+func (s *Server) record(job recallJob) {
+	ctx, p, files := job.ctx, job.p, job.files
 	// One recording at a time, so a session's count always comes before its recalls (which
 	// set the idle sessions the count raised back to 0).
 	s.countMu.Lock()
 	defer s.countMu.Unlock()
 	stats := recall.NewStats(p.store.Dir())
-	first, files := s.newRecalls(ss, files)
+	first, files := s.newRecalls(job.ss, files)
 	if first {
-		mems := p.index.Memories()
-		eligible := make([]string, len(mems))
-		for i, m := range mems {
-			eligible[i] = m.File
-		}
-		if err := stats.RecordSession(ctx, eligible, p.now()); err != nil {
+		if err := stats.RecordSession(ctx, p.index.Files(), job.now); err != nil {
 			s.log.Warn("mcpserver: recording the session in the recall statistics", "err", err)
 		}
 	}
 	if len(files) == 0 {
 		return
 	}
-	if err := stats.Record(ctx, files, p.now()); err != nil {
+	if err := stats.Record(ctx, files, job.now); err != nil {
 		s.log.Warn("mcpserver: recording recalled memories", "err", err)
 	}
 }

@@ -24,12 +24,14 @@ func TestMCPSessionsCountAsWatchedSessions(t *testing.T) {
 	}
 	mustCall(t, writer, "memory_list", struct{}{}, nil)
 	dir := s.MemoryDir()
+	s.waitRecorded()
 	if _, ok, err := memdir.ReadWatch(dir); ok || err != nil {
 		t.Fatalf("saving and listing counted as a watched session (ok %v, err %v)", ok, err)
 	}
 
 	state := func() (int, map[string]recall.StatEntry) {
 		t.Helper()
+		s.waitRecorded() // a call does not wait for its recording
 		w, ok, err := memdir.ReadWatch(dir)
 		if !ok || err != nil {
 			t.Fatalf("ReadWatch: ok %v, err %v", ok, err)
@@ -97,5 +99,46 @@ func TestMCPForgetArchiveIsLogged(t *testing.T) {
 	}
 	if open := memdir.Restorable(recs); len(open) != 1 {
 		t.Errorf("restorable: %+v", open)
+	}
+}
+
+// A search's recording is written after its reply, in the order the calls came; Close waits
+// for what is queued, and a call after Close records before it returns.
+func TestMCPRecallRecordingQueued(t *testing.T) {
+	f := newFixture(t)
+	s := f.server(t, nil)
+	cs := connect(t, s, nil)
+	for _, in := range []SaveInput{
+		{Name: "tabs", Type: "feedback", Description: "indentation", Body: "The user indents Go code with tabs."},
+		{Name: "부산", Type: "project", Description: "배포 지역", Body: "서비스는 부산 리전에 배포한다."},
+	} {
+		mustCall(t, cs, "memory_save", in, nil)
+	}
+	dir := s.MemoryDir()
+	// Held, the statistics lock keeps the recorder from writing: the calls still answer.
+	s.countMu.Lock()
+	mustCall(t, cs, "memory_search", SearchInput{Query: "tabs indentation"}, nil)
+	mustCall(t, cs, "memory_get", GetInput{Name: "부산"}, nil)
+	if _, ok, _ := memdir.ReadWatch(dir); ok {
+		t.Fatal("the session was recorded while the recorder was held")
+	}
+	s.countMu.Unlock()
+	s.Close() // waits for the queue
+	w, ok, err := memdir.ReadWatch(dir)
+	if !ok || err != nil || w.Sessions != 1 {
+		t.Fatalf("after Close: watch %+v, ok %v, err %v", w, ok, err)
+	}
+	st, err := recall.NewStats(dir).Load(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st["tabs.md"].Recalled != 1 || st["부산.md"].Recalled != 1 {
+		t.Fatalf("recalled after Close: %+v", st)
+	}
+	// After Close the call records before it returns.
+	other := connect(t, s, nil)
+	mustCall(t, other, "memory_get", GetInput{Name: "tabs"}, nil)
+	if w, _, _ := memdir.ReadWatch(dir); w.Sessions != 2 {
+		t.Fatalf("a call after Close: %d sessions recorded, want 2", w.Sessions)
 	}
 }

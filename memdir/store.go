@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"log/slog"
 	"math"
 	"os"
@@ -413,20 +414,45 @@ func (s *Store) notFound(op string, mems []Memory, name string) error {
 
 // find picks the memory called name from mems (see Get for the order).
 func find(mems []Memory, name string) (Memory, bool) {
-	for _, m := range mems {
+	m, ok := FindIn(func(yield func(*Memory) bool) {
+		for i := range mems {
+			if !yield(&mems[i]) {
+				return
+			}
+		}
+	}, name)
+	if !ok {
+		return Memory{}, false
+	}
+	return *m, true
+}
+
+// FindIn is Get's rule for the memory called name, over the memories all yields (each may be
+// visited up to three times): the one whose frontmatter name is name, else whose file is name
+// with or without ".md", else the only one whose name has name's NameKey. It is for a caller
+// holding the memories already (a warm index), so that both pick the same memory.
+func FindIn(all iter.Seq[*Memory], name string) (*Memory, bool) {
+	for m := range all {
 		if m.Name == name {
 			return m, true
 		}
 	}
-	for _, m := range mems {
+	for m := range all {
 		if m.File == name || m.File == name+".md" {
 			return m, true
 		}
 	}
-	if same := sameKey(mems, name); len(same) == 1 {
-		return same[0], true
+	key := NameKey(name)
+	var found *Memory
+	for m := range all {
+		if NameKey(m.Name) == key {
+			if found != nil {
+				return nil, false // several: neither
+			}
+			found = m
+		}
 	}
-	return Memory{}, false
+	return found, found != nil
 }
 
 // sameKey returns the memories of mems whose name has name's NameKey.

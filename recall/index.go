@@ -426,6 +426,39 @@ func (ix *Index) Get(file string) (memdir.Memory, bool) {
 	return ix.docs[id].mem, true
 }
 
+// Find returns the memory called name by memdir's rule for a lookup by name (memdir.FindIn:
+// frontmatter name, else file, else the only look-alike), without copying the index: a
+// memory_get on a store of 10,000 memories must not copy them all.
+func (ix *Index) Find(name string) (memdir.Memory, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	m, ok := memdir.FindIn(func(yield func(*memdir.Memory) bool) {
+		for i := range ix.docs {
+			if ix.docs[i].alive && !yield(&ix.docs[i].mem) {
+				return
+			}
+		}
+	}, name)
+	if !ok {
+		return memdir.Memory{}, false
+	}
+	return *m, true
+}
+
+// Files returns the file of every memory in the index, in no particular order: what a
+// session's first recall counts as eligible, without copying the memories.
+func (ix *Index) Files() []string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	out := make([]string, 0, ix.live)
+	for i := range ix.docs {
+		if ix.docs[i].alive {
+			out = append(out, ix.docs[i].mem.File)
+		}
+	}
+	return out
+}
+
 // Memories returns every memory in the index, in no particular order.
 func (ix *Index) Memories() []memdir.Memory {
 	ix.mu.RLock()

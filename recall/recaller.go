@@ -255,11 +255,7 @@ func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, erro
 	}
 	if r.opts.Stats != nil && s.count() {
 		// The session's first recall: every memory now in the index was eligible in it.
-		mems := r.ranker.Index().Memories()
-		files := make([]string, len(mems))
-		for i, m := range mems {
-			files[i] = m.File
-		}
+		files := r.ranker.Index().Files()
 		if err := r.opts.Stats.RecordSession(context.WithoutCancel(ctx), files, r.opts.Now()); err != nil {
 			r.log.Warn("recall: recording the session", "err", err)
 		}
