@@ -622,11 +622,9 @@ func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetRe
 		}
 		return res, nil
 	}
-	dest := path.Join(ArchiveDir, file)
-	if taken, err := s.taken(root, dest); err != nil {
+	dest, err := s.archiveDest(root, file, s.opts.Now())
+	if err != nil {
 		return undo(err)
-	} else if taken {
-		dest = strings.TrimSuffix(dest, ".md") + "." + s.opts.Now().UTC().Format("20060102T150405.000000000Z") + ".md"
 	}
 	if _, err := s.checkTarget(root, dest); err != nil {
 		return undo(err)
