@@ -53,6 +53,9 @@ var memorySaveTool = newTool("memory_save", classMemory, func(ctx context.Contex
 	case res.Created:
 		return fmt.Sprintf("Saved new memory %q in %s and listed it in MEMORY.md.", p.Name, res.File), nil
 	}
+	if res.Name != p.Name {
+		return fmt.Sprintf("Updated memory %q in %s (its name; %q differs from it only in case, width or Unicode form).", res.Name, res.File, p.Name), nil
+	}
 	return fmt.Sprintf("Updated memory %q in %s.", p.Name, res.File), nil
 })
 

@@ -161,6 +161,9 @@ type Fix struct {
 	Problem
 	// Action says what was done, in words.
 	Action string
+	// Origin is the Origin of the block the fix concerns (the call, the result, the block left
+	// out), else of the message; 0 when the messages carried none.
+	Origin int
 }
 
 func (r Fix) String() string { return r.Problem.String() + ": " + r.Action }
@@ -199,7 +202,7 @@ func Repair(msgs []Message) ([]Message, []Fix) {
 	}
 	out := make([]Message, len(msgs))
 	for i, m := range msgs {
-		out[i] = Message{Role: m.Role, Content: slices.Clone(m.Content)}
+		out[i] = Message{Role: m.Role, Content: slices.Clone(m.Content), Origin: m.Origin}
 	}
 	var reps []Fix
 	// Each pass can expose a problem the next one fixes (dropping a stray result can empty a
@@ -223,24 +226,24 @@ func repairPass(msgs []Message) ([]Message, []Fix) {
 	for i, m := range msgs {
 		for j := 0; j < len(m.Content); j++ {
 			if b := m.Content[j]; !Sendable(b) {
-				reps = append(reps, Fix{Problem{Kind: Unsendable, Message: i, Block: j, BlockType: b.Type}, "the block was left out"})
+				reps = append(reps, Fix{Problem{Kind: Unsendable, Message: i, Block: j, BlockType: b.Type}, "the block was left out", b.Origin})
 				m.Content = slices.Delete(slices.Clone(m.Content), j, j+1)
 				j--
 			}
 		}
 		for j := thinkingLast(m); j >= 0; j = thinkingLast(m) {
-			reps = append(reps, Fix{Problem{Kind: ThinkingLast, Message: i, Block: j}, "the thinking was left out"})
+			reps = append(reps, Fix{Problem{Kind: ThinkingLast, Message: i, Block: j}, "the thinking was left out", m.Content[j].Origin})
 			m.Content = slices.Clone(m.Content[:j])
 		}
 		for j := 0; j < len(m.Content); j++ {
 			if blankText(m.Content[j]) && len(m.Content) > 1 {
-				reps = append(reps, Fix{Problem{Kind: EmptyText, Message: i, Block: j}, "the blank text block was left out"})
+				reps = append(reps, Fix{Problem{Kind: EmptyText, Message: i, Block: j}, "the blank text block was left out", m.Content[j].Origin})
 				m.Content = slices.Delete(m.Content, j, j+1)
 				j--
 			}
 		}
 		if empty(m) {
-			reps = append(reps, Fix{Problem{Kind: EmptyMessage, Message: i, Block: -1}, "the empty message was left out"})
+			reps = append(reps, Fix{Problem{Kind: EmptyMessage, Message: i, Block: -1}, "the empty message was left out", originOf(m)})
 			continue
 		}
 		kept = append(kept, m)
@@ -249,20 +252,21 @@ func repairPass(msgs []Message) ([]Message, []Fix) {
 	// Roles alternate.
 	for i := 1; i < len(msgs); i++ {
 		if msgs[i].Role == msgs[i-1].Role {
-			reps = append(reps, Fix{Problem{Kind: SameRole, Message: i, Block: -1}, "merged into the message before"})
+			reps = append(reps, Fix{Problem{Kind: SameRole, Message: i, Block: -1}, "merged into the message before", originOf(msgs[i])})
 		}
 	}
 	msgs = Merge(msgs)
 	dups := duplicateCalls(msgs)
 	for _, d := range dups {
-		reps = append(reps, Fix{Problem{Kind: DuplicateCall, Message: d[0], Block: d[1], ToolUseID: msgs[d[0]].Content[d[1]].ID}, "the copy was left out"})
+		c := msgs[d[0]].Content[d[1]]
+		reps = append(reps, Fix{Problem{Kind: DuplicateCall, Message: d[0], Block: d[1], ToolUseID: c.ID}, "the copy was left out", c.Origin})
 	}
 	for k := len(dups) - 1; k >= 0; k-- { // from the end, so earlier positions stay valid
 		i, j := dups[k][0], dups[k][1]
 		msgs[i].Content = slices.Delete(slices.Clone(msgs[i].Content), j, j+1)
 	}
 	if len(msgs) > 0 && msgs[0].Role != User {
-		reps = append(reps, Fix{Problem{Kind: FirstNotUser, Message: 0, Block: -1}, "a user message saying the conversation starts earlier was put before it"})
+		reps = append(reps, Fix{Problem{Kind: FirstNotUser, Message: 0, Block: -1}, "a user message saying the conversation starts earlier was put before it", originOf(msgs[0])})
 		msgs = slices.Insert(msgs, 0, NewText(User, "[The conversation before this point is not available.]"))
 	}
 	// Tool results: strays out, the rest first, missing ones added.
@@ -278,10 +282,10 @@ func repairPass(msgs []Message) ([]Message, []Fix) {
 				case b.Type != ToolResult:
 					rest = append(rest, b)
 				case !calls[b.ToolUseID] || answered[b.ToolUseID]:
-					reps = append(reps, Fix{Problem{Kind: StrayResult, Message: i, Block: j, ToolUseID: b.ToolUseID}, "the result was left out"})
+					reps = append(reps, Fix{Problem{Kind: StrayResult, Message: i, Block: j, ToolUseID: b.ToolUseID}, "the result was left out", b.Origin})
 				default:
 					if len(rest) > 0 && !moved {
-						reps = append(reps, Fix{Problem{Kind: ResultNotFirst, Message: i, Block: j, ToolUseID: b.ToolUseID}, "tool results were moved before the other content"})
+						reps = append(reps, Fix{Problem{Kind: ResultNotFirst, Message: i, Block: j, ToolUseID: b.ToolUseID}, "tool results were moved before the other content", b.Origin})
 						moved = true
 					}
 					answered[b.ToolUseID] = true
@@ -297,7 +301,7 @@ func repairPass(msgs []Message) ([]Message, []Fix) {
 		}
 		var fill []Block
 		for _, c := range open {
-			reps = append(reps, Fix{Problem{Kind: Unanswered, Message: i, Block: -1, ToolUseID: c.ID, Tool: c.Name}, "answered with an error result saying the call was interrupted"})
+			reps = append(reps, Fix{Problem{Kind: Unanswered, Message: i, Block: -1, ToolUseID: c.ID, Tool: c.Name}, "answered with an error result saying the call was interrupted", c.Origin})
 			fill = append(fill, Interrupted(c, ""))
 		}
 		if i+1 < len(msgs) {
@@ -317,7 +321,7 @@ func Merge(msgs []Message) []Message {
 	for _, m := range msgs {
 		n := len(out)
 		if n == 0 || out[n-1].Role != m.Role {
-			out = append(out, Message{Role: m.Role, Content: slices.Clone(m.Content)})
+			out = append(out, Message{Role: m.Role, Content: slices.Clone(m.Content), Origin: m.Origin})
 			continue
 		}
 		merged := append(slices.Clone(out[n-1].Content), m.Content...)
@@ -327,6 +331,14 @@ func Merge(msgs []Message) []Message {
 		out[n-1].Content = merged
 	}
 	return out
+}
+
+// originOf is the Origin of message m: its own, else its first block's.
+func originOf(m Message) int {
+	if m.Origin == 0 && len(m.Content) > 0 {
+		return m.Content[0].Origin
+	}
+	return m.Origin
 }
 
 // resultsFirst moves the tool_result blocks of bs before the others, keeping each group's order.

@@ -53,6 +53,10 @@ func Sendable(b Block) bool {
 type Message struct {
 	Role    Role    `json:"role"`
 	Content []Block `json:"content"`
+	// Origin is where the message came from, for reports: a caller that built it from a
+	// transcript sets the line of its first entry (0: unknown). No rule reads it, Merge keeps
+	// the first message's, and it is never sent or marshalled.
+	Origin int `json:"-"`
 }
 
 // Block is one content block. Only the fields of its Type are set.
@@ -81,6 +85,11 @@ type Block struct {
 	// Source is an image's or a document's source ({"type":"base64","media_type":..,"data":..}),
 	// kept verbatim.
 	Source json.RawMessage `json:"source,omitempty"`
+
+	// Origin is where the block came from, for reports: a caller that built it from a
+	// transcript sets the line of its entry (0: unknown). No rule reads it, and it is never
+	// sent or marshalled; Repair names it in each Fix.
+	Origin int `json:"-"`
 }
 
 // UnmarshalJSON accepts content as an array of blocks or as a plain string.

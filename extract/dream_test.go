@@ -462,12 +462,12 @@ func TestJaccard(t *testing.T) {
 }
 
 func FuzzFindRefs(f *testing.F) {
-	for _, s := range []string{"see `a/b.go` and `Foo.Bar()`", "中文 `缺失/文件.go`", "x.go: y", "``", "`.`", "/abs/x.go ../up.go"} {
+	for _, s := range []string{"see `a/b.go` and `Foo.Bar()`", "中文 `缺失/文件.go`", "x.go: y", "``", "`.`", "/abs/x.go ../up.go", "`origin/main` github.com/x/y.go `./a/b`"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		r := FindRefs(s)
-		for _, p := range r.Paths {
+		for _, p := range append(r.Paths, r.Loose...) {
 			if strings.HasPrefix(p, "/") || strings.Contains(p, "..") || p == "" {
 				t.Errorf("unsafe path %q from %q", p, s)
 			}

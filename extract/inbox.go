@@ -110,18 +110,30 @@ func stagedName(store *memdir.Store, file string) (string, error) {
 	return name, nil
 }
 
+// Accepted says what Accept did.
+type Accepted struct {
+	memdir.Result
+	// Kept is where the live file the proposal replaced was kept, relative to the memory dir
+	// ("" for a new memory): `strata memory restore` (memdir.Store.Restore of the replace
+	// record logged) puts it back.
+	Kept string
+}
+
 // Accept makes the proposal file live: under the store's lock its content is checked by the
 // rules of Confined (a refusal wraps ErrDenied), written atomically over (or as) the topic
-// file of that name, MEMORY.md brought in step, and the staged copy removed. If the index
-// refuses the change the live file is put back and the proposal stays in the inbox. The
-// error wraps fs.ErrNotExist when there is no such proposal.
-func Accept(ctx context.Context, store *memdir.Store, file string) (memdir.Result, error) {
+// file of that name, MEMORY.md brought in step, and the staged copy removed. A live file it
+// replaces is first kept in the archive (memdir.Tx.KeepVersion) and a replace record logged,
+// so the user's version is never lost and Restore swaps it back. If the index refuses the
+// change the live file is put back, the kept copy removed, and the proposal stays in the
+// inbox. The error wraps fs.ErrNotExist when there is no such proposal.
+func Accept(ctx context.Context, store *memdir.Store, file string) (Accepted, error) {
 	name, err := stagedName(store, file)
 	if err != nil {
-		return memdir.Result{}, err
+		return Accepted{}, err
 	}
 	src := memdir.InboxDir + "/" + name
-	var res memdir.Result
+	var res Accepted
+	now := store.Now()
 	err = store.Locked(ctx, func(tx *memdir.Tx) error {
 		root := tx.Root()
 		data, ok, err := readRegular(root, src)
@@ -142,18 +154,35 @@ func Accept(ctx context.Context, store *memdir.Store, file string) (memdir.Resul
 		if err != nil {
 			return err
 		}
+		drop := func() error { return nil }
+		var kept memdir.ArchiveRecord
+		if existed {
+			rec, d, ok, err := tx.KeepVersion(name, now, "replaced by the inbox proposal "+src+" (accepted)")
+			if err != nil {
+				return err
+			}
+			if ok {
+				kept, drop = rec, d
+			}
+		}
 		if err := writeAtomic(root, name, data); err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
+			return errors.Join(fmt.Errorf("write %s: %w", name, err), drop())
 		}
 		changed, err := tx.Reindex(ctx, name)
 		if err != nil {
-			back := restoreFile(root, name, old, existed)
+			back := errors.Join(restoreFile(root, name, old, existed), drop())
 			if back == nil && (errors.Is(err, memdir.ErrIndexFull) || errors.Is(err, memdir.ErrSecret)) {
 				return refuse("%s; the live file was put back and the proposal stays in the inbox", strings.TrimPrefix(err.Error(), "memdir: "))
 			}
 			return errors.Join(err, back)
 		}
-		res = memdir.Result{File: name, Path: filepath.Join(store.Dir(), name), Created: !existed, Index: changed}
+		res = Accepted{Result: memdir.Result{File: name, Path: filepath.Join(store.Dir(), name), Created: !existed, Index: changed, Name: meta.Name}}
+		if kept.ArchivedTo != "" {
+			if err := memdir.AppendArchiveLog(store.Dir(), kept); err != nil {
+				return fmt.Errorf("accepted, but the archive log of the replaced file (kept in %s) failed: %w", kept.ArchivedTo, err)
+			}
+			res.Kept = kept.ArchivedTo
+		}
 		if err := root.Remove(src); err != nil {
 			return fmt.Errorf("accepted, but the staged copy %s could not be removed: %w", src, err)
 		}
@@ -161,7 +190,7 @@ func Accept(ctx context.Context, store *memdir.Store, file string) (memdir.Resul
 	})
 	var r *refusal
 	if errors.As(err, &r) {
-		return memdir.Result{}, fmt.Errorf("extract: accept %s: %w: %s", name, ErrDenied, r.reason)
+		return Accepted{}, fmt.Errorf("extract: accept %s: %w: %s", name, ErrDenied, r.reason)
 	}
 	if err != nil {
 		return res, fmt.Errorf("extract: accept %s: %w", name, err)

@@ -41,24 +41,43 @@ var (
 
 // Refs are the file paths and symbols a text names.
 type Refs struct {
-	Paths   []string // relative paths as written (cleaned), checked against the project root
+	Paths []string // relative paths as written (cleaned), checked against the project root
+	// Loose are words that are paths of this project only when their first directory exists
+	// there: a backticked word with a slash and no file extension ("internal/gone", but also
+	// the git ref "origin/main" or the branch "feature/login-page"), or a word whose first
+	// part is a host name ("github.com/x/y", "example.com/docs/a.html").
+	Loose   []string
 	Symbols []string // Go/JS-style symbols as written, e.g. "Store.Forget", "parseArgs()"
 }
 
 // FindRefs extracts the references of a memory text. A path is a word with a known file
-// extension (anywhere), or a backticked word with a slash; URLs, home-relative and variable
-// paths are skipped. A symbol is a backticked identifier that is called ("name()"), qualified
+// extension (anywhere), or a backticked word written as a path ("./scripts/deploy",
+// "docs/"); URLs, home-relative and variable paths are skipped. A backticked word with a
+// slash and nothing else that makes it a path, and a word that starts with a host name, is
+// Loose. Ids, slugs, hashes and versions ("PROJ-1234", "2024-q3-roadmap", "3f9a2c1", "v1.2.3")
+// are none of these. A symbol is a backticked identifier that is called ("name()"), qualified
 // ("pkg.Name") or in mixed case ("parseArgs", "MaxLines"); plain lower-case words are not.
 func FindRefs(text string) Refs {
 	var r Refs
 	seen := map[string]bool{}
 	addPath := func(p string) {
+		loose := false
+		switch kind := pathKind(p); kind {
+		case pathNone:
+			return
+		case pathLoose:
+			loose = true
+		}
 		p = strings.TrimSuffix(filepath.ToSlash(filepath.Clean(p)), "/")
 		if p == "." || p == "" || seen["p:"+p] {
 			return
 		}
 		seen["p:"+p] = true
-		r.Paths = append(r.Paths, p)
+		if loose {
+			r.Loose = append(r.Loose, p)
+		} else {
+			r.Paths = append(r.Paths, p)
+		}
 	}
 	ticked := map[string]bool{}
 	for _, m := range backtickRE().FindAllStringSubmatch(text, -1) {
@@ -85,6 +104,52 @@ func FindRefs(text string) Refs {
 	return r
 }
 
+// The kinds of path word (pathKind).
+const (
+	pathNone  = iota // not a path
+	pathSure         // a path of this project as written
+	pathLoose        // a path of this project only when its first directory exists there
+)
+
+// pathKind says what a word isPathWord accepted is: a word whose first part is a host name
+// ("github.com/x/y.go") is loose, and so is one with a slash and no known extension, unless
+// it is written as a path ("./scripts/deploy", "docs/").
+func pathKind(w string) int {
+	first, _, nested := strings.Cut(w, "/")
+	switch {
+	case nested && hostLike(first):
+		return pathLoose
+	case hasPathExt(w):
+		return pathSure
+	case strings.HasPrefix(w, "./") || strings.HasSuffix(w, "/"):
+		return pathSure
+	case nested:
+		return pathLoose
+	}
+	return pathNone
+}
+
+// hostLike reports whether a path's first part reads as a host name: a dot inside, and after
+// the last dot two or more letters that are no file extension ("github.com", "golang.org",
+// "k8s.io"; not "config.d" or "main.go").
+func hostLike(s string) bool {
+	i := strings.LastIndexByte(s, '.')
+	if i <= 0 || len(s)-i-1 < 2 || pathExts[strings.ToLower(s[i:])] {
+		return false
+	}
+	for _, c := range s[i+1:] {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+func hasPathExt(w string) bool {
+	ext := strings.ToLower(filepath.Ext(w))
+	return pathExts[ext] && len(w) > len(ext)
+}
+
 func isPathWord(w string, ticked bool) bool {
 	if w == "" || strings.Contains(w, "://") || strings.ContainsAny(w, "~$*?%") || strings.HasPrefix(w, "-") ||
 		strings.HasPrefix(w, "@") || !pathRE().MatchString(w) {
@@ -96,8 +161,7 @@ func isPathWord(w string, ticked bool) bool {
 	if strings.Contains(w, "..") {
 		return false
 	}
-	ext := strings.ToLower(filepath.Ext(w))
-	if pathExts[ext] && len(w) > len(ext) {
+	if hasPathExt(w) {
 		return true
 	}
 	return ticked && strings.Contains(strings.Trim(w, "/"), "/")
@@ -149,6 +213,18 @@ func staleRefs(ctx context.Context, opts Options, mems []memdir.Memory, own map[
 		var missing []string
 		for _, p := range r.Paths {
 			if own[p] {
+				continue
+			}
+			_, err := os.Lstat(filepath.Join(opts.Root, filepath.FromSlash(p)))
+			if errors.Is(err, fs.ErrNotExist) {
+				missing = append(missing, p)
+			}
+		}
+		// A loose path is this project's only under a directory the project has: "origin/main"
+		// and "github.com/x/y" are not, "internal/gone" is when internal/ exists.
+		for _, p := range r.Loose {
+			first, _, _ := strings.Cut(p, "/")
+			if fi, err := os.Stat(filepath.Join(opts.Root, filepath.FromSlash(first))); err != nil || !fi.IsDir() {
 				continue
 			}
 			_, err := os.Lstat(filepath.Join(opts.Root, filepath.FromSlash(p)))

@@ -117,6 +117,7 @@ type SaveOutput struct {
 	File    string `json:"file" jsonschema:"the topic file written, relative to the memory directory (empty in daily-log mode)"`
 	URI     string `json:"uri,omitempty" jsonschema:"the resource URI of the file"`
 	Created bool   `json:"created" jsonschema:"true for a new memory, false when an existing one was replaced"`
+	Name    string `json:"name,omitempty" jsonschema:"the memory's name as saved: an existing memory's name when the name given differs from it only in case, width or Unicode form (that memory was replaced)"`
 	Logged  bool   `json:"logged" jsonschema:"true when the store is in daily-log mode and the text went to today's log"`
 	Index   bool   `json:"index" jsonschema:"true when MEMORY.md changed"`
 	Store   string `json:"store,omitempty" jsonschema:"the memory store written; absent for this project's own"`
@@ -308,7 +309,7 @@ func (s *Server) memorySave(ctx context.Context, req *mcp.CallToolRequest, in Sa
 	if err := s.refreshStore(ctx, p, r); err != nil {
 		s.log.Warn("mcpserver: refresh after save", "err", err)
 	}
-	out := SaveOutput{File: res.File, Created: res.Created, Logged: res.Logged, Index: res.Index, Store: r.label()}
+	out := SaveOutput{File: res.File, Created: res.Created, Name: res.Name, Logged: res.Logged, Index: res.Index, Store: r.label()}
 	if res.File != "" && r.mount == nil {
 		out.URI = MemoryURI(res.File)
 	}

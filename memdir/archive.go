@@ -49,6 +49,80 @@ func (s *Store) LogArchived(res ForgetResult, now time.Time, why string) error {
 		File: res.File, ArchivedTo: res.ArchivedTo, Reason: why, IndexLines: res.Removed})
 }
 
+// ActionReplace is the ArchiveRecord action of a memory file replaced by another version of it
+// (an inbox proposal accepted over it): the old version is in the archive, and Restore swaps it
+// back, moving the version in its place to the archive with a replace record of its own, so
+// that either version can come back and neither is lost.
+const ActionReplace = "replace"
+
+// archiveDest is where file goes in the archive: .archive/file, or with a timestamp before
+// ".md" when that is taken.
+func (s *Store) archiveDest(root *os.Root, file string, now time.Time) (string, error) {
+	dest := path.Join(ArchiveDir, file)
+	if taken, err := s.taken(root, dest); err != nil {
+		return "", err
+	} else if taken {
+		dest = strings.TrimSuffix(dest, ".md") + "." + now.UTC().Format("20060102T150405.000000000Z") + ".md"
+	}
+	return dest, nil
+}
+
+// KeepVersion copies the topic file rel, as it is now, into the archive (see Forget for the
+// name it gets there) before the caller replaces it, and returns the record to append to the
+// archive log once the replacement is done (ActionReplace, with rel's index lines and why), so
+// that Restore can put this version back. drop removes the copy, for a replacement that
+// failed. ok is false, and nothing is copied, when rel does not exist.
+func (t *Tx) KeepVersion(rel string, now time.Time, why string) (rec ArchiveRecord, drop func() error, ok bool, err error) {
+	s, root := t.s, t.root
+	if rel, err = cleanRel(rel); err != nil {
+		return ArchiveRecord{}, nil, false, err
+	}
+	if exists, err := s.checkTarget(root, rel); err != nil || !exists {
+		return ArchiveRecord{}, nil, false, err
+	}
+	old, err := readWhole(root, rel)
+	if err != nil {
+		return ArchiveRecord{}, nil, false, fmt.Errorf("memdir: keep %s: %w", s.abs(rel), err)
+	}
+	dest, err := s.archiveDest(root, rel, now)
+	if err != nil {
+		return ArchiveRecord{}, nil, false, err
+	}
+	if err := s.mkArchiveDir(root, dest); err != nil {
+		return ArchiveRecord{}, nil, false, err
+	}
+	if err := fsutil.WriteFileFS(s.opts.FS, s.abs(dest), old, fsutil.FileMode); err != nil {
+		return ArchiveRecord{}, nil, false, fmt.Errorf("memdir: keep %s in %s: %w", rel, dest, err)
+	}
+	idx, _, err := s.readIndexRaw()
+	if err != nil {
+		root.Remove(filepath.FromSlash(dest))
+		return ArchiveRecord{}, nil, false, err
+	}
+	rec = ArchiveRecord{Time: now, Run: RunID(now), Action: ActionReplace, File: rel, ArchivedTo: dest, Reason: why,
+		IndexLines: removedLines(idx, rel)}
+	drop = func() error {
+		if err := root.Remove(filepath.FromSlash(dest)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("memdir: remove %s: %w", s.abs(dest), err)
+		}
+		return nil
+	}
+	return rec, drop, true, nil
+}
+
+// mkArchiveDir creates the directories of the archive path dest (0700), refusing a way
+// through a symlink.
+func (s *Store) mkArchiveDir(root *os.Root, dest string) error {
+	if _, err := s.checkTarget(root, dest); err != nil {
+		return err
+	}
+	if err := root.MkdirAll(filepath.FromSlash(path.Dir(dest)), fsutil.DirMode); err != nil {
+		return fmt.Errorf("memdir: create %s: %w", s.abs(path.Dir(dest)), err)
+	}
+	_, err := s.checkTarget(root, dest) // the parents again, now that they exist
+	return err
+}
+
 // RemovedLine is one MEMORY.md line that a Forget removed: its 1-based line number in the index
 // as it was just before, and its bytes (without the newline).
 type RemovedLine struct {
@@ -227,17 +301,24 @@ func LastRun(recs []ArchiveRecord, actions ...string) (run string, out []Archive
 // line numbers they had. Records restored newest first therefore give back MEMORY.md byte for
 // byte when nothing else changed it. A record without index lines (an old text log line) gets
 // the line strata writes for the file. A restore record is appended to the archive log.
+//
+// A replace record (ActionReplace: a version replaced by another, as an accepted inbox
+// proposal replaces a memory) swaps: the file in its place, which replaced it, moves to the
+// archive first, its index lines giving way to the recorded ones, and a replace record of its
+// own is logged, so restoring that one swaps back. Nothing is overwritten either way.
 func (s *Store) Restore(ctx context.Context, rec ArchiveRecord, now time.Time) error {
 	file, err := cleanRel(rec.File)
 	if err != nil {
 		return err
 	}
+	var swapped *ArchiveRecord // the version moved aside by a replace record's restore
 	err = s.Locked(ctx, func(tx *Tx) error {
 		root := tx.root
 		if _, err := s.checkTarget(root, IndexFile); err != nil {
 			return err
 		}
 		moved := false
+		var aside string // where the replacing version went
 		if rec.ArchivedTo != "" {
 			from, err := cleanRel(rec.ArchivedTo)
 			if err != nil {
@@ -245,20 +326,38 @@ func (s *Store) Restore(ctx context.Context, rec ArchiveRecord, now time.Time) e
 			}
 			if taken, err := s.taken(root, file); err != nil {
 				return err
-			} else if taken {
+			} else if taken && rec.Action != ActionReplace {
 				return fmt.Errorf("memdir: restore %s: %w", s.abs(file), ErrExists)
+			} else if taken {
+				if _, err := s.checkTarget(root, file); err != nil {
+					return err
+				}
+				if aside, err = s.archiveDest(root, file, now); err != nil {
+					return err
+				}
+				if aside == from {
+					aside = strings.TrimSuffix(aside, ".md") + "." + now.UTC().Format("20060102T150405.000000000Z") + ".md"
+				}
+				if err := s.mkArchiveDir(root, aside); err != nil {
+					return err
+				}
 			}
 			if _, err := s.checkTarget(root, from); err != nil {
 				return err
 			}
+			if aside != "" {
+				if err := s.opts.FS.Rename(s.abs(file), s.abs(aside)); err != nil {
+					return fmt.Errorf("memdir: restore %s: move the version in its place to %s: %w", file, aside, err)
+				}
+			}
 			if err := root.MkdirAll(filepath.FromSlash(path.Dir(file)), fsutil.DirMode); err != nil {
-				return fmt.Errorf("memdir: restore %s: %w", file, err)
+				return s.putBack(fmt.Errorf("memdir: restore %s: %w", file, err), file, aside)
 			}
 			if _, err := s.checkTarget(root, file); err != nil {
-				return err
+				return s.putBack(err, file, aside)
 			}
 			if err := s.opts.FS.Rename(s.abs(from), s.abs(file)); err != nil {
-				return fmt.Errorf("memdir: restore %s from %s: %w", file, from, err)
+				return s.putBack(fmt.Errorf("memdir: restore %s from %s: %w", file, from, err), file, aside)
 			}
 			moved = true
 		}
@@ -268,7 +367,19 @@ func (s *Store) Restore(ctx context.Context, rec ArchiveRecord, now time.Time) e
 					err = errors.Join(err, fmt.Errorf("memdir: move %s back: %w", file, rerr))
 				}
 			}
-			return err
+			return s.putBack(err, file, aside)
+		}
+		oldIdx, _, err := s.readIndexRaw()
+		if err != nil {
+			return back(err)
+		}
+		idx := oldIdx
+		if aside != "" {
+			swapped = &ArchiveRecord{Time: now, Run: RunID(now), Action: ActionReplace, File: file, ArchivedTo: aside,
+				Reason: "replaced by restoring " + rec.ArchivedTo, IndexLines: removedLines(oldIdx, file)}
+			if len(rec.IndexLines) > 0 {
+				idx, _ = removeIndexLines(oldIdx, file)
+			}
 		}
 		if len(rec.IndexLines) == 0 {
 			if _, err := s.reindex(root, file); err != nil {
@@ -276,11 +387,7 @@ func (s *Store) Restore(ctx context.Context, rec ArchiveRecord, now time.Time) e
 			}
 			return nil
 		}
-		oldIdx, _, err := s.readIndexRaw()
-		if err != nil {
-			return back(err)
-		}
-		newIdx := InsertIndexLines(oldIdx, rec.IndexLines)
+		newIdx := InsertIndexLines(idx, rec.IndexLines)
 		if err := fsutil.WriteFileFS(s.opts.FS, s.IndexPath(), []byte(newIdx), fsutil.FileMode); err != nil {
 			err = fmt.Errorf("memdir: restore %s: update index: %w", file, err)
 			return back(errors.Join(err, s.restoreIndex(root, oldIdx)))
@@ -290,8 +397,24 @@ func (s *Store) Restore(ctx context.Context, rec ArchiveRecord, now time.Time) e
 	if err != nil {
 		return err
 	}
+	if swapped != nil {
+		if err := AppendArchiveLog(s.dir, *swapped); err != nil {
+			return err
+		}
+	}
 	return AppendArchiveLog(s.dir, ArchiveRecord{Time: now, Run: rec.Run, Action: ActionRestore, File: file,
 		ArchivedTo: rec.ArchivedTo, Reason: "restored from " + orDash(rec.ArchivedTo) + " (" + rec.Action + ")"})
+}
+
+// putBack moves the version a replace record's restore moved aside (to aside) back to file,
+// after a later step failed; aside "" is nothing to do.
+func (s *Store) putBack(err error, file, aside string) error {
+	if aside != "" {
+		if rerr := s.opts.FS.Rename(s.abs(aside), s.abs(file)); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("memdir: move %s back: %w", aside, rerr))
+		}
+	}
+	return err
 }
 
 func orDash(s string) string {

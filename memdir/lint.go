@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -23,7 +24,8 @@ import (
 // a line, so it changes nothing the model sees), files missing from the index, missing
 // frontmatter, description or type, an unknown type, several index lines for one file, binary
 // or oversized files, symlinks leading out of the dir, temp files of interrupted writes and index
-// lines whose description is not the file's (see Repair). Lint never changes a file. The error is
+// lines whose description is not the file's (see Repair), and a MEMORY.md in a subdirectory
+// (neither an index nor a memory). Lint never changes a file. The error is
 // for failures to read the dir itself.
 func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 	mems, diags, err := s.List(ctx)
@@ -117,6 +119,14 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 		}
 	}
 	diags = append(diags, s.lintLeftovers(root, mems, idx)...)
+	nested, err := s.nestedIndexes(ctx, root)
+	if err != nil {
+		return diags, err
+	}
+	for _, p := range nested {
+		diags = append(diags, Diagnostic{Path: s.abs(p), Severity: SevWarning,
+			Message: fmt.Sprintf("a %s in a subdirectory is neither the index (only the top-level %s is) nor a memory: it is not listed, recalled or indexed; move its lines into the top-level %s or rename it", IndexFile, IndexFile, IndexFile)})
+	}
 	for _, m := range mems {
 		if _, ok := indexed[m.File]; !ok {
 			diags = append(diags, Diagnostic{Path: m.Path, Severity: SevWarning,
@@ -165,4 +175,24 @@ func Errors(diags []Diagnostic) int {
 		}
 	}
 	return n
+}
+
+// nestedIndexes returns the files named MEMORY.md in the subdirectories List walks (IsTopicFile
+// leaves them out), slash-separated and sorted.
+func (s *Store) nestedIndexes(ctx context.Context, root *os.Root) ([]string, error) {
+	ents, _, err := s.scan(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.dir || e.file == "." {
+			continue
+		}
+		p := path.Join(e.file, IndexFile)
+		if fi, err := root.Lstat(filepath.FromSlash(p)); err == nil && !fi.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }

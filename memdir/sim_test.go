@@ -1,6 +1,7 @@
 package memdir
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -14,7 +15,7 @@ import (
 // TestSimulation drives the store with random add, update and forget sequences and compares
 // it after every step with a tiny in-memory model (name → description, type, body). The names
 // include Chinese, mixed case and punctuation, so several names map to one file name and the
-// hashed alternative is exercised. After each run the consistency check (see newTestStore)
+// hashed alternative is exercised, and look-alikes ("db" and "DB"), which are one memory. After each run the consistency check (see newTestStore)
 // and Lint must be clean.
 func TestSimulation(t *testing.T) {
 	names := []string{"prefer tabs", "Prefer Tabs", "prefer-tabs", "部署流程", "部署 流程", "API 约定",
@@ -30,10 +31,30 @@ func TestSimulation(t *testing.T) {
 				case op < 6: // add or update
 					in := Input{Name: name, Type: []Type{TypeUser, TypeFeedback, TypeProject, TypeReference}[rng.IntN(4)],
 						Description: fmt.Sprintf("desc %d of %s", step, name), Body: fmt.Sprintf("body %d\n中文内容 %d\n", step, rng.IntN(1000))}
-					if _, err := s.Add(t.Context(), in); err != nil {
+					// A name that only looks like a memory's (NameKey) updates that memory,
+					// which keeps its name; several such memories refuse the write.
+					var same []string
+					if _, ok := model[name]; !ok {
+						for n := range model {
+							if NameKey(n) == NameKey(name) {
+								same = append(same, n)
+							}
+						}
+					}
+					_, err := s.Add(t.Context(), in)
+					if len(same) > 1 {
+						if !errors.Is(err, ErrAmbiguousName) {
+							t.Fatalf("step %d: Add(%q) beside look-alikes %v: %v, want ErrAmbiguousName", step, name, same, err)
+						}
+						break
+					}
+					if err != nil {
 						t.Fatalf("step %d: Add(%q): %v", step, name, err)
 					}
-					model[name] = in
+					if len(same) == 1 {
+						in.Name = same[0]
+					}
+					model[in.Name] = in
 				case op < 9: // forget
 					_, err := s.Forget(t.Context(), name, rng.IntN(2) == 0)
 					if _, ok := model[name]; ok {

@@ -146,9 +146,11 @@ func stampOf(fi fs.FileInfo) stamp {
 func IsTopicFile(rel string) bool { return isTopicPath(rel) }
 
 // isTopicPath reports whether the slash-separated relative path p may hold a topic file:
-// not hidden at any level, not under logs/, not the index, and ending in ".md".
+// not hidden at any level, not under logs/, ending in ".md", and not named MEMORY.md at any
+// level. Only the top-level MEMORY.md is the index; one in a subdirectory is neither an index
+// nor a memory (Claude Code's scan leaves out every file named MEMORY.md), and Lint says so.
 func isTopicPath(p string) bool {
-	if p == IndexFile || !strings.HasSuffix(p, ".md") {
+	if path.Base(p) == IndexFile || !strings.HasSuffix(p, ".md") {
 		return false
 	}
 	if p == LogsDir || strings.HasPrefix(p, LogsDir+"/") {
@@ -347,7 +349,7 @@ func humanBytes(n int64) string {
 }
 
 // List reads every topic file: *.md files in the memory dir and its subdirectories, except
-// MEMORY.md, logs/, hidden files and directories (.archive/, .inbox/, temp files) and symlinks
+// MEMORY.md (at any level: see IsTopicFile), logs/, hidden files and directories (.archive/, .inbox/, temp files) and symlinks
 // that lead outside the dir. Memories come sorted by File. A file with missing or broken
 // frontmatter is listed (its body counts) and reported in the diagnostics; a binary file is
 // reported and not listed. A missing directory lists nothing. The error is for failures to

@@ -48,6 +48,10 @@ type Result struct {
 	Created bool   // a new topic file (false: an existing memory was replaced)
 	Logged  bool   // appended to the daily log instead of a topic file
 	Index   bool   // MEMORY.md changed
+	// Name is the memory's name as written: the name given, or, when it only looked like an
+	// existing memory's name (NameKey), that memory's name, which a write keeps ("" in
+	// daily-log mode).
+	Name string
 }
 
 // Render returns the topic file content for in: YAML frontmatter with name, description, type,
@@ -182,8 +186,12 @@ func (s *Store) checkTarget(root *os.Root, rel string) (exists bool, err error) 
 }
 
 // Add writes a memory and keeps MEMORY.md in step, under the directory's lock. If a memory
-// with the same name exists (see Get) it is replaced in its file; otherwise a new file is
-// named by FileName (FileNameAlt when that file is taken by another memory). The index gets
+// with the same name exists it is replaced in its file; a name that is no memory's exact name
+// but has the NameKey of one memory's name (case, width and Unicode form aside: "DB PORT" and
+// "db port", full-width "ＤＢ" and "DB", NFD and NFC) names that memory, which is replaced and
+// keeps its name (Result.Name); when several memories have that key, nothing is written
+// (ErrAmbiguousName, naming them). Otherwise a new file is named by FileName (FileNameAlt when
+// that file is taken by another memory). The index gets
 // exactly one line changed or appended: "- [name](file) — description".
 //
 // Nothing is written when: the name or type is bad; the file would exceed MaxFileBytes; the
@@ -233,10 +241,20 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 	}
 	var file string
 	created := false
-	if f, ok, err := s.findForWrite(ctx, root, in.Name, oldIdx); err != nil {
+	if f, existing, ok, err := s.findForWrite(ctx, root, in.Name, oldIdx); err != nil {
 		return Result{}, err
 	} else if ok {
 		file = f
+		if existing != in.Name {
+			// A look-alike of an existing memory's name is that memory: it keeps its name.
+			in.Name = existing
+			if content, err = Render(in, now); err != nil {
+				return Result{}, err
+			}
+			if err := checkContent(in, content); err != nil {
+				return Result{}, err
+			}
+		}
 	} else {
 		created = true
 		file = FileName(in.Name)
@@ -292,7 +310,7 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 		err = fmt.Errorf("memdir: add %q: %w", in.Name, err)
 		return Result{}, errors.Join(err, s.restore(root, file, old, exists))
 	}
-	res := Result{File: file, Path: abs, Created: created}
+	res := Result{File: file, Path: abs, Created: created, Name: in.Name}
 	if newIdx != oldIdx {
 		if err := fsutil.WriteFileFS(s.opts.FS, s.IndexPath(), []byte(newIdx), fsutil.FileMode); err != nil {
 			err = fmt.Errorf("memdir: add %q: update index: %w", in.Name, err)
@@ -304,16 +322,29 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 	return res, nil
 }
 
-// findForWrite finds the file of the memory whose name is exactly name, without reading every
-// file: the index is the catalogue. It reads the files that index lines titled name link, the
-// files FileName and FileNameAlt give, and every other topic file except those whose index line
-// looks written by strata (the file name derives from the title, so the title is the name).
-// Index lines written by hand or by another tool (Claude Code titles its lines freely) are thus
-// read, while a store of strata-written memories costs no reads beyond the candidates. A hand
-// edit of the name in a strata-written file without re-indexing (strata memory edit does
-// re-index) can hide it; Lint reports such titles, and duplicate names.
-func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx string) (string, bool, error) {
+// ErrAmbiguousName is wrapped by the error Add returns when the name is no memory's exact name
+// and several memories have its NameKey: a write that could update either picks neither.
+var ErrAmbiguousName = errors.New("the name matches several memories")
+
+// findForWrite finds the memory a write of name updates, by the lookup rule of FindIn without
+// its file-name step: the memory whose name is exactly name, else the only one whose name has
+// name's NameKey (case, width and Unicode form aside), so that "DB PORT" updates "db port"
+// instead of adding a look-alike beside it. existing is that memory's name as its file has it.
+// Several look-alikes and no exact name is ErrAmbiguousName, naming their files.
+//
+// It does so without reading every file: the index is the catalogue. It reads the files that
+// index lines titled with name's key link, the files FileName and FileNameAlt give, and every
+// other topic file except those whose index line looks written by strata (the file name
+// derives from the title, so the title is the name). Index lines written by hand or by another
+// tool (Claude Code titles its lines freely) are thus read, while a store of strata-written
+// memories costs no reads beyond the candidates. A hand edit of the name in a strata-written
+// file without re-indexing (strata memory edit does re-index) can hide it; Lint reports such
+// titles, and duplicate names.
+func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx string) (file, existing string, ok bool, err error) {
+	key := NameKey(name)
 	checked := map[string]bool{}
+	var alike []Memory // memories with name's key but another spelling, in the order found
+	// try reads file and reports whether it holds name exactly; a look-alike is kept in alike.
 	try := func(file string) (bool, error) {
 		if checked[file] {
 			return false, nil
@@ -324,7 +355,16 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 			return false, nil
 		}
 		m, _, ok, err := s.readFile(root, entry{file: file, stamp: stampOf(fi)})
-		return ok && m.Name == name, err
+		if err != nil || !ok {
+			return false, err
+		}
+		if m.Name == name {
+			return true, nil
+		}
+		if NameKey(m.Name) == key {
+			alike = append(alike, m)
+		}
+		return false, nil
 	}
 	entries := ParseIndex([]byte(idx))
 	linked := map[string]bool{}
@@ -339,25 +379,42 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 			cands = append(cands, e.File)
 		}
 	}
+	for _, e := range entries {
+		if e.Title != name && NameKey(e.Title) == key {
+			cands = append(cands, e.File)
+		}
+	}
 	cands = append(cands, FileName(name), FileNameAlt(name))
 	for _, f := range cands {
 		if ok, err := try(f); err != nil || ok {
-			return f, ok, err
+			return f, name, ok, err
 		}
 	}
 	names, err := scanNames(ctx, root, ".")
 	if err != nil {
-		return "", false, fmt.Errorf("memdir: list %s: %w", s.dir, err)
+		return "", "", false, fmt.Errorf("memdir: list %s: %w", s.dir, err)
 	}
 	for _, f := range names {
 		if linked[f] {
 			continue
 		}
 		if ok, err := try(f); err != nil || ok {
-			return f, ok, err
+			return f, name, ok, err
 		}
 	}
-	return "", false, nil
+	switch len(alike) {
+	case 0:
+		return "", "", false, nil
+	case 1:
+		return alike[0].File, alike[0].Name, true, nil
+	}
+	files := make([]string, len(alike))
+	for i, m := range alike {
+		files[i] = m.File
+	}
+	sort.Strings(files)
+	return "", "", false, fmt.Errorf("memdir: add %q: %w in %s: %s differ from it only in case, width or Unicode form; give the exact name of the one to update (strata memory list), or merge them first",
+		name, ErrAmbiguousName, s.dir, strings.Join(files, ", "))
 }
 
 // scanNames lists the candidate topic files under dir by name only: entries ending in ".md"
@@ -565,11 +622,9 @@ func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetRe
 		}
 		return res, nil
 	}
-	dest := path.Join(ArchiveDir, file)
-	if taken, err := s.taken(root, dest); err != nil {
+	dest, err := s.archiveDest(root, file, s.opts.Now())
+	if err != nil {
 		return undo(err)
-	} else if taken {
-		dest = strings.TrimSuffix(dest, ".md") + "." + s.opts.Now().UTC().Format("20060102T150405.000000000Z") + ".md"
 	}
 	if _, err := s.checkTarget(root, dest); err != nil {
 		return undo(err)

@@ -308,16 +308,32 @@ func (t Turn) Last() *Entry { return t.Entries[len(t.Entries)-1] }
 // model's words. Entries whose message does not decode are reported in the error
 // and left out; the rest are returned.
 func Turns(entries []*Entry) ([]Turn, error) {
+	return turns(entries, nil)
+}
+
+// turns is Turns; with left set, it also gives every message and block the line of its entry
+// as Origin (so that conversation.Repair's fixes name it) and calls left for each entry left
+// out: an API error line (err nil) or a message that does not decode.
+func turns(entries []*Entry, left func(e *Entry, err error)) ([]Turn, error) {
 	var out []Turn
 	var ids []string // message.id of each assistant turn in out ("" for user turns)
 	var errs []error
 	for _, e := range entries {
-		if e.Type != TypeUser && e.Type != TypeAssistant || e.IsAPIError() {
+		if e.Type != TypeUser && e.Type != TypeAssistant {
+			continue
+		}
+		if e.IsAPIError() {
+			if left != nil {
+				left(e, nil)
+			}
 			continue
 		}
 		m, ok, err := e.DecodeMessage()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("line %d: %w", e.Line, err))
+			if left != nil {
+				left(e, err)
+			}
 			continue
 		}
 		if !ok {
@@ -325,6 +341,13 @@ func Turns(entries []*Entry) ([]Turn, error) {
 		}
 		if m.Role == "" {
 			m.Role = conversation.Role(e.Type)
+		}
+		if left != nil {
+			m.Content = slices.Clone(m.Content)
+			m.Origin = e.Line
+			for i := range m.Content {
+				m.Content[i].Origin = e.Line
+			}
 		}
 		id := ""
 		if e.Type == TypeAssistant {

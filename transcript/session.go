@@ -296,63 +296,64 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // RequestFix is a change a resume of the session makes to its live conversation so that the
-// request it sends is valid (conversation.Repair), with the line of the transcript entry it
-// concerns (0 when it concerns no single entry).
+// request it sends is valid — a line the loader leaves out (a failed request's error line, a
+// message that does not decode), or a fix of conversation.Repair — with the line of the
+// transcript entry it concerns (0 only when it concerns no entry: a message Repair added).
 type RequestFix struct {
 	conversation.Fix
 	Line int
 }
 
+// Kinds of RequestFix the loader makes before conversation.Repair.
+const (
+	// APIErrorLine: an assistant line Claude Code wrote in place of a failed request's reply
+	// (Entry.IsAPIError) is left out: it is not the model's words.
+	APIErrorLine conversation.ProblemKind = "api-error-line"
+	// UndecodableMessage: a user or assistant line whose message does not decode is left out.
+	UndecodableMessage conversation.ProblemKind = "undecodable-message"
+)
+
 func (f RequestFix) String() string {
+	what := f.What()
+	switch f.Kind {
+	case APIErrorLine:
+		what = "the error of a failed request, written in place of a reply (isApiErrorMessage)"
+	case UndecodableMessage:
+		what = "the message does not decode"
+	}
 	if f.Line > 0 {
-		return fmt.Sprintf("line %d: %s: %s", f.Line, f.What(), f.Action)
+		return fmt.Sprintf("line %d: %s: %s", f.Line, what, f.Action)
+	}
+	if f.Kind == APIErrorLine || f.Kind == UndecodableMessage {
+		return what + ": " + f.Action
 	}
 	return f.Fix.String()
 }
 
-// RequestFixes returns what a resume repairs in the live conversation (Messages of Live, then
-// conversation.Repair): calls left without a result by a crash or a damaged file, stray
-// results, blank text and the like. nil means the conversation resumes as it is.
+// RequestFixes returns what a resume repairs in the live conversation, each with its line:
+// the lines the loader leaves out (Turns: failed requests' error lines, messages that do not
+// decode), in file order, then the fixes of conversation.Repair of Messages of Live (calls left
+// without a result by a crash or a damaged file, stray results, blank text, unsigned thinking,
+// web search blocks, a reply ending in its thinking and the like), each located through the
+// Origin of the block or message it concerns. nil means the conversation resumes as it is.
 func (s *Session) RequestFixes() []RequestFix {
-	msgs, _ := Messages(s.Live())
-	if len(msgs) == 0 {
-		return nil
-	}
-	_, fixes := conversation.Repair(msgs)
-	if len(fixes) == 0 {
-		return nil
-	}
-	first, last, results := map[string]int{}, map[string]int{}, map[string]int{}
-	for _, e := range s.Live() {
-		if !bytes.Contains(e.Message, []byte(`"tool_`)) {
-			continue
+	var out []RequestFix
+	ts, _ := turns(s.Live(), func(e *Entry, err error) {
+		f := RequestFix{Line: e.Line}
+		f.Kind, f.Action, f.Origin = APIErrorLine, "left out (not the model's words)", e.Line
+		if err != nil {
+			f.Kind, f.Action = UndecodableMessage, "left out ("+err.Error()+")"
 		}
-		m, ok, err := e.DecodeMessage()
-		if err != nil || !ok {
-			continue
-		}
-		for _, b := range m.Content {
-			switch {
-			case b.Type == conversation.ToolUse:
-				if first[b.ID] == 0 {
-					first[b.ID] = e.Line
-				}
-				last[b.ID] = e.Line
-			case b.Type == conversation.ToolResult:
-				results[b.ToolUseID] = e.Line // the last: a stray copy comes after the real one
-			}
-		}
+		out = append(out, f)
+	})
+	msgs := make([]conversation.Message, len(ts))
+	for i, t := range ts {
+		msgs[i] = t.Message
 	}
-	out := make([]RequestFix, len(fixes))
-	for i, f := range fixes {
-		out[i].Fix = f
-		switch f.Kind {
-		case conversation.Unanswered:
-			out[i].Line = first[f.ToolUseID]
-		case conversation.DuplicateCall:
-			out[i].Line = last[f.ToolUseID]
-		case conversation.StrayResult, conversation.ResultNotFirst:
-			out[i].Line = results[f.ToolUseID]
+	if len(msgs) > 0 {
+		_, fixes := conversation.Repair(conversation.Merge(msgs))
+		for _, f := range fixes {
+			out = append(out, RequestFix{Fix: f, Line: f.Origin})
 		}
 	}
 	return out

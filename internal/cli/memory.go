@@ -354,7 +354,9 @@ func newMemoryAddCmd(app *App) *cobra.Command {
 		Use:   "add --name NAME --type TYPE --description TEXT [--body TEXT]",
 		Short: "Write a memory and its index line",
 		Long: `Write a topic file and update its line in MEMORY.md, atomically and under the memory
-directory's lock. A memory with the same name is replaced. The body comes from --body, else
+directory's lock. A memory with the same name is replaced; so is a memory whose name differs
+from NAME only in case, width or Unicode form ("DB PORT" updates "db port", which keeps its
+name), and when several do, nothing is written. The body comes from --body, else
 from stdin. TYPE is user, feedback, project or reference.
 
 The write is refused (nothing is written) when the name has a path separator, ".." or a
@@ -407,13 +409,16 @@ func memoryAdd(c *cobra.Command, app *App, s *memdir.Store, in memdir.Input, asJ
 		return err
 	}
 	if asJSON {
-		return writeJSON(app.Out, map[string]any{"file": res.File, "path": res.Path, "created": res.Created, "logged": res.Logged, "index_updated": res.Index})
+		return writeJSON(app.Out, map[string]any{"file": res.File, "path": res.Path, "name": res.Name, "created": res.Created, "logged": res.Logged, "index_updated": res.Index})
 	}
 	switch {
 	case res.Logged:
 		fmt.Fprintf(app.Out, "logged to %s\n", res.Path)
 	case res.Created:
 		fmt.Fprintf(app.Out, "added %s\n", res.File)
+	case res.Name != strings.TrimSpace(in.Name):
+		fmt.Fprintf(app.Out, "updated %s (the memory %q: %q differs from its name only in case, width or Unicode form)\n",
+			res.File, res.Name, in.Name)
 	default:
 		fmt.Fprintf(app.Out, "updated %s\n", res.File)
 	}

@@ -28,7 +28,8 @@ func newMemoryInboxCmd(app *App) *cobra.Command {
 		Short: "Review the memories extraction proposed (confirm mode)",
 		Long: `With the memoryExtraction setting at "confirm", background extraction does not write memories
 directly: it stages each proposal in the memory directory's .inbox/. These commands list the
-proposals, show one, accept them (the file becomes a live memory and MEMORY.md is updated) or
+proposals, show one, accept them (the file becomes a live memory and MEMORY.md is updated; a
+live file it replaces is kept in .archive/, and strata memory restore FILE puts it back) or
 reject them (moved to .archive/inbox/ with a line in .archive/ARCHIVE.log; nothing is deleted).
 Without a subcommand, inbox lists.`,
 		Args: noArgs,
@@ -130,6 +131,7 @@ type inboxOutcome struct {
 	File    string `json:"file"`
 	Done    bool   `json:"done"`
 	Created bool   `json:"created,omitempty"`  // accept: a new memory
+	Kept    string `json:"kept,omitempty"`     // accept: where the live file it replaced was kept
 	MovedTo string `json:"moved_to,omitempty"` // reject: where the proposal went
 	Error   string `json:"error,omitempty"`
 }
@@ -178,7 +180,7 @@ func inboxDecide(c *cobra.Command, app *App, s *memdir.Store, f inboxFlags, file
 		if accept {
 			res, err := extract.Accept(ctx, s, file)
 			if err == nil {
-				o.File, o.Done, o.Created = res.File, true, res.Created
+				o.File, o.Done, o.Created, o.Kept = res.File, true, res.Created, res.Kept
 			} else {
 				o.Error = err.Error()
 			}
@@ -206,6 +208,8 @@ func inboxDecide(c *cobra.Command, app *App, s *memdir.Store, f inboxFlags, file
 			fmt.Fprintf(app.Out, "rejected %s (moved to %s)\n", o.File, o.MovedTo)
 		case o.Created:
 			fmt.Fprintf(app.Out, "accepted %s (new memory)\n", o.File)
+		case o.Kept != "":
+			fmt.Fprintf(app.Out, "accepted %s (replaced the live file, which was kept in %s: strata memory restore %s puts it back)\n", o.File, o.Kept, o.File)
 		default:
 			fmt.Fprintf(app.Out, "accepted %s (replaced the live file)\n", o.File)
 		}

@@ -28,7 +28,9 @@ in .archive/ARCHIVE.log. NAME is the file as the log names it ("tabs-old.md", or
 ".md"), or its archived path; the newest archiving of it is undone. --last-dream undoes every
 step of the newest dream (the index lines it removed as dangling included), newest first, so
 that MEMORY.md and every file come back byte for byte when nothing changed them since. A file
-is never put back over an existing one. Each restore is logged too.`,
+is never put back over an existing one, except that restoring a version an accepted inbox
+proposal replaced (action replace) moves the file in its place to the archive first, so
+restoring again swaps back. Each restore is logged too.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if o.lastDream == (len(args) > 0) {
 				return usagef("give NAME… or --last-dream (one of them)")
