@@ -171,7 +171,7 @@ func condense(ctx context.Context, p llm.Provider, model string, pins []userMsg,
 // condensedList says, for the summary, which pinned messages were condensed: their kind and
 // first words.
 func condensedList(pins []userMsg) []string {
-	out := make([]string, 0, len(pins))
+	var out []string
 	for _, m := range pins {
 		kind := map[string]string{pinFirst: "first request", pinStanding: "standing instruction", pinCondensed: "condensed earlier"}[m.pin]
 		out = append(out, fmt.Sprintf("%s: %q", kind, firstWords(m.text, 80)))
@@ -190,4 +190,67 @@ func firstWords(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
+}
+
+// condensation is a condensed text checked against the pinned messages it replaces.
+type condensation struct {
+	held     []userMsg // the messages whose rules the text holds
+	verbatim []userMsg // those it does not hold, carried verbatim (they fit the room)
+	lost     []userMsg // those it does not hold that did not fit
+	why      []string  // for each message not held: its first words and what is missing
+}
+
+// checkCondensed checks text, the model's condensation of cond (oldest first), against each
+// of them (missingFrom). The messages it does not hold are kept verbatim while room tokens
+// last, the newest first (a later rule wins over an earlier one); the rest are lost. Every
+// list keeps cond's order.
+func checkCondensed(text string, cond []userMsg, room int) condensation {
+	var v condensation
+	keep := make([]int, len(cond)) // 0 held, 1 verbatim, 2 lost
+	for i := len(cond) - 1; i >= 0; i-- {
+		missing := missingFrom(cond[i].text, text)
+		if len(missing) == 0 {
+			continue
+		}
+		v.why = append([]string{fmt.Sprintf("%q lacks %s", firstWords(cond[i].text, 40), strings.Join(quoteAll(missing, 3), ", "))}, v.why...)
+		keep[i] = 2
+		if t := tokens.Estimate(cond[i].text); t <= room {
+			room -= t
+			keep[i] = 1
+		}
+	}
+	for i, m := range cond {
+		switch keep[i] {
+		case 0:
+			v.held = append(v.held, m)
+		case 1:
+			v.verbatim = append(v.verbatim, m)
+		default:
+			v.lost = append(v.lost, m)
+		}
+	}
+	return v
+}
+
+// quoteAll quotes the first n of ss, with how many more.
+func quoteAll(ss []string, n int) []string {
+	var out []string
+	for i, s := range ss {
+		if i == n {
+			out = append(out, fmt.Sprintf("%d more", len(ss)-n))
+			break
+		}
+		if s == "key terms" {
+			out = append(out, "most of its words")
+			continue
+		}
+		out = append(out, fmt.Sprintf("%q", firstWords(s, 40)))
+	}
+	return out
+}
+
+// lostNote tells the user which pinned messages a condensation lost.
+func lostNote(lost, why []string) string {
+	return fmt.Sprintf("The model's condensation of your pinned messages left out what %d of them say (%s), and they do not fit the pinned budget verbatim, so they are no longer in the context: %s. They are in the transcript before this compaction; repeat them if they still apply.",
+		len(lost), strings.Join(why, "; "), strings.Join(lost, "; "))
 }
