@@ -3,6 +3,7 @@ package compact
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -15,10 +16,12 @@ import (
 // must all appear in the condensed text, and its key terms mostly.
 
 var (
-	backticked = regexp.MustCompile("`([^`\n]+)`")
-	quoted     = regexp.MustCompile(`"([^"\n]{2,120})"|“([^”\n]{2,120})”|「([^」\n]{1,120})」|『([^』\n]{1,120})』`)
-	listNumber = regexp.MustCompile(`(?m)^\s*\d{1,3}[.)]\s`)
-	urlRE      = regexp.MustCompile(`https?://[^\s<>"'` + "`" + `)\]]+`)
+	backticked = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`\n]+)`") })
+	quoted     = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`"([^"\n]{2,120})"|“([^”\n]{2,120})”|「([^」\n]{1,120})」|『([^』\n]{1,120})』`)
+	})
+	listNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*\d{1,3}[.)]\s`) })
+	urlRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`https?://[^\s<>"'` + "`" + `)\]]+`) })
 )
 
 // anchorTrim is what surrounds a word without being part of it.
@@ -42,13 +45,13 @@ func anchors(text string) []string {
 		seen[k] = true
 		out = append(out, s)
 	}
-	for _, m := range backticked.FindAllStringSubmatch(text, -1) {
+	for _, m := range backticked().FindAllStringSubmatch(text, -1) {
 		add(m[1])
 	}
-	for _, m := range quoted.FindAllStringSubmatch(text, -1) {
+	for _, m := range quoted().FindAllStringSubmatch(text, -1) {
 		add(m[1] + m[2] + m[3] + m[4])
 	}
-	for _, u := range urlRE.FindAllString(text, -1) {
+	for _, u := range urlRE().FindAllString(text, -1) {
 		add(strings.TrimRight(u, ".,;:!?"))
 	}
 	hasCJK := strings.IndexFunc(text, tokens.IsCJK) >= 0
@@ -62,7 +65,7 @@ func anchors(text string) []string {
 		switch {
 		case w == "" || w == "-" || w == "*" || sentenceStart && isListNumber(raw):
 			continue
-		case urlRE.MatchString(w):
+		case urlRE().MatchString(w):
 		case literal(w):
 			add(w)
 		case hasCJK && utf8.RuneCountInString(w) >= 2 && isWord(w):
@@ -262,7 +265,7 @@ var stopWords = map[string]bool{
 // the rule as far as can be checked without a model. An anchor counts where it stands as a
 // word of its own (3 is not found in 30, db-3 or a list's "3."), and case is ignored.
 func missingFrom(text, condensed string) []string {
-	low := listNumber.ReplaceAllString(strings.ToLower(condensed), "")
+	low := listNumber().ReplaceAllString(strings.ToLower(condensed), "")
 	an := anchors(text)
 	var missing []string
 	for _, a := range an {

@@ -38,32 +38,25 @@ var standingCJK = []string{
 	"앞으로", "항상", "절대", "하지 마", "하지마", "기억해",
 }
 
-// standingSpan bounds what IsStandingInstruction reads of a long message: its first and last
-// standingSpan bytes, where the user's own words sit around what they pasted. A cue deep inside
-// a pasted log, file or document ("do not retry", "// never nil", "一直", "每次") does not make
-// the paste a rule; pinned, it would crowd out (or be condensed together with) the user's real
-// rules.
+// standingSpan bounds what IsStandingInstruction reads of the user's own words in a long
+// message (ownWords): the text before a pasted block and after it, or, when the structure
+// shows no paste, the message's first and last standingSpan bytes. A cue inside a pasted log,
+// file or document ("do not retry", "// never nil", "always retry" on its last line, "一直",
+// "每次") does not make the paste a rule; pinned, it would crowd out (or be condensed together
+// with) the user's real rules.
 const standingSpan = 2048
 
 // IsStandingInstruction reports whether a user message sets a standing rule — "from now on",
 // "always", "never", "don't", "remember", "以后", "总是", "不要", "记住", … — and is therefore
 // pinned by compaction: carried verbatim before the recent messages, condensed by the model
-// when the pinned messages exceed their budget, never dropped. A message longer than twice
-// standingSpan is read at its head and tail only (see standingSpan). It is the one place that
-// decides; a model summary adds its own judgement under its "Standing instructions" section.
+// when the pinned messages exceed their budget, never dropped. Only the user's own words
+// count (ownWords): not a file attached with @path or a shell command's output, and in a
+// message longer than twice standingSpan, not what they pasted — decided by the message's
+// structure (fenced blocks, paragraphs of many lines, the shape of the lines at their edges).
+// It is the one place that decides; a model summary adds its own judgement under its
+// "Standing instructions" section.
 func IsStandingInstruction(text string) bool {
-	if len(text) > 2*standingSpan {
-		head := text[:standingSpan]
-		for len(head) > 0 && !utf8.RuneStart(text[len(head)]) {
-			head = head[:len(head)-1]
-		}
-		tail := len(text) - standingSpan
-		for tail < len(text) && !utf8.RuneStart(text[tail]) {
-			tail++
-		}
-		return hasStandingCue(head) || hasStandingCue(text[tail:])
-	}
-	return hasStandingCue(text)
+	return hasStandingCue(ownWords(text))
 }
 
 // hasStandingCue reports whether text holds one of the cues of a standing rule.
