@@ -260,17 +260,27 @@ var stopWords = map[string]bool{
 	"before": true, "after": true, "every": true, "some": true, "more": true, "less": true,
 }
 
+// maxMissing is where missingFrom stops counting missing anchors.
+const maxMissing = 10
+
 // missingFrom returns what condensed lacks of the rule in text: its anchors that do not appear
 // in it, and "key terms" when fewer than half of its key terms do. Empty means condensed holds
 // the rule as far as can be checked without a model. An anchor counts where it stands as a
 // word of its own (3 is not found in 30, db-3 or a list's "3."), and case is ignored.
 func missingFrom(text, condensed string) []string {
 	low := listNumber().ReplaceAllString(strings.ToLower(condensed), "")
+	words := map[string]bool{}
+	for _, w := range latinWords(low) {
+		words[strings.Trim(w, anchorTrim)] = true
+	}
 	an := anchors(text)
 	var missing []string
 	for _, a := range an {
-		if !containsWord(low, strings.ToLower(a)) {
+		if la := strings.ToLower(a); !words[la] && !containsWord(low, la) {
 			missing = append(missing, a)
+			if len(missing) == maxMissing {
+				break // a long paste's thousand anchors: enough to know the text misses it
+			}
 		}
 	}
 	terms := keyTerms(text, an)

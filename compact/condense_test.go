@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-mem/strata/llm/llmtest"
@@ -182,4 +183,29 @@ func toUserMsgs(ss []string) []userMsg {
 		out = append(out, userMsg{text: s})
 	}
 	return out
+}
+
+// FuzzCondenseCheck: reading a message's own words and checking a condensation never panic;
+// the own words are never longer than the message (but for one line break); and a message
+// always holds its own rule (a check that flags the original itself would reject every
+// faithful condensation).
+func FuzzCondenseCheck(f *testing.F) {
+	f.Add("Never push to `main`; run `make verify` and keep retries at 3 for db-1.")
+	f.Add("以后不要修改 vendor 目录，改动放在 patches/ 下。")
+	f.Add("앞으로 항상 한국어로 답하세요. 1. `x`를")
+	f.Add("Here is the log:\n" + strings.Repeat("2026-03-01 ERROR x\n", 300) + "Always use tabs.")
+	f.Add("<attached-file path=\"a\">\nnever\n</attached-file><bash-input>x")
+	f.Add("```\n" + strings.Repeat("a\n\n", 3000) + "~~~")
+	f.Fuzz(func(t *testing.T, text string) {
+		if own := ownWords(text); len(own) > len(text)+1 {
+			t.Errorf("own words %d bytes of a %d-byte message", len(own), len(text))
+		}
+		IsStandingInstruction(text)
+		if !utf8.ValidString(text) {
+			return
+		}
+		if m := missingFrom(text, text); len(m) != 0 {
+			t.Errorf("%q lacks its own %q", text, m)
+		}
+	})
 }
