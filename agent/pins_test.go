@@ -186,3 +186,62 @@ func TestStandingRulesSurviveHeavyInput(t *testing.T) {
 	}
 	t.Logf("%d turns, %d automatic compactions, %d condensations, %d requests", len(prompts), compactions, m.condensations, len(f.srv.Requests()))
 }
+
+// TestLostRuleReported: when the model's condensation of the pinned messages leaves a rule out
+// and the rule does not fit their budget verbatim, the automatic compaction's event — what
+// the chat and strata run print — names it, and the next request's summary tells the model.
+func TestLostRuleReported(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	why := strings.Repeat("The reviewers asked for it after the outage because a broken build blocks everyone. ", 20)
+	rules := []string{
+		"Always run `make verify` before saying done. " + why,
+		"Never push to `main`; open a PR against release/2.4. " + why,
+		"Do not touch files under vendor/ and keep GOFLAGS=-mod=mod. " + strings.Repeat(why, 4),
+	}
+	f.srv.Fallback = func(r llmtest.Request) llmtest.Reply {
+		first, _ := r.At("messages", 0, "content", 0, "text").(string)
+		switch {
+		case strings.HasPrefix(first, "<conversation"):
+			return llmtest.Text("1. Primary request and intent: the migration.")
+		case strings.HasPrefix(first, "<message n="):
+			return llmtest.Text("1. Task: migrate billing to Postgres.\n2. Always run make verify before saying done.\n3. Never push to main; open a PR against release/2.4.")
+		}
+		return llmtest.Text("ok")
+	}
+	a := f.agent(Options{ContextWindow: 30_000, MaxTokens: 4000})
+	var rec recorder
+	ctx := context.Background()
+	prompts := append([]string{"TASK: migrate billing to Postgres."}, rules...)
+	for i := range 12 {
+		prompts = append(prompts, filler(1500, fmt.Sprintf("stage %d", i)))
+	}
+	for i, p := range prompts {
+		if _, err := a.Run(ctx, p, rec.sink); err != nil {
+			t.Fatalf("turn %d: %v", i, err)
+		}
+	}
+	name := `standing instruction: "Do not touch files under vendor/ and keep GOFLAGS=-mod=mod.`
+	reported := false
+	for _, e := range rec.events {
+		if e.Kind == EventCompact && strings.Contains(e.Text, "left out") && strings.Contains(e.Text, name) {
+			reported = true
+		}
+	}
+	if !reported {
+		for _, e := range rec.events {
+			if e.Kind == EventCompact {
+				t.Logf("compact event: %s", e.Text)
+			}
+		}
+		t.Errorf("no compaction event names the lost rule %s", name)
+	}
+	told := false
+	for _, r := range f.srv.Requests() {
+		if first, _ := r.At("messages", 0, "content", 0, "text").(string); strings.HasPrefix(first, compact.SummaryHeader) && strings.Contains(first, "Not carried") && strings.Contains(first, name) {
+			told = true
+		}
+	}
+	if !told {
+		t.Error("no summary sent to the model names the lost rule")
+	}
+}
