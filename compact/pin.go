@@ -133,7 +133,7 @@ func msgTokens(ms []userMsg) int {
 	return n
 }
 
-const condenseSystem = `You condense a user's standing instructions for a coding assistant so that none of them is lost when the conversation is compacted. Keep every rule, constraint, preference and the original request; keep names, values, paths, commands and the wording of short rules exactly; when a later rule replaces an earlier one, keep the later one. Drop only explanation, examples and repetition. Never invent a rule.`
+const condenseSystem = `You condense a user's standing instructions for a coding assistant so that none of them is lost when the conversation is compacted. Keep every rule, constraint, preference and the original request; keep names, numbers, values, paths, commands, quoted text, URLs and the wording of short rules exactly as written; when a later rule replaces an earlier one, keep the later one. Drop only explanation, examples and repetition. Never invent a rule.`
 
 const condensePrompt = "The messages above are the user's first request and every message in which they set a rule meant to keep applying, oldest first. Rewrite them as one numbered list that keeps every rule and the request, in the user's language. Reply with the list only."
 
