@@ -244,6 +244,6 @@ func quoteAll(ss []string, n int) []string {
 
 // lostNote tells the user which pinned messages a condensation lost.
 func lostNote(lost, why []string) string {
-	return fmt.Sprintf("The model's condensation of your pinned messages left out what %d of them say (%s), and they do not fit the pinned budget verbatim, so they are no longer in the context: %s. They are in the transcript before this compaction; repeat them if they still apply.",
+	return fmt.Sprintf("The model's condensation of your pinned messages left out part of what %d of them say (%s), and they do not fit the pinned budget verbatim, so only the condensed text stands for them now: %s. They are in the transcript before this compaction; repeat what still applies.",
 		len(lost), strings.Join(why, "; "), strings.Join(lost, "; "))
 }

@@ -180,7 +180,7 @@ func renderSummary(summary string, c carriedMessages) string {
 		}
 	}
 	if len(c.lost) > 0 {
-		fmt.Fprintf(&b, "\n\nNot carried: the condensation left out what %d pinned messages say, and they did not fit verbatim (the user was told; ask them if these still apply) —", len(c.lost))
+		fmt.Fprintf(&b, "\n\nNot carried verbatim: the condensed text below lacks part of what %d pinned messages say (their numbers, paths, names or key words), and they did not fit (the user was told; ask them if these still apply) —", len(c.lost))
 		for _, s := range c.lost {
 			b.WriteString("\n- " + strings.ReplaceAll(s, userSection, strings.TrimSuffix(userSection, ":")))
 		}
