@@ -12,7 +12,8 @@ import (
 // are the signs, as the transcripts show them:
 //   - text strata or Claude Code wrapped in a tag: a file attached with @path
 //     (<attached-file>), a "!" shell command and its output (<bash-input>, <bash-stdout>,
-//     <bash-stderr>), a local command's output, a system reminder;
+//     <bash-stderr>), a local command's output, a system reminder, the IDE context Claude Code
+//     adds (<ide_selection>, <ide_opened_file>);
 //   - a fenced code block;
 //   - a paragraph of many lines (pasteLines): typed text breaks lines at paragraphs, a pasted
 //     log, file or document at every line;
@@ -45,7 +46,8 @@ const edgeLines = 3
 
 // ownWords returns the words of a user message the user typed: without the blocks strata or
 // Claude Code wrapped in tags; for a message longer than twice standingSpan, the text before
-// its first pasted block and after its last one (each cut to standingSpan at its far end), or,
+// its first pasted block and after its last one (the lead's first and the tail's last
+// standingSpan bytes), or,
 // when no block is pasted by its structure, the message's first and last standingSpan bytes.
 func ownWords(text string) string {
 	text = cutMachineBlocks(text)
@@ -61,12 +63,11 @@ func ownWords(text string) string {
 		return headOf(text, standingSpan) + "\n" + tailOf(text, standingSpan)
 	}
 	first, last := blocks[0], blocks[len(blocks)-1]
-	last.to = pasteEnd(lines, last)
-	lead, tail := first.from, last.to
+	lead, tail := first.from, pasteEnd(lines, last)
 	if !first.fenced {
 		lead += typedEdge(lines[first.from:first.to], false)
 	}
-	if !last.fenced {
+	if !last.fenced && tail == last.to {
 		tail -= typedEdge(lines[last.from:last.to], true)
 	}
 	if lead > tail { // one block, its typed edges meeting
