@@ -18,11 +18,14 @@ import (
 var (
 	backticked = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`\n]+)`") })
 	quoted     = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`"([^"\n]{2,120})"|“([^”\n]{2,120})”|「([^」\n]{1,120})」|『([^』\n]{1,120})』`)
+		return regexp.MustCompile(`"([^"\n]+)"|“([^”\n]+)”|「([^」\n]+)」|『([^』\n]+)』`)
 	})
 	listNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*\d{1,3}[.)]\s`) })
 	urlRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`https?://[^\s<>"'` + "`" + `)\]]+`) })
 )
+
+// maxQuoted is the longest quoted text (in characters) taken as an anchor.
+const maxQuoted = 120
 
 // anchorTrim is what surrounds a word without being part of it.
 const anchorTrim = ".,;:!?()[]{}<>\"'`“”‘’«»。，、；：！？（）「」『』【】"
@@ -45,14 +48,19 @@ func anchors(text string) []string {
 		seen[k] = true
 		out = append(out, s)
 	}
-	for _, m := range backticked().FindAllStringSubmatch(text, -1) {
-		add(m[1])
-	}
-	for _, m := range quoted().FindAllStringSubmatch(text, -1) {
-		add(m[1] + m[2] + m[3] + m[4])
-	}
-	for _, u := range urlRE().FindAllString(text, -1) {
-		add(strings.TrimRight(u, ".,;:!?"))
+	// A log or plain prose has none of these patterns: the regular expressions are skipped.
+	if strings.Contains(text, "`") || strings.ContainsAny(text, `"“「『`) || strings.Contains(text, "://") {
+		for _, m := range backticked().FindAllStringSubmatch(text, -1) {
+			add(m[1])
+		}
+		for _, m := range quoted().FindAllStringSubmatch(text, -1) {
+			if q := m[1] + m[2] + m[3] + m[4]; utf8.RuneCountInString(q) <= maxQuoted && (m[1] == "" || len(q) >= 2) {
+				add(q) // a quoted word or phrase; a longer "quote" is prose between stray marks
+			}
+		}
+		for _, u := range urlRE().FindAllString(text, -1) {
+			add(strings.TrimRight(u, ".,;:!?"))
+		}
 	}
 	hasCJK := strings.IndexFunc(text, tokens.IsCJK) >= 0
 	sentenceStart := true

@@ -79,7 +79,7 @@ func ownWords(text string) string {
 // pasteEnd returns where the paste ending with b ends: after the paragraphs that follow b
 // and continue it (continuesPaste).
 func pasteEnd(lines []string, b block) int {
-	end := b.to
+	end, in := b.to, shapes(lines[b.from:b.to])
 	for {
 		i := end
 		for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
@@ -89,7 +89,7 @@ func pasteEnd(lines []string, b block) int {
 		for j < len(lines) && strings.TrimSpace(lines[j]) != "" && fenceOf(lines[j]) == "" {
 			j++
 		}
-		if i == j || !continuesPaste(lines[i:j], lines[b.from:b.to]) {
+		if i == j || !continuesPaste(lines[i:j], in) {
 			return end
 		}
 		end = j
@@ -225,12 +225,11 @@ func typedEdge(lines []string, fromEnd bool) int {
 	return n
 }
 
-// continuesPaste reports whether para, a paragraph after a pasted block, is more of it: each
-// of its lines begins as some line of the block does, and not with a letter (the user's
+// continuesPaste reports whether para, a paragraph after a pasted block whose lines have the
+// shapes in, is more of it: each of its lines begins as some line of the block does, and not with a letter (the user's
 // words do: a typed sentence after a paste is the user's, a comment line or a timestamped
 // line after a blank line is the file's or the log's).
-func continuesPaste(para, pasted []string) bool {
-	in := shapes(pasted)
+func continuesPaste(para []string, in map[string]bool) bool {
 	for _, l := range para {
 		switch s := lineShape(l); s {
 		case "upper", "lower", "letter":
