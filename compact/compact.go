@@ -163,9 +163,9 @@ type Result struct {
 	// the condensation left out is carried verbatim after the condensed text when it fits the
 	// budget (newest first), and listed in Lost when it does not.
 	Condensed []string
-	// Lost lists, by kind and first words, the pinned messages the condensation left out that
-	// did not fit the budget verbatim: they are no longer in the context. The Note names them
-	// for the user, and the summary message for the model.
+	// Lost lists, by kind and first words, the pinned messages the condensation left out (part
+	// of) that did not fit the budget verbatim: only the condensed text stands for them in the
+	// new context. The Note names them for the user, and the summary message for the model.
 	Lost []string
 	// Kept is the number of recent messages kept (session-memory compaction).
 	Kept int

@@ -231,3 +231,33 @@ func BenchmarkCondenseCheck(b *testing.B) {
 		}
 	})
 }
+
+// TestCondensationThatHoldsNothing: a condensation that holds none of the pinned messages is
+// not used: they are all carried verbatim (over their budget), and the Note says why.
+func TestCondensationThatHoldsNothing(t *testing.T) {
+	srv, p := newServer(t)
+	srv.Fallback = func(r llmtest.Request) llmtest.Reply {
+		if strings.HasPrefix(promptOf(t, r), "<message n=") {
+			return llmtest.Text("1. Follow the rules.")
+		}
+		return llmtest.Text("1. Primary request and intent: the migration.")
+	}
+	b := BudgetFor(ThresholdsFor(30_000, 4000), 0)
+	users := []string{"TASK: port the billing service to Postgres."}
+	for _, r := range []string{"Always run `make verify` before saying done.", "Never push to `main`; open a PR against release/2.4 instead."} {
+		users = append(users, r+"\n"+padding("en", b.Pinned*2/3))
+	}
+	for i := range 6 {
+		users = append(users, neutral(i, 200))
+	}
+	r, err := Run(t.Context(), Input{History: history(users, 2000), Provider: p, Window: 30_000, MaxOutput: 4000, Trigger: Auto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(users[:3], r.UserMessages[:r.Pinned]); diff != "" || len(r.Condensed)+len(r.Lost) != 0 {
+		t.Errorf("condensed %q, lost %q; pinned (-want +got):\n%s", r.Condensed, r.Lost, diff)
+	}
+	if !strings.Contains(r.Note, "kept verbatim") || !strings.Contains(r.Note, `"release/2.4"`) {
+		t.Errorf("note %q", r.Note)
+	}
+}
