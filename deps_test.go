@@ -43,7 +43,7 @@ var deps = map[string]string{
 	"llm/internal/wire":    "",
 	"llm/llmtest":          "conversation llm llm/internal/wire",
 	"llm/openai":           "conversation llm llm/internal/wire < config llm/llmtest",
-	"compact":              "conversation instructions internal/fsutil llm tokens toolcall transcript work < llm/anthropic llm/llmtest",
+	"compact":              "conversation instructions internal/fsutil llm tokens toolcall transcript work < internal/sharedtest llm/anthropic llm/llmtest",
 	"extract":              "compact conversation frontmatter internal/fsutil internal/shell llm memdir recall tokens toolcall < internal/sharedtest llm/anthropic llm/llmtest llm/openai",
 	"workspace":            "config extract instructions llm memdir recall transcript < internal/bench/synth",
 	"agent":                "compact config conversation extract instructions internal/fsutil internal/shell llm memdir recall toolcall transcript work workspace < internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai memsync tokens",

@@ -158,8 +158,15 @@ type Result struct {
 	Pinned       int
 	UserOmitted  int
 	// Condensed lists the pinned messages the model condensed to fit their budget (kind and
-	// first words); the summary message lists them too.
+	// first words) and whose rules the condensed text was checked to hold (their literal
+	// anchors and key terms appear in it); the summary message lists them too. A pinned message
+	// the condensation left out is carried verbatim after the condensed text when it fits the
+	// budget (newest first), and listed in Lost when it does not.
 	Condensed []string
+	// Lost lists, by kind and first words, the pinned messages the condensation left out (part
+	// of) that did not fit the budget verbatim: only the condensed text stands for them in the
+	// new context. The Note names them for the user, and the summary message for the model.
+	Lost []string
 	// Kept is the number of recent messages kept (session-memory compaction).
 	Kept int
 	// Files are the paths re-injected from Reinject.Files, most recent first; FileViews the
@@ -172,7 +179,8 @@ type Result struct {
 	PreTokens, PostTokens int
 	Budget                Budget
 	// Note is set when the compacted context is over Budget.Target (it says by how much and
-	// why) or pinned messages could not be condensed, for the user.
+	// why), pinned messages could not be condensed, or a condensation lost some (Lost), for
+	// the user.
 	Note string
 }
 
@@ -314,12 +322,22 @@ func finish(ctx context.Context, in Input, r *Result, method Method, summary str
 			in.Logger.Warn("compact: pinned messages kept verbatim", "err", err)
 			notes = append(notes, fmt.Sprintf("Your %d pinned messages (about %d tokens) are over their budget of %d and could not be condensed (%v); they are kept verbatim.", len(cond), msgTokens(cond), room, err))
 		} else if tokens.Estimate(text) < msgTokens(cond) { // a longer "condensation" is not one
-			c.condensed = condensedList(cond)
-			c.pinned = append([]userMsg{{text: text, pin: pinCondensed}}, whole...)
+			v := checkCondensed(text, cond, room-tokens.Estimate(text))
+			if len(v.held) == 0 {
+				in.Logger.Warn("compact: the condensation holds none of the pinned messages; kept verbatim")
+				notes = append(notes, fmt.Sprintf("Your %d pinned messages (about %d tokens) are over their budget of %d, and the model's condensation left out what each of them says (%s); they are kept verbatim.", len(cond), msgTokens(cond), room, strings.Join(v.why, "; ")))
+			} else {
+				c.condensed, c.lost = condensedList(v.held), condensedList(v.lost)
+				c.pinned = append(append([]userMsg{{text: text, pin: pinCondensed}}, v.verbatim...), whole...)
+				if len(v.lost) > 0 {
+					in.Logger.Warn("compact: pinned messages lost by the condensation", "n", len(v.lost))
+					notes = append(notes, lostNote(c.lost, v.why))
+				}
+			}
 		}
 	}
 	r.Method, r.Summary = method, summary
-	r.UserMessages, r.Pinned, r.UserOmitted, r.Condensed = c.texts(), len(c.pinned), c.omitted, c.condensed
+	r.UserMessages, r.Pinned, r.UserOmitted, r.Condensed, r.Lost = c.texts(), len(c.pinned), c.omitted, c.condensed, c.lost
 
 	bl := newBuilder(in)
 	leaf := in.LeafUUID

@@ -60,11 +60,16 @@
 //   - The user's own messages are carried verbatim by the engine inside the summary message,
 //     pinned ones first: the session's first request and every message IsStandingInstruction
 //     accepts (the one rule; English cue words as whole words, Chinese, Japanese and Korean ones
-//     anywhere). They are kept whatever their age and recognised again by later compactions;
-//     over their budget the model condenses them into one list, and the summary lists what was
-//     condensed (Result.Condensed); if that fails they stay verbatim and the Note says so (a
-//     reply no shorter than the messages is not used either). A
-//     standing instruction is never dropped silently. The other messages fill their budget
+//     anywhere, in the user's own words only: not in tagged attachments or shell output, and in
+//     a message over 4 KB not in what its structure shows was pasted). They are kept whatever
+//     their age and recognised again by later compactions; over their budget the model
+//     condenses them into one list, and the summary lists what was condensed
+//     (Result.Condensed); if that fails they stay verbatim and the Note says so (a reply no
+//     shorter than the messages is not used either). The list is checked against each message
+//     without a model (its literal anchors and key terms must appear): one it misses is carried
+//     verbatim after it when the budget allows, newest first, and otherwise listed in
+//     Result.Lost and named in the Note and the summary. A standing instruction is never
+//     dropped silently. The other messages fill their budget
 //     from the most recent backwards (the latest always whole), and the number left out is
 //     stated.
 //   - The result is the transcript entries to append (a system/compact_boundary entry with a

@@ -1,9 +1,13 @@
 package compact
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/strata-mem/strata/internal/sharedtest"
 	"github.com/strata-mem/strata/llm/llmtest"
 )
 
@@ -14,6 +18,9 @@ func TestPastedTextIsNotARule(t *testing.T) {
 	log := strings.Repeat("2026-03-01 ERROR pq: connection refused host=db-1 port=5432\n", 100)
 	cue := "2026-03-01 WARN retry budget spent; do not retry more than 3 times\n"
 	zh := strings.Repeat("服务在夜间运行，日志记录每个请求的耗时和状态码。", 60)
+	zhDoc := strings.Repeat("服务在夜间运行，日志记录每个请求的耗时和状态码。\n", 150)
+	goFile := strings.Repeat("// Next returns the next record.\nfunc (r *Reader) Next() (Record, error) {\n\treturn r.dec.Decode()\n}\n\n", 50)
+	typed := strings.Repeat("The migration has to keep the old tables readable until the last client is switched over, so the reader and the writer have to agree on the schema version at every step of the rollout. ", 30)
 	tests := []struct {
 		name, text string
 		want       bool
@@ -24,6 +31,18 @@ func TestPastedTextIsNotARule(t *testing.T) {
 		{"rule after the paste", "Here is the log:\n" + log + log + "\nNever restart db-1 without asking me.", true},
 		{"Chinese rule after the paste", "日志：\n" + log + log + "\n以后不要直接重启数据库。", true},
 		{"short message read whole", "The log says: " + cue, true},
+		{"cue on the last line of a pasted log", "Here is the log:\n" + log + "2026-03-01 WARN retry budget spent; always retry\n", false},
+		{"Chinese cue on the last line of a pasted log", "日志如下：\n" + log + "2026-03-01 WARN 服务一直失败，每次都必须重试\n", false},
+		{"cue at the end of a pasted Chinese document", "看看这份文档：\n\n" + zhDoc + "部署前每次都必须重启服务。", false},
+		{"cue at the end of a pasted Go file", "What does this do?\n\n" + goFile + "// always retry on EOF", false},
+		{"cue at the end of a fenced block", "What does this do?\n```go\n" + goFile + "// always retry on EOF\n```\nIs it safe?", false},
+		{"typed rule on the line after a paste", "Here is the log:\n" + log + log + "Always use tabs.", true},
+		{"Korean rule on the line after a paste", "로그:\n" + log + log + "앞으로 항상 한국어로 답하세요.", true},
+		{"long typed message ending with a rule", typed + " Always use tabs.", true},
+		{"rule before a fenced block", "From now on, keep this header:\n```\n" + goFile + "```\nIs it right?", true},
+		{"a file attached with @path", "Fix the panic in @store.go\n\n<attached-file path=\"store.go\">\n// never nil after Open\nfunc f() {}\n</attached-file>", false},
+		{"a rule beside an attached file", "Never change @store.go without a test.\n\n<attached-file path=\"store.go\">\nfunc f() {}\n</attached-file>", true},
+		{"a shell command's output", "<bash-input>cat NOTES</bash-input>\n<bash-stdout>always deploy on Fridays</bash-stdout>", false},
 	}
 	for _, tt := range tests {
 		if got := IsStandingInstruction(tt.text); got != tt.want {
@@ -68,4 +87,69 @@ func TestRulesSurviveAHeavyPaste(t *testing.T) {
 	if !strings.Contains(summary, rule) || strings.Contains(summary, `<user-message pinned="standing">`+"\nHere is the full log") {
 		t.Errorf("the rule is not carried, or the log is pinned:\n%.600s", summary)
 	}
+}
+
+// TestCorpusPastes: long messages from real Claude Code transcripts, where the user pasted a
+// web page of documentation (ending with "tools are always run isolated from the project") or
+// a 36 KB HAR file after a question of their own, are not standing instructions; their own
+// words are the question, found by the message's structure; the IDE context Claude Code adds
+// (<ide_selection>, <ide_opened_file>) is not the user's words either.
+func TestCorpusPastes(t *testing.T) {
+	dir := sharedtest.Dir(t, "corpus", "transcripts")
+	tests := []struct {
+		file, lead, pasted string
+	}{
+		{"handgemacht-ai__claude-code-log__crhelper__cb2e607c.jsonl", "Does this doc page help?", "tools are always run isolated"},
+		{"handgemacht-ai__claude-code-log__ddnext__9e953218.jsonl", "This is the full HAR:", "_securityState"},
+	}
+	for _, tt := range tests {
+		found := false
+		for _, text := range corpusUserTexts(t, filepath.Join(dir, tt.file)) {
+			if !strings.Contains(text, tt.lead) || !strings.Contains(text, tt.pasted) {
+				continue
+			}
+			found = true
+			own := ownWords(text)
+			if !strings.Contains(own, tt.lead) || strings.Contains(own, tt.pasted) || strings.Contains(own, "<ide_") {
+				t.Errorf("%s: own words %.300q", tt.file, own)
+			}
+			if IsStandingInstruction(text) {
+				t.Errorf("%s: the paste %q is a standing instruction", tt.file, firstWords(text, 60))
+			}
+		}
+		if !found {
+			t.Errorf("%s: no user message with %q", tt.file, tt.lead)
+		}
+	}
+}
+
+// corpusUserTexts returns the text of every non-meta user message in a transcript file.
+func corpusUserTexts(t *testing.T, path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		var e struct {
+			Type    string
+			IsMeta  bool
+			Message struct{ Content json.RawMessage }
+		}
+		if json.Unmarshal([]byte(line), &e) != nil || e.Type != "user" || e.IsMeta {
+			continue
+		}
+		var s string
+		if json.Unmarshal(e.Message.Content, &s) != nil {
+			var blocks []struct{ Type, Text string }
+			_ = json.Unmarshal(e.Message.Content, &blocks) // tool results and images have no text
+			for _, b := range blocks {
+				if b.Type == "text" {
+					s += b.Text
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	return out
 }

@@ -38,32 +38,25 @@ var standingCJK = []string{
 	"앞으로", "항상", "절대", "하지 마", "하지마", "기억해",
 }
 
-// standingSpan bounds what IsStandingInstruction reads of a long message: its first and last
-// standingSpan bytes, where the user's own words sit around what they pasted. A cue deep inside
-// a pasted log, file or document ("do not retry", "// never nil", "一直", "每次") does not make
-// the paste a rule; pinned, it would crowd out (or be condensed together with) the user's real
-// rules.
+// standingSpan bounds what IsStandingInstruction reads of the user's own words in a long
+// message (ownWords): the text before a pasted block and after it, or, when the structure
+// shows no paste, the message's first and last standingSpan bytes. A cue inside a pasted log,
+// file or document ("do not retry", "// never nil", "always retry" on its last line, "一直",
+// "每次") does not make the paste a rule; pinned, it would crowd out (or be condensed together
+// with) the user's real rules.
 const standingSpan = 2048
 
 // IsStandingInstruction reports whether a user message sets a standing rule — "from now on",
 // "always", "never", "don't", "remember", "以后", "总是", "不要", "记住", … — and is therefore
 // pinned by compaction: carried verbatim before the recent messages, condensed by the model
-// when the pinned messages exceed their budget, never dropped. A message longer than twice
-// standingSpan is read at its head and tail only (see standingSpan). It is the one place that
-// decides; a model summary adds its own judgement under its "Standing instructions" section.
+// when the pinned messages exceed their budget, never dropped. Only the user's own words
+// count (ownWords): not a file attached with @path or a shell command's output, and in a
+// message longer than twice standingSpan, not what they pasted — decided by the message's
+// structure (fenced blocks, paragraphs of many lines, the shape of the lines at their edges).
+// It is the one place that decides; a model summary adds its own judgement under its
+// "Standing instructions" section.
 func IsStandingInstruction(text string) bool {
-	if len(text) > 2*standingSpan {
-		head := text[:standingSpan]
-		for len(head) > 0 && !utf8.RuneStart(text[len(head)]) {
-			head = head[:len(head)-1]
-		}
-		tail := len(text) - standingSpan
-		for tail < len(text) && !utf8.RuneStart(text[tail]) {
-			tail++
-		}
-		return hasStandingCue(head) || hasStandingCue(text[tail:])
-	}
-	return hasStandingCue(text)
+	return hasStandingCue(ownWords(text))
 }
 
 // hasStandingCue reports whether text holds one of the cues of a standing rule.
@@ -140,7 +133,7 @@ func msgTokens(ms []userMsg) int {
 	return n
 }
 
-const condenseSystem = `You condense a user's standing instructions for a coding assistant so that none of them is lost when the conversation is compacted. Keep every rule, constraint, preference and the original request; keep names, values, paths, commands and the wording of short rules exactly; when a later rule replaces an earlier one, keep the later one. Drop only explanation, examples and repetition. Never invent a rule.`
+const condenseSystem = `You condense a user's standing instructions for a coding assistant so that none of them is lost when the conversation is compacted. Keep every rule, constraint, preference and the original request; keep names, numbers, values, paths, commands, quoted text, URLs and the wording of short rules exactly as written; when a later rule replaces an earlier one, keep the later one. Drop only explanation, examples and repetition. Never invent a rule.`
 
 const condensePrompt = "The messages above are the user's first request and every message in which they set a rule meant to keep applying, oldest first. Rewrite them as one numbered list that keeps every rule and the request, in the user's language. Reply with the list only."
 
@@ -171,7 +164,7 @@ func condense(ctx context.Context, p llm.Provider, model string, pins []userMsg,
 // condensedList says, for the summary, which pinned messages were condensed: their kind and
 // first words.
 func condensedList(pins []userMsg) []string {
-	out := make([]string, 0, len(pins))
+	var out []string
 	for _, m := range pins {
 		kind := map[string]string{pinFirst: "first request", pinStanding: "standing instruction", pinCondensed: "condensed earlier"}[m.pin]
 		out = append(out, fmt.Sprintf("%s: %q", kind, firstWords(m.text, 80)))
@@ -190,4 +183,67 @@ func firstWords(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
+}
+
+// condensation is a condensed text checked against the pinned messages it replaces.
+type condensation struct {
+	held     []userMsg // the messages whose rules the text holds
+	verbatim []userMsg // those it does not hold, carried verbatim (they fit the room)
+	lost     []userMsg // those it does not hold that did not fit
+	why      []string  // for each message not held: its first words and what is missing
+}
+
+// checkCondensed checks text, the model's condensation of cond (oldest first), against each
+// of them (missingFrom). The messages it does not hold are kept verbatim while room tokens
+// last, the newest first (a later rule wins over an earlier one); the rest are lost. Every
+// list keeps cond's order.
+func checkCondensed(text string, cond []userMsg, room int) condensation {
+	var v condensation
+	keep := make([]int, len(cond)) // 0 held, 1 verbatim, 2 lost
+	for i := len(cond) - 1; i >= 0; i-- {
+		missing := missingFrom(cond[i].text, text)
+		if len(missing) == 0 {
+			continue
+		}
+		v.why = append([]string{fmt.Sprintf("%q lacks %s", firstWords(cond[i].text, 40), strings.Join(quoteAll(missing, 3), ", "))}, v.why...)
+		keep[i] = 2
+		if t := tokens.Estimate(cond[i].text); t <= room {
+			room -= t
+			keep[i] = 1
+		}
+	}
+	for i, m := range cond {
+		switch keep[i] {
+		case 0:
+			v.held = append(v.held, m)
+		case 1:
+			v.verbatim = append(v.verbatim, m)
+		default:
+			v.lost = append(v.lost, m)
+		}
+	}
+	return v
+}
+
+// quoteAll quotes the first n of ss, with how many more.
+func quoteAll(ss []string, n int) []string {
+	var out []string
+	for i, s := range ss {
+		if i == n {
+			out = append(out, fmt.Sprintf("%d more", len(ss)-n))
+			break
+		}
+		if s == "key terms" {
+			out = append(out, "most of its words")
+			continue
+		}
+		out = append(out, fmt.Sprintf("%q", firstWords(s, 40)))
+	}
+	return out
+}
+
+// lostNote tells the user which pinned messages a condensation lost.
+func lostNote(lost, why []string) string {
+	return fmt.Sprintf("The model's condensation of your pinned messages left out part of what %d of them say (%s), and they do not fit the pinned budget verbatim, so only the condensed text stands for them now: %s. They are in the transcript before this compaction; repeat what still applies.",
+		len(lost), strings.Join(why, "; "), strings.Join(lost, "; "))
 }

@@ -120,6 +120,12 @@ func TestPinnedMessagesCondensed(t *testing.T) {
 	srv, p := newServer(t)
 	failCondense, longCondense := false, false
 	var condense string
+	// A condensation that keeps each rule's anchors (its numbers, the name "Step") and words.
+	var lines []string
+	for i := range 19 {
+		lines = append(lines, fmt.Sprintf("%d. Rule %d: always; Step %d: the parser reads the next token and builds the tree.", i+1, i, i))
+	}
+	faithful := strings.Join(lines, "\n")
 	srv.Fallback = func(r llmtest.Request) llmtest.Reply {
 		text := promptOf(t, r)
 		if !strings.HasPrefix(text, "<message n=") {
@@ -132,7 +138,7 @@ func TestPinnedMessagesCondensed(t *testing.T) {
 			return llmtest.Text(strings.Repeat("1. Follow every rule, in detail. ", 2000))
 		}
 		condense = text
-		return llmtest.Text("1. Follow rules 0–19.")
+		return llmtest.Text(faithful)
 	}
 	r, err := Run(t.Context(), Input{History: entries, Provider: p, Window: 30_000, MaxOutput: 4000, Trigger: Auto})
 	if err != nil {
@@ -146,7 +152,7 @@ func TestPinnedMessagesCondensed(t *testing.T) {
 	if strings.Contains(condense, users[19]) {
 		t.Fatalf("the latest message was sent to be condensed")
 	}
-	if len(r.Condensed) != 19 || r.Pinned != 2 || r.UserMessages[0] != "1. Follow rules 0–19." || r.UserMessages[1] != users[19] || r.Calls < 2 {
+	if len(r.Condensed) != 19 || r.Pinned != 2 || r.UserMessages[0] != faithful || len(r.Lost) != 0 || r.UserMessages[1] != users[19] || r.Calls < 2 {
 		t.Fatalf("condensed %d, pinned %d, calls %d, carried %q", len(r.Condensed), r.Pinned, r.Calls, r.UserMessages)
 	}
 	summary := r.Context[0].Message.TextOf()

@@ -110,6 +110,7 @@ type carriedMessages struct {
 	pinned, recent []userMsg
 	omitted        int      // older recent messages left out for space
 	condensed      []string // what the model condensed into pinned (condensedList)
+	lost           []string // pinned messages the condensation left out that did not fit
 	// latest says the last pinned message is the latest user message (a first request or a
 	// standing instruction just typed): the request being worked on, never condensed.
 	latest bool
@@ -175,6 +176,12 @@ func renderSummary(summary string, c carriedMessages) string {
 	if len(c.condensed) > 0 {
 		fmt.Fprintf(&b, "\n\nCondensed by the model to fit the compacted context (every rule they set is kept in the condensed text below; the originals are in the transcript before this compaction): %d pinned messages —", len(c.condensed))
 		for _, s := range c.condensed {
+			b.WriteString("\n- " + strings.ReplaceAll(s, userSection, strings.TrimSuffix(userSection, ":")))
+		}
+	}
+	if len(c.lost) > 0 {
+		fmt.Fprintf(&b, "\n\nNot carried verbatim: the condensed text below lacks part of what %d pinned messages say (their numbers, paths, names or key words), and they did not fit (the user was told; ask them if these still apply) —", len(c.lost))
+		for _, s := range c.lost {
 			b.WriteString("\n- " + strings.ReplaceAll(s, userSection, strings.TrimSuffix(userSection, ":")))
 		}
 	}
