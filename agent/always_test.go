@@ -38,6 +38,8 @@ func TestAlwaysRule(t *testing.T) {
 		{"Bash", "find . -name x", "", false}, // Bash(find:*) would allow find . -delete
 		{"Bash", "'unterminated", "", false},
 		{"Bash", "*.sh", "", false},
+		{"Bash", "go test {-exec,./evil} ./...", "", false}, // a word that may be an option that runs
+		{"Bash", "git log ./*", "Bash(git log:*)", true},
 		// Programs that run code or other programs, under other names than the usual ones:
 		// versioned interpreters, other-case names (case-insensitive file systems), .exe.
 		{"Bash", "python3.12 x.py", "", false},

@@ -404,15 +404,16 @@ func bashMatches(spec, command string, deny bool) bool {
 			return true
 		}
 		for _, c := range script.Commands {
-			if denyWords(c.Words, want, isPrefix) {
+			if denyExpanded(c.Words, want, prefix, isPrefix) {
 				return true
 			}
 		}
 		// A program that runs what its arguments say in a way the analyser does not read
-		// (ionice rm, ssh host rm, awk's system()): look through its words as for a command
-		// that cannot be read.
+		// (ionice rm, ssh host rm, awk's system()), or a shell given no script it reads
+		// (echo rm x | sh, sh <<< 'rm x'): look through the words as for a command that
+		// cannot be read.
 		for _, c := range script.Commands {
-			if runsUnread(c.Words) {
+			if runsUnread(c.Words) || len(c.Runs) == 0 && len(c.Words) > 0 && shell.IsShell(c.Words[0].Text) {
 				for _, part := range shell.Pieces(cmd) {
 					if wordsWithin(part, prefix, isPrefix) {
 						return true
@@ -433,9 +434,9 @@ func bashMatches(spec, command string, deny bool) bool {
 			return false
 		}
 	}
-	for _, at := range slices.Concat(c.Runs, shell.Writes(c.Words)) {
+	for _, at := range slices.Concat(c.Runs, shell.Writes(c.Words), shell.Hidden(c.Words)) {
 		if at >= len(want) {
-			return false // a command it runs, or a file it writes, beyond the rule's words
+			return false // a command it runs, a file it writes, or a word that may be either, beyond the rule's words
 		}
 	}
 	return true
@@ -496,7 +497,31 @@ func wordsWithin(piece, rule string, prefix bool) bool {
 	return false
 }
 
-// denyWords reports whether the words of a command start with want (prefix) or are want.
+// denyExpanded reports whether a deny rule whose words are want (rule as written) matches
+// a command with words ws as the shell runs it: its brace expansions made (shell.Expand:
+// "{rm,x}" is rm x, "git {push,}" is git push) and, when there are any, its words looked
+// through as for a command that cannot be read (wordsWithin: "{sudo,rm,x}"); a command too
+// large to expand matches.
+func denyExpanded(ws, want []shell.Word, rule string, prefix bool) bool {
+	if !slices.ContainsFunc(ws, func(w shell.Word) bool { return w.Glob }) {
+		return denyWords(ws, want, prefix)
+	}
+	exp, ok := shell.Expand(ws)
+	if !ok {
+		return true
+	}
+	if denyWords(exp, want, prefix) {
+		return true
+	}
+	texts := make([]string, len(exp))
+	for i, w := range exp {
+		texts[i] = w.Text
+	}
+	return wordsWithin(strings.Join(texts, " "), rule, prefix)
+}
+
+// denyWords reports whether the words of a command start with want (prefix) or are want; a
+// glob may match what its literal start allows (shell.MayMatch: "/bin/r? x" may be rm).
 func denyWords(ws, want []shell.Word, prefix bool) bool {
 	if bare := withoutGitGlobals(ws); len(bare) < len(ws) && denyWords(bare, want, prefix) {
 		return true // git -c k=v -C dir push is git push
@@ -508,6 +533,9 @@ func denyWords(ws, want []shell.Word, prefix bool) bool {
 		got := ws[i].Text
 		if i == 0 && got != w.Text && !strings.Contains(w.Text, "/") {
 			got = path.Base(got) // /bin/rm is rm
+		}
+		if ws[i].Glob && shell.MayMatch(got, w.Text) || strings.ContainsAny(ws[i].Text, "$`") {
+			continue // a glob, or a word a substitution or expansion makes, may be the rule's word
 		}
 		if got != w.Text && !(prefix && i == len(want)-1 && strings.HasPrefix(got, w.Text)) {
 			return false
@@ -563,7 +591,7 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		return "", false
 	}
 	c, ok := s.Simple()
-	if !ok || len(c.Words) == 0 || len(c.Runs) > 0 || len(shell.Writes(c.Words)) > 0 {
+	if !ok || len(c.Words) == 0 || len(c.Runs) > 0 || len(shell.Writes(c.Words)) > 0 || len(shell.Hidden(c.Words)) > 0 {
 		return "", false
 	}
 	first := c.Words[0]

@@ -175,7 +175,17 @@ func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
 		{`"go" 'test' ./...`, Allow},
 		{`go test ./pkg\ with\ space`, Allow},
 		{"go test ./... # all packages", Allow},
-		{"go test *", Allow}, // a glob in an argument only makes more arguments
+		{"go test ./*", Allow}, // a glob that cannot start with "-" only makes more arguments
+		{"go test *", AskUser}, // a file named "-exec=…" would be an option
+		// Brace expansion and globs that make an option the words do not show.
+		{"go test {-exec,./evil} ./...", AskUser},
+		{"go test -e{x,}ec ./evil ./...", AskUser},
+		{"go test -exe[c] ./evil", AskUser},
+		{"git log {--output=/home/u/.bashrc,-p}", AskUser},
+		{"git log --ou{t,}put=/home/u/.bashrc", AskUser},
+		{"git log --outp?t=/home/u/.bashrc", AskUser},
+		{"git log {a,b}.go", Allow},
+		{"git log src/*.go", Allow},
 		{"go test ./... > FILE", AskUser},
 		{"go test ./... >> FILE", AskUser},
 		{"go test ./... < FILE", AskUser},
@@ -308,6 +318,27 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"case y in *) command rm x;; esac", Deny}, // the same
 		{`case y in *) "/bin/rm" x;; esac`, Deny},  // a path, quoted
 		{"case y in *) ls;; esac", Allow},
+		{"function f { rm x; }; f", Deny}, // a function definition cannot be read: the pieces
+		// Brace expansion and globs make the words the shell runs.
+		{"{rm,-rf,x}", Deny},
+		{"{sudo,rm,x}", Deny},
+		{"git {push,}", Deny},
+		{"git pu{s,}h", Deny},
+		{"/bin/r? x", Deny},
+		{"/bin/r[m] x", Deny},
+		{"r* x", Deny},
+		{"echo {a,b}", Allow},
+		{"l? x", Allow},
+		// A program or subcommand named by a substitution or expansion may be any.
+		{"$(echo rm) x", Deny},
+		{"${X:-rm} x", Deny},
+		{"git $(echo push)", Deny},
+		{"G=git; $G push", Deny},
+		{"git status $(echo x)", Allow},
+		// A shell given no script it reads: its input is looked through as text.
+		{"echo rm x | sh", Deny},
+		{"sh <<< 'rm x'", Deny},
+		{"echo ls | sh", Allow},
 		// Programs that run what their arguments say, which the analyser does not read:
 		// the words of the whole command are looked through, as for one it cannot read.
 		{"ionice -c 3 rm -rf x", Deny},
