@@ -40,6 +40,8 @@ func TestAlwaysRule(t *testing.T) {
 		{"Bash", "*.sh", "", false},
 		{"Bash", "go test {-exec,./evil} ./...", "", false}, // a word that may be an option that runs
 		{"Bash", "git log ./*", "Bash(git log:*)", true},
+		{"Bash", "go run example.com/tool@latest", "", false}, // fetches and runs any module, as npx does
+		{"Bash", "go test -coverprofile=c.out ./...", "", false},
 		// Programs that run code or other programs, under other names than the usual ones:
 		// versioned interpreters, other-case names (case-insensitive file systems), .exe.
 		{"Bash", "python3.12 x.py", "", false},

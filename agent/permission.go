@@ -691,7 +691,7 @@ func runsUnread(ws []shell.Word) bool {
 var noPrefixSubcommand = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{
 		"npm exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn dlx": true, "yarn exec": true,
-		"bun x": true, "deno eval": true, "uv tool": true,
+		"bun x": true, "deno eval": true, "uv tool": true, "go run": true, // go run pkg@version fetches and runs any module
 		// git config sets programs every later git command runs (core.fsmonitor, core.pager,
 		// aliases with !); the others run a command given in their arguments.
 		"git config": true, "git submodule": true, "git bisect": true, "git filter-branch": true,

@@ -245,6 +245,10 @@ func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
 		{"sort -uo /home/u/.profile names.txt", AskUser},
 		{"curl -o out.json https://example.com", Allow}, // the rule names the option
 		{"curl -o out.json -D h https://example.com", AskUser},
+		{"go test -o /home/u/.bashrc ./...", AskUser},
+		{"go test -coverprofile=/home/u/.profile ./...", AskUser},
+		{"go test ./... -args -test.outputdir=/home/u", AskUser},
+		{"go test -json -count=1 ./...", Allow},
 	} {
 		if got, _ := p.check("Bash", classExec, subject{command: tt.cmd}); got != tt.want {
 			t.Errorf("%q = %v, want %v", tt.cmd, got, tt.want)
