@@ -604,7 +604,7 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		if sub.Glob || sub.Text == "" || strings.ContainsAny(sub.Text[:1], "-./~") || strings.ContainsAny(sub.Text, "=/$`") {
 			return "", false // "git -C dir status": a prefix of "git" alone would allow every git command
 		}
-		if noPrefixSubcommand()[path.Base(first.Text)+" "+sub.Text] || !shown(sub.Text) {
+		if noPrefixSubcommand(path.Base(first.Text), sub.Text) || !shown(sub.Text) {
 			return "", false
 		}
 		words = append(words, shell.Quote(sub.Text))
@@ -621,6 +621,7 @@ var subcommandTools = sync.OnceValue(func() map[string]bool {
 		"gh": true, "pip": true, "pip3": true, "uv": true, "poetry": true, "brew": true, "apt": true,
 		"apt-get": true, "dnf": true, "terraform": true, "dotnet": true, "mvn": true, "gradle": true,
 		"deno": true, "mix": true, "swift": true, "bazel": true, "nix": true, "systemctl": true,
+		"bundle": true, "pipenv": true, "pdm": true, "hatch": true,
 	}
 })
 
@@ -657,8 +658,8 @@ var noPrefixRule = sync.OnceValue(func() map[string]bool {
 // analyser does not read: a program of noPrefixRule that shell.ReadsRuns does not cover
 // (ionice, ssh, awk …), git given configuration on its command line (-c alias.x='!cmd',
 // -c core.pager=cmd, --config-env), make given a makefile's text (--eval, -E), and a
-// container's exec or run (docker, podman, nerdctl, kubectl, oc …), which run the words
-// after them elsewhere.
+// subcommand of runSubcommands (npm exec, poetry run, bundle exec, docker run, git submodule
+// …), which runs the words after it, here or elsewhere.
 func runsUnread(ws []shell.Word) bool {
 	if len(ws) == 0 {
 		return false
@@ -671,6 +672,9 @@ func runsUnread(ws []shell.Word) bool {
 	has := func(match func(string) bool) bool {
 		return slices.ContainsFunc(ws[1:], func(w shell.Word) bool { return match(w.Text) })
 	}
+	if subs := runSubcommands()[base]; subs != nil && has(func(w string) bool { return slices.Contains(subs, w) }) {
+		return true
+	}
 	switch base {
 	case "git":
 		return has(func(w string) bool {
@@ -680,27 +684,34 @@ func runsUnread(ws []shell.Word) bool {
 		return has(func(w string) bool {
 			return strings.HasPrefix(w, "--eval") || strings.HasPrefix(w, "-E")
 		})
-	case "docker", "podman", "nerdctl", "kubectl", "oc", "lxc", "incus", "crictl", "ctr":
-		return has(func(w string) bool { return w == "exec" || w == "run" || w == "debug" || w == "compose" })
 	}
 	return false
 }
 
-// noPrefixSubcommand are the subcommands of subcommandTools that fetch and run any package,
-// evaluate code given in their arguments, or set what later commands run.
-var noPrefixSubcommand = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"npm exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn dlx": true, "yarn exec": true,
-		"bun x": true, "deno eval": true, "uv tool": true, "go run": true, // go run pkg@version fetches and runs any module
-		// git config sets programs every later git command runs (core.fsmonitor, core.pager,
-		// aliases with !); the others run a command given in their arguments.
-		"git config": true, "git submodule": true, "git bisect": true, "git filter-branch": true,
-		"git difftool": true, "git mergetool": true,
-		// a container's exec and run run any command given after the container or image.
-		"docker exec": true, "docker run": true, "podman exec": true, "podman run": true,
-		"kubectl exec": true,
+// runSubcommands are, per program, the subcommands that run a command, a package or code
+// given in their arguments: package runners (npm exec, pnpm dlx, poetry run, uv run, bundle
+// exec, nix run, go run pkg@version …), git's that run a command (submodule foreach, bisect
+// run …), and a container's exec and run. A deny rule looks through their words
+// (runsUnread), and no prefix rule is offered for them (noPrefixSubcommand).
+var runSubcommands = sync.OnceValue(func() map[string][]string {
+	containers := []string{"exec", "run", "debug", "compose"}
+	return map[string][]string{
+		"npm": {"exec", "x"}, "pnpm": {"exec", "dlx"}, "yarn": {"exec", "dlx"}, "bun": {"x"},
+		"deno": {"eval", "run"}, "poetry": {"run"}, "uv": {"run", "tool"}, "pipenv": {"run"},
+		"pdm": {"run"}, "hatch": {"run"}, "bundle": {"exec"}, "nix": {"run", "shell", "develop"},
+		"mix": {"run"}, "go": {"run"},
+		"git": {"submodule", "bisect", "filter-branch", "difftool", "mergetool"},
+		"docker": containers, "podman": containers, "nerdctl": containers, "kubectl": containers,
+		"oc": containers, "lxc": containers, "incus": containers, "crictl": containers, "ctr": containers,
 	}
 })
+
+// noPrefixSubcommand reports whether "program sub" gets no prefix rule: a subcommand of
+// runSubcommands, or git config, which sets programs every later git command runs
+// (core.fsmonitor, core.pager, aliases with !).
+func noPrefixSubcommand(program, sub string) bool {
+	return slices.Contains(runSubcommands()[program], sub) || program == "git" && sub == "config"
+}
 
 // shown reports whether a terminal shows word as written: every character visible, none a
 // space, a control or an invisible format character (a zero-width space, a bidi override) that
