@@ -10,6 +10,10 @@ import (
 // more is not expanded (ok false).
 const MaxExpand = 1024
 
+// maxBraceWord bounds the length of a word whose braces are expanded: a longer one counts as
+// too large to expand, so that a crafted word cannot make the expansion slow.
+const maxBraceWord = 4096
+
 // Expand returns the words the shell would pass after brace expansion: "{rm,-rf,x}" is three
 // words, "git {push,}" is git push, "-e{x,}ec" is -exec -eec. Words without Glob are kept as
 // they are. A brace is read in the word's text after quote removal, so a quoted brace in a
@@ -91,6 +95,9 @@ func MayMatch(pattern, want string) bool {
 // braces expands the brace expressions in s as bash does, up to limit results; ok is false
 // beyond it.
 func braces(s string, limit int) (out []string, ok bool) {
+	if len(s) > maxBraceWord && strings.IndexByte(s, '{') >= 0 {
+		return nil, false
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] != '{' {
 			continue

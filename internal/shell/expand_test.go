@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestExpand: brace expansion as bash makes it; the words are compared with what bash
@@ -86,6 +87,30 @@ func TestHidden(t *testing.T) {
 		}
 		if got := Hidden(s.Commands[0].Words); !slices.Equal(got, tt.want) {
 			t.Errorf("Hidden(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestExpandLargeWords: a crafted word (many brace groups, or deeply nested ones) is refused
+// as too large to expand, at once: before the bound, 50,000 groups took minutes.
+func TestExpandLargeWords(t *testing.T) {
+	for _, w := range []string{
+		strings.Repeat("{a,b}", 50000),
+		strings.Repeat("{", 50000) + "a,b" + strings.Repeat("}", 50000),
+	} {
+		done := make(chan bool)
+		go func() {
+			_, ok := Expand([]Word{{Text: w, Glob: true}})
+			h := Hidden([]Word{{Text: "go"}, {Text: w, Glob: true}})
+			done <- !ok && len(h) == 1
+		}()
+		select {
+		case ok := <-done:
+			if !ok {
+				t.Errorf("a word of %d bytes was expanded, or not listed as hidden", len(w))
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Expand of a word of %d bytes takes more than 10 s", len(w))
 		}
 	}
 }
