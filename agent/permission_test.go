@@ -380,6 +380,8 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"git submodule foreach rm y", Deny},
 		{"git bisect run rm y", Deny},
 		{"poetry run pytest", Allow},
+		{"shopt -s expand_aliases\nalias ls='rm'\nls -rf y", Deny}, // the alias runs rm
+		{"alias ll='ls -l'", Allow},
 		{"npm run build", Allow},
 		{"ionice -c 3 ls", Allow},
 		{"ssh h ls", Allow},
