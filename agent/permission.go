@@ -657,7 +657,7 @@ var noPrefixRule = sync.OnceValue(func() map[string]bool {
 // runsUnread reports whether a command with words ws runs what its arguments say in a way the
 // analyser does not read: a program of noPrefixRule that shell.ReadsRuns does not cover
 // (ionice, ssh, awk …), an alias definition (which bash runs for a later line once
-// expand_aliases is set), git given configuration on its command line (-c alias.x='!cmd',
+// expand_aliases is set) or a hash -p entry, git given configuration on its command line (-c alias.x='!cmd',
 // -c core.pager=cmd, --config-env), make given a makefile's text (--eval, -E), and a
 // subcommand of runSubcommands (npm exec, poetry run, bundle exec, docker run, git submodule
 // …), which runs the words after it, here or elsewhere.
@@ -677,8 +677,10 @@ func runsUnread(ws []shell.Word) bool {
 		return true
 	}
 	switch base {
-	case "alias":
-		return true // shopt -s expand_aliases, then alias ls='rm' on one line runs rm on the next
+	case "alias", "hash":
+		// shopt -s expand_aliases, then alias ls='rm' on one line runs rm on the next;
+		// hash -p /bin/rm ls makes ls run rm.
+		return true
 	case "git":
 		return has(func(w string) bool {
 			return strings.HasPrefix(w, "-c") || strings.HasPrefix(w, "--config-env") || strings.HasPrefix(w, "--exec-path")

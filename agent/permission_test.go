@@ -382,6 +382,7 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"poetry run pytest", Allow},
 		{"shopt -s expand_aliases\nalias ls='rm'\nls -rf y", Deny}, // the alias runs rm
 		{"alias ll='ls -l'", Allow},
+		{"hash -p /bin/rm ls; ls -rf y", Deny},
 		{"npm run build", Allow},
 		{"ionice -c 3 ls", Allow},
 		{"ssh h ls", Allow},
