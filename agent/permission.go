@@ -409,11 +409,12 @@ func bashMatches(spec, command string, deny bool) bool {
 			}
 		}
 		// A program that runs what its arguments say in a way the analyser does not read
-		// (ionice rm, ssh host rm, awk's system()), or a shell given no script it reads
-		// (echo rm x | sh, sh <<< 'rm x'): look through the words as for a command that
-		// cannot be read.
+		// (ionice rm, ssh host rm, awk's system()), a shell given no script it reads
+		// (echo rm x | sh, sh <<< 'rm x'), or a word holding a substitution's text, which
+		// bash may evaluate later (let 'a[$(rm x)]', [[ 'a[$(rm x)]' -eq 0 ]], read, printf
+		// -v, test -v): look through the words as for a command that cannot be read.
 		for _, c := range script.Commands {
-			if runsUnread(c.Words) || len(c.Runs) == 0 && len(c.Words) > 0 && shell.IsShell(c.Words[0].Text) {
+			if runsUnread(c.Words) || len(c.Runs) == 0 && len(c.Words) > 0 && shell.IsShell(c.Words[0].Text) || substitutionText(c) {
 				for _, part := range shell.Pieces(cmd) {
 					if wordsWithin(part, prefix, isPrefix) {
 						return true
@@ -440,6 +441,18 @@ func bashMatches(spec, command string, deny bool) bool {
 		}
 	}
 	return true
+}
+
+// substitutionText reports whether a word or assignment of c holds the text of a command
+// substitution ("$(" or a backtick), quoted or not: an arithmetic context (let, [[ -eq ]],
+// an array subscript that read, printf -v or test -v take) runs it when bash evaluates it.
+func substitutionText(c shell.Command) bool {
+	for _, w := range slices.Concat(c.Assigns, c.Words) {
+		if strings.Contains(w.Text, "$(") || strings.Contains(w.Text, "`") {
+			return true
+		}
+	}
+	return false
 }
 
 // specWords reads a rule's command (or prefix) as the words of one simple command; "" is no
@@ -657,7 +670,7 @@ var noPrefixRule = sync.OnceValue(func() map[string]bool {
 // runsUnread reports whether a command with words ws runs what its arguments say in a way the
 // analyser does not read: a program of noPrefixRule that shell.ReadsRuns does not cover
 // (ionice, ssh, awk …), an alias definition (which bash runs for a later line once
-// expand_aliases is set) or a hash -p entry, git given configuration on its command line (-c alias.x='!cmd',
+// expand_aliases is set), a hash -p entry or a trap, git given configuration on its command line (-c alias.x='!cmd',
 // -c core.pager=cmd, --config-env), make given a makefile's text (--eval, -E), and a
 // subcommand of runSubcommands (npm exec, poetry run, bundle exec, docker run, git submodule
 // …), which runs the words after it, here or elsewhere.
@@ -677,9 +690,9 @@ func runsUnread(ws []shell.Word) bool {
 		return true
 	}
 	switch base {
-	case "alias", "hash":
+	case "alias", "hash", "trap":
 		// shopt -s expand_aliases, then alias ls='rm' on one line runs rm on the next;
-		// hash -p /bin/rm ls makes ls run rm.
+		// hash -p /bin/rm ls makes ls run rm; trap 'rm x' EXIT runs rm at the end.
 		return true
 	case "git":
 		return has(func(w string) bool {

@@ -383,6 +383,15 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"shopt -s expand_aliases\nalias ls='rm'\nls -rf y", Deny}, // the alias runs rm
 		{"alias ll='ls -l'", Allow},
 		{"hash -p /bin/rm ls; ls -rf y", Deny},
+		{"trap 'rm -rf y' EXIT; ls", Deny},
+		// Text bash evaluates as arithmetic later runs the substitutions in it.
+		{"let 'x[$(rm y)]=1'", Deny},
+		{"[[ 'a[$(rm y)]' -eq 0 ]]", Deny},
+		{"test -v 'a[`rm y`]'", Deny},
+		{"echo 1 | read 'a[$(rm y)]'", Deny},
+		{"printf -v 'a[$(rm y)]' x", Deny},
+		{"declare -i x; x='a[$(rm y)]'", Deny},
+		{"git commit -m \"$(cat msg)\"", Allow},
 		{"npm run build", Allow},
 		{"ionice -c 3 ls", Allow},
 		{"ssh h ls", Allow},
