@@ -426,8 +426,8 @@ func bashMatches(spec, command string, deny bool) bool {
 		return false
 	}
 	c, ok := script.Simple()
-	if !ok || len(c.Words) < len(want) || !isPrefix && len(c.Words) != len(want) {
-		return false
+	if !ok || len(c.Words) < len(want) || !isPrefix && len(c.Words) != len(want) || substitutionText(c) {
+		return false // substitutionText: printf -v 'a[$(rm x)]' and test -v run the quoted text
 	}
 	for i, w := range want {
 		got := c.Words[i]

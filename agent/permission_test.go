@@ -162,7 +162,7 @@ func TestApproverIsAskedInAskMode(t *testing.T) {
 // command does nothing beyond it (the issue: with only Bash(go test:*), "go test ./... > FILE"
 // ran without asking).
 func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
-	p, err := NewPermissions(ModeAsk, []string{"Bash(go test:*)", "Bash(make)", "Bash(find:*)", "Bash(xargs grep:*)", "Bash(sh -c 'go vet':*)", "Bash(git log:*)", "Bash(sort:*)", "Bash(curl -o out.json:*)"}, nil, "/p", "/home/u")
+	p, err := NewPermissions(ModeAsk, []string{"Bash(go test:*)", "Bash(make)", "Bash(find:*)", "Bash(xargs grep:*)", "Bash(sh -c 'go vet':*)", "Bash(git log:*)", "Bash(sort:*)", "Bash(curl -o out.json:*)", "Bash(printf:*)", "Bash(test:*)"}, nil, "/p", "/home/u")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,6 +245,9 @@ func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
 		{"sort -uo /home/u/.profile names.txt", AskUser},
 		{"curl -o out.json https://example.com", Allow}, // the rule names the option
 		{"curl -o out.json -D h https://example.com", AskUser},
+		{"printf -v 'a[$(rm -rf y)]' x", AskUser}, // bash evaluates the subscript: the rm runs
+		{"test -v 'a[`rm -rf y`]'", AskUser},
+		{"printf '%s\\n' x", Allow},
 		{"go test -o /home/u/.bashrc ./...", AskUser},
 		{"go test -coverprofile=/home/u/.profile ./...", AskUser},
 		{"go test ./... -args -test.outputdir=/home/u", AskUser},
