@@ -414,7 +414,7 @@ func bashMatches(spec, command string, deny bool) bool {
 		// bash may evaluate later (let 'a[$(rm x)]', [[ 'a[$(rm x)]' -eq 0 ]], read, printf
 		// -v, test -v): look through the words as for a command that cannot be read.
 		for _, c := range script.Commands {
-			if runsUnread(c.Words) || len(c.Runs) == 0 && len(c.Words) > 0 && shell.IsShell(c.Words[0].Text) || substitutionText(c) {
+			if runsUnread(c.Words) || len(c.Runs) == 0 && len(c.Words) > 0 && shell.IsShell(c.Words[0].Text) || c.SubstitutionText() {
 				for _, part := range shell.Pieces(cmd) {
 					if wordsWithin(part, prefix, isPrefix) {
 						return true
@@ -426,8 +426,8 @@ func bashMatches(spec, command string, deny bool) bool {
 		return false
 	}
 	c, ok := script.Simple()
-	if !ok || len(c.Words) < len(want) || !isPrefix && len(c.Words) != len(want) || substitutionText(c) {
-		return false // substitutionText: printf -v 'a[$(rm x)]' and test -v run the quoted text
+	if !ok || len(c.Words) < len(want) || !isPrefix && len(c.Words) != len(want) || c.SubstitutionText() {
+		return false // SubstitutionText: printf -v 'a[$(rm x)]' and test -v run the quoted text
 	}
 	for i, w := range want {
 		got := c.Words[i]
@@ -441,18 +441,6 @@ func bashMatches(spec, command string, deny bool) bool {
 		}
 	}
 	return true
-}
-
-// substitutionText reports whether a word or assignment of c holds the text of a command
-// substitution ("$(" or a backtick), quoted or not: an arithmetic context (let, [[ -eq ]],
-// an array subscript that read, printf -v or test -v take) runs it when bash evaluates it.
-func substitutionText(c shell.Command) bool {
-	for _, w := range slices.Concat(c.Assigns, c.Words) {
-		if strings.Contains(w.Text, "$(") || strings.Contains(w.Text, "`") {
-			return true
-		}
-	}
-	return false
 }
 
 // specWords reads a rule's command (or prefix) as the words of one simple command; "" is no
