@@ -61,6 +61,8 @@ func TestReadOnlyCommand(t *testing.T) {
 		{cmd: "printf -v PATH ./bin; ls", why: "printf -v"}, // ls would be the repository's ./bin/ls
 		{cmd: "printf '%s\\n' x", ok: true},
 		{cmd: "test -f go.mod", ok: true},
+		{cmd: "test -v 'a[PATH=0]'; ls", why: "test -v"}, // PATH=0: ls would be the repository's 0/ls
+		{cmd: "[ ! -v 'a[PATH=0]' ]", why: "[ -v"},
 		{cmd: "./ls", why: "path to a program"},
 		{cmd: "/bin/ls", why: "path to a program"},
 		{cmd: "ls &", why: "background"},
