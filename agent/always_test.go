@@ -38,6 +38,20 @@ func TestAlwaysRule(t *testing.T) {
 		{"Bash", "find . -name x", "", false}, // Bash(find:*) would allow find . -delete
 		{"Bash", "'unterminated", "", false},
 		{"Bash", "*.sh", "", false},
+		{"Bash", "go test {-exec,./evil} ./...", "", false}, // a word that may be an option that runs
+		{"Bash", "git log ./*", "Bash(git log:*)", true},
+		{"Bash", "go run example.com/tool@latest", "", false}, // fetches and runs any module, as npx does
+		{"Bash", "poetry run pytest", "", false},                // runs any command given after run
+		{"Bash", "uv run pytest", "", false},
+		{"Bash", "bundle exec rspec", "", false},
+		{"Bash", "pipenv run pytest", "", false},
+		{"Bash", "nix run nixpkgs#hello", "", false},
+		{"Bash", "deno run x.ts", "", false},
+		{"Bash", "docker compose run app", "", false},
+		{"Bash", "bundle install", "Bash(bundle install:*)", true},
+		{"Bash", "poetry install", "Bash(poetry install:*)", true},
+		{"Bash", "npm run build", "Bash(npm run:*)", true},
+		{"Bash", "go test -coverprofile=c.out ./...", "", false},
 		// Programs that run code or other programs, under other names than the usual ones:
 		// versioned interpreters, other-case names (case-insensitive file systems), .exe.
 		{"Bash", "python3.12 x.py", "", false},

@@ -404,15 +404,17 @@ func bashMatches(spec, command string, deny bool) bool {
 			return true
 		}
 		for _, c := range script.Commands {
-			if denyWords(c.Words, want, isPrefix) {
+			if denyExpanded(c.Words, want, prefix, isPrefix) {
 				return true
 			}
 		}
 		// A program that runs what its arguments say in a way the analyser does not read
-		// (ionice rm, ssh host rm, awk's system()): look through its words as for a command
-		// that cannot be read.
+		// (ionice rm, ssh host rm, awk's system()), a shell given no script it reads
+		// (echo rm x | sh, sh <<< 'rm x'), or a word holding a substitution's text, which
+		// bash may evaluate later (let 'a[$(rm x)]', [[ 'a[$(rm x)]' -eq 0 ]], read, printf
+		// -v, test -v): look through the words as for a command that cannot be read.
 		for _, c := range script.Commands {
-			if runsUnread(c.Words) {
+			if runsUnread(c.Words) || len(c.Runs) == 0 && len(c.Words) > 0 && shell.IsShell(c.Words[0].Text) || c.SubstitutionText() {
 				for _, part := range shell.Pieces(cmd) {
 					if wordsWithin(part, prefix, isPrefix) {
 						return true
@@ -424,8 +426,8 @@ func bashMatches(spec, command string, deny bool) bool {
 		return false
 	}
 	c, ok := script.Simple()
-	if !ok || len(c.Words) < len(want) || !isPrefix && len(c.Words) != len(want) {
-		return false
+	if !ok || len(c.Words) < len(want) || !isPrefix && len(c.Words) != len(want) || c.SubstitutionText() {
+		return false // SubstitutionText: printf -v 'a[$(rm x)]' and test -v run the quoted text
 	}
 	for i, w := range want {
 		got := c.Words[i]
@@ -433,9 +435,9 @@ func bashMatches(spec, command string, deny bool) bool {
 			return false
 		}
 	}
-	for _, at := range slices.Concat(c.Runs, shell.Writes(c.Words)) {
+	for _, at := range slices.Concat(c.Runs, shell.Writes(c.Words), shell.Hidden(c.Words)) {
 		if at >= len(want) {
-			return false // a command it runs, or a file it writes, beyond the rule's words
+			return false // a command it runs, a file it writes, or a word that may be either, beyond the rule's words
 		}
 	}
 	return true
@@ -496,7 +498,31 @@ func wordsWithin(piece, rule string, prefix bool) bool {
 	return false
 }
 
-// denyWords reports whether the words of a command start with want (prefix) or are want.
+// denyExpanded reports whether a deny rule whose words are want (rule as written) matches
+// a command with words ws as the shell runs it: its brace expansions made (shell.Expand:
+// "{rm,x}" is rm x, "git {push,}" is git push) and, when there are any, its words looked
+// through as for a command that cannot be read (wordsWithin: "{sudo,rm,x}"); a command too
+// large to expand matches.
+func denyExpanded(ws, want []shell.Word, rule string, prefix bool) bool {
+	if !slices.ContainsFunc(ws, func(w shell.Word) bool { return w.Glob }) {
+		return denyWords(ws, want, prefix)
+	}
+	exp, ok := shell.Expand(ws)
+	if !ok {
+		return true
+	}
+	if denyWords(exp, want, prefix) {
+		return true
+	}
+	texts := make([]string, len(exp))
+	for i, w := range exp {
+		texts[i] = w.Text
+	}
+	return wordsWithin(strings.Join(texts, " "), rule, prefix)
+}
+
+// denyWords reports whether the words of a command start with want (prefix) or are want; a
+// glob may match what its literal start allows (shell.MayMatch: "/bin/r? x" may be rm).
 func denyWords(ws, want []shell.Word, prefix bool) bool {
 	if bare := withoutGitGlobals(ws); len(bare) < len(ws) && denyWords(bare, want, prefix) {
 		return true // git -c k=v -C dir push is git push
@@ -508,6 +534,9 @@ func denyWords(ws, want []shell.Word, prefix bool) bool {
 		got := ws[i].Text
 		if i == 0 && got != w.Text && !strings.Contains(w.Text, "/") {
 			got = path.Base(got) // /bin/rm is rm
+		}
+		if ws[i].Glob && shell.MayMatch(got, w.Text) || strings.ContainsAny(ws[i].Text, "$`") {
+			continue // a glob, or a word a substitution or expansion makes, may be the rule's word
 		}
 		if got != w.Text && !(prefix && i == len(want)-1 && strings.HasPrefix(got, w.Text)) {
 			return false
@@ -563,7 +592,7 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		return "", false
 	}
 	c, ok := s.Simple()
-	if !ok || len(c.Words) == 0 || len(c.Runs) > 0 || len(shell.Writes(c.Words)) > 0 {
+	if !ok || len(c.Words) == 0 || len(c.Runs) > 0 || len(shell.Writes(c.Words)) > 0 || len(shell.Hidden(c.Words)) > 0 {
 		return "", false
 	}
 	first := c.Words[0]
@@ -576,7 +605,7 @@ func AlwaysRule(tool, command string) (rule string, saved bool) {
 		if sub.Glob || sub.Text == "" || strings.ContainsAny(sub.Text[:1], "-./~") || strings.ContainsAny(sub.Text, "=/$`") {
 			return "", false // "git -C dir status": a prefix of "git" alone would allow every git command
 		}
-		if noPrefixSubcommand()[path.Base(first.Text)+" "+sub.Text] || !shown(sub.Text) {
+		if noPrefixSubcommand(path.Base(first.Text), sub.Text) || !shown(sub.Text) {
 			return "", false
 		}
 		words = append(words, shell.Quote(sub.Text))
@@ -593,6 +622,7 @@ var subcommandTools = sync.OnceValue(func() map[string]bool {
 		"gh": true, "pip": true, "pip3": true, "uv": true, "poetry": true, "brew": true, "apt": true,
 		"apt-get": true, "dnf": true, "terraform": true, "dotnet": true, "mvn": true, "gradle": true,
 		"deno": true, "mix": true, "swift": true, "bazel": true, "nix": true, "systemctl": true,
+		"bundle": true, "pipenv": true, "pdm": true, "hatch": true,
 	}
 })
 
@@ -627,10 +657,11 @@ var noPrefixRule = sync.OnceValue(func() map[string]bool {
 
 // runsUnread reports whether a command with words ws runs what its arguments say in a way the
 // analyser does not read: a program of noPrefixRule that shell.ReadsRuns does not cover
-// (ionice, ssh, awk …), git given configuration on its command line (-c alias.x='!cmd',
+// (ionice, ssh, awk …), an alias definition (which bash runs for a later line once
+// expand_aliases is set), a hash -p entry or a trap, git given configuration on its command line (-c alias.x='!cmd',
 // -c core.pager=cmd, --config-env), make given a makefile's text (--eval, -E), and a
-// container's exec or run (docker, podman, nerdctl, kubectl, oc …), which run the words
-// after them elsewhere.
+// subcommand of runSubcommands (npm exec, poetry run, bundle exec, docker run, git submodule
+// …), which runs the words after it, here or elsewhere.
 func runsUnread(ws []shell.Word) bool {
 	if len(ws) == 0 {
 		return false
@@ -643,7 +674,14 @@ func runsUnread(ws []shell.Word) bool {
 	has := func(match func(string) bool) bool {
 		return slices.ContainsFunc(ws[1:], func(w shell.Word) bool { return match(w.Text) })
 	}
+	if subs := runSubcommands()[base]; subs != nil && has(func(w string) bool { return slices.Contains(subs, w) }) {
+		return true
+	}
 	switch base {
+	case "alias", "hash", "trap":
+		// shopt -s expand_aliases, then alias ls='rm' on one line runs rm on the next;
+		// hash -p /bin/rm ls makes ls run rm; trap 'rm x' EXIT runs rm at the end.
+		return true
 	case "git":
 		return has(func(w string) bool {
 			return strings.HasPrefix(w, "-c") || strings.HasPrefix(w, "--config-env") || strings.HasPrefix(w, "--exec-path")
@@ -652,27 +690,34 @@ func runsUnread(ws []shell.Word) bool {
 		return has(func(w string) bool {
 			return strings.HasPrefix(w, "--eval") || strings.HasPrefix(w, "-E")
 		})
-	case "docker", "podman", "nerdctl", "kubectl", "oc", "lxc", "incus", "crictl", "ctr":
-		return has(func(w string) bool { return w == "exec" || w == "run" || w == "debug" || w == "compose" })
 	}
 	return false
 }
 
-// noPrefixSubcommand are the subcommands of subcommandTools that fetch and run any package,
-// evaluate code given in their arguments, or set what later commands run.
-var noPrefixSubcommand = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"npm exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn dlx": true, "yarn exec": true,
-		"bun x": true, "deno eval": true, "uv tool": true,
-		// git config sets programs every later git command runs (core.fsmonitor, core.pager,
-		// aliases with !); the others run a command given in their arguments.
-		"git config": true, "git submodule": true, "git bisect": true, "git filter-branch": true,
-		"git difftool": true, "git mergetool": true,
-		// a container's exec and run run any command given after the container or image.
-		"docker exec": true, "docker run": true, "podman exec": true, "podman run": true,
-		"kubectl exec": true,
+// runSubcommands are, per program, the subcommands that run a command, a package or code
+// given in their arguments: package runners (npm exec, pnpm dlx, poetry run, uv run, bundle
+// exec, nix run, go run pkg@version …), git's that run a command (submodule foreach, bisect
+// run …), and a container's exec and run. A deny rule looks through their words
+// (runsUnread), and no prefix rule is offered for them (noPrefixSubcommand).
+var runSubcommands = sync.OnceValue(func() map[string][]string {
+	containers := []string{"exec", "run", "debug", "compose"}
+	return map[string][]string{
+		"npm": {"exec", "x"}, "pnpm": {"exec", "dlx"}, "yarn": {"exec", "dlx"}, "bun": {"x"},
+		"deno": {"eval", "run"}, "poetry": {"run"}, "uv": {"run", "tool"}, "pipenv": {"run"},
+		"pdm": {"run"}, "hatch": {"run"}, "bundle": {"exec"}, "nix": {"run", "shell", "develop"},
+		"mix": {"run"}, "go": {"run"},
+		"git": {"submodule", "bisect", "filter-branch", "difftool", "mergetool"},
+		"docker": containers, "podman": containers, "nerdctl": containers, "kubectl": containers,
+		"oc": containers, "lxc": containers, "incus": containers, "crictl": containers, "ctr": containers,
 	}
 })
+
+// noPrefixSubcommand reports whether "program sub" gets no prefix rule: a subcommand of
+// runSubcommands, or git config, which sets programs every later git command runs
+// (core.fsmonitor, core.pager, aliases with !).
+func noPrefixSubcommand(program, sub string) bool {
+	return slices.Contains(runSubcommands()[program], sub) || program == "git" && sub == "config"
+}
 
 // shown reports whether a terminal shows word as written: every character visible, none a
 // space, a control or an invisible format character (a zero-width space, a bidi override) that

@@ -162,7 +162,7 @@ func TestApproverIsAskedInAskMode(t *testing.T) {
 // command does nothing beyond it (the issue: with only Bash(go test:*), "go test ./... > FILE"
 // ran without asking).
 func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
-	p, err := NewPermissions(ModeAsk, []string{"Bash(go test:*)", "Bash(make)", "Bash(find:*)", "Bash(xargs grep:*)", "Bash(sh -c 'go vet':*)", "Bash(git log:*)", "Bash(sort:*)", "Bash(curl -o out.json:*)"}, nil, "/p", "/home/u")
+	p, err := NewPermissions(ModeAsk, []string{"Bash(go test:*)", "Bash(make)", "Bash(find:*)", "Bash(xargs grep:*)", "Bash(sh -c 'go vet':*)", "Bash(git log:*)", "Bash(sort:*)", "Bash(curl -o out.json:*)", "Bash(printf:*)", "Bash(test:*)"}, nil, "/p", "/home/u")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,17 @@ func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
 		{`"go" 'test' ./...`, Allow},
 		{`go test ./pkg\ with\ space`, Allow},
 		{"go test ./... # all packages", Allow},
-		{"go test *", Allow}, // a glob in an argument only makes more arguments
+		{"go test ./*", Allow}, // a glob that cannot start with "-" only makes more arguments
+		{"go test *", AskUser}, // a file named "-exec=…" would be an option
+		// Brace expansion and globs that make an option the words do not show.
+		{"go test {-exec,./evil} ./...", AskUser},
+		{"go test -e{x,}ec ./evil ./...", AskUser},
+		{"go test -exe[c] ./evil", AskUser},
+		{"git log {--output=/home/u/.bashrc,-p}", AskUser},
+		{"git log --ou{t,}put=/home/u/.bashrc", AskUser},
+		{"git log --outp?t=/home/u/.bashrc", AskUser},
+		{"git log {a,b}.go", Allow},
+		{"git log src/*.go", Allow},
 		{"go test ./... > FILE", AskUser},
 		{"go test ./... >> FILE", AskUser},
 		{"go test ./... < FILE", AskUser},
@@ -235,6 +245,13 @@ func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
 		{"sort -uo /home/u/.profile names.txt", AskUser},
 		{"curl -o out.json https://example.com", Allow}, // the rule names the option
 		{"curl -o out.json -D h https://example.com", AskUser},
+		{"printf -v 'a[$(rm -rf y)]' x", AskUser}, // bash evaluates the subscript: the rm runs
+		{"test -v 'a[`rm -rf y`]'", AskUser},
+		{"printf '%s\\n' x", Allow},
+		{"go test -o /home/u/.bashrc ./...", AskUser},
+		{"go test -coverprofile=/home/u/.profile ./...", AskUser},
+		{"go test ./... -args -test.outputdir=/home/u", AskUser},
+		{"go test -json -count=1 ./...", Allow},
 	} {
 		if got, _ := p.check("Bash", classExec, subject{command: tt.cmd}); got != tt.want {
 			t.Errorf("%q = %v, want %v", tt.cmd, got, tt.want)
@@ -308,6 +325,27 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"case y in *) command rm x;; esac", Deny}, // the same
 		{`case y in *) "/bin/rm" x;; esac`, Deny},  // a path, quoted
 		{"case y in *) ls;; esac", Allow},
+		{"function f { rm x; }; f", Deny}, // a function definition cannot be read: the pieces
+		// Brace expansion and globs make the words the shell runs.
+		{"{rm,-rf,x}", Deny},
+		{"{sudo,rm,x}", Deny},
+		{"git {push,}", Deny},
+		{"git pu{s,}h", Deny},
+		{"/bin/r? x", Deny},
+		{"/bin/r[m] x", Deny},
+		{"r* x", Deny},
+		{"echo {a,b}", Allow},
+		{"l? x", Allow},
+		// A program or subcommand named by a substitution or expansion may be any.
+		{"$(echo rm) x", Deny},
+		{"${X:-rm} x", Deny},
+		{"git $(echo push)", Deny},
+		{"G=git; $G push", Deny},
+		{"git status $(echo x)", Allow},
+		// A shell given no script it reads: its input is looked through as text.
+		{"echo rm x | sh", Deny},
+		{"sh <<< 'rm x'", Deny},
+		{"echo ls | sh", Allow},
 		// Programs that run what their arguments say, which the analyser does not read:
 		// the words of the whole command are looked through, as for one it cannot read.
 		{"ionice -c 3 rm -rf x", Deny},
@@ -334,6 +372,30 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"docker exec c rm y", Deny},
 		{"kubectl exec p -- rm y", Deny},
 		{"podman run img rm -rf /", Deny},
+		{"docker compose run app rm y", Deny},
+		{"poetry run rm -rf y", Deny}, // package runners run the command after them
+		{"uv run rm y", Deny},
+		{"npm exec -- rm y", Deny},
+		{"pnpm dlx rm y", Deny},
+		{"bundle exec rm y", Deny},
+		{"pipenv run rm y", Deny},
+		{"nix shell nixpkgs#hello -c rm y", Deny},
+		{"git submodule foreach rm y", Deny},
+		{"git bisect run rm y", Deny},
+		{"poetry run pytest", Allow},
+		{"shopt -s expand_aliases\nalias ls='rm'\nls -rf y", Deny}, // the alias runs rm
+		{"alias ll='ls -l'", Allow},
+		{"hash -p /bin/rm ls; ls -rf y", Deny},
+		{"trap 'rm -rf y' EXIT; ls", Deny},
+		// Text bash evaluates as arithmetic later runs the substitutions in it.
+		{"let 'x[$(rm y)]=1'", Deny},
+		{"[[ 'a[$(rm y)]' -eq 0 ]]", Deny},
+		{"test -v 'a[`rm y`]'", Deny},
+		{"echo 1 | read 'a[$(rm y)]'", Deny},
+		{"printf -v 'a[$(rm y)]' x", Deny},
+		{"declare -i x; x='a[$(rm y)]'", Deny},
+		{"git commit -m \"$(cat msg)\"", Allow},
+		{"npm run build", Allow},
 		{"ionice -c 3 ls", Allow},
 		{"ssh h ls", Allow},
 		{"git -c color.ui=never log", Allow},

@@ -72,6 +72,15 @@ func checkCommand(c shell.Command) (bool, string) {
 		ws = ws[:slices.Min(c.Runs)]
 	}
 	prog := ws[0].Text
+	if c.SubstitutionText() {
+		return false, fmt.Sprintf("%s is given a command substitution's text, which bash runs where it evaluates it as arithmetic (printf -v 'a[$(cmd)]', test -v)", prog)
+	}
+	if prog == "printf" && len(ws) > 1 && strings.HasPrefix(ws[1].Text, "-v") {
+		return false, "printf -v sets a shell variable (PATH, say) that later commands use"
+	}
+	if (prog == "test" || prog == "[") && slices.ContainsFunc(ws[1:], func(w shell.Word) bool { return w.Text == "-v" || w.Text == "-R" }) {
+		return false, prog + " -v evaluates an array subscript, which may set a shell variable (test -v 'a[PATH=0]')"
+	}
 	if strings.Contains(prog, "/") {
 		return false, fmt.Sprintf("%q is a path to a program; only programs on the read-only list, by name, may run", prog)
 	}

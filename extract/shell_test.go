@@ -55,6 +55,14 @@ func TestReadOnlyCommand(t *testing.T) {
 		{cmd: "git diff --output=patch", why: "--output"},
 		{cmd: "git branch -D main", why: "git branch option -D"},
 		{cmd: "rg --pre ./script foo", why: "--pre"},
+		{cmd: "printf -v 'a[$(touch x)]' y", why: "command substitution's text"}, // bash runs the subscript
+		{cmd: "test -v 'a[`touch x`]'", why: "command substitution's text"},
+		{cmd: "[ -v 'a[$(touch x)]' ]", why: "command substitution's text"},
+		{cmd: "printf -v PATH ./bin; ls", why: "printf -v"}, // ls would be the repository's ./bin/ls
+		{cmd: "printf '%s\\n' x", ok: true},
+		{cmd: "test -f go.mod", ok: true},
+		{cmd: "test -v 'a[PATH=0]'; ls", why: "test -v"}, // PATH=0: ls would be the repository's 0/ls
+		{cmd: "[ ! -v 'a[PATH=0]' ]", why: "[ -v"},
 		{cmd: "./ls", why: "path to a program"},
 		{cmd: "/bin/ls", why: "path to a program"},
 		{cmd: "ls &", why: "background"},

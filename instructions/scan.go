@@ -172,11 +172,19 @@ func afterComments(s string) string {
 }
 
 // fence reports whether l is a code fence line: its character, run length (0 if not a fence)
-// and the info string after the run.
+// and the info string after the run. The fence may be indented as far as a list item nests it
+// ("1. Step" then "    ```"), open a list item ("- ```"), or stand in a block quote ("> ```"):
+// Claude Code's markdown lexer takes those for code too, so an @path inside is no import.
 func fence(l string) (byte, int, string) {
 	i := 0
-	for i < len(l) && i < 3 && l[i] == ' ' {
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '>') {
 		i++
+	}
+	if m := listMarker(l[i:]); m > 0 {
+		i += m
+		for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+			i++
+		}
 	}
 	if i >= len(l) || l[i] != '`' && l[i] != '~' {
 		return 0, 0, ""
@@ -190,6 +198,27 @@ func fence(l string) (byte, int, string) {
 		return 0, 0, ""
 	}
 	return c, n, l[i+n:]
+}
+
+// listMarker returns the length of the list item marker ("-", "*", "+", "1.", "2)") and the
+// blank after it that l starts with, or 0.
+func listMarker(l string) int {
+	n := 0
+	for n < len(l) && n < 9 && l[n] >= '0' && l[n] <= '9' {
+		n++
+	}
+	switch {
+	case n > 0 && n < len(l) && (l[n] == '.' || l[n] == ')'):
+		n++
+	case n == 0 && l != "" && strings.IndexByte("-*+", l[0]) >= 0:
+		n = 1
+	default:
+		return 0
+	}
+	if n < len(l) && (l[n] == ' ' || l[n] == '\t') {
+		return n + 1
+	}
+	return 0
 }
 
 // scanLine appends the import candidates of one line of prose, skipping code spans.

@@ -48,8 +48,8 @@
 //     leads outside it is never followed (reads report it, writes fail with ErrUnsafePath), and
 //     a write never replaces a symlink.
 //   - Hand edits are welcome: missing or broken frontmatter is a diagnostic and the body still
-//     counts; binary files are reported and skipped; the store only rewrites a file it was asked
-//     to write.
+//     counts; binary files are reported and skipped (so a write whose text holds a NUL byte
+//     is refused, ErrBinary); the store only rewrites a file it was asked to write.
 //   - Change detection for warm indexes: Changes re-reads only files whose size, mtime or inode
 //     changed since a Snapshot; Unchanged stats only the directories, which every store write
 //     and every file added, removed or renamed touches (an in-place hand edit does not: call

@@ -25,6 +25,10 @@ var ErrBadType = errors.New("bad memory type")
 // ErrTooLarge is wrapped by the error returned when a memory would exceed MaxFileBytes.
 var ErrTooLarge = errors.New("memory too large")
 
+// ErrBinary is wrapped by the error returned when a memory's text holds a NUL byte: the
+// store's reader takes such a file for binary, not a memory.
+var ErrBinary = errors.New("memory text holds a NUL byte")
+
 // ErrUnsafePath is wrapped by the error returned when a write would go through or over a
 // symlink, or into something that is not a directory.
 var ErrUnsafePath = errors.New("unsafe path in the memory dir")
@@ -90,6 +94,12 @@ func renderBody(body string) string {
 // checkContent refuses the topic file content of in when it is over MaxFileBytes or holds what
 // looks like a secret (naming the line of in.Body too, when the secret is there).
 func checkContent(in Input, content []byte) error {
+	if i := bytes.IndexByte(content, 0); i >= 0 {
+		// The store's reader takes a file with a NUL byte for binary, not a memory (isBinary):
+		// written, the memory would be saved and then not found.
+		return fmt.Errorf("memdir: %w: %q, line %d of the topic file; a memory is text",
+			ErrBinary, in.Name, bytes.Count(content[:i], []byte("\n"))+1)
+	}
 	if len(content) > MaxFileBytes {
 		return fmt.Errorf("memdir: %w: %q would be %s, over the %s limit for a topic file; split it into smaller memories",
 			ErrTooLarge, in.Name, humanBytes(int64(len(content))), humanBytes(MaxFileBytes))

@@ -106,39 +106,41 @@ func runContext(ctx context.Context, app *App, o contextOptions) error {
 	}
 	w := app.Out
 	if len(srcs) == 0 {
-		fmt.Fprintf(w, "No instruction files apply to %s.\n", set.Cwd())
+		fmt.Fprintf(w, "No instruction files apply to %s.\n", termtext.Line(set.Cwd()))
 		fmt.Fprintf(w, "Looked for %s in every directory from / down to it, in $STRATA_HOME (%s) and in $STRATA_MANAGED_DIR (%s).\n",
-			"CLAUDE.md, .claude/CLAUDE.md, .claude/rules/*.md, AGENTS.md and CLAUDE.local.md", app.Env.Home, app.Env.ManagedDir)
+			"CLAUDE.md, .claude/CLAUDE.md, .claude/rules/*.md, AGENTS.md and CLAUDE.local.md", termtext.Line(app.Env.Home), termtext.Line(app.Env.ManagedDir))
 		printInstructionDiags(w, diags)
 		return nil
 	}
-	fmt.Fprintf(w, "Instructions for %s (project root %s), in load order, lowest priority first:\n\n", set.Cwd(), set.ProjectRoot())
+	// Paths, touches and instruction text come from the file system and the repository: each
+	// is made safe for the terminal (the --json output above keeps their bytes).
+	fmt.Fprintf(w, "Instructions for %s (project root %s), in load order, lowest priority first:\n\n", termtext.Line(set.Cwd()), termtext.Line(set.ProjectRoot()))
 	fmt.Fprintf(w, "  %3s  %-8s %-17s %7s  %s\n", "#", "layer", "reason", "tokens", "path")
 	for i, s := range srcs {
 		if i == startCount && added > 0 {
-			fmt.Fprintf(w, "  -- added by touching %s:\n", strings.Join(o.touch, ", "))
+			fmt.Fprintf(w, "  -- added by touching %s:\n", termtext.Line(strings.Join(o.touch, ", ")))
 		}
 		note := ""
 		switch {
 		case s.Enforced:
 			note = "  (enforced blocks, repeated last)"
 		case s.ImportedBy != "":
-			note = "  (imported by " + s.ImportedBy + ")"
+			note = "  (imported by " + termtext.Line(s.ImportedBy) + ")"
 		case s.Store != "":
 			note = "  (memory store " + termtext.Line(s.Store) + ")"
 		}
 		if s.Truncated {
 			note += "  [truncated]"
 		}
-		fmt.Fprintf(w, "  %3d  %-8s %-17s %7d  %s%s\n", i+1, s.Layer, s.Reason, s.Tokens, s.Path, note)
+		fmt.Fprintf(w, "  %3d  %-8s %-17s %7d  %s%s\n", i+1, s.Layer, s.Reason, s.Tokens, termtext.Line(s.Path), note)
 	}
 	if len(o.touch) > 0 && added == 0 {
-		fmt.Fprintf(w, "  -- touching %s adds nothing.\n", strings.Join(o.touch, ", "))
+		fmt.Fprintf(w, "  -- touching %s adds nothing.\n", termtext.Line(strings.Join(o.touch, ", ")))
 	}
 	fmt.Fprintf(w, "\nTotal: %d %s, about %d tokens.\n", len(srcs), ctxPlural(len(srcs), "piece", "pieces"), set.Tokens())
 	printInstructionDiags(w, diags)
 	fmt.Fprintf(w, "\nWhat the model sees:\n\n")
-	io.WriteString(w, instructions.RenderSources(srcs))
+	io.WriteString(w, termtext.Clean(instructions.RenderSources(srcs)))
 	return nil
 }
 

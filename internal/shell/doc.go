@@ -26,6 +26,10 @@
 // MaxDepth) is an error, never a guess: callers then refuse, or fall back to the cruder
 // Pieces when missing something would be worse than seeing too much.
 //
+// Expand makes a command's brace expansions as bash would ("git {push,}" is git push), and
+// Hidden names the words that could still expand into an option the analyser does not see
+// ("go test {-exec,./x}", "git log *"), for programs whose options run or write.
+//
 // Fields splits a command line held in a variable ($EDITOR) into its words as the shell
 // would, and refuses what only a shell could run.
 //

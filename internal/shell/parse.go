@@ -203,6 +203,10 @@ func (p *parser) command() (bool, error) {
 			}
 			timed = false
 			if len(c.Words) == 0 && !w.Quoted && keywords()[w.Text] {
+				if w.Text == "function" {
+					p.pos = start
+					return false, p.errf("function definitions are not read")
+				}
 				timed = w.Text == "time"
 				k := Keyword
 				if w.Text == "{" || w.Text == "}" {

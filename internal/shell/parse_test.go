@@ -141,6 +141,7 @@ func TestParseErrors(t *testing.T) {
 		{"ls >", "redirection > without a target"},
 		{"ls > ;", "redirection > without a target"},
 		{"f() { rm x; }", "unexpected ("},
+		{"function f { rm x; }; f", "function definitions are not read"},
 		{"case x in a) rm y;; esac", "unexpected ')'"},
 		{"ls \x01", "control character 0x1"},
 		{"ls\r", "control character 0xd"},
@@ -251,7 +252,7 @@ func unquoted(s, chars string) bool {
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"go test ./...", "ls > x", `echo "a>b"`, "a && b | c; d &", "echo $(id) `id` ${x}",
 		"cat <<EOF\nx\nEOF\n", "find . -exec rm {} \\;", "sudo env FOO=1 xargs sh -c 'rm x'", `\rm -rf x`, "(a) && { b; }",
-		"echo $'\\x41'", "ls # c", "'", `"`, "$((1+2))", "go test 2>&1 | tee log"} {
+		"echo $'\\x41'", "ls # c", "git {push,} {a..z..3}", "'", `"`, "$((1+2))", "go test 2>&1 | tee log"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
@@ -270,6 +271,14 @@ func FuzzParse(f *testing.F) {
 			for _, r := range c.Runs {
 				if r < 1 || r >= len(c.Words) {
 					t.Fatalf("Parse(%q): command %d runs word %d of %d", src, i, r, len(c.Words))
+				}
+			}
+			if exp, ok := Expand(c.Words); ok && len(exp) > MaxExpand {
+				t.Fatalf("Parse(%q): Expand made %d words", src, len(exp))
+			}
+			for _, h := range Hidden(c.Words) {
+				if h < 1 || h >= len(c.Words) || !c.Words[h].Glob {
+					t.Fatalf("Parse(%q): Hidden lists word %d of %d", src, h, len(c.Words))
 				}
 			}
 		}

@@ -78,6 +78,10 @@ var shells = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true, "mksh": true}
 })
 
+// IsShell reports whether the program named (a path or a base name) is a shell whose -c
+// option takes a script (sh, bash, dash, zsh, ksh, ash, mksh).
+func IsShell(name string) bool { return shells()[path.Base(name)] }
+
 // ReadsRuns reports whether the analyser reads what a program named name (a path or a base
 // name) runs through its arguments (a Command's Runs): shells' -c, eval, find -exec, the
 // runners (env, sudo, xargs, nice …) and the command options of commandFlags. For other

@@ -37,6 +37,21 @@ type Command struct {
 	Runs []int
 }
 
+// SubstitutionText reports whether a word or assignment of c holds a command substitution's
+// text ("$(" or a backtick), quoted or not. Bash runs it where it evaluates the word as
+// arithmetic later: let, [[ … -eq … ]], and the array subscripts that read, printf -v, test
+// -v, mapfile or declare -i take ("printf -v 'a[$(rm x)]' y" runs rm).
+func (c Command) SubstitutionText() bool {
+	for _, ws := range [][]Word{c.Assigns, c.Words} {
+		for _, w := range ws {
+			if strings.Contains(w.Text, "$(") || strings.Contains(w.Text, "`") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Kind is the kind of a Construct.
 type Kind uint8
 

@@ -24,7 +24,8 @@ var writeOptions = sync.OnceValue(func() map[string][]string {
 
 // Writes returns the indexes in ws (a simple command's words) of the options that make its
 // program write a file it names (writeOptions: git log --output=F, git format-patch -o DIR,
-// sort -o F, tree -o F, curl -o F …), in order. The option is matched, not its value: a
+// sort -o F, tree -o F, curl -o F …; goWriteFlags: go build -o F, go test -coverprofile=F …),
+// in order. The option is matched, not its value: a
 // bundled or abbreviated option counts, so the list may hold more than the program reads,
 // never less.
 func Writes(ws []Word) []int {
@@ -32,6 +33,9 @@ func Writes(ws []Word) []int {
 		return nil
 	}
 	name := strings.TrimSuffix(strings.ToLower(path.Base(strings.ReplaceAll(ws[0].Text, `\`, "/"))), ".exe")
+	if name == "go" {
+		return goWrites(ws)
+	}
 	opts := writeOptions()[name]
 	if name == "git" && slices.ContainsFunc(ws[1:], func(w Word) bool { return w.Text == "format-patch" }) {
 		opts = append(slices.Clip(opts), "-o")
@@ -67,4 +71,35 @@ func writesThrough(w string, opts []string) bool {
 		})
 	}
 	return false
+}
+
+// goWriteFlags are the go command's flags whose value names a file or directory it writes
+// (go build -o, go test -coverprofile, -outputdir …), and the test binary's -test. forms that
+// go test passes on.
+var goWriteFlags = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{"o": true, "modfile": true}
+	for _, f := range []string{"coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir"} {
+		m[f], m["test."+f] = true, true
+	}
+	m["test.testlogfile"], m["test.gocoverdir"] = true, true
+	return m
+})
+
+// goWrites is Writes for the go command, whose flag package takes a flag with one dash or
+// two, its value after "=" or as the next word, never bundled or abbreviated. Every word is
+// looked at, those after -args (the test binary's) too.
+func goWrites(ws []Word) []int {
+	var at []int
+	for i, w := range ws[1:] {
+		name, ok := strings.CutPrefix(w.Text, "-")
+		if !ok {
+			continue
+		}
+		name = strings.TrimPrefix(name, "-")
+		name, _, _ = strings.Cut(name, "=")
+		if goWriteFlags()[name] {
+			at = append(at, i+1)
+		}
+	}
+	return at
 }

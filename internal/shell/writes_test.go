@@ -33,6 +33,14 @@ func TestWrites(t *testing.T) {
 		{"SORT.EXE -o f", []int{1}},
 		{"ls -o", nil}, // not a program that writes through options
 		{"sort", nil},
+		{"go build -o /home/u/.bashrc .", []int{2}},
+		{"go test -o=/tmp/x ./...", []int{2}},
+		{"go test --o /tmp/x", []int{2}},
+		{"go test -coverprofile=c.out ./...", []int{2}},
+		{"go test -outputdir /tmp -cpuprofile c.out", []int{2, 4}},
+		{"go test ./... -args -test.trace=t.out", []int{4}},
+		{"go test -json -v -run TestX -count=1 ./...", nil}, // -json holds an o, not the flag -o
+		{"go vet ./...", nil},
 	} {
 		s, err := Parse(tt.cmd)
 		if err != nil {
