@@ -231,7 +231,7 @@ func keyTerms(text string, anchors []string) []string {
 		return nil
 	}
 	for _, w := range strings.FieldsFunc(strings.ToLower(rules), func(r rune) bool { return !unicode.IsLetter(r) }) {
-		if utf8.RuneCountInString(w) >= 4 && !stopWords[w] && !hasStandingCue(w) {
+		if utf8.RuneCountInString(w) >= 4 && !stopWords()[w] && !hasStandingCue(w) {
 			add(stem(w))
 		}
 	}
@@ -260,13 +260,17 @@ func stem(w string) string {
 	return string(r[:min(len(r), 5)])
 }
 
-var stopWords = map[string]bool{
-	"this": true, "that": true, "with": true, "from": true, "have": true, "will": true, "when": true,
-	"what": true, "your": true, "they": true, "them": true, "then": true, "than": true, "there": true,
-	"their": true, "here": true, "into": true, "only": true, "also": true, "just": true, "like": true,
-	"please": true, "should": true, "would": true, "could": true, "about": true, "each": true,
-	"before": true, "after": true, "every": true, "some": true, "more": true, "less": true,
-}
+// stopWords are English words too common to be a rule's key term (built on first use, so that
+// start-up pays nothing for them).
+var stopWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"this": true, "that": true, "with": true, "from": true, "have": true, "will": true, "when": true,
+		"what": true, "your": true, "they": true, "them": true, "then": true, "than": true, "there": true,
+		"their": true, "here": true, "into": true, "only": true, "also": true, "just": true, "like": true,
+		"please": true, "should": true, "would": true, "could": true, "about": true, "each": true,
+		"before": true, "after": true, "every": true, "some": true, "more": true, "less": true,
+	}
+})
 
 // maxMissing is where missingFrom stops counting missing anchors.
 const maxMissing = 10
