@@ -3,6 +3,7 @@ package instructions
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,6 +122,7 @@ func TestRuleGlobs(t *testing.T) {
 		"repo/.claude/rules/under.md":   "---\npaths: web/\n---\nunder\n",
 		"repo/.claude/rules/bad.md":     "---\npaths: [\"src/[\", \"ok/**\"]\n---\nbad\n",
 		"repo/.claude/rules/broken.md":  "---\npaths: [unclosed\n---\nbroken\n",
+		"repo/.claude/rules/third.md":   "---\ndescription: x\npaths:\n  - \"third/**\"\n  - \"[unclosed\"\n  - 规则/**\n---\nthird\n",
 		"repo/.claude/rules/number.md":  "---\npaths: 3\n---\nnumber\n",
 		"repo/pkg/.claude/rules/pkg.md": "---\npaths: \"*.go\"\n---\npkg rule\n",
 	})
@@ -131,6 +133,12 @@ func TestRuleGlobs(t *testing.T) {
 		t.Errorf("start (-want +got):\n%s", diff)
 	}
 	ds := s.Diagnostics()
+	// A bad glob of a list is reported on its own line, not on the paths: line.
+	if !slices.ContainsFunc(ds, func(d Diagnostic) bool {
+		return strings.HasSuffix(d.Path, "third.md") && d.Line == 5 && strings.Contains(d.Message, `"[unclosed"`)
+	}) {
+		t.Errorf("third.md's bad glob not reported on line 5; got %q", f.diags(ds))
+	}
 	for _, w := range []struct{ path, msg string }{
 		{"bad.md", `glob "src/[" does not parse`},
 		{"broken.md", "malformed YAML"},

@@ -63,7 +63,7 @@ func (s *Set) loadRules(ctx context.Context, out []Source, dir, base string, lay
 					s.addf(path, line, SeverityError, "%v; the rule is loaded at session start", perr)
 				}
 				for _, b := range bad {
-					s.addf(path, line, SeverityError, "paths: glob %q does not parse; it is ignored", b)
+					s.addf(path, valueLine(doc.Raw, "paths", b), SeverityError, "paths: glob %q does not parse; it is ignored", b)
 				}
 				if len(bad) > 0 && len(globs) == 0 && perr == nil {
 					s.addf(path, line, SeverityWarning, "no usable glob in paths; the rule is loaded at session start")
@@ -248,6 +248,24 @@ func allAlways(globs ignoreList) bool {
 }
 
 // keyLine returns the file line of "key:" in a frontmatter block (which starts at line 2).
+// valueLine returns the line of the file on which value (one of key's values, such as a glob
+// of a paths list) is written: the first line from key's own that holds it, before the next
+// top-level key; else key's line.
+func valueLine(raw, key, value string) int {
+	at := keyLine(raw, key)
+	lines := strings.Split(raw, "\n")
+	for i := at - 2; i >= 0 && i < len(lines); i++ {
+		l := lines[i]
+		if i > at-2 && l != "" && l[0] != ' ' && l[0] != '\t' && l[0] != '-' && strings.Contains(l, ":") {
+			break // the next key
+		}
+		if strings.Contains(l, value) {
+			return i + 2
+		}
+	}
+	return at
+}
+
 func keyLine(raw, key string) int {
 	for i, l := range strings.Split(raw, "\n") {
 		if strings.HasPrefix(l, key+":") {
