@@ -41,7 +41,7 @@ func TestAlwaysRule(t *testing.T) {
 		{"Bash", "go test {-exec,./evil} ./...", "", false}, // a word that may be an option that runs
 		{"Bash", "git log ./*", "Bash(git log:*)", true},
 		{"Bash", "go run example.com/tool@latest", "", false}, // fetches and runs any module, as npx does
-		{"Bash", "poetry run pytest", "", false},                // runs any command given after run
+		{"Bash", "poetry run pytest", "", false},              // runs any command given after run
 		{"Bash", "uv run pytest", "", false},
 		{"Bash", "bundle exec rspec", "", false},
 		{"Bash", "pipenv run pytest", "", false},

@@ -706,7 +706,7 @@ var runSubcommands = sync.OnceValue(func() map[string][]string {
 		"deno": {"eval", "run"}, "poetry": {"run"}, "uv": {"run", "tool"}, "pipenv": {"run"},
 		"pdm": {"run"}, "hatch": {"run"}, "bundle": {"exec"}, "nix": {"run", "shell", "develop"},
 		"mix": {"run"}, "go": {"run"},
-		"git": {"submodule", "bisect", "filter-branch", "difftool", "mergetool"},
+		"git":    {"submodule", "bisect", "filter-branch", "difftool", "mergetool"},
 		"docker": containers, "podman": containers, "nerdctl": containers, "kubectl": containers,
 		"oc": containers, "lxc": containers, "incus": containers, "crictl": containers, "ctr": containers,
 	}
