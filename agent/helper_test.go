@@ -95,6 +95,30 @@ func (r *recorder) sink(e Event) {
 	r.events = append(r.events, e)
 }
 
+// autoCompactions counts the automatic compactions among the events, and reports as an error
+// every compaction event that holds one of bad (a failure, a skip, the breaker).
+func (r *recorder) autoCompactions(t *testing.T, bad ...string) int {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.events {
+		if e.Kind != EventCompact {
+			continue
+		}
+		if strings.HasPrefix(e.Text, "conversation compacted automatically") {
+			n++
+		}
+		for _, b := range bad {
+			if strings.Contains(e.Text, b) {
+				t.Errorf("compaction event: %s", e.Text)
+				break
+			}
+		}
+	}
+	return n
+}
+
 func (r *recorder) kinds() []EventKind {
 	r.mu.Lock()
 	defer r.mu.Unlock()

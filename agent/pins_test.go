@@ -130,18 +130,7 @@ func TestStandingRulesSurviveHeavyInput(t *testing.T) {
 			t.Fatalf("turn %d: %v", i, err)
 		}
 	}
-	compactions := 0
-	for _, e := range rec.events {
-		if e.Kind != EventCompact {
-			continue
-		}
-		if strings.HasPrefix(e.Text, "conversation compacted automatically") {
-			compactions++
-		}
-		if strings.Contains(e.Text, "failed") || strings.Contains(e.Text, "skipped") || strings.Contains(e.Text, "left out") || strings.Contains(e.Text, "is now off") {
-			t.Errorf("compaction event: %s", e.Text)
-		}
-	}
+	compactions := rec.autoCompactions(t, "failed", "skipped", "left out", "is now off")
 	if compactions < 2 {
 		t.Fatalf("%d automatic compactions, want at least 2 (%d summary calls)", compactions, m.summaries)
 	}

@@ -98,18 +98,7 @@ func TestCompactionUnderPressure(t *testing.T) {
 					t.Fatalf("turn %d: %v", i, err)
 				}
 			}
-			compactions := 0
-			for _, e := range rec.events {
-				if e.Kind != EventCompact {
-					continue
-				}
-				if strings.HasPrefix(e.Text, "conversation compacted automatically") {
-					compactions++
-				}
-				if strings.Contains(e.Text, "is now off") || strings.Contains(e.Text, "over its target") || strings.Contains(e.Text, "skipped") {
-					t.Errorf("compaction event: %s", e.Text)
-				}
-			}
+			compactions := rec.autoCompactions(t, "is now off", "over its target", "skipped")
 			if compactions < tc.minComp || compactions > tc.maxComp || m.summaries < compactions {
 				t.Errorf("%d automatic compactions (%d summary calls), want %d to %d", compactions, m.summaries, tc.minComp, tc.maxComp)
 			}
