@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/text/unicode/norm"
@@ -53,6 +54,18 @@ func TestAddLookAlikeUpdates(t *testing.T) {
 			want := strings.Replace(string(idxBefore), "old description", "new description", 1)
 			if diff := cmp.Diff(want, string(idx)); diff != "" {
 				t.Errorf("index (-want +got):\n%s", diff)
+			}
+			// The replaced text is kept, logged, and comes back with Restore.
+			recs, err := ReadArchiveLog(s.Dir())
+			if err != nil || len(recs) != 1 || recs[0].Action != ActionReplace || recs[0].File != first.File || res.Kept == "" || recs[0].ArchivedTo != res.Kept {
+				t.Fatalf("archive log after a look-alike write: %+v, %v; Kept %q", recs, err, res.Kept)
+			}
+			if err := s.Restore(t.Context(), recs[0], time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			back, err := s.Get(t.Context(), tt.existing)
+			if err != nil || back.Description != "old description" {
+				t.Errorf("after Restore: %+v, %v; want the old description back", back, err)
 			}
 		})
 	}

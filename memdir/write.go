@@ -56,6 +56,10 @@ type Result struct {
 	// existing memory's name (NameKey), that memory's name, which a write keeps ("" in
 	// daily-log mode).
 	Name string
+	// Kept is where in the archive the replaced text of that memory was kept, when a name
+	// that only looked like its name replaced it ("" otherwise): the writer may not have meant
+	// that memory, so Restore can put it back (an ActionReplace record in the archive log).
+	Kept string
 }
 
 // Render returns the topic file content for in: YAML frontmatter with name, description, type,
@@ -250,12 +254,13 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 		return Result{}, err
 	}
 	var file string
-	created := false
+	created, lookAlike, given := false, false, in.Name
 	if f, existing, ok, err := s.findForWrite(ctx, root, in.Name, oldIdx); err != nil {
 		return Result{}, err
 	} else if ok {
 		file = f
 		if existing != in.Name {
+			lookAlike = true
 			// A look-alike of an existing memory's name is that memory: it keeps its name.
 			in.Name = existing
 			if content, err = Render(in, now); err != nil {
@@ -314,19 +319,37 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 		return Result{}, err
 	}
 
+	// A look-alike name that changes the memory keeps the text it replaces.
+	var kept ArchiveRecord
+	drop := func() error { return nil }
+	if lookAlike && exists && !bytes.Equal(old, content) {
+		rec, d, ok, err := (&Tx{s: s, root: root}).KeepVersion(file, now, fmt.Sprintf("replaced by a write of %q, a name that looks like %q", given, in.Name))
+		if err != nil {
+			return Result{}, err
+		}
+		if ok {
+			kept, drop = rec, d
+		}
+	}
 	abs := s.abs(file)
 	if err := fsutil.WriteFileFS(s.opts.FS, abs, content, fsutil.FileMode); err != nil {
 		// A failed directory sync comes after the rename: put the old file back too.
 		err = fmt.Errorf("memdir: add %q: %w", in.Name, err)
-		return Result{}, errors.Join(err, s.restore(root, file, old, exists))
+		return Result{}, errors.Join(err, s.restore(root, file, old, exists), drop())
 	}
 	res := Result{File: file, Path: abs, Created: created, Name: in.Name}
 	if newIdx != oldIdx {
 		if err := fsutil.WriteFileFS(s.opts.FS, s.IndexPath(), []byte(newIdx), fsutil.FileMode); err != nil {
 			err = fmt.Errorf("memdir: add %q: update index: %w", in.Name, err)
-			return Result{}, errors.Join(err, s.restore(root, file, old, exists), s.restoreIndex(root, oldIdx))
+			return Result{}, errors.Join(err, s.restore(root, file, old, exists), s.restoreIndex(root, oldIdx), drop())
 		}
 		res.Index = true
+	}
+	if kept.ArchivedTo != "" {
+		if err := AppendArchiveLog(s.dir, kept); err != nil {
+			return res, fmt.Errorf("memdir: add %q: written, but the archive log of the replaced text (kept in %s) failed: %w", in.Name, kept.ArchivedTo, err)
+		}
+		res.Kept = kept.ArchivedTo
 	}
 	s.log.Debug("memdir: wrote memory", "file", file, "created", created, "index", res.Index)
 	return res, nil

@@ -409,7 +409,11 @@ func memoryAdd(c *cobra.Command, app *App, s *memdir.Store, in memdir.Input, asJ
 		return err
 	}
 	if asJSON {
-		return writeJSON(app.Out, map[string]any{"file": res.File, "path": res.Path, "name": res.Name, "created": res.Created, "logged": res.Logged, "index_updated": res.Index})
+		out := map[string]any{"file": res.File, "path": res.Path, "name": res.Name, "created": res.Created, "logged": res.Logged, "index_updated": res.Index}
+		if res.Kept != "" {
+			out["kept"] = res.Kept
+		}
+		return writeJSON(app.Out, out)
 	}
 	switch {
 	case res.Logged:
@@ -419,6 +423,9 @@ func memoryAdd(c *cobra.Command, app *App, s *memdir.Store, in memdir.Input, asJ
 	case res.Name != strings.TrimSpace(in.Name):
 		fmt.Fprintf(app.Out, "updated %s (the memory %q: %q differs from its name only in case, width or Unicode form)\n",
 			res.File, res.Name, in.Name)
+		if res.Kept != "" {
+			fmt.Fprintf(app.Out, "its earlier text is kept in %s; `strata memory restore %s` puts it back\n", res.Kept, res.File)
+		}
 	default:
 		fmt.Fprintf(app.Out, "updated %s\n", res.File)
 	}
