@@ -1,4 +1,4 @@
-package agent
+package tool
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/toolcall"
 )
 
@@ -20,7 +21,7 @@ const (
 	BashMaxOutput      = 30_000
 )
 
-var bashTool = newTool("Bash", classExec, runBash)
+var bashTool = newTool("Bash", permission.ClassExec, runBash)
 
 // capped is a writer that keeps at most max bytes of the start and of the end of what is
 // written to it, and counts the rest.
@@ -59,14 +60,14 @@ func (c *capped) String() string {
 	if !c.truncated {
 		return c.head.String() + string(c.tail)
 	}
-	return capOutput(c.head.String()+fmt.Sprintf("\n\n[strata: output cut; %d bytes in all, the middle left out]\n\n", c.total)+string(c.tail), c.max+200)
+	return CapOutput(c.head.String()+fmt.Sprintf("\n\n[strata: output cut; %d bytes in all, the middle left out]\n\n", c.total)+string(c.tail), c.max+200)
 }
 
-func runBash(ctx context.Context, e env, p *toolcall.Bash) (string, error) {
+func runBash(ctx context.Context, e Env, p *toolcall.Bash) (string, error) {
 	if p.Command == "" {
 		return "", errors.New("command is required")
 	}
-	timeout := e.bashTimeout()
+	timeout := e.BashTimeout()
 	if timeout <= 0 {
 		timeout = BashDefaultTimeout
 	}
@@ -80,8 +81,8 @@ func runBash(ctx context.Context, e env, p *toolcall.Bash) (string, error) {
 		shell = "sh"
 	}
 	cmd := exec.CommandContext(cctx, shell, "-c", p.Command)
-	cmd.Dir = e.cwd()
-	if e.unattended() {
+	cmd.Dir = e.Cwd()
+	if e.Unattended() {
 		cmd.Env = unattendedEnv(os.Environ())
 		if runsGit(p.Command) {
 			if err := gitConfigCheck(cctx, cmd.Dir, cmd.Env); err != nil {

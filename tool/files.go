@@ -1,4 +1,4 @@
-package agent
+package tool
 
 import (
 	"bufio"
@@ -20,6 +20,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/fsutil"
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/toolcall"
 )
 
@@ -34,7 +35,7 @@ const (
 	touchMaxHits     = 50 // Glob/Grep hits passed to instructions' Touch per call
 )
 
-var readTool = newTool("Read", classRead, runRead)
+var readTool = newTool("Read", permission.ClassRead, runRead)
 
 // Read's streaming limits.
 const (
@@ -46,7 +47,7 @@ const (
 	readScanMax = 1 << 30
 )
 
-func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
+func runRead(ctx context.Context, e Env, p *toolcall.Read) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
@@ -64,8 +65,8 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", notRegular(path, fi.Mode())
 	}
-	e.touch(ctx, path)
-	if stub, ok := e.cache().Reread(path, p.Offset, p.Limit, fi.ModTime()); ok {
+	e.Touch(ctx, path)
+	if stub, ok := e.Cache().Reread(path, p.Offset, p.Limit, fi.ModTime()); ok {
 		return stub, nil
 	}
 	// Opened without blocking, and checked again once open: a FIFO swapped in after the
@@ -99,9 +100,9 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	if whole {
 		content = raw.String()
 	}
-	if err := e.cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(),
+	if err := e.Cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(),
 		Offset: p.Offset, Limit: p.Limit, Source: conversation.SourceRead}); err != nil {
-		e.logger().Warn("agent: read cache", "path", path, "err", err)
+		e.Logger().Warn("tool: read cache", "path", path, "err", err)
 	}
 	if v.count == 0 {
 		if fi.Size() == 0 {
@@ -241,13 +242,13 @@ func errText(err error) string {
 	return err.Error()
 }
 
-var writeTool = newTool("Write", classEdit, func(ctx context.Context, e env, p *toolcall.Write) (string, error) {
+var writeTool = newTool("Write", permission.ClassEdit, func(ctx context.Context, e Env, p *toolcall.Write) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
 	path := p.FilePath
-	e.touch(ctx, path)
-	if err := e.cache().CheckWritable(path); err != nil {
+	e.Touch(ctx, path)
+	if err := e.Cache().CheckWritable(path); err != nil {
 		return "", refusal(err)
 	}
 	_, statErr := os.Stat(path)
@@ -288,13 +289,13 @@ func writeFile(path string, data []byte) error {
 	return nil
 }
 
-func recordWrite(e env, path, content string) {
+func recordWrite(e Env, path, content string) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return
 	}
-	if err := e.cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(), Source: conversation.SourceWrite}); err != nil {
-		e.logger().Warn("agent: read cache", "path", path, "err", err)
+	if err := e.Cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(), Source: conversation.SourceWrite}); err != nil {
+		e.Logger().Warn("tool: read cache", "path", path, "err", err)
 	}
 }
 
@@ -309,7 +310,7 @@ func lineCount(s string) int {
 	return n
 }
 
-var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *toolcall.Edit) (string, error) {
+var editTool = newTool("Edit", permission.ClassEdit, func(ctx context.Context, e Env, p *toolcall.Edit) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
@@ -317,12 +318,12 @@ var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *to
 		return "", err
 	}
 	path := p.FilePath
-	e.touch(ctx, path)
+	e.Touch(ctx, path)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("cannot edit %s: %v", path, errText(err))
 	}
-	if err := e.cache().CheckWritable(path); err != nil {
+	if err := e.Cache().CheckWritable(path); err != nil {
 		return "", refusal(err)
 	}
 	done, err := p.Apply(string(data))
@@ -336,10 +337,10 @@ var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *to
 	return done.Summary(path), nil
 })
 
-var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *toolcall.Glob) (string, error) {
+var globTool = newTool("Glob", permission.ClassRead, func(ctx context.Context, e Env, p *toolcall.Glob) (string, error) {
 	base := p.Path
 	if base == "" {
-		base = e.cwd()
+		base = e.Cwd()
 	}
 	pat := filepath.ToSlash(p.Pattern)
 	if filepath.IsAbs(p.Pattern) {
@@ -366,7 +367,7 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 			return nil
 		}
 		path := filepath.Join(base, filepath.FromSlash(rel))
-		if e.hidden("Glob", path) {
+		if e.Hidden("Glob", path) {
 			hidden++
 			return nil
 		}
@@ -396,7 +397,7 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 			break
 		}
 		if i < touchMaxHits {
-			e.touch(ctx, h.path)
+			e.Touch(ctx, h.path)
 		}
 		b.WriteString(h.path)
 		b.WriteByte('\n')
@@ -426,9 +427,9 @@ func skipDir(rel string) bool {
 	return false
 }
 
-var grepTool = newTool("Grep", classRead, runGrep)
+var grepTool = newTool("Grep", permission.ClassRead, runGrep)
 
-func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
+func runGrep(ctx context.Context, e Env, p *toolcall.Grep) (string, error) {
 	expr := p.Pattern
 	if p.Insens {
 		expr = "(?i)" + expr
@@ -453,7 +454,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 	}
 	root := p.Path
 	if root == "" {
-		root = e.cwd()
+		root = e.Cwd()
 	}
 	fi, err := os.Stat(root)
 	if err != nil {
@@ -475,7 +476,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 				if n := d.Name(); path != root && (n == ".git" || n == "node_modules") {
 					return filepath.SkipDir
 				}
-				if path != root && e.hidden("Grep", path) {
+				if path != root && e.Hidden("Grep", path) {
 					hidden++
 					return filepath.SkipDir
 				}
@@ -495,7 +496,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 					return nil
 				}
 			}
-			if e.hidden("Grep", path) {
+			if e.Hidden("Grep", path) {
 				hidden++
 				return nil
 			}
@@ -538,7 +539,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 		}
 		matchedFiles++
 		if matchedFiles <= touchMaxHits {
-			e.touch(ctx, path)
+			e.Touch(ctx, path)
 		}
 		switch mode {
 		case "files_with_matches":
