@@ -154,6 +154,13 @@ type Permissions struct {
 	Cwd string
 	// Home expands "~/" in globs.
 	Home string
+	// Dirs are the directories besides Cwd whose files Read, Grep and Glob reach without
+	// asking, and Edit and Write in accept-edits mode: the project, the memory directory, the
+	// directories the user added. Anywhere else they ask (bypass mode aside).
+	Dirs []string
+	// Protected says why a write to a path must always be asked about (config.Env.Protected),
+	// "" when it need not; nil protects nothing.
+	Protected func(path string) string
 	// realCwd and realHome are Cwd and Home with their symlinks resolved (NewPermissions).
 	realCwd, realHome string
 }
@@ -240,17 +247,30 @@ func (p *Permissions) check(tool string, c class, s subject) (d Decision, why st
 			return Deny, fmt.Sprintf("denied by the permission rule %q", r.String())
 		}
 	}
+	if c == classEdit {
+		if why := p.protects(s); why != "" {
+			return AskUser, why // whatever the mode or the allow rules say
+		}
+	}
 	for _, r := range p.Allow {
 		if covers(r.Tool, tool) && p.matches(r, s, false) {
 			return Allow, ""
 		}
 	}
 	switch c {
-	case classRead, classState, classMemory:
+	case classState, classMemory:
 		return Allow, ""
-	case classEdit:
-		if p.Mode == ModeAcceptEdits || p.Mode == ModeBypass {
+	case classRead:
+		if s.path == "" || p.Mode == ModeBypass || p.inside(s) {
 			return Allow, ""
+		}
+		return AskUser, outsideWhy
+	case classEdit:
+		if p.Mode == ModeBypass || p.Mode == ModeAcceptEdits && p.inside(s) {
+			return Allow, ""
+		}
+		if p.Mode == ModeAcceptEdits {
+			return AskUser, outsideWhy
 		}
 	case classExec:
 		if p.Mode == ModeBypass {
@@ -258,6 +278,46 @@ func (p *Permissions) check(tool string, c class, s subject) (d Decision, why st
 		}
 	}
 	return AskUser, ""
+}
+
+// outsideWhy is why a file tool's call outside the project's directories is asked about.
+const outsideWhy = "it is outside the project and the directories added to the session"
+
+// protects reports why a write to s must always be asked about (Protected on the path as named
+// and as resolved), or "".
+func (p *Permissions) protects(s subject) string {
+	if p.Protected == nil || s.path == "" {
+		return ""
+	}
+	if why := p.Protected(s.path); why != "" {
+		return why
+	}
+	if s.real != "" {
+		return p.Protected(s.real)
+	}
+	return ""
+}
+
+// inside reports whether s's path, as named and as resolved, lies in Cwd or one of Dirs.
+func (p *Permissions) inside(s subject) bool {
+	in := func(path string) bool {
+		for _, d := range append([]string{p.Cwd, p.realCwd}, p.Dirs...) {
+			if d == "" {
+				continue
+			}
+			if within(d, path) || within(realPath(d), path) {
+				return true
+			}
+		}
+		return false
+	}
+	return in(s.path) && (s.real == "" || in(s.real))
+}
+
+// within reports whether path is dir or lies under it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // matches reports whether r's specifier matches s. Deny rules match more eagerly than allow
@@ -351,15 +411,19 @@ func suggest(tool string, s subject, cwd string) string {
 		}
 		return suggestBash(s.command)
 	case s.path != "":
+		name := "Edit"
+		if covers("Read", tool) {
+			name = "Read"
+		}
 		rel, err := filepath.Rel(cwd, s.path)
 		if err != nil || strings.HasPrefix(rel, "..") {
-			return "Edit(" + filepath.ToSlash(s.path) + ")"
+			return name + "(" + filepath.ToSlash(s.path) + ")"
 		}
 		dir := filepath.ToSlash(filepath.Dir(rel))
 		if dir == "." {
-			return "Edit(" + filepath.ToSlash(rel) + ")"
+			return name + "(" + filepath.ToSlash(rel) + ")"
 		}
-		return "Edit(" + dir + "/**)"
+		return name + "(" + dir + "/**)"
 	}
 	return tool
 }
