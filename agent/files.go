@@ -293,7 +293,7 @@ func writeFile(cwd, path string, data []byte) error {
 	}
 	fp, err := fsutil.NewPath(cwd, path)
 	if errors.Is(err, fsutil.ErrOutsideRoot) || errors.Is(err, fsutil.ErrGitComponent) {
-		real := realPath(path)
+		real := fsutil.RealPath(path)
 		fp, err = fsutil.NewPath(filepath.Dir(real), filepath.Base(real))
 	}
 	if err == nil {

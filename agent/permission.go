@@ -3,9 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/shell"
 )
 
@@ -167,7 +166,7 @@ type Permissions struct {
 
 // NewPermissions parses allow and deny patterns; a bad pattern is an error naming it.
 func NewPermissions(mode Mode, allow, deny []string, cwd, home string) (*Permissions, error) {
-	p := &Permissions{Mode: mode, Cwd: cwd, Home: home, realCwd: realPath(cwd), realHome: realPath(home)}
+	p := &Permissions{Mode: mode, Cwd: cwd, Home: home, realCwd: fsutil.RealPath(cwd), realHome: fsutil.RealPath(home)}
 	for _, s := range allow {
 		r, err := ParseRule(s)
 		if err != nil {
@@ -199,7 +198,7 @@ const (
 type subject struct {
 	command string
 	path    string // absolute, as the model named it
-	// real is path with every symlink resolved (realPath); "" means the same as path. A deny
+	// real is path with every symlink resolved (fsutil.RealPath); "" means the same as path. A deny
 	// rule matches when either matches, an allow rule only when both do: an alias cannot
 	// beat a deny rule, and a link inside an allowed directory cannot carry its allowance
 	// outside.
@@ -209,35 +208,10 @@ type subject struct {
 // pathSubject is the subject of a call on path: the path and what it resolves to.
 func pathSubject(path string) subject {
 	s := subject{path: path}
-	if r := realPath(path); r != path {
+	if r := fsutil.RealPath(path); r != path {
 		s.real = r
 	}
 	return s
-}
-
-// realPath resolves every symlink in the absolute path p: the longest part that exists is
-// resolved, the rest (a file to be created, say) is joined to it. A path that cannot be
-// resolved (a symlink loop, no permission) is returned unchanged.
-func realPath(p string) string {
-	if p == "" {
-		return ""
-	}
-	rest := ""
-	for dir := p; ; {
-		r, err := filepath.EvalSymlinks(dir)
-		if err == nil {
-			return filepath.Join(r, rest)
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
-	}
 }
 
 // Check decides a call of tool (of class c) with subject s; why explains a denial.
@@ -305,7 +279,7 @@ func (p *Permissions) inside(s subject) bool {
 			if d == "" {
 				continue
 			}
-			if within(d, path) || within(realPath(d), path) {
+			if within(d, path) || within(fsutil.RealPath(d), path) {
 				return true
 			}
 		}

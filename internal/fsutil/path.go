@@ -42,7 +42,7 @@ func NewPath(root, name string) (Path, error) {
 	if gitComponent(name) {
 		return Path{}, &fs.PathError{Op: "path", Path: name, Err: ErrGitComponent}
 	}
-	realRoot := realPath(filepath.Clean(root))
+	realRoot := RealPath(filepath.Clean(root))
 	abs := name
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(root, name)
@@ -55,7 +55,7 @@ func NewPath(root, name string) (Path, error) {
 	if !ok {
 		return Path{}, &fs.PathError{Op: "path", Path: name, Err: ErrOutsideRoot}
 	}
-	rel, ok = inside(realRoot, realPath(filepath.Join(realRoot, rel)))
+	rel, ok = inside(realRoot, RealPath(filepath.Join(realRoot, rel)))
 	if !ok {
 		return Path{}, &fs.PathError{Op: "path", Path: name, Err: ErrOutsideRoot}
 	}
@@ -74,10 +74,13 @@ func inside(dir, abs string) (string, bool) {
 	return rel, true
 }
 
-// realPath resolves every symlink in the absolute path p: the longest part that exists is
-// resolved and the rest joined on. A path that cannot be resolved (a loop, no permission) is
-// returned unchanged.
-func realPath(p string) string {
+// RealPath resolves every symlink in the absolute path p: the longest part that exists is
+// resolved and the rest (a file yet to be made) joined on. A path that cannot be resolved (a
+// symlink loop, no permission) is returned unchanged, and so is "".
+func RealPath(p string) string {
+	if p == "" {
+		return ""
+	}
 	rest := ""
 	for dir := p; ; {
 		r, err := filepath.EvalSymlinks(dir)
