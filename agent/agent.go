@@ -58,7 +58,7 @@ type Options struct {
 	// Approver is asked about calls that need a yes; nil denies them (non-interactive use).
 	Approver Approver
 	// AddDirs are directories outside the project that the file tools may use as they use
-	// the project's (Permissions.Dirs).
+	// the project's (Permissions.Dirs); relative ones are taken from the working directory.
 	AddDirs []string
 
 	// MaxTurns caps the model requests of one Run (0: DefaultMaxTurns).
@@ -222,7 +222,10 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		return nil, err
 	}
 	a.perms.Protected = a.opts.Env.Protected
-	a.perms.Dirs = append([]string{ws.Root(), ws.Tree()}, opts.AddDirs...)
+	a.perms.Dirs = []string{ws.Root(), ws.Tree()}
+	for _, d := range opts.AddDirs {
+		a.perms.Dirs = append(a.perms.Dirs, resolvePath(a.cwd, a.opts.Env.UserHome, d))
+	}
 	if ws.AutoMemory() {
 		if dir, err := ws.MemoryDir(); err == nil {
 			a.perms.Dirs = append(a.perms.Dirs, dir)
