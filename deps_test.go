@@ -26,6 +26,7 @@ var deps = map[string]string{
 	"internal/fastio":      "",
 	"internal/fsutil":      "",
 	"internal/sharedtest":  "",
+	"internal/sandbox":     "",
 	"internal/shell":       "",
 	"internal/termtext":    "",
 	"tokens":               "",
@@ -58,7 +59,7 @@ var deps = map[string]string{
 // to a lower rung (within a rung, only the pairs in sameRung), so the allow-list cannot grow an
 // upward edge either.
 var rungs = [][]string{
-	{"internal/fsutil", "internal/fastio", "internal/sharedtest", "internal/shell", "internal/termtext", "llm/internal/wire", "tokens", "frontmatter", "config"},
+	{"internal/fsutil", "internal/fastio", "internal/sandbox", "internal/sharedtest", "internal/shell", "internal/termtext", "llm/internal/wire", "tokens", "frontmatter", "config"},
 	{"conversation", "work"},
 	{"transcript", "memdir", "instructions", "toolcall"},
 	{"recall", "internal/bench/synth", "memsync"},
