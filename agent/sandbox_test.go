@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"encoding/base64"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -145,5 +147,60 @@ func TestBashWorkspaceWrite(t *testing.T) {
 	off := f.agent(Options{Settings: &config.Settings{Sandbox: config.SandboxOff}})
 	if out := bash(t, sessionEnv{off}, "echo '# ok' >> .git/config"); out != "(no output)" {
 		t.Errorf("sandbox off: %q", out)
+	}
+}
+
+// Issue 26's commands that ran a program through an allow rule or past a deny rule, each
+// given a payload that plants a git hook: unconfined the hook appears (the payload works);
+// under workspace-write the kernel refuses it. (The temp dirs are writable there, so a
+// payload writing /tmp would prove nothing; the hook is the target.)
+func TestIssue26CommandsCannotPlantHooks(t *testing.T) {
+	needSandbox(t, true)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	loader, _ := filepath.Glob("/lib*/ld-linux*.so.2")
+	type escape struct{ name, needs, command string }
+	cases := []escape{
+		{"git ls-remote --upload-pack", "git", "git ls-remote --upload-pack='touch .git/hooks/HOOK; false' . ; true"},
+		{"git grep -O", "git", "git grep -O'touch .git/hooks/HOOK #' -e needle ; true"},
+		{"tar --checkpoint-action", "tar", "tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='touch .git/hooks/HOOK' a.txt"},
+		{"sed e", "sed", "sed -n '1e touch .git/hooks/HOOK' a.txt"},
+		{"make --eval", "make", "make --eval='x:;@touch .git/hooks/HOOK' x"},
+		{"prlimit", "prlimit", "prlimit touch .git/hooks/HOOK"},
+		{"setarch", "setarch", "setarch $(uname -m) touch .git/hooks/HOOK"},
+		{"base64 -d | sh", "base64", "echo B64 | base64 -d | sh"},
+		{"ex -c !", "ex", "ex -s -c '!touch .git/hooks/HOOK' -c q a.txt </dev/null"},
+		{"git -c core.fsmonitor", "git", "git -c core.fsmonitor='touch .git/hooks/HOOK; false' status ; true"},
+		{"curl -K", "curl", "printf 'output = .git/hooks/HOOK\\nurl = file:///etc/hostname\\n' > k.cfg && curl -s -K k.cfg"},
+	}
+	if len(loader) > 0 {
+		cases = append(cases, escape{"dynamic loader", "touch", loader[0] + " $(command -v touch) .git/hooks/HOOK"})
+	}
+	f := newFixture(t, llmtest.Anthropic)
+	gitIn(t, f.dir, "init", "-q")
+	f.write("a.txt", "needle\n")
+	gitIn(t, f.dir, "add", "a.txt")
+	hooks := filepath.Join(f.dir, ".git", "hooks")
+	os.MkdirAll(hooks, 0o755)
+	boxed := sessionEnv{f.agent(Options{})}
+	open := sessionEnv{f.agent(Options{Settings: &config.Settings{Sandbox: config.SandboxOff}})}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := exec.LookPath(c.needs); err != nil {
+				t.Skipf("%s is not installed", c.needs)
+			}
+			name := fmt.Sprintf("pwned%d", i)
+			command := strings.ReplaceAll(c.command, "HOOK", name)
+			command = strings.ReplaceAll(command, "B64", base64.StdEncoding.EncodeToString([]byte("touch .git/hooks/"+name)))
+			hook := filepath.Join(hooks, name)
+			out := bash(t, boxed, command)
+			if fileExists(hook) {
+				t.Fatalf("sandboxed %q planted a hook: %q", command, out)
+			}
+			if out := bash(t, open, command); !fileExists(hook) {
+				t.Skipf("the payload does not work unconfined here either: %q", out)
+			}
+		})
 	}
 }
