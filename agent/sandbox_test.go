@@ -83,6 +83,13 @@ func TestForkCommandsConfinedByTheKernel(t *testing.T) {
 	if out := bash(t, fe, "echo note > "+filepath.Join(mem, "n.md")+" && cat "+filepath.Join(mem, "n.md")); out != "note\n" {
 		t.Errorf("write in the memory dir: %q", out)
 	}
+	if sandbox.Probe().Namespaces { // a team store's clone: its hooks stay out of reach
+		os.MkdirAll(filepath.Join(mem, ".git", "hooks"), 0o700)
+		hook := filepath.Join(mem, ".git", "hooks", "post-merge")
+		if out := bash(t, fe, "echo 'touch /tmp/x' > "+hook); fileExists(hook) || !strings.Contains(out, "Read-only file system") {
+			t.Errorf("a fork wrote the memory dir's git hook: %q", out)
+		}
+	}
 	if out := bash(t, fe, `echo tmp > "$TMPDIR/t" && cat "$TMPDIR/t"`); out != "tmp\n" {
 		t.Errorf("write in the private temp dir: %q", out)
 	}

@@ -23,9 +23,14 @@ func Workspace(project, cwd, home string, protected []string, network bool, envi
 }
 
 // Unattended is the policy of a command no one watches (a background fork's): write only
-// the dirs given (the memory dir and a private temp dir), no network, MinimalEnv.
+// the dirs given (the memory dir and a private temp dir) but their .git (a team store is a
+// git clone), no network, MinimalEnv.
 func Unattended(write []string, environ []string) Policy {
-	return Policy{Write: write, Env: MinimalEnv(environ)}
+	p := Policy{Write: write, Env: MinimalEnv(environ)}
+	for _, d := range write {
+		p.ReadOnly = append(p.ReadOnly, filepath.Join(d, ".git"))
+	}
+	return p
 }
 
 // TempDirs are the shared temp dirs: $TMPDIR (or /tmp), /var/tmp, /dev/shm.

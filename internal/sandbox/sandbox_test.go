@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// try does op ("create PATH", "append PATH", "connect ADDR", "env NAME") and returns "ok" or
+// try does op ("create PATH", "append PATH", "umount PATH", "connect ADDR", "env NAME") and returns "ok" or
 // the errno's number and text.
 func try(op string) string {
 	verb, arg, _ := strings.Cut(op, " ")
@@ -48,6 +48,8 @@ func try(op string) string {
 		if c, err = net.Dial("tcp", arg); err == nil {
 			c.Close()
 		}
+	case "umount":
+		err = syscall.Unmount(arg, syscall.MNT_DETACH)
 	case "env":
 		if v, ok := os.LookupEnv(arg); ok {
 			return "set: " + v
@@ -166,6 +168,10 @@ func TestReadOnlyInsideWritable(t *testing.T) {
 		if got := confined(t, p, op); got != erofs {
 			t.Errorf("%s: got %q, want %q", op, got, erofs)
 		}
+	}
+	// The command cannot take the read-only mount away, even as root in its namespace.
+	if got, want := confined(t, p, "umount "+filepath.Join(project, ".git")), refusedBy(syscall.EPERM); got != want {
+		t.Errorf("umount .git: got %q, want %q", got, want)
 	}
 	if got := confined(t, p, "append "+filepath.Join(project, "main.go")); got != "ok" {
 		t.Errorf("write in the project: %s", got)
