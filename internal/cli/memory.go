@@ -448,12 +448,15 @@ also be the title or file of an index line whose file is gone: that line is remo
 			if err != nil {
 				return err
 			}
-			res, err := s.Forget(c.Context(), args[0], archive)
+			var res memdir.ForgetResult
+			if archive {
+				res, err = s.Archive(c.Context(), args[0], memdir.ArchiveRecord{Time: app.Now(), Action: memdir.ActionArchive,
+					Reason: "strata memory forget --archive"})
+			} else {
+				res, err = s.Forget(c.Context(), args[0], false)
+			}
 			if err != nil {
 				return err
-			}
-			if err := s.LogArchived(res, app.Now(), "strata memory forget --archive"); err != nil {
-				return fmt.Errorf("%w (the memory is archived at %s; move it back by hand to undo)", err, res.ArchivedTo)
 			}
 			if asJSON {
 				return writeJSON(app.Out, map[string]any{"file": res.File, "archived_to": res.ArchivedTo, "index_lines_removed": res.IndexLines})
