@@ -778,7 +778,6 @@ func (s *Store) expect(root *os.Root, want map[string]string) error {
 	return nil
 }
 
-
 // Reindex brings the index line of one topic file in step with the file after a hand edit
 // (strata memory edit): the title becomes the frontmatter name and the hook the description.
 // The topic file itself is never rewritten. changed reports whether MEMORY.md changed. A file
