@@ -2,13 +2,13 @@ package memdir
 
 import (
 	"context"
-	"path"
-	"regexp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
