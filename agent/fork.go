@@ -89,6 +89,11 @@ func (a *Agent) runForkCall(ctx context.Context, fe tool.Env, t *tool.Tool, c to
 	if d == permission.Deny {
 		return fmt.Sprintf("Permission denied: %s is %s.", describe(t.Name, s), why), true, true
 	}
+	if t.Class == permission.ClassEdit {
+		if why := a.perms.Protects(s); why != "" {
+			return fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.Name, s), why), true, true
+		}
+	}
 	out, err := t.Run(ctx, fe, c)
 	if err != nil {
 		return err.Error(), true, false

@@ -3,9 +3,11 @@ package agent
 import (
 	"context"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/internal/sandbox"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/tool"
@@ -23,7 +25,10 @@ func (e sessionEnv) Logger() *slog.Logger                   { return e.a.log }
 func (e sessionEnv) Now() time.Time                         { return e.a.now() }
 func (e sessionEnv) BashTimeout() time.Duration             { return e.a.opts.BashTimeout }
 func (e sessionEnv) Unattended() bool                       { return false }
-func (e sessionEnv) Hidden(tool, path string) bool          { return e.a.perms.Hides(tool, path) }
+func (e sessionEnv) Sandbox() (sandbox.Policy, bool) {
+	return e.a.opts.Workspace.Sandbox(os.Environ())
+}
+func (e sessionEnv) Hidden(tool, path string) bool { return e.a.perms.Hides(tool, path) }
 func (e sessionEnv) Todos() (*work.Todos, string, error) {
 	return e.a.work.Todos, e.a.sessionID, nil
 }
@@ -47,5 +52,13 @@ func (a *Agent) abs(p string) string { return tool.ResolvePath(a.cwd, a.opts.Env
 
 // forkEnv returns a new env for a fork of a. It reads only fields that never change after New.
 func (a *Agent) forkEnv() tool.Env {
-	return tool.NewForkEnv(a.cwd, a.opts.Env.UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms)
+	return tool.NewForkEnv(a.cwd, a.opts.Env.UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.memoryDir())
+}
+
+// memoryDir is the memory store's dir; "" with auto-memory off.
+func (a *Agent) memoryDir() string {
+	if a.store == nil {
+		return ""
+	}
+	return a.store.Dir()
 }

@@ -5,9 +5,7 @@ package permission
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/shell"
 	"github.com/strata-mem/strata/toolcall"
 )
@@ -157,13 +156,20 @@ type Set struct {
 	Cwd string
 	// Home expands "~/" in globs.
 	Home string
+	// Dirs are the directories besides Cwd whose files Read, Grep and Glob reach without
+	// asking, and Edit and Write in accept-edits mode: the project, the memory directory, the
+	// directories the user added. Anywhere else they ask (bypass mode aside).
+	Dirs []string
+	// Protected says why a write to a path must always be asked about (config.Env.Protected),
+	// "" when it need not; nil protects nothing.
+	Protected func(path string) string
 	// realCwd and realHome are Cwd and Home with their symlinks resolved (New).
 	realCwd, realHome string
 }
 
 // New parses allow and deny patterns; a bad pattern is an error naming it.
 func New(mode Mode, allow, deny []string, cwd, home string) (*Set, error) {
-	p := &Set{Mode: mode, Cwd: cwd, Home: home, realCwd: realPath(cwd), realHome: realPath(home)}
+	p := &Set{Mode: mode, Cwd: cwd, Home: home, realCwd: fsutil.RealPath(cwd), realHome: fsutil.RealPath(home)}
 	for _, s := range allow {
 		r, err := ParseRule(s)
 		if err != nil {
@@ -195,7 +201,7 @@ const (
 type Subject struct {
 	Command string
 	Path    string // absolute, as the model named it
-	// Real is Path with every symlink resolved (realPath); "" means the same as Path. A deny
+	// Real is Path with every symlink resolved (fsutil.RealPath); "" means the same as Path. A deny
 	// rule matches when either matches, an allow rule only when both do: an alias cannot
 	// beat a deny rule, and a link inside an allowed directory cannot carry its allowance
 	// outside.
@@ -205,7 +211,7 @@ type Subject struct {
 // PathSubject is the subject of a call on path: the path and what it resolves to.
 func PathSubject(path string) Subject {
 	s := Subject{Path: path}
-	if r := realPath(path); r != path {
+	if r := fsutil.RealPath(path); r != path {
 		s.Real = r
 	}
 	return s
@@ -222,36 +228,16 @@ func SubjectOf(c toolcall.Call) Subject {
 	return Subject{}
 }
 
-// realPath resolves every symlink in the absolute path p: the longest part that exists is
-// resolved, the rest (a file to be created, say) is joined to it. A path that cannot be
-// resolved (a symlink loop, no permission) is returned unchanged.
-func realPath(p string) string {
-	if p == "" {
-		return ""
-	}
-	rest := ""
-	for dir := p; ; {
-		r, err := filepath.EvalSymlinks(dir)
-		if err == nil {
-			return filepath.Join(r, rest)
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
-	}
-}
-
 // Check decides a call of tool (of class c) with subject s; why explains a denial.
 func (p *Set) Check(tool string, c Class, s Subject) (d Decision, why string) {
 	for _, r := range p.Deny {
 		if covers(r.Tool, tool) && p.matches(r, s, true) {
 			return Deny, fmt.Sprintf("denied by the permission rule %q", r.String())
+		}
+	}
+	if c == ClassEdit {
+		if why := p.Protects(s); why != "" {
+			return AskUser, why // whatever the mode or the allow rules say
 		}
 	}
 	for _, r := range p.Allow {
@@ -260,11 +246,19 @@ func (p *Set) Check(tool string, c Class, s Subject) (d Decision, why string) {
 		}
 	}
 	switch c {
-	case ClassRead, ClassState, ClassMemory:
+	case ClassState, ClassMemory:
 		return Allow, ""
-	case ClassEdit:
-		if p.Mode == ModeAcceptEdits || p.Mode == ModeBypass {
+	case ClassRead:
+		if s.Path == "" || p.Mode == ModeBypass || p.inside(s) {
 			return Allow, ""
+		}
+		return AskUser, outsideWhy
+	case ClassEdit:
+		if p.Mode == ModeBypass || p.Mode == ModeAcceptEdits && p.inside(s) {
+			return Allow, ""
+		}
+		if p.Mode == ModeAcceptEdits {
+			return AskUser, outsideWhy
 		}
 	case ClassExec:
 		if p.Mode == ModeBypass {
@@ -272,6 +266,46 @@ func (p *Set) Check(tool string, c Class, s Subject) (d Decision, why string) {
 		}
 	}
 	return AskUser, ""
+}
+
+// outsideWhy is why a file tool's call outside the project's directories is asked about.
+const outsideWhy = "it is outside the project and the directories added to the session"
+
+// Protects reports why a write to s must always be asked about (Protected on the path as named
+// and as resolved), or "".
+func (p *Set) Protects(s Subject) string {
+	if p.Protected == nil || s.Path == "" {
+		return ""
+	}
+	if why := p.Protected(s.Path); why != "" {
+		return why
+	}
+	if s.Real != "" {
+		return p.Protected(s.Real)
+	}
+	return ""
+}
+
+// inside reports whether s's path, as named and as resolved, lies in Cwd or one of Dirs.
+func (p *Set) inside(s Subject) bool {
+	in := func(path string) bool {
+		for _, d := range append([]string{p.Cwd, p.realCwd}, p.Dirs...) {
+			if d == "" {
+				continue
+			}
+			if within(d, path) || within(fsutil.RealPath(d), path) {
+				return true
+			}
+		}
+		return false
+	}
+	return in(s.Path) && (s.Real == "" || in(s.Real))
+}
+
+// within reports whether path is dir or lies under it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // matches reports whether r's specifier matches s. Deny rules match more eagerly than allow
@@ -365,15 +399,19 @@ func Suggest(tool string, s Subject, cwd string) string {
 		}
 		return suggestBash(s.Command)
 	case s.Path != "":
+		name := "Edit"
+		if covers("Read", tool) {
+			name = "Read"
+		}
 		rel, err := filepath.Rel(cwd, s.Path)
 		if err != nil || strings.HasPrefix(rel, "..") {
-			return "Edit(" + filepath.ToSlash(s.Path) + ")"
+			return name + "(" + filepath.ToSlash(s.Path) + ")"
 		}
 		dir := filepath.ToSlash(filepath.Dir(rel))
 		if dir == "." {
-			return "Edit(" + filepath.ToSlash(rel) + ")"
+			return name + "(" + filepath.ToSlash(rel) + ")"
 		}
-		return "Edit(" + dir + "/**)"
+		return name + "(" + dir + "/**)"
 	}
 	return tool
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/internal/sandbox"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/recall"
@@ -35,6 +37,9 @@ type Env interface {
 	BashTimeout() time.Duration
 	// unattended reports a shell no one watches (a fork's): it runs with unattendedEnv.
 	Unattended() bool
+	// sandbox returns the policy shell commands run under; false: they run unconfined (the
+	// sandbox setting is off).
+	Sandbox() (sandbox.Policy, bool)
 	// hidden reports whether the session's deny rules for tool cover path (as named or
 	// resolved): Grep and Glob leave it out.
 	Hidden(tool, path string) bool
@@ -76,12 +81,13 @@ type forkEnv struct {
 	rc        *conversation.ReadCache
 	rk        *recall.Ranker  // nil with auto-memory off
 	perms     *permission.Set // the session's, for its deny rules; nil: none
+	mem       string          // the memory dir its commands may write; "" with auto-memory off
 }
 
 // NewForkEnv returns a new Env for a fork of a session in dir (home expands "~/"), with its
-// own read cache; rk is nil with auto-memory off, perms nil without deny rules.
-func NewForkEnv(dir, home string, log *slog.Logger, clock func() time.Time, timeout time.Duration, rk *recall.Ranker, perms *permission.Set) Env {
-	return &forkEnv{dir: dir, home: home, log: log, clock: clock, timeout: timeout, rk: rk, perms: perms,
+// own read cache; rk is nil and mem "" with auto-memory off, perms nil without deny rules.
+func NewForkEnv(dir, home string, log *slog.Logger, clock func() time.Time, timeout time.Duration, rk *recall.Ranker, perms *permission.Set, mem string) Env {
+	return &forkEnv{dir: dir, home: home, log: log, clock: clock, timeout: timeout, rk: rk, perms: perms, mem: mem,
 		rc: conversation.NewReadCache(conversation.ReadCacheOptions{Dir: dir, Now: clock})}
 }
 
@@ -93,6 +99,13 @@ func (e *forkEnv) Logger() *slog.Logger           { return e.log }
 func (e *forkEnv) Now() time.Time                 { return e.clock() }
 func (e *forkEnv) BashTimeout() time.Duration     { return e.timeout }
 func (e *forkEnv) Unattended() bool               { return true }
+func (e *forkEnv) Sandbox() (sandbox.Policy, bool) {
+	var write []string
+	if e.mem != "" {
+		write = append(write, e.mem)
+	}
+	return sandbox.Unattended(write, os.Environ()), true
+}
 func (e *forkEnv) Hidden(tool, path string) bool {
 	return e.perms != nil && e.perms.Hides(tool, path)
 }
