@@ -11,6 +11,7 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/prompt"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
 )
@@ -26,19 +27,11 @@ import (
 // forkBase is what a fork starts from: the parts of the main agent's last request, taken at
 // the end of a turn, plus the assistant reply that ended it.
 type forkBase struct {
-	system []llm.SystemBlock
-	tools  []llm.Tool
-	msgs   []conversation.Message
-	// points are the cache markers of the main agent's last request (indexes into msgs).
-	points []llm.CachePoint
-	// entries is the number of history entries msgs was built from; lastUUID the uuid of
-	// the last one (what a notes update covers).
-	entries  int
-	lastUUID string
+	// Snapshot is what the main conversation's last request showed: its prefix, messages
+	// and cache points, the entries they were built from and the model.
+	prompt.Snapshot
 	// gen is the compaction generation the messages belong to (see background.generation).
 	gen int
-	// model is the session's model when the snapshot was taken (SetModel may change it).
-	model string
 	// usage is the kind the forks' model calls are counted as (UsageExtraction by default).
 	usage UsageKind
 	// a is the agent forks of this base run on (only fields that never change after New
@@ -117,27 +110,20 @@ type forkSpec struct {
 // snapshotBase records what a fork would start from now and returns it as the workers'
 // snapshot (As gives each worker its usage kind); the caller holds runMu.
 func (a *Agent) snapshotBase() forkSnapshot {
-	entries := a.history.Entries()
-	b := &forkBase{system: a.system, tools: a.llmTools, msgs: messages(entries), entries: len(entries), usage: UsageExtraction, model: a.opts.Model, a: a}
-	if len(entries) > 0 {
-		b.lastUUID = entries[len(entries)-1].UUID
-	}
+	b := &forkBase{Snapshot: a.prompt.Snapshot(), usage: UsageExtraction, a: a}
 	if a.bg != nil {
 		a.bg.mu.Lock()
 		b.gen = a.bg.generation
 		a.bg.mu.Unlock()
 	}
-	a.mu.Lock()
-	b.points = slices.Clone(a.lastPoints)
-	a.mu.Unlock()
-	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.msgs), LastUUID: b.lastUUID, Generation: b.gen}, b}
+	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.Messages), LastUUID: b.LastUUID, Generation: b.gen}, b}
 }
 
 // runFork runs spec from base until the fork stops calling tools, its turn limit, an error
 // or ctx's end.
 func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (toolcall.ForkResult, error) {
 	var res toolcall.ForkResult
-	msgs := slices.Clone(base.msgs)
+	msgs := slices.Clone(base.Messages)
 	prompt := conversation.NewText(conversation.User, spec.prompt)
 	if n := len(msgs); n > 0 && msgs[n-1].Role == conversation.User {
 		last := msgs[n-1]
@@ -154,8 +140,8 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (too
 			return res, nil
 		}
 		res.Turns++
-		req := &llm.Request{Model: base.model, System: base.system, Tools: base.tools, Messages: msgs, MaxTokens: a.opts.MaxTokens}
-		req.CachePoints = append(slices.Clone(base.points), llm.CacheAfter(len(msgs)-1))
+		req := &llm.Request{Model: base.Model, System: base.System, Tools: base.Tools, Messages: msgs, MaxTokens: a.opts.MaxTokens}
+		req.CachePoints = append(slices.Clone(base.Points), llm.CacheAfter(len(msgs)-1))
 		p := a.metered[spec.usage]
 		if p == nil {
 			p = a.metered[UsageExtraction]

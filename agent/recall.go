@@ -36,7 +36,7 @@ func (a *Agent) startRecall(ctx context.Context, query string, tools []string) {
 	jctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	job := &recallJob{done: make(chan struct{}), cancel: cancel}
 	a.job = job
-	turn := recall.Turn{Query: query, Tools: tools, Read: func(p string) bool { _, ok := a.cache.Get(p); return ok }}
+	turn := recall.Turn{Query: query, Tools: tools, Read: func(p string) bool { _, ok := a.prompt.Cache().Get(p); return ok }}
 	a.wg.Go(func() {
 		defer close(job.done)
 		defer cancel()
@@ -76,7 +76,7 @@ func (a *Agent) recallDone(sink Sink, turn int) bool {
 			store, mounted = fmt.Sprintf(" store=%q", m.Store), true
 		}
 		fmt.Fprintf(&b, "<memory file=%q name=%q type=%q%s>\n%s\n</memory>\n", m.File, m.Name, m.Type, store, strings.TrimRight(m.Content, "\n"))
-		a.recordInjected(m.Path, m.Content)
+		a.prompt.RecordInjected(m.Path, m.Content)
 	}
 	sink(Event{Kind: EventRecall, Turn: turn, Memories: files})
 	if len(files) == 0 {
@@ -87,9 +87,7 @@ func (a *Agent) recallDone(sink Sink, turn int) bool {
 		from = "from this project's auto-memory, and from the shared memory stores named by store="
 	}
 	text := "Memories recalled for the user's latest message (" + from + "; they may be outdated, so check claims about code against the files):\n" + b.String()
-	a.mu.Lock()
-	a.pending = append(a.pending, attachment{source: "recall", text: text})
-	a.mu.Unlock()
+	a.prompt.Queue("recall", text)
 	return true
 }
 

@@ -19,7 +19,7 @@ type sessionEnv struct{ a *Agent }
 
 func (e sessionEnv) Cwd() string                            { return e.a.cwd }
 func (e sessionEnv) Abs(p string) string                    { return e.a.abs(p) }
-func (e sessionEnv) Cache() *conversation.ReadCache         { return e.a.cache }
+func (e sessionEnv) Cache() *conversation.ReadCache         { return e.a.prompt.Cache() }
 func (e sessionEnv) Touch(ctx context.Context, path string) { e.a.touch(ctx, path) }
 func (e sessionEnv) Logger() *slog.Logger                   { return e.a.log }
 func (e sessionEnv) Now() time.Time                         { return e.a.now() }
