@@ -19,7 +19,7 @@ import (
 func (a *Agent) Compact(ctx context.Context, instr string) (*compact.Result, error) {
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
-	r, err := a.compact(ctx, compact.Manual, instr)
+	r, err := a.compact(ctx, compact.Manual, instr, 0)
 	a.breaker.Record(compact.Manual, err)
 	return r, err
 }
@@ -28,7 +28,9 @@ func (a *Agent) Compact(ctx context.Context, instr string) (*compact.Result, err
 // context; the effects are applied here, and only after it succeeded: the instructions and the
 // memory index re-read from disk, the read cache refilled with the re-injected views, recall's
 // session reset, the transcript written and the token count restarted.
-func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string) (*compact.Result, error) {
+// atLeast is what the context is known to hold at least (the recorded usage may understate
+// it); 0 trusts the count.
+func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string, atLeast int) (*compact.Result, error) {
 	a.waitNotes(ctx, notesWaitBeforeCompact)
 	// Re-read before anything changes, so that an error leaves everything as it was.
 	fresh, err := a.opts.Workspace.Instructions(ctx, workspace.SetOptions{})
@@ -45,7 +47,7 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string)
 		Window:       a.window(),
 		MaxOutput:    a.opts.MaxTokens,
 		PrefixTokens: p.PrefixTokens,
-		Tokens:       a.prompt.Tokens(),
+		Tokens:       max(a.prompt.Tokens(), atLeast),
 		Reinject: compact.Reinject{
 			Files:    p.Files,
 			InPrompt: p.InPrompt,
@@ -96,6 +98,12 @@ var ErrContextFull = errors.New("agent: the conversation is too long for the mod
 func (a *Agent) ContextLevel() (compact.Level, int, compact.Thresholds) {
 	th := compact.ThresholdsFor(a.window(), a.opts.MaxTokens)
 	n := a.prompt.Tokens()
+	// A tokenizer may count fewer tokens than the estimate, but not fewer than a whole window:
+	// an estimate past the window means the recorded usage understates the context (a
+	// resumed or rewritten transcript), and the estimate counts.
+	if est := a.prompt.Size().Total(); est > th.Window {
+		n = max(n, est)
+	}
 	return th.Level(n), n, th
 }
 
@@ -129,7 +137,7 @@ func (a *Agent) autoCompact(ctx context.Context, sink Sink, turn int) error {
 		sink(Event{Kind: EventCompact, Turn: turn, Text: note})
 	}
 	if due {
-		r, err := a.compact(ctx, compact.Auto, "")
+		r, err := a.compact(ctx, compact.Auto, "", n)
 		if note := a.breaker.Record(compact.Auto, err); note != "" {
 			a.warn("%s", note)
 			sink(Event{Kind: EventCompact, Turn: turn, Text: note})
