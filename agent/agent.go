@@ -129,6 +129,7 @@ type Agent struct {
 	tools  []*tool.Tool
 	byName map[string]*tool.Tool
 	prompt *prompt.Context // what the model sees
+	forks  *forker         // runs the background forks
 
 	store    *memdir.Store // nil with auto-memory off
 	ranker   *recall.Ranker
@@ -256,6 +257,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	for _, src := range instr.Sources() {
 		a.prompt.RecordInjected(src.Path, src.Text)
 	}
+	a.forks = a.newForker()
 	for _, d := range instr.Diagnostics() {
 		if d.Severity == instructions.SeverityError {
 			a.warn("instructions: %s", d)

@@ -36,7 +36,7 @@ func TestEveryToolInAFork(t *testing.T) {
 		{"memory_search", `{"query":"anything"}`, false},
 	}
 	covered := map[string]bool{}
-	fe := a.forkEnv()
+	fe := a.forks.newEnv()
 	for _, in := range inputs {
 		covered[in.tool] = true
 		t.Run(in.tool, func(t *testing.T) {

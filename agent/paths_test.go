@@ -135,7 +135,7 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 	if got := toolResults(f.srv.Requests()[1]); len(got) != 1 || !strings.Contains(got[0], "needs the user's approval in every mode") {
 		t.Errorf("results = %q", got)
 	}
-	fe := a.forkEnv()
+	fe := a.forks.newEnv()
 	for _, in := range []string{
 		`{"file_path":".git/config","content":"[core]\n\tfsmonitor = touch pwned\n"}`,
 		`{"file_path":".claude/settings.local.json","content":"{}"}`,
@@ -144,7 +144,7 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, isErr, denied := a.runForkCall(context.Background(), fe, a.byName["Write"], c)
+		out, isErr, denied := a.forks.runCall(context.Background(), fe, a.byName["Write"], c)
 		if !isErr || !denied || !strings.Contains(out, "refused to a background fork") {
 			t.Errorf("a fork's Write %s = %q (error %v, denied %v)", in, out, isErr, denied)
 		}
@@ -153,7 +153,7 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 		t.Error("the fork wrote .git/config")
 	}
 	c, _ := tool.Decode(fe, "Write", []byte(`{"file_path":"notes.txt","content":"x"}`))
-	if out, isErr, _ := a.runForkCall(context.Background(), fe, a.byName["Write"], c); isErr {
+	if out, isErr, _ := a.forks.runCall(context.Background(), fe, a.byName["Write"], c); isErr {
 		t.Errorf("a fork's ordinary Write was refused: %s", out)
 	}
 }

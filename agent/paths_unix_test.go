@@ -70,14 +70,14 @@ func TestForkGrepRefusesDevices(t *testing.T) {
 	}
 	f := newFixture(t, llmtest.Anthropic)
 	a := f.agent(Options{})
-	fe := a.forkEnv()
+	fe := a.forks.newEnv()
 	c, err := tool.Decode(fe, "Grep", []byte(`{"pattern":"x","path":"/dev/zero"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan string, 1)
 	go func() {
-		out, _, _ := a.runForkCall(context.Background(), fe, a.byName["Grep"], c)
+		out, _, _ := a.forks.runCall(context.Background(), fe, a.byName["Grep"], c)
 		done <- out
 	}()
 	select {

@@ -50,11 +50,6 @@ func (e sessionEnv) Ranker() (*recall.Ranker, error) {
 // abs resolves a path from the model against the working directory.
 func (a *Agent) abs(p string) string { return tool.ResolvePath(a.cwd, a.opts.Env.UserHome, p) }
 
-// forkEnv returns a new env for a fork of a. It reads only fields that never change after New.
-func (a *Agent) forkEnv() tool.Env {
-	return tool.NewForkEnv(a.cwd, a.opts.Env.UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.memoryDir())
-}
-
 // memoryDir is the memory store's dir; "" with auto-memory off.
 func (a *Agent) memoryDir() string {
 	if a.store == nil {
