@@ -131,10 +131,8 @@ type Agent struct {
 	prompt *prompt.Context // what the model sees
 	forks  *forker         // runs the background forks
 
-	store    *memdir.Store // nil with auto-memory off
-	ranker   *recall.Ranker
-	recaller *recall.Recaller
-	recallS  *recall.Session
+	store  *memdir.Store // nil with auto-memory off
+	ranker *recall.Ranker
 
 	work    *work.State
 	journal *transcript.Journal // nil with NoTranscript
@@ -142,7 +140,6 @@ type Agent struct {
 	runMu sync.Mutex // one Run at a time
 
 	mu        sync.Mutex // guards the fields below
-	job       *recallJob
 	toolsUsed []string
 	lastState string
 	warnings  []string
@@ -153,8 +150,6 @@ type Agent struct {
 
 	bg       *background       // the background work of the session (nil for a fork's view)
 	archived []transcript.Move // transcripts the start-up retention moved
-
-	wg sync.WaitGroup // recall goroutines
 }
 
 // New starts a session: it opens the workspace (unless Options give one), loads the
@@ -226,6 +221,8 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		}
 	}
 
+	var recaller *recall.Recaller
+	var recallS *recall.Session
 	if ws.AutoMemory() {
 		if a.store, err = ws.Store(); err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
@@ -241,9 +238,9 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		if sel == nil && opts.SmallModel != "" {
 			sel = &ModelSelector{Provider: a.metered[UsageRecall], Model: opts.SmallModel, Logger: opts.Logger}
 		}
-		a.recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger,
+		recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger,
 			Mounts: ws.RecallMounts()})
-		a.recallS = recall.NewSession()
+		recallS = recall.NewSession()
 	}
 	a.tools = tool.Set(a.store != nil)
 	a.byName = map[string]*tool.Tool{}
@@ -252,7 +249,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		a.byName[t.Name] = t
 		llmTools = append(llmTools, t.LLM())
 	}
-	a.prompt = prompt.New(prompt.Options{Instructions: instr, Tools: llmTools, Recall: a.recallS, Cwd: a.cwd,
+	a.prompt = prompt.New(prompt.Options{Instructions: instr, Tools: llmTools, Recall: recallS, Recaller: recaller, Cwd: a.cwd,
 		MemoryDir: a.memoryDir(), Model: opts.Model, Now: a.now, Logger: a.log})
 	for _, src := range instr.Sources() {
 		a.prompt.RecordInjected(src.Path, src.Text)
@@ -404,12 +401,7 @@ func (a *Agent) Close(ctx context.Context) error {
 		}
 		cancel()
 	}
-	a.mu.Lock()
-	if a.job != nil {
-		a.job.cancel()
-	}
-	a.mu.Unlock()
-	a.wg.Wait()
+	a.prompt.Close()
 	if a.journal != nil {
 		if err := a.journal.Close(ctx); err != nil {
 			a.mu.Lock()

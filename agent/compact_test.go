@@ -264,11 +264,8 @@ func TestCompactAppliesItsEffects(t *testing.T) {
 	if _, err := a.Run(ctx, "how do we deploy to production? read sub/x.go", nil); err != nil {
 		t.Fatal(err)
 	}
-	a.mu.Lock()
-	job := a.job
-	a.mu.Unlock()
-	<-job.done
-	if a.recallS.Used() == 0 {
+	a.prompt.WaitRecall()
+	if a.prompt.RecallSession().Used() == 0 {
 		t.Fatal("recall charged nothing: the reset below would prove nothing")
 	}
 	// The files change on disk; the memory index gains a line.
@@ -290,8 +287,8 @@ func TestCompactAppliesItsEffects(t *testing.T) {
 	if _, err := a.Compact(ctx, ""); err == nil {
 		t.Fatal("want an error")
 	}
-	if st, ok := a.prompt.Cache().Get(x); !ok || st.Content != before.Content || a.recallS.Used() == 0 || !cmp.Equal(system, a.prompt.System()) {
-		t.Fatalf("a failed compaction changed state: cache %v, recall used %d, system changed %v", ok, a.recallS.Used(), !cmp.Equal(system, a.prompt.System()))
+	if st, ok := a.prompt.Cache().Get(x); !ok || st.Content != before.Content || a.prompt.RecallSession().Used() == 0 || !cmp.Equal(system, a.prompt.System()) {
+		t.Fatalf("a failed compaction changed state: cache %v, recall used %d, system changed %v", ok, a.prompt.RecallSession().Used(), !cmp.Equal(system, a.prompt.System()))
 	}
 
 	f.srv.Script(llmtest.Text("the summary"), llmtest.Text("going on"))
@@ -299,8 +296,8 @@ func TestCompactAppliesItsEffects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.recallS.Used() != 0 {
-		t.Errorf("recall session not reset: %d bytes used", a.recallS.Used())
+	if a.prompt.RecallSession().Used() != 0 {
+		t.Errorf("recall session not reset: %d bytes used", a.prompt.RecallSession().Used())
 	}
 	if st, ok := a.prompt.Cache().Get(x); !ok || st.Content != "package sub\n" || len(r.FileViews) != 1 || r.FileViews[0].Path != st.Path {
 		t.Errorf("read cache after compaction: %+v %v; views %+v", st, ok, r.FileViews)

@@ -54,7 +54,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 	a.appendMessage(conversation.NewText(conversation.User, prompt), false)
 	a.syncJournal(ctx) // the prompt is durable before the request leaves
 	a.breaker.Turn()
-	a.startRecall(ctx, prompt, tools)
+	a.prompt.StartRecall(ctx, prompt, tools)
 	defer func() {
 		a.endTurn(ctx)
 		if err == nil {

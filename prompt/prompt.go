@@ -4,7 +4,9 @@
 //
 //   - Request builds each request from the history in a fixed order, merged and repaired, with
 //     cache points after the previous and the current tail.
-//   - Touch and Queue add attachments; Boundary turns them into one isMeta user message.
+//   - Touch, Queue and a finished recall (StartRecall, RecallDone: a goroutine the Context
+//     owns, never waited for by a turn) add attachments; Boundary turns them into one isMeta
+//     user message.
 //   - Prepare and Apply run a compaction's effects only after compact.Run succeeded: reload,
 //     re-touch, refill the read cache with bounded reads, reset recall, restart the count.
 //   - Snapshot is what a fork starts from: system, tools, messages and cache points.
@@ -44,7 +46,8 @@ type Options struct {
 	Instructions *instructions.Set // loaded at session start
 	Tools        []llm.Tool
 	Cache        *conversation.ReadCache
-	Recall       *recall.Session // nil without recall
+	Recall       *recall.Session  // nil without recall
+	Recaller     *recall.Recaller // nil without recall
 	Cwd          string
 	MemoryDir    string // "" with auto-memory off
 	Model        string // "" when the provider's configuration decides
@@ -74,6 +77,9 @@ type Context struct {
 	tail    int // index of the previous request's last message, -1 before the first
 	points  []llm.CachePoint
 	fixed   map[string]bool // request repairs already reported
+	job     *recallJob
+
+	wg sync.WaitGroup // recall goroutines
 }
 
 // New returns the Context of a session with an empty history.
