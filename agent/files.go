@@ -71,7 +71,7 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	}
 	// The one reader of the file tools: a FIFO or device swapped in after the Stat above
 	// neither hangs the open nor gets read.
-	fp, err := filePath(e.cwd(), path)
+	fp, err := filePath(ctx, e.cwd(), path)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %v", path, errText(err))
 	}
@@ -262,7 +262,7 @@ var writeTool = newTool("Write", classEdit, func(ctx context.Context, e env, p *
 	}
 	_, statErr := os.Stat(path)
 	created := errors.Is(statErr, fs.ErrNotExist)
-	if err := writeFile(e.cwd(), path, []byte(p.Content)); err != nil {
+	if err := writeFile(ctx, e.cwd(), path, []byte(p.Content)); err != nil {
 		return "", err
 	}
 	recordWrite(e, path, p.Content)
@@ -282,15 +282,21 @@ func refusal(err error) error {
 	return err
 }
 
-// filePath is the fsutil.Path a file tool reads or writes path through: inside the working
-// directory when path is, else inside the file's own directory (a file outside the project,
-// or under .git, which the permission check has asked about). A symlink swapped in after the
-// check cannot carry the call out of that root.
-func filePath(cwd, path string) (fsutil.Path, error) {
-	fp, err := fsutil.NewPath(cwd, path)
+// filePath is the fsutil.Path a file tool reads or writes path through: the file the
+// permission check decided on (asChecked), inside the working directory when it is there,
+// else inside its own directory (a file outside the project, or under .git, which the check
+// has asked about). A symlink swapped in after the check cannot carry the call elsewhere.
+func filePath(ctx context.Context, cwd, path string) (fsutil.Path, error) {
+	real, err := asChecked(ctx, path)
+	if err != nil {
+		return fsutil.Path{}, err
+	}
+	fp, err := fsutil.NewPath(cwd, real)
 	if errors.Is(err, fsutil.ErrOutsideRoot) || errors.Is(err, fsutil.ErrGitComponent) {
-		real := fsutil.RealPath(path)
-		return fsutil.NewPath(filepath.Dir(real), filepath.Base(real))
+		fp, err = fsutil.NewPath(filepath.Dir(real), filepath.Base(real))
+	}
+	if err == nil && fp.String() != real {
+		return fsutil.Path{}, changed(path, fp.String())
 	}
 	return fp, err
 }
@@ -298,7 +304,7 @@ func filePath(cwd, path string) (fsutil.Path, error) {
 // writeFile replaces path's content through its filePath, keeping an existing file's mode
 // (new files 0644: they are the user's files, not strata's); a FIFO or device is refused,
 // not opened.
-func writeFile(cwd, path string, data []byte) error {
+func writeFile(ctx context.Context, cwd, path string, data []byte) error {
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		if !fi.Mode().IsRegular() {
@@ -306,7 +312,7 @@ func writeFile(cwd, path string, data []byte) error {
 		}
 		mode = fi.Mode().Perm()
 	}
-	fp, err := filePath(cwd, path)
+	fp, err := filePath(ctx, cwd, path)
 	if err == nil {
 		if err = os.MkdirAll(filepath.Dir(fp.String()), 0o755); err == nil {
 			err = fp.WriteFile(data, mode)
@@ -348,7 +354,7 @@ var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *to
 	}
 	path := p.FilePath
 	e.touch(ctx, path)
-	fp, err := filePath(e.cwd(), path)
+	fp, err := filePath(ctx, e.cwd(), path)
 	if err != nil {
 		return "", fmt.Errorf("cannot edit %s: %v", path, errText(err))
 	}
@@ -363,7 +369,7 @@ var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *to
 	if err != nil {
 		return "", err
 	}
-	if err := writeFile(e.cwd(), path, []byte(done.Text)); err != nil {
+	if err := writeFile(ctx, e.cwd(), path, []byte(done.Text)); err != nil {
 		return "", err
 	}
 	recordWrite(e, path, done.Text)
@@ -392,6 +398,9 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 	}
 	var hits []hit
 	hidden := 0
+	if _, err := asChecked(ctx, base); err != nil {
+		return "", err
+	}
 	root, err := os.OpenRoot(base)
 	if err != nil {
 		return "", fmt.Errorf("glob %s in %s: %v", p.Pattern, base, errText(err))
@@ -505,13 +514,16 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 		if !fi.Mode().IsRegular() {
 			return "", notRegular(root, fi.Mode())
 		}
-		fp, err := filePath(e.cwd(), root)
+		fp, err := filePath(ctx, e.cwd(), root)
 		if err != nil {
 			return "", fmt.Errorf("cannot search %s: %v", root, errText(err))
 		}
 		read = func(string) ([]byte, error) { return fp.ReadFile(grepMaxFileBytes) }
 		files = []string{root}
 	} else {
+		if _, err := asChecked(ctx, root); err != nil {
+			return "", err
+		}
 		dir, err := os.OpenRoot(root)
 		if err != nil {
 			return "", fmt.Errorf("cannot search %s: %v", root, errText(err))

@@ -92,7 +92,7 @@ func (a *Agent) runForkCall(ctx context.Context, fe env, t *tool, c toolcall.Cal
 			return fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.name, s), why), true, true
 		}
 	}
-	out, err := t.run(ctx, fe, c)
+	out, err := t.run(withChecked(ctx, s), fe, c)
 	if err != nil {
 		return err.Error(), true, false
 	}

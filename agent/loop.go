@@ -209,13 +209,14 @@ func (a *Agent) runTool(ctx context.Context, call *ToolCall, sink Sink, turn int
 	if err != nil {
 		return err.Error(), true
 	}
-	if ok, msg := a.permit(ctx, t, call, subjectOf(c)); !ok {
+	s := subjectOf(c)
+	if ok, msg := a.permit(ctx, t, call, s); !ok {
 		sink(Event{Kind: EventPermission, Turn: turn, Tool: call, Text: msg})
 		return msg, true
 	}
 	sink(Event{Kind: EventToolStart, Turn: turn, Tool: call})
 	start := time.Now()
-	out, err := t.run(ctx, e, c)
+	out, err := t.run(withChecked(ctx, s), e, c)
 	isErr := err != nil
 	switch {
 	case ctx.Err() != nil:

@@ -303,3 +303,58 @@ func TestPermissionsProtectedAndOutside(t *testing.T) {
 		}
 	}
 }
+
+// A tool works on the file the permission check saw: a link repointed between the check and
+// the tool (into .git, say) makes a Read or Grep fail instead of reading there; a Write
+// through a link that led nowhere replaces the link (the write is a rename), so it does not
+// land in .git either.
+func TestToolRefusesALinkSwappedAfterTheCheck(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("notes.txt", "notes\n")
+	f.write(".git/config", "[core]\n")
+	f.write(".git/hooks/README", "hooks\n")
+	a := f.agent(Options{Mode: ModeAcceptEdits})
+	fe := a.forkEnv()
+	for _, tt := range []struct {
+		tool         *tool
+		input        string
+		before, next string // what the link "it" names at the check and at the run
+		refused      bool
+	}{
+		{writeTool, `{"file_path":"it","content":"#!/bin/sh\ntouch pwned\n"}`, "new.txt", ".git/hooks/pre-commit", false},
+		{readTool, `{"file_path":"it"}`, "notes.txt", ".git/config", true},
+		{grepTool, `{"pattern":"core","path":"it"}`, "notes.txt", ".git/config", true},
+	} {
+		link := filepath.Join(f.dir, "it")
+		os.Remove(link)
+		if err := os.Symlink(tt.before, link); err != nil {
+			t.Skip("no symlinks:", err)
+		}
+		c, err := decode(fe, tt.tool.name, []byte(tt.input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := subjectOf(c)
+		if d, why := a.perms.check(tt.tool.name, tt.tool.class, s); d != Allow {
+			t.Fatalf("%s of the link before the swap = %v (%s), want Allow", tt.tool.name, d, why)
+		}
+		if err := os.Remove(link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(tt.next, link); err != nil {
+			t.Fatal(err)
+		}
+		out, err := tt.tool.run(withChecked(context.Background(), s), fe, c)
+		refused := err != nil && strings.Contains(err.Error(), "not to the file the permission check saw")
+		if refused != tt.refused || strings.Contains(out, "core") {
+			t.Errorf("%s after the swap = %q, %v; want refused %v", tt.tool.name, out, err, tt.refused)
+		}
+		if fi, err := os.Lstat(link); tt.tool == writeTool && (err != nil || !fi.Mode().IsRegular()) {
+			t.Errorf("the Write did not replace the link with a file: %v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("a hook was written through the swapped link")
+	}
+
+}

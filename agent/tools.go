@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/toolcall"
 )
@@ -93,6 +95,33 @@ func subjectOf(c toolcall.Call) subject {
 		return pathSubject(c.Target())
 	}
 	return subject{}
+}
+
+// checkedKey keys the subject the permission check decided on in the context its tool runs
+// with (withChecked).
+type checkedKey struct{}
+
+// withChecked returns ctx carrying s, the subject the permission check decided on, to the tool
+// that runs the call: the tool then works on the file the check saw (asChecked).
+func withChecked(ctx context.Context, s subject) context.Context {
+	return context.WithValue(ctx, checkedKey{}, s)
+}
+
+// asChecked returns path with its symlinks resolved, and an error when that is not what the
+// permission check resolved it to (a link made or swapped since).
+func asChecked(ctx context.Context, path string) (string, error) {
+	real := fsutil.RealPath(path)
+	if s, ok := ctx.Value(checkedKey{}).(subject); ok && s.path == path {
+		if want := cmp.Or(s.real, s.path); real != want {
+			return "", changed(path, real)
+		}
+	}
+	return real, nil
+}
+
+// changed is the refusal of a call whose path resolves elsewhere than when it was checked.
+func changed(path, now string) error {
+	return fmt.Errorf("refused: %s now leads to %s, not to the file the permission check saw; call the tool again", path, now)
 }
 
 // abs resolves a path from the model against the working directory.
