@@ -92,6 +92,11 @@ func (a *Agent) runForkCall(ctx context.Context, fe env, t *tool, c toolcall.Cal
 			return fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.name, s), why), true, true
 		}
 	}
+	// No one can be asked for a fork's read outside the project: it is refused (the session's
+	// own files, where the notes fork keeps its notes, aside).
+	if t.class == classRead && s.path != "" && !a.perms.inside(s, a.opts.Workspace.TranscriptDir()) {
+		return fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.name, s), outsideWhy), true, true
+	}
 	out, err := t.run(withChecked(ctx, s), fe, c)
 	if err != nil {
 		return err.Error(), true, false

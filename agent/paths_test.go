@@ -358,3 +358,58 @@ func TestToolRefusesALinkSwappedAfterTheCheck(t *testing.T) {
 	}
 
 }
+
+// A fork cannot be asked for, so its Read, Grep or Glob outside the project is refused (the
+// extractor would otherwise read ~/.ssh and could save it as a memory); the project, the
+// memory directory and the session's own files stay open to it.
+func TestForkReadsStayInTheProject(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("main.go", "package main\n")
+	key := filepath.Join(f.env.UserHome, ".ssh", "id_ed25519")
+	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, []byte("PRIVATE KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := f.agent(Options{Mode: ModeBypass})
+	memDir, err := a.opts.Workspace.MemoryDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(memDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(memDir, "MEMORY.md"), []byte("- index\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(a.opts.Workspace.TranscriptDir(), "s1", "session-memory", "summary.md")
+	if err := os.MkdirAll(filepath.Dir(notes), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notes, []byte("# notes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fe := a.forkEnv()
+	for _, tt := range []struct {
+		tool    *tool
+		input   string
+		refused bool
+	}{
+		{readTool, `{"file_path":"~/.ssh/id_ed25519"}`, true},
+		{grepTool, `{"pattern":"PRIVATE","path":"~/.ssh"}`, true},
+		{globTool, `{"pattern":"**","path":"~/"}`, true},
+		{readTool, `{"file_path":"main.go"}`, false},
+		{readTool, `{"file_path":"` + filepath.Join(memDir, "MEMORY.md") + `"}`, false},
+		{readTool, `{"file_path":"` + notes + `"}`, false},
+	} {
+		c, err := decode(fe, tt.tool.name, []byte(tt.input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _, denied := a.runForkCall(context.Background(), fe, tt.tool, c)
+		if denied != tt.refused || strings.Contains(out, "PRIVATE") {
+			t.Errorf("a fork's %s %s = %q (denied %v), want denied %v", tt.tool.name, tt.input, out, denied, tt.refused)
+		}
+	}
+}

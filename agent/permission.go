@@ -272,10 +272,11 @@ func (p *Permissions) protects(s subject) string {
 	return ""
 }
 
-// inside reports whether s's path, as named and as resolved, lies in Cwd or one of Dirs.
-func (p *Permissions) inside(s subject) bool {
+// inside reports whether s's path, as named and as resolved, lies in Cwd, one of Dirs or one
+// of extra.
+func (p *Permissions) inside(s subject, extra ...string) bool {
 	in := func(path string) bool {
-		for _, d := range append([]string{p.Cwd, p.realCwd}, p.Dirs...) {
+		for _, d := range slices.Concat([]string{p.Cwd, p.realCwd}, p.Dirs, extra) {
 			if d == "" {
 				continue
 			}
