@@ -467,7 +467,7 @@ func hiddenNote(n int) string {
 // skipDir reports whether a slash-separated relative path lies in a directory tools skip.
 func skipDir(rel string) bool {
 	for _, part := range strings.Split(rel, "/") {
-		if part == ".git" || part == "node_modules" {
+		if fsutil.IsGitName(part) || part == "node_modules" {
 			return true
 		}
 	}
@@ -544,7 +544,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 				return cerr
 			}
 			if d.IsDir() {
-				if n := d.Name(); path != root && (n == ".git" || n == "node_modules") {
+				if n := d.Name(); path != root && (fsutil.IsGitName(n) || n == "node_modules") {
 					return filepath.SkipDir
 				}
 				if path != root && e.hidden("Grep", path) {
