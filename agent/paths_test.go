@@ -315,30 +315,31 @@ func TestToolRefusesALinkSwappedAfterTheCheck(t *testing.T) {
 	f.write("notes.txt", "notes\n")
 	f.write(".git/config", "[core]\n")
 	f.write(".git/hooks/README", "hooks\n")
-	a := f.agent(Options{Mode: ModeAcceptEdits})
+	a := f.agent(Options{Mode: permission.ModeAcceptEdits})
 	fe := a.forkEnv()
 	for _, tt := range []struct {
-		tool         *tool
+		tool         string
 		input        string
 		before, next string // what the link "it" names at the check and at the run
 		refused      bool
 	}{
-		{writeTool, `{"file_path":"it","content":"#!/bin/sh\ntouch pwned\n"}`, "new.txt", ".git/hooks/pre-commit", false},
-		{readTool, `{"file_path":"it"}`, "notes.txt", ".git/config", true},
-		{grepTool, `{"pattern":"core","path":"it"}`, "notes.txt", ".git/config", true},
+		{"Write", `{"file_path":"it","content":"#!/bin/sh\ntouch pwned\n"}`, "new.txt", ".git/hooks/pre-commit", false},
+		{"Read", `{"file_path":"it"}`, "notes.txt", ".git/config", true},
+		{"Grep", `{"pattern":"core","path":"it"}`, "notes.txt", ".git/config", true},
 	} {
 		link := filepath.Join(f.dir, "it")
 		os.Remove(link)
 		if err := os.Symlink(tt.before, link); err != nil {
 			t.Skip("no symlinks:", err)
 		}
-		c, err := decode(fe, tt.tool.name, []byte(tt.input))
+		c, err := tool.Decode(fe, tt.tool, []byte(tt.input))
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := subjectOf(c)
-		if d, why := a.perms.check(tt.tool.name, tt.tool.class, s); d != Allow {
-			t.Fatalf("%s of the link before the swap = %v (%s), want Allow", tt.tool.name, d, why)
+		s := permission.SubjectOf(c)
+		t2 := a.byName[tt.tool]
+		if d, why := a.perms.Check(t2.Name, t2.Class, s); d != permission.Allow {
+			t.Fatalf("%s of the link before the swap = %v (%s), want Allow", tt.tool, d, why)
 		}
 		if err := os.Remove(link); err != nil {
 			t.Fatal(err)
@@ -346,12 +347,12 @@ func TestToolRefusesALinkSwappedAfterTheCheck(t *testing.T) {
 		if err := os.Symlink(tt.next, link); err != nil {
 			t.Fatal(err)
 		}
-		out, err := tt.tool.run(withChecked(context.Background(), s), fe, c)
+		out, err := t2.Run(permission.WithChecked(context.Background(), s), fe, c)
 		refused := err != nil && strings.Contains(err.Error(), "not to the file the permission check saw")
 		if refused != tt.refused || strings.Contains(out, "core") {
-			t.Errorf("%s after the swap = %q, %v; want refused %v", tt.tool.name, out, err, tt.refused)
+			t.Errorf("%s after the swap = %q, %v; want refused %v", tt.tool, out, err, tt.refused)
 		}
-		if fi, err := os.Lstat(link); tt.tool == writeTool && (err != nil || !fi.Mode().IsRegular()) {
+		if fi, err := os.Lstat(link); tt.tool == "Write" && (err != nil || !fi.Mode().IsRegular()) {
 			t.Errorf("the Write did not replace the link with a file: %v", err)
 		}
 	}
@@ -374,7 +375,7 @@ func TestForkReadsStayInTheProject(t *testing.T) {
 	if err := os.WriteFile(key, []byte("PRIVATE KEY\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a := f.agent(Options{Mode: ModeBypass})
+	a := f.agent(Options{Mode: permission.ModeBypass})
 	memDir, err := a.opts.Workspace.MemoryDir()
 	if err != nil {
 		t.Fatal(err)
@@ -394,24 +395,24 @@ func TestForkReadsStayInTheProject(t *testing.T) {
 	}
 	fe := a.forkEnv()
 	for _, tt := range []struct {
-		tool    *tool
+		tool    string
 		input   string
 		refused bool
 	}{
-		{readTool, `{"file_path":"~/.ssh/id_ed25519"}`, true},
-		{grepTool, `{"pattern":"PRIVATE","path":"~/.ssh"}`, true},
-		{globTool, `{"pattern":"**","path":"~/"}`, true},
-		{readTool, `{"file_path":"main.go"}`, false},
-		{readTool, `{"file_path":"` + filepath.Join(memDir, "MEMORY.md") + `"}`, false},
-		{readTool, `{"file_path":"` + notes + `"}`, false},
+		{"Read", `{"file_path":"~/.ssh/id_ed25519"}`, true},
+		{"Grep", `{"pattern":"PRIVATE","path":"~/.ssh"}`, true},
+		{"Glob", `{"pattern":"**","path":"~/"}`, true},
+		{"Read", `{"file_path":"main.go"}`, false},
+		{"Read", `{"file_path":"` + filepath.Join(memDir, "MEMORY.md") + `"}`, false},
+		{"Read", `{"file_path":"` + notes + `"}`, false},
 	} {
-		c, err := decode(fe, tt.tool.name, []byte(tt.input))
+		c, err := tool.Decode(fe, tt.tool, []byte(tt.input))
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, _, denied := a.runForkCall(context.Background(), fe, tt.tool, c)
+		out, _, denied := a.runForkCall(context.Background(), fe, a.byName[tt.tool], c)
 		if denied != tt.refused || strings.Contains(out, "PRIVATE") {
-			t.Errorf("a fork's %s %s = %q (denied %v), want denied %v", tt.tool.name, tt.input, out, denied, tt.refused)
+			t.Errorf("a fork's %s %s = %q (denied %v), want denied %v", tt.tool, tt.input, out, denied, tt.refused)
 		}
 	}
 }
