@@ -270,6 +270,9 @@ func (a *Agent) permit(ctx context.Context, t *tool.Tool, call *ToolCall, s perm
 	}
 	req := permission.Request{Tool: t.Name, Input: call.Input, Summary: summary, Suggest: sug}
 	req.Always, req.AlwaysSaved = permission.AlwaysRule(t.Name, s.Command)
+	if r := permission.ReadAlways(t.Name, s); r != "" {
+		req.Always, req.AlwaysSaved = r, false
+	}
 	if a.perms.Protects(s) != "" {
 		req.Always, req.Suggest = "", "" // no rule allows a protected file
 	}

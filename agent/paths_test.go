@@ -227,8 +227,8 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 				}
 			}
 			for _, r := range log.asked {
-				if !strings.Contains(r.Summary, "asked because it is outside the project") {
-					t.Errorf("asked %q", r.Summary)
+				if !strings.Contains(r.Summary, "asked because it is outside the project") || !strings.HasPrefix(r.Always, "Read(") || r.AlwaysSaved {
+					t.Errorf("asked %q, offering %q (saved %v)", r.Summary, r.Always, r.AlwaysSaved)
 				}
 			}
 			if !strings.Contains(got[6], "package main") || !strings.Contains(got[7], "shared notes") {

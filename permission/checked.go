@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/strata-mem/strata/internal/fsutil"
 )
@@ -49,4 +51,33 @@ func AsChecked(ctx context.Context, path string) (string, error) {
 // checked.
 func Changed(path, now string) error {
 	return fmt.Errorf("refused: %s now leads to %s, not to the file the permission check saw; call the tool again", path, now)
+}
+
+// ReadAlways is the rule a "yes, and don't ask again" allows for this session when Read, Grep
+// or Glob (tool) asks about s, a path outside the project: reads in the file's directory, or
+// in the directory searched ("Read(/home/u/notes/**)"); "" for any other call.
+func ReadAlways(tool string, s Subject) string {
+	if !covers("Read", tool) || s.Path == "" {
+		return ""
+	}
+	dir := s.Path
+	if tool == "Read" {
+		dir = filepath.Dir(dir)
+	}
+	if dir == filepath.Dir(dir) {
+		return "" // the file system's root: every read
+	}
+	return "Read(" + escapeGlob(filepath.ToSlash(dir)) + "/**)"
+}
+
+// escapeGlob escapes the characters a doublestar glob reads as special.
+func escapeGlob(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]{}\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
