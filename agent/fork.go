@@ -49,6 +49,8 @@ type forker struct {
 	perms     *permission.Set // the session's rules; read under mu (AllowPattern appends)
 	mu        *sync.Mutex
 	log       *slog.Logger
+	// transcripts is the session's transcript dir, which a fork may read (ForkRefuses).
+	transcripts string
 	// newEnv returns a fork's own tool.Env (tool.NewForkEnv over fixed values).
 	newEnv func() tool.Env
 }
@@ -57,7 +59,8 @@ type forker struct {
 func (a *Agent) newForker() *forker {
 	cwd, home, log, now, timeout, rk, perms, mem := a.cwd, a.opts.Env.UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.memoryDir()
 	return &forker{providers: a.metered, maxTokens: a.opts.MaxTokens, tools: a.byName, perms: a.perms, mu: &a.mu, log: a.log,
-		newEnv: func() tool.Env { return tool.NewForkEnv(cwd, home, log, now, timeout, rk, perms, mem) }}
+		transcripts: a.opts.Workspace.TranscriptDir(),
+		newEnv:      func() tool.Env { return tool.NewForkEnv(cwd, home, log, now, timeout, rk, perms, mem) }}
 }
 
 // Fork implements compact.Forker (and so extract's worker's forker): it runs a fork from b
@@ -93,8 +96,9 @@ func (f *forker) policyHandler(policy toolcall.Policy) forkHandler {
 	}
 }
 
-// runCall runs a call of a fork unless the session's deny patterns forbid it: what the
-// user denied the main agent, a fork may not do either.
+// runCall runs a call of a fork unless the session's deny patterns forbid it (what the
+// user denied the main agent, a fork may not do either) or it would need a yes no one can
+// give (permission.Set.ForkRefuses).
 func (f *forker) runCall(ctx context.Context, fe tool.Env, t *tool.Tool, c toolcall.Call) (string, bool, bool) {
 	s := permission.SubjectOf(c)
 	f.mu.Lock()
@@ -103,12 +107,10 @@ func (f *forker) runCall(ctx context.Context, fe tool.Env, t *tool.Tool, c toolc
 	if d == permission.Deny {
 		return fmt.Sprintf("Permission denied: %s is %s.", describe(t.Name, s), why), true, true
 	}
-	if t.Class == permission.ClassEdit {
-		if why := f.perms.Protects(s); why != "" {
-			return fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.Name, s), why), true, true
-		}
+	if why := f.perms.ForkRefuses(t.Class, s, f.transcripts); why != "" {
+		return fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.Name, s), why), true, true
 	}
-	out, err := t.Run(ctx, fe, c)
+	out, err := t.Run(permission.WithChecked(ctx, s), fe, c)
 	if err != nil {
 		return err.Error(), true, false
 	}

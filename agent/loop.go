@@ -238,13 +238,14 @@ func (a *Agent) runTool(ctx context.Context, call *ToolCall, sink Sink, turn int
 	if err != nil {
 		return err.Error(), true
 	}
-	if ok, msg := a.permit(ctx, t, call, permission.SubjectOf(c)); !ok {
+	s := permission.SubjectOf(c)
+	if ok, msg := a.permit(ctx, t, call, s); !ok {
 		sink(Event{Kind: EventPermission, Turn: turn, Tool: call, Text: msg})
 		return msg, true
 	}
 	sink(Event{Kind: EventToolStart, Turn: turn, Tool: call})
 	start := time.Now()
-	out, err := t.Run(ctx, e, c)
+	out, err := t.Run(permission.WithChecked(ctx, s), e, c)
 	isErr := err != nil
 	switch {
 	case ctx.Err() != nil:
@@ -296,6 +297,9 @@ func (a *Agent) permit(ctx context.Context, t *tool.Tool, call *ToolCall, s perm
 	}
 	req := permission.Request{Tool: t.Name, Input: call.Input, Summary: summary, Suggest: sug}
 	req.Always, req.AlwaysSaved = permission.AlwaysRule(t.Name, s.Command)
+	if r := permission.ReadAlways(t.Name, s); r != "" {
+		req.Always, req.AlwaysSaved = r, false
+	}
 	if a.perms.Protects(s) != "" {
 		req.Always, req.Suggest = "", "" // no rule allows a protected file
 	}

@@ -286,10 +286,11 @@ func (p *Set) Protects(s Subject) string {
 	return ""
 }
 
-// inside reports whether s's path, as named and as resolved, lies in Cwd or one of Dirs.
-func (p *Set) inside(s Subject) bool {
+// inside reports whether s's path, as named and as resolved, lies in Cwd, one of Dirs or one
+// of extra.
+func (p *Set) inside(s Subject, extra ...string) bool {
 	in := func(path string) bool {
-		for _, d := range append([]string{p.Cwd, p.realCwd}, p.Dirs...) {
+		for _, d := range slices.Concat([]string{p.Cwd, p.realCwd}, p.Dirs, extra) {
 			if d == "" {
 				continue
 			}

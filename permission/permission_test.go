@@ -511,3 +511,36 @@ func TestAlwaysRule(t *testing.T) {
 		}
 	}
 }
+
+// A yes with "don't ask again" to a read outside the project allows reads in that directory
+// for the session, and the rule it offers matches the call asked about (a directory name that
+// looks like a glob is escaped), but not the directory next to it.
+func TestReadAlways(t *testing.T) {
+	for _, tt := range []struct {
+		tool, path, want string
+		matches, not     string
+	}{
+		{"Read", "/home/u/notes/a.md", "Read(/home/u/notes/**)", "/home/u/notes/b/c.md", "/home/u/notes2/a.md"},
+		{"Grep", "/home/u/notes", "Read(/home/u/notes/**)", "/home/u/notes/x", "/home/u/other"},
+		{"Glob", "/srv/[a]{b}", `Read(/srv/\[a\]\{b\}/**)`, "/srv/[a]{b}/x", "/srv/a/x"},
+		{"Read", "/etc", "", "", ""},
+		{"Edit", "/home/u/notes/a.md", "", "", ""},
+	} {
+		got := ReadAlways(tt.tool, Subject{Path: tt.path})
+		if got != tt.want {
+			t.Errorf("ReadAlways(%s, %s) = %q, want %q", tt.tool, tt.path, got, tt.want)
+		}
+		if got == "" {
+			continue
+		}
+		p, err := New(ModeAsk, []string{got}, nil, "/p", "/home/u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for path, want := range map[string]Decision{tt.path: Allow, tt.matches: Allow, tt.not: AskUser} {
+			if d, _ := p.Check("Read", ClassRead, Subject{Path: path}); d != want {
+				t.Errorf("with %s, Read of %s = %v, want %v", got, path, d, want)
+			}
+		}
+	}
+}
