@@ -50,7 +50,7 @@ func try(op string) string {
 			c.Close()
 		}
 	case "umount":
-		err = syscall.Unmount(arg, syscall.MNT_DETACH)
+		err = unmount(arg)
 	case "env":
 		if v, ok := os.LookupEnv(arg); ok {
 			return "set: " + v
