@@ -121,6 +121,11 @@ type Settings struct {
 	// MaxDays; user and managed settings only.
 	CleanupPeriodDays int `json:"cleanupPeriodDays,omitempty"`
 
+	// MCPSessionTimeoutMinutes closes an HTTP session of `strata mcp` after this many minutes
+	// without a request; 0 means the server's default. At most a week; user and managed
+	// settings only (the server serves every project its clients name).
+	MCPSessionTimeoutMinutes int `json:"mcpSessionTimeoutMinutes,omitempty"`
+
 	Model         string `json:"model,omitempty"`
 	SmallModel    string `json:"smallModel,omitempty"`
 	Provider      string `json:"provider,omitempty"`

@@ -69,6 +69,7 @@ var keys = []keySpec{
 	boolKey("autoDreamEnabled", "true", func(s *Settings) **bool { return &s.AutoDreamEnabled }),
 	intPtrKey("memoryForgetAfterDays", "90", MaxDays, func(s *Settings) **int { return &s.MemoryForgetAfterDays }),
 	intPtrKey("memoryForgetAfterSessions", "10", 1_000_000, func(s *Settings) **int { return &s.MemoryForgetAfterSessions }),
+	userOnly(intKey("mcpSessionTimeoutMinutes", "5", 1, 10_080, func(s *Settings) *int { return &s.MCPSessionTimeoutMinutes })),
 	userOnly(intKey("cleanupPeriodDays", "not set (nothing is archived)", 1, MaxDays, func(s *Settings) *int { return &s.CleanupPeriodDays })),
 	stringKey("model", "the provider's default", func(s *Settings) *string { return &s.Model }),
 	stringKey("smallModel", "the provider's small model", func(s *Settings) *string { return &s.SmallModel }),
