@@ -230,11 +230,12 @@ func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
 		{"find . -exec rm {} +", AskUser},
 		{"find . -execdir rm {} ;", AskUser},
 		{"find . -ok rm {} \\;", AskUser},
-		{"xargs grep TODO", Allow},
-		{"xargs grep -l TODO", Allow},
+		// A command that runs another through its arguments is never covered by a prefix.
+		{"xargs grep TODO", AskUser},
+		{"xargs grep -l TODO", AskUser},
 		{"xargs rm", AskUser},
 		{"xargs -0 rm", AskUser},
-		{"sh -c 'go vet'", Allow},
+		{"sh -c 'go vet'", AskUser},
 		{"sh -c 'go vet; rm x'", AskUser},
 		// Options that make the program write a file it names (shell.Writes).
 		{"git log --oneline -5", Allow},
@@ -345,7 +346,7 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		// A shell given no script it reads: its input is looked through as text.
 		{"echo rm x | sh", Deny},
 		{"sh <<< 'rm x'", Deny},
-		{"echo ls | sh", Allow},
+		{"echo ls | sh", Deny}, // a shell reading its script from stdin: nothing to check
 		// Programs that run what their arguments say, which the analyser does not read:
 		// the words of the whole command are looked through, as for one it cannot read.
 		{"ionice -c 3 rm -rf x", Deny},
@@ -436,9 +437,9 @@ func TestSuggestBash(t *testing.T) {
 		"make":                             "Bash(make:*)",
 		"ls -la":                           "Bash(ls:*)",
 		"cat ./x":                          "Bash(cat:*)",
-		"xargs grep TODO":                  "Bash(xargs grep:*)",
-		"find . -name x -exec grep y {} +": "Bash(find . -name x -exec grep:*)",
-		"sh -c 'go vet ./...'":             "Bash(sh -c 'go vet ./...':*)",
+		"xargs grep TODO":                  "Bash(xargs grep TODO)",
+		"find . -name x -exec grep y {} +": "Bash(find . -name x -exec grep y '{}' +)",
+		"sh -c 'go vet ./...'":             "Bash(sh -c 'go vet ./...')",
 		"go test ./... > out":              "Bash(go test:*)",
 		"'unterminated":                    "Bash",
 		"":                                 "Bash",

@@ -55,10 +55,10 @@ func TestExpand(t *testing.T) {
 		}
 	}
 	big := strings.Repeat("{a,b}", 11) // 2048 words
-	if _, ok := Expand([]Word{{Text: big, Glob: true}}); ok {
+	if _, ok := Expand(parsed(t, "x "+big)); ok {
 		t.Errorf("Expand of %d words was not refused", 1<<11)
 	}
-	if _, ok := Expand([]Word{{Text: "{1..99999999999}", Glob: true}}); ok {
+	if _, ok := Expand(parsed(t, "x {1..99999999999}")); ok {
 		t.Errorf("Expand of a huge sequence was not refused")
 	}
 }
@@ -100,8 +100,9 @@ func TestExpandLargeWords(t *testing.T) {
 	} {
 		done := make(chan bool)
 		go func() {
-			_, ok := Expand([]Word{{Text: w, Glob: true}})
-			h := Hidden([]Word{{Text: "go"}, {Text: w, Glob: true}})
+			ws := parsed(t, "go "+w)
+			_, ok := Expand(ws)
+			h := Hidden(ws)
 			done <- !ok && len(h) == 1
 		}()
 		select {
@@ -113,4 +114,14 @@ func TestExpandLargeWords(t *testing.T) {
 			t.Fatalf("Expand of a word of %d bytes takes more than 10 s", len(w))
 		}
 	}
+}
+
+// parsed returns the words of the first command of src.
+func parsed(t *testing.T, src string) []Word {
+	t.Helper()
+	s, err := Parse(src)
+	if err != nil || len(s.Commands) == 0 {
+		t.Fatalf("Parse(%q): %v", src, err)
+	}
+	return s.Commands[0].Words
 }
