@@ -256,14 +256,18 @@ func hasBraces(w *syntax.Word) bool {
 	return false
 }
 
-// globChars reports an unescaped *, ? or [ in the text of an unquoted literal.
+// globChars reports an unescaped *, ? or [ … ] in the text of an unquoted literal.
 func globChars(lit string) bool {
 	for i := 0; i < len(lit); i++ {
 		switch lit[i] {
 		case '\\':
 			i++
-		case '*', '?', '[':
+		case '*', '?':
 			return true
+		case '[':
+			if strings.Contains(lit[i+1:], "]") {
+				return true // a bracket expression; an unclosed [ stands for itself
+			}
 		}
 	}
 	return false

@@ -63,11 +63,10 @@ func (r Rule) Allows(command string) bool {
 	if !r.prefix {
 		return true
 	}
-	if len(c.Runs) > 0 || runsUnread(c.Words) && len(r.words) < 2 {
+	if key, _ := Known(c.Words); len(c.Runs) > 0 || key == "" && runsUnread(c.Words) && len(r.words) < 2 {
 		return false
 	}
-	key, _ := Known(c.Words)
-	return (key != "" || !runsAnything(c.Words[0].Text) || len(r.words) >= 2) && Safe(c.Words, len(r.words)) == ""
+	return Safe(c.Words, len(r.words)) == ""
 }
 
 // Denies reports whether a deny rule matches command. It matches eagerly: any simple
