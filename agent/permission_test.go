@@ -237,7 +237,7 @@ func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
 		{"xargs -0 rm", AskUser},
 		{"sh -c 'go vet'", AskUser},
 		{"sh -c 'go vet; rm x'", AskUser},
-		// Options that make the program write a file it names (shell.Writes).
+		// Options that make the program write a file it names: not on its known-safe list.
 		{"git log --oneline -5", Allow},
 		{"git log --output=/home/u/.bashrc", AskUser},
 		{"git log --outp /home/u/.bashrc", AskUser},
