@@ -67,24 +67,6 @@ func braces(w Word, limit int) ([]Word, bool) {
 	return out, true
 }
 
-// Hidden returns the indexes in ws (a simple command's words) of the words that could expand
-// into an option the analyser does not see — a brace expansion with a result that starts
-// with "-", or a glob that could match a file named "-…" — when the program's options may
-// act (it runs commands through them, or it is not an inert program of the table): "go test
-// {-exec,./evil}", "git log *" in a directory holding a file named "--output=x".
-func Hidden(ws []Word) []int {
-	if len(ws) < 2 || !optionsAct(ws) {
-		return nil
-	}
-	var at []int
-	for i, w := range ws[1:] {
-		if w.Glob && mayBeOption(w) {
-			at = append(at, i+1)
-		}
-	}
-	return at
-}
-
 // mayBeOption reports whether a glob word could expand into an option.
 func mayBeOption(w Word) bool {
 	texts, ok := braces(w, MaxExpand)
@@ -97,16 +79,6 @@ func mayBeOption(w Word) bool {
 		}
 	}
 	return false
-}
-
-// optionsAct reports whether the options of the command's program may run a command or
-// write a file, as far as the analyser knows.
-func optionsAct(ws []Word) bool {
-	if ReadsRuns(ws[0].Text) {
-		return true
-	}
-	_, o, _ := lookup(ws, false)
-	return o == nil || !o.inert
 }
 
 // MayMatch reports whether a word that is a glob (Word.Glob, after Expand) could name want:
