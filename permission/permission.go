@@ -63,12 +63,12 @@ type Request struct {
 	// Suggest is a pattern that would allow calls like this one without asking.
 	Suggest string
 	// Always is what the answer "yes, and don't ask again" allows, to be shown before it is
-	// chosen: for a shell command a prefix rule (AlwaysRule: "echo one" → "Bash(echo:*)"),
-	// which the agent saves to the project's .claude/settings.local.json and the user's
-	// approvals, so it holds in later sessions too (AlwaysSaved); for Edit and Write "Edit":
-	// every edit, for the rest of this session. "" when no rule is safe to offer (a command
-	// with redirections, substitutions, pipes, or one that runs other programs): the user can
-	// still say yes once.
+	// chosen: for a shell command a prefix rule where the table of programs knows it
+	// (AlwaysRule: "echo one" → "Bash(echo:*)"), else the exact command, which the agent
+	// saves to the project's .claude/settings.local.json and the user's approvals, so it
+	// holds in later sessions too (AlwaysSaved); for Edit and Write "Edit": every edit, for
+	// the rest of this session. "" when no rule is safe to offer (a command with
+	// redirections, substitutions, pipes or globs): the user can still say yes once.
 	Always      string
 	AlwaysSaved bool
 }
