@@ -54,7 +54,7 @@ var globRisky = []string{"find", "sort", "rg", "tree", "file", "date", "hostname
 // lookup returns the table entry a command falls under, its key ("ls", "git log") and how
 // many words name it (1 or 2); nil when the table does not know it. A program given by path
 // is not known.
-func lookup(ws []Word, _ bool) (key string, f *flags, n int) {
+func lookup(ws []Word) (key string, f *flags, n int) {
 	if len(ws) == 0 || strings.ContainsAny(ws[0].Text, `/\`) {
 		return "", nil, 0
 	}
@@ -74,7 +74,7 @@ func lookup(ws []Word, _ bool) (key string, f *flags, n int) {
 // words name it; "" when the table does not know the program (or the subcommand). A prefix
 // rule is offered only for a known command.
 func Known(ws []Word) (key string, n int) {
-	key, _, n = lookup(ws, false)
+	key, _, n = lookup(ws)
 	return key, n
 }
 
@@ -84,7 +84,7 @@ func Known(ws []Word) (key string, n int) {
 // take the next word) but not judged. A program the table does not know has no safe
 // options: every option beyond from is unknown.
 func Safe(ws []Word, from int) string {
-	key, f, n := lookup(ws, false)
+	key, f, n := lookup(ws)
 	if f == nil {
 		return unknownArgs(ws, max(from, 1))
 	}
@@ -103,7 +103,7 @@ func ReadOnly(ws []Word) string {
 	if ws[0].Text == "git" {
 		return readOnlyGit(ws)
 	}
-	key, f, n := lookup(ws, true)
+	key, f, n := lookup(ws)
 	if f == nil || !f.readOnly {
 		if key == "" {
 			key = ws[0].Text

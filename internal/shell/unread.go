@@ -6,10 +6,11 @@ import (
 	"sync"
 )
 
-// runsArgs are programs a prefix rule would give away everything with: shells,
-// interpreters, programs that run other programs or scripts given in their arguments (awk's
-// system(), GNU sed's e command, tar --checkpoint-action, ssh's remote command), and package
-// runners that fetch and run any package.
+// runsArgs are the programs that run what their arguments say: shells, interpreters,
+// editors with a command line, programs that run other programs or scripts given in their
+// arguments (awk's system(), GNU sed's e command, ssh's remote command), and package runners
+// that fetch and run any package. A deny rule looks through the words of those it does not
+// read (runsUnread); a prefix rule naming only one of those never covers it (Rule.Allows).
 var runsArgs = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{
 		"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "eval": true,
@@ -30,9 +31,6 @@ var runsArgs = sync.OnceValue(func() map[string]bool {
 		"ex": true, "view": true, "vimdiff": true, "rvim": true, "gvim": true, "nvi": true, "prlimit": true, "setarch": true,
 		"linux32": true, "linux64": true, "ld.so": true, "setpriv": true, "sg": true, "firejail": true, "bwrap": true, "fakeroot": true, "proot": true,
 		"caffeinate": true, "catchsegv": true, "torsocks": true, "proxychains": true, "chpst": true,
-		// find's actions delete and write files (-delete, -fprint, -fls): "find . -name x" approved
-		// must not become every find.
-		"find": true,
 	}
 })
 
