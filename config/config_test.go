@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,5 +92,37 @@ func TestLoadBackgroundMemorySettings(t *testing.T) {
 	var zero Settings
 	if !zero.SessionNotes() || !zero.AutoDream() {
 		t.Error("session notes and auto-dream must default to on")
+	}
+}
+
+// A project's settings may only make memory extraction stricter than the user's.
+func TestLoadProjectMayOnlyTightenExtraction(t *testing.T) {
+	for _, c := range []struct {
+		user, project, local, want string
+		warned                     bool
+	}{
+		{`"confirm"`, `"auto"`, ``, "confirm", true},
+		{``, `"confirm"`, ``, "confirm", false},
+		{`"auto"`, `"off"`, ``, "off", false},
+		{`"read-only"`, `"confirm"`, ``, "read-only", true},
+		{`"confirm"`, `"off"`, `"auto"`, "off", true},
+	} {
+		home, proj := t.TempDir(), t.TempDir()
+		os.MkdirAll(filepath.Join(proj, ".claude"), 0o700)
+		write := func(path, v string) {
+			if v != "" {
+				os.WriteFile(path, []byte(`{"memoryExtraction":`+v+`}`), 0o600)
+			}
+		}
+		write(filepath.Join(home, "settings.json"), c.user)
+		write(filepath.Join(proj, ".claude", "settings.json"), c.project)
+		write(filepath.Join(proj, ".claude", "settings.local.json"), c.local)
+		s, errs := Env{Home: home}.Load(proj)
+		if s.MemoryExtraction != c.want {
+			t.Errorf("user %s, project %s, local %s: memoryExtraction = %q, want %q (%v)", c.user, c.project, c.local, s.MemoryExtraction, c.want, errs)
+		}
+		if msg := fmt.Sprint(errs); c.warned != strings.Contains(msg, "only make memory extraction stricter") {
+			t.Errorf("user %s, project %s, local %s: warnings %v", c.user, c.project, c.local, errs)
+		}
 	}
 }
