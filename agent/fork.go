@@ -128,7 +128,31 @@ func (a *Agent) snapshotBase() forkSnapshot {
 	a.mu.Lock()
 	b.points = slices.Clone(a.lastPoints)
 	a.mu.Unlock()
-	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.msgs), LastUUID: b.lastUUID, Generation: b.gen}, b}
+	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.msgs), LastUUID: b.lastUUID, Generation: b.gen, Sources: b.sources}, b}
+}
+
+// sources are the texts of the conversation the fork starts from: what the user typed (text
+// blocks of user messages) and what tools returned (tool results).
+func (b *forkBase) sources() (user, tools string) {
+	var u, t strings.Builder
+	for _, m := range b.msgs {
+		if m.Role != conversation.User {
+			continue
+		}
+		for _, bl := range m.Content {
+			switch bl.Type {
+			case conversation.Text:
+				u.WriteString(bl.Text)
+				u.WriteByte('\n')
+			case conversation.ToolResult:
+				for _, c := range bl.Content {
+					t.WriteString(c.Text)
+					t.WriteByte('\n')
+				}
+			}
+		}
+	}
+	return u.String(), t.String()
 }
 
 // runFork runs spec from base until the fork stops calling tools, its turn limit, an error
