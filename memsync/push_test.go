@@ -145,3 +145,30 @@ func TestSyncEndsAKilledSyncsGit(t *testing.T) {
 		t.Fatal("the record of git's process group is left after a sync")
 	}
 }
+
+// A store another user owns is named as such, and trusting it in the user's configuration
+// (safe.directory, carried over though git reads no user configuration file) lets it sync.
+func TestSyncNamesAStoreOwnedByAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the store to another user")
+	}
+	c := newCluster(t, 1)
+	dir := c.clones[0]
+	c.add(t, 0, "deploy", "staging first")
+	if err := filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, 65534, 65534)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Sync(context.Background(), dir, c.opts())
+	if !errors.Is(err, ErrNotOwned) || !strings.Contains(err.Error(), "safe.directory") {
+		t.Fatalf("err = %v, want ErrNotOwned", err)
+	}
+	runGit(t, c.env, t.TempDir(), "config", "--global", "--add", "safe.directory", dir)
+	if rep := c.sync(t, 0); !rep.Pushed {
+		t.Fatalf("not pushed once trusted: %+v", rep)
+	}
+}
