@@ -139,7 +139,31 @@ func (a *Agent) snapshotBase() forkSnapshot {
 		b.gen = a.bg.generation
 		a.bg.mu.Unlock()
 	}
-	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.Messages), LastUUID: b.LastUUID, Generation: b.gen}, b}
+	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.Messages), LastUUID: b.LastUUID, Generation: b.gen, Sources: b.sources}, b}
+}
+
+// sources are the texts of the conversation the fork starts from: what the user typed (text
+// blocks of user messages) and what tools returned (tool results).
+func (b *forkBase) sources() (user, tools string) {
+	var u, t strings.Builder
+	for _, m := range b.Messages {
+		if m.Role != conversation.User {
+			continue
+		}
+		for _, bl := range m.Content {
+			switch bl.Type {
+			case conversation.Text:
+				u.WriteString(bl.Text)
+				u.WriteByte('\n')
+			case conversation.ToolResult:
+				for _, c := range bl.Content {
+					t.WriteString(c.Text)
+					t.WriteByte('\n')
+				}
+			}
+		}
+	}
+	return u.String(), t.String()
 }
 
 // run runs spec from base until the fork stops calling tools, its turn limit, an error

@@ -181,3 +181,17 @@ func TestDotGit(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckNameRefusesEverySpellingOfGit(t *testing.T) {
+	for _, p := range []string{".git/config", ".GIT/config", ".Git. ./config", "git~1/config", "GIT~1/hooks/x.md",
+		"team/.git/config", ".g\u200cit/x.md", "\ufeff.git/x.md", "team/git~1/x.md", ".git"} {
+		if checkName(p) == nil {
+			t.Errorf("checkName(%q) = nil, want a refusal", p)
+		}
+	}
+	for _, p := range []string{"git.md", "github/x.md", "team/gitlab.md"} {
+		if err := checkName(p); err != nil {
+			t.Errorf("checkName(%q) = %v", p, err)
+		}
+	}
+}
