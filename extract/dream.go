@@ -166,8 +166,8 @@ func (p Plan) Archives() int {
 
 type candidate struct {
 	m       memdir.Memory
-	when    time.Time           // newest of frontmatter modified and mtime: what "newer" means
-	lastUse time.Time           // newest of when and last recalled
+	when    time.Time  // newest of frontmatter modified and mtime: what "newer" means
+	lastUse time.Time  // newest of when and last recalled
 	shing   shingleSet // of name, description and body (generic labels left out)
 	body    shingleSet // of the body alone (generic labels left out)
 	// stated and statedBody are shing and body without the lines a generic label opens
