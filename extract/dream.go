@@ -151,6 +151,9 @@ type Plan struct {
 	// Short says why the plan stopped short of comparing every memory (Options.Budget,
 	// MaxCompared); "" when it did not.
 	Short string `json:"short,omitempty"`
+	// Compared counts the pairs of memories the rules compared: with the similarity index,
+	// about proportional to the store, not to its square.
+	Compared int `json:"compared"`
 }
 
 // Archives counts the actions that archive a memory or remove an index line.

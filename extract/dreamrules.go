@@ -68,6 +68,7 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		return all[i].File < all[j].File
 	})
 	plan.Actions = append(plan.Actions, all...)
+	plan.Compared = d.sim.pairs
 	for i := range plan.Actions {
 		a := &plan.Actions[i]
 		if a.Archive && !mayArchive(*a, opts) {

@@ -83,7 +83,12 @@ type simIndex struct {
 	byName map[string][]*candidate
 	seen   map[*candidate]int // the query that last returned a candidate
 	query  int
+	pairs  int // candidates returned: the pairs the rules compare
 }
+
+// exhaustive makes every simIndex return every memory as a candidate: the all-pairs plan the
+// index must agree with (tests).
+var exhaustive = false
 
 func newSimIndex(cands []*candidate, dict *shingleDict) *simIndex {
 	ix := &simIndex{dict: dict, in: make(map[*candidate]bool, len(cands)), floor: DefaultSubjectThreshold,
@@ -167,6 +172,14 @@ func (ix *simIndex) near(c *candidate, t float64, pos map[*candidate]int, limit 
 			}
 		}
 	}
+	defer func() { ix.pairs += len(out) }()
+	if exhaustive {
+		for k := range pos {
+			add([]*candidate{k})
+		}
+		sort.Slice(out, func(i, j int) bool { return pos[out[i]] < pos[out[j]] })
+		return out
+	}
 	for _, id := range ix.prefix(c.shing, t) {
 		add(ix.shing[id])
 	}
@@ -196,6 +209,7 @@ func (ix *simIndex) subjects(c *candidate, pos map[*candidate]int, limit int) []
 			out = append(out, k)
 		}
 	}
+	ix.pairs += len(out) - n
 	if len(out) > n {
 		sort.Slice(out, func(i, j int) bool { return pos[out[i]] < pos[out[j]] })
 	}
