@@ -328,6 +328,15 @@ func Jaccard(a, b map[string]struct{}) float64 {
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
+// keyLine matches line against keyLineRE; a line without a colon is no "key: value" line, and
+// is not run through the expression.
+func keyLine(line string) []string {
+	if !strings.ContainsAny(line, ":：") {
+		return nil
+	}
+	return keyLineRE().FindStringSubmatch(line)
+}
+
 var keyLineRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^\s*(?:[-*+]\s+)?(?:\*\*)?([\p{L}\p{N}_][\p{L}\p{N}_ ./-]{0,39}?)(?:\*\*)?\s*[:：]\s*(\S.*)$`)
 })
@@ -348,7 +357,7 @@ func Keys(body string) map[string]string {
 		if fenced || strings.HasPrefix(t, "#") || strings.HasPrefix(t, ">") {
 			continue
 		}
-		m := keyLineRE().FindStringSubmatch(line)
+		m := keyLine(line)
 		if m == nil {
 			continue
 		}
@@ -463,7 +472,7 @@ func withoutLabelledLines(body string) string {
 	lines := strings.Split(body, "\n")
 	kept := lines[:0]
 	for _, line := range lines {
-		if m := keyLineRE().FindStringSubmatch(line); m == nil || !GenericLabel(m[1]) {
+		if m := keyLine(line); m == nil || !GenericLabel(m[1]) {
 			kept = append(kept, line)
 		}
 	}
@@ -475,7 +484,7 @@ func withoutLabelledLines(body string) string {
 func withoutLabels(body string) string {
 	lines := strings.Split(body, "\n")
 	for i, line := range lines {
-		m := keyLineRE().FindStringSubmatch(line)
+		m := keyLine(line)
 		if m != nil && GenericLabel(m[1]) {
 			lines[i] = m[2]
 		}
