@@ -36,7 +36,7 @@ func lockedTemp(name string) bool {
 		return false
 	}
 	base := name[1:i]
-	return strings.HasSuffix(base, ".md") || base == path.Base(JournalFile)
+	return strings.HasSuffix(base, ".md") || base == path.Base(JournalFile) || base == NamesFile
 }
 
 // staleTemps lists the leftover temp files under root, in every directory (symlinks are not

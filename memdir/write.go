@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -436,12 +437,22 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 			return f, name, ok, err
 		}
 	}
-	names, err := scanNames(ctx, root, ".")
+	files, err := scanNames(ctx, root, ".")
 	if err != nil {
 		return "", "", false, fmt.Errorf("memdir: list %s: %w", s.dir, err)
 	}
-	for _, f := range names {
-		if linked[f] {
+	files = slices.DeleteFunc(files, func(f string) bool { return !isTopicPath(f) })
+	// The name map says which files may hold name (or a look-alike) without opening them; a
+	// file it cannot name (a symlink) is read.
+	names, err := s.namesOf(root, files)
+	if err != nil {
+		return "", "", false, err
+	}
+	for _, f := range files {
+		if linked[f] || checked[f] {
+			continue
+		}
+		if n, ok := names[f]; ok && NameKey(n) != key {
 			continue
 		}
 		if ok, err := try(f); err != nil || ok {
@@ -454,7 +465,7 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 	case 1:
 		return alike[0].File, alike[0].Name, true, nil
 	}
-	files := make([]string, len(alike))
+	files = make([]string, len(alike))
 	for i, m := range alike {
 		files[i] = m.File
 	}
