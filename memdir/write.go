@@ -150,6 +150,9 @@ func validate(in *Input) error {
 // lock takes the directory's write lock, creating the directory (0700) if needed, and removes
 // the temp files of writes killed earlier (older than StaleTempAge).
 func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
+	if err := s.checkSwap(); err != nil {
+		return nil, err
+	}
 	if err := s.opts.FS.MkdirAll(s.dir, fsutil.DirMode); err != nil {
 		return nil, fmt.Errorf("memdir: create %s: %w", s.dir, err)
 	}
