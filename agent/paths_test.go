@@ -12,19 +12,21 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/tool"
 )
 
 // askLog is an Approver that says no and records what it was asked about.
 type askLog struct {
 	mu    sync.Mutex
-	asked []PermissionRequest
+	asked []permission.Request
 }
 
-func (l *askLog) approve(_ context.Context, r PermissionRequest) (Answer, error) {
+func (l *askLog) approve(_ context.Context, r permission.Request) (permission.Answer, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.asked = append(l.asked, r)
-	return Answer{}, nil
+	return permission.Answer{}, nil
 }
 
 func (l *askLog) paths() []string {
@@ -48,7 +50,7 @@ func (l *askLog) paths() []string {
 // settings.json are asked about (and, declined, left as they were), and no "don't ask again"
 // is offered for them; an ordinary edit in the project is not asked about.
 func TestProtectedFilesAlwaysAsk(t *testing.T) {
-	for _, mode := range []Mode{ModeAcceptEdits, ModeBypass} {
+	for _, mode := range []permission.Mode{permission.ModeAcceptEdits, permission.ModeBypass} {
 		t.Run(string(mode), func(t *testing.T) {
 			f := newFixture(t, llmtest.Anthropic)
 			f.write(".git/config", "[core]\n\tbare = false\n")
@@ -70,9 +72,11 @@ func TestProtectedFilesAlwaysAsk(t *testing.T) {
 			for i, p := range protected {
 				blocks = append(blocks, use("w"+string(rune('a'+i)), "Write", map[string]any{"file_path": p, "content": bypass}))
 			}
-			blocks = append(blocks,
-				use("e1", "Edit", map[string]any{"file_path": ".git//config", "old_string": "bare", "new_string": "fsmonitor"}),
-				use("ok", "Write", map[string]any{"file_path": "src/new.go", "content": "package src\n"}))
+			edits := []string{".git//config", ".git/./config", ".git/hooks/pre-commit.sample"}
+			for i, p := range edits {
+				blocks = append(blocks, use("e"+string(rune('a'+i)), "Edit", map[string]any{"file_path": p, "old_string": "bare", "new_string": "fsmonitor"}))
+			}
+			blocks = append(blocks, use("ok", "Write", map[string]any{"file_path": "src/new.go", "content": "package src\n"}))
 			f.srv.Script(llmtest.Blocks(blocks...), llmtest.Text("done"))
 			log := &askLog{}
 			a := f.agent(Options{Mode: mode, Allow: []string{"Edit", "Write(**)"}, Approver: log.approve})
@@ -80,15 +84,15 @@ func TestProtectedFilesAlwaysAsk(t *testing.T) {
 				t.Fatal(err)
 			}
 			asked := log.paths()
-			if len(asked) != len(protected)+1 {
-				t.Fatalf("asked about %d calls, want %d: %q", len(asked), len(protected)+1, asked)
+			if len(asked) != len(protected)+len(edits) {
+				t.Fatalf("asked about %d calls, want %d: %q", len(asked), len(protected)+len(edits), asked)
 			}
 			for _, r := range log.asked {
 				if r.Always != "" || !strings.Contains(r.Summary, "asked because") {
 					t.Errorf("request %q offers %q", r.Summary, r.Always)
 				}
 			}
-			for i, p := range append(protected, ".git//config") {
+			for i, p := range append(protected, edits...) {
 				if !strings.Contains(log.asked[i].Summary, f.abs(p)+" (asked because") {
 					t.Errorf("request %d is %q, want it about %q", i, log.asked[i].Summary, f.abs(p))
 				}
@@ -124,7 +128,7 @@ func (f *fixture) abs(p string) string {
 func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.srv.Script(llmtest.Blocks(use("w", "Write", map[string]any{"file_path": ".git/hooks/post-checkout", "content": "#!/bin/sh\n"})), llmtest.Text("done"))
-	a := f.agent(Options{Mode: ModeBypass})
+	a := f.agent(Options{Mode: permission.ModeBypass})
 	if _, err := a.Run(context.Background(), "go", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +140,11 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 		`{"file_path":".git/config","content":"[core]\n\tfsmonitor = touch pwned\n"}`,
 		`{"file_path":".claude/settings.local.json","content":"{}"}`,
 	} {
-		c, err := decode(fe, "Write", []byte(in))
+		c, err := tool.Decode(fe, "Write", []byte(in))
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, isErr, denied := a.runForkCall(context.Background(), fe, writeTool, c)
+		out, isErr, denied := a.runForkCall(context.Background(), fe, a.byName["Write"], c)
 		if !isErr || !denied || !strings.Contains(out, "refused to a background fork") {
 			t.Errorf("a fork's Write %s = %q (error %v, denied %v)", in, out, isErr, denied)
 		}
@@ -148,14 +152,14 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.dir, ".git", "config")); err == nil {
 		t.Error("the fork wrote .git/config")
 	}
-	c, _ := decode(fe, "Write", []byte(`{"file_path":"notes.txt","content":"x"}`))
-	if out, isErr, _ := a.runForkCall(context.Background(), fe, writeTool, c); isErr {
+	c, _ := tool.Decode(fe, "Write", []byte(`{"file_path":"notes.txt","content":"x"}`))
+	if out, isErr, _ := a.runForkCall(context.Background(), fe, a.byName["Write"], c); isErr {
 		t.Errorf("a fork's ordinary Write was refused: %s", out)
 	}
 }
 
 // Read, Grep and Glob outside the project ask first, in chat (an Approver) and in run (none):
-// a fake ~/.ssh/id_ed25519 is not shown, as named, through "~", through a Grep or Glob of its
+// a fake ~/.ssh/id_ed25519 or ~/.aws/credentials is not shown, as named, through "~", through a Grep or Glob of its
 // directory, or through a link in the project; the project's own files are read without a
 // question, and so are those of a directory the user added.
 func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
@@ -172,6 +176,13 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 			if err := os.WriteFile(key, []byte(secret+"\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
+			aws := filepath.Join(f.env.UserHome, ".aws", "credentials")
+			if err := os.MkdirAll(filepath.Dir(aws), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(aws, []byte("[default]\naws_secret_access_key = PRIVATE KEY\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 			added := t.TempDir()
 			if err := os.WriteFile(filepath.Join(added, "shared.txt"), []byte("shared notes\n"), 0o600); err != nil {
 				t.Fatal(err)
@@ -186,11 +197,12 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 				use("r3", "Grep", map[string]any{"pattern": "PRIVATE", "path": "~/.ssh", "output_mode": "content"}),
 				use("r4", "Glob", map[string]any{"pattern": "id_*", "path": ssh}),
 				use("r5", "Read", map[string]any{"file_path": "keys/id_ed25519"}),
-				use("r6", "Read", map[string]any{"file_path": "main.go"}),
-				use("r7", "Read", map[string]any{"file_path": filepath.Join(added, "shared.txt")}),
+				use("r6", "Read", map[string]any{"file_path": "~/.aws/credentials"}),
+				use("r7", "Read", map[string]any{"file_path": "main.go"}),
+				use("r8", "Read", map[string]any{"file_path": filepath.Join(added, "shared.txt")}),
 			), llmtest.Text("done"))
 			log := &askLog{}
-			opts := Options{AddDirs: []string{added}, Mode: ModeAcceptEdits}
+			opts := Options{AddDirs: []string{added}, Mode: permission.ModeAcceptEdits}
 			if chat {
 				opts.Approver = log.approve
 			}
@@ -199,10 +211,10 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := toolResults(f.srv.Requests()[1])
-			if len(got) != 7 {
+			if len(got) != 8 {
 				t.Fatalf("results = %q", got)
 			}
-			for i, r := range got[:5] {
+			for i, r := range got[:6] {
 				if strings.Contains(r, "PRIVATE KEY") || strings.Contains(r, "id_ed25519\n") {
 					t.Errorf("result %d shows the key: %q", i+1, r)
 				}
@@ -219,11 +231,11 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 					t.Errorf("asked %q", r.Summary)
 				}
 			}
-			if !strings.Contains(got[5], "package main") || !strings.Contains(got[6], "shared notes") {
-				t.Errorf("the project's and the added directory's files: %q, %q", got[5], got[6])
+			if !strings.Contains(got[6], "package main") || !strings.Contains(got[7], "shared notes") {
+				t.Errorf("the project's and the added directory's files: %q, %q", got[6], got[7])
 			}
-			if chat && len(log.paths()) != 5 {
-				t.Errorf("asked %d times, want 5: %q", len(log.paths()), log.paths())
+			if chat && len(log.paths()) != 6 {
+				t.Errorf("asked %d times, want 6: %q", len(log.paths()), log.paths())
 			}
 		})
 	}
@@ -244,6 +256,52 @@ func TestProtectedPaths(t *testing.T) {
 	} {
 		if got := env.Protected(p) != ""; got != want {
 			t.Errorf("Protected(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// The decision table: a deny rule still wins over a protected file; a protected file asks in
+// every mode and past every allow rule; reads and accept-edits stay in Cwd and Dirs, named
+// and resolved, and an allow rule or bypass mode lets them out.
+func TestPermissionsProtectedAndOutside(t *testing.T) {
+	env := config.Env{Home: "/home/u/.strata", UserHome: "/home/u"}
+	for _, tt := range []struct {
+		mode  permission.Mode
+		allow []string
+		tool  string
+		c     permission.Class
+		s     permission.Subject
+		want  permission.Decision
+	}{
+		{permission.ModeAcceptEdits, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/p/.git/config"}, permission.AskUser},
+		{permission.ModeBypass, []string{"Edit"}, "Write", permission.ClassEdit, permission.Subject{Path: "/p/x/.GIT/hooks/pre-push"}, permission.AskUser},
+		{permission.ModeBypass, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/p/cfg", Real: "/p/.git/config"}, permission.AskUser},
+		{permission.ModeAcceptEdits, []string{"Edit(/home/u/**)"}, "Edit", permission.ClassEdit, permission.Subject{Path: "/home/u/.claude/settings.json"}, permission.AskUser},
+		{permission.ModeAsk, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/p/.git/config"}, permission.Deny}, // the deny rule
+		{permission.ModeAcceptEdits, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/p/src/a.go"}, permission.Allow},
+		{permission.ModeAcceptEdits, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/extra/a.go"}, permission.Allow},
+		{permission.ModeAcceptEdits, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/home/u/a.go"}, permission.AskUser},
+		{permission.ModeAcceptEdits, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/p/link", Real: "/home/u/a.go"}, permission.AskUser},
+		{permission.ModeAsk, nil, "Read", permission.ClassRead, permission.Subject{Path: "/p/src/a.go"}, permission.Allow},
+		{permission.ModeAsk, nil, "Grep", permission.ClassRead, permission.Subject{Path: "/extra"}, permission.Allow},
+		{permission.ModeAsk, nil, "Read", permission.ClassRead, permission.Subject{Path: "/home/u/.ssh/id_ed25519"}, permission.AskUser},
+		{permission.ModeAsk, nil, "Glob", permission.ClassRead, permission.Subject{Path: "/"}, permission.AskUser},
+		{permission.ModeAsk, nil, "Read", permission.ClassRead, permission.Subject{Path: "/p/keys", Real: "/home/u/.ssh"}, permission.AskUser},
+		{permission.ModeAsk, nil, "Read", permission.ClassRead, permission.Subject{Path: "/pp/x"}, permission.AskUser},
+		{permission.ModeAsk, []string{"Read(~/.ssh/**)"}, "Read", permission.ClassRead, permission.Subject{Path: "/home/u/.ssh/id_ed25519"}, permission.Allow},
+		{permission.ModeBypass, nil, "Read", permission.ClassRead, permission.Subject{Path: "/home/u/.ssh/id_ed25519"}, permission.Allow},
+	} {
+		deny := []string{"Edit(//p/.git/config)"}
+		if tt.mode != permission.ModeAsk {
+			deny = nil
+		}
+		p, err := permission.New(tt.mode, tt.allow, deny, "/p", "/home/u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Protected, p.Dirs = env.Protected, []string{"/extra"}
+		if got, why := p.Check(tt.tool, tt.c, tt.s); got != tt.want {
+			t.Errorf("%s %s %+v with %q = %v (%s), want %v", tt.mode, tt.tool, tt.s, tt.allow, got, why, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package tool
 
 import (
 	"bufio"
@@ -20,6 +20,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/fsutil"
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/toolcall"
 )
 
@@ -35,19 +36,19 @@ const (
 	touchMaxHits     = 50       // Glob/Grep hits passed to instructions' Touch per call
 )
 
-var readTool = newTool("Read", classRead, runRead)
+var readTool = newTool("Read", permission.ClassRead, runRead)
 
 // Read's streaming limits.
 const (
-	// readWholeMax: a file up to this size is read to its end (its lines counted, its content
+	// ReadWholeMax: a file up to this size is read to its end (its lines counted, its content
 	// kept for the read cache); a larger one only as far as the lines shown.
-	readWholeMax = 4 << 20
+	ReadWholeMax = 4 << 20
 	// readScanMax bounds what Read scans past for an offset: a file without line breaks is
 	// not read to the end to find line 1,000,000.
 	readScanMax = 1 << 30
 )
 
-func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
+func runRead(ctx context.Context, e Env, p *toolcall.Read) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
@@ -65,18 +66,22 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", notRegular(path, fi.Mode())
 	}
-	e.touch(ctx, path)
-	if stub, ok := e.cache().Reread(path, p.Offset, p.Limit, fi.ModTime()); ok {
+	e.Touch(ctx, path)
+	if stub, ok := e.Cache().Reread(path, p.Offset, p.Limit, fi.ModTime()); ok {
 		return stub, nil
 	}
 	// The one reader of the file tools: a FIFO or device swapped in after the Stat above
 	// neither hangs the open nor gets read.
-	f, fi, err := fsutil.OpenRegular(path, math.MaxInt64)
+	fp, err := filePath(e.Cwd(), path)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %v", path, errText(err))
+	}
+	f, fi, err := fp.Open(math.MaxInt64)
 	if err != nil {
 		return "", readErr("read", path, err)
 	}
 	defer f.Close()
-	whole := fi.Size() <= readWholeMax
+	whole := fi.Size() <= ReadWholeMax
 	var raw bytes.Buffer
 	var r io.Reader = io.LimitReader(f, readScanMax)
 	if whole {
@@ -94,9 +99,9 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	if whole {
 		content = raw.String()
 	}
-	if err := e.cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(),
+	if err := e.Cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(),
 		Offset: p.Offset, Limit: p.Limit, Source: conversation.SourceRead}); err != nil {
-		e.logger().Warn("agent: read cache", "path", path, "err", err)
+		e.Logger().Warn("tool: read cache", "path", path, "err", err)
 	}
 	if v.count == 0 {
 		if fi.Size() == 0 {
@@ -119,7 +124,7 @@ func notRegular(path string, m fs.FileMode) error {
 	return fmt.Errorf("%s is %s; the file tools use regular files only (reading it could block or never end)", path, fsutil.Kind(m))
 }
 
-// readErr is the file tools' message for a failed fsutil.OpenRegular or ReadRegular of path
+// readErr is the file tools' message for a failed fsutil read of path
 // (verb: read, edit, search).
 func readErr(verb, path string, err error) error {
 	if errors.Is(err, fsutil.ErrNotRegular) {
@@ -247,18 +252,18 @@ func errText(err error) string {
 	return err.Error()
 }
 
-var writeTool = newTool("Write", classEdit, func(ctx context.Context, e env, p *toolcall.Write) (string, error) {
+var writeTool = newTool("Write", permission.ClassEdit, func(ctx context.Context, e Env, p *toolcall.Write) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
 	path := p.FilePath
-	e.touch(ctx, path)
-	if err := e.cache().CheckWritable(path); err != nil {
+	e.Touch(ctx, path)
+	if err := e.Cache().CheckWritable(path); err != nil {
 		return "", refusal(err)
 	}
 	_, statErr := os.Stat(path)
 	created := errors.Is(statErr, fs.ErrNotExist)
-	if err := writeFile(e.cwd(), path, []byte(p.Content)); err != nil {
+	if err := writeFile(e.Cwd(), path, []byte(p.Content)); err != nil {
 		return "", err
 	}
 	recordWrite(e, path, p.Content)
@@ -278,11 +283,22 @@ func refusal(err error) error {
 	return err
 }
 
-// writeFile replaces path's content, keeping an existing file's mode (new files 0644: they
-// are the user's files, not strata's). It writes through the fsutil.Path of the file inside
-// the working directory (or, for a file outside it or under .git, which the permission check
-// asked about, inside the file's own directory), so a symlink swapped in after the check
-// cannot carry the write out of that directory, and a FIFO or device is refused, not opened.
+// filePath is the fsutil.Path a file tool reads or writes path through: inside the working
+// directory when path is, else inside the file's own directory (a file outside the project,
+// or under .git, which the permission check has asked about). A symlink swapped in after the
+// check cannot carry the call out of that root.
+func filePath(cwd, path string) (fsutil.Path, error) {
+	fp, err := fsutil.NewPath(cwd, path)
+	if errors.Is(err, fsutil.ErrOutsideRoot) || errors.Is(err, fsutil.ErrGitComponent) {
+		real := fsutil.RealPath(path)
+		return fsutil.NewPath(filepath.Dir(real), filepath.Base(real))
+	}
+	return fp, err
+}
+
+// writeFile replaces path's content through its filePath, keeping an existing file's mode
+// (new files 0644: they are the user's files, not strata's); a FIFO or device is refused,
+// not opened.
 func writeFile(cwd, path string, data []byte) error {
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
@@ -291,11 +307,7 @@ func writeFile(cwd, path string, data []byte) error {
 		}
 		mode = fi.Mode().Perm()
 	}
-	fp, err := fsutil.NewPath(cwd, path)
-	if errors.Is(err, fsutil.ErrOutsideRoot) || errors.Is(err, fsutil.ErrGitComponent) {
-		real := fsutil.RealPath(path)
-		fp, err = fsutil.NewPath(filepath.Dir(real), filepath.Base(real))
-	}
+	fp, err := filePath(cwd, path)
 	if err == nil {
 		if err = os.MkdirAll(filepath.Dir(fp.String()), 0o755); err == nil {
 			err = fp.WriteFile(data, mode)
@@ -307,13 +319,13 @@ func writeFile(cwd, path string, data []byte) error {
 	return nil
 }
 
-func recordWrite(e env, path, content string) {
+func recordWrite(e Env, path, content string) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return
 	}
-	if err := e.cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(), Source: conversation.SourceWrite}); err != nil {
-		e.logger().Warn("agent: read cache", "path", path, "err", err)
+	if err := e.Cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(), Source: conversation.SourceWrite}); err != nil {
+		e.Logger().Warn("tool: read cache", "path", path, "err", err)
 	}
 }
 
@@ -328,7 +340,7 @@ func lineCount(s string) int {
 	return n
 }
 
-var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *toolcall.Edit) (string, error) {
+var editTool = newTool("Edit", permission.ClassEdit, func(ctx context.Context, e Env, p *toolcall.Edit) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
@@ -336,29 +348,33 @@ var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *to
 		return "", err
 	}
 	path := p.FilePath
-	e.touch(ctx, path)
-	data, err := fsutil.ReadRegular(path, editMaxBytes)
+	e.Touch(ctx, path)
+	fp, err := filePath(e.Cwd(), path)
+	if err != nil {
+		return "", fmt.Errorf("cannot edit %s: %v", path, errText(err))
+	}
+	data, err := fp.ReadFile(editMaxBytes)
 	if err != nil {
 		return "", readErr("edit", path, err)
 	}
-	if err := e.cache().CheckWritable(path); err != nil {
+	if err := e.Cache().CheckWritable(path); err != nil {
 		return "", refusal(err)
 	}
 	done, err := p.Apply(string(data))
 	if err != nil {
 		return "", err
 	}
-	if err := writeFile(e.cwd(), path, []byte(done.Text)); err != nil {
+	if err := writeFile(e.Cwd(), path, []byte(done.Text)); err != nil {
 		return "", err
 	}
 	recordWrite(e, path, done.Text)
 	return done.Summary(path), nil
 })
 
-var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *toolcall.Glob) (string, error) {
+var globTool = newTool("Glob", permission.ClassRead, func(ctx context.Context, e Env, p *toolcall.Glob) (string, error) {
 	base := p.Path
 	if base == "" {
-		base = e.cwd()
+		base = e.Cwd()
 	}
 	pat := filepath.ToSlash(p.Pattern)
 	if filepath.IsAbs(p.Pattern) {
@@ -377,7 +393,12 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 	}
 	var hits []hit
 	hidden := 0
-	err := doublestar.GlobWalk(os.DirFS(base), pat, func(rel string, d fs.DirEntry) error {
+	root, err := os.OpenRoot(base)
+	if err != nil {
+		return "", fmt.Errorf("glob %s in %s: %v", p.Pattern, base, errText(err))
+	}
+	defer root.Close()
+	err = doublestar.GlobWalk(root.FS(), pat, func(rel string, d fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -385,7 +406,7 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 			return nil
 		}
 		path := filepath.Join(base, filepath.FromSlash(rel))
-		if e.hidden("Glob", path) {
+		if e.Hidden("Glob", path) {
 			hidden++
 			return nil
 		}
@@ -415,7 +436,7 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 			break
 		}
 		if i < touchMaxHits {
-			e.touch(ctx, h.path)
+			e.Touch(ctx, h.path)
 		}
 		b.WriteString(h.path)
 		b.WriteByte('\n')
@@ -445,9 +466,9 @@ func skipDir(rel string) bool {
 	return false
 }
 
-var grepTool = newTool("Grep", classRead, runGrep)
+var grepTool = newTool("Grep", permission.ClassRead, runGrep)
 
-func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
+func runGrep(ctx context.Context, e Env, p *toolcall.Grep) (string, error) {
 	expr := p.Pattern
 	if p.Insens {
 		expr = "(?i)" + expr
@@ -472,7 +493,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 	}
 	root := p.Path
 	if root == "" {
-		root = e.cwd()
+		root = e.Cwd()
 	}
 	fi, err := os.Stat(root)
 	if err != nil {
@@ -480,12 +501,30 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 	}
 	var files []string
 	hidden := 0
+	var read func(path string) ([]byte, error) // through the search's root
 	if !fi.IsDir() {
 		if !fi.Mode().IsRegular() {
 			return "", notRegular(root, fi.Mode())
 		}
+		fp, err := filePath(e.Cwd(), root)
+		if err != nil {
+			return "", fmt.Errorf("cannot search %s: %v", root, errText(err))
+		}
+		read = func(string) ([]byte, error) { return fp.ReadFile(grepMaxFileBytes) }
 		files = []string{root}
 	} else {
+		dir, err := os.OpenRoot(root)
+		if err != nil {
+			return "", fmt.Errorf("cannot search %s: %v", root, errText(err))
+		}
+		defer dir.Close()
+		read = func(path string) ([]byte, error) {
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return nil, err
+			}
+			return fsutil.ReadRegularIn(dir, rel, grepMaxFileBytes)
+		}
 		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // unreadable entries are skipped
@@ -497,7 +536,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 				if n := d.Name(); path != root && (n == ".git" || n == "node_modules") {
 					return filepath.SkipDir
 				}
-				if path != root && e.hidden("Grep", path) {
+				if path != root && e.Hidden("Grep", path) {
 					hidden++
 					return filepath.SkipDir
 				}
@@ -517,7 +556,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 					return nil
 				}
 			}
-			if e.hidden("Grep", path) {
+			if e.Hidden("Grep", path) {
 				hidden++
 				return nil
 			}
@@ -548,7 +587,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 		if full {
 			break
 		}
-		data, err := fsutil.ReadRegular(path, grepMaxFileBytes)
+		data, err := read(path)
 		if err != nil && len(files) == 1 && !errors.Is(err, fsutil.ErrTooLarge) {
 			return "", readErr("search", path, err) // the one file asked for
 		}
@@ -560,7 +599,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 		}
 		matchedFiles++
 		if matchedFiles <= touchMaxHits {
-			e.touch(ctx, path)
+			e.Touch(ctx, path)
 		}
 		switch mode {
 		case "files_with_matches":
