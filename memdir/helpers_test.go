@@ -88,7 +88,7 @@ func dirState(t *testing.T, dir string) map[string]string {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if rel == LockFile || rel == NamesFile {
+		if rel == LockFile || filepath.ToSlash(rel) == NamesFile {
 			return nil
 		}
 		if d.Type()&os.ModeSymlink != 0 {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -368,6 +367,7 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 		}
 		res.Kept = kept.ArchivedTo
 	}
+	s.noteName(root, file, in.Name)
 	s.log.Debug("memdir: wrote memory", "file", file, "created", created, "index", res.Index)
 	return res, nil
 }
@@ -440,14 +440,9 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 			return f, name, ok, err
 		}
 	}
-	files, err := scanNames(ctx, root, ".")
-	if err != nil {
-		return "", "", false, fmt.Errorf("memdir: list %s: %w", s.dir, err)
-	}
-	files = slices.DeleteFunc(files, func(f string) bool { return !isTopicPath(f) })
 	// The name map says which files may hold name (or a look-alike) without opening them; a
 	// file it cannot name (a symlink) is read.
-	names, err := s.namesOf(root, files)
+	files, names, err := s.topicNames(ctx, root)
 	if err != nil {
 		return "", "", false, err
 	}
