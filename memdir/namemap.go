@@ -34,6 +34,7 @@ const namesVersion = "strata-names 2"
 type nameEntry struct {
 	st   stamp
 	name string
+	key  string // NameKey(name), computed once
 }
 
 // nameMap is the content of NamesFile.
@@ -42,8 +43,15 @@ type nameMap struct {
 	files map[string]nameEntry
 }
 
-// readNames reads the name map; a missing or unreadable map is empty.
+// readNames reads the name map; a missing or unreadable map is empty. The map this store
+// wrote last is kept in memory and used again while the file is unchanged.
 func (s *Store) readNames(root *os.Root) nameMap {
+	s.namesMu.Lock()
+	defer s.namesMu.Unlock()
+	if fi, err := root.Lstat(filepath.FromSlash(NamesFile)); err == nil && s.names != nil && stampOf(fi) == s.namesStamp {
+		return *s.names
+	}
+	s.names = nil
 	out := nameMap{dirs: map[string]stamp{}, files: map[string]nameEntry{}}
 	data, err := fsutil.ReadRegularIn(root, filepath.FromSlash(NamesFile), MaxWholeRead)
 	if err != nil {
@@ -75,7 +83,7 @@ func (s *Store) readNames(root *os.Root) nameMap {
 		case "d":
 			out.dirs[file] = st
 		case "f":
-			out.files[file] = nameEntry{st: st, name: name}
+			out.files[file] = nameEntry{st: st, name: name, key: NameKey(name)}
 		}
 	}
 	return out
@@ -100,6 +108,18 @@ func (s *Store) writeNames(root *os.Root, m nameMap) {
 	}
 	if err := fsutil.WriteFileFS(s.opts.FS, s.abs(NamesFile), b.Bytes(), fsutil.FileMode); err != nil {
 		s.log.Warn("memdir: name map not written", "path", s.abs(NamesFile), "err", err)
+		return
+	}
+	s.keepNames(root, m)
+}
+
+// keepNames keeps m in memory as the content of the name map as it is on disk now.
+func (s *Store) keepNames(root *os.Root, m nameMap) {
+	s.namesMu.Lock()
+	defer s.namesMu.Unlock()
+	s.names = nil
+	if fi, err := root.Lstat(filepath.FromSlash(NamesFile)); err == nil {
+		s.names, s.namesStamp = &m, stampOf(fi)
 	}
 }
 
@@ -148,8 +168,8 @@ func (m nameMap) stampDirs(root *os.Root) {
 	}
 }
 
-// topicNames returns the topic files of the store and the frontmatter name of each that is a
-// regular file usable as a memory, from the name map: as it is while it is fresh, else checked
+// topicNames returns the topic files of the store and the NameKey of the frontmatter name of
+// each that is a regular file usable as a memory, from the name map: as it is while it is fresh, else checked
 // file by file against the directory (reading only files whose stamp changed) and rewritten. A
 // file without a name here (a symlink) is for the caller to read.
 func (s *Store) topicNames(ctx context.Context, root *os.Root) (files []string, names map[string]string, err error) {
@@ -158,7 +178,7 @@ func (s *Store) topicNames(ctx context.Context, root *os.Root) (files []string, 
 		names = make(map[string]string, len(m.files))
 		for f, e := range m.files {
 			files = append(files, f)
-			names[f] = e.name
+			names[f] = e.key
 		}
 		slices.Sort(files)
 		return files, names, nil
@@ -185,9 +205,9 @@ func (s *Store) topicNames(ctx context.Context, root *os.Root) (files []string, 
 			if !usable {
 				continue
 			}
-			e = nameEntry{st: st, name: mem.Name}
+			e = nameEntry{st: st, name: mem.Name, key: NameKey(mem.Name)}
 		}
-		next.files[f], names[f] = e, e.name
+		next.files[f], names[f] = e, e.key
 	}
 	next.stampDirs(root)
 	s.writeNames(root, next)
@@ -205,7 +225,23 @@ func (s *Store) noteName(root *os.Root, file, name string) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return
 	}
-	m.files[file] = nameEntry{st: stampOf(fi), name: name}
+	e := nameEntry{st: stampOf(fi), name: name, key: NameKey(name)}
+	m.files[file] = e
 	m.stampDirs(root)
-	s.writeNames(root, m)
+	// Appended, not rewritten: a later line of a file or directory wins when the map is read.
+	var b bytes.Buffer
+	for d, st := range m.dirs {
+		fmt.Fprintf(&b, "d\t%d\t%d\t%d\t%s\t\"\"\n", st.size, st.mtime, st.ino, strconv.Quote(d))
+	}
+	fmt.Fprintf(&b, "f\t%d\t%d\t%d\t%s\t%s\n", e.st.size, e.st.mtime, e.st.ino, strconv.Quote(file), strconv.Quote(name))
+	f, err := root.OpenFile(filepath.FromSlash(NamesFile), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(b.Bytes())
+	if errors.Join(werr, f.Close()) != nil {
+		s.keepNames(root, nameMap{}) // not known to match the disk: read again next time
+		return
+	}
+	s.keepNames(root, m)
 }

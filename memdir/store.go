@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -73,6 +74,11 @@ type Store struct {
 	dir  string
 	opts Options
 	log  *slog.Logger
+	// names is the name map as this store last wrote it (NamesFile), while the file has the
+	// stamp namesStamp.
+	namesMu    sync.Mutex
+	names      *nameMap
+	namesStamp stamp
 	// target is where dir led when the store was opened: "" for a real directory (or none yet),
 	// else the symlink's resolved target. A dir that leads elsewhere later is refused.
 	target string

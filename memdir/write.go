@@ -442,7 +442,7 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 	}
 	// The name map says which files may hold name (or a look-alike) without opening them; a
 	// file it cannot name (a symlink) is read.
-	files, names, err := s.topicNames(ctx, root)
+	files, keys, err := s.topicNames(ctx, root)
 	if err != nil {
 		return "", "", false, err
 	}
@@ -450,7 +450,7 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 		if linked[f] || checked[f] {
 			continue
 		}
-		if n, ok := names[f]; ok && NameKey(n) != key {
+		if k, ok := keys[f]; ok && k != key {
 			continue
 		}
 		if ok, err := try(f); err != nil || ok {
