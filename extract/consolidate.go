@@ -67,11 +67,13 @@ type Consolidation struct {
 // `strata memory restore --last-dream`". It is "" when the run neither archived nor proposed
 // anything.
 func (c Consolidation) Summary() string {
-	var done, proposed []string
+	var done, proposed, dropped []string
 	for _, a := range c.Plan.Actions {
 		switch {
 		case a.Done:
 			done = append(done, a.File)
+		case a.Dropped != "":
+			dropped = append(dropped, a.File)
 		case a.Proposed:
 			proposed = append(proposed, a.File)
 		}
@@ -79,6 +81,9 @@ func (c Consolidation) Summary() string {
 	var parts []string
 	if len(done) > 0 {
 		parts = append(parts, fmt.Sprintf("archived %d (%s)", len(done), someFiles(done)))
+	}
+	if len(dropped) > 0 {
+		parts = append(parts, fmt.Sprintf("left %d that changed since it planned (%s)", len(dropped), someFiles(dropped)))
 	}
 	if len(proposed) > 0 {
 		parts = append(parts, fmt.Sprintf("proposes %d more for review (%s): run `strata memory dream --review`, then `strata memory dream --accept FILE` to accept",

@@ -86,6 +86,11 @@ type Options struct {
 	// defaults. A symbol not found within the bound is not flagged.
 	MaxScanFiles int
 	MaxScanBytes int64
+	// Budget bounds the time the pairwise rules (duplicates, superseded) spend comparing; 0 is
+	// no bound. MaxCompared bounds how many memories (the newest) they compare; 0 is all. A plan
+	// that stops short of either says so in Plan.Short and archives less, never more.
+	Budget      time.Duration
+	MaxCompared int
 	// Logger receives debug notes; nil discards them.
 	Logger *slog.Logger
 }
@@ -143,6 +148,12 @@ type Plan struct {
 	Index   IndexUsage `json:"index"`
 	// Rejected counts the steps left out because a person rejected them (Options.Rejected).
 	Rejected int `json:"rejected,omitempty"`
+	// Short says why the plan stopped short of comparing every memory (Options.Budget,
+	// MaxCompared); "" when it did not.
+	Short string `json:"short,omitempty"`
+	// Compared counts the pairs of memories the rules compared: with the similarity index,
+	// about proportional to the store, not to its square.
+	Compared int `json:"compared"`
 }
 
 // Archives counts the actions that archive a memory or remove an index line.
@@ -158,297 +169,16 @@ func (p Plan) Archives() int {
 
 type candidate struct {
 	m       memdir.Memory
-	when    time.Time           // newest of frontmatter modified and mtime: what "newer" means
-	lastUse time.Time           // newest of when and last recalled
-	shing   map[string]struct{} // of name, description and body (generic labels left out)
-	body    map[string]struct{} // of the body alone (generic labels left out)
+	when    time.Time  // newest of frontmatter modified and mtime: what "newer" means
+	lastUse time.Time  // newest of when and last recalled
+	shing   shingleSet // of name, description and body (generic labels left out)
+	body    shingleSet // of the body alone (generic labels left out)
 	// stated and statedBody are shing and body without the lines a generic label opens
 	// ("**Why:** …", "**How to apply:** …"): what the memory states, not why.
-	stated, statedBody map[string]struct{}
+	stated, statedBody shingleSet
 	norm               string // the normalised body (generic labels left out)
 	name               string // the normalised name
 	keys               map[string]string
-}
-
-// PlanDream reads the store and returns the plan; it writes nothing.
-func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error) {
-	if opts.Now.IsZero() {
-		opts.Now = time.Now()
-	}
-	if opts.DuplicateThreshold == 0 {
-		opts.DuplicateThreshold = DefaultDuplicateThreshold
-	}
-	if opts.ForgetAfter == 0 {
-		opts.ForgetAfter = DefaultForgetAfter
-	}
-	if opts.ForgetSessions == 0 {
-		opts.ForgetSessions = DefaultForgetSessions
-	}
-	if opts.MaxIndexLines == 0 {
-		opts.MaxIndexLines = memdir.MaxIndexLines
-	}
-	if opts.MaxIndexBytes == 0 {
-		opts.MaxIndexBytes = memdir.MaxIndexBytes
-	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	plan := Plan{Dir: s.Dir(), Now: opts.Now.UTC(), Actions: []Action{}}
-	mems, _, err := s.List(ctx)
-	if err != nil {
-		return plan, fmt.Errorf("extract: dream: %w", err)
-	}
-	cands := make([]*candidate, 0, len(mems))
-	content := map[string]string{}
-	byFile := map[string]*candidate{}
-	for _, m := range mems {
-		content[m.File] = memoryContent(m)
-		c := &candidate{m: m, when: m.ModTime}
-		if m.Modified.After(c.when) {
-			c.when = m.Modified
-		}
-		c.lastUse = c.when
-		if st, ok := opts.Stats[m.File]; ok && st.LastRecalled.After(c.lastUse) {
-			c.lastUse = st.LastRecalled
-		}
-		body := withoutLabels(m.Body)
-		c.shing = Shingles(m.Name + "\n" + m.Description + "\n" + body)
-		c.body = Shingles(body)
-		statedBody := withoutLabelledLines(m.Body)
-		c.stated = Shingles(m.Name + "\n" + m.Description + "\n" + statedBody)
-		c.statedBody = Shingles(statedBody)
-		c.norm = normalise(body)
-		c.name = normalise(m.Name)
-		c.keys = Keys(m.Body)
-		cands = append(cands, c)
-		byFile[m.File] = c
-	}
-	// Newest first; ties by file so the plan is deterministic.
-	sort.SliceStable(cands, func(i, j int) bool {
-		if !cands[i].when.Equal(cands[j].when) {
-			return cands[i].when.After(cands[j].when)
-		}
-		return cands[i].m.File < cands[j].m.File
-	})
-
-	archived := map[string]bool{}
-	var merges, supers, conflicts, forgets, indexActs, stales []Action
-	// open gives an archiving step its id and reports whether it may be planned: a step a
-	// person rejected is left out.
-	open := func(a *Action) bool {
-		a.ID = proposalID(a.Kind, a.File, a.Survivor, content)
-		if opts.Rejected[a.ID] {
-			plan.Rejected++
-			return false
-		}
-		return true
-	}
-
-	// Duplicates: each memory against the newer ones still kept.
-	var kept []*candidate
-	for _, c := range cands {
-		var dupOf *candidate
-		var sim float64
-		for _, k := range kept {
-			if j := similarity(c, k); j >= opts.DuplicateThreshold || exactDuplicate(c, k) {
-				dupOf, sim = k, j
-				break
-			}
-		}
-		if dupOf != nil {
-			exact := exactDuplicate(c, dupOf)
-			what := "duplicate"
-			if exact {
-				what = "exact duplicate"
-			}
-			a := Action{Kind: KindMerge, File: c.m.File, Name: c.m.Name, Survivor: dupOf.m.File, Archive: true, Exact: exact,
-				Reason: fmt.Sprintf("%s of %s (similarity %.2f); the newer is kept", what, dupOf.m.File, sim)}
-			if open(&a) {
-				archived[c.m.File] = true
-				merges = append(merges, a)
-				continue
-			}
-		}
-		kept = append(kept, c)
-	}
-
-	// Contradictions among the kept ones: an older memory against every newer one.
-	for i, c := range kept {
-		if archived[c.m.File] {
-			continue
-		}
-		overridden := map[string]string{} // key -> survivor
-		var sameDesc *candidate
-		for _, n := range kept[:i] {
-			if archived[n.m.File] || !sameSubject(c, n) {
-				continue // facts of another subject say nothing about this one
-			}
-			for k, v := range c.keys {
-				if nv, ok := n.keys[k]; ok && nv != v {
-					if _, seen := overridden[k]; !seen {
-						overridden[k] = n.m.File
-					}
-				}
-			}
-			if sameDesc == nil && c.m.Description != "" && normalise(c.m.Description) == normalise(n.m.Description) &&
-				normalise(c.m.Body) != normalise(n.m.Body) {
-				sameDesc = n
-			}
-		}
-		switch {
-		case sameDesc != nil:
-			a := Action{Kind: KindSupersede, File: c.m.File, Name: c.m.Name, Survivor: sameDesc.m.File, Archive: true,
-				Reason: fmt.Sprintf("same subject and description as the newer %s with a different body; superseded", sameDesc.m.File)}
-			if open(&a) {
-				archived[c.m.File] = true
-				supers = append(supers, a)
-			}
-		case len(overridden) > 0:
-			keys := sortedKeys(overridden)
-			survivor := overridden[keys[0]]
-			if len(overridden) == len(c.keys) {
-				a := Action{Kind: KindSupersede, File: c.m.File, Name: c.m.Name, Survivor: survivor, Archive: true, Refs: keys,
-					Reason: fmt.Sprintf("every fact it states (%s) has a newer value in %s; superseded", strings.Join(keys, ", "), survivor)}
-				if open(&a) {
-					archived[c.m.File] = true
-					supers = append(supers, a)
-				}
-			} else {
-				conflicts = append(conflicts, Action{Kind: KindConflict, File: c.m.File, Name: c.m.Name, Survivor: survivor, Refs: keys,
-					Reason: fmt.Sprintf("%s has a newer value in %s; the rest of the memory still stands, so it is kept", strings.Join(keys, ", "), survivor)})
-			}
-		}
-	}
-
-	// A model's merges and contradictions, each checked (modelSteps).
-	mm, ms := modelSteps(opts.Model, byFile, archived, open)
-	merges, supers = append(merges, mm...), append(supers, ms...)
-
-	// Forgetting: only with evidence strata observed (sessions in which the memory was
-	// eligible and never surfaced), and only once it is also old. Age alone never archives.
-	if opts.ForgetAfter > 0 && opts.ForgetSessions > 0 && opts.Watch != nil {
-		for _, c := range cands {
-			if archived[c.m.File] {
-				continue
-			}
-			st, ok := opts.Stats[c.m.File]
-			idle := opts.Now.Sub(c.lastUse)
-			if !ok || st.IdleSessions < opts.ForgetSessions || idle <= opts.ForgetAfter {
-				continue
-			}
-			a := Action{Kind: KindForget, File: c.m.File, Name: c.m.Name, Archive: true,
-				Reason: fmt.Sprintf("not surfaced in %d sessions it was eligible for (watched since %s; limit %d), nor recalled or modified for %d days (limit %d; recalled %d times)",
-					st.IdleSessions, opts.Watch.Since.UTC().Format(time.DateOnly), opts.ForgetSessions, int(idle.Hours()/24), int(opts.ForgetAfter.Hours()/24), st.Recalled)}
-			if open(&a) {
-				archived[c.m.File] = true
-				forgets = append(forgets, a)
-			}
-		}
-	}
-
-	// The index: dangling lines, then limits. Which lines are entries and which dangle is
-	// memdir's decision (the one MEMORY.md parser), so the dream agrees with Lint and Forget.
-	idx, err := s.LoadIndex(ctx)
-	if err != nil {
-		return plan, fmt.Errorf("extract: dream: %w", err)
-	}
-	ix, err := s.ReadIndex(ctx)
-	if err != nil {
-		return plan, fmt.Errorf("extract: dream: %w", err)
-	}
-	raw := strings.ReplaceAll(strings.TrimPrefix(ix.Raw, "\ufeff"), "\r\n", "\n")
-	indexed := map[string]bool{}
-	var dangling []Action
-	for _, l := range ix.Links {
-		if l.State == memdir.LinkMissing && !indexed[l.File] {
-			// Proposed unless accepted (reviewOnly); the index step below counts the line as
-			// gone, so that the plan never archives a memory to make room a removed line makes.
-			a := Action{Kind: KindDangling, File: l.File, Name: l.Title, Archive: true,
-				Reason: "index line links a file that does not exist (Claude Code ignores such a line); the line is removed"}
-			if open(&a) {
-				dangling = append(dangling, a)
-				archived[l.File] = true
-			}
-		}
-		indexed[l.File] = true
-	}
-	plan.Index = IndexUsage{Lines: idx.Lines, Bytes: idx.Chars, MaxLines: opts.MaxIndexLines, MaxBytes: opts.MaxIndexBytes}
-	projLines, projBytes := projected(raw, archived)
-	// Least recently used first among what is left.
-	lru := make([]*candidate, 0, len(cands))
-	for _, c := range cands {
-		if !archived[c.m.File] {
-			lru = append(lru, c)
-		}
-	}
-	sort.SliceStable(lru, func(i, j int) bool {
-		if !lru[i].lastUse.Equal(lru[j].lastUse) {
-			return lru[i].lastUse.Before(lru[j].lastUse)
-		}
-		return lru[i].m.File < lru[j].m.File
-	})
-	if !fitsWithout(raw, archived, lru, indexed, opts) {
-		// What keeps the index over its limits is not memories (lines the user kept: dangling
-		// ones whose removal was rejected, notes): archiving every memory would not make it
-		// fit, so none is archived for it. The projection says it stays over.
-		lru = nil
-	}
-	for _, c := range lru {
-		if projLines <= opts.MaxIndexLines && projBytes <= opts.MaxIndexBytes {
-			break
-		}
-		if !indexed[c.m.File] {
-			continue
-		}
-		a := Action{Kind: KindIndex, File: c.m.File, Name: c.m.Name, Archive: true,
-			Reason: fmt.Sprintf("MEMORY.md is over its limits (%d lines, %d characters; at most %d lines, %d characters); least recently used",
-				projLines, projBytes, opts.MaxIndexLines, opts.MaxIndexBytes)}
-		if !open(&a) {
-			continue
-		}
-		archived[c.m.File] = true
-		indexActs = append(indexActs, a)
-		projLines, projBytes = projected(raw, archived)
-	}
-	plan.Index.ProjectedLines, plan.Index.ProjectedBytes = projLines, projBytes
-
-	// Stale references, for what is kept.
-	if opts.Root != "" {
-		var kept []memdir.Memory
-		for _, c := range cands {
-			if !archived[c.m.File] {
-				kept = append(kept, c.m)
-			}
-		}
-		own := map[string]bool{memdir.IndexFile: true}
-		for _, c := range cands {
-			own[c.m.File] = true
-		}
-		missing, err := staleRefs(ctx, opts, kept, own)
-		if err != nil {
-			return plan, err
-		}
-		for _, m := range kept {
-			if refs := missing[m.File]; len(refs) > 0 {
-				stales = append(stales, Action{Kind: KindStale, File: m.File, Name: m.Name, Refs: refs,
-					Reason: fmt.Sprintf("names %s, which the project no longer has", strings.Join(refs, ", "))})
-			}
-		}
-	}
-
-	for _, group := range [][]Action{dangling, merges, supers, conflicts, forgets, indexActs, stales} {
-		sort.SliceStable(group, func(i, j int) bool { return group[i].File < group[j].File })
-		plan.Actions = append(plan.Actions, group...)
-	}
-	for i := range plan.Actions {
-		a := &plan.Actions[i]
-		if a.Archive && !mayArchive(*a, opts) {
-			a.Archive, a.Proposed = false, true
-		}
-		a.Planned = planned(byFile, a.File, a.Survivor)
-	}
-	return plan, nil
 }
 
 // planned returns the content hashes of the files among files that are memories of byFile.
@@ -492,16 +222,16 @@ const minBodyShingles = 4
 // but no more than the same measure over what the two state: the texts without the lines a
 // generic label opens.
 func similarity(a, b *candidate) float64 {
-	j := Jaccard(a.shing, b.shing)
+	j := jaccardSets(a.shing, b.shing)
 	if len(a.body) >= minBodyShingles && len(b.body) >= minBodyShingles {
-		j = max(j, Jaccard(a.body, b.body))
+		j = max(j, jaccardSets(a.body, b.body))
 	}
 	// What the two state must be as alike as the whole: two memories that share a long "Why:"
 	// and "How to apply:" but state different things ("port: 5432" of the database, "port:
 	// 6379" of the cache) are neither duplicates nor about one subject.
-	st := Jaccard(a.stated, b.stated)
+	st := jaccardSets(a.stated, b.stated)
 	if len(a.statedBody) >= minBodyShingles && len(b.statedBody) >= minBodyShingles {
-		st = max(st, Jaccard(a.statedBody, b.statedBody))
+		st = max(st, jaccardSets(a.statedBody, b.statedBody))
 	}
 	return min(j, st)
 }
@@ -598,6 +328,15 @@ func Jaccard(a, b map[string]struct{}) float64 {
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
+// keyLine matches line against keyLineRE; a line without a colon is no "key: value" line, and
+// is not run through the expression.
+func keyLine(line string) []string {
+	if !strings.ContainsAny(line, ":：") {
+		return nil
+	}
+	return keyLineRE().FindStringSubmatch(line)
+}
+
 var keyLineRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^\s*(?:[-*+]\s+)?(?:\*\*)?([\p{L}\p{N}_][\p{L}\p{N}_ ./-]{0,39}?)(?:\*\*)?\s*[:：]\s*(\S.*)$`)
 })
@@ -618,7 +357,7 @@ func Keys(body string) map[string]string {
 		if fenced || strings.HasPrefix(t, "#") || strings.HasPrefix(t, ">") {
 			continue
 		}
-		m := keyLineRE().FindStringSubmatch(line)
+		m := keyLine(line)
 		if m == nil {
 			continue
 		}
@@ -733,7 +472,7 @@ func withoutLabelledLines(body string) string {
 	lines := strings.Split(body, "\n")
 	kept := lines[:0]
 	for _, line := range lines {
-		if m := keyLineRE().FindStringSubmatch(line); m == nil || !GenericLabel(m[1]) {
+		if m := keyLine(line); m == nil || !GenericLabel(m[1]) {
 			kept = append(kept, line)
 		}
 	}
@@ -745,7 +484,7 @@ func withoutLabelledLines(body string) string {
 func withoutLabels(body string) string {
 	lines := strings.Split(body, "\n")
 	for i, line := range lines {
-		m := keyLineRE().FindStringSubmatch(line)
+		m := keyLine(line)
 		if m != nil && GenericLabel(m[1]) {
 			lines[i] = m[2]
 		}

@@ -14,6 +14,9 @@ import (
 // and MEMORY.md and every file come back byte for byte when nothing else changed them. It
 // returns the records restored; on a failure it stops there, the steps before it restored.
 func UndoLastDream(ctx context.Context, s *memdir.Store, now time.Time) ([]memdir.ArchiveRecord, error) {
+	if err := s.Recover(ctx); err != nil { // an undo killed half-way is finished first
+		return nil, err
+	}
 	recs, err := memdir.ReadArchiveLog(s.Dir())
 	if err != nil {
 		return nil, err

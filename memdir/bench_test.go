@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/sharedtest"
 )
 
@@ -86,6 +87,59 @@ func BenchmarkParseIndex(b *testing.B) {
 			for b.Loop() {
 				if n := len(ParseIndex(bc.data)); n < bc.want {
 					b.Fatalf("%d entries, want at least %d", n, bc.want)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAddScale is one add of a new name to stores of 1,000 and 10,000 memories
+// (STRATA_BENCH_LARGE=1 adds 100,000), written by hand so that the index lists only the
+// first 150, beside the yardstick of one atomic file write of the same size:
+// go test ./memdir -run '^$' -bench AddScale. fsync is disabled for both.
+func BenchmarkAddScale(b *testing.B) {
+	sizes := []int{1000, 10000}
+	if os.Getenv("STRATA_BENCH_LARGE") != "" {
+		sizes = append(sizes, 100000)
+	}
+	for _, n := range sizes {
+		s, err := Open(filepath.Join(b.TempDir(), "memory"), Options{FS: noSyncFS{fsutil.OS}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.MkdirAll(s.Dir(), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		var index strings.Builder
+		for i := range n {
+			text := fmt.Sprintf("---\nname: memory %d\ndescription: fact number %d\ntype: project\n---\nDeploys go through the staging cluster first, step %d.\n", i, i, i)
+			if err := os.WriteFile(filepath.Join(s.Dir(), fmt.Sprintf("memory-%d.md", i)), []byte(text), 0o600); err != nil {
+				b.Fatal(err)
+			}
+			if i < 150 {
+				index.WriteString(FormatIndexLine(fmt.Sprintf("memory %d", i), fmt.Sprintf("memory-%d.md", i), "fact") + "\n")
+			}
+		}
+		if err := os.WriteFile(s.IndexPath(), []byte(index.String()), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		s.opts.MaxIndexLines, s.opts.MaxIndexBytes = 1<<30, 1<<30
+		if _, err := s.Add(context.Background(), Input{Name: "warm", Type: TypeUser, Description: "d", Body: "b"}); err != nil {
+			b.Fatal(err) // builds the name map
+		}
+		b.Run(fmt.Sprintf("write/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if err := fsutil.WriteFileFS(s.opts.FS, filepath.Join(s.Dir(), ".yardstick.md"), []byte("---\nname: x\n---\nb\n"), 0o600); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("add/n=%d", n), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				if _, err := s.Add(context.Background(), Input{Name: fmt.Sprintf("extra %d", i), Type: TypeUser, Description: "d", Body: "b"}); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -36,7 +37,7 @@ func lockedTemp(name string) bool {
 		return false
 	}
 	base := name[1:i]
-	return strings.HasSuffix(base, ".md") || base == path.Base(JournalFile)
+	return strings.HasSuffix(base, ".md") || base == path.Base(JournalFile) || base == path.Base(NamesFile)
 }
 
 // staleTemps lists the leftover temp files under root, in every directory (symlinks are not
@@ -44,23 +45,41 @@ func lockedTemp(name string) bool {
 // or only reports) those of writes made under the lock (lockedTemp) at any age.
 func staleTemps(root *os.Root, now time.Time, locked bool) ([]Leftover, error) {
 	var out []Leftover
-	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	// By names, not fs.WalkDir: an entry is stat'ed only when it is a temp file or may be a
+	// directory (not "*.md"), so a store of many memories costs one listing per directory.
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		f, err := root.Open(filepath.FromSlash(dir))
 		if err != nil {
-			if p == "." {
-				return err
+			return err
+		}
+		names, err := f.Readdirnames(-1)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			rel := path.Join(dir, n)
+			if strings.HasSuffix(n, ".md") && !fsutil.IsTempName(n) {
+				continue
 			}
-			return nil // an unreadable corner; the rest is still looked at
+			fi, err := root.Lstat(filepath.FromSlash(rel))
+			if err != nil {
+				continue
+			}
+			switch {
+			case fi.IsDir():
+				_ = walk(rel) // an unreadable corner; the rest is still looked at
+			case fi.Mode().IsRegular() && fsutil.IsTempName(n):
+				if now.Sub(fi.ModTime()) >= StaleTempAge || locked && lockedTemp(n) {
+					out = append(out, Leftover{File: rel, Size: fi.Size(), ModTime: fi.ModTime()})
+				}
+			}
 		}
-		if d.IsDir() || !d.Type().IsRegular() || !fsutil.IsTempName(d.Name()) {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil || now.Sub(fi.ModTime()) < StaleTempAge && !(locked && lockedTemp(d.Name())) {
-			return nil
-		}
-		out = append(out, Leftover{File: p, Size: fi.Size(), ModTime: fi.ModTime()})
 		return nil
-	})
+	}
+	err := walk(".")
+	sort.Slice(out, func(i, j int) bool { return out[i].File < out[j].File })
 	return out, err
 }
 

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -73,6 +74,14 @@ type Store struct {
 	dir  string
 	opts Options
 	log  *slog.Logger
+	// names is the name map as this store last wrote it (NamesFile), while the file has the
+	// stamp namesStamp.
+	namesMu    sync.Mutex
+	names      *nameMap
+	namesStamp stamp
+	// target is where dir led when the store was opened: "" for a real directory (or none yet),
+	// else the symlink's resolved target. A dir that leads elsewhere later is refused.
+	target string
 }
 
 // Open returns the store for dir. The directory need not exist yet: reads of a missing
@@ -104,7 +113,37 @@ func Open(dir string, opts Options) (*Store, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Store{dir: abs, opts: opts, log: log}, nil
+	s := &Store{dir: abs, opts: opts, log: log}
+	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if s.target, err = filepath.EvalSymlinks(abs); err != nil {
+			return nil, fmt.Errorf("memdir: open %s: %w", abs, err)
+		}
+	}
+	return s, nil
+}
+
+// ErrSwapped is wrapped by the error of any use of a store whose directory was replaced by a
+// symlink (or whose symlink was pointed elsewhere) since it was opened: following it would
+// read and write another store without a word.
+var ErrSwapped = errors.New("the memory directory was replaced by a symlink since strata opened it")
+
+// checkSwap refuses a memory dir that no longer leads where it did when the store was opened.
+func (s *Store) checkSwap() error {
+	fi, err := os.Lstat(s.dir)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		if s.target != "" && err == nil {
+			return fmt.Errorf("memdir: %s: %w (it was a symlink to %s)", s.dir, ErrSwapped, s.target)
+		}
+		return nil
+	}
+	to, err := filepath.EvalSymlinks(s.dir)
+	if err != nil {
+		to, _ = os.Readlink(s.dir)
+	}
+	if s.target == "" || to != s.target {
+		return fmt.Errorf("memdir: %s: %w (it leads to %s now); check what replaced it, then run strata again", s.dir, ErrSwapped, to)
+	}
+	return nil
 }
 
 // Dir returns the absolute memory directory.
@@ -167,6 +206,9 @@ func isTopicPath(p string) bool {
 // openRoot opens the memory dir as an os.Root, so that no read or write follows a symlink out
 // of it. ok is false when the directory does not exist.
 func (s *Store) openRoot() (root *os.Root, ok bool, err error) {
+	if err := s.checkSwap(); err != nil {
+		return nil, false, err
+	}
 	root, err = os.OpenRoot(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil

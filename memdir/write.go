@@ -149,6 +149,9 @@ func validate(in *Input) error {
 // lock takes the directory's write lock, creating the directory (0700) if needed, and removes
 // the temp files of writes killed earlier (older than StaleTempAge).
 func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
+	if err := s.checkSwap(); err != nil {
+		return nil, err
+	}
 	if err := s.opts.FS.MkdirAll(s.dir, fsutil.DirMode); err != nil {
 		return nil, fmt.Errorf("memdir: create %s: %w", s.dir, err)
 	}
@@ -364,6 +367,7 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 		}
 		res.Kept = kept.ArchivedTo
 	}
+	s.noteName(root, file, in.Name)
 	s.log.Debug("memdir: wrote memory", "file", file, "created", created, "index", res.Index)
 	return res, nil
 }
@@ -436,12 +440,17 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 			return f, name, ok, err
 		}
 	}
-	names, err := scanNames(ctx, root, ".")
+	// The name map says which files may hold name (or a look-alike) without opening them; a
+	// file it cannot name (a symlink) is read.
+	files, keys, err := s.topicNames(ctx, root)
 	if err != nil {
-		return "", "", false, fmt.Errorf("memdir: list %s: %w", s.dir, err)
+		return "", "", false, err
 	}
-	for _, f := range names {
-		if linked[f] {
+	for _, f := range files {
+		if linked[f] || checked[f] {
+			continue
+		}
+		if k, ok := keys[f]; ok && k != key {
 			continue
 		}
 		if ok, err := try(f); err != nil || ok {
@@ -454,7 +463,7 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 	case 1:
 		return alike[0].File, alike[0].Name, true, nil
 	}
-	files := make([]string, len(alike))
+	files = make([]string, len(alike))
 	for i, m := range alike {
 		files[i] = m.File
 	}

@@ -388,6 +388,7 @@ func TestSymlinkOutOfTheDirIsNeverFollowedForAWrite(t *testing.T) {
 		s := newTestStore(t, Options{})
 		mustAdd(t, s, "a", "x")
 		outDir := t.TempDir()
+		os.RemoveAll(filepath.Join(s.Dir(), ArchiveDir)) // the name map the add wrote
 		os.Symlink(outDir, filepath.Join(s.Dir(), LogsDir))
 		os.Symlink(outDir, filepath.Join(s.Dir(), ArchiveDir))
 		if _, err := s.AppendLog(t.Context(), "note"); !errors.Is(err, ErrUnsafePath) {

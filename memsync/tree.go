@@ -45,7 +45,7 @@ var ErrStoreTooLarge = errors.New("the upstream's store is larger than a sync ta
 
 // localOnly names the files of a store that are never shared, whatever is tracked: the write
 // and sync locks, the watch state and recall's statistics (each machine's own), the dream's
-// lock, the temp files of interrupted writes, and names git's path lists cannot carry (line
+// lock, the name map and the journal of a change in progress, the temp files of interrupted writes, and names git's path lists cannot carry (line
 // breaks).
 func localOnly(rel string) bool {
 	base := path.Base(rel)
@@ -53,7 +53,7 @@ func localOnly(rel string) bool {
 		return true
 	}
 	switch rel {
-	case memdir.LockFile, memdir.WatchFile, ".recall-stats.json", ".consolidate-lock":
+	case memdir.LockFile, memdir.WatchFile, ".recall-stats.json", ".consolidate-lock", memdir.NamesFile, memdir.JournalFile:
 		return true
 	}
 	return false

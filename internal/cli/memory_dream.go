@@ -222,6 +222,8 @@ func printDreamPlan(app *App, p extract.Plan, dryRun bool) {
 			what = "archived to " + a.ArchivedTo
 		case a.Done:
 			what = "index line removed"
+		case a.Dropped != "":
+			what = "dropped (" + termtext.Line(a.Dropped) + ")"
 		case a.Archive:
 			what = "to archive"
 		case a.Proposed:
