@@ -296,3 +296,28 @@ func (c LineCounter) WithAttrs([]slog.Attr) slog.Handler { return c }
 
 // WithGroup implements slog.Handler.
 func (c LineCounter) WithGroup(string) slog.Handler { return c }
+
+// OneSearch makes one memory_search call on srv over in-memory transports; it returns once
+// the call is answered (the server has read its store).
+func OneSearch(ctx context.Context, srv *mcp.Server, query string) error {
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		return err
+	}
+	defer ss.Wait()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "strata-first", Version: "v1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		ss.Close()
+		return err
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_search", Arguments: map[string]any{"query": query}})
+	if err == nil && res.IsError {
+		err = toolError(res)
+	}
+	if err != nil {
+		return fmt.Errorf("bench: memory_search: %w", err)
+	}
+	return nil
+}

@@ -54,3 +54,12 @@ func TestAbandoned(t *testing.T) {
 		t.Errorf("log lines %d: the SDK logs the save's session at least", rep.LogLines)
 	}
 }
+
+func TestOneSearch(t *testing.T) {
+	if err := OneSearch(t.Context(), (&fakeMemory{}).server(), "a"); err != nil {
+		t.Errorf("OneSearch: %v", err)
+	}
+	if err := OneSearch(t.Context(), (&fakeMemory{}).server(), "missing"); err == nil || !strings.Contains(err.Error(), "no such memory") {
+		t.Errorf("a tool error: got %v, want it returned", err)
+	}
+}
