@@ -76,6 +76,8 @@ var keys = []keySpec{
 	stringKey("provider", "from the keys set", func(s *Settings) *string { return &s.Provider }),
 	intKey("contextWindow", "per model family", 1_000, 100_000_000, func(s *Settings) *int { return &s.ContextWindow }),
 	userOnly(storesKey()),
+	userOnly(enumKey("sandbox", `"workspace-write"`, []string{SandboxWorkspaceWrite, SandboxOff}, func(s *Settings) *string { return &s.Sandbox })),
+	userOnly(boolKey("sandboxNetwork", "true", func(s *Settings) **bool { return &s.SandboxNetwork })),
 }
 
 var permissionKeys = []keySpec{
