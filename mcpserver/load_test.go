@@ -186,7 +186,13 @@ func TestAnswersBeforeTheIndexIsFilled(t *testing.T) {
 	var once sync.Once
 	release := func() { once.Do(func() { close(hold) }) }
 	defer release()
-	s := f.server(t, func(o *Options) { o.MemoryDir = mem })
+	opts := f.options()
+	opts.MemoryDir = mem
+	s, err := New(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release(); s.Close() })
 	cs := connect(t, s, nil) // initialize
 	tools, err := cs.ListTools(t.Context(), nil)
 	if err != nil || len(tools.Tools) == 0 {
