@@ -89,16 +89,12 @@ func (a *Agent) SetModel(model string, window int) {
 	a.opts.Model, a.opts.ContextWindow = model, window
 	a.mu.Unlock()
 	a.meter.setModel(model)
-	a.system = a.systemBlocks()
-	a.resetTokens()
+	a.prompt.SetModel(model)
 }
 
 // Gitignored reports whether the project's .gitignore files leave path (absolute) out of the
 // repository, by the matcher lint uses; completion of "@" mentions skips such directories. It
 // does not wait for a running turn, so a UI can complete while the model works.
 func (a *Agent) Gitignored(path string, isDir bool) bool {
-	a.mu.Lock()
-	set := a.instr
-	a.mu.Unlock()
-	return set.Gitignored(path, isDir)
+	return a.prompt.Instructions().Gitignored(path, isDir)
 }

@@ -21,8 +21,8 @@
 //     project's guidance: Guidance reads memory/EXTRACT.md, capped at MaxGuidanceBytes (the
 //     cut is said in the text); a binary or non-UTF-8 file is an error naming file and line.
 //   - ReadOnlyCommand is the shell policy, on top of the one shell analyser that the agent's
-//     permission check uses too (internal/shell): only programs on a reading allowlist (and
-//     the programs xargs runs), joined by pipes, ";", "&&", "||", without any construct the
+//     permission check uses too (internal/shell): only the table's reading programs with their
+//     known-safe options (never xargs, whose words come from stdin), joined by pipes, ";", "&&", "||", without any construct the
 //     analyser reports — redirections, substitutions, subshells, compound commands,
 //     background jobs, environment assignments, variable expansions (the environment may
 //     hold secrets) — or arguments that make them write or run a program.

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/strata-mem/strata/internal/fsutil"
 )
 
 // commitRaw makes a commit on the remote's main (on top of what it holds) whose tree has
@@ -174,8 +176,8 @@ func TestDotGit(t *testing.T) {
 		".git": true, ".GIT": true, ".Git. .": true, "git~1": true, "GIT~1": true, ".g\u200cit": true, "\ufeff.git": true,
 		"git": false, ".github": false, ".gitignore": false, "x.git": false, "git~2": false,
 	} {
-		if got := dotGit(c); got != want {
-			t.Errorf("dotGit(%q) = %v, want %v", c, got, want)
+		if got := fsutil.IsGitName(c); got != want {
+			t.Errorf("fsutil.IsGitName(%q) = %v, want %v", c, got, want)
 		}
 	}
 }
