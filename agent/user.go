@@ -45,11 +45,14 @@ func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out strin
 	if denied != "" {
 		return "", true, fmt.Errorf("%w: %s", ErrDenied, denied)
 	}
-	text := "<bash-input>" + command + "</bash-input>\n<bash-stdout>" + strings.TrimRight(out, "\n") + "</bash-stdout>"
+	msg := conversation.Input{Parts: []conversation.Part{
+		{Origin: conversation.Typed, Text: "<bash-input>" + command + "</bash-input>\n"},
+		{Origin: conversation.Command, Text: "<bash-stdout>" + strings.TrimRight(out, "\n") + "</bash-stdout>"},
+	}}
 	if isErr {
-		text += "\n(the command failed)"
+		msg.Parts = append(msg.Parts, conversation.Part{Origin: conversation.Command, Text: "\n(the command failed)"})
 	}
-	a.appendMessage(conversation.NewText(conversation.User, text), false)
+	a.appendEntry(conversation.Entry{Message: conversation.NewText(conversation.User, msg.Text()), Provenance: msg.Provenance()})
 	a.syncJournal(ctx)
 	return out, isErr, nil
 }

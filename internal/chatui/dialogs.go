@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/termtext"
 )
 
@@ -179,7 +180,7 @@ func (m *model) confirmKey(s string) tea.Cmd {
 	case "y", "Y":
 		m.confirm = nil
 		m.print(userLine("/init", m.width))
-		return m.startTurn(c.yes)
+		return m.startTurn(conversation.TypedInput(c.yes))
 	case "n", "N", "esc", "ctrl+c", "enter":
 		m.confirm = nil
 		m.print(sDim().Render("  CLAUDE.md left as it is."))

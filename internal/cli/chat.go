@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/compact"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/chatui"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/llm"
@@ -177,11 +178,11 @@ func (c *chat) reportDream() {
 }
 
 // turn runs one message; Ctrl-C cancels it and returns to the prompt.
-func (c *chat) turn(ctx context.Context, line string) {
+func (c *chat) turn(ctx context.Context, in conversation.Input) {
 	tctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	c.midLine, c.inAnswer = false, false
-	res, err := c.a.Run(tctx, line, c.sink)
+	res, err := c.a.RunInput(tctx, in, c.sink)
 	c.endLine()
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -330,6 +331,7 @@ const chatHelp = `Commands:
   /resume [ID]     list recent sessions, or switch to one
   /clear           start a new session (memories and files stay)
   /compact [text]  compact the conversation now (text: what the summary should focus on)
+  /pin TEXT        send TEXT pinned: every compaction carries it verbatim, whatever its age
   /exit            quit (Ctrl-D works too)
   !COMMAND         run a shell command (same permissions); it and its output go to the conversation
   #TEXT            save TEXT as a memory (asks which type)
@@ -366,6 +368,14 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 		}
 	case "/init":
 		c.initProject(ctx)
+	case "/pin":
+		if arg == "" {
+			fmt.Fprintln(w, "usage: /pin TEXT (a message every compaction carries verbatim)")
+			break
+		}
+		in := conversation.TypedInput(arg)
+		in.Pinned = true
+		c.sendInput(ctx, in)
 	case "/model":
 		c.model(arg)
 	case "/memory":

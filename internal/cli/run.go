@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/llm"
 	_ "github.com/strata-mem/strata/llm/anthropic" // registers the provider
@@ -181,12 +182,14 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	if o.resume != "" && o.cont {
 		return usagef("--resume and --continue cannot be used together")
 	}
+	in := conversation.TypedInput(prompt)
 	if prompt == "-" {
 		data, err := io.ReadAll(app.In)
 		if err != nil {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("reading the prompt from standard input: %w", err)}
 		}
 		prompt = string(data)
+		in = conversation.Input{Parts: []conversation.Part{{Origin: conversation.Command, Text: prompt}}}
 	}
 	if strings.TrimSpace(prompt) == "" {
 		return usagef("the prompt is empty")
@@ -230,7 +233,7 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	case o.format == "text" && o.verbose:
 		sink = func(e agent.Event) { verboseEvent(app.Err, e) }
 	}
-	res, runErr := a.Run(ctx, prompt, sink)
+	res, runErr := a.RunInput(ctx, in, sink)
 	seen = printWarnings(app.Err, a, seen)
 	out := runResult{Result: res.Text, SessionID: a.SessionID(), IsError: runErr != nil, NumTurns: res.Turns, Model: cfg.Model, Usage: res.Usage}
 	if runErr != nil {
