@@ -57,6 +57,9 @@ type Options struct {
 	Allow, Deny []string
 	// Approver is asked about calls that need a yes; nil denies them (non-interactive use).
 	Approver Approver
+	// AddDirs are directories outside the project that the file tools may use as they use
+	// the project's (Permissions.Dirs).
+	AddDirs []string
 
 	// MaxTurns caps the model requests of one Run (0: DefaultMaxTurns).
 	MaxTurns int
@@ -217,6 +220,13 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	deny := append(append([]string(nil), a.settings.Permissions.Deny...), opts.Deny...)
 	if a.perms, err = NewPermissions(mode, allow, deny, a.cwd, a.opts.Env.UserHome); err != nil {
 		return nil, err
+	}
+	a.perms.Protected = a.opts.Env.Protected
+	a.perms.Dirs = append([]string{ws.Root(), ws.Tree()}, opts.AddDirs...)
+	if ws.AutoMemory() {
+		if dir, err := ws.MemoryDir(); err == nil {
+			a.perms.Dirs = append(a.perms.Dirs, dir)
+		}
 	}
 
 	a.cache = conversation.NewReadCache(conversation.ReadCacheOptions{Dir: a.cwd, Now: a.now})

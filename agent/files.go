@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -31,7 +31,8 @@ const (
 	GlobMaxResults   = 100
 	GrepDefaultLines = 250
 	grepMaxFileBytes = 2 << 20
-	touchMaxHits     = 50 // Glob/Grep hits passed to instructions' Touch per call
+	editMaxBytes     = 64 << 20 // Edit reads, changes and writes the file whole
+	touchMaxHits     = 50       // Glob/Grep hits passed to instructions' Touch per call
 )
 
 var readTool = newTool("Read", classRead, runRead)
@@ -68,19 +69,13 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	if stub, ok := e.cache().Reread(path, p.Offset, p.Limit, fi.ModTime()); ok {
 		return stub, nil
 	}
-	// Opened without blocking, and checked again once open: a FIFO swapped in after the
-	// Stat above neither hangs the open nor gets read.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// The one reader of the file tools: a FIFO or device swapped in after the Stat above
+	// neither hangs the open nor gets read.
+	f, fi, err := fsutil.OpenRegular(path, math.MaxInt64)
 	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %v", path, errText(err))
+		return "", readErr("read", path, err)
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return "", fmt.Errorf("cannot read %s: %v", path, errText(err))
-	}
-	if !fi.Mode().IsRegular() {
-		return "", notRegular(path, fi.Mode())
-	}
 	whole := fi.Size() <= readWholeMax
 	var raw bytes.Buffer
 	var r io.Reader = io.LimitReader(f, readScanMax)
@@ -118,10 +113,21 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	return v.text, nil
 }
 
-// notRegular is Read's refusal of a FIFO, device, socket or other file that is not a regular
-// file: reading one could block forever or never end.
+// notRegular is the file tools' refusal of a FIFO, device, socket or other file that is not
+// a regular file: reading one could block forever or never end.
 func notRegular(path string, m fs.FileMode) error {
-	return fmt.Errorf("%s is %s; Read shows regular files only (reading it could block or never end)", path, fsutil.Kind(m))
+	return fmt.Errorf("%s is %s; the file tools use regular files only (reading it could block or never end)", path, fsutil.Kind(m))
+}
+
+// readErr is the file tools' message for a failed fsutil.OpenRegular or ReadRegular of path
+// (verb: read, edit, search).
+func readErr(verb, path string, err error) error {
+	if errors.Is(err, fsutil.ErrNotRegular) {
+		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+			return notRegular(path, fi.Mode())
+		}
+	}
+	return fmt.Errorf("cannot %s %s: %v", verb, path, errText(err))
 }
 
 // lineView is what numberLines rendered.
@@ -252,7 +258,7 @@ var writeTool = newTool("Write", classEdit, func(ctx context.Context, e env, p *
 	}
 	_, statErr := os.Stat(path)
 	created := errors.Is(statErr, fs.ErrNotExist)
-	if err := writeFile(path, []byte(p.Content)); err != nil {
+	if err := writeFile(e.cwd(), path, []byte(p.Content)); err != nil {
 		return "", err
 	}
 	recordWrite(e, path, p.Content)
@@ -273,16 +279,29 @@ func refusal(err error) error {
 }
 
 // writeFile replaces path's content, keeping an existing file's mode (new files 0644: they
-// are the user's files, not strata's).
-func writeFile(path string, data []byte) error {
+// are the user's files, not strata's). It writes through the fsutil.Path of the file inside
+// the working directory (or, for a file outside it or under .git, which the permission check
+// asked about, inside the file's own directory), so a symlink swapped in after the check
+// cannot carry the write out of that directory, and a FIFO or device is refused, not opened.
+func writeFile(cwd, path string, data []byte) error {
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return notRegular(path, fi.Mode())
+		}
 		mode = fi.Mode().Perm()
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("cannot create the directory of %s: %v", path, errText(err))
+	fp, err := fsutil.NewPath(cwd, path)
+	if errors.Is(err, fsutil.ErrOutsideRoot) || errors.Is(err, fsutil.ErrGitComponent) {
+		real := fsutil.RealPath(path)
+		fp, err = fsutil.NewPath(filepath.Dir(real), filepath.Base(real))
 	}
-	if err := os.WriteFile(path, data, mode); err != nil {
+	if err == nil {
+		if err = os.MkdirAll(filepath.Dir(fp.String()), 0o755); err == nil {
+			err = fp.WriteFile(data, mode)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("cannot write %s: %v", path, errText(err))
 	}
 	return nil
@@ -318,9 +337,9 @@ var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *to
 	}
 	path := p.FilePath
 	e.touch(ctx, path)
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadRegular(path, editMaxBytes)
 	if err != nil {
-		return "", fmt.Errorf("cannot edit %s: %v", path, errText(err))
+		return "", readErr("edit", path, err)
 	}
 	if err := e.cache().CheckWritable(path); err != nil {
 		return "", refusal(err)
@@ -329,7 +348,7 @@ var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *to
 	if err != nil {
 		return "", err
 	}
-	if err := writeFile(path, []byte(done.Text)); err != nil {
+	if err := writeFile(e.cwd(), path, []byte(done.Text)); err != nil {
 		return "", err
 	}
 	recordWrite(e, path, done.Text)
@@ -462,6 +481,9 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 	var files []string
 	hidden := 0
 	if !fi.IsDir() {
+		if !fi.Mode().IsRegular() {
+			return "", notRegular(root, fi.Mode())
+		}
 		files = []string{root}
 	} else {
 		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -526,12 +548,12 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 		if full {
 			break
 		}
-		if st, err := os.Stat(path); err != nil || st.Size() > grepMaxFileBytes {
-			continue
+		data, err := fsutil.ReadRegular(path, grepMaxFileBytes)
+		if err != nil && len(files) == 1 && !errors.Is(err, fsutil.ErrTooLarge) {
+			return "", readErr("search", path, err) // the one file asked for
 		}
-		data, err := os.ReadFile(path)
 		if err != nil || bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
-			continue
+			continue // unreadable, too large or not regular: skipped, as are binary files
 		}
 		if !re.Match(data) {
 			continue

@@ -87,6 +87,11 @@ func (a *Agent) runForkCall(ctx context.Context, fe env, t *tool, c toolcall.Cal
 	if d == Deny {
 		return fmt.Sprintf("Permission denied: %s is %s.", describe(t.name, s), why), true, true
 	}
+	if t.class == classEdit {
+		if why := a.perms.protects(s); why != "" {
+			return fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.name, s), why), true, true
+		}
+	}
 	out, err := t.run(ctx, fe, c)
 	if err != nil {
 		return err.Error(), true, false

@@ -263,11 +263,21 @@ func (a *Agent) permit(ctx context.Context, t *tool, call *ToolCall, s subject) 
 		return false, fmt.Sprintf("Permission denied: %s is %s. Do not try to achieve the same effect another way; tell the user what you wanted to do.", describe(t.name, s), why)
 	}
 	sug := suggest(t.name, s, a.cwd)
-	if a.opts.Approver == nil {
-		return false, fmt.Sprintf("Permission denied: %s needs the user's approval, and this session cannot ask (non-interactive, permission mode %s). The user can allow it with --allow '%s' or the setting permissions.allow, or with --permission-mode. Tell the user what you wanted to do.", describe(t.name, s), a.perms.Mode, sug)
+	summary := describe(t.name, s)
+	if why != "" {
+		summary += " (asked because " + why + ")"
 	}
-	req := PermissionRequest{Tool: t.name, Input: call.Input, Summary: describe(t.name, s), Suggest: sug}
+	if a.opts.Approver == nil {
+		if a.perms.protects(s) != "" {
+			return false, fmt.Sprintf("Permission denied: %s needs the user's approval in every mode, and this session cannot ask. Tell the user what you wanted to do.", summary)
+		}
+		return false, fmt.Sprintf("Permission denied: %s needs the user's approval, and this session cannot ask (non-interactive, permission mode %s). The user can allow it with --allow '%s' or the setting permissions.allow, or with --permission-mode. Tell the user what you wanted to do.", summary, a.perms.Mode, sug)
+	}
+	req := PermissionRequest{Tool: t.name, Input: call.Input, Summary: summary, Suggest: sug}
 	req.Always, req.AlwaysSaved = AlwaysRule(t.name, s.command)
+	if a.perms.protects(s) != "" {
+		req.Always, req.Suggest = "", "" // no rule allows a protected file
+	}
 	ans, err := a.opts.Approver(ctx, req)
 	if err != nil {
 		return false, fmt.Sprintf("Permission was not given: %v", err)

@@ -3,9 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/shell"
 )
 
@@ -154,13 +153,20 @@ type Permissions struct {
 	Cwd string
 	// Home expands "~/" in globs.
 	Home string
+	// Dirs are the directories besides Cwd whose files Read, Grep and Glob reach without
+	// asking, and Edit and Write in accept-edits mode: the project, the memory directory, the
+	// directories the user added. Anywhere else they ask (bypass mode aside).
+	Dirs []string
+	// Protected says why a write to a path must always be asked about (config.Env.Protected),
+	// "" when it need not; nil protects nothing.
+	Protected func(path string) string
 	// realCwd and realHome are Cwd and Home with their symlinks resolved (NewPermissions).
 	realCwd, realHome string
 }
 
 // NewPermissions parses allow and deny patterns; a bad pattern is an error naming it.
 func NewPermissions(mode Mode, allow, deny []string, cwd, home string) (*Permissions, error) {
-	p := &Permissions{Mode: mode, Cwd: cwd, Home: home, realCwd: realPath(cwd), realHome: realPath(home)}
+	p := &Permissions{Mode: mode, Cwd: cwd, Home: home, realCwd: fsutil.RealPath(cwd), realHome: fsutil.RealPath(home)}
 	for _, s := range allow {
 		r, err := ParseRule(s)
 		if err != nil {
@@ -192,7 +198,7 @@ const (
 type subject struct {
 	command string
 	path    string // absolute, as the model named it
-	// real is path with every symlink resolved (realPath); "" means the same as path. A deny
+	// real is path with every symlink resolved (fsutil.RealPath); "" means the same as path. A deny
 	// rule matches when either matches, an allow rule only when both do: an alias cannot
 	// beat a deny rule, and a link inside an allowed directory cannot carry its allowance
 	// outside.
@@ -202,35 +208,10 @@ type subject struct {
 // pathSubject is the subject of a call on path: the path and what it resolves to.
 func pathSubject(path string) subject {
 	s := subject{path: path}
-	if r := realPath(path); r != path {
+	if r := fsutil.RealPath(path); r != path {
 		s.real = r
 	}
 	return s
-}
-
-// realPath resolves every symlink in the absolute path p: the longest part that exists is
-// resolved, the rest (a file to be created, say) is joined to it. A path that cannot be
-// resolved (a symlink loop, no permission) is returned unchanged.
-func realPath(p string) string {
-	if p == "" {
-		return ""
-	}
-	rest := ""
-	for dir := p; ; {
-		r, err := filepath.EvalSymlinks(dir)
-		if err == nil {
-			return filepath.Join(r, rest)
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
-	}
 }
 
 // Check decides a call of tool (of class c) with subject s; why explains a denial.
@@ -240,17 +221,30 @@ func (p *Permissions) check(tool string, c class, s subject) (d Decision, why st
 			return Deny, fmt.Sprintf("denied by the permission rule %q", r.String())
 		}
 	}
+	if c == classEdit {
+		if why := p.protects(s); why != "" {
+			return AskUser, why // whatever the mode or the allow rules say
+		}
+	}
 	for _, r := range p.Allow {
 		if covers(r.Tool, tool) && p.matches(r, s, false) {
 			return Allow, ""
 		}
 	}
 	switch c {
-	case classRead, classState, classMemory:
+	case classState, classMemory:
 		return Allow, ""
-	case classEdit:
-		if p.Mode == ModeAcceptEdits || p.Mode == ModeBypass {
+	case classRead:
+		if s.path == "" || p.Mode == ModeBypass || p.inside(s) {
 			return Allow, ""
+		}
+		return AskUser, outsideWhy
+	case classEdit:
+		if p.Mode == ModeBypass || p.Mode == ModeAcceptEdits && p.inside(s) {
+			return Allow, ""
+		}
+		if p.Mode == ModeAcceptEdits {
+			return AskUser, outsideWhy
 		}
 	case classExec:
 		if p.Mode == ModeBypass {
@@ -258,6 +252,46 @@ func (p *Permissions) check(tool string, c class, s subject) (d Decision, why st
 		}
 	}
 	return AskUser, ""
+}
+
+// outsideWhy is why a file tool's call outside the project's directories is asked about.
+const outsideWhy = "it is outside the project and the directories added to the session"
+
+// protects reports why a write to s must always be asked about (Protected on the path as named
+// and as resolved), or "".
+func (p *Permissions) protects(s subject) string {
+	if p.Protected == nil || s.path == "" {
+		return ""
+	}
+	if why := p.Protected(s.path); why != "" {
+		return why
+	}
+	if s.real != "" {
+		return p.Protected(s.real)
+	}
+	return ""
+}
+
+// inside reports whether s's path, as named and as resolved, lies in Cwd or one of Dirs.
+func (p *Permissions) inside(s subject) bool {
+	in := func(path string) bool {
+		for _, d := range append([]string{p.Cwd, p.realCwd}, p.Dirs...) {
+			if d == "" {
+				continue
+			}
+			if within(d, path) || within(fsutil.RealPath(d), path) {
+				return true
+			}
+		}
+		return false
+	}
+	return in(s.path) && (s.real == "" || in(s.real))
+}
+
+// within reports whether path is dir or lies under it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // matches reports whether r's specifier matches s. Deny rules match more eagerly than allow
@@ -351,15 +385,19 @@ func suggest(tool string, s subject, cwd string) string {
 		}
 		return suggestBash(s.command)
 	case s.path != "":
+		name := "Edit"
+		if covers("Read", tool) {
+			name = "Read"
+		}
 		rel, err := filepath.Rel(cwd, s.path)
 		if err != nil || strings.HasPrefix(rel, "..") {
-			return "Edit(" + filepath.ToSlash(s.path) + ")"
+			return name + "(" + filepath.ToSlash(s.path) + ")"
 		}
 		dir := filepath.ToSlash(filepath.Dir(rel))
 		if dir == "." {
-			return "Edit(" + filepath.ToSlash(rel) + ")"
+			return name + "(" + filepath.ToSlash(rel) + ")"
 		}
-		return "Edit(" + dir + "/**)"
+		return name + "(" + dir + "/**)"
 	}
 	return tool
 }

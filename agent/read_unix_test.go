@@ -45,7 +45,7 @@ func TestReadStreams(t *testing.T) {
 		),
 		llmtest.Text("done"),
 	)
-	a := f.agent(Options{})
+	a := f.agent(Options{AddDirs: []string{"/dev"}})
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()
@@ -64,8 +64,8 @@ func TestReadStreams(t *testing.T) {
 	for i, want := range []string{
 		"     1\tline 1 第1行\n     2\tline 2 第2行\n     3\tline 3 第3行\n     4\tline 4 第4行\n     5\tline 5 第5行\n[strata: showed lines 1-5 of a file of 107374182400 bytes; pass offset and limit to read more]\n",
 		"   998\tline 998 第998行\n   999\tline 999 第999行\n[strata: showed lines 998-999 of a file of 107374182400 bytes; pass offset and limit to read more]\n",
-		"is a FIFO; Read shows regular files only (reading it could block or never end)",
-		"is a character device; Read shows regular files only (reading it could block or never end)",
+		"is a FIFO; the file tools use regular files only (reading it could block or never end)",
+		"is a character device; the file tools use regular files only (reading it could block or never end)",
 		"     2\ttwo\n[strata: showed lines 2-2 of 3; pass offset and limit to read more]\n",
 		"     1\tone\n     2\ttwo\n[strata: showed lines 1-2 of 3; pass offset and limit to read more]\n",
 	} {

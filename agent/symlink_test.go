@@ -98,30 +98,3 @@ func TestPermissionsSeeThroughSymlinks(t *testing.T) {
 		t.Errorf("a file was created outside the project through a link in src")
 	}
 }
-
-// realPath resolves the part of a path that exists and keeps the rest; the subject of a call
-// names both.
-func TestRealPath(t *testing.T) {
-	dir := t.TempDir()
-	real := realPath(dir) // the temp dir itself may lie behind a link (macOS)
-	if err := os.MkdirAll(filepath.Join(dir, "a"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(dir, "a"), filepath.Join(dir, "link")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("loop", filepath.Join(dir, "loop")); err != nil {
-		t.Fatal(err)
-	}
-	for in, want := range map[string]string{
-		filepath.Join(dir, "link"):             filepath.Join(real, "a"),
-		filepath.Join(dir, "link", "new", "x"): filepath.Join(real, "a", "new", "x"),
-		filepath.Join(dir, "a", "x"):           filepath.Join(real, "a", "x"),
-		filepath.Join(dir, "loop", "x"):        filepath.Join(dir, "loop", "x"), // cannot be resolved: unchanged
-		"":                                     "",
-	} {
-		if got := realPath(in); got != want {
-			t.Errorf("realPath(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

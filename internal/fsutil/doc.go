@@ -1,6 +1,8 @@
 // Package fsutil holds the file-safety primitives every store in strata uses: whole-file atomic
 // replacement (temp file in the same directory, write, fsync, rename, fsync of the directory),
-// cross-process locks, and an FS seam through which tests inject failures.
+// cross-process locks, an FS seam through which tests inject failures, the one reader of files
+// that may be devices or FIFOs (ReadRegular), and Path: a name inside a root that cannot leave
+// it and cannot name anything under .git, which every file tool and the sync writer use.
 //
 // Guarantees: after WriteFile returns nil the new content is durable and complete; after it
 // returns an error the previous content of the file (or its absence) is intact and no temp file

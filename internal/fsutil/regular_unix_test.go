@@ -114,3 +114,17 @@ func within(t *testing.T, fn func() error) error {
 		return nil
 	}
 }
+
+func TestPathReadFileRefusesFIFO(t *testing.T) {
+	root := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o600); err != nil {
+		t.Skip("no FIFOs:", err)
+	}
+	p, err := NewPath(root, "pipe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.ReadFile(1 << 20); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadFile of a FIFO: %v, want ErrNotRegular", err)
+	}
+}

@@ -1,0 +1,249 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/llm/llmtest"
+)
+
+// askLog is an Approver that says no and records what it was asked about.
+type askLog struct {
+	mu    sync.Mutex
+	asked []PermissionRequest
+}
+
+func (l *askLog) approve(_ context.Context, r PermissionRequest) (Answer, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.asked = append(l.asked, r)
+	return Answer{}, nil
+}
+
+func (l *askLog) paths() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, r := range l.asked {
+		var in struct {
+			FilePath string `json:"file_path"`
+			Path     string `json:"path"`
+		}
+		json.Unmarshal(r.Input, &in)
+		out = append(out, in.FilePath+in.Path)
+	}
+	return out
+}
+
+// Protected files always ask: in accept-edits and bypass mode, and with an allow rule that
+// covers them, Edit(.git//config), .git/./config, .git/hooks/*, a case or trailing-dot
+// spelling of .git, the project's and the user's .claude/settings.json and STRATA_HOME's
+// settings.json are asked about (and, declined, left as they were), and no "don't ask again"
+// is offered for them; an ordinary edit in the project is not asked about.
+func TestProtectedFilesAlwaysAsk(t *testing.T) {
+	for _, mode := range []Mode{ModeAcceptEdits, ModeBypass} {
+		t.Run(string(mode), func(t *testing.T) {
+			f := newFixture(t, llmtest.Anthropic)
+			f.write(".git/config", "[core]\n\tbare = false\n")
+			f.write(".claude/settings.json", `{"permissions":{"defaultMode":"acceptEdits"}}`)
+			userSettings := filepath.Join(f.env.UserHome, ".claude", "settings.json")
+			strataSettings := filepath.Join(f.env.Home, "settings.json")
+			for _, p := range []string{userSettings, strataSettings} {
+				if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(`{"permissions":{"defaultMode":"acceptEdits"}}`), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			bypass := `{"permissions":{"defaultMode":"bypassPermissions"}}`
+			protected := []string{".git//config", ".git/./config", ".git/hooks/pre-commit", ".GIT/config", ".git./config",
+				".claude/settings.json", ".claude/settings.local.json", userSettings, strataSettings}
+			var blocks []conversation.Block
+			for i, p := range protected {
+				blocks = append(blocks, use("w"+string(rune('a'+i)), "Write", map[string]any{"file_path": p, "content": bypass}))
+			}
+			blocks = append(blocks,
+				use("e1", "Edit", map[string]any{"file_path": ".git//config", "old_string": "bare", "new_string": "fsmonitor"}),
+				use("ok", "Write", map[string]any{"file_path": "src/new.go", "content": "package src\n"}))
+			f.srv.Script(llmtest.Blocks(blocks...), llmtest.Text("done"))
+			log := &askLog{}
+			a := f.agent(Options{Mode: mode, Allow: []string{"Edit", "Write(**)"}, Approver: log.approve})
+			if _, err := a.Run(context.Background(), "go", nil); err != nil {
+				t.Fatal(err)
+			}
+			asked := log.paths()
+			if len(asked) != len(protected)+1 {
+				t.Fatalf("asked about %d calls, want %d: %q", len(asked), len(protected)+1, asked)
+			}
+			for _, r := range log.asked {
+				if r.Always != "" || !strings.Contains(r.Summary, "asked because") {
+					t.Errorf("request %q offers %q", r.Summary, r.Always)
+				}
+			}
+			for i, p := range append(protected, ".git//config") {
+				if !strings.Contains(log.asked[i].Summary, f.abs(p)+" (asked because") {
+					t.Errorf("request %d is %q, want it about %q", i, log.asked[i].Summary, f.abs(p))
+				}
+			}
+			if data, _ := os.ReadFile(filepath.Join(f.dir, ".git", "config")); strings.Contains(string(data), "bypass") || strings.Contains(string(data), "fsmonitor") {
+				t.Errorf(".git/config was rewritten: %q", data)
+			}
+			for _, p := range []string{userSettings, strataSettings, filepath.Join(f.dir, ".claude", "settings.json")} {
+				if data, _ := os.ReadFile(p); strings.Contains(string(data), "bypass") {
+					t.Errorf("%s was rewritten to bypass mode", p)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(f.dir, ".git", "hooks", "pre-commit")); err == nil {
+				t.Error("a hook was written")
+			}
+			if _, err := os.Stat(filepath.Join(f.dir, "src", "new.go")); err != nil {
+				t.Errorf("the ordinary write did not happen: %v", err)
+			}
+		})
+	}
+}
+
+// abs is the absolute path of a path the model names, cleaned, as the tools resolve it.
+func (f *fixture) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(f.dir, p)
+}
+
+// A session that cannot ask refuses a protected file whatever its mode, and a fork is refused
+// one outright, even when its policy would run the call and the session is in bypass mode.
+func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.srv.Script(llmtest.Blocks(use("w", "Write", map[string]any{"file_path": ".git/hooks/post-checkout", "content": "#!/bin/sh\n"})), llmtest.Text("done"))
+	a := f.agent(Options{Mode: ModeBypass})
+	if _, err := a.Run(context.Background(), "go", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := toolResults(f.srv.Requests()[1]); len(got) != 1 || !strings.Contains(got[0], "needs the user's approval in every mode") {
+		t.Errorf("results = %q", got)
+	}
+	fe := a.forkEnv()
+	for _, in := range []string{
+		`{"file_path":".git/config","content":"[core]\n\tfsmonitor = touch pwned\n"}`,
+		`{"file_path":".claude/settings.local.json","content":"{}"}`,
+	} {
+		c, err := decode(fe, "Write", []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, isErr, denied := a.runForkCall(context.Background(), fe, writeTool, c)
+		if !isErr || !denied || !strings.Contains(out, "refused to a background fork") {
+			t.Errorf("a fork's Write %s = %q (error %v, denied %v)", in, out, isErr, denied)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, ".git", "config")); err == nil {
+		t.Error("the fork wrote .git/config")
+	}
+	c, _ := decode(fe, "Write", []byte(`{"file_path":"notes.txt","content":"x"}`))
+	if out, isErr, _ := a.runForkCall(context.Background(), fe, writeTool, c); isErr {
+		t.Errorf("a fork's ordinary Write was refused: %s", out)
+	}
+}
+
+// Read, Grep and Glob outside the project ask first, in chat (an Approver) and in run (none):
+// a fake ~/.ssh/id_ed25519 is not shown, as named, through "~", through a Grep or Glob of its
+// directory, or through a link in the project; the project's own files are read without a
+// question, and so are those of a directory the user added.
+func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
+	const secret = "-----BEGIN OPENSSH PRIVATE KEY----- fake"
+	for _, chat := range []bool{true, false} {
+		name := map[bool]string{true: "chat", false: "run"}[chat]
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, llmtest.Anthropic)
+			ssh := filepath.Join(f.env.UserHome, ".ssh")
+			if err := os.MkdirAll(ssh, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			key := filepath.Join(ssh, "id_ed25519")
+			if err := os.WriteFile(key, []byte(secret+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			added := t.TempDir()
+			if err := os.WriteFile(filepath.Join(added, "shared.txt"), []byte("shared notes\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			f.write("main.go", "package main\n")
+			if err := os.Symlink(ssh, filepath.Join(f.dir, "keys")); err != nil {
+				t.Fatal(err)
+			}
+			f.srv.Script(llmtest.Blocks(
+				use("r1", "Read", map[string]any{"file_path": key}),
+				use("r2", "Read", map[string]any{"file_path": "~/.ssh/id_ed25519"}),
+				use("r3", "Grep", map[string]any{"pattern": "PRIVATE", "path": "~/.ssh", "output_mode": "content"}),
+				use("r4", "Glob", map[string]any{"pattern": "id_*", "path": ssh}),
+				use("r5", "Read", map[string]any{"file_path": "keys/id_ed25519"}),
+				use("r6", "Read", map[string]any{"file_path": "main.go"}),
+				use("r7", "Read", map[string]any{"file_path": filepath.Join(added, "shared.txt")}),
+			), llmtest.Text("done"))
+			log := &askLog{}
+			opts := Options{AddDirs: []string{added}, Mode: ModeAcceptEdits}
+			if chat {
+				opts.Approver = log.approve
+			}
+			a := f.agent(opts)
+			if _, err := a.Run(context.Background(), "go", nil); err != nil {
+				t.Fatal(err)
+			}
+			got := toolResults(f.srv.Requests()[1])
+			if len(got) != 7 {
+				t.Fatalf("results = %q", got)
+			}
+			for i, r := range got[:5] {
+				if strings.Contains(r, "PRIVATE KEY") || strings.Contains(r, "id_ed25519\n") {
+					t.Errorf("result %d shows the key: %q", i+1, r)
+				}
+				want := "the user declined"
+				if !chat {
+					want = "outside the project and the directories added to the session) needs the user's approval"
+				}
+				if !strings.Contains(r, want) {
+					t.Errorf("result %d = %q, want a refusal saying %q", i+1, r, want)
+				}
+			}
+			for _, r := range log.asked {
+				if !strings.Contains(r.Summary, "asked because it is outside the project") {
+					t.Errorf("asked %q", r.Summary)
+				}
+			}
+			if !strings.Contains(got[5], "package main") || !strings.Contains(got[6], "shared notes") {
+				t.Errorf("the project's and the added directory's files: %q, %q", got[5], got[6])
+			}
+			if chat && len(log.paths()) != 5 {
+				t.Errorf("asked %d times, want 5: %q", len(log.paths()), log.paths())
+			}
+		})
+	}
+}
+
+// The classification itself: every spelling of .git, the settings and hooks of .claude and of
+// STRATA_HOME, its approvals and managed policy are protected; their neighbours are not.
+func TestProtectedPaths(t *testing.T) {
+	env := config.Env{Home: "/home/u/.strata", ManagedDir: "/etc/strata", UserHome: "/home/u"}
+	for p, want := range map[string]bool{
+		"/p/.git/config": true, "/p/.git": true, "/p/sub/.Git/hooks/x": true, "/p/.git. /config": true,
+		"/p/.claude/settings.json": true, "/p/.claude/settings.local.json": true, "/home/u/.claude/settings.json": true,
+		"/p/.claude/hooks/pre.sh": true, "/home/u/.strata/settings.json": true, "/home/u/.strata/hooks/h": true,
+		"/home/u/.strata/projects/-p/approved-local-rules.json": true, "/etc/strata/managed-settings.json": true,
+		"/p/.gitignore": false, "/p/.github/workflows/ci.yml": false, "/p/.claude/CLAUDE.md": false,
+		"/p/.claude/agents/settings.json": false, "/home/u/.strata/projects/-p/memory/MEMORY.md": false,
+		"/p/settings.json": false, "/p/src/main.go": false,
+	} {
+		if got := env.Protected(p) != ""; got != want {
+			t.Errorf("Protected(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package fsutil
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+)
+
+// Errors of NewPath, wrapped with the name.
+var (
+	// ErrGitComponent is returned for a name with a component that git would take for ".git".
+	ErrGitComponent = errors.New("has a .git component")
+	// ErrOutsideRoot is returned for a name that leaves its root, as written or through a
+	// symlink.
+	ErrOutsideRoot = errors.New("is outside its root")
+)
+
+// Path is a file's name inside a root directory in the one form that rules match and writers
+// trust: cleaned, with its symlinks resolved, inside the root, and with no component that is
+// ".git" in any spelling (IsGitName). NewPath is the only way to make one; the zero Path
+// names nothing and its methods fail.
+type Path struct {
+	root string // absolute, cleaned, symlinks resolved
+	rel  string // slash-separated, cleaned; never "", "." or ".." nor under ".."
+}
+
+// NewPath returns the Path of name inside root. name is relative to root or absolute; it is
+// cleaned, and the symlinks of root and of the part of name that exists are resolved (the
+// rest, a file yet to be made, is joined on). The result must lie inside root, and no
+// component of name, as written or as resolved, may be a git name.
+func NewPath(root, name string) (Path, error) {
+	if root == "" || !filepath.IsAbs(root) {
+		return Path{}, fmt.Errorf("fsutil: path root %q is not absolute", root)
+	}
+	if name == "" {
+		return Path{}, fmt.Errorf("fsutil: empty path in %s", root)
+	}
+	if gitComponent(name) {
+		return Path{}, &fs.PathError{Op: "path", Path: name, Err: ErrGitComponent}
+	}
+	realRoot := RealPath(filepath.Clean(root))
+	abs := name
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(root, name)
+	}
+	abs = filepath.Clean(abs)
+	rel, ok := inside(filepath.Clean(root), abs)
+	if !ok {
+		rel, ok = inside(realRoot, abs)
+	}
+	if !ok {
+		return Path{}, &fs.PathError{Op: "path", Path: name, Err: ErrOutsideRoot}
+	}
+	rel, ok = inside(realRoot, RealPath(filepath.Join(realRoot, rel)))
+	if !ok {
+		return Path{}, &fs.PathError{Op: "path", Path: name, Err: ErrOutsideRoot}
+	}
+	if gitComponent(rel) {
+		return Path{}, &fs.PathError{Op: "path", Path: name, Err: ErrGitComponent}
+	}
+	return Path{root: realRoot, rel: filepath.ToSlash(rel)}, nil
+}
+
+// inside returns abs relative to dir when it lies strictly inside it.
+func inside(dir, abs string) (string, bool) {
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
+}
+
+// RealPath resolves every symlink in the absolute path p: the longest part that exists is
+// resolved and the rest (a file yet to be made) joined on. A path that cannot be resolved (a
+// symlink loop, no permission) is returned unchanged, and so is "".
+func RealPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	rest := ""
+	for dir := p; ; {
+		r, err := filepath.EvalSymlinks(dir)
+		if err == nil {
+			return filepath.Join(r, rest)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
+
+// Root is the root directory, absolute with its symlinks resolved.
+func (p Path) Root() string { return p.root }
+
+// Rel is the name inside the root, slash-separated: the name for an os.Root opened on Root.
+func (p Path) Rel() string { return p.rel }
+
+// String is the absolute path.
+func (p Path) String() string {
+	if p.root == "" {
+		return ""
+	}
+	return filepath.Join(p.root, filepath.FromSlash(p.rel))
+}
+
+// open opens the root; the zero Path fails.
+func (p Path) open() (*os.Root, error) {
+	if p.root == "" {
+		return nil, errors.New("fsutil: zero Path")
+	}
+	return os.OpenRoot(p.root)
+}
+
+// ReadFile reads the file through an os.Root on the root, so that a symlink swapped in since
+// NewPath cannot lead out of it, and only if it is a regular file of at most max bytes
+// (ReadRegularIn: a device or FIFO is refused with ErrNotRegular).
+func (p Path) ReadFile(max int64) ([]byte, error) {
+	r, err := p.open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data, err := ReadRegularIn(r, p.rel, max)
+	return data, rename(err, p.String())
+}
+
+// WriteFile replaces the file's content atomically (WriteFileFS) through an os.Root on the
+// root, making its directories (DirMode) as needed.
+func (p Path) WriteFile(data []byte, perm fs.FileMode) error {
+	r, err := p.open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := WriteFileFS(RootFS(r), filepath.FromSlash(p.rel), data, perm); err != nil {
+		return fmt.Errorf("%s: %w", p.root, err)
+	}
+	return nil
+}
+
+// rename makes a PathError name the absolute path instead of the root-relative one.
+func rename(err error, name string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+	}
+	return err
+}
+
+// IsGitName reports whether a file system could take the path component elem for ".git":
+// case aside (case-insensitive file systems), trailing dots and spaces (Windows drops them),
+// characters a file system ignores (HFS+ drops zero-width joiners and the like), an NTFS
+// stream suffix (".git::$INDEX_ALLOCATION") and the 8.3 short name "GIT~1".
+func IsGitName(elem string) bool {
+	if i := strings.IndexByte(elem, ':'); i >= 0 {
+		elem = elem[:i]
+	}
+	elem = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) {
+			return -1
+		}
+		return r
+	}, elem)
+	elem = strings.TrimRight(elem, ". ")
+	return strings.EqualFold(elem, ".git") || strings.EqualFold(elem, "git~1")
+}
+
+// gitComponent reports whether any component of name, split at either slash, is a git name.
+func gitComponent(name string) bool {
+	for _, c := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if IsGitName(c) {
+			return true
+		}
+	}
+	return false
+}

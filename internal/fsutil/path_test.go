@@ -1,0 +1,137 @@
+package fsutil
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestNewPathRefusesGitInAnySpelling(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{
+		".git/config", ".git//config", ".git/./config", "./.git/config", "a/../.git/config",
+		".GIT/config", ".Git/hooks/pre-commit", ".git./config", ".git /config", ".git. . /config",
+		"git~1/config", ".g\u200cit/config", ".git::$INDEX_ALLOCATION/config", "sub/.git",
+		filepath.Join(root, ".git", "config"),
+	} {
+		_, err := NewPath(root, name)
+		if !errors.Is(err, ErrGitComponent) {
+			t.Errorf("NewPath(%q) = %v, want ErrGitComponent", name, err)
+		}
+	}
+	for _, name := range []string{".gitignore", ".github/workflows/ci.yml", "git/x", "a.git/x", "gitx"} {
+		if _, err := NewPath(root, name); err != nil {
+			t.Errorf("NewPath(%q) = %v, want a Path", name, err)
+		}
+	}
+}
+
+func TestNewPathStaysInRoot(t *testing.T) {
+	root := t.TempDir()
+	out := t.TempDir()
+	for _, name := range []string{"..", "../x", "a/../../x", filepath.Join(out, "x"), "."} {
+		if _, err := NewPath(root, name); !errors.Is(err, ErrOutsideRoot) {
+			t.Errorf("NewPath(%q) = %v, want ErrOutsideRoot", name, err)
+		}
+	}
+	if err := os.Symlink(out, filepath.Join(root, "away")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if _, err := NewPath(root, "away/x"); !errors.Is(err, ErrOutsideRoot) {
+		t.Errorf("through a link out: %v, want ErrOutsideRoot", err)
+	}
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".git", filepath.Join(root, "innocent")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewPath(root, "innocent/config"); !errors.Is(err, ErrGitComponent) {
+		t.Errorf("through a link to .git: %v, want ErrGitComponent", err)
+	}
+}
+
+func TestPathResolvesAndWrites(t *testing.T) {
+	real := t.TempDir()
+	root := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, root); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	p, err := NewPath(root, "a//b/../c/./note.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Rel() != "a/c/note.md" {
+		t.Errorf("Rel = %q, want a/c/note.md", p.Rel())
+	}
+	realDir, _ := filepath.EvalSymlinks(real)
+	if want := filepath.Join(realDir, "a", "c", "note.md"); p.String() != want || p.Root() != realDir {
+		t.Errorf("String = %q, Root = %q; want %q in %q", p.String(), p.Root(), want, realDir)
+	}
+	if err := p.WriteFile([]byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.ReadFile(1 << 10)
+	if err != nil || string(got) != "hello" {
+		t.Fatalf("ReadFile = %q, %v", got, err)
+	}
+	if _, err := p.ReadFile(2); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadFile over the cap: %v, want ErrTooLarge", err)
+	}
+	abs, err := NewPath(root, filepath.Join(root, "a", "c", "note.md"))
+	if err != nil || abs != p {
+		t.Errorf("absolute name: %v, %v; want %v", abs, err, p)
+	}
+	var zero Path
+	if _, err := zero.ReadFile(10); err == nil {
+		t.Error("the zero Path read a file")
+	}
+	if err := zero.WriteFile(nil, 0o600); err == nil {
+		t.Error("the zero Path wrote a file")
+	}
+}
+
+func TestPathWriteDoesNotFollowSwappedLink(t *testing.T) {
+	root, out := t.TempDir(), t.TempDir()
+	p, err := NewPath(root, "d/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// After the check, d becomes a link out of the root: the write must not land there.
+	if err := os.Symlink(out, filepath.Join(root, "d")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if err := p.WriteFile([]byte("x"), 0o600); err == nil {
+		t.Error("the write followed a link out of the root")
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
+		t.Errorf("files written outside the root: %v", ents)
+	}
+}
+
+// RealPath resolves the part of a path that exists and keeps the rest.
+func TestRealPath(t *testing.T) {
+	dir := t.TempDir()
+	real := RealPath(dir) // the temp dir itself may lie behind a link (macOS)
+	if err := os.MkdirAll(filepath.Join(dir, "a"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "a"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("loop", filepath.Join(dir, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		filepath.Join(dir, "link"):             filepath.Join(real, "a"),
+		filepath.Join(dir, "link", "new", "x"): filepath.Join(real, "a", "new", "x"),
+		filepath.Join(dir, "a", "x"):           filepath.Join(real, "a", "x"),
+		filepath.Join(dir, "loop", "x"):        filepath.Join(dir, "loop", "x"), // cannot be resolved: unchanged
+		"":                                     "",
+	} {
+		if got := RealPath(in); got != want {
+			t.Errorf("RealPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
