@@ -75,7 +75,7 @@ func (m *model) askKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	m.ask, m.feedback = nil, nil
 	a.reply <- reply
-	verdict := map[Answer]string{Yes: "yes", Always: "yes, and " + m.alwaysText(a.req), No: "no", NoInstead: "no: " + oneLine(termtext.Line(reply.Feedback))}[reply.Answer]
+	verdict := map[Answer]string{Yes: "yes", Always: "yes, and " + m.alwaysText(a.req), No: "no", NoInstead: "no: " + termtext.OneLine(termtext.Line(reply.Feedback))}[reply.Answer]
 	m.print(sDim().Render("  ? " + m.summary(a.req) + " → " + verdict))
 	return nil
 }

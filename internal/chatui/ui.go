@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
@@ -198,6 +197,3 @@ func (u *UI) Ask(ctx context.Context, req agent.PermissionRequest) (Reply, error
 		return Reply{Answer: No}, ctx.Err()
 	}
 }
-
-// oneLine joins text to one line for the status and hints.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
