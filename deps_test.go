@@ -26,6 +26,7 @@ var deps = map[string]string{
 	"internal/fastio":      "",
 	"internal/fsutil":      "",
 	"internal/sharedtest":  "",
+	"internal/sandbox":     "",
 	"internal/shell":       "",
 	"internal/termtext":    "",
 	"tokens":               "",
@@ -45,20 +46,20 @@ var deps = map[string]string{
 	"llm/openai":           "conversation llm llm/internal/wire < config llm/llmtest",
 	"compact":              "conversation instructions internal/fsutil llm tokens toolcall transcript work < internal/sharedtest llm/anthropic llm/llmtest",
 	"extract":              "compact conversation frontmatter internal/fsutil internal/shell llm memdir recall tokens toolcall < internal/sharedtest llm/anthropic llm/llmtest llm/openai",
-	"workspace":            "config extract instructions llm memdir recall transcript < internal/bench/synth",
-	"agent":                "compact config conversation extract instructions internal/fsutil internal/shell llm memdir recall toolcall transcript work workspace < internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai memsync tokens",
+	"workspace":            "config extract instructions internal/sandbox llm memdir recall transcript < internal/bench/synth",
+	"agent":                "compact config conversation extract instructions internal/fsutil internal/sandbox internal/shell llm memdir recall toolcall transcript work workspace < internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai memsync tokens",
 	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio memdir memsync recall transcript workspace < internal/sharedtest",
 	"mcpserver":            "config instructions internal/fsutil memdir recall transcript workspace < internal/bench internal/bench/synth",
 	"internal/chatui":      "agent conversation internal/fsutil internal/termtext tokens < llm",
-	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/chatui internal/fastio internal/fsutil internal/shell internal/termtext llm llm/anthropic llm/openai mcpserver memdir memsync recall transcript workspace < internal/sharedtest llm/llmtest",
-	"cmd/strata":           "internal/cli",
+	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/chatui internal/fastio internal/fsutil internal/sandbox internal/shell internal/termtext llm llm/anthropic llm/openai mcpserver memdir memsync recall transcript workspace < internal/sharedtest llm/llmtest",
+	"cmd/strata":           "internal/cli internal/sandbox",
 }
 
 // rungs is the picture of docs/design.md, lowest first. Every edge that deps allows must point
 // to a lower rung (within a rung, only the pairs in sameRung), so the allow-list cannot grow an
 // upward edge either.
 var rungs = [][]string{
-	{"internal/fsutil", "internal/fastio", "internal/sharedtest", "internal/shell", "internal/termtext", "llm/internal/wire", "tokens", "frontmatter", "config"},
+	{"internal/fsutil", "internal/fastio", "internal/sandbox", "internal/sharedtest", "internal/shell", "internal/termtext", "llm/internal/wire", "tokens", "frontmatter", "config"},
 	{"conversation", "work"},
 	{"transcript", "memdir", "instructions", "toolcall"},
 	{"recall", "internal/bench/synth", "memsync"},

@@ -16,6 +16,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/internal/sandbox"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
@@ -58,7 +59,7 @@ type Options struct {
 	// Approver is asked about calls that need a yes; nil denies them (non-interactive use).
 	Approver Approver
 	// AddDirs are directories outside the project that the file tools may use as they use
-	// the project's (Permissions.Dirs).
+	// the project's (Permissions.Dirs); relative ones are taken from the working directory.
 	AddDirs []string
 
 	// MaxTurns caps the model requests of one Run (0: DefaultMaxTurns).
@@ -203,6 +204,9 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	}
 	// A fork's view copies opts, and with them the workspace.
 	a.opts.Workspace, a.opts.Env, a.settings = ws, ws.Env(), ws.Settings()
+	if why := sandboxNotice(sandbox.Probe(), a.settings.SandboxOn()); why != "" {
+		a.warn("sandbox: %s", why)
+	}
 	instr, err := ws.Instructions(ctx, workspace.SetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
@@ -222,7 +226,10 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		return nil, err
 	}
 	a.perms.Protected = a.opts.Env.Protected
-	a.perms.Dirs = append([]string{ws.Root(), ws.Tree()}, opts.AddDirs...)
+	a.perms.Dirs = []string{ws.Root(), ws.Tree()}
+	for _, d := range opts.AddDirs {
+		a.perms.Dirs = append(a.perms.Dirs, resolvePath(a.cwd, a.opts.Env.UserHome, d))
+	}
 	if ws.AutoMemory() {
 		if dir, err := ws.MemoryDir(); err == nil {
 			a.perms.Dirs = append(a.perms.Dirs, dir)
@@ -366,6 +373,18 @@ func (a *Agent) Warnings() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.warnings...)
+}
+
+// sandboxNotice says what does not hold where the sandbox cannot confine shell commands as
+// the settings ask ("" when it can, or in a binary without the helper: a test's).
+func sandboxNotice(st sandbox.Status, bashOn bool) string {
+	switch {
+	case st.Landlock != "":
+		return st.Landlock + "; shell commands (Bash and the memory extractor's) run unconfined, as decided by the permission checks alone"
+	case st.Helper && bashOn && !st.Namespaces:
+		return st.NamespacesWhy + "; Bash commands can write the project's .git and .claude (the permission checks still ask)"
+	}
+	return ""
 }
 
 func (a *Agent) warn(format string, args ...any) {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/strata-mem/strata/internal/sandbox"
 	"github.com/strata-mem/strata/toolcall"
 )
 
@@ -79,10 +80,11 @@ func runBash(ctx context.Context, e env, p *toolcall.Bash) (string, error) {
 	if _, err := exec.LookPath(shell); err != nil {
 		shell = "sh"
 	}
-	cmd := exec.CommandContext(cctx, shell, "-c", p.Command)
+	cmd, done := shellCommand(cctx, e, shell, p.Command)
+	defer done()
 	cmd.Dir = e.cwd()
 	if e.unattended() {
-		cmd.Env = unattendedEnv(os.Environ())
+		cmd.Env = unattendedEnv(cmd.Env)
 		if runsGit(p.Command) {
 			if err := gitConfigCheck(cctx, cmd.Dir, cmd.Env); err != nil {
 				return "", err
@@ -112,6 +114,30 @@ func runBash(ctx context.Context, e env, p *toolcall.Bash) (string, error) {
 		return "(no output)", nil
 	}
 	return text, nil
+}
+
+// shellCommand returns the command that runs script with shell under e's sandbox policy (a
+// fork's with a private temp dir, removed by done), with the policy's environment; where the
+// sandbox is off or unavailable, the same command unconfined.
+func shellCommand(ctx context.Context, e env, shell, script string) (cmd *exec.Cmd, done func()) {
+	done = func() {}
+	p, ok := e.sandbox()
+	if !ok {
+		return exec.CommandContext(ctx, shell, "-c", script), done
+	}
+	if e.unattended() {
+		if tmp, err := os.MkdirTemp("", "strata-fork-"); err == nil {
+			p.Write = append(p.Write, tmp)
+			p.Env = append(p.Env, "TMPDIR="+tmp)
+			done = func() { os.RemoveAll(tmp) }
+		}
+	}
+	cmd, err := sandbox.Command(ctx, p, shell, "-c", script)
+	if err != nil {
+		cmd = exec.CommandContext(ctx, shell, "-c", script)
+		cmd.Env = p.Env
+	}
+	return cmd, done
 }
 
 func withNewline(s string) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/instructions"
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/workspace"
 )
@@ -125,7 +126,7 @@ func (a *Agent) reinjectFiles(inPrompt []string) []conversation.FileState {
 			continue
 		}
 		if !st.HasContent || st.Partial || !fi.ModTime().Equal(st.ModTime) {
-			data, err := os.ReadFile(st.Path)
+			data, err := fsutil.ReadRegular(st.Path, readWholeMax) // a FIFO swapped in is refused
 			if err != nil || bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
 				continue
 			}

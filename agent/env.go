@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/internal/sandbox"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/work"
@@ -34,6 +36,9 @@ type env interface {
 	bashTimeout() time.Duration
 	// unattended reports a shell no one watches (a fork's): it runs with unattendedEnv.
 	unattended() bool
+	// sandbox returns the policy shell commands run under; false: they run unconfined (the
+	// sandbox setting is off).
+	sandbox() (sandbox.Policy, bool)
 	// hidden reports whether the session's deny rules for tool cover path (as named or
 	// resolved): Grep and Glob leave it out.
 	hidden(tool, path string) bool
@@ -74,7 +79,10 @@ func (e sessionEnv) logger() *slog.Logger                   { return e.a.log }
 func (e sessionEnv) now() time.Time                         { return e.a.now() }
 func (e sessionEnv) bashTimeout() time.Duration             { return e.a.opts.BashTimeout }
 func (e sessionEnv) unattended() bool                       { return false }
-func (e sessionEnv) hidden(tool, path string) bool          { return e.a.perms.hides(tool, path) }
+func (e sessionEnv) sandbox() (sandbox.Policy, bool) {
+	return e.a.opts.Workspace.Sandbox(os.Environ())
+}
+func (e sessionEnv) hidden(tool, path string) bool { return e.a.perms.hides(tool, path) }
 func (e sessionEnv) todos() (*work.Todos, string, error) {
 	return e.a.work.Todos, e.a.sessionID, nil
 }
@@ -105,11 +113,12 @@ type forkEnv struct {
 	rc        *conversation.ReadCache
 	rk        *recall.Ranker // nil with auto-memory off
 	perms     *Permissions   // the session's, for its deny rules; nil: none
+	mem       string         // the memory dir its commands may write; "" with auto-memory off
 }
 
 // forkEnv returns a new env for a fork of a. It reads only fields that never change after New.
 func (a *Agent) forkEnv() *forkEnv {
-	return &forkEnv{dir: a.cwd, home: a.opts.Env.UserHome, log: a.log, clock: a.now, timeout: a.opts.BashTimeout, rk: a.ranker, perms: a.perms,
+	return &forkEnv{dir: a.cwd, home: a.opts.Env.UserHome, log: a.log, clock: a.now, timeout: a.opts.BashTimeout, rk: a.ranker, perms: a.perms, mem: a.memoryDir(),
 		rc: conversation.NewReadCache(conversation.ReadCacheOptions{Dir: a.cwd, Now: a.now})}
 }
 
@@ -121,6 +130,21 @@ func (e *forkEnv) logger() *slog.Logger           { return e.log }
 func (e *forkEnv) now() time.Time                 { return e.clock() }
 func (e *forkEnv) bashTimeout() time.Duration     { return e.timeout }
 func (e *forkEnv) unattended() bool               { return true }
+func (e *forkEnv) sandbox() (sandbox.Policy, bool) {
+	var write []string
+	if e.mem != "" {
+		write = append(write, e.mem)
+	}
+	return sandbox.Unattended(write, os.Environ()), true
+}
+
+// memoryDir is the memory store's dir; "" with auto-memory off.
+func (a *Agent) memoryDir() string {
+	if a.store == nil {
+		return ""
+	}
+	return a.store.Dir()
+}
 func (e *forkEnv) hidden(tool, path string) bool {
 	return e.perms != nil && e.perms.hides(tool, path)
 }

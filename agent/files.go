@@ -71,7 +71,11 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	}
 	// The one reader of the file tools: a FIFO or device swapped in after the Stat above
 	// neither hangs the open nor gets read.
-	f, fi, err := fsutil.OpenRegular(path, math.MaxInt64)
+	fp, err := filePath(e.cwd(), path)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %v", path, errText(err))
+	}
+	f, fi, err := fp.Open(math.MaxInt64)
 	if err != nil {
 		return "", readErr("read", path, err)
 	}
@@ -119,7 +123,7 @@ func notRegular(path string, m fs.FileMode) error {
 	return fmt.Errorf("%s is %s; the file tools use regular files only (reading it could block or never end)", path, fsutil.Kind(m))
 }
 
-// readErr is the file tools' message for a failed fsutil.OpenRegular or ReadRegular of path
+// readErr is the file tools' message for a failed fsutil read of path
 // (verb: read, edit, search).
 func readErr(verb, path string, err error) error {
 	if errors.Is(err, fsutil.ErrNotRegular) {
@@ -278,11 +282,22 @@ func refusal(err error) error {
 	return err
 }
 
-// writeFile replaces path's content, keeping an existing file's mode (new files 0644: they
-// are the user's files, not strata's). It writes through the fsutil.Path of the file inside
-// the working directory (or, for a file outside it or under .git, which the permission check
-// asked about, inside the file's own directory), so a symlink swapped in after the check
-// cannot carry the write out of that directory, and a FIFO or device is refused, not opened.
+// filePath is the fsutil.Path a file tool reads or writes path through: inside the working
+// directory when path is, else inside the file's own directory (a file outside the project,
+// or under .git, which the permission check has asked about). A symlink swapped in after the
+// check cannot carry the call out of that root.
+func filePath(cwd, path string) (fsutil.Path, error) {
+	fp, err := fsutil.NewPath(cwd, path)
+	if errors.Is(err, fsutil.ErrOutsideRoot) || errors.Is(err, fsutil.ErrGitComponent) {
+		real := fsutil.RealPath(path)
+		return fsutil.NewPath(filepath.Dir(real), filepath.Base(real))
+	}
+	return fp, err
+}
+
+// writeFile replaces path's content through its filePath, keeping an existing file's mode
+// (new files 0644: they are the user's files, not strata's); a FIFO or device is refused,
+// not opened.
 func writeFile(cwd, path string, data []byte) error {
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
@@ -291,11 +306,7 @@ func writeFile(cwd, path string, data []byte) error {
 		}
 		mode = fi.Mode().Perm()
 	}
-	fp, err := fsutil.NewPath(cwd, path)
-	if errors.Is(err, fsutil.ErrOutsideRoot) || errors.Is(err, fsutil.ErrGitComponent) {
-		real := fsutil.RealPath(path)
-		fp, err = fsutil.NewPath(filepath.Dir(real), filepath.Base(real))
-	}
+	fp, err := filePath(cwd, path)
 	if err == nil {
 		if err = os.MkdirAll(filepath.Dir(fp.String()), 0o755); err == nil {
 			err = fp.WriteFile(data, mode)
@@ -337,7 +348,11 @@ var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *to
 	}
 	path := p.FilePath
 	e.touch(ctx, path)
-	data, err := fsutil.ReadRegular(path, editMaxBytes)
+	fp, err := filePath(e.cwd(), path)
+	if err != nil {
+		return "", fmt.Errorf("cannot edit %s: %v", path, errText(err))
+	}
+	data, err := fp.ReadFile(editMaxBytes)
 	if err != nil {
 		return "", readErr("edit", path, err)
 	}
@@ -377,7 +392,12 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 	}
 	var hits []hit
 	hidden := 0
-	err := doublestar.GlobWalk(os.DirFS(base), pat, func(rel string, d fs.DirEntry) error {
+	root, err := os.OpenRoot(base)
+	if err != nil {
+		return "", fmt.Errorf("glob %s in %s: %v", p.Pattern, base, errText(err))
+	}
+	defer root.Close()
+	err = doublestar.GlobWalk(root.FS(), pat, func(rel string, d fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -480,12 +500,30 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 	}
 	var files []string
 	hidden := 0
+	var read func(path string) ([]byte, error) // through the search's root
 	if !fi.IsDir() {
 		if !fi.Mode().IsRegular() {
 			return "", notRegular(root, fi.Mode())
 		}
+		fp, err := filePath(e.cwd(), root)
+		if err != nil {
+			return "", fmt.Errorf("cannot search %s: %v", root, errText(err))
+		}
+		read = func(string) ([]byte, error) { return fp.ReadFile(grepMaxFileBytes) }
 		files = []string{root}
 	} else {
+		dir, err := os.OpenRoot(root)
+		if err != nil {
+			return "", fmt.Errorf("cannot search %s: %v", root, errText(err))
+		}
+		defer dir.Close()
+		read = func(path string) ([]byte, error) {
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return nil, err
+			}
+			return fsutil.ReadRegularIn(dir, rel, grepMaxFileBytes)
+		}
 		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // unreadable entries are skipped
@@ -548,7 +586,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 		if full {
 			break
 		}
-		data, err := fsutil.ReadRegular(path, grepMaxFileBytes)
+		data, err := read(path)
 		if err != nil && len(files) == 1 && !errors.Is(err, fsutil.ErrTooLarge) {
 			return "", readErr("search", path, err) // the one file asked for
 		}

@@ -64,12 +64,10 @@ var memoryForgetTool = newTool("memory_forget", classMemory, func(ctx context.Co
 	if err != nil {
 		return "", err
 	}
-	res, err := st.Forget(ctx, p.Name, true)
+	res, err := st.Archive(ctx, p.Name, memdir.ArchiveRecord{Time: time.Now(), Action: memdir.ActionArchive,
+		Reason: "the agent's memory_forget tool"})
 	if err != nil {
 		return "", errors.New(strings.TrimPrefix(err.Error(), "memdir: "))
-	}
-	if err := st.LogArchived(res, time.Now(), "the agent's memory_forget tool"); err != nil {
-		return "", fmt.Errorf("forgot %q (moved to %s), but the archive log failed: %v", p.Name, res.ArchivedTo, err)
 	}
 	if res.File == "" {
 		return fmt.Sprintf("Removed %d index line(s) for %q (no file was left).", res.IndexLines, p.Name), nil

@@ -70,9 +70,11 @@ func TestProtectedFilesAlwaysAsk(t *testing.T) {
 			for i, p := range protected {
 				blocks = append(blocks, use("w"+string(rune('a'+i)), "Write", map[string]any{"file_path": p, "content": bypass}))
 			}
-			blocks = append(blocks,
-				use("e1", "Edit", map[string]any{"file_path": ".git//config", "old_string": "bare", "new_string": "fsmonitor"}),
-				use("ok", "Write", map[string]any{"file_path": "src/new.go", "content": "package src\n"}))
+			edits := []string{".git//config", ".git/./config", ".git/hooks/pre-commit.sample"}
+			for i, p := range edits {
+				blocks = append(blocks, use("e"+string(rune('a'+i)), "Edit", map[string]any{"file_path": p, "old_string": "bare", "new_string": "fsmonitor"}))
+			}
+			blocks = append(blocks, use("ok", "Write", map[string]any{"file_path": "src/new.go", "content": "package src\n"}))
 			f.srv.Script(llmtest.Blocks(blocks...), llmtest.Text("done"))
 			log := &askLog{}
 			a := f.agent(Options{Mode: mode, Allow: []string{"Edit", "Write(**)"}, Approver: log.approve})
@@ -80,15 +82,15 @@ func TestProtectedFilesAlwaysAsk(t *testing.T) {
 				t.Fatal(err)
 			}
 			asked := log.paths()
-			if len(asked) != len(protected)+1 {
-				t.Fatalf("asked about %d calls, want %d: %q", len(asked), len(protected)+1, asked)
+			if len(asked) != len(protected)+len(edits) {
+				t.Fatalf("asked about %d calls, want %d: %q", len(asked), len(protected)+len(edits), asked)
 			}
 			for _, r := range log.asked {
 				if r.Always != "" || !strings.Contains(r.Summary, "asked because") {
 					t.Errorf("request %q offers %q", r.Summary, r.Always)
 				}
 			}
-			for i, p := range append(protected, ".git//config") {
+			for i, p := range append(protected, edits...) {
 				if !strings.Contains(log.asked[i].Summary, f.abs(p)+" (asked because") {
 					t.Errorf("request %d is %q, want it about %q", i, log.asked[i].Summary, f.abs(p))
 				}
@@ -155,7 +157,7 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 }
 
 // Read, Grep and Glob outside the project ask first, in chat (an Approver) and in run (none):
-// a fake ~/.ssh/id_ed25519 is not shown, as named, through "~", through a Grep or Glob of its
+// a fake ~/.ssh/id_ed25519 or ~/.aws/credentials is not shown, as named, through "~", through a Grep or Glob of its
 // directory, or through a link in the project; the project's own files are read without a
 // question, and so are those of a directory the user added.
 func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
@@ -172,6 +174,13 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 			if err := os.WriteFile(key, []byte(secret+"\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
+			aws := filepath.Join(f.env.UserHome, ".aws", "credentials")
+			if err := os.MkdirAll(filepath.Dir(aws), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(aws, []byte("[default]\naws_secret_access_key = PRIVATE KEY\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 			added := t.TempDir()
 			if err := os.WriteFile(filepath.Join(added, "shared.txt"), []byte("shared notes\n"), 0o600); err != nil {
 				t.Fatal(err)
@@ -186,8 +195,9 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 				use("r3", "Grep", map[string]any{"pattern": "PRIVATE", "path": "~/.ssh", "output_mode": "content"}),
 				use("r4", "Glob", map[string]any{"pattern": "id_*", "path": ssh}),
 				use("r5", "Read", map[string]any{"file_path": "keys/id_ed25519"}),
-				use("r6", "Read", map[string]any{"file_path": "main.go"}),
-				use("r7", "Read", map[string]any{"file_path": filepath.Join(added, "shared.txt")}),
+				use("r6", "Read", map[string]any{"file_path": "~/.aws/credentials"}),
+				use("r7", "Read", map[string]any{"file_path": "main.go"}),
+				use("r8", "Read", map[string]any{"file_path": filepath.Join(added, "shared.txt")}),
 			), llmtest.Text("done"))
 			log := &askLog{}
 			opts := Options{AddDirs: []string{added}, Mode: ModeAcceptEdits}
@@ -199,10 +209,10 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := toolResults(f.srv.Requests()[1])
-			if len(got) != 7 {
+			if len(got) != 8 {
 				t.Fatalf("results = %q", got)
 			}
-			for i, r := range got[:5] {
+			for i, r := range got[:6] {
 				if strings.Contains(r, "PRIVATE KEY") || strings.Contains(r, "id_ed25519\n") {
 					t.Errorf("result %d shows the key: %q", i+1, r)
 				}
@@ -219,11 +229,11 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 					t.Errorf("asked %q", r.Summary)
 				}
 			}
-			if !strings.Contains(got[5], "package main") || !strings.Contains(got[6], "shared notes") {
-				t.Errorf("the project's and the added directory's files: %q, %q", got[5], got[6])
+			if !strings.Contains(got[6], "package main") || !strings.Contains(got[7], "shared notes") {
+				t.Errorf("the project's and the added directory's files: %q, %q", got[6], got[7])
 			}
-			if chat && len(log.paths()) != 5 {
-				t.Errorf("asked %d times, want 5: %q", len(log.paths()), log.paths())
+			if chat && len(log.paths()) != 6 {
+				t.Errorf("asked %d times, want 6: %q", len(log.paths()), log.paths())
 			}
 		})
 	}
@@ -244,6 +254,52 @@ func TestProtectedPaths(t *testing.T) {
 	} {
 		if got := env.Protected(p) != ""; got != want {
 			t.Errorf("Protected(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// The decision table: a deny rule still wins over a protected file; a protected file asks in
+// every mode and past every allow rule; reads and accept-edits stay in Cwd and Dirs, named
+// and resolved, and an allow rule or bypass mode lets them out.
+func TestPermissionsProtectedAndOutside(t *testing.T) {
+	env := config.Env{Home: "/home/u/.strata", UserHome: "/home/u"}
+	for _, tt := range []struct {
+		mode  Mode
+		allow []string
+		tool  string
+		c     class
+		s     subject
+		want  Decision
+	}{
+		{ModeAcceptEdits, nil, "Edit", classEdit, subject{path: "/p/.git/config"}, AskUser},
+		{ModeBypass, []string{"Edit"}, "Write", classEdit, subject{path: "/p/x/.GIT/hooks/pre-push"}, AskUser},
+		{ModeBypass, nil, "Edit", classEdit, subject{path: "/p/cfg", real: "/p/.git/config"}, AskUser},
+		{ModeAcceptEdits, []string{"Edit(/home/u/**)"}, "Edit", classEdit, subject{path: "/home/u/.claude/settings.json"}, AskUser},
+		{ModeAsk, nil, "Edit", classEdit, subject{path: "/p/.git/config"}, Deny}, // the deny rule
+		{ModeAcceptEdits, nil, "Edit", classEdit, subject{path: "/p/src/a.go"}, Allow},
+		{ModeAcceptEdits, nil, "Edit", classEdit, subject{path: "/extra/a.go"}, Allow},
+		{ModeAcceptEdits, nil, "Edit", classEdit, subject{path: "/home/u/a.go"}, AskUser},
+		{ModeAcceptEdits, nil, "Edit", classEdit, subject{path: "/p/link", real: "/home/u/a.go"}, AskUser},
+		{ModeAsk, nil, "Read", classRead, subject{path: "/p/src/a.go"}, Allow},
+		{ModeAsk, nil, "Grep", classRead, subject{path: "/extra"}, Allow},
+		{ModeAsk, nil, "Read", classRead, subject{path: "/home/u/.ssh/id_ed25519"}, AskUser},
+		{ModeAsk, nil, "Glob", classRead, subject{path: "/"}, AskUser},
+		{ModeAsk, nil, "Read", classRead, subject{path: "/p/keys", real: "/home/u/.ssh"}, AskUser},
+		{ModeAsk, nil, "Read", classRead, subject{path: "/pp/x"}, AskUser},
+		{ModeAsk, []string{"Read(~/.ssh/**)"}, "Read", classRead, subject{path: "/home/u/.ssh/id_ed25519"}, Allow},
+		{ModeBypass, nil, "Read", classRead, subject{path: "/home/u/.ssh/id_ed25519"}, Allow},
+	} {
+		deny := []string{"Edit(//p/.git/config)"}
+		if tt.mode != ModeAsk {
+			deny = nil
+		}
+		p, err := NewPermissions(tt.mode, tt.allow, deny, "/p", "/home/u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Protected, p.Dirs = env.Protected, []string{"/extra"}
+		if got, why := p.check(tt.tool, tt.c, tt.s); got != tt.want {
+			t.Errorf("%s %s %+v with %q = %v (%s), want %v", tt.mode, tt.tool, tt.s, tt.allow, got, why, tt.want)
 		}
 	}
 }

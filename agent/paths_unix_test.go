@@ -60,3 +60,30 @@ func TestGrepAndEditRefuseDevices(t *testing.T) {
 		}
 	}
 }
+
+// A fork's Grep of /dev/zero (the extractor's, say) is refused as the session's is.
+func TestForkGrepRefusesDevices(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	f := newFixture(t, llmtest.Anthropic)
+	a := f.agent(Options{})
+	fe := a.forkEnv()
+	c, err := decode(fe, "Grep", []byte(`{"pattern":"x","path":"/dev/zero"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 1)
+	go func() {
+		out, _, _ := a.runForkCall(context.Background(), fe, grepTool, c)
+		done <- out
+	}()
+	select {
+	case out := <-done:
+		if !strings.Contains(out, "is a character device") {
+			t.Errorf("a fork's Grep of /dev/zero = %q", out)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a fork's Grep of /dev/zero did not end")
+	}
+}

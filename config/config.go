@@ -121,6 +121,11 @@ type Settings struct {
 	// MaxDays; user and managed settings only.
 	CleanupPeriodDays int `json:"cleanupPeriodDays,omitempty"`
 
+	// MCPSessionTimeoutMinutes closes an HTTP session of `strata mcp` after this many minutes
+	// without a request; 0 means the server's default. At most a week; user and managed
+	// settings only (the server serves every project its clients name).
+	MCPSessionTimeoutMinutes int `json:"mcpSessionTimeoutMinutes,omitempty"`
+
 	Model         string `json:"model,omitempty"`
 	SmallModel    string `json:"smallModel,omitempty"`
 	Provider      string `json:"provider,omitempty"`
@@ -132,6 +137,14 @@ type Settings struct {
 
 	Permissions Permissions `json:"permissions,omitempty"`
 
+	// Sandbox is how the Bash tool's commands are confined: "workspace-write" (the default:
+	// they write only the project, the temp dirs and the build caches) or "off". User and
+	// managed settings only.
+	Sandbox string `json:"sandbox,omitempty"`
+	// SandboxNetwork lets sandboxed Bash commands open TCP connections (default true). User and
+	// managed settings only.
+	SandboxNetwork *bool `json:"sandboxNetwork,omitempty"`
+
 	// Extra holds every key strata does not know, so nothing is lost.
 	Extra map[string]json.RawMessage `json:"-"`
 }
@@ -142,6 +155,18 @@ type Permissions struct {
 	Deny        []string `json:"deny,omitempty"`
 	DefaultMode string   `json:"defaultMode,omitempty"`
 }
+
+// Sandbox modes (the sandbox setting).
+const (
+	SandboxWorkspaceWrite = "workspace-write"
+	SandboxOff            = "off"
+)
+
+// SandboxOn reports whether the Bash tool's commands are confined (the default).
+func (s Settings) SandboxOn() bool { return s.Sandbox != SandboxOff }
+
+// SandboxNet reports whether sandboxed Bash commands may use the network (the default).
+func (s Settings) SandboxNet() bool { return s.SandboxNetwork == nil || *s.SandboxNetwork }
 
 // AutoMemory reports whether auto-memory is on (the default).
 func (s Settings) AutoMemory() bool { return s.AutoMemoryEnabled == nil || *s.AutoMemoryEnabled }

@@ -186,6 +186,21 @@ func stringKey(name, def string, f func(*Settings) *string) keySpec {
 		}}
 }
 
+// enumKey is a string key that takes one of choices.
+func enumKey(name, def string, choices []string, f func(*Settings) *string) keySpec {
+	k := stringKey(name, def, f)
+	k.want = `"` + strings.Join(choices, `" or "`) + `"`
+	k.decode = func(s *Settings, raw json.RawMessage) (string, error) {
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil || !slices.Contains(choices, v) {
+			return "", errWrongType
+		}
+		*f(s) = v
+		return "", nil
+	}
+	return k
+}
+
 // listKey is a list of strings; added lists are joined across files, the others replaced by
 // the highest-priority file that sets them (an empty list too).
 func listKey(name, def string, added bool, f func(*Settings) *[]string) keySpec {

@@ -69,12 +69,15 @@ var keys = []keySpec{
 	boolKey("autoDreamEnabled", "true", func(s *Settings) **bool { return &s.AutoDreamEnabled }),
 	intPtrKey("memoryForgetAfterDays", "90", MaxDays, func(s *Settings) **int { return &s.MemoryForgetAfterDays }),
 	intPtrKey("memoryForgetAfterSessions", "10", 1_000_000, func(s *Settings) **int { return &s.MemoryForgetAfterSessions }),
+	userOnly(intKey("mcpSessionTimeoutMinutes", "5", 1, 10_080, func(s *Settings) *int { return &s.MCPSessionTimeoutMinutes })),
 	userOnly(intKey("cleanupPeriodDays", "not set (nothing is archived)", 1, MaxDays, func(s *Settings) *int { return &s.CleanupPeriodDays })),
 	stringKey("model", "the provider's default", func(s *Settings) *string { return &s.Model }),
 	stringKey("smallModel", "the provider's small model", func(s *Settings) *string { return &s.SmallModel }),
 	stringKey("provider", "from the keys set", func(s *Settings) *string { return &s.Provider }),
 	intKey("contextWindow", "per model family", 1_000, 100_000_000, func(s *Settings) *int { return &s.ContextWindow }),
 	userOnly(storesKey()),
+	userOnly(enumKey("sandbox", `"workspace-write"`, []string{SandboxWorkspaceWrite, SandboxOff}, func(s *Settings) *string { return &s.Sandbox })),
+	userOnly(boolKey("sandboxNetwork", "true", func(s *Settings) **bool { return &s.SandboxNetwork })),
 }
 
 var permissionKeys = []keySpec{

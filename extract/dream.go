@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -110,9 +111,15 @@ type Action struct {
 	// Guard, on a model's proposal, says why the deterministic checks do not back it: the step
 	// is then only proposed, never archived on the model's word alone.
 	Guard string `json:"guard,omitempty"`
+	// Planned are the content hashes (memdir.ContentHash) of the files the step was planned on,
+	// its file and survivor: Apply carries it out only while they still hold.
+	Planned map[string]string `json:"planned,omitempty"`
 	// Set by Apply:
 	Done       bool   `json:"done"`
 	ArchivedTo string `json:"archived_to,omitempty"`
+	// Dropped says why Apply did not carry out a step it was to: a file it was planned on
+	// changed (or went) since.
+	Dropped string `json:"dropped,omitempty"`
 }
 
 // IndexUsage is the size of MEMORY.md against its limits, now and after the plan. The "bytes"
@@ -439,8 +446,23 @@ func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error)
 		if a.Archive && !mayArchive(*a, opts) {
 			a.Archive, a.Proposed = false, true
 		}
+		a.Planned = planned(byFile, a.File, a.Survivor)
 	}
 	return plan, nil
+}
+
+// planned returns the content hashes of the files among files that are memories of byFile.
+func planned(byFile map[string]*candidate, files ...string) map[string]string {
+	var out map[string]string
+	for _, f := range files {
+		if c, ok := byFile[f]; ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[f] = c.m.Hash
+		}
+	}
+	return out
 }
 
 // sameSubject reports whether two memories are about the same subject: the same name, or
@@ -613,12 +635,15 @@ func Keys(body string) map[string]string {
 	return out
 }
 
-// Apply carries out the archiving steps of the plan in order through s.Forget with archive
-// (a dangling line through s.DropIndexLines, which removes the lines of a missing file and
-// touches no memory), appending a record to .archive/ARCHIVE.log for each, with the index lines
-// removed, so that memdir's Store.Restore can undo it. Report-only actions (stale, conflict)
-// are left as they are. It returns the plan with Done and ArchivedTo filled in; on a failure
-// it stops and returns the error naming the file, the steps before it done and logged.
+// Apply carries out the archiving steps of the plan in order: each file through
+// s.ArchiveFile, which moves it to .archive/ with its index lines and logs the step in
+// .archive/ARCHIVE.log as one journaled change, so that memdir's Store.Restore can undo it; a
+// dangling line through s.DropIndexLines, which removes only the line and touches no memory.
+// Under the store's lock each step first checks the content hashes it was planned on (Planned):
+// a step whose files changed since is dropped (Dropped says why), never carried out.
+// Report-only actions (stale, conflict) are left as they are. It returns the plan with Done,
+// ArchivedTo and Dropped filled in; on another failure it stops and returns the error naming
+// the file, the steps before it done and logged.
 func Apply(ctx context.Context, s *memdir.Store, plan Plan) (Plan, error) {
 	out := plan
 	out.Actions = append([]Action(nil), plan.Actions...)
@@ -630,25 +655,34 @@ func Apply(ctx context.Context, s *memdir.Store, plan Plan) (Plan, error) {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		var removed []memdir.RemovedLine
+		rec := memdir.ArchiveRecord{Time: plan.Now, Run: RunID(plan.Now), Action: a.Kind, Survivor: a.Survivor, Reason: a.Reason}
 		if a.Kind == KindDangling {
 			// Only the line goes. Forget would look the file up as a memory name too, and
 			// could archive a memory that happens to be called like the missing file.
-			lines, err := s.DropIndexLines(ctx, a.File)
+			lines, err := s.DropIndexLines(ctx, a.File, rec)
 			if err != nil {
 				return out, fmt.Errorf("extract: dream: remove the index line of %s: %w", a.File, err)
 			}
-			a.Done, removed = true, lines
-		} else {
-			res, err := s.Forget(ctx, a.File, true)
-			if err != nil {
-				return out, fmt.Errorf("extract: dream: archive %s: %w", a.File, err)
+			if len(lines) == 0 {
+				a.Dropped = "the line no longer dangles (the file is back, or the line is gone)"
+				continue
 			}
-			a.Done, a.ArchivedTo, removed = true, res.ArchivedTo, res.Removed
+			a.Done = true
+			continue
 		}
-		if err := appendArchiveLog(s.Dir(), plan.Now, *a, removed); err != nil {
-			return out, err
+		expect := a.Planned
+		if expect == nil {
+			expect = map[string]string{}
 		}
+		res, err := s.ArchiveFile(ctx, a.File, rec, expect)
+		switch {
+		case errors.Is(err, memdir.ErrChanged), errors.Is(err, memdir.ErrNotFound):
+			a.Dropped = "not done: " + strings.TrimPrefix(err.Error(), "memdir: ")
+			continue
+		case err != nil:
+			return out, fmt.Errorf("extract: dream: archive %s: %w", a.File, err)
+		}
+		a.Done, a.ArchivedTo = true, res.ArchivedTo
 	}
 	return out, nil
 }
@@ -660,17 +694,6 @@ const ArchiveLog = memdir.ArchiveLogFile
 // RunID is the run id of the dream (or review) that ran at now: every record it logs carries
 // it, and `strata memory restore --last-dream` undoes the records of the newest one.
 func RunID(now time.Time) string { return memdir.RunID(now) }
-
-// appendArchiveLog appends the record of a done action: time, run, kind, file, where it went,
-// survivor, reason and the index lines removed.
-func appendArchiveLog(dir string, now time.Time, a Action, removed []memdir.RemovedLine) error {
-	err := memdir.AppendArchiveLog(dir, memdir.ArchiveRecord{Time: now, Run: RunID(now), Action: a.Kind, File: a.File,
-		ArchivedTo: a.ArchivedTo, Survivor: a.Survivor, Reason: a.Reason, IndexLines: removed})
-	if err != nil {
-		return fmt.Errorf("extract: %w", err)
-	}
-	return nil
-}
 
 // DreamActions are the archive-log actions a dream writes: what `strata memory restore
 // --last-dream` undoes.
@@ -728,4 +751,16 @@ func withoutLabels(body string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// appendArchiveLog appends the record of a done action that moved a file other than a memory
+// (a distilled log, a rejected proposal): time, run, kind, file, where it went, survivor,
+// reason and the index lines removed.
+func appendArchiveLog(dir string, now time.Time, a Action, removed []memdir.RemovedLine) error {
+	err := memdir.AppendArchiveLog(dir, memdir.ArchiveRecord{Time: now, Run: RunID(now), Action: a.Kind, File: a.File,
+		ArchivedTo: a.ArchivedTo, Survivor: a.Survivor, Reason: a.Reason, IndexLines: removed})
+	if err != nil {
+		return fmt.Errorf("extract: %w", err)
+	}
+	return nil
 }

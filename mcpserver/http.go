@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -34,20 +35,37 @@ type HTTPOptions struct {
 	Tokens *Tokens
 	// AllowedOrigins are origins ("https://app.example.com") accepted besides loopback ones.
 	AllowedOrigins []string
-	// SessionTimeout closes sessions idle this long; 0 means 30 minutes.
+	// SessionTimeout closes sessions that have made no request for this long (an open event
+	// stream counts as a request); 0 means DefaultSessionTimeout.
 	SessionTimeout time.Duration
 
 	// Limits on what one client can hold (0 means the default named). A request's headers
-	// must arrive within HeaderTimeout (10 s) and its body, at most MaxBodyBytes (16 MB),
-	// within BodyTimeout (30 s) of its start: a slower client is answered 408 and its
+	// must arrive within HeaderTimeout (5 s) and its body, at most MaxBodyBytes (16 MB),
+	// within BodyTimeout (10 s) of its start: a slower client is answered 408 and its
 	// connection closed. Each write of a response must be taken within WriteTimeout (30 s), so
 	// an event stream lives as long as its client reads it. A keep-alive connection idle for
-	// IdleTimeout (2 min) is closed, and at most MaxConns (128) connections are served at
-	// once; more wait to be accepted.
+	// IdleTimeout (1 min) is closed.
 	HeaderTimeout, BodyTimeout, WriteTimeout, IdleTimeout time.Duration
 	MaxBodyBytes                                          int64
-	MaxConns                                              int
+	// MaxCalls (128) bounds the authenticated requests handled at once, event streams aside;
+	// a request over it waits for a slot up to BodyTimeout, then is answered 503. Requests
+	// refused before authentication never take a slot.
+	MaxCalls int
+	// MaxConns (2048) bounds the open connections. From three quarters of it on, responses
+	// close their connection instead of keeping it alive, and connections that have sent
+	// nothing for ReapAfter (1 s) are closed, oldest first; at MaxConns, so are those idle
+	// between requests for 4 × ReapAfter, and a new connection waits to be accepted.
+	MaxConns  int
+	ReapAfter time.Duration
+	// MaxStreams (MaxConns/2) bounds the event streams (GET) open at once, so that streams
+	// cannot take every connection; one over it is answered 405, which tells a client the
+	// server offers no stream (it goes on without change notifications).
+	MaxStreams int
 }
+
+// DefaultSessionTimeout is how long an HTTP session may go without a request before it is
+// closed and its memory reclaimed (HTTPOptions.SessionTimeout).
+const DefaultSessionTimeout = 5 * time.Minute
 
 // withDefaults fills the zero limits.
 func (o HTTPOptions) withDefaults() HTTPOptions {
@@ -56,16 +74,23 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 			*d = v
 		}
 	}
-	def(&o.SessionTimeout, 30*time.Minute)
-	def(&o.HeaderTimeout, 10*time.Second)
-	def(&o.BodyTimeout, 30*time.Second)
+	def(&o.SessionTimeout, DefaultSessionTimeout)
+	def(&o.HeaderTimeout, 5*time.Second)
+	def(&o.BodyTimeout, 10*time.Second)
 	def(&o.WriteTimeout, 30*time.Second)
-	def(&o.IdleTimeout, 2*time.Minute)
+	def(&o.IdleTimeout, time.Minute)
+	def(&o.ReapAfter, time.Second)
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 16 << 20
 	}
+	if o.MaxCalls <= 0 {
+		o.MaxCalls = 128
+	}
 	if o.MaxConns <= 0 {
-		o.MaxConns = 128
+		o.MaxConns = 2048
+	}
+	if o.MaxStreams <= 0 {
+		o.MaxStreams = max(o.MaxConns/2, 1)
 	}
 	return o
 }
@@ -110,11 +135,13 @@ func isLoopbackHost(host string) bool {
 // without an Origin (every non-browser client) pass.
 //
 // The request body is read whole (within BodyTimeout and MaxBodyBytes) before the request is
-// handled, and every write of the response has WriteTimeout to complete.
+// handled, every write of the response has WriteTimeout to complete, and at most MaxCalls
+// authenticated requests are handled at once.
 func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	opts = opts.withDefaults()
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: opts.SessionTimeout})
+	h = limitCalls(h, opts, s.log)
 	if opts.Tokens != nil {
 		s.team.Store(true)
 		h = teamAuth(opts.Tokens, h)
@@ -146,6 +173,44 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		h.ServeHTTP(&timedWriter{ResponseWriter: w, rc: rc, timeout: opts.WriteTimeout}, r)
 	}))
 	return mux
+}
+
+// limitCalls lets at most opts.MaxCalls requests into h at once, event streams (GET) aside,
+// which are bounded by opts.MaxStreams. A request waits for a slot at most opts.BodyTimeout,
+// then is answered 503 with Retry-After; a stream over the bound is answered 405 at once.
+func limitCalls(h http.Handler, opts HTTPOptions, log *slog.Logger) http.Handler {
+	calls := make(chan struct{}, opts.MaxCalls)
+	streams := make(chan struct{}, opts.MaxStreams)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			select {
+			case streams <- struct{}{}:
+				defer func() { <-streams }()
+				h.ServeHTTP(w, r)
+			default:
+				log.Debug("mcpserver: event stream refused", "open", opts.MaxStreams)
+				http.Error(w, fmt.Sprintf("Method Not Allowed: %d event streams are open, the most this server keeps", opts.MaxStreams), http.StatusMethodNotAllowed)
+			}
+			return
+		}
+		select {
+		case calls <- struct{}{}:
+		default:
+			t := time.NewTimer(opts.BodyTimeout)
+			defer t.Stop()
+			select {
+			case calls <- struct{}{}:
+			case <-r.Context().Done():
+				return
+			case <-t.C:
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, fmt.Sprintf("Service Unavailable: %d calls in progress; retry", opts.MaxCalls), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		defer func() { <-calls }()
+		h.ServeHTTP(w, r)
+	})
 }
 
 // readBody replaces r.Body with its content read whole, at most max bytes, under the read
@@ -215,17 +280,27 @@ func bearerOK(header, token string) bool {
 // Serve serves the HTTP transport on ln until ctx is cancelled, then shuts down gracefully:
 // calls in flight get up to 5 seconds, then remaining connections are closed. It returns nil
 // after a requested stop and the listener's error otherwise. The limits of opts apply (see
-// HTTPOptions); at most MaxConns connections are accepted at once.
+// HTTPOptions): at most MaxConns connections are open at once, and idle ones are closed
+// early when that bound is near.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	opts = opts.withDefaults()
+	tl := trackConns(ln, opts.MaxConns, opts.ReapAfter)
+	h := s.Handler(opts)
 	hs := &http.Server{
-		Handler:           s.Handler(opts),
+		// Near the bound, connections are closed after their response rather than kept alive:
+		// the client then knows not to send on them, as it cannot know of an idle one closed.
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tl.crowded() {
+				w.Header().Set("Connection", "close")
+			}
+			h.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: opts.HeaderTimeout,
 		IdleTimeout:       opts.IdleTimeout,
+		ConnState:         tl.setState,
 	}
-	ln = limitListener(ln, opts.MaxConns)
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(tl) }()
 	select {
 	case err := <-errc:
 		return err
@@ -245,46 +320,147 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts HTTPOptions) e
 	}
 }
 
-// limitListener accepts at most n connections at once: Accept waits while n are open.
-func limitListener(ln net.Listener, n int) net.Listener {
-	return &capListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
-}
-
-type capListener struct {
+// connTracker is a listener that keeps at most max connections open. From high (three
+// quarters of max) on, each Accept first closes connections that wait (see reap); at max,
+// Accept waits for a connection to close or to become old enough to close.
+type connTracker struct {
 	net.Listener
-	sem       chan struct{}
+	max, high int
+	reapAfter time.Duration
+
+	mu    sync.Mutex
+	conns map[*trackedConn]struct{}
+	freed chan struct{} // takes a token (without blocking) each time a connection goes
+
 	done      chan struct{}
 	closeOnce sync.Once
 }
 
-func (l *capListener) Accept() (net.Conn, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
+// trackedConn is a connection of a connTracker, with what it is doing (the http.Server's
+// view) and since when. Its fields are guarded by the tracker's mu.
+type trackedConn struct {
+	net.Conn
+	t     *connTracker
+	state http.ConnState
+	since time.Time
+	once  sync.Once
+}
+
+func trackConns(ln net.Listener, max int, reapAfter time.Duration) *connTracker {
+	high := max * 3 / 4
+	if high < 1 {
+		high = 1
 	}
-	c, err := l.Listener.Accept()
+	return &connTracker{Listener: ln, max: max, high: high, reapAfter: reapAfter,
+		conns: map[*trackedConn]struct{}{}, freed: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+func (t *connTracker) Accept() (net.Conn, error) {
+	for {
+		victim, n := t.reap()
+		if victim != nil {
+			victim.Close()
+			continue
+		}
+		if n < t.max {
+			break
+		}
+		timer := time.NewTimer(t.reapAfter / 4)
+		select {
+		case <-t.freed:
+		case <-timer.C:
+		case <-t.done:
+			timer.Stop()
+			return nil, net.ErrClosed
+		}
+		timer.Stop()
+	}
+	c, err := t.Listener.Accept()
 	if err != nil {
-		<-l.sem
 		return nil, err
 	}
-	return &capConn{Conn: c, release: func() { <-l.sem }}, nil
+	tc := &trackedConn{Conn: c, t: t, state: http.StateNew, since: time.Now()}
+	t.mu.Lock()
+	t.conns[tc] = struct{}{}
+	t.mu.Unlock()
+	return tc, nil
 }
 
-func (l *capListener) Close() error {
-	l.closeOnce.Do(func() { close(l.done) })
-	return l.Listener.Close()
+// reap returns the connection to close (nil when none need or may be), and the number of
+// connections open. From the high mark on, that is the oldest of those silent since they were
+// opened, once they have waited reapAfter; at max, failing those, the one idle longest between
+// requests, once idle 4 × reapAfter. (An idle connection is the last resort: its client may be sending on
+// it as it is closed, and such a request is lost. Responses near the mark close their
+// connection instead; see Serve.)
+func (t *connTracker) reap() (*trackedConn, int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(t.conns)
+	if n < t.high {
+		return nil, n
+	}
+	var silent, idle *trackedConn
+	now := time.Now()
+	for c := range t.conns {
+		switch waited := now.Sub(c.since); {
+		case c.state == http.StateNew && waited >= t.reapAfter && (silent == nil || c.since.Before(silent.since)):
+			silent = c
+		case c.state == http.StateIdle && waited >= 4*t.reapAfter && (idle == nil || c.since.Before(idle.since)):
+			idle = c
+		}
+	}
+	victim := silent
+	if victim == nil && n >= t.max {
+		victim = idle
+	}
+	if victim != nil {
+		delete(t.conns, victim)
+	}
+	return victim, n
 }
 
-// capConn gives its slot back when it is closed (once, however often Close is called).
-type capConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
+// crowded reports whether the connections open have reached the high mark.
+func (t *connTracker) crowded() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.conns) >= t.high
 }
 
-func (c *capConn) Close() error {
+// setState is the http.Server's ConnState hook.
+func (t *connTracker) setState(c net.Conn, st http.ConnState) {
+	tc, ok := c.(*trackedConn)
+	if !ok {
+		return
+	}
+	switch st {
+	case http.StateHijacked, http.StateClosed:
+		t.forget(tc)
+	default:
+		t.mu.Lock()
+		tc.state, tc.since = st, time.Now()
+		t.mu.Unlock()
+	}
+}
+
+// forget drops c from the open connections.
+func (t *connTracker) forget(c *trackedConn) {
+	t.mu.Lock()
+	delete(t.conns, c)
+	t.mu.Unlock()
+	select {
+	case t.freed <- struct{}{}:
+	default:
+	}
+}
+
+func (t *connTracker) Close() error {
+	t.closeOnce.Do(func() { close(t.done) })
+	return t.Listener.Close()
+}
+
+// Close closes the connection and gives its place back (once, however often it is called).
+func (c *trackedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.release)
+	c.once.Do(func() { c.t.forget(c) })
 	return err
 }

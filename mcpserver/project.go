@@ -35,6 +35,10 @@ type project struct {
 	syncMu    sync.Mutex
 	snap      memdir.Snapshot
 	indexStat fileStamp
+
+	// ready is closed once the index holds every memory (fill); fillErr is then why not.
+	ready   chan struct{}
+	fillErr error
 }
 
 // fileStamp identifies one version of a file.
@@ -52,8 +56,8 @@ func stampOf(path string) fileStamp {
 	return fileStamp{size: st.Size(), mtime: st.ModTime(), ok: true}
 }
 
-// openProject opens the project containing dir: settings, memory store and the search index,
-// filled with every memory now.
+// openProject opens the project containing dir: its settings and memory store, with an empty
+// search index that fill fills.
 func openProject(ctx context.Context, opts Options, dir string, log *slog.Logger) (*project, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -85,15 +89,33 @@ func openProject(ctx context.Context, opts Options, dir string, log *slog.Logger
 	if !within(abs, root) {
 		base = abs
 	}
-	p := &project{root: root, dir: abs, base: base, env: opts.Env, ws: ws, store: store,
-		index: recall.NewIndex(recall.DefaultParams()), now: opts.Now}
+	return &project{root: root, dir: abs, base: base, env: opts.Env, ws: ws, store: store,
+		index: recall.NewIndex(recall.DefaultParams()), now: opts.Now, ready: make(chan struct{})}, nil
+}
+
+// fill reads every memory of the project's store and of the mounted stores into their indexes
+// (seconds on a large store).
+func (p *project) fill(ctx context.Context) error {
+	beforeFill()
 	if _, err := p.sync(ctx); err != nil {
-		return nil, err
+		return err
 	}
-	if p.mounts, err = openMounts(ctx, ws); err != nil {
-		return nil, err
+	mounts, err := openMounts(ctx, p.ws)
+	p.mounts = mounts
+	return err
+}
+
+// beforeFill lets a test hold fill back.
+var beforeFill = func() {}
+
+// wait returns once p's indexes are filled, with fill's error, or ctx's when it ends first.
+func (p *project) wait(ctx context.Context) error {
+	select {
+	case <-p.ready:
+		return p.fillErr
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	return p, nil
 }
 
 // changeSet is what one sync found.

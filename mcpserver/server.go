@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,6 +77,8 @@ type Server struct {
 	// team is set once a Handler with a tokens file serves s: every caller then reaches only
 	// what its grant names (team.go), and the project is never taken from a client's roots.
 	team atomic.Bool
+
+	notices noticeLog // the SDK's log, failed notifications counted
 }
 
 // New builds a server. With Options.Project set, the project and its memory are opened now,
@@ -94,13 +97,13 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: log}
+	s := &Server{opts: opts, log: log, notices: newNoticeLog(log.Handler())}
 	s.recIdle.L = &s.recMu
 	s.stopCtx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "strata", Title: "strata memory", Version: opts.Version},
 		&mcp.ServerOptions{
 			Instructions: serverInstructions,
-			Logger:       slog.New(closingNotices{log.Handler()}),
+			Logger:       slog.New(s.notices),
 			// The SDK keeps track of who subscribed to what; these only advertise the capability.
 			SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
@@ -173,6 +176,7 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	s.closeRecorder()
 	s.stop()
+	s.notices.n.flush()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	select {
@@ -225,13 +229,14 @@ func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // project returns the server's project, resolving it on first use: the --project directory,
-// else the session's first file:// root, else the working directory.
+// else the session's first file:// root, else the working directory. It waits for the
+// project's index to be filled (see open).
 func (s *Server) project(ctx context.Context, ss *mcp.ServerSession) (*project, error) {
 	s.mu.Lock()
 	p := s.proj
 	s.mu.Unlock()
 	if p != nil {
-		return p, nil
+		return p, p.wait(ctx)
 	}
 	dir, why := s.opts.WorkDir, "working directory"
 
@@ -247,7 +252,11 @@ func (s *Server) project(ctx context.Context, ss *mcp.ServerSession) (*project, 
 		}
 		dir = wd
 	}
-	return s.open(ctx, dir, why)
+	p, err := s.open(ctx, dir, why)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.wait(ctx)
 }
 
 // clientRoot asks the client for its roots and returns the first that is a local directory.
@@ -276,7 +285,10 @@ func (s *Server) clientRoot(ctx context.Context, ss *mcp.ServerSession) string {
 	return ""
 }
 
-// open makes dir the server's project unless another call did first, and starts the watcher.
+// open makes dir the server's project unless another call did first. The project's index is
+// filled in the background (reading every memory takes minutes on a very large store), so
+// that initialize and tools/list are answered at once; calls that need the project wait for
+// it (project). The resources are listed and the watcher started once it is filled.
 func (s *Server) open(ctx context.Context, dir, why string) (*project, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -292,10 +304,19 @@ func (s *Server) open(ctx context.Context, dir, why string) (*project, error) {
 	}
 	s.log.Info("mcpserver: project", "root", p.root, "memory", p.store.Dir(), "from", why)
 	s.proj = p
-	s.registerResources(p)
-	if s.opts.PollInterval > 0 {
-		s.wg.Go(func() { s.watch(s.stopCtx, p) })
-	}
+	s.wg.Go(func() {
+		defer close(p.ready)
+		start := time.Now()
+		if p.fillErr = p.fill(s.stopCtx); p.fillErr != nil {
+			s.log.Error("mcpserver: reading the memory", "err", p.fillErr)
+			return
+		}
+		s.log.Info("mcpserver: memory indexed", "memories", p.index.Len(), "took", time.Since(start).Round(time.Millisecond))
+		s.registerResources(p)
+		if s.opts.PollInterval > 0 {
+			s.wg.Go(func() { s.watch(s.stopCtx, p) })
+		}
+	})
 	return p, nil
 }
 
@@ -306,26 +327,83 @@ func moduleVersion() string {
 	return "dev"
 }
 
-// closingNotices passes the SDK's log on, except that a notification which could not be sent
-// because its client is closing (resources/list_changed after a save, when the client's input
-// has ended) is a debug line, not a warning: nothing was lost that the client could still read.
-type closingNotices struct{ slog.Handler }
+// noticeWindow is how long failed notifications are counted before noticeLog reports them.
+const noticeWindow = time.Second
 
-func (h closingNotices) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level == slog.LevelWarn && strings.HasPrefix(r.Message, "calling notifications/") &&
-		(strings.Contains(r.Message, "client is closing") || strings.Contains(r.Message, "connection closed")) {
-		r.Level = slog.LevelDebug
-		if !h.Handler.Enabled(ctx, r.Level) {
-			return nil
+// noticeLog passes the SDK's log on, except the lines saying a notification could not be sent
+// to one session ("calling notifications/…: …"): the SDK writes one per session, so a change
+// after thousands of abandoned sessions wrote thousands of lines. They are counted instead, and
+// one Info line per notification method says, a noticeWindow after the first, to how many
+// sessions it was not delivered and why the first was not.
+type noticeLog struct {
+	slog.Handler
+	n *noticeCounts
+}
+
+// noticeCounts is what noticeLog's handlers (WithAttrs makes more) share.
+type noticeCounts struct {
+	out slog.Handler // where the summaries go
+
+	mu      sync.Mutex
+	failed  map[string]int    // notification method → sessions not reached since the last line
+	first   map[string]string // notification method → the first reason
+	pending *time.Timer
+}
+
+func newNoticeLog(h slog.Handler) noticeLog {
+	return noticeLog{Handler: h, n: &noticeCounts{out: h, failed: map[string]int{}, first: map[string]string{}}}
+}
+
+func (h noticeLog) Handle(ctx context.Context, r slog.Record) error {
+	rest, ok := strings.CutPrefix(r.Message, "calling notifications/")
+	if !ok || r.Level < slog.LevelWarn {
+		return h.Handler.Handle(ctx, r)
+	}
+	method, why, _ := strings.Cut(rest, ": ")
+	h.n.add("notifications/"+method, why)
+	return nil
+}
+
+func (h noticeLog) WithAttrs(as []slog.Attr) slog.Handler {
+	return noticeLog{h.Handler.WithAttrs(as), h.n}
+}
+
+func (h noticeLog) WithGroup(name string) slog.Handler {
+	return noticeLog{h.Handler.WithGroup(name), h.n}
+}
+
+func (n *noticeCounts) add(method, why string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.failed[method] == 0 {
+		n.first[method] = why
+	}
+	n.failed[method]++
+	if n.pending == nil {
+		n.pending = time.AfterFunc(noticeWindow, n.flush)
+	}
+}
+
+// flush writes one line per notification method counted since the last flush.
+func (n *noticeCounts) flush() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.pending != nil {
+		n.pending.Stop()
+		n.pending = nil
+	}
+	methods := make([]string, 0, len(n.failed))
+	for m := range n.failed {
+		methods = append(methods, m)
+	}
+	sort.Strings(methods)
+	for _, m := range methods {
+		r := slog.NewRecord(time.Now(), slog.LevelInfo, "mcpserver: notification not delivered", 0)
+		r.AddAttrs(slog.String("method", m), slog.Int("sessions", n.failed[m]), slog.String("first", n.first[m]))
+		if n.out.Enabled(context.Background(), slog.LevelInfo) {
+			_ = n.out.Handle(context.Background(), r)
 		}
 	}
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h closingNotices) WithAttrs(as []slog.Attr) slog.Handler {
-	return closingNotices{h.Handler.WithAttrs(as)}
-}
-
-func (h closingNotices) WithGroup(name string) slog.Handler {
-	return closingNotices{h.Handler.WithGroup(name)}
+	clear(n.failed)
+	clear(n.first)
 }

@@ -313,17 +313,27 @@ func TestSearchBudgetAndAge(t *testing.T) {
 	}
 }
 
-// A notification the SDK could not send because its client was closing is not a warning (it
-// made strata mcp print one on stderr when a client's input ended right after a save); other
-// warnings pass.
-func TestClosingNoticesAreDebug(t *testing.T) {
+// A notification the SDK could not send is not logged once per session (a save after 2,200
+// abandoned sessions wrote 2,200 warnings): one line per notification method says to how many
+// sessions it was not delivered. Other warnings pass.
+func TestNoticeLogCountsFailedNotifications(t *testing.T) {
 	var buf strings.Builder
-	log := slog.New(closingNotices{slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo})})
-	log.Warn("calling notifications/resources/list_changed: client is closing: EOF")
-	log.Warn("calling notifications/resources/updated: connection closed")
-	if buf.Len() != 0 {
-		t.Errorf("closing notices logged as warnings: %q", buf.String())
+	nl := newNoticeLog(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(nl).With("component", "sdk")
+	for range 300 {
+		log.Warn("calling notifications/resources/list_changed: rejected: undelivered message: stream not connected")
 	}
+	log.Warn("calling notifications/resources/updated: client is closing: EOF")
+	if buf.Len() != 0 {
+		t.Errorf("failed notifications logged one by one: %q", buf.String())
+	}
+	nl.n.flush()
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "sessions=300") || !strings.Contains(lines[0], "stream not connected") ||
+		!strings.Contains(lines[1], "notifications/resources/updated") {
+		t.Errorf("summary = %q, want one line per method with its count", buf.String())
+	}
+	buf.Reset()
 	log.Warn("calling tools/call: something else")
 	if !strings.Contains(buf.String(), "something else") {
 		t.Errorf("another warning was dropped: %q", buf.String())

@@ -117,8 +117,10 @@ func (s *Server) CheckGrants(t *Tokens) []string {
 		return nil
 	}
 	served := []string{config.ProjectStore}
-	for _, m := range p.mounts {
-		served = append(served, m.ns.Name)
+	for _, ns := range p.ws.MountedStores() {
+		if !ns.Missing { // as openMounts
+			served = append(served, ns.Name)
+		}
 	}
 	var out []string
 	for _, g := range t.grants {

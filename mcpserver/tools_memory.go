@@ -349,7 +349,16 @@ func (s *Server) memoryForget(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, ForgetOutput{}, fmt.Errorf("memory_forget %q: %w", in.Name, err)
 	}
-	res, err := r.store.Forget(ctx, in.Name, in.Archive)
+	by := "memory_forget (MCP) with archive"
+	if g := grantOf(req); g != nil {
+		by += " by " + g.Author()
+	}
+	var res memdir.ForgetResult
+	if in.Archive {
+		res, err = r.store.Archive(ctx, in.Name, memdir.ArchiveRecord{Time: p.now(), Action: memdir.ActionArchive, Reason: by})
+	} else {
+		res, err = r.store.Forget(ctx, in.Name, false)
+	}
 	if err != nil {
 		if errors.Is(err, memdir.ErrNotFound) {
 			where := "in this project"
@@ -359,13 +368,6 @@ func (s *Server) memoryForget(ctx context.Context, req *mcp.CallToolRequest, in 
 			return nil, ForgetOutput{}, fmt.Errorf("no memory called %q %s (memory_list shows them)", in.Name, where)
 		}
 		return nil, ForgetOutput{}, fmt.Errorf("memory_forget %q: %w", in.Name, err)
-	}
-	by := "memory_forget (MCP) with archive"
-	if g := grantOf(req); g != nil {
-		by += " by " + g.Author()
-	}
-	if err := r.store.LogArchived(res, p.now(), by); err != nil {
-		s.log.Warn("mcpserver: archive log after forget", "err", err)
 	}
 	if err := s.refreshStore(ctx, p, r); err != nil {
 		s.log.Warn("mcpserver: refresh after forget", "err", err)

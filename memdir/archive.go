@@ -38,17 +38,6 @@ func RunID(now time.Time) string { return now.UTC().Format("20060102T150405.0000
 // (`strata memory forget --archive`, the memory_forget tools), not by a dream.
 const ActionArchive = "archive"
 
-// LogArchived appends the archive-log record of a Forget that archived (res.ArchivedTo set), with
-// the index lines it removed, so that Restore puts the memory back; why says who asked. A Forget
-// that deleted the file or removed only index lines logs nothing (there is nothing to restore).
-func (s *Store) LogArchived(res ForgetResult, now time.Time, why string) error {
-	if res.ArchivedTo == "" || res.File == "" {
-		return nil
-	}
-	return AppendArchiveLog(s.dir, ArchiveRecord{Time: now, Run: RunID(now), Action: ActionArchive,
-		File: res.File, ArchivedTo: res.ArchivedTo, Reason: why, IndexLines: res.Removed})
-}
-
 // ActionReplace is the ArchiveRecord action of a memory file replaced by another version of it
 // (an inbox proposal accepted over it): the old version is in the archive, and Restore swaps it
 // back, moving the version in its place to the archive with a replace record of its own, so
@@ -59,12 +48,16 @@ const ActionReplace = "replace"
 // ".md" when that is taken.
 func (s *Store) archiveDest(root *os.Root, file string, now time.Time) (string, error) {
 	dest := path.Join(ArchiveDir, file)
-	if taken, err := s.taken(root, dest); err != nil {
-		return "", err
-	} else if taken {
-		dest = strings.TrimSuffix(dest, ".md") + "." + now.UTC().Format("20060102T150405.000000000Z") + ".md"
+	stem := strings.TrimSuffix(dest, ".md") + "." + now.UTC().Format("20060102T150405.000000000Z")
+	for i := 1; ; i++ {
+		if taken, err := s.taken(root, dest); err != nil || !taken {
+			return dest, err
+		}
+		dest = stem + ".md"
+		if i > 1 {
+			dest = fmt.Sprintf("%s-%d.md", stem, i)
+		}
 	}
-	return dest, nil
 }
 
 // KeepVersion copies the topic file rel, as it is now, into the archive (see Forget for the
@@ -141,6 +134,9 @@ type ArchiveRecord struct {
 	Survivor   string        `json:"survivor,omitempty"`    // what was kept instead
 	Reason     string        `json:"reason,omitempty"`
 	IndexLines []RemovedLine `json:"index_lines,omitempty"` // the MEMORY.md lines removed
+	// SHA256 is the ContentHash of the file archived: a restore that finds the archived file
+	// gone and this content in its place was already done.
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // AppendArchiveLog appends rec to the archive log of the memory dir dir (created 0600, its
@@ -300,7 +296,12 @@ func LastRun(recs []ArchiveRecord, actions ...string) (run string, out []Archive
 // its place (never over an existing file: ErrExists) and its index lines are put back at the
 // line numbers they had. Records restored newest first therefore give back MEMORY.md byte for
 // byte when nothing else changed it. A record without index lines (an old text log line) gets
-// the line strata writes for the file. A restore record is appended to the archive log.
+// the line strata writes for the file. A restore record is appended to the archive log, all as
+// one journaled change (JournalFile).
+//
+// Restore is idempotent: when the archived file is gone and the file in its place has the
+// recorded content (SHA256), it was restored already (by a run that was killed before it
+// logged so), and only the missing index lines and the record are written.
 //
 // A replace record (ActionReplace: a version replaced by another, as an accepted inbox
 // proposal replaces a memory) swaps: the file in its place, which replaced it, moves to the
@@ -311,110 +312,97 @@ func (s *Store) Restore(ctx context.Context, rec ArchiveRecord, now time.Time) e
 	if err != nil {
 		return err
 	}
-	var swapped *ArchiveRecord // the version moved aside by a replace record's restore
-	err = s.Locked(ctx, func(tx *Tx) error {
+	return s.Locked(ctx, func(tx *Tx) error {
 		root := tx.root
 		if _, err := s.checkTarget(root, IndexFile); err != nil {
 			return err
 		}
-		moved := false
-		var aside string // where the replacing version went
+		oldIdx, _, err := s.readIndexRaw()
+		if err != nil {
+			return err
+		}
+		in := intent{Op: "restore " + file, OldIndex: oldIdx}
+		idx := oldIdx
+		restored := ArchiveRecord{Time: now, Run: rec.Run, Action: ActionRestore, File: file,
+			ArchivedTo: rec.ArchivedTo, Reason: "restored from " + orDash(rec.ArchivedTo) + " (" + rec.Action + ")"}
+		reindex := false
 		if rec.ArchivedTo != "" {
 			from, err := cleanRel(rec.ArchivedTo)
 			if err != nil {
 				return err
 			}
-			if taken, err := s.taken(root, file); err != nil {
+			if _, err := s.checkTarget(root, from); err != nil {
 				return err
-			} else if taken && rec.Action != ActionReplace {
+			}
+			inArchive, err := s.taken(root, from)
+			if err != nil {
+				return err
+			}
+			taken, err := s.taken(root, file)
+			if err != nil {
+				return err
+			}
+			switch {
+			case !inArchive && taken && rec.SHA256 != "":
+				h, err := hashOf(root, file)
+				if err != nil {
+					return err
+				}
+				if h != rec.SHA256 {
+					return fmt.Errorf("memdir: restore %s: %s is gone from the archive and the file in its place is another version: %w", s.abs(file), from, ErrExists)
+				}
+				// Restored already: only what the index and the log may still lack.
+				in.NewIndex, in.Records = idx, []ArchiveRecord{restored}
+				if len(removedLines(idx, file)) == 0 {
+					in.NewIndex = InsertIndexLines(idx, rec.IndexLines)
+				}
+				return s.commit(root, in)
+			case !inArchive:
+				return fmt.Errorf("memdir: restore %s: %s is not in the archive any more: %w", s.abs(file), from, fs.ErrNotExist)
+			case taken && rec.Action != ActionReplace:
 				return fmt.Errorf("memdir: restore %s: %w", s.abs(file), ErrExists)
-			} else if taken {
+			case taken:
 				if _, err := s.checkTarget(root, file); err != nil {
 					return err
 				}
-				if aside, err = s.archiveDest(root, file, now); err != nil {
+				aside, err := s.archiveDest(root, file, now)
+				if err != nil {
 					return err
 				}
 				if aside == from {
 					aside = strings.TrimSuffix(aside, ".md") + "." + now.UTC().Format("20060102T150405.000000000Z") + ".md"
 				}
-				if err := s.mkArchiveDir(root, aside); err != nil {
+				h, err := hashOf(root, file)
+				if err != nil {
 					return err
 				}
-			}
-			if _, err := s.checkTarget(root, from); err != nil {
-				return err
-			}
-			if aside != "" {
-				if err := s.opts.FS.Rename(s.abs(file), s.abs(aside)); err != nil {
-					return fmt.Errorf("memdir: restore %s: move the version in its place to %s: %w", file, aside, err)
+				in.Moves = append(in.Moves, Move{From: file, To: aside})
+				in.Records = append(in.Records, ArchiveRecord{Time: now, Run: RunID(now), Action: ActionReplace, File: file, ArchivedTo: aside,
+					Reason: "replaced by restoring " + rec.ArchivedTo, IndexLines: removedLines(oldIdx, file), SHA256: h})
+				if len(rec.IndexLines) > 0 {
+					idx, _ = removeIndexLines(oldIdx, file)
 				}
 			}
-			if err := root.MkdirAll(filepath.FromSlash(path.Dir(file)), fsutil.DirMode); err != nil {
-				return s.putBack(fmt.Errorf("memdir: restore %s: %w", file, err), file, aside)
-			}
-			if _, err := s.checkTarget(root, file); err != nil {
-				return s.putBack(err, file, aside)
-			}
-			if err := s.opts.FS.Rename(s.abs(from), s.abs(file)); err != nil {
-				return s.putBack(fmt.Errorf("memdir: restore %s from %s: %w", file, from, err), file, aside)
-			}
-			moved = true
-		}
-		back := func(err error) error {
-			if moved {
-				if rerr := s.opts.FS.Rename(s.abs(file), s.abs(rec.ArchivedTo)); rerr != nil {
-					err = errors.Join(err, fmt.Errorf("memdir: move %s back: %w", file, rerr))
-				}
-			}
-			return s.putBack(err, file, aside)
-		}
-		oldIdx, _, err := s.readIndexRaw()
-		if err != nil {
-			return back(err)
-		}
-		idx := oldIdx
-		if aside != "" {
-			swapped = &ArchiveRecord{Time: now, Run: RunID(now), Action: ActionReplace, File: file, ArchivedTo: aside,
-				Reason: "replaced by restoring " + rec.ArchivedTo, IndexLines: removedLines(oldIdx, file)}
-			if len(rec.IndexLines) > 0 {
-				idx, _ = removeIndexLines(oldIdx, file)
+			if inArchive {
+				in.Moves = append(in.Moves, Move{From: from, To: file})
 			}
 		}
 		if len(rec.IndexLines) == 0 {
-			if _, err := s.reindex(root, file); err != nil {
-				return back(err)
-			}
-			return nil
+			reindex = true
+			in.NewIndex = oldIdx
+		} else {
+			in.NewIndex = InsertIndexLines(idx, rec.IndexLines)
 		}
-		newIdx := InsertIndexLines(idx, rec.IndexLines)
-		if err := fsutil.WriteFileFS(s.opts.FS, s.IndexPath(), []byte(newIdx), fsutil.FileMode); err != nil {
-			err = fmt.Errorf("memdir: restore %s: update index: %w", file, err)
-			return back(errors.Join(err, s.restoreIndex(root, oldIdx)))
+		in.Records = append(in.Records, restored)
+		if err := s.commit(root, in); err != nil {
+			return err
+		}
+		if reindex {
+			_, err := s.reindex(root, file)
+			return err
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if swapped != nil {
-		if err := AppendArchiveLog(s.dir, *swapped); err != nil {
-			return err
-		}
-	}
-	return AppendArchiveLog(s.dir, ArchiveRecord{Time: now, Run: rec.Run, Action: ActionRestore, File: file,
-		ArchivedTo: rec.ArchivedTo, Reason: "restored from " + orDash(rec.ArchivedTo) + " (" + rec.Action + ")"})
-}
-
-// putBack moves the version a replace record's restore moved aside (to aside) back to file,
-// after a later step failed; aside "" is nothing to do.
-func (s *Store) putBack(err error, file, aside string) error {
-	if aside != "" {
-		if rerr := s.opts.FS.Rename(s.abs(aside), s.abs(file)); rerr != nil {
-			err = errors.Join(err, fmt.Errorf("memdir: move %s back: %w", aside, rerr))
-		}
-	}
-	return err
 }
 
 func orDash(s string) string {
@@ -455,8 +443,9 @@ func removedLines(text, file string) []RemovedLine {
 
 // DropIndexLines removes, under the lock, the index lines linking file when no file is there (a
 // dangling line), and returns them; it never touches a memory. A file that exists keeps its
-// lines (nil is returned).
-func (s *Store) DropIndexLines(ctx context.Context, file string) ([]RemovedLine, error) {
+// lines (nil is returned). When lines go, rec, completed with the file and the lines (its time
+// and run default to now), is logged in the same journaled change, so Restore puts them back.
+func (s *Store) DropIndexLines(ctx context.Context, file string, rec ArchiveRecord) ([]RemovedLine, error) {
 	file, err := cleanRel(file)
 	if err != nil {
 		return nil, err
@@ -477,11 +466,18 @@ func (s *Store) DropIndexLines(ctx context.Context, file string) ([]RemovedLine,
 		if n == 0 {
 			return nil
 		}
-		if err := fsutil.WriteFileFS(s.opts.FS, s.IndexPath(), []byte(newIdx), fsutil.FileMode); err != nil {
-			err = fmt.Errorf("memdir: remove the index lines of %s: %w", file, err)
-			return errors.Join(err, s.restoreIndex(tx.root, oldIdx))
+		if rec.Time.IsZero() {
+			rec.Time = s.opts.Now()
 		}
-		out = removedLines(oldIdx, file)
+		if rec.Run == "" {
+			rec.Run = RunID(rec.Time)
+		}
+		rec.File, rec.ArchivedTo, rec.IndexLines = file, "", removedLines(oldIdx, file)
+		if err := s.commit(tx.root, intent{Op: "remove the index lines of " + file, OldIndex: oldIdx, NewIndex: newIdx,
+			Records: []ArchiveRecord{rec}}); err != nil {
+			return err
+		}
+		out = rec.IndexLines
 		return nil
 	})
 	return out, err

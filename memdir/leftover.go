@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -25,9 +27,22 @@ type Leftover struct {
 	ModTime time.Time
 }
 
+// lockedTemp reports whether the temp file name is one a write under the store's lock makes (of
+// a topic file, a proposal, MEMORY.md or the journal): a caller holding the lock knows such a
+// write is over, whatever the file's age.
+func lockedTemp(name string) bool {
+	i := strings.LastIndex(name, ".tmp")
+	if i < 2 {
+		return false
+	}
+	base := name[1:i]
+	return strings.HasSuffix(base, ".md") || base == path.Base(JournalFile)
+}
+
 // staleTemps lists the leftover temp files under root, in every directory (symlinks are not
-// followed), older than StaleTempAge.
-func staleTemps(root *os.Root, now time.Time) ([]Leftover, error) {
+// followed): those older than StaleTempAge, and with locked (the caller holds the store's lock,
+// or only reports) those of writes made under the lock (lockedTemp) at any age.
+func staleTemps(root *os.Root, now time.Time, locked bool) ([]Leftover, error) {
 	var out []Leftover
 	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -40,7 +55,7 @@ func staleTemps(root *os.Root, now time.Time) ([]Leftover, error) {
 			return nil
 		}
 		fi, err := d.Info()
-		if err != nil || now.Sub(fi.ModTime()) < StaleTempAge {
+		if err != nil || now.Sub(fi.ModTime()) < StaleTempAge && !(locked && lockedTemp(d.Name())) {
 			return nil
 		}
 		out = append(out, Leftover{File: p, Size: fi.Size(), ModTime: fi.ModTime()})
@@ -58,7 +73,7 @@ func (s *Store) removeStaleTemps() {
 		return
 	}
 	defer root.Close()
-	temps, err := staleTemps(root, time.Now())
+	temps, err := staleTemps(root, time.Now(), true)
 	if err != nil {
 		s.log.Warn("memdir: looking for leftover temp files", "dir", s.dir, "err", err)
 	}
@@ -71,16 +86,25 @@ func (s *Store) removeStaleTemps() {
 	}
 }
 
-// lintLeftovers reports what an interrupted write leaves behind: temp files older than
-// StaleTempAge, and index lines written by strata whose description is not the file's (the
+// lintLeftovers reports what an interrupted write leaves behind: temp files (those of writes
+// under the lock at once, others once older than StaleTempAge), files in the archive that no
+// record names, and index lines written by strata whose description is not the file's (the
 // file was replaced but the index not, or the file was edited by hand). Both are warnings;
 // Repair fixes them.
 func (s *Store) lintLeftovers(root *os.Root, mems []Memory, idx string) []Diagnostic {
 	var diags []Diagnostic
-	temps, _ := staleTemps(root, time.Now()) // an unreadable dir is reported by the rest of Lint
+	temps, _ := staleTemps(root, time.Now(), true) // an unreadable dir is reported by the rest of Lint
 	for _, t := range temps {
 		diags = append(diags, Diagnostic{Path: s.abs(t.File), Severity: SevWarning,
-			Message: fmt.Sprintf("temp file of an interrupted write (%s, %s old); the next write removes it, or strata memory lint --fix", humanBytes(t.Size), time.Since(t.ModTime).Round(time.Minute))})
+			Message: fmt.Sprintf("temp file of an interrupted write (%s, %s old); the next write removes it, or strata memory lint --fix", humanBytes(t.Size), time.Since(t.ModTime).Round(time.Second))})
+	}
+	orphans, err := s.unrecorded(root)
+	if err != nil {
+		diags = append(diags, Diagnostic{Path: s.abs(ArchiveDir), Severity: SevWarning, Message: "cannot read: " + unwrapPath(err)})
+	}
+	for _, f := range orphans {
+		diags = append(diags, Diagnostic{Path: s.abs(f), Severity: SevWarning,
+			Message: "in the archive, but no record of " + ArchiveLogFile + " names it (an archiving killed before it logged?), so restore cannot find it; strata memory lint --fix records it"})
 	}
 	for _, d := range drifted(root, mems, idx) {
 		diags = append(diags, Diagnostic{Path: s.IndexPath(), Line: d.link.Line, Severity: SevWarning,
@@ -122,6 +146,7 @@ func drifted(root *os.Root, mems []Memory, idx string) []drift {
 // RepairResult is what Repair did.
 type RepairResult struct {
 	Removed   []Leftover // temp files of interrupted writes, removed
+	Adopted   []string   // files in the archive that no record named, recorded (ActionAdopt)
 	Reindexed []string   // topic files whose index line was added or rewritten
 }
 
@@ -138,7 +163,7 @@ func (s *Store) Repair(ctx context.Context) (RepairResult, error) {
 	}
 	var temps []Leftover
 	if root, ok, err := s.openRoot(); err == nil && ok {
-		temps, _ = staleTemps(root, time.Now())
+		temps, _ = staleTemps(root, time.Now(), true)
 		root.Close()
 	}
 	err = s.Locked(ctx, func(tx *Tx) error {
@@ -147,6 +172,11 @@ func (s *Store) Repair(ctx context.Context) (RepairResult, error) {
 			if _, err := tx.Root().Lstat(filepath.FromSlash(t.File)); errors.Is(err, fs.ErrNotExist) {
 				res.Removed = append(res.Removed, t)
 			}
+		}
+		adopted, err := s.adopt(tx.Root())
+		res.Adopted = adopted
+		if err != nil {
+			return err
 		}
 		idx, _, err := s.readIndexRaw()
 		if err != nil {
@@ -179,4 +209,67 @@ func (s *Store) Repair(ctx context.Context) (RepairResult, error) {
 		return errors.Join(errs...)
 	})
 	return res, err
+}
+
+// ActionAdopt is the ArchiveRecord action of a file found in the archive with no record (an
+// archiving killed before it logged, a file put there by hand), recorded by Repair so that
+// Restore can put it back.
+const ActionAdopt = "adopt"
+
+// unrecorded lists the memory files (*.md, not temp files) under .archive/ that no record of the
+// archive log names as where a file went.
+func (s *Store) unrecorded(root *os.Root) ([]string, error) {
+	if fi, err := root.Lstat(ArchiveDir); err != nil || !fi.IsDir() {
+		return nil, nil
+	}
+	recs, err := ReadArchiveLog(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	named := map[string]bool{}
+	for _, r := range recs {
+		named[r.ArchivedTo] = true
+	}
+	var out []string
+	err = fs.WalkDir(root.FS(), ArchiveDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable corner; the rest is still looked at
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(p, ".md") && !fsutil.IsTempName(d.Name()) && !named[p] {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// archivedStamp is the timestamp archiveDest puts before ".md" when a name is taken.
+var archivedStamp = regexp.MustCompile(`\.\d{8}T\d{6}\.\d{9}Z(-\d+)?\.md$`)
+
+// adopt records every unrecorded file of the archive (ActionAdopt, its file taken from its
+// path there) and returns them; the caller holds the lock.
+func (s *Store) adopt(root *os.Root) ([]string, error) {
+	orphans, err := s.unrecorded(root)
+	if err != nil {
+		return nil, err
+	}
+	var done []string
+	now := s.opts.Now()
+	for _, p := range orphans {
+		file := archivedStamp.ReplaceAllString(strings.TrimPrefix(p, ArchiveDir+"/"), ".md")
+		if strings.HasPrefix(file, "inbox/") {
+			file = InboxDir + strings.TrimPrefix(file, "inbox")
+		}
+		h, err := hashOf(root, p)
+		if err != nil {
+			return done, err
+		}
+		rec := ArchiveRecord{Time: now, Run: RunID(now), Action: ActionAdopt, File: file, ArchivedTo: p, SHA256: h,
+			Reason: "found in the archive with no record; recorded by strata memory lint --fix"}
+		if err := s.appendRecord(rec); err != nil {
+			return done, err
+		}
+		done = append(done, p)
+	}
+	return done, nil
 }

@@ -20,9 +20,11 @@ func diagsAbout(diags []Diagnostic, path string) []string {
 	return out
 }
 
-// A write killed between its create and its rename leaves a temp file: lint reports it once it
-// is older than StaleTempAge, and the next write removes it. A fresh temp file (a write in
-// progress elsewhere) and a user's own files that merely look alike are left alone.
+// A write killed between its create and its rename leaves a temp file: lint reports it, and the
+// next write removes it. The temp file of a write made under the store's lock (a topic file,
+// MEMORY.md) is reported and removed at once: whoever holds the lock knows that write is over.
+// Another fresh temp file (a write in progress elsewhere, without the lock) and a user's own
+// files that merely look alike are left alone.
 func TestLeftoverTempFiles(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "memory"), Options{Now: func() time.Time { return testNow }})
 	if err != nil {
@@ -41,7 +43,9 @@ func TestLeftoverTempFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fresh := filepath.Join(s.Dir(), ".部署.md.tmp55555")
+	killed := filepath.Join(s.Dir(), ".部署.md.tmp55555")
+	os.WriteFile(killed, []byte("gone"), 0o600)
+	fresh := filepath.Join(s.Dir(), ".watch.json.tmp55555")
 	mine := filepath.Join(s.Dir(), ".notes.tmp")
 	for _, p := range []string{fresh, mine} {
 		os.WriteFile(p, []byte("keep"), 0o600)
@@ -59,11 +63,14 @@ func TestLeftoverTempFiles(t *testing.T) {
 		}
 	}
 	if msgs := diagsAbout(diags, fresh); len(msgs) != 0 {
-		t.Errorf("lint reports a fresh temp file: %q", msgs)
+		t.Errorf("lint reports a fresh temp file written without the lock: %q", msgs)
+	}
+	if msgs := diagsAbout(diags, killed); len(msgs) != 1 {
+		t.Errorf("lint on the fresh temp file of a topic file: %q, want one leftover warning", msgs)
 	}
 
 	mustAdd(t, s, "next", "the next write")
-	for _, o := range orphans {
+	for _, o := range append(orphans, filepath.Base(killed)) {
 		if _, err := os.Lstat(filepath.Join(s.Dir(), filepath.FromSlash(o))); !os.IsNotExist(err) {
 			t.Errorf("%s survived the next write (%v)", o, err)
 		}

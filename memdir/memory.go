@@ -41,6 +41,9 @@ type Memory struct {
 	Path    string    // absolute path
 	ModTime time.Time // file mtime
 	Size    int64     // file size in bytes
+	// Hash is the ContentHash of the bytes read (the first MaxFileBytes of a larger file): what
+	// a change planned on this memory expects to find (Store.ArchiveFile).
+	Hash string
 }
 
 // Severity of a Diagnostic.

@@ -269,6 +269,7 @@ func (s *Store) readFile(root *os.Root, e entry) (m Memory, diags []Diagnostic, 
 	if err != nil {
 		return Memory{}, []Diagnostic{{Path: abs, Severity: SevWarning, Message: "cannot read: " + unwrapPath(err)}}, false, nil
 	}
+	hash := ContentHash(data)
 	if isBinary(data) {
 		return Memory{}, []Diagnostic{{Path: abs, Line: 1, Severity: SevWarning, Message: "binary content (NUL bytes); not used as a memory"}}, false, nil
 	}
@@ -284,6 +285,7 @@ func (s *Store) readFile(root *os.Root, e entry) (m Memory, diags []Diagnostic, 
 	diags = append(diags, pd...)
 	m.ModTime = fi.ModTime()
 	m.Size = fi.Size()
+	m.Hash = hash
 	return m, diags, true, nil
 }
 

@@ -161,12 +161,25 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("memdir: %w", err)
 	}
-	s.removeStaleTemps() // what a write killed earlier left behind
-	return func() {
+	unlock = func() {
 		if err := u(); err != nil {
 			s.log.Warn("memdir: unlock", "path", lp, "err", err)
 		}
-	}, nil
+	}
+	root, ok, err := s.openRoot()
+	if err == nil && !ok {
+		err = fmt.Errorf("memdir: open %s: the directory vanished", s.dir)
+	}
+	if err == nil {
+		err = s.recover(root) // a change a killed command left half-done
+		root.Close()
+	}
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	s.removeStaleTemps() // what a write killed earlier left behind
+	return unlock, nil
 }
 
 // checkTarget makes sure a write to rel (slash-separated, relative) stays in the memory dir:
@@ -555,89 +568,49 @@ type ForgetResult struct {
 }
 
 // Forget removes the memory called name (see Get for how names match) and its index line,
-// under the lock. With archive the file is moved to .archive/ instead of deleted (a name that
-// is taken there gets a timestamp). A name that matches no file but an index line (by title or
-// target) removes that line, so a line pointing nowhere can be forgotten too. The index is
-// changed first; if removing or moving the file then fails, the index is restored.
+// under the lock. With archive it is Archive with an ActionArchive record. A name that matches
+// no file but an index line (by title or target) removes that line, so a line pointing nowhere
+// can be forgotten too. The index is changed first; if removing the file then fails, the
+// index is restored.
 func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetResult, error) {
-	unlock, err := s.lock(ctx)
-	if err != nil {
-		return ForgetResult{}, err
+	if archive {
+		return s.Archive(ctx, name, ArchiveRecord{Action: ActionArchive})
 	}
-	defer unlock()
-	root, _, err := s.openRoot()
-	if err != nil {
-		return ForgetResult{}, err
-	}
-	defer root.Close()
-	mems, _, err := s.List(ctx)
-	if err != nil {
-		return ForgetResult{}, err
-	}
-	if _, err := s.checkTarget(root, IndexFile); err != nil {
-		return ForgetResult{}, err
-	}
-	oldIdx, _, err := s.readIndexRaw()
-	if err != nil {
-		return ForgetResult{}, err
-	}
-	m, found := find(mems, name)
-	var file string
-	if found {
-		file = m.File
-	} else {
-		for _, e := range ParseIndex([]byte(oldIdx)) {
-			if e.Title == name || e.File == name || e.File == name+".md" {
-				file = e.File
-				break
+	var res ForgetResult
+	err := s.Locked(ctx, func(tx *Tx) error {
+		root := tx.root
+		file, found, oldIdx, err := s.resolve(ctx, root, name)
+		if err != nil {
+			return err
+		}
+		var n int
+		if res, n, err = s.dropLines(root, name, file, oldIdx); err != nil || !found {
+			return err
+		}
+		res.File = file
+		undo := func(err error) error {
+			if n > 0 {
+				err = errors.Join(err, s.restoreIndex(root, oldIdx))
 			}
+			res = ForgetResult{}
+			return err
 		}
-		if file == "" {
-			return ForgetResult{}, s.notFound("memdir: forget", mems, name)
+		// The file itself may be a symlink that stays inside the dir: removing the link never
+		// touches its target. Keep what is needed to put it back if a later step fails.
+		fi, err := root.Lstat(filepath.FromSlash(file))
+		if err != nil {
+			return undo(fmt.Errorf("memdir: forget %q: %w", name, err))
 		}
-	}
-	res := ForgetResult{Removed: removedLines(oldIdx, file)}
-	newIdx, n := removeIndexLines(oldIdx, file)
-	res.IndexLines = n
-	if archive && found {
-		// Check the way to .archive/ before changing anything.
-		if _, err := s.checkTarget(root, path.Join(ArchiveDir, file)); err != nil {
-			return ForgetResult{}, err
+		var oldData []byte
+		var oldLink string
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			oldLink, err = root.Readlink(filepath.FromSlash(file))
+		} else {
+			oldData, err = readWhole(root, file)
 		}
-	}
-	if n > 0 {
-		if err := fsutil.WriteFileFS(s.opts.FS, s.IndexPath(), []byte(newIdx), fsutil.FileMode); err != nil {
-			err = fmt.Errorf("memdir: forget %q: update index: %w", name, err)
-			return ForgetResult{}, errors.Join(err, s.restoreIndex(root, oldIdx))
+		if err != nil {
+			return undo(fmt.Errorf("memdir: forget %q: %w", name, err))
 		}
-	}
-	if !found {
-		return res, nil
-	}
-	res.File = file
-	undo := func(err error) (ForgetResult, error) {
-		if n > 0 {
-			err = errors.Join(err, s.restoreIndex(root, oldIdx))
-		}
-		return ForgetResult{}, err
-	}
-	// The file itself may be a symlink that stays inside the dir: removing or moving the link
-	// never touches its target. Keep what is needed to put it back if a later step fails.
-	fi, err := root.Lstat(filepath.FromSlash(file))
-	if err != nil {
-		return undo(fmt.Errorf("memdir: forget %q: %w", name, err))
-	}
-	var oldData []byte
-	var oldLink string
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		oldLink, err = root.Readlink(filepath.FromSlash(file))
-	} else {
-		oldData, err = readWhole(root, file)
-	}
-	if err != nil {
-		return undo(fmt.Errorf("memdir: forget %q: %w", name, err))
-	}
-	if !archive {
 		if err := root.Remove(filepath.FromSlash(file)); err != nil {
 			return undo(fmt.Errorf("memdir: forget %q: %w", name, err))
 		}
@@ -654,35 +627,156 @@ func (s *Store) Forget(ctx context.Context, name string, archive bool) (ForgetRe
 			}
 			return undo(errors.Join(err, rerr))
 		}
-		return res, nil
-	}
-	dest, err := s.archiveDest(root, file, s.opts.Now())
+		return nil
+	})
+	return res, err
+}
+
+// resolve finds the file a forget of name acts on: the memory called name (found), else the
+// target of an index line titled or linking name (not found: only lines go). It returns the
+// index as it is too.
+func (s *Store) resolve(ctx context.Context, root *os.Root, name string) (file string, found bool, idx string, err error) {
+	mems, _, err := s.List(ctx)
 	if err != nil {
-		return undo(err)
+		return "", false, "", err
 	}
-	if _, err := s.checkTarget(root, dest); err != nil {
-		return undo(err)
+	if _, err := s.checkTarget(root, IndexFile); err != nil {
+		return "", false, "", err
 	}
-	if err := root.MkdirAll(filepath.FromSlash(path.Dir(dest)), fsutil.DirMode); err != nil {
-		return undo(fmt.Errorf("memdir: forget %q: %w", name, err))
+	if idx, _, err = s.readIndexRaw(); err != nil {
+		return "", false, "", err
 	}
-	if _, err := s.checkTarget(root, dest); err != nil { // the parents again, now that they exist
-		return undo(err)
+	if m, ok := find(mems, name); ok {
+		return m.File, true, idx, nil
 	}
-	if err := s.opts.FS.Rename(s.abs(file), s.abs(dest)); err != nil {
-		return undo(fmt.Errorf("memdir: forget %q: move to %s: %w", name, dest, err))
-	}
-	for _, d := range []string{filepath.Dir(s.abs(dest)), filepath.Dir(s.abs(file))} {
-		if err := s.opts.FS.SyncDir(d); err != nil {
-			err = fmt.Errorf("memdir: forget %q: sync dir: %w", name, err)
-			if rerr := s.opts.FS.Rename(s.abs(dest), s.abs(file)); rerr != nil {
-				err = errors.Join(err, fmt.Errorf("memdir: move %s back: %w", dest, rerr))
-			}
-			return undo(err)
+	for _, e := range ParseIndex([]byte(idx)) {
+		if e.Title == name || e.File == name || e.File == name+".md" {
+			return e.File, false, idx, nil
 		}
 	}
-	res.ArchivedTo = dest
-	return res, nil
+	return "", false, "", s.notFound("memdir: forget", mems, name)
+}
+
+// dropLines removes the index lines of file from idx (MEMORY.md as it is) and says so in a
+// ForgetResult; n is how many went.
+func (s *Store) dropLines(root *os.Root, name, file, idx string) (res ForgetResult, n int, err error) {
+	res = ForgetResult{Removed: removedLines(idx, file)}
+	newIdx, n := removeIndexLines(idx, file)
+	res.IndexLines = n
+	if n > 0 {
+		if err := fsutil.WriteFileFS(s.opts.FS, s.IndexPath(), []byte(newIdx), fsutil.FileMode); err != nil {
+			err = fmt.Errorf("memdir: forget %q: update index: %w", name, err)
+			return ForgetResult{}, 0, errors.Join(err, s.restoreIndex(root, idx))
+		}
+	}
+	return res, n, nil
+}
+
+// Archive moves the memory called name (see Get) to .archive/ (a name taken there gets a
+// timestamp) with its index lines, as one journaled change (JournalFile) that logs rec
+// completed with the file, where it went, its content hash and the lines removed (rec's time
+// and run default to now), so that Restore puts it back. A name that matches only an index line
+// removes the line, logging nothing, as Forget does.
+func (s *Store) Archive(ctx context.Context, name string, rec ArchiveRecord) (ForgetResult, error) {
+	var res ForgetResult
+	err := s.Locked(ctx, func(tx *Tx) error {
+		file, found, idx, err := s.resolve(ctx, tx.root, name)
+		if err != nil {
+			return err
+		}
+		if !found {
+			res, _, err = s.dropLines(tx.root, name, file, idx)
+			return err
+		}
+		res, err = s.archive(tx.root, file, idx, rec, nil)
+		return err
+	})
+	return res, err
+}
+
+// ArchiveFile is Archive of the topic file file itself (no lookup by name), refused with
+// ErrChanged when a file of expect (path to ContentHash, "" for a file that must be absent)
+// differs now: a dream archives only what it planned on.
+func (s *Store) ArchiveFile(ctx context.Context, file string, rec ArchiveRecord, expect map[string]string) (ForgetResult, error) {
+	file, err := cleanRel(file)
+	if err != nil {
+		return ForgetResult{}, err
+	}
+	var res ForgetResult
+	err = s.Locked(ctx, func(tx *Tx) error {
+		if taken, err := s.taken(tx.root, file); err != nil {
+			return err
+		} else if !taken {
+			return fmt.Errorf("memdir: archive %s: %w", s.abs(file), ErrNotFound)
+		}
+		if _, err := s.checkTarget(tx.root, IndexFile); err != nil {
+			return err
+		}
+		idx, _, err := s.readIndexRaw()
+		if err != nil {
+			return err
+		}
+		res, err = s.archive(tx.root, file, idx, rec, expect)
+		return err
+	})
+	return res, err
+}
+
+// archive is ArchiveFile under the lock, with MEMORY.md as it is (idx).
+func (s *Store) archive(root *os.Root, file, idx string, rec ArchiveRecord, expect map[string]string) (ForgetResult, error) {
+	if err := s.expect(root, expect); err != nil {
+		return ForgetResult{}, err
+	}
+	if _, err := s.checkTarget(root, path.Join(ArchiveDir, file)); err != nil {
+		return ForgetResult{}, err
+	}
+	if rec.Time.IsZero() {
+		rec.Time = s.opts.Now()
+	}
+	if rec.Run == "" {
+		rec.Run = RunID(rec.Time)
+	}
+	dest, err := s.archiveDest(root, file, rec.Time)
+	if err != nil {
+		return ForgetResult{}, err
+	}
+	if fi, err := root.Lstat(filepath.FromSlash(file)); err == nil && fi.Mode().IsRegular() {
+		if rec.SHA256, err = hashOf(root, file); err != nil {
+			return ForgetResult{}, err
+		}
+	}
+	newIdx, n := removeIndexLines(idx, file)
+	rec.File, rec.ArchivedTo, rec.IndexLines = file, dest, removedLines(idx, file)
+	in := intent{Op: "archive " + file, Moves: []Move{{From: file, To: dest}}, OldIndex: idx, NewIndex: newIdx,
+		Records: []ArchiveRecord{rec}}
+	if err := s.commit(root, in); err != nil {
+		return ForgetResult{}, err
+	}
+	return ForgetResult{File: file, ArchivedTo: dest, IndexLines: n, Removed: rec.IndexLines}, nil
+}
+
+// expect refuses with ErrChanged when a file of want (path to ContentHash; "" for absent)
+// differs now.
+func (s *Store) expect(root *os.Root, want map[string]string) error {
+	files := make([]string, 0, len(want))
+	for f := range want {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		rel, err := cleanRel(f)
+		if err != nil {
+			return err
+		}
+		h, err := hashOf(root, rel)
+		if err != nil {
+			return err
+		}
+		if h != want[f] {
+			return fmt.Errorf("memdir: %s %w", f, ErrChanged)
+		}
+	}
+	return nil
 }
 
 // Reindex brings the index line of one topic file in step with the file after a hand edit

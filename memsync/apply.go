@@ -42,16 +42,32 @@ func (r *repo) merge(ctx context.Context, tx *memdir.Tx, head, upstream string, 
 		}
 	}
 	progress("merging %s", rep.Upstream)
-	bt := ot
+	// The upstream's tree (and the base, which came from it) is hostile input: only the files
+	// admit lets through are planned on, read or written.
+	rawBase, baseSizes := ot, map[string]int64{}
 	if base != local {
-		if bt, err = r.lsTree(ctx, base); err != nil {
+		if rawBase, baseSizes, err = r.lsTreeSizes(ctx, base); err != nil {
 			return "", err
 		}
 	}
-	tt, err := r.lsTree(ctx, upstream)
+	rawTheirs, sizes, err := r.lsTreeSizes(ctx, upstream)
 	if err != nil {
 		return "", err
 	}
+	bt, _, err := admit(rawBase, baseSizes)
+	if err != nil {
+		return "", err
+	}
+	tt, refused, err := admit(rawTheirs, sizes)
+	if err != nil {
+		return "", err
+	}
+	for _, s := range refused {
+		if rawBase[s.File] != rawTheirs[s.File] {
+			rep.Skipped = append(rep.Skipped, s)
+		}
+	}
+	ot, _, _ = admit(ot, nil) // only sizes can fail it
 	content, err := r.readBlobs(ctx, needContent(bt, ot, tt))
 	if err != nil {
 		return "", err
@@ -67,7 +83,7 @@ func (r *repo) merge(ctx context.Context, tx *memdir.Tx, head, upstream string, 
 		return "", err
 	}
 	rep.Conflicts = append(rep.Conflicts, pl.conflicts...)
-	if (local == "" || base == local) && sameTree(applyChanges(ot, changes), tt) {
+	if (local == "" || base == local) && len(tt) == len(rawTheirs) && sameTree(applyChanges(ot, changes), tt) {
 		rep.FastForward = true
 		return upstream, r.updateRef(ctx, upstream, local, "strata memory sync: fast-forward to "+rep.Upstream)
 	}
@@ -83,7 +99,7 @@ func (r *repo) merge(ctx context.Context, tx *memdir.Tx, head, upstream string, 
 		}
 	}
 	if local == "" { // a root merge: the commit is upstream's tree plus the changes
-		changes = treeDiff(tt, applyChanges(ot, changes))
+		changes = treeDiff(rawTheirs, applyChanges(ot, changes))
 	}
 	ids, err := r.writeCommits(ctx, []newCommit{{parents: parents, message: msg, changes: changes}})
 	if err != nil {
@@ -177,8 +193,8 @@ func (r *repo) applyWorkTree(ctx context.Context, tx *memdir.Tx, pl mergePlan, o
 				return fmt.Errorf("memsync: %s: object %s is not a file", p, f.blob.id)
 			}
 		}
-		if f.blob.mode == "120000" || f.blob.mode == "160000" {
-			continue // symlinks and submodules are not written by a sync
+		if f.blob.mode == "120000" || f.blob.mode == "160000" || checkName(p) != nil {
+			continue // symlinks, submodules and what is not shared are not written by a sync
 		}
 		if dir := filepath.Dir(filepath.FromSlash(p)); dir != "." {
 			if err := root.MkdirAll(dir, fsutil.DirMode); err != nil {
@@ -192,7 +208,7 @@ func (r *repo) applyWorkTree(ctx context.Context, tx *memdir.Tx, pl mergePlan, o
 	}
 	var removes []string
 	for p := range ours {
-		if _, ok := pl.files[p]; !ok && !held[p] && p != memdir.IndexFile {
+		if _, ok := pl.files[p]; !ok && !held[p] && p != memdir.IndexFile && checkName(p) == nil {
 			removes = append(removes, p)
 		}
 	}

@@ -1,13 +1,16 @@
 package memsync
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -46,32 +49,54 @@ var overrides = [][2]string{
 }
 
 // keepEnv are the GIT_* variables of the user's environment that reach git: how to reach
-// and trust a git host (ssh program, TLS roots, proxies) and which user configuration
-// to read. Every other GIT_* variable is removed, since it could point git at another
-// repository, index, object store or program.
+// and trust a git host (ssh program, TLS roots, proxies) and who the user is. Every other
+// GIT_* variable is removed, since it could point git at another repository, index, object
+// store, configuration or program.
 var keepEnv = map[string]bool{
 	"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_SSH_VARIANT": true, "GIT_ASKPASS": true,
 	"GIT_PROXY_COMMAND": true, "GIT_SSL_NO_VERIFY": true, "GIT_SSL_CAINFO": true, "GIT_SSL_CAPATH": true,
 	"GIT_HTTP_USER_AGENT": true, "GIT_HTTP_LOW_SPEED_LIMIT": true, "GIT_HTTP_LOW_SPEED_TIME": true,
-	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_NOSYSTEM": true,
 	"GIT_AUTHOR_NAME": true, "GIT_AUTHOR_EMAIL": true, "GIT_COMMITTER_NAME": true, "GIT_COMMITTER_EMAIL": true,
 }
 
+// readEnv also keeps where the user's configuration is: the environment in which sync reads
+// the configuration (config), never the one it runs git in.
+var readEnv = map[string]bool{"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_NOSYSTEM": true}
+
+// userKey reports whether a key (lower case) of the user's or the system's configuration is
+// carried into a sync's git, which reads neither file: who the user is, how to log in to and
+// reach a git host (credential helpers, ssh command, http settings, URL rewrites), and which
+// repositories owned by others the user trusts.
+func userKey(key string) bool {
+	for _, p := range []string{"user.", "credential.", "http.", "url.", "safe.directory", "core.sshcommand", "core.askpass", "ssh.variant"} {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // syncEnv returns environ prepared for a sync's git commands: GIT_* variables other than
-// keepEnv removed, no terminal prompts, replace refs ignored, messages in English (they are
-// parsed), and overrides on top.
-func syncEnv(environ []string) []string {
-	out := make([]string, 0, len(environ)+8+2*len(overrides))
+// keepEnv removed, no system or user configuration file (GIT_CONFIG_NOSYSTEM,
+// GIT_CONFIG_GLOBAL=/dev/null), no terminal prompts, replace refs ignored, messages in English
+// (they are parsed), and overrides then the user's keys (userKey) on the command scope. read
+// keeps the user's configuration files instead, for reading them.
+func syncEnv(environ []string, user [][2]string, read bool) []string {
+	out := make([]string, 0, len(environ)+10+2*len(overrides)+2*len(user))
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "GIT_") && !keepEnv[name] || name == "LC_ALL" || name == "LANGUAGE" {
+		if strings.HasPrefix(name, "GIT_") && !keepEnv[name] && !(read && readEnv[name]) || name == "LC_ALL" || name == "LANGUAGE" {
 			continue
 		}
 		out = append(out, kv)
 	}
+	if !read {
+		out = append(out, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	}
+	all := append(append([][2]string(nil), overrides...), user...)
 	out = append(out, "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1", "GIT_OPTIONAL_LOCKS=0",
-		"LC_ALL=C", "LANGUAGE=C", "GIT_CONFIG_COUNT="+strconv.Itoa(len(overrides)))
-	for i, kv := range overrides {
+		"LC_ALL=C", "LANGUAGE=C", "GIT_CONFIG_COUNT="+strconv.Itoa(len(all)))
+	for i, kv := range all {
 		out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, kv[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, kv[1]))
 	}
 	return out
@@ -82,9 +107,13 @@ type git struct {
 	bin     string        // the git executable
 	dir     string        // the work tree
 	env     []string      // syncEnv
+	environ []string      // the environment env was made from
 	timeout time.Duration // per local command
 	network time.Duration // per fetch or push
 	log     *slog.Logger  // each command and its time, at debug level
+	// children is the record of the running command's process group (endChildren); "" until
+	// the sync holds the repository's lock.
+	children string
 }
 
 // newGit finds git and prepares its environment for dir.
@@ -105,7 +134,7 @@ func newGit(dir string, o Options) (*git, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	g := &git{bin: path, dir: dir, env: syncEnv(environ), timeout: o.Timeout, network: o.NetworkTimeout, log: log}
+	g := &git{bin: path, dir: dir, env: syncEnv(environ, nil, false), environ: environ, timeout: o.Timeout, network: o.NetworkTimeout, log: log}
 	if g.timeout <= 0 {
 		g.timeout = DefaultTimeout
 	}
@@ -145,21 +174,17 @@ func (g *git) run(ctx context.Context, stdin []byte, args ...string) ([]byte, er
 func (g *git) runEnv(ctx context.Context, timeout time.Duration, extra []string, stdin []byte, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, g.bin, args...)
-	cmd.Dir = g.dir
-	cmd.Env = g.env
-	if len(extra) > 0 {
-		cmd.Env = append(append([]string(nil), g.env...), extra...)
-	}
+	cmd := g.command(ctx, extra, args)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	detach(cmd)
-	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
-	err := cmd.Run()
+	err := g.start(cmd)
+	if err == nil {
+		err = g.wait(cmd)
+	}
 	g.log.Debug("memsync: git", "args", args, "ms", time.Since(start).Milliseconds(), "in", len(stdin), "out", stdout.Len())
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
@@ -169,6 +194,62 @@ func (g *git) runEnv(ctx context.Context, timeout time.Duration, extra []string,
 	}
 	return stdout.Bytes(), nil
 }
+
+// command prepares git with args in the work tree, detached from the terminal (detach).
+func (g *git) command(ctx context.Context, extra, args []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, g.bin, args...)
+	cmd.Dir = g.dir
+	cmd.Env = g.env
+	if len(extra) > 0 {
+		cmd.Env = append(append([]string(nil), g.env...), extra...)
+	}
+	detach(cmd)
+	cmd.WaitDelay = 2 * time.Second
+	return cmd
+}
+
+// start starts cmd and, once the repository is known, records its process group (children),
+// so that a sync killed while git runs has its git ended by the next one.
+func (g *git) start(cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if g.children != "" {
+		if err := os.WriteFile(g.children, []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o600); err != nil {
+			g.log.Debug("memsync: git's process not recorded", "err", err)
+		}
+	}
+	return nil
+}
+
+// wait waits for cmd and forgets its process group.
+func (g *git) wait(cmd *exec.Cmd) error {
+	err := cmd.Wait()
+	if g.children != "" {
+		os.Remove(g.children) // a left record is checked before it is acted on (endChildren)
+	}
+	return err
+}
+
+// endChildren ends the git commands a killed sync left running in this repository (its
+// record, in the git directory, names their process group), then watches the commands of
+// this sync.
+func (g *git) endChildren(gitDir string) {
+	g.children = filepath.Join(gitDir, childrenName)
+	data, err := os.ReadFile(g.children)
+	if err != nil {
+		return
+	}
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 1 {
+		if endGroup(pid) {
+			g.log.Info("memsync: ended the git commands of an interrupted sync", "pgid", pid)
+		}
+	}
+	os.Remove(g.children)
+}
+
+// childrenName is the record of the running git command's process group, in the git directory.
+const childrenName = "strata-sync.children"
 
 // line runs git and returns its output's first line, trimmed.
 func (g *git) line(ctx context.Context, args ...string) (string, error) {
@@ -215,59 +296,111 @@ func programKey(key string) bool {
 	return false
 }
 
-// config reads the configuration git sees in the work tree (every scope, includes followed)
-// and refuses a repository whose own configuration (scopes local and worktree) names a program
-// (programKey). It returns the values by lower-cased key, the last one winning.
-func (g *git) config(ctx context.Context) (map[string]string, error) {
+// config reads the configuration git sees in the work tree (every scope, includes followed,
+// the user's and the system's files too) and returns the values by lower-cased key, the last
+// one winning. It then runs git with the user's keys (userKey) on the command scope and no
+// configuration file but the repository's. unsafe is set when the repository's own
+// configuration (scopes local and worktree) names a program (programKey): the caller refuses
+// the repository once it knows it is one.
+func (g *git) config(ctx context.Context) (cfg map[string]string, unsafe error, err error) {
+	env := g.env
+	g.env = syncEnv(g.environ, nil, true)
 	out, err := g.run(ctx, nil, "config", "--list", "--show-scope", "--includes", "-z")
+	g.env = env
 	if err != nil && exitCode(err) != 1 {
-		return nil, err
+		return nil, nil, err
 	}
-	cfg := map[string]string{}
+	cfg = map[string]string{}
+	var user [][2]string
 	recs := strings.Split(string(out), "\x00") // scope, key\nvalue, scope, key\nvalue …
 	for i := 0; i+1 < len(recs); i += 2 {
 		scope, kv := recs[i], recs[i+1]
 		key, value, _ := strings.Cut(kv, "\n")
 		key = strings.ToLower(key)
-		if (scope == "local" || scope == "worktree") && programKey(key) {
-			return nil, fmt.Errorf("memsync: %s: %w (%s); sync does not run git in it — remove the key with git config --unset, or set it in your user configuration instead", g.dir, ErrUnsafeConfig, key)
+		if (scope == "local" || scope == "worktree") && programKey(key) && unsafe == nil {
+			unsafe = fmt.Errorf("memsync: %s: %w (%s); sync does not run git in it — remove the key with git config --unset, or set it in your user configuration instead", g.dir, ErrUnsafeConfig, key)
+		}
+		if (scope == "global" || scope == "system") && userKey(key) {
+			user = append(user, [2]string{key, value})
 		}
 		cfg[key] = value
 	}
-	return cfg, nil
+	g.env = syncEnv(g.environ, user, false)
+	return cfg, unsafe, nil
 }
 
 // readBlobs reads objects by id through one `git cat-file --batch` (the bytes as stored: no
-// textconv, no filters). Objects that are not blobs are left out.
+// textconv, no filters), streaming: no blob larger than MaxFileBytes is read (the callers know
+// the sizes from the trees; a larger one stops the read with an error), and the output is never
+// held whole. Objects that are not blobs are left out.
 func (g *git) readBlobs(ctx context.Context, ids []string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	data, err := g.run(ctx, []byte(strings.Join(ids, "\n")+"\n"), "cat-file", "--batch")
+	args := []string{"cat-file", "--batch"}
+	err := g.stream(ctx, []byte(strings.Join(ids, "\n")+"\n"), args, func(r *bufio.Reader) error {
+		for range ids {
+			head, err := r.ReadString('\n')
+			if err != nil {
+				return fmt.Errorf("memsync: git cat-file: truncated output")
+			}
+			f := strings.Fields(head)
+			if len(f) == 2 && f[1] == "missing" {
+				return fmt.Errorf("memsync: git object %s is missing", f[0])
+			}
+			if len(f) != 3 {
+				return fmt.Errorf("memsync: git cat-file: unexpected line %q", head)
+			}
+			n, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil || n < 0 {
+				return fmt.Errorf("memsync: git cat-file: bad size in %q", head)
+			}
+			if n > MaxFileBytes {
+				return fmt.Errorf("memsync: git object %s: %d bytes, more than the %d a sync reads", f[0], n, MaxFileBytes)
+			}
+			data := make([]byte, n+1)
+			if _, err := io.ReadFull(r, data); err != nil {
+				return fmt.Errorf("memsync: git cat-file: truncated output")
+			}
+			if f[1] == "blob" {
+				out[f[0]] = data[:n:n]
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	for len(data) > 0 {
-		head, rest, ok := bytes.Cut(data, []byte("\n"))
-		if !ok {
-			return nil, fmt.Errorf("memsync: git cat-file: truncated output")
-		}
-		f := strings.Fields(string(head))
-		if len(f) == 2 && f[1] == "missing" {
-			return nil, fmt.Errorf("memsync: git object %s is missing", f[0])
-		}
-		if len(f) != 3 {
-			return nil, fmt.Errorf("memsync: git cat-file: unexpected line %q", head)
-		}
-		n, err := strconv.Atoi(f[2])
-		if err != nil || n < 0 || n+1 > len(rest) {
-			return nil, fmt.Errorf("memsync: git cat-file: bad size in %q", head)
-		}
-		if f[1] == "blob" {
-			out[f[0]] = rest[:n:n]
-		}
-		data = rest[n+1:]
-	}
 	return out, nil
+}
+
+// stream runs git with args and stdin, within the local timeout, and hands its standard output
+// to read as it comes; git is stopped when read returns early.
+func (g *git) stream(ctx context.Context, stdin []byte, args []string, read func(*bufio.Reader) error) error {
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
+	cmd := g.command(ctx, nil, args)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := g.start(cmd); err != nil {
+		return &gitError{args: args, err: err}
+	}
+	rerr := read(bufio.NewReaderSize(pipe, 64<<10))
+	if rerr != nil {
+		cancel()
+	}
+	werr := g.wait(cmd)
+	switch {
+	case rerr != nil:
+		return rerr
+	case werr != nil:
+		return &gitError{args: args, err: werr, stderr: stderr.String()}
+	}
+	return nil
 }

@@ -170,7 +170,7 @@ func TestProposalPathAndShared(t *testing.T) {
 	}
 	for p, want := range map[string]bool{
 		"a.md": true, "team/a.md": true, "MEMORY.md": true, ".archive/a.md": true, ".archive/ARCHIVE.log": true,
-		".inbox/a.md": true, "logs/2026/01/2026-01-01.md": true, "notes.txt": true,
+		".inbox/a.md": true, "logs/2026/01/2026-01-01.md": true, "notes.txt": false,
 		".strata.lock": false, ".strata-watch.json": false, ".recall-stats.json": false, ".consolidate-lock": false,
 		".git/config": false, ".hidden.md": false, "team/.x.md": false, ".archive/.a.md.tmp123": false, "a\nb.md": false,
 	} {

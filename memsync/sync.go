@@ -28,6 +28,10 @@ const (
 // ErrNotRepo is wrapped by the error returned when the store is not the top of a git work tree.
 var ErrNotRepo = errors.New("not the top of a git work tree")
 
+// ErrNotOwned is wrapped by the error returned when git refuses the store's repository
+// because another user owns it ("dubious ownership").
+var ErrNotOwned = errors.New("the repository is owned by another user")
+
 // ErrNoUpstream is wrapped by the error returned when the store's branch has no upstream.
 var ErrNoUpstream = errors.New("no upstream branch")
 
@@ -121,12 +125,18 @@ func Sync(ctx context.Context, dir string, o Options) (Report, error) {
 		return rep, fmt.Errorf("memsync: wait for another sync of %s: %w", abs, err)
 	}
 	defer unlock()
+	r.endChildren(r.gitDir)
 	store, err := memdir.Open(abs, o.Store)
 	if err != nil {
 		return rep, err
 	}
 	head0, up0, err := r.refs(ctx)
 	if err != nil {
+		return rep, err
+	}
+	// A sync killed after it moved the branch left the index at the old commit; it follows the
+	// branch again before anything else (the sync itself never reads it).
+	if err := r.syncIndex(ctx, "", head0); err != nil {
 		return rep, err
 	}
 	rep.Head = head0
@@ -222,8 +232,15 @@ func openRepo(ctx context.Context, dir string, o Options) (*repo, string, string
 		}
 		return nil, "", "", fmt.Errorf("memsync: %s: %w", dir, err)
 	}
+	cfg, unsafe, err := g.config(ctx)
+	if err != nil {
+		return nil, "", "", err
+	}
 	out, err := g.run(ctx, nil, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--show-object-format")
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if ge := (*gitError)(nil); errors.As(err, &ge) && strings.Contains(ge.stderr, "dubious ownership") {
+		return nil, "", "", fmt.Errorf("memsync: %s: %w: git refuses a repository another user owns; if you trust it, run: git config --global --add safe.directory %s", dir, ErrNotOwned, dir)
+	}
 	if err != nil || len(lines) != 3 {
 		return nil, "", "", fmt.Errorf("memsync: %s: %w: it is not in a git repository (clone the store's repository there; see docs/team-memory.md)", dir, ErrNotRepo)
 	}
@@ -231,9 +248,8 @@ func openRepo(ctx context.Context, dir string, o Options) (*repo, string, string
 	if !sameDir(top, dir) {
 		return nil, "", "", fmt.Errorf("memsync: %s: %w: the repository's top is %s; a synced store is a repository of its own", dir, ErrNotRepo, top)
 	}
-	cfg, err := g.config(ctx)
-	if err != nil {
-		return nil, "", "", err
+	if unsafe != nil {
+		return nil, "", "", unsafe
 	}
 	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	branch, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")

@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/memdir"
@@ -29,8 +31,17 @@ type blob struct {
 // tree is a commit's files, path (slash-separated, relative to the top) → blob.
 type tree map[string]blob
 
-// MaxFileBytes is the largest file a sync shares; a larger file stays local and is reported.
+// MaxFileBytes is the largest file a sync shares; a larger file stays local and is reported,
+// and a larger file in the upstream's tree is not read (Report.Skipped).
 const MaxFileBytes = memdir.MaxFileBytes
+
+// MaxStoreBytes bounds the files a sync takes from the upstream's tree, in all: a larger tree
+// is not merged (ErrStoreTooLarge).
+const MaxStoreBytes = 256 << 20
+
+// ErrStoreTooLarge is wrapped by the error returned when the files of the upstream's tree that
+// a sync would take add up to more than MaxStoreBytes.
+var ErrStoreTooLarge = errors.New("the upstream's store is larger than a sync takes")
 
 // localOnly names the files of a store that are never shared, whatever is tracked: the write
 // and sync locks, the watch state and recall's statistics (each machine's own), the dream's
@@ -48,26 +59,100 @@ func localOnly(rel string) bool {
 	return false
 }
 
-// Shared reports whether a file of a store (slash-separated, relative to the store) is
-// shared through git when it is not tracked yet: every regular file outside hidden
-// directories, plus what .archive/ and .inbox/ hold (archived memories, the archive log,
-// proposals), never a hidden file, a temp file or a lock. A file that is already tracked is
-// shared too unless it is local-only.
-func Shared(rel string) bool {
-	if localOnly(rel) || rel == ".git" || strings.HasPrefix(rel, ".git/") {
-		return false
+// checkName is the one rule for which files of a store travel, in both directions: it says
+// why the slash-separated path p (relative to the store) is not shared, or returns nil. A
+// shared file is MEMORY.md, a Markdown file (topic files, daily logs under logs/, proposals
+// under .inbox/, archived memories under .archive/) or an archive log (.archive/*.log), under
+// a name of valid UTF-8 without control characters, backslashes or colons, no empty, "." or
+// ".." component, no component longer than 255 bytes, no hidden component but a leading
+// .archive/ or .inbox/, no component that is .git in any spelling (dotGit), and never a
+// machine-local file (localOnly). A path from another replica's tree is hostile input: this is
+// what keeps it out of the store's git directory and off the local-only files.
+func checkName(p string) error {
+	switch {
+	case p == "" || len(p) > 1024:
+		return errors.New("not a file name a store uses (empty or too long)")
+	case !utf8.ValidString(p):
+		return errors.New("the name is not valid UTF-8")
+	case strings.ContainsAny(p, "\\:"):
+		return errors.New("the name holds a backslash or a colon")
 	}
-	parts := strings.Split(rel, "/")
-	for i, p := range parts {
-		if !strings.HasPrefix(p, ".") {
+	for _, r := range p {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return fmt.Errorf("the name holds the control character %U", r)
+		}
+	}
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
+		switch {
+		case c == "" || c == "." || c == "..":
+			return errors.New("the name has an empty, . or .. component")
+		case len(c) > 255:
+			return errors.New("a component of the name is longer than 255 bytes")
+		case dotGit(c):
+			return errors.New("a git directory is never written by a sync")
+		case strings.HasPrefix(c, ".") && !(i == 0 && len(parts) > 1 && (c == memdir.ArchiveDir || c == memdir.InboxDir)):
+			return errors.New("hidden files are not shared")
+		}
+	}
+	if localOnly(p) {
+		return errors.New("a machine-local file")
+	}
+	if p != memdir.IndexFile && !strings.HasSuffix(p, ".md") && !appendOnly(p) {
+		return errors.New("not a memory file (only Markdown files and archive logs are shared)")
+	}
+	return nil
+}
+
+// dotGit reports whether a path component names a git directory on some file system: ".git"
+// in any case, with trailing dots or spaces (Windows drops them), with characters HFS+ ignores,
+// or as the 8.3 short name "git~1".
+func dotGit(c string) bool {
+	c = strings.Map(func(r rune) rune {
+		switch {
+		case r >= '\u200c' && r <= '\u200f', r >= '\u202a' && r <= '\u202e', r >= '\u206a' && r <= '\u206f', r == '\ufeff':
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, c)
+	c = strings.TrimRight(c, ". ")
+	return c == ".git" || c == "git~1"
+}
+
+// Shared reports whether a file of a store (slash-separated, relative to the store) is shared
+// through git (checkName). A file that is already tracked is shared too unless it is
+// local-only.
+func Shared(rel string) bool { return checkName(rel) == nil }
+
+// admit keeps of another replica's tree only what a sync may take: shared names (checkName),
+// regular files, each at most MaxFileBytes, by their sizes in git (never by reading them). The
+// rest is returned as skipped. It fails with ErrStoreTooLarge when what it keeps adds up to more
+// than MaxStoreBytes.
+func admit(t tree, sizes map[string]int64) (tree, []Skipped, error) {
+	out := make(tree, len(t))
+	var skipped []Skipped
+	var total int64
+	for p, e := range t {
+		err := checkName(p)
+		switch {
+		case err != nil:
+		case e.mode != "100644" && e.mode != "100755":
+			err = errors.New("not a regular file")
+		case sizes[p] > MaxFileBytes:
+			err = fmt.Errorf("%d bytes, more than the %d a sync takes (not read)", sizes[p], MaxFileBytes)
+		}
+		if err != nil {
+			skipped = append(skipped, Skipped{File: p, Reason: "not taken from the upstream: " + err.Error()})
 			continue
 		}
-		if i == 0 && len(parts) > 1 && (p == memdir.ArchiveDir || p == memdir.InboxDir) {
-			continue
-		}
-		return false
+		out[p] = e
+		total += sizes[p]
 	}
-	return true
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].File < skipped[j].File })
+	if total > MaxStoreBytes {
+		return nil, skipped, fmt.Errorf("memsync: %w: %d bytes of memory files, more than %d; not merged", ErrStoreTooLarge, total, MaxStoreBytes)
+	}
+	return out, skipped, nil
 }
 
 // hasher computes git object ids in the repository's object format.
@@ -88,13 +173,19 @@ func (h hasher) blobID(data []byte) string {
 
 // lsTree lists the files of commit (nil for none).
 func (g *git) lsTree(ctx context.Context, commit string) (tree, error) {
-	t := tree{}
+	t, _, err := g.lsTreeSizes(ctx, commit)
+	return t, err
+}
+
+// lsTreeSizes lists the files of commit with their sizes in bytes, as git records them.
+func (g *git) lsTreeSizes(ctx context.Context, commit string) (tree, map[string]int64, error) {
+	t, sizes := tree{}, map[string]int64{}
 	if commit == "" {
-		return t, nil
+		return t, sizes, nil
 	}
-	out, err := g.run(ctx, nil, "ls-tree", "-r", "-z", "--full-tree", commit)
+	out, err := g.run(ctx, nil, "ls-tree", "-r", "-z", "-l", "--full-tree", commit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		if len(rec) == 0 {
@@ -102,12 +193,15 @@ func (g *git) lsTree(ctx context.Context, commit string) (tree, error) {
 		}
 		meta, name, ok := bytes.Cut(rec, []byte{'\t'})
 		f := strings.Fields(string(meta))
-		if !ok || len(f) != 3 {
-			return nil, fmt.Errorf("memsync: git ls-tree: unexpected record %q", rec)
+		if !ok || len(f) != 4 {
+			return nil, nil, fmt.Errorf("memsync: git ls-tree: unexpected record %q", rec)
 		}
 		t[string(name)] = blob{mode: f[0], id: f[2]}
+		if n, err := strconv.ParseInt(f[3], 10, 64); err == nil {
+			sizes[string(name)] = n
+		}
 	}
-	return t, nil
+	return t, sizes, nil
 }
 
 // scanned is the work tree as a sync sees it: the shared files with their ids, the content of
@@ -145,7 +239,7 @@ func scanWorkTree(ctx context.Context, root *os.Root, head tree, h hasher, cache
 		}
 		_, tracked := head[p]
 		if d.IsDir() {
-			if p == ".git" || strings.HasPrefix(d.Name(), ".") && !Shared(p+"/x") && !trackedUnder(head, p) {
+			if p == ".git" || strings.HasPrefix(d.Name(), ".") && !Shared(p+"/x.md") && !trackedUnder(head, p) {
 				return fs.SkipDir
 			}
 			return nil

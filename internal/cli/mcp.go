@@ -27,6 +27,7 @@ type mcpFlags struct {
 	tokens    string
 	origins   []string
 	poll      time.Duration
+	idle      time.Duration
 	verbose   bool
 }
 
@@ -63,6 +64,9 @@ Nothing outside the project, STRATA_HOME and the memory directory can be read th
   strata mcp --http 0.0.0.0:7777 --tokens ~/.strata/team-tokens.json   # a team server`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if f.idle < 0 || (f.idle > 0 && f.http == "") {
+				return usagef("--session-timeout needs --http and a positive duration")
+			}
 			if f.token == "" {
 				f.token = app.Env.Var("STRATA_MCP_TOKEN")
 			}
@@ -88,6 +92,7 @@ Nothing outside the project, STRATA_HOME and the memory directory can be read th
 	c.Flags().StringVar(&f.tokens, "tokens", "", "serve a team: the tokens `FILE` maps each user's token to the stores they may reach (see docs/team-memory.md)")
 	c.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "also accept browser requests from this `ORIGIN` (loopback origins always are)")
 	c.Flags().DurationVar(&f.poll, "poll", mcpserver.DefaultPollInterval, "how often to look for memory files changed on disk (0 turns it off)")
+	c.Flags().DurationVar(&f.idle, "session-timeout", 0, "close an HTTP session after this long without a request (default: the mcpSessionTimeoutMinutes setting, else 5m)")
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "log what the server does on stderr")
 	return c
 }
@@ -166,7 +171,19 @@ func runMCP(ctx context.Context, app *App, f mcpFlags) error {
 	} else {
 		fmt.Fprintf(app.Err, "strata mcp: serving http://%s%s\n", ln.Addr(), mcpserver.Endpoint)
 	}
-	return srv.Serve(ctx, ln, mcpserver.HTTPOptions{Token: f.token, Tokens: tokens, AllowedOrigins: f.origins})
+	return srv.Serve(ctx, ln, mcpserver.HTTPOptions{Token: f.token, Tokens: tokens, AllowedOrigins: f.origins,
+		SessionTimeout: sessionTimeout(app, f.idle)})
+}
+
+// sessionTimeout is --session-timeout, else the mcpSessionTimeoutMinutes setting (user and
+// managed settings: what is wrong with them the server logs when it opens the project), else 0
+// for the server's default.
+func sessionTimeout(app *App, flag time.Duration) time.Duration {
+	if flag > 0 {
+		return flag
+	}
+	set, _ := app.Env.Load("")
+	return time.Duration(set.MCPSessionTimeoutMinutes) * time.Minute
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -448,12 +448,15 @@ also be the title or file of an index line whose file is gone: that line is remo
 			if err != nil {
 				return err
 			}
-			res, err := s.Forget(c.Context(), args[0], archive)
+			var res memdir.ForgetResult
+			if archive {
+				res, err = s.Archive(c.Context(), args[0], memdir.ArchiveRecord{Time: app.Now(), Action: memdir.ActionArchive,
+					Reason: "strata memory forget --archive"})
+			} else {
+				res, err = s.Forget(c.Context(), args[0], false)
+			}
 			if err != nil {
 				return err
-			}
-			if err := s.LogArchived(res, app.Now(), "strata memory forget --archive"); err != nil {
-				return fmt.Errorf("%w (the memory is archived at %s; move it back by hand to undo)", err, res.ArchivedTo)
 			}
 			if asJSON {
 				return writeJSON(app.Out, map[string]any{"file": res.File, "archived_to": res.ArchivedTo, "index_lines_removed": res.IndexLines})
@@ -579,7 +582,7 @@ re-indexes from the files every memory missing from the index or with a stale de
 	}
 	f.register(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	c.Flags().BoolVar(&fix, "fix", false, "remove temp files of interrupted writes and re-index stale or missing index lines from the files")
+	c.Flags().BoolVar(&fix, "fix", false, "remove temp files of interrupted writes, record unrecorded archive files and re-index stale or missing index lines from the files")
 	return c
 }
 
@@ -589,6 +592,9 @@ func memoryRepair(c *cobra.Command, app *App, s *memdir.Store) error {
 	res, err := s.Repair(c.Context())
 	for _, t := range res.Removed {
 		fmt.Fprintf(app.Err, "removed %q, the temp file of an interrupted write (%d bytes)\n", t.File, t.Size)
+	}
+	for _, f := range res.Adopted {
+		fmt.Fprintf(app.Err, "recorded %q in the archive log (no record named it; strata memory restore can put it back now)\n", f)
 	}
 	for _, f := range res.Reindexed {
 		fmt.Fprintf(app.Err, "re-indexed %q from the file\n", f)

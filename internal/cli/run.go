@@ -32,6 +32,7 @@ type runOptions struct {
 	maxTurns int
 	allow    []string
 	deny     []string
+	addDirs  []string
 	mode     string
 	cwd      string
 	verbose  bool
@@ -40,10 +41,12 @@ type runOptions struct {
 	noBackground bool
 }
 
-// addBackgroundFlag registers --no-background on run and chat.
+// addBackgroundFlag registers --no-background and --add-dir on run and chat.
 func addBackgroundFlag(c *cobra.Command, o *runOptions) {
 	c.Flags().BoolVar(&o.noBackground, "no-background", false,
 		"no background memory work: no session notes, no memory extraction after a turn, no auto-dream (also STRATA_NO_BACKGROUND=1)")
+	c.Flags().StringArrayVar(&o.addDirs, "add-dir", nil,
+		"a directory outside the project that the file tools may use without asking, as the project's; repeatable")
 }
 
 func newRunCmd(app *App) *cobra.Command {
@@ -55,9 +58,9 @@ func newRunCmd(app *App) *cobra.Command {
 with every memory layer: instructions (CLAUDE.md, AGENTS.md, rules), the auto-memory index and
 recall, the read cache, todos, and a transcript you can resume.
 
-Permissions: nobody can be asked in a run, so reads (Read, Glob, Grep, memory_search), TodoWrite
-and the memory tools are allowed, and anything else (file edits, shell commands) is denied unless
-a pattern allows it: --allow, or permissions.allow in settings.json, e.g. "Bash(go test:*)",
+Permissions: nobody can be asked in a run, so reads in the project (Read, Glob, Grep; --add-dir
+adds directories), memory_search, TodoWrite and the memory tools are allowed, and anything else
+(reads elsewhere, file edits, shell commands) is denied unless a pattern allows it: --allow, or permissions.allow in settings.json, e.g. "Bash(go test:*)",
 "Edit(src/**)", "Bash". --permission-mode accept-edits allows file edits; bypass allows
 everything. Deny patterns (permissions.deny, --deny) always win. The model is told about every
 denial and which pattern would allow it.
@@ -141,7 +144,7 @@ func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver 
 		sync = storeSync(ws)
 	}
 	a, err := agent.New(ctx, agent.Options{Provider: prov, Model: cfg.Model, SmallModel: small, Workspace: ws,
-		Mode: mode, Allow: o.allow, Deny: o.deny, Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont, Now: app.Now,
+		Mode: mode, Allow: o.allow, Deny: o.deny, AddDirs: o.addDirs, Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont, Now: app.Now,
 		ContextWindow: cfg.ContextWindow, Version: version(), NoBackground: noBackground, Sync: sync})
 	if err != nil {
 		return nil, cfg, &ExitError{Code: ExitFailure, Err: err}

@@ -9,11 +9,13 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/strata-mem/strata/internal/sandbox"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // the helper's re-exec of this binary
 	testscript.Main(m, map[string]func(){
-		"strata": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"strata": func() { sandbox.Main(); os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

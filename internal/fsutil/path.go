@@ -121,17 +121,26 @@ func (p Path) open() (*os.Root, error) {
 	return os.OpenRoot(p.root)
 }
 
-// ReadFile reads the file through an os.Root on the root, so that a symlink swapped in since
-// NewPath cannot lead out of it, and only if it is a regular file of at most max bytes
-// (ReadRegularIn: a device or FIFO is refused with ErrNotRegular).
-func (p Path) ReadFile(max int64) ([]byte, error) {
+// Open opens the file for reading through an os.Root on the root, so that a symlink swapped
+// in since NewPath cannot lead out of it, and only if it is a regular file of at most max
+// bytes (OpenRegularIn: a device or FIFO is refused with ErrNotRegular, without blocking).
+func (p Path) Open(max int64) (*os.File, os.FileInfo, error) {
 	r, err := p.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close() // an open file outlives its root
+	f, fi, err := OpenRegularIn(r, filepath.FromSlash(p.rel), max)
+	return f, fi, rename(err, p.String())
+}
+
+// ReadFile reads the file as Open opens it, refusing one that grows past max while read.
+func (p Path) ReadFile(max int64) ([]byte, error) {
+	f, fi, err := p.Open(max)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
-	data, err := ReadRegularIn(r, p.rel, max)
-	return data, rename(err, p.String())
+	return readCapped(f, fi, p.String(), max)
 }
 
 // WriteFile replaces the file's content atomically (WriteFileFS) through an os.Root on the
