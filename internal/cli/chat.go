@@ -19,9 +19,11 @@ import (
 	"github.com/strata-mem/strata/llm"
 )
 
-func init() { register("chat", newChatCmd) }
-
-func newChatCmd(app *App) *cobra.Command {
+// newChatCmd builds `strata chat`; runF (nil: runChat) runs it with the parsed flags.
+func newChatCmd(app *App, runF func(ctx context.Context, app *App, o runOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runChat
+	}
 	var o runOptions
 	c := &cobra.Command{
 		Use:   "chat",
@@ -39,14 +41,14 @@ to quit. In a pipe or with TERM=dumb it reads lines and writes text, nothing mor
 answer a status line shows the model, the context used and the session id.
 
 Slash commands: /help, /context, /memory [N], /init, /model [NAME], /todos, /cost, /resume [ID],
-/clear, /compact, /exit. !COMMAND runs a shell command and adds it and its output to the
+/clear, /compact, /pin TEXT, /exit. !COMMAND runs a shell command and adds it and its output to the
 conversation; #TEXT saves a memory; @PATH in a message attaches the file.`,
 		Example: `  strata chat
   strata chat --continue
   strata chat --resume 01a22b68 --model claude-opus-4-1
   strata chat --permission-mode accept-edits --allow 'Bash(go test:*)'`,
 		Args: noArgs,
-		RunE: func(c *cobra.Command, args []string) error { return runChat(c.Context(), app, o) },
+		RunE: func(c *cobra.Command, args []string) error { return runF(c.Context(), app, o) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.resume, "resume", "", "continue the session with this id (or unique id prefix)")

@@ -22,8 +22,6 @@ import (
 	"github.com/strata-mem/strata/workspace"
 )
 
-func init() { register("run", newRunCmd) }
-
 type runOptions struct {
 	format   string
 	resume   string
@@ -49,7 +47,12 @@ func addBackgroundFlag(c *cobra.Command, o *runOptions) {
 		"a directory outside the project that the file tools may use without asking, as the project's; repeatable")
 }
 
-func newRunCmd(app *App) *cobra.Command {
+// newRunCmd builds `strata run`; runF (nil: runRun) runs it with the parsed flags, so a test
+// can check what a command line asks for without running an agent.
+func newRunCmd(app *App, runF func(ctx context.Context, app *App, o runOptions, prompt string) error) *cobra.Command {
+	if runF == nil {
+		runF = runRun
+	}
 	var o runOptions
 	c := &cobra.Command{
 		Use:   `run "PROMPT"`,
@@ -73,7 +76,7 @@ consistent and can be resumed.`,
   strata run --continue --output-format json "And the other file?"
   git diff | strata run - --output-format stream-json`,
 		Args: exactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return runRun(c.Context(), app, o, args[0]) },
+		RunE: func(c *cobra.Command, args []string) error { return runF(c.Context(), app, o, args[0]) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.format, "output-format", "text", "text, json (one object at the end) or stream-json (one JSON event per line)")
