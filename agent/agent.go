@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +20,9 @@ import (
 	"github.com/strata-mem/strata/internal/sandbox"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/transcript"
 	"github.com/strata-mem/strata/work"
 	"github.com/strata-mem/strata/workspace"
@@ -54,10 +57,10 @@ type Options struct {
 
 	// Mode is the permission mode ("" means the settings' defaultMode, else ModeAsk); Allow and
 	// Deny add patterns to the settings' permissions.allow and permissions.deny.
-	Mode        Mode
+	Mode        permission.Mode
 	Allow, Deny []string
 	// Approver is asked about calls that need a yes; nil denies them (non-interactive use).
-	Approver Approver
+	Approver permission.Approver
 	// AddDirs are directories outside the project that the file tools may use as they use
 	// the project's (Permissions.Dirs); relative ones are taken from the working directory.
 	AddDirs []string
@@ -125,9 +128,9 @@ type Agent struct {
 	meter   meter                      // every model call of the session, by kind
 	metered map[UsageKind]llm.Provider // provider wrapped per kind (see usage.go)
 
-	perms    *Permissions
-	tools    []*tool
-	byName   map[string]*tool
+	perms    *permission.Set
+	tools    []*tool.Tool
+	byName   map[string]*tool.Tool
 	llmTools []llm.Tool
 	system   []llm.SystemBlock
 
@@ -216,19 +219,19 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 
 	mode := opts.Mode
 	if mode == "" {
-		if mode, err = ParseMode(a.settings.Permissions.DefaultMode); err != nil {
+		if mode, err = permission.ParseMode(a.settings.Permissions.DefaultMode); err != nil {
 			return nil, err
 		}
 	}
 	allow := append(append([]string(nil), a.settings.Permissions.Allow...), opts.Allow...)
 	deny := append(append([]string(nil), a.settings.Permissions.Deny...), opts.Deny...)
-	if a.perms, err = NewPermissions(mode, allow, deny, a.cwd, a.opts.Env.UserHome); err != nil {
+	if a.perms, err = permission.New(mode, allow, deny, a.cwd, a.opts.Env.UserHome); err != nil {
 		return nil, err
 	}
 	a.perms.Protected = a.opts.Env.Protected
 	a.perms.Dirs = []string{ws.Root(), ws.Tree()}
 	for _, d := range opts.AddDirs {
-		a.perms.Dirs = append(a.perms.Dirs, resolvePath(a.cwd, a.opts.Env.UserHome, d))
+		a.perms.Dirs = append(a.perms.Dirs, tool.ResolvePath(a.cwd, a.opts.Env.UserHome, d))
 	}
 	if ws.AutoMemory() {
 		if dir, err := ws.MemoryDir(); err == nil {
@@ -256,11 +259,11 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 			Mounts: ws.RecallMounts()})
 		a.recallS = recall.NewSession()
 	}
-	a.tools = toolSet(a.store != nil)
-	a.byName = map[string]*tool{}
+	a.tools = tool.Set(a.store != nil)
+	a.byName = map[string]*tool.Tool{}
 	for _, t := range a.tools {
-		a.byName[t.name] = t
-		a.llmTools = append(a.llmTools, t.llmTool())
+		a.byName[t.Name] = t
+		a.llmTools = append(a.llmTools, t.LLM())
 	}
 	a.system = a.systemBlocks()
 	for _, src := range instr.Sources() {
@@ -351,7 +354,7 @@ func (a *Agent) Model() string {
 func (a *Agent) Tools() []string {
 	out := make([]string, len(a.tools))
 	for i, t := range a.tools {
-		out[i] = t.name
+		out[i] = t.Name
 	}
 	return out
 }
@@ -432,6 +435,17 @@ func (a *Agent) Close(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+//go:embed system.md memory.md nomemory.md
+var prompts embed.FS
+
+func mustDoc(fsys embed.FS, name string) string {
+	b, err := fsys.ReadFile(name)
+	if err != nil {
+		panic(fmt.Sprintf("agent: embedded %s: %v", name, err))
+	}
+	return strings.TrimRight(string(b), "\n")
 }
 
 // systemBlocks renders the system prompt and the instruction block, once per session.
@@ -546,7 +560,7 @@ func (a *Agent) saveWorkState() {
 // AllowPattern adds an allow pattern for the rest of the session (an "always allow" answer
 // to a permission prompt). Deny patterns still win.
 func (a *Agent) AllowPattern(pattern string) error {
-	r, err := ParseRule(pattern)
+	r, err := permission.ParseRule(pattern)
 	if err != nil {
 		return err
 	}
@@ -588,4 +602,4 @@ func (a *Agent) MemoryDir() string {
 func (a *Agent) Workspace() *workspace.Workspace { return a.opts.Workspace }
 
 // PermissionMode returns the session's permission mode.
-func (a *Agent) PermissionMode() Mode { return a.perms.Mode }
+func (a *Agent) PermissionMode() permission.Mode { return a.perms.Mode }

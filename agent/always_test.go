@@ -10,128 +10,8 @@ import (
 
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/permission"
 )
-
-func TestAlwaysRule(t *testing.T) {
-	for _, c := range []struct {
-		tool, cmd, want string
-		saved           bool
-	}{
-		{"Bash", "echo one", "Bash(echo:*)", true},
-		{"Bash", "echo two", "Bash(echo:*)", true},
-		{"Bash", "git commit -m x", "Bash(git commit:*)", true},
-		{"Bash", "go test ./...", "Bash(go test:*)", true},
-		{"Bash", "ls -la", "Bash(ls:*)", true},
-		{"Bash", "/usr/bin/git status", "Bash(/usr/bin/git status:*)", true},
-		{"Bash", "git -C dir status", "", false},
-		{"Bash", "echo one > out.txt", "", false},
-		{"Bash", "echo $(rm -rf x)", "", false},
-		{"Bash", "echo one | sh", "", false},
-		{"Bash", "curl x | bash", "", false},
-		{"Bash", "echo one && rm x", "", false},
-		{"Bash", "sh -c 'echo one'", "", false},
-		{"Bash", "xargs rm", "", false},
-		{"Bash", "sudo ls", "", false},
-		{"Bash", "python3 x.py", "", false},
-		{"Bash", "FOO=1 make", "", false},
-		{"Bash", "find . -exec rm {} +", "", false},
-		{"Bash", "find . -name x", "", false}, // Bash(find:*) would allow find . -delete
-		{"Bash", "'unterminated", "", false},
-		{"Bash", "*.sh", "", false},
-		{"Bash", "go test {-exec,./evil} ./...", "", false}, // a word that may be an option that runs
-		{"Bash", "git log ./*", "Bash(git log:*)", true},
-		{"Bash", "go run example.com/tool@latest", "", false}, // fetches and runs any module, as npx does
-		{"Bash", "poetry run pytest", "", false},              // runs any command given after run
-		{"Bash", "uv run pytest", "", false},
-		{"Bash", "bundle exec rspec", "", false},
-		{"Bash", "pipenv run pytest", "", false},
-		{"Bash", "nix run nixpkgs#hello", "", false},
-		{"Bash", "deno run x.ts", "", false},
-		{"Bash", "docker compose run app", "", false},
-		{"Bash", "bundle install", "Bash(bundle install:*)", true},
-		{"Bash", "poetry install", "Bash(poetry install:*)", true},
-		{"Bash", "npm run build", "Bash(npm run:*)", true},
-		{"Bash", "go test -coverprofile=c.out ./...", "", false},
-		// Programs that run code or other programs, under other names than the usual ones:
-		// versioned interpreters, other-case names (case-insensitive file systems), .exe.
-		{"Bash", "python3.12 x.py", "", false},
-		{"Bash", "pypy3 x.py", "", false},
-		{"Bash", "nodejs x.js", "", false},
-		{"Bash", "node18 x.js", "", false},
-		{"Bash", "SH -c x", "", false},
-		{"Bash", "Python.exe x.py", "", false},
-		{"Bash", "awk '{print}' f", "", false},
-		{"Bash", "gawk 1 f", "", false},
-		{"Bash", "busybox ls", "", false},
-		{"Bash", "ssh host ls", "", false},
-		{"Bash", "flock f ls", "", false},
-		{"Bash", "ionice ls", "", false},
-		{"Bash", "taskset 1 ls", "", false},
-		{"Bash", "strace ls", "", false},
-		{"Bash", "gdb -ex r ls", "", false},
-		{"Bash", "script -c x", "", false},
-		{"Bash", "chroot / ls", "", false},
-		{"Bash", "unshare ls", "", false},
-		{"Bash", "parallel ls", "", false},
-		{"Bash", "tmux new ls", "", false},
-		{"Bash", "java -jar x", "", false},
-		{"Bash", "Rscript x", "", false},
-		{"Bash", "tclsh x", "", false},
-		{"Bash", "expect x", "", false},
-		{"Bash", "irb", "", false},
-		{"Bash", "uvx tool", "", false},
-		{"Bash", "pipx run x", "", false},
-		{"Bash", "bunx x", "", false},
-		{"Bash", "vim f", "", false},
-		{"Bash", "tar cf x.tar .", "", false}, // tar --checkpoint-action=exec=… runs anything
-		{"Bash", "sed -n 1p f", "", false},    // GNU sed's e command runs anything
-		{"Bash", "npx x", "", false},
-		{"Bash", "npm exec x", "", false},
-		{"Bash", "docker exec c ls", "", false},   // runs any command in the container
-		{"Bash", "git log --output=f", "", false}, // writes a file it names
-		{"Bash", "sort -o f in", "", false},
-		{"Bash", "kubectl exec p -- ls", "", false},
-		{"Bash", "podman run img ls", "", false},
-		{"Bash", "deno eval x", "", false},
-		{"Bash", "python3 -m http.server", "", false},
-		// Words a terminal would not show as written: the rule is shown before it is chosen.
-		{"Bash", "x\x1b[2Jy a", "", false},
-		{"Bash", "\u202eohce x", "", false},
-		{"Bash", "git \u200bcommit -m x", "", false},
-		{"Bash", "ls\u00ad -l", "", false},
-		// git subcommands that set or run programs: git config core.fsmonitor, core.pager or an
-		// alias makes every later git command run what it says.
-		{"Bash", "git config user.name x", "", false},
-		{"Bash", "git submodule foreach ls", "", false},
-		{"Bash", "git bisect run make", "", false},
-		{"Bash", "git difftool -x sh", "", false},
-		{"Bash", "git status", "Bash(git status:*)", true},
-		{"Bash", "grep -n x f", "Bash(grep:*)", true},
-		{"Bash", "cat f", "Bash(cat:*)", true},
-		{"Edit", "", "Edit", false},
-		{"Write", "", "Edit", false},
-		{"Read", "", "", false},
-	} {
-		got, saved := AlwaysRule(c.tool, c.cmd)
-		if got != c.want || saved != c.saved {
-			t.Errorf("AlwaysRule(%s, %q) = %q, %v; want %q, %v", c.tool, c.cmd, got, saved, c.want, c.saved)
-		}
-		if got == "" || c.tool != "Bash" {
-			continue
-		}
-		// The rule allows the command it came from, through the one matcher.
-		p, err := NewPermissions(ModeAsk, []string{got}, nil, "/p", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d, _ := p.check("Bash", classExec, subject{command: c.cmd}); d != Allow {
-			t.Errorf("%s does not allow %q", got, c.cmd)
-		}
-		if d, _ := p.check("Bash", classExec, subject{command: c.cmd + " > /etc/x"}); d == Allow {
-			t.Errorf("%s allows %q with a redirection", got, c.cmd)
-		}
-	}
-}
 
 // TestDontAskAgain: "yes, don't ask again" for "echo one" allows "echo two" in the same
 // session without asking, is saved to the project's settings.local.json (merged, other keys
@@ -141,13 +21,13 @@ func TestDontAskAgain(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	local := config.LocalSettingsPath(f.dir)
 	f.write(".claude/settings.local.json", "{\n  \"model\": \"kept\"\n}\n")
-	var asked []PermissionRequest
-	approver := func(_ context.Context, r PermissionRequest) (Answer, error) {
+	var asked []permission.Request
+	approver := func(_ context.Context, r permission.Request) (permission.Answer, error) {
 		asked = append(asked, r)
 		if strings.Contains(r.Summary, "rm") {
-			return Answer{Feedback: "use git clean instead"}, nil
+			return permission.Answer{Feedback: "use git clean instead"}, nil
 		}
-		return Answer{Allow: true, Always: true}, nil
+		return permission.Answer{Allow: true, Always: true}, nil
 	}
 	f.srv.Script(
 		llmtest.Blocks(llmtest.ToolUse("t1", "Bash", `{"command":"echo one"}`)),
@@ -217,12 +97,12 @@ func TestDontAskAgain(t *testing.T) {
 func TestEditDontAskAgain(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	n := 0
-	approver := func(_ context.Context, r PermissionRequest) (Answer, error) {
+	approver := func(_ context.Context, r permission.Request) (permission.Answer, error) {
 		n++
 		if r.Always != "Edit" || r.AlwaysSaved {
 			t.Errorf("edit request offers %q (saved %v)", r.Always, r.AlwaysSaved)
 		}
-		return Answer{Allow: true, Always: true}, nil
+		return permission.Answer{Allow: true, Always: true}, nil
 	}
 	a := f.agent(Options{Approver: approver})
 	f.srv.Script(

@@ -12,6 +12,8 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/extract"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
 )
 
@@ -190,16 +192,16 @@ func (a *Agent) afterTurn(res Result) {
 
 // noteMemoryWrite records that the main agent changed the memory dir itself, so the next
 // extraction is skipped. Called after a successful tool call.
-func (a *Agent) noteMemoryWrite(t *tool, c toolcall.Call) {
+func (a *Agent) noteMemoryWrite(t *tool.Tool, c toolcall.Call) {
 	if a.bg == nil || a.bg.extract == nil || a.store == nil {
 		return
 	}
 	wrote := false
 	switch {
-	case t.name == memorySaveTool.name || t.name == memoryForgetTool.name:
+	case t.Class == permission.ClassMemory:
 		wrote = true
-	case t.class == classEdit:
-		p := subjectOf(c).path
+	case t.Class == permission.ClassEdit:
+		p := permission.SubjectOf(c).Path
 		dir := a.store.Dir()
 		wrote = p != "" && (p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)))
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/strata-mem/strata/extract"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/permission"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -69,7 +70,7 @@ func TestExtractionSharesTheMainPrefix(t *testing.T) {
 		t.Run(string(format), func(t *testing.T) {
 			f := newFixture(t, format)
 			f.background = true
-			a := f.agent(Options{Mode: ModeBypass, Settings: extractSettings("")})
+			a := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("")})
 			mem := filepath.Join(a.MemoryDir(), "build-tool.md")
 			f.srv.Script(
 				llmtest.Blocks(llmtest.ToolUse("r1", "Read", `{"file_path":"go.mod"}`)),
@@ -223,7 +224,7 @@ func TestExtractorEscapeAttemptsAllDenied(t *testing.T) {
 	if err := os.MkdirAll(outside, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	a := f.agent(Options{Mode: ModeBypass, Settings: extractSettings("")})
+	a := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("")})
 	calls := escapeAttempts(t, a.MemoryDir(), f.dir, outside)
 	memBefore := snapshot(t, a.MemoryDir())
 	before := snapshot(t, outside, f.dir, filepath.Join(f.env.UserHome, ".bashrc"))
@@ -275,7 +276,7 @@ func TestExtractorEscapeAttemptsAllDenied(t *testing.T) {
 func TestExtractionSkippedWhenMainAgentWroteMemory(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.background = true
-	a := f.agent(Options{Mode: ModeBypass, Settings: extractSettings("")})
+	a := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("")})
 	f.srv.Script(
 		llmtest.Blocks(llmtest.ToolUse("m1", "memory_save", `{"name":"deploy day","description":"Deploys happen on Friday","type":"project","body":"Deploy on Friday."}`)),
 		llmtest.Text("Saved."),
@@ -307,7 +308,7 @@ func TestExtractionSkippedWhenMainAgentWroteMemory(t *testing.T) {
 func TestExtractionConfirmModeAndGuidance(t *testing.T) {
 	f := newFixture(t, llmtest.OpenAI)
 	f.background = true
-	a := f.agent(Options{Mode: ModeBypass, Settings: extractSettings("confirm")})
+	a := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("confirm")})
 	if err := os.MkdirAll(a.MemoryDir(), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +343,7 @@ func TestExtractionConfirmModeAndGuidance(t *testing.T) {
 	}
 
 	// The next session's extractor is told about the waiting proposal.
-	b := f.agent(Options{Mode: ModeBypass, Settings: extractSettings("confirm")})
+	b := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("confirm")})
 	f.srv.Script(llmtest.Text("Sure."), llmtest.Text("nothing to save"))
 	if _, err := b.Run(t.Context(), "Anything else?", nil); err != nil {
 		t.Fatal(err)
@@ -359,7 +360,7 @@ func TestExtractionConfirmModeAndGuidance(t *testing.T) {
 func TestSessionNotesWriter(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.background = true
-	a := f.agent(Options{Mode: ModeBypass, Settings: &config.Settings{MemoryExtraction: "off", AutoDreamEnabled: ptr(false)}})
+	a := f.agent(Options{Mode: permission.ModeBypass, Settings: &config.Settings{MemoryExtraction: "off", AutoDreamEnabled: ptr(false)}})
 	notes := compact.NotesPath(a.TranscriptPath())
 	other := f.write("main.go", "package main // old\n")
 	desc := "_What is being done right now, what was just finished, and the very next step._"
@@ -480,7 +481,7 @@ func TestAutoDreamAfterTurn(t *testing.T) {
 func TestExtractionCursorAfterCompaction(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.background = true
-	a := f.agent(Options{Mode: ModeBypass, Settings: extractSettings("")})
+	a := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("")})
 	f.srv.Script(llmtest.Text("First answer. "+longAnswer), llmtest.Text("nothing to save"))
 	if _, err := a.Run(t.Context(), "First question.", nil); err != nil {
 		t.Fatal(err)

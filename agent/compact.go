@@ -12,6 +12,7 @@ import (
 	"github.com/strata-mem/strata/instructions"
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/workspace"
 )
 
@@ -126,7 +127,7 @@ func (a *Agent) reinjectFiles(inPrompt []string) []conversation.FileState {
 			continue
 		}
 		if !st.HasContent || st.Partial || !fi.ModTime().Equal(st.ModTime) {
-			data, err := fsutil.ReadRegular(st.Path, readWholeMax) // a FIFO swapped in is refused
+			data, err := fsutil.ReadRegular(st.Path, tool.ReadWholeMax) // a FIFO swapped in is refused
 			if err != nil || bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
 				continue
 			}

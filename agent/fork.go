@@ -10,6 +10,8 @@ import (
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
 )
 
@@ -68,7 +70,7 @@ func (s forkSnapshot) As(k UsageKind) compact.Snapshot {
 // policyHandler turns a layer-4 policy into a fork's handler: a Run verdict runs the tool in
 // the fork's env unless the session's deny patterns forbid it.
 func (a *Agent) policyHandler(policy toolcall.Policy) forkHandler {
-	return func(ctx context.Context, fe env, t *tool, c toolcall.Call) (string, bool, bool) {
+	return func(ctx context.Context, fe tool.Env, t *tool.Tool, c toolcall.Call) (string, bool, bool) {
 		v := policy(ctx, c)
 		if v.Run {
 			return a.runForkCall(ctx, fe, t, c)
@@ -79,20 +81,20 @@ func (a *Agent) policyHandler(policy toolcall.Policy) forkHandler {
 
 // runForkCall runs a call of a fork unless the session's deny patterns forbid it: what the
 // user denied the main agent, a fork may not do either.
-func (a *Agent) runForkCall(ctx context.Context, fe env, t *tool, c toolcall.Call) (string, bool, bool) {
-	s := subjectOf(c)
+func (a *Agent) runForkCall(ctx context.Context, fe tool.Env, t *tool.Tool, c toolcall.Call) (string, bool, bool) {
+	s := permission.SubjectOf(c)
 	a.mu.Lock()
-	d, why := a.perms.check(t.name, t.class, s)
+	d, why := a.perms.Check(t.Name, t.Class, s)
 	a.mu.Unlock()
-	if d == Deny {
-		return fmt.Sprintf("Permission denied: %s is %s.", describe(t.name, s), why), true, true
+	if d == permission.Deny {
+		return fmt.Sprintf("Permission denied: %s is %s.", describe(t.Name, s), why), true, true
 	}
-	if t.class == classEdit {
-		if why := a.perms.protects(s); why != "" {
-			return fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.name, s), why), true, true
+	if t.Class == permission.ClassEdit {
+		if why := a.perms.Protects(s); why != "" {
+			return fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.Name, s), why), true, true
 		}
 	}
-	out, err := t.run(ctx, fe, c)
+	out, err := t.Run(ctx, fe, c)
 	if err != nil {
 		return err.Error(), true, false
 	}
@@ -101,7 +103,7 @@ func (a *Agent) runForkCall(ctx context.Context, fe env, t *tool, c toolcall.Cal
 
 // forkHandler runs one decoded tool call c of tool t in fe (the fork's own restricted env)
 // or refuses it. denied reports a refusal by the fork's rules (not a failed call).
-type forkHandler func(ctx context.Context, fe env, t *tool, c toolcall.Call) (out string, isErr, denied bool)
+type forkHandler func(ctx context.Context, fe tool.Env, t *tool.Tool, c toolcall.Call) (out string, isErr, denied bool)
 
 // forkSpec describes one fork run.
 type forkSpec struct {
@@ -182,7 +184,7 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (too
 				out = "Interrupted: the session is ending."
 			} else if t := a.byName[call.Name]; t == nil {
 				out = fmt.Sprintf("There is no tool called %q.", call.Name)
-			} else if dc, err := decode(fe, t.name, call.Input); err != nil {
+			} else if dc, err := tool.Decode(fe, t.Name, call.Input); err != nil {
 				out = err.Error()
 			} else {
 				out, isErr, denied = spec.handle(ctx, fe, t, dc)
@@ -197,7 +199,7 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (too
 				a.log.Warn("agent: "+spec.kind+": tool call denied", "tool", call.Name, "why", out)
 			}
 			results.Content = append(results.Content, conversation.Block{Type: conversation.ToolResult, ToolUseID: c.ID, IsError: isErr,
-				Content: []conversation.Block{{Type: conversation.Text, Text: capOutput(out, MaxToolOutput)}}})
+				Content: []conversation.Block{{Type: conversation.Text, Text: tool.CapOutput(out, tool.MaxOutput)}}})
 		}
 		msgs = append(msgs, results)
 		if err := ctx.Err(); err != nil {

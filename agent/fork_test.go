@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/tool"
 )
 
 // Every tool, run in a fork's env, either works or refuses cleanly (an error wrapping
@@ -17,7 +19,7 @@ func TestEveryToolInAFork(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.write("sub/notes.txt", "one\ntwo\n")
 	f.write("sub/CLAUDE.md", "Nested rules for sub.\n")
-	a := f.agent(Options{Mode: ModeBypass})
+	a := f.agent(Options{Mode: permission.ModeBypass})
 	inputs := []struct {
 		tool, input string
 		refused     bool
@@ -47,14 +49,14 @@ func TestEveryToolInAFork(t *testing.T) {
 			if tl == nil {
 				t.Fatalf("the agent does not offer %s", in.tool)
 			}
-			c, err := decode(fe, in.tool, []byte(in.input))
+			c, err := tool.Decode(fe, in.tool, []byte(in.input))
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := tl.run(context.Background(), fe, c)
+			out, err := tl.Run(context.Background(), fe, c)
 			switch {
-			case in.refused && !errors.Is(err, errNotInFork):
-				t.Errorf("%s in a fork = %q, %v; want a refusal wrapping errNotInFork", in.tool, out, err)
+			case in.refused && !errors.Is(err, tool.ErrNotInFork):
+				t.Errorf("%s in a fork = %q, %v; want a refusal wrapping tool.ErrNotInFork", in.tool, out, err)
 			case !in.refused && err != nil:
 				t.Errorf("%s in a fork: %v", in.tool, err)
 			}

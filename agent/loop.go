@@ -9,6 +9,8 @@ import (
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/tool"
 )
 
 // Result is what one Run produced.
@@ -213,17 +215,17 @@ func (a *Agent) runTool(ctx context.Context, call *ToolCall, sink Sink, turn int
 		return fmt.Sprintf("There is no tool called %q. The tools are: %s.", call.Name, strings.Join(a.Tools(), ", ")), true
 	}
 	e := sessionEnv{a}
-	c, err := decode(e, t.name, call.Input)
+	c, err := tool.Decode(e, t.Name, call.Input)
 	if err != nil {
 		return err.Error(), true
 	}
-	if ok, msg := a.permit(ctx, t, call, subjectOf(c)); !ok {
+	if ok, msg := a.permit(ctx, t, call, permission.SubjectOf(c)); !ok {
 		sink(Event{Kind: EventPermission, Turn: turn, Tool: call, Text: msg})
 		return msg, true
 	}
 	sink(Event{Kind: EventToolStart, Turn: turn, Tool: call})
 	start := time.Now()
-	out, err := t.run(ctx, e, c)
+	out, err := t.Run(ctx, e, c)
 	isErr := err != nil
 	switch {
 	case ctx.Err() != nil:
@@ -231,7 +233,7 @@ func (a *Agent) runTool(ctx context.Context, call *ToolCall, sink Sink, turn int
 	case err != nil:
 		out = err.Error()
 	}
-	out = capOutput(out, MaxToolOutput)
+	out = tool.CapOutput(out, tool.MaxOutput)
 	a.log.Debug("agent: tool", "name", call.Name, "error", isErr, "took", time.Since(start))
 	if !isErr {
 		a.mu.Lock()
@@ -252,30 +254,30 @@ func partialOutput(out string) string {
 
 // permit decides a call whose decoded input has subject s; the message explains a denial to
 // the model.
-func (a *Agent) permit(ctx context.Context, t *tool, call *ToolCall, s subject) (bool, string) {
+func (a *Agent) permit(ctx context.Context, t *tool.Tool, call *ToolCall, s permission.Subject) (bool, string) {
 	a.mu.Lock()
-	d, why := a.perms.check(t.name, t.class, s)
+	d, why := a.perms.Check(t.Name, t.Class, s)
 	a.mu.Unlock()
 	switch d {
-	case Allow:
+	case permission.Allow:
 		return true, ""
-	case Deny:
-		return false, fmt.Sprintf("Permission denied: %s is %s. Do not try to achieve the same effect another way; tell the user what you wanted to do.", describe(t.name, s), why)
+	case permission.Deny:
+		return false, fmt.Sprintf("Permission denied: %s is %s. Do not try to achieve the same effect another way; tell the user what you wanted to do.", describe(t.Name, s), why)
 	}
-	sug := suggest(t.name, s, a.cwd)
-	summary := describe(t.name, s)
+	sug := permission.Suggest(t.Name, s, a.cwd)
+	summary := describe(t.Name, s)
 	if why != "" {
 		summary += " (asked because " + why + ")"
 	}
 	if a.opts.Approver == nil {
-		if a.perms.protects(s) != "" {
+		if a.perms.Protects(s) != "" {
 			return false, fmt.Sprintf("Permission denied: %s needs the user's approval in every mode, and this session cannot ask. Tell the user what you wanted to do.", summary)
 		}
 		return false, fmt.Sprintf("Permission denied: %s needs the user's approval, and this session cannot ask (non-interactive, permission mode %s). The user can allow it with --allow '%s' or the setting permissions.allow, or with --permission-mode. Tell the user what you wanted to do.", summary, a.perms.Mode, sug)
 	}
-	req := PermissionRequest{Tool: t.name, Input: call.Input, Summary: summary, Suggest: sug}
-	req.Always, req.AlwaysSaved = AlwaysRule(t.name, s.command)
-	if a.perms.protects(s) != "" {
+	req := permission.Request{Tool: t.Name, Input: call.Input, Summary: summary, Suggest: sug}
+	req.Always, req.AlwaysSaved = permission.AlwaysRule(t.Name, s.Command)
+	if a.perms.Protects(s) != "" {
 		req.Always, req.Suggest = "", "" // no rule allows a protected file
 	}
 	ans, err := a.opts.Approver(ctx, req)
@@ -284,9 +286,9 @@ func (a *Agent) permit(ctx context.Context, t *tool, call *ToolCall, s subject) 
 	}
 	if !ans.Allow {
 		if fb := strings.TrimSpace(ans.Feedback); fb != "" {
-			return false, fmt.Sprintf("Permission denied: the user declined %s and said what to do instead:\n%s", describe(t.name, s), fb)
+			return false, fmt.Sprintf("Permission denied: the user declined %s and said what to do instead:\n%s", describe(t.Name, s), fb)
 		}
-		return false, fmt.Sprintf("Permission denied: the user declined %s. Ask them how to proceed, or do something else.", describe(t.name, s))
+		return false, fmt.Sprintf("Permission denied: the user declined %s. Ask them how to proceed, or do something else.", describe(t.Name, s))
 	}
 	if ans.Always && req.Always != "" {
 		if err := a.allowAlways(req.Always, req.AlwaysSaved); err != nil {
@@ -296,12 +298,12 @@ func (a *Agent) permit(ctx context.Context, t *tool, call *ToolCall, s subject) 
 	return true, ""
 }
 
-func describe(tool string, s subject) string {
+func describe(tool string, s permission.Subject) string {
 	switch {
-	case s.command != "":
-		return fmt.Sprintf("the command %q", s.command)
-	case s.path != "":
-		return fmt.Sprintf("%s on %s", tool, s.path)
+	case s.Command != "":
+		return fmt.Sprintf("the command %q", s.Command)
+	case s.Path != "":
+		return fmt.Sprintf("%s on %s", tool, s.Path)
 	}
 	return tool
 }

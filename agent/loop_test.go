@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/transcript"
 )
 
@@ -93,7 +94,7 @@ func TestCancelDuringToolLeavesConsistentTranscript(t *testing.T) {
 	f.srv.Script(
 		llmtest.Blocks(llmtest.ToolUse("t1", "Bash", `{"command":"sleep 30"}`), llmtest.ToolUse("t2", "Glob", `{"pattern":"*"}`)),
 	)
-	a := f.agent(Options{Mode: ModeBypass})
+	a := f.agent(Options{Mode: permission.ModeBypass})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sink := func(e Event) {

@@ -12,19 +12,21 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/tool"
 )
 
 // askLog is an Approver that says no and records what it was asked about.
 type askLog struct {
 	mu    sync.Mutex
-	asked []PermissionRequest
+	asked []permission.Request
 }
 
-func (l *askLog) approve(_ context.Context, r PermissionRequest) (Answer, error) {
+func (l *askLog) approve(_ context.Context, r permission.Request) (permission.Answer, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.asked = append(l.asked, r)
-	return Answer{}, nil
+	return permission.Answer{}, nil
 }
 
 func (l *askLog) paths() []string {
@@ -48,7 +50,7 @@ func (l *askLog) paths() []string {
 // settings.json are asked about (and, declined, left as they were), and no "don't ask again"
 // is offered for them; an ordinary edit in the project is not asked about.
 func TestProtectedFilesAlwaysAsk(t *testing.T) {
-	for _, mode := range []Mode{ModeAcceptEdits, ModeBypass} {
+	for _, mode := range []permission.Mode{permission.ModeAcceptEdits, permission.ModeBypass} {
 		t.Run(string(mode), func(t *testing.T) {
 			f := newFixture(t, llmtest.Anthropic)
 			f.write(".git/config", "[core]\n\tbare = false\n")
@@ -126,7 +128,7 @@ func (f *fixture) abs(p string) string {
 func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.srv.Script(llmtest.Blocks(use("w", "Write", map[string]any{"file_path": ".git/hooks/post-checkout", "content": "#!/bin/sh\n"})), llmtest.Text("done"))
-	a := f.agent(Options{Mode: ModeBypass})
+	a := f.agent(Options{Mode: permission.ModeBypass})
 	if _, err := a.Run(context.Background(), "go", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -138,11 +140,11 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 		`{"file_path":".git/config","content":"[core]\n\tfsmonitor = touch pwned\n"}`,
 		`{"file_path":".claude/settings.local.json","content":"{}"}`,
 	} {
-		c, err := decode(fe, "Write", []byte(in))
+		c, err := tool.Decode(fe, "Write", []byte(in))
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, isErr, denied := a.runForkCall(context.Background(), fe, writeTool, c)
+		out, isErr, denied := a.runForkCall(context.Background(), fe, a.byName["Write"], c)
 		if !isErr || !denied || !strings.Contains(out, "refused to a background fork") {
 			t.Errorf("a fork's Write %s = %q (error %v, denied %v)", in, out, isErr, denied)
 		}
@@ -150,8 +152,8 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.dir, ".git", "config")); err == nil {
 		t.Error("the fork wrote .git/config")
 	}
-	c, _ := decode(fe, "Write", []byte(`{"file_path":"notes.txt","content":"x"}`))
-	if out, isErr, _ := a.runForkCall(context.Background(), fe, writeTool, c); isErr {
+	c, _ := tool.Decode(fe, "Write", []byte(`{"file_path":"notes.txt","content":"x"}`))
+	if out, isErr, _ := a.runForkCall(context.Background(), fe, a.byName["Write"], c); isErr {
 		t.Errorf("a fork's ordinary Write was refused: %s", out)
 	}
 }
@@ -200,7 +202,7 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 				use("r8", "Read", map[string]any{"file_path": filepath.Join(added, "shared.txt")}),
 			), llmtest.Text("done"))
 			log := &askLog{}
-			opts := Options{AddDirs: []string{added}, Mode: ModeAcceptEdits}
+			opts := Options{AddDirs: []string{added}, Mode: permission.ModeAcceptEdits}
 			if chat {
 				opts.Approver = log.approve
 			}
@@ -264,41 +266,41 @@ func TestProtectedPaths(t *testing.T) {
 func TestPermissionsProtectedAndOutside(t *testing.T) {
 	env := config.Env{Home: "/home/u/.strata", UserHome: "/home/u"}
 	for _, tt := range []struct {
-		mode  Mode
+		mode  permission.Mode
 		allow []string
 		tool  string
-		c     class
-		s     subject
-		want  Decision
+		c     permission.Class
+		s     permission.Subject
+		want  permission.Decision
 	}{
-		{ModeAcceptEdits, nil, "Edit", classEdit, subject{path: "/p/.git/config"}, AskUser},
-		{ModeBypass, []string{"Edit"}, "Write", classEdit, subject{path: "/p/x/.GIT/hooks/pre-push"}, AskUser},
-		{ModeBypass, nil, "Edit", classEdit, subject{path: "/p/cfg", real: "/p/.git/config"}, AskUser},
-		{ModeAcceptEdits, []string{"Edit(/home/u/**)"}, "Edit", classEdit, subject{path: "/home/u/.claude/settings.json"}, AskUser},
-		{ModeAsk, nil, "Edit", classEdit, subject{path: "/p/.git/config"}, Deny}, // the deny rule
-		{ModeAcceptEdits, nil, "Edit", classEdit, subject{path: "/p/src/a.go"}, Allow},
-		{ModeAcceptEdits, nil, "Edit", classEdit, subject{path: "/extra/a.go"}, Allow},
-		{ModeAcceptEdits, nil, "Edit", classEdit, subject{path: "/home/u/a.go"}, AskUser},
-		{ModeAcceptEdits, nil, "Edit", classEdit, subject{path: "/p/link", real: "/home/u/a.go"}, AskUser},
-		{ModeAsk, nil, "Read", classRead, subject{path: "/p/src/a.go"}, Allow},
-		{ModeAsk, nil, "Grep", classRead, subject{path: "/extra"}, Allow},
-		{ModeAsk, nil, "Read", classRead, subject{path: "/home/u/.ssh/id_ed25519"}, AskUser},
-		{ModeAsk, nil, "Glob", classRead, subject{path: "/"}, AskUser},
-		{ModeAsk, nil, "Read", classRead, subject{path: "/p/keys", real: "/home/u/.ssh"}, AskUser},
-		{ModeAsk, nil, "Read", classRead, subject{path: "/pp/x"}, AskUser},
-		{ModeAsk, []string{"Read(~/.ssh/**)"}, "Read", classRead, subject{path: "/home/u/.ssh/id_ed25519"}, Allow},
-		{ModeBypass, nil, "Read", classRead, subject{path: "/home/u/.ssh/id_ed25519"}, Allow},
+		{permission.ModeAcceptEdits, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/p/.git/config"}, permission.AskUser},
+		{permission.ModeBypass, []string{"Edit"}, "Write", permission.ClassEdit, permission.Subject{Path: "/p/x/.GIT/hooks/pre-push"}, permission.AskUser},
+		{permission.ModeBypass, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/p/cfg", Real: "/p/.git/config"}, permission.AskUser},
+		{permission.ModeAcceptEdits, []string{"Edit(/home/u/**)"}, "Edit", permission.ClassEdit, permission.Subject{Path: "/home/u/.claude/settings.json"}, permission.AskUser},
+		{permission.ModeAsk, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/p/.git/config"}, permission.Deny}, // the deny rule
+		{permission.ModeAcceptEdits, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/p/src/a.go"}, permission.Allow},
+		{permission.ModeAcceptEdits, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/extra/a.go"}, permission.Allow},
+		{permission.ModeAcceptEdits, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/home/u/a.go"}, permission.AskUser},
+		{permission.ModeAcceptEdits, nil, "Edit", permission.ClassEdit, permission.Subject{Path: "/p/link", Real: "/home/u/a.go"}, permission.AskUser},
+		{permission.ModeAsk, nil, "Read", permission.ClassRead, permission.Subject{Path: "/p/src/a.go"}, permission.Allow},
+		{permission.ModeAsk, nil, "Grep", permission.ClassRead, permission.Subject{Path: "/extra"}, permission.Allow},
+		{permission.ModeAsk, nil, "Read", permission.ClassRead, permission.Subject{Path: "/home/u/.ssh/id_ed25519"}, permission.AskUser},
+		{permission.ModeAsk, nil, "Glob", permission.ClassRead, permission.Subject{Path: "/"}, permission.AskUser},
+		{permission.ModeAsk, nil, "Read", permission.ClassRead, permission.Subject{Path: "/p/keys", Real: "/home/u/.ssh"}, permission.AskUser},
+		{permission.ModeAsk, nil, "Read", permission.ClassRead, permission.Subject{Path: "/pp/x"}, permission.AskUser},
+		{permission.ModeAsk, []string{"Read(~/.ssh/**)"}, "Read", permission.ClassRead, permission.Subject{Path: "/home/u/.ssh/id_ed25519"}, permission.Allow},
+		{permission.ModeBypass, nil, "Read", permission.ClassRead, permission.Subject{Path: "/home/u/.ssh/id_ed25519"}, permission.Allow},
 	} {
 		deny := []string{"Edit(//p/.git/config)"}
-		if tt.mode != ModeAsk {
+		if tt.mode != permission.ModeAsk {
 			deny = nil
 		}
-		p, err := NewPermissions(tt.mode, tt.allow, deny, "/p", "/home/u")
+		p, err := permission.New(tt.mode, tt.allow, deny, "/p", "/home/u")
 		if err != nil {
 			t.Fatal(err)
 		}
 		p.Protected, p.Dirs = env.Protected, []string{"/extra"}
-		if got, why := p.check(tt.tool, tt.c, tt.s); got != tt.want {
+		if got, why := p.Check(tt.tool, tt.c, tt.s); got != tt.want {
 			t.Errorf("%s %s %+v with %q = %v (%s), want %v", tt.mode, tt.tool, tt.s, tt.allow, got, why, tt.want)
 		}
 	}

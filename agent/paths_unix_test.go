@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/tool"
 )
 
 // Devices and FIFOs are refused by Grep and Edit as by Read, at once and without reading
@@ -35,7 +37,7 @@ func TestGrepAndEditRefuseDevices(t *testing.T) {
 		use("g2", "Grep", map[string]any{"pattern": "x", "path": "pipe"}),
 		use("g3", "Grep", map[string]any{"pattern": "needle"}),
 	), llmtest.Text("done"))
-	a := f.agent(Options{Mode: ModeBypass})
+	a := f.agent(Options{Mode: permission.ModeBypass})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var before runtime.MemStats
@@ -69,13 +71,13 @@ func TestForkGrepRefusesDevices(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	a := f.agent(Options{})
 	fe := a.forkEnv()
-	c, err := decode(fe, "Grep", []byte(`{"pattern":"x","path":"/dev/zero"}`))
+	c, err := tool.Decode(fe, "Grep", []byte(`{"pattern":"x","path":"/dev/zero"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan string, 1)
 	go func() {
-		out, _, _ := a.runForkCall(context.Background(), fe, grepTool, c)
+		out, _, _ := a.runForkCall(context.Background(), fe, a.byName["Grep"], c)
 		done <- out
 	}()
 	select {

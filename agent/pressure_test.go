@@ -15,6 +15,7 @@ import (
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tokens"
 )
 
@@ -259,7 +260,7 @@ func TestReinjectedFilesAfterResume(t *testing.T) {
 	f.write("handler.go", "package api\n\nfunc Handle() {}\n")
 	f.write("util.go", "package api\n")
 	f.write("notes.txt", "to do: 处理错误\n")
-	a := f.agent(Options{Mode: ModeBypass})
+	a := f.agent(Options{Mode: permission.ModeBypass})
 	ctx := context.Background()
 	if _, err := a.store.Add(ctx, memdir.Input{Name: "deploy steps", Description: "How to deploy", Type: memdir.TypeProject, Body: "Run make deploy."}); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/base64"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/internal/sandbox"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
 )
 
@@ -30,13 +32,23 @@ func needSandbox(t *testing.T, namespaces bool) {
 }
 
 // bash runs command in e and returns its output and error text together.
-func bash(t *testing.T, e env, command string) string {
+func bash(t *testing.T, e tool.Env, command string) string {
 	t.Helper()
-	out, err := runBash(t.Context(), e, &toolcall.Bash{Command: command})
+	out, err := bashTool().Run(t.Context(), e, &toolcall.Bash{Command: command})
 	if err != nil {
 		out += err.Error()
 	}
 	return out
+}
+
+// bashTool is the Bash tool.
+func bashTool() *tool.Tool {
+	for _, t := range tool.Set(false) {
+		if t.Name == "Bash" {
+			return t
+		}
+	}
+	panic("no Bash tool")
 }
 
 // loopback starts a TCP listener on loopback that accepts and closes, and returns its port.
@@ -67,7 +79,7 @@ func TestForkCommandsConfinedByTheKernel(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret")
 	t.Setenv("GITHUB_TOKEN", "ghp-test-secret")
 	project, mem := t.TempDir(), t.TempDir()
-	fe := &forkEnv{dir: project, mem: mem, timeout: time.Minute}
+	fe := tool.NewForkEnv(project, "", slog.New(slog.DiscardHandler), time.Now, time.Minute, nil, nil, mem)
 	if _, err := exec.LookPath("git"); err == nil {
 		gitIn(t, project, "init", "-q")
 		gitIn(t, project, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "one")

@@ -12,6 +12,8 @@ import (
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/tool"
 )
 
 func call(t *testing.T, a *Agent, name, input string) (string, error) {
@@ -21,11 +23,11 @@ func call(t *testing.T, a *Agent, name, input string) (string, error) {
 		t.Fatalf("no tool %s", name)
 	}
 	e := sessionEnv{a}
-	c, err := decode(e, name, json.RawMessage(input))
+	c, err := tool.Decode(e, name, json.RawMessage(input))
 	if err != nil {
 		return "", err
 	}
-	return tl.run(context.Background(), e, c)
+	return tl.Run(context.Background(), e, c)
 }
 
 func mustCall(t *testing.T, a *Agent, name, input string) string {
@@ -149,7 +151,7 @@ func TestGlobAndGrep(t *testing.T) {
 
 func TestBash(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
-	a := f.agent(Options{Mode: ModeBypass})
+	a := f.agent(Options{Mode: permission.ModeBypass})
 	out := mustCall(t, a, "Bash", `{"command":"pwd; echo 中文"}`)
 	if out != a.Cwd()+"\n中文\n" {
 		t.Errorf("Bash = %q", out)
@@ -161,7 +163,7 @@ func TestBash(t *testing.T) {
 		t.Errorf("timeout: %v", err)
 	}
 	out = mustCall(t, a, "Bash", `{"command":"yes x | head -c 100000"}`)
-	if len(out) > BashMaxOutput+300 || !strings.Contains(out, "output cut") {
+	if len(out) > tool.BashMaxOutput+300 || !strings.Contains(out, "output cut") {
 		t.Errorf("output of %d bytes, no cut note", len(out))
 	}
 }

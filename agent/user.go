@@ -34,7 +34,7 @@ func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out strin
 		return "", false, errors.New("agent: empty command")
 	}
 	in, _ := json.Marshal(map[string]string{"command": command})
-	call := &ToolCall{ID: "user-shell", Name: bashTool.name, Input: in}
+	call := &ToolCall{ID: "user-shell", Name: "Bash", Input: in}
 	denied := ""
 	out, isErr = a.runTool(ctx, call, func(e Event) {
 		if e.Kind == EventPermission {
@@ -65,7 +65,7 @@ func (a *Agent) ReadFile(ctx context.Context, path string) (string, error) {
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
 	in, _ := json.Marshal(map[string]string{"file_path": path})
-	call := &ToolCall{ID: "user-mention", Name: readTool.name, Input: in}
+	call := &ToolCall{ID: "user-mention", Name: "Read", Input: in}
 	denied := ""
 	out, isErr := a.runTool(ctx, call, func(e Event) {
 		if e.Kind == EventPermission {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/permission"
 )
 
 // TestShell: the user's "!" command obeys the deny rules and the approver like a model's call,
@@ -15,9 +16,9 @@ import (
 func TestShell(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	asked := 0
-	a := f.agent(Options{Deny: []string{"Bash(rm:*)"}, Approver: func(context.Context, PermissionRequest) (Answer, error) {
+	a := f.agent(Options{Deny: []string{"Bash(rm:*)"}, Approver: func(context.Context, permission.Request) (permission.Answer, error) {
 		asked++
-		return Answer{Allow: true}, nil
+		return permission.Answer{Allow: true}, nil
 	}})
 	if _, _, err := a.Shell(t.Context(), "rm -rf x", nil); !errors.Is(err, ErrDenied) {
 		t.Errorf("denied command: err = %v", err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/workspace"
 )
 
@@ -25,7 +26,7 @@ func TestNewUsesTheGivenWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close(context.Background())
-	if a.Workspace() != ws || a.PermissionMode() != ModeAcceptEdits || a.MemoryDir() != filepath.Join(ws.Root(), "mem") {
+	if a.Workspace() != ws || a.PermissionMode() != permission.ModeAcceptEdits || a.MemoryDir() != filepath.Join(ws.Root(), "mem") {
 		t.Errorf("workspace %v, mode %s, memory dir %s", a.Workspace() == ws, a.PermissionMode(), a.MemoryDir())
 	}
 	if store, _ := ws.Store(); a.store != store {
@@ -47,7 +48,7 @@ func TestNewUsesTheGivenWorkspace(t *testing.T) {
 			n++
 		}
 	}
-	if n != 1 || b.PermissionMode() != ModeAcceptEdits {
+	if n != 1 || b.PermissionMode() != permission.ModeAcceptEdits {
 		t.Errorf("warnings %q (want the settings problem once), mode %s", b.Warnings(), b.PermissionMode())
 	}
 

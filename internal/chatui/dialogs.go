@@ -7,9 +7,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/termtext"
+	"github.com/strata-mem/strata/permission"
 )
 
 // The dialogs' keys: the permission question, history search, the memory type, a yes/no
@@ -28,10 +28,10 @@ type searchState struct {
 
 // alwaysRule is the rule the "don't ask again" answer allows, shown before it is chosen; ""
 // when none is offered (the dialog then has no "a").
-func alwaysRule(r agent.PermissionRequest) string { return r.Always }
+func alwaysRule(r permission.Request) string { return r.Always }
 
 // alwaysText says what "a" does: the rule, and where it holds when the caller says so.
-func (m *model) alwaysText(r agent.PermissionRequest) string {
+func (m *model) alwaysText(r permission.Request) string {
 	if m.o.AlwaysText != nil {
 		return termtext.Line(m.o.AlwaysText(r))
 	}

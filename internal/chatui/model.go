@@ -16,6 +16,7 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/termtext"
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tokens"
 )
 
@@ -36,7 +37,7 @@ type (
 		err error
 	}
 	askMsg struct {
-		req   agent.PermissionRequest
+		req   permission.Request
 		reply chan Reply
 	}
 	askDoneMsg struct{}

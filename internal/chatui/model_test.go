@@ -21,6 +21,7 @@ import (
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/permission"
 )
 
 // fakeBackend records what the UI asks of it. Run reports the scripted events, then waits for
@@ -431,7 +432,7 @@ func TestCtrlDExitsOnEmptyInput(t *testing.T) {
 // ask opens the permission dialog as the agent's Approver would, and returns its reply channel.
 func (h *harness) ask(summary, always string) chan Reply {
 	reply := make(chan Reply, 1)
-	h.m.update(askMsg{req: agent.PermissionRequest{Tool: "Bash", Summary: summary, Always: always}, reply: reply})
+	h.m.update(askMsg{req: permission.Request{Tool: "Bash", Summary: summary, Always: always}, reply: reply})
 	return reply
 }
 
@@ -735,7 +736,7 @@ func TestLiveStreamFitsTheScreen(t *testing.T) {
 }
 
 func TestAlwaysTextFromTheCaller(t *testing.T) {
-	h := newHarness(t, Options{AlwaysText: func(r agent.PermissionRequest) string {
+	h := newHarness(t, Options{AlwaysText: func(r permission.Request) string {
 		return "don't ask again for " + r.Always + " in this project (saved in .claude/settings.local.json)"
 	}})
 	h.m.update(tea.WindowSizeMsg{Width: 160, Height: 50})

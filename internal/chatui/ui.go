@@ -13,6 +13,7 @@ import (
 
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/permission"
 )
 
 // Backend is what the UI needs of a chat session. internal/cli implements it on an
@@ -122,7 +123,7 @@ type Options struct {
 	Resumed []Turn
 	// AlwaysText says what the dialog's "a" does for a request ("don't ask again for
 	// Bash(echo:*) in this project …"); nil: "don't ask again for RULE".
-	AlwaysText func(agent.PermissionRequest) string
+	AlwaysText func(permission.Request) string
 	// Env is the environment the terminal is described by (TERM, COLORTERM, …).
 	Env []string
 }
@@ -186,7 +187,7 @@ func (u *UI) Run(ctx context.Context) error {
 
 // Ask shows the permission dialog for req and waits for one key (and, after n, the text of
 // what to do instead). It returns No when ctx ends.
-func (u *UI) Ask(ctx context.Context, req agent.PermissionRequest) (Reply, error) {
+func (u *UI) Ask(ctx context.Context, req permission.Request) (Reply, error) {
 	reply := make(chan Reply, 1)
 	u.send(askMsg{req: req, reply: reply})
 	select {

@@ -8,8 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/internal/termtext"
+	"github.com/strata-mem/strata/permission"
 )
 
 // spinnerFrames are the waiting animation's frames.
@@ -163,7 +163,7 @@ func wrapPlain(s string, width int) string {
 
 // summary is a permission request's one line, with paths under the working directory shown
 // relative to it.
-func (m *model) summary(r agent.PermissionRequest) string {
+func (m *model) summary(r permission.Request) string {
 	s := termtext.Line(r.Summary)
 	if m.o.Cwd != "" {
 		s = strings.ReplaceAll(s, strings.TrimSuffix(m.o.Cwd, "/")+"/", "")

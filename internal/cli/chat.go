@@ -17,6 +17,7 @@ import (
 	"github.com/strata-mem/strata/internal/chatui"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/permission"
 )
 
 // newChatCmd builds `strata chat`; runF (nil: runChat) runs it with the parsed flags.
@@ -91,8 +92,8 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 		return usagef("--resume and --continue cannot be used together")
 	}
 	if o.mode != "" {
-		if _, err := agent.ParseMode(o.mode); err != nil {
-			return usagef("--permission-mode: %v", strings.TrimPrefix(err.Error(), "agent: "))
+		if _, err := permission.ParseMode(o.mode); err != nil {
+			return usagef("--permission-mode: %v", strings.TrimPrefix(err.Error(), "permission: "))
 		}
 	}
 	dir, err := app.workDir(o.cwd)
@@ -278,7 +279,7 @@ func shortID(id string) string {
 
 // approve asks the user about a tool call: y, n (or "n TEXT": no, and tell the model TEXT) or,
 // when the request offers a rule, a (yes, and don't ask again for the rule shown).
-func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (agent.Answer, error) {
+func (c *chat) approve(ctx context.Context, r permission.Request) (permission.Answer, error) {
 	if c.ui != nil {
 		return c.approveUI(ctx, r)
 	}
@@ -288,10 +289,10 @@ func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (agent.An
 		line, err := c.in.ReadString('\n')
 		if err != nil && line == "" {
 			fmt.Fprintln(c.out)
-			return agent.Answer{}, nil
+			return permission.Answer{}, nil
 		}
 		if ctx.Err() != nil { // Ctrl-C while the question was open: no answer counts
-			return agent.Answer{}, ctx.Err()
+			return permission.Answer{}, ctx.Err()
 		}
 		if ans, ok := ParsePermissionAnswer(r, line); ok {
 			if ans.Always {
@@ -300,7 +301,7 @@ func (c *chat) approve(ctx context.Context, r agent.PermissionRequest) (agent.An
 			return ans, nil
 		}
 		if ctx.Err() != nil {
-			return agent.Answer{}, ctx.Err()
+			return permission.Answer{}, ctx.Err()
 		}
 	}
 }

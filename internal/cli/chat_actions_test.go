@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/permission"
 )
 
 func TestMentions(t *testing.T) {
@@ -76,20 +77,20 @@ func TestMemoryName(t *testing.T) {
 }
 
 func TestParsePermissionAnswer(t *testing.T) {
-	withRule := agent.PermissionRequest{Always: "Bash(echo:*)", AlwaysSaved: true}
+	withRule := permission.Request{Always: "Bash(echo:*)", AlwaysSaved: true}
 	for _, c := range []struct {
-		r    agent.PermissionRequest
+		r    permission.Request
 		in   string
-		want agent.Answer
+		want permission.Answer
 		ok   bool
 	}{
-		{withRule, "y\n", agent.Answer{Allow: true}, true},
-		{withRule, "YES", agent.Answer{Allow: true}, true},
-		{withRule, "n", agent.Answer{}, true},
-		{withRule, "n use rg instead ", agent.Answer{Feedback: "use rg instead"}, true},
-		{withRule, "a", agent.Answer{Allow: true, Always: true}, true},
-		{agent.PermissionRequest{}, "a", agent.Answer{}, false},
-		{withRule, "maybe", agent.Answer{}, false},
+		{withRule, "y\n", permission.Answer{Allow: true}, true},
+		{withRule, "YES", permission.Answer{Allow: true}, true},
+		{withRule, "n", permission.Answer{}, true},
+		{withRule, "n use rg instead ", permission.Answer{Feedback: "use rg instead"}, true},
+		{withRule, "a", permission.Answer{Allow: true, Always: true}, true},
+		{permission.Request{}, "a", permission.Answer{}, false},
+		{withRule, "maybe", permission.Answer{}, false},
 	} {
 		got, ok := ParsePermissionAnswer(c.r, c.in)
 		if ok != c.ok || ok && got != c.want {
@@ -99,7 +100,7 @@ func TestParsePermissionAnswer(t *testing.T) {
 	if s := PermissionChoices(withRule); !strings.Contains(s, "don't ask again for Bash(echo:*) in this project") {
 		t.Errorf("choices %q do not show the rule", s)
 	}
-	if s := PermissionChoices(agent.PermissionRequest{Always: "Edit"}); !strings.Contains(s, "allow all edits for the rest of this session") {
+	if s := PermissionChoices(permission.Request{Always: "Edit"}); !strings.Contains(s, "allow all edits for the rest of this session") {
 		t.Errorf("edit choices %q", s)
 	}
 }

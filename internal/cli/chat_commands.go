@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/permission"
 )
 
 // CostLines renders a session's usage for /cost: a heading, one line per kind of model call
@@ -67,7 +68,7 @@ func ExitSummary(a *agent.Agent) string {
 
 // PermissionChoices is the line mode's list of answers to r: "[y]es  [n]o" and, when r
 // offers a rule, "[a]lways: don't ask again for RULE (…)" naming the rule before it is chosen.
-func PermissionChoices(r agent.PermissionRequest) string {
+func PermissionChoices(r permission.Request) string {
 	s := "[y]es"
 	if r.Always != "" {
 		s += "  [a] yes, and " + AlwaysText(r)
@@ -76,7 +77,7 @@ func PermissionChoices(r agent.PermissionRequest) string {
 }
 
 // AlwaysText says what "don't ask again" for r does: the rule and where it holds.
-func AlwaysText(r agent.PermissionRequest) string {
+func AlwaysText(r permission.Request) string {
 	if r.AlwaysSaved {
 		return "don't ask again for " + r.Always + " in this project (saved in .claude/settings.local.json)"
 	}
@@ -88,16 +89,16 @@ func AlwaysText(r agent.PermissionRequest) string {
 
 // ParsePermissionAnswer reads a typed answer to r: y/yes, n/no, "n TEXT" (no, with TEXT for
 // the model), and a/always when r offers a rule. ok is false for anything else.
-func ParsePermissionAnswer(r agent.PermissionRequest, line string) (agent.Answer, bool) {
+func ParsePermissionAnswer(r permission.Request, line string) (permission.Answer, bool) {
 	line = strings.TrimSpace(line)
 	word, rest, _ := strings.Cut(line, " ")
 	switch strings.ToLower(word) {
 	case "y", "yes":
-		return agent.Answer{Allow: true}, rest == ""
+		return permission.Answer{Allow: true}, rest == ""
 	case "n", "no":
-		return agent.Answer{Feedback: strings.TrimSpace(rest)}, true
+		return permission.Answer{Feedback: strings.TrimSpace(rest)}, true
 	case "a", "always":
-		return agent.Answer{Allow: true, Always: true}, r.Always != "" && rest == ""
+		return permission.Answer{Allow: true, Always: true}, r.Always != "" && rest == ""
 	}
-	return agent.Answer{}, false
+	return permission.Answer{}, false
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/chatui"
 	"github.com/strata-mem/strata/internal/termtext"
+	"github.com/strata-mem/strata/permission"
 )
 
 // useUI reports whether chat gets the terminal UI: standard input and output are both a
@@ -63,20 +64,20 @@ var errNoAnswer = errors.New("the model gave no answer")
 // approveUI asks through the UI's permission dialog: y allows once, a also applies the rule
 // the dialog showed (r.Always), n declines with what the model should do instead, Esc
 // declines.
-func (c *chat) approveUI(ctx context.Context, r agent.PermissionRequest) (agent.Answer, error) {
+func (c *chat) approveUI(ctx context.Context, r permission.Request) (permission.Answer, error) {
 	reply, err := c.ui.Ask(ctx, r)
 	if err != nil {
-		return agent.Answer{}, err
+		return permission.Answer{}, err
 	}
 	switch reply.Answer {
 	case chatui.Yes:
-		return agent.Answer{Allow: true}, nil
+		return permission.Answer{Allow: true}, nil
 	case chatui.Always:
-		return agent.Answer{Allow: true, Always: true}, nil
+		return permission.Answer{Allow: true, Always: true}, nil
 	case chatui.NoInstead:
-		return agent.Answer{Feedback: reply.Feedback}, nil
+		return permission.Answer{Feedback: reply.Feedback}, nil
 	}
-	return agent.Answer{}, nil
+	return permission.Answer{}, nil
 }
 
 // chatBackend runs the UI's requests on the chat session. mu keeps a command from racing the

@@ -18,6 +18,7 @@ import (
 	"github.com/strata-mem/strata/llm"
 	_ "github.com/strata-mem/strata/llm/anthropic" // registers the provider
 	_ "github.com/strata-mem/strata/llm/openai"    // registers the provider
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/transcript"
 	"github.com/strata-mem/strata/workspace"
 )
@@ -117,7 +118,7 @@ func modelConfig(app *App, ws *workspace.Workspace, model string) (llm.Config, e
 }
 
 // newAgent builds the agent for run (and chat): settings, provider, options.
-func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver agent.Approver) (*agent.Agent, llm.Config, error) {
+func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver permission.Approver) (*agent.Agent, llm.Config, error) {
 	ws, err := workspace.Open(ctx, workspace.Options{Cwd: dir, Env: app.Env, Now: app.Now})
 	if err != nil {
 		return nil, llm.Config{}, &ExitError{Code: ExitFailure, Err: err}
@@ -127,10 +128,10 @@ func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver 
 	if err != nil {
 		return nil, cfg, err
 	}
-	mode := agent.Mode("")
+	mode := permission.Mode("")
 	if o.mode != "" {
-		if mode, err = agent.ParseMode(o.mode); err != nil {
-			return nil, cfg, usagef("--permission-mode: %v", strings.TrimPrefix(err.Error(), "agent: "))
+		if mode, err = permission.ParseMode(o.mode); err != nil {
+			return nil, cfg, usagef("--permission-mode: %v", strings.TrimPrefix(err.Error(), "permission: "))
 		}
 	}
 	prov, err := llm.New(cfg)

@@ -1,4 +1,4 @@
-package agent
+package tool
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/toolcall"
 	"github.com/strata-mem/strata/work"
 )
 
-var todoTool = newTool("TodoWrite", classState, func(ctx context.Context, e env, in *toolcall.TodoWrite) (string, error) {
+var todoTool = newTool("TodoWrite", permission.ClassState, func(ctx context.Context, e Env, in *toolcall.TodoWrite) (string, error) {
 	todos := in.Todos
-	list, id, err := e.todos()
+	list, id, err := e.Todos()
 	if err != nil {
 		return "", err
 	}
@@ -34,8 +35,8 @@ var todoTool = newTool("TodoWrite", classState, func(ctx context.Context, e env,
 	return fmt.Sprintf("Todo list updated: %d items, %d completed. Keep it current as you work.", len(todos), done), nil
 })
 
-var memorySaveTool = newTool("memory_save", classMemory, func(ctx context.Context, e env, p *toolcall.MemorySave) (string, error) {
-	st, err := e.memory()
+var memorySaveTool = newTool("memory_save", permission.ClassMemory, func(ctx context.Context, e Env, p *toolcall.MemorySave) (string, error) {
+	st, err := e.Memory()
 	if err != nil {
 		return "", err
 	}
@@ -45,7 +46,7 @@ var memorySaveTool = newTool("memory_save", classMemory, func(ctx context.Contex
 	}
 	// The model wrote it, so recall must not bring it back this session.
 	if data, err := memdir.Render(memdir.Input{Name: p.Name, Description: p.Description, Type: memdir.Type(p.Type), Body: p.Body}, time.Time{}); err == nil {
-		e.cache().Record(conversation.FileState{Path: res.Path, Content: string(data), Source: conversation.SourceWrite, Partial: true})
+		e.Cache().Record(conversation.FileState{Path: res.Path, Content: string(data), Source: conversation.SourceWrite, Partial: true})
 	}
 	switch {
 	case res.Logged:
@@ -59,8 +60,8 @@ var memorySaveTool = newTool("memory_save", classMemory, func(ctx context.Contex
 	return fmt.Sprintf("Updated memory %q in %s.", p.Name, res.File), nil
 })
 
-var memoryForgetTool = newTool("memory_forget", classMemory, func(ctx context.Context, e env, p *toolcall.MemoryForget) (string, error) {
-	st, err := e.memory()
+var memoryForgetTool = newTool("memory_forget", permission.ClassMemory, func(ctx context.Context, e Env, p *toolcall.MemoryForget) (string, error) {
+	st, err := e.Memory()
 	if err != nil {
 		return "", err
 	}
@@ -75,7 +76,7 @@ var memoryForgetTool = newTool("memory_forget", classMemory, func(ctx context.Co
 	return fmt.Sprintf("Forgot %q: removed from MEMORY.md, file moved to %s.", p.Name, res.ArchivedTo), nil
 })
 
-var memorySearchTool = newTool("memory_search", classRead, func(ctx context.Context, e env, p *toolcall.MemorySearch) (string, error) {
+var memorySearchTool = newTool("memory_search", permission.ClassRead, func(ctx context.Context, e Env, p *toolcall.MemorySearch) (string, error) {
 	if strings.TrimSpace(p.Query) == "" {
 		return "", errors.New("query is empty")
 	}
@@ -84,7 +85,7 @@ var memorySearchTool = newTool("memory_search", classRead, func(ctx context.Cont
 		limit = 5
 	}
 	limit = min(limit, 20)
-	rk, err := e.ranker()
+	rk, err := e.Ranker()
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +96,7 @@ var memorySearchTool = newTool("memory_search", classRead, func(ctx context.Cont
 	if len(hits) == 0 {
 		return fmt.Sprintf("No memory matches %q.", p.Query), nil
 	}
-	now := e.now()
+	now := e.Now()
 	var b strings.Builder
 	for i, h := range hits {
 		m := h.Memory

@@ -1,4 +1,6 @@
-package agent
+// Package permission decides the model's tool calls: allow and deny rules as Claude Code
+// writes them, the permission modes, and the "don't ask again" rule offered for a yes.
+package permission
 
 import (
 	"context"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/shell"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 // Mode is a permission mode.
@@ -41,22 +44,22 @@ func ParseMode(s string) (Mode, error) {
 	case "bypass", "bypassPermissions":
 		return ModeBypass, nil
 	}
-	return "", fmt.Errorf("agent: unknown permission mode %q (use ask, accept-edits or bypass)", s)
+	return "", fmt.Errorf("permission: unknown permission mode %q (use ask, accept-edits or bypass)", s)
 }
 
-// class groups tools by what they can do.
-type class int
+// Class groups tools by what they can do.
+type Class int
 
 const (
-	classRead   class = iota // Read, Glob, Grep, memory_search
-	classState               // TodoWrite: working memory only
-	classMemory              // memory_save, memory_forget: strata's own store
-	classEdit                // Write, Edit
-	classExec                // Bash
+	ClassRead   Class = iota // Read, Glob, Grep, memory_search
+	ClassState               // TodoWrite: working memory only
+	ClassMemory              // memory_save, memory_forget: strata's own store
+	ClassEdit                // Write, Edit
+	ClassExec                // Bash
 )
 
-// PermissionRequest is what an Approver is asked about.
-type PermissionRequest struct {
+// Request is what an Approver is asked about.
+type Request struct {
 	Tool  string
 	Input json.RawMessage
 	// Summary is one line for a prompt: the command, or the path and what would change.
@@ -74,7 +77,7 @@ type PermissionRequest struct {
 	AlwaysSaved bool
 }
 
-// Answer is the user's answer to a PermissionRequest.
+// Answer is the user's answer to a Request.
 type Answer struct {
 	// Allow runs the call.
 	Allow bool
@@ -87,7 +90,7 @@ type Answer struct {
 
 // Approver decides a tool call that needs a yes. It may block (an interactive prompt); it must
 // return when ctx is done.
-type Approver func(ctx context.Context, req PermissionRequest) (Answer, error)
+type Approver func(ctx context.Context, req Request) (Answer, error)
 
 // Rule is one parsed allow or deny pattern: a tool name and an optional specifier, as in
 // "Bash(go test:*)", "Edit(src/**)" or "Read".
@@ -109,24 +112,24 @@ func (r Rule) String() string {
 func ParseRule(s string) (Rule, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return Rule{}, fmt.Errorf("agent: empty permission pattern")
+		return Rule{}, fmt.Errorf("permission: empty permission pattern")
 	}
 	open := strings.IndexByte(s, '(')
 	if open < 0 {
 		if strings.ContainsAny(s, ") ") {
-			return Rule{}, fmt.Errorf("agent: permission pattern %q: want Tool or Tool(specifier)", s)
+			return Rule{}, fmt.Errorf("permission: permission pattern %q: want Tool or Tool(specifier)", s)
 		}
 		return Rule{Tool: s}, nil
 	}
 	if !strings.HasSuffix(s, ")") || open == 0 {
-		return Rule{}, fmt.Errorf("agent: permission pattern %q: want Tool or Tool(specifier)", s)
+		return Rule{}, fmt.Errorf("permission: permission pattern %q: want Tool or Tool(specifier)", s)
 	}
 	r := Rule{Tool: s[:open], Spec: strings.TrimSpace(s[open+1 : len(s)-1])}
 	if r.Spec == "*" || r.Spec == "**" {
 		r.Spec = ""
 	}
 	if r.Tool != "Bash" && r.Spec != "" && !doublestar.ValidatePattern(r.Spec) {
-		return Rule{}, fmt.Errorf("agent: permission pattern %q: %q is not a valid glob", s, r.Spec)
+		return Rule{}, fmt.Errorf("permission: permission pattern %q: %q is not a valid glob", s, r.Spec)
 	}
 	return r, nil
 }
@@ -144,8 +147,8 @@ func covers(rule, tool string) bool {
 	return false
 }
 
-// Permissions decides tool calls: deny patterns first, then allow patterns, then the mode.
-type Permissions struct {
+// Set decides tool calls: deny patterns first, then allow patterns, then the mode.
+type Set struct {
 	Mode  Mode
 	Allow []Rule
 	Deny  []Rule
@@ -160,13 +163,13 @@ type Permissions struct {
 	// Protected says why a write to a path must always be asked about (config.Env.Protected),
 	// "" when it need not; nil protects nothing.
 	Protected func(path string) string
-	// realCwd and realHome are Cwd and Home with their symlinks resolved (NewPermissions).
+	// realCwd and realHome are Cwd and Home with their symlinks resolved (New).
 	realCwd, realHome string
 }
 
-// NewPermissions parses allow and deny patterns; a bad pattern is an error naming it.
-func NewPermissions(mode Mode, allow, deny []string, cwd, home string) (*Permissions, error) {
-	p := &Permissions{Mode: mode, Cwd: cwd, Home: home, realCwd: fsutil.RealPath(cwd), realHome: fsutil.RealPath(home)}
+// New parses allow and deny patterns; a bad pattern is an error naming it.
+func New(mode Mode, allow, deny []string, cwd, home string) (*Set, error) {
+	p := &Set{Mode: mode, Cwd: cwd, Home: home, realCwd: fsutil.RealPath(cwd), realHome: fsutil.RealPath(home)}
 	for _, s := range allow {
 		r, err := ParseRule(s)
 		if err != nil {
@@ -194,35 +197,46 @@ const (
 	AskUser
 )
 
-// subject is what a pattern's specifier is matched against: a command or a path.
-type subject struct {
-	command string
-	path    string // absolute, as the model named it
-	// real is path with every symlink resolved (fsutil.RealPath); "" means the same as path. A deny
+// Subject is what a pattern's specifier is matched against: a command or a path.
+type Subject struct {
+	Command string
+	Path    string // absolute, as the model named it
+	// Real is Path with every symlink resolved (fsutil.RealPath); "" means the same as Path. A deny
 	// rule matches when either matches, an allow rule only when both do: an alias cannot
 	// beat a deny rule, and a link inside an allowed directory cannot carry its allowance
 	// outside.
-	real string
+	Real string
 }
 
-// pathSubject is the subject of a call on path: the path and what it resolves to.
-func pathSubject(path string) subject {
-	s := subject{path: path}
+// PathSubject is the subject of a call on path: the path and what it resolves to.
+func PathSubject(path string) Subject {
+	s := Subject{Path: path}
 	if r := fsutil.RealPath(path); r != path {
-		s.real = r
+		s.Real = r
 	}
 	return s
 }
 
+// SubjectOf is what permissions match a decoded call against: its command or its path.
+func SubjectOf(c toolcall.Call) Subject {
+	switch c := c.(type) {
+	case *toolcall.Bash:
+		return Subject{Command: c.Command}
+	case toolcall.Pather:
+		return PathSubject(c.Target())
+	}
+	return Subject{}
+}
+
 // Check decides a call of tool (of class c) with subject s; why explains a denial.
-func (p *Permissions) check(tool string, c class, s subject) (d Decision, why string) {
+func (p *Set) Check(tool string, c Class, s Subject) (d Decision, why string) {
 	for _, r := range p.Deny {
 		if covers(r.Tool, tool) && p.matches(r, s, true) {
 			return Deny, fmt.Sprintf("denied by the permission rule %q", r.String())
 		}
 	}
-	if c == classEdit {
-		if why := p.protects(s); why != "" {
+	if c == ClassEdit {
+		if why := p.Protects(s); why != "" {
 			return AskUser, why // whatever the mode or the allow rules say
 		}
 	}
@@ -232,21 +246,21 @@ func (p *Permissions) check(tool string, c class, s subject) (d Decision, why st
 		}
 	}
 	switch c {
-	case classState, classMemory:
+	case ClassState, ClassMemory:
 		return Allow, ""
-	case classRead:
-		if s.path == "" || p.Mode == ModeBypass || p.inside(s) {
+	case ClassRead:
+		if s.Path == "" || p.Mode == ModeBypass || p.inside(s) {
 			return Allow, ""
 		}
 		return AskUser, outsideWhy
-	case classEdit:
+	case ClassEdit:
 		if p.Mode == ModeBypass || p.Mode == ModeAcceptEdits && p.inside(s) {
 			return Allow, ""
 		}
 		if p.Mode == ModeAcceptEdits {
 			return AskUser, outsideWhy
 		}
-	case classExec:
+	case ClassExec:
 		if p.Mode == ModeBypass {
 			return Allow, ""
 		}
@@ -257,23 +271,23 @@ func (p *Permissions) check(tool string, c class, s subject) (d Decision, why st
 // outsideWhy is why a file tool's call outside the project's directories is asked about.
 const outsideWhy = "it is outside the project and the directories added to the session"
 
-// protects reports why a write to s must always be asked about (Protected on the path as named
+// Protects reports why a write to s must always be asked about (Protected on the path as named
 // and as resolved), or "".
-func (p *Permissions) protects(s subject) string {
-	if p.Protected == nil || s.path == "" {
+func (p *Set) Protects(s Subject) string {
+	if p.Protected == nil || s.Path == "" {
 		return ""
 	}
-	if why := p.Protected(s.path); why != "" {
+	if why := p.Protected(s.Path); why != "" {
 		return why
 	}
-	if s.real != "" {
-		return p.Protected(s.real)
+	if s.Real != "" {
+		return p.Protected(s.Real)
 	}
 	return ""
 }
 
 // inside reports whether s's path, as named and as resolved, lies in Cwd or one of Dirs.
-func (p *Permissions) inside(s subject) bool {
+func (p *Set) inside(s Subject) bool {
 	in := func(path string) bool {
 		for _, d := range append([]string{p.Cwd, p.realCwd}, p.Dirs...) {
 			if d == "" {
@@ -285,7 +299,7 @@ func (p *Permissions) inside(s subject) bool {
 		}
 		return false
 	}
-	return in(s.path) && (s.real == "" || in(s.real))
+	return in(s.Path) && (s.Real == "" || in(s.Real))
 }
 
 // within reports whether path is dir or lies under it.
@@ -297,29 +311,29 @@ func within(dir, path string) bool {
 // matches reports whether r's specifier matches s. Deny rules match more eagerly than allow
 // rules: a command anywhere in a Bash command (bashMatches), a path as named or as resolved;
 // an allow rule needs both the path and its resolution to match.
-func (p *Permissions) matches(r Rule, s subject, deny bool) bool {
+func (p *Set) matches(r Rule, s Subject, deny bool) bool {
 	if r.Spec == "" {
 		return true
 	}
 	if r.Tool == "Bash" {
-		return bashMatches(r.Spec, s.command, deny)
+		return bashMatches(r.Spec, s.Command, deny)
 	}
-	if s.path == "" {
+	if s.Path == "" {
 		return false
 	}
-	if s.real == "" || s.real == s.path {
-		return p.pathMatches(r.Spec, s.path)
+	if s.Real == "" || s.Real == s.Path {
+		return p.pathMatches(r.Spec, s.Path)
 	}
 	if deny {
-		return p.pathMatches(r.Spec, s.path) || p.pathMatches(r.Spec, s.real)
+		return p.pathMatches(r.Spec, s.Path) || p.pathMatches(r.Spec, s.Real)
 	}
-	return p.pathMatches(r.Spec, s.path) && p.pathMatches(r.Spec, s.real)
+	return p.pathMatches(r.Spec, s.Path) && p.pathMatches(r.Spec, s.Real)
 }
 
 // pathMatches reports whether the absolute path matches a rule's glob: "~/" is the home
 // directory, "//" the root, a relative glob is anchored at the working directory (as named,
 // or with its own symlinks resolved, so that a resolved path matches too).
-func (p *Permissions) pathMatches(spec, path string) bool {
+func (p *Set) pathMatches(spec, path string) bool {
 	var globs []string
 	switch {
 	case strings.HasPrefix(spec, "~/") && p.Home != "":
@@ -354,18 +368,18 @@ func anchored(dir, real, glob string) []string {
 	return out
 }
 
-// hides reports whether a deny rule for tool (Read also covers Grep and Glob) matches path
+// Hides reports whether a deny rule for tool (Read also covers Grep and Glob) matches path
 // as named or as resolved: Grep and Glob leave such files out of what they search and list.
-// It reads only Deny, which never changes after NewPermissions (AllowAlways appends to
+// It reads only Deny, which never changes after New (AllowAlways appends to
 // Allow), so it needs no lock.
-func (p *Permissions) hides(tool, path string) bool {
-	var s *subject
+func (p *Set) Hides(tool, path string) bool {
+	var s *Subject
 	for _, r := range p.Deny {
 		if r.Tool == "Bash" || !covers(r.Tool, tool) {
 			continue
 		}
 		if s == nil {
-			ps := pathSubject(path)
+			ps := PathSubject(path)
 			s = &ps
 		}
 		if p.matches(r, *s, true) {
@@ -375,23 +389,23 @@ func (p *Permissions) hides(tool, path string) bool {
 	return false
 }
 
-// suggest returns a pattern that would allow calls like this one: for a shell command the
+// Suggest returns a pattern that would allow calls like this one: for a shell command the
 // "don't ask again" rule (AlwaysRule) when it has one, else suggestBash's.
-func suggest(tool string, s subject, cwd string) string {
+func Suggest(tool string, s Subject, cwd string) string {
 	switch {
 	case tool == "Bash":
-		if r, _ := AlwaysRule(tool, s.command); r != "" {
+		if r, _ := AlwaysRule(tool, s.Command); r != "" {
 			return r
 		}
-		return suggestBash(s.command)
-	case s.path != "":
+		return suggestBash(s.Command)
+	case s.Path != "":
 		name := "Edit"
 		if covers("Read", tool) {
 			name = "Read"
 		}
-		rel, err := filepath.Rel(cwd, s.path)
+		rel, err := filepath.Rel(cwd, s.Path)
 		if err != nil || strings.HasPrefix(rel, "..") {
-			return name + "(" + filepath.ToSlash(s.path) + ")"
+			return name + "(" + filepath.ToSlash(s.Path) + ")"
 		}
 		dir := filepath.ToSlash(filepath.Dir(rel))
 		if dir == "." {

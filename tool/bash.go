@@ -1,4 +1,4 @@
-package agent
+package tool
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/strata-mem/strata/internal/sandbox"
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/toolcall"
 )
 
@@ -21,7 +22,7 @@ const (
 	BashMaxOutput      = 30_000
 )
 
-var bashTool = newTool("Bash", classExec, runBash)
+var bashTool = newTool("Bash", permission.ClassExec, runBash)
 
 // capped is a writer that keeps at most max bytes of the start and of the end of what is
 // written to it, and counts the rest.
@@ -60,14 +61,14 @@ func (c *capped) String() string {
 	if !c.truncated {
 		return c.head.String() + string(c.tail)
 	}
-	return capOutput(c.head.String()+fmt.Sprintf("\n\n[strata: output cut; %d bytes in all, the middle left out]\n\n", c.total)+string(c.tail), c.max+200)
+	return CapOutput(c.head.String()+fmt.Sprintf("\n\n[strata: output cut; %d bytes in all, the middle left out]\n\n", c.total)+string(c.tail), c.max+200)
 }
 
-func runBash(ctx context.Context, e env, p *toolcall.Bash) (string, error) {
+func runBash(ctx context.Context, e Env, p *toolcall.Bash) (string, error) {
 	if p.Command == "" {
 		return "", errors.New("command is required")
 	}
-	timeout := e.bashTimeout()
+	timeout := e.BashTimeout()
 	if timeout <= 0 {
 		timeout = BashDefaultTimeout
 	}
@@ -82,8 +83,8 @@ func runBash(ctx context.Context, e env, p *toolcall.Bash) (string, error) {
 	}
 	cmd, done := shellCommand(cctx, e, shell, p.Command)
 	defer done()
-	cmd.Dir = e.cwd()
-	if e.unattended() {
+	cmd.Dir = e.Cwd()
+	if e.Unattended() {
 		cmd.Env = unattendedEnv(cmd.Env)
 		if runsGit(p.Command) {
 			if err := gitConfigCheck(cctx, cmd.Dir, cmd.Env); err != nil {
@@ -119,13 +120,13 @@ func runBash(ctx context.Context, e env, p *toolcall.Bash) (string, error) {
 // shellCommand returns the command that runs script with shell under e's sandbox policy (a
 // fork's with a private temp dir, removed by done), with the policy's environment; where the
 // sandbox is off or unavailable, the same command unconfined.
-func shellCommand(ctx context.Context, e env, shell, script string) (cmd *exec.Cmd, done func()) {
+func shellCommand(ctx context.Context, e Env, shell, script string) (cmd *exec.Cmd, done func()) {
 	done = func() {}
-	p, ok := e.sandbox()
+	p, ok := e.Sandbox()
 	if !ok {
 		return exec.CommandContext(ctx, shell, "-c", script), done
 	}
-	if e.unattended() {
+	if e.Unattended() {
 		if tmp, err := os.MkdirTemp("", "strata-fork-"); err == nil {
 			p.Write = append(p.Write, tmp)
 			p.Env = append(p.Env, "TMPDIR="+tmp)

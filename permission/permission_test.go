@@ -1,18 +1,9 @@
-package agent
+package permission
 
 import (
-	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
-	"github.com/strata-mem/strata/config"
-	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/shell"
-	"github.com/strata-mem/strata/llm/llmtest"
 )
 
 func TestParseRule(t *testing.T) {
@@ -39,49 +30,49 @@ func TestParseRule(t *testing.T) {
 }
 
 func TestPermissionsCheck(t *testing.T) {
-	p, err := NewPermissions(ModeAsk, []string{"Bash(go test:*)", "Edit(src/**)", "Bash(make)"}, []string{"Bash(go test ./secret:*)", "Read(.env)"}, "/p", "/home/u")
+	p, err := New(ModeAsk, []string{"Bash(go test:*)", "Edit(src/**)", "Bash(make)"}, []string{"Bash(go test ./secret:*)", "Read(.env)"}, "/p", "/home/u")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		tool string
-		c    class
-		s    subject
+		c    Class
+		s    Subject
 		want Decision
 	}{
-		{"Bash", classExec, subject{command: "go test ./..."}, Allow},
-		{"Bash", classExec, subject{command: "go test"}, Allow},
-		{"Bash", classExec, subject{command: "go testing"}, AskUser},
-		{"Bash", classExec, subject{command: "go test ./... && rm -rf /"}, AskUser},
-		{"Bash", classExec, subject{command: "go test ./secret/x"}, Deny},
-		{"Bash", classExec, subject{command: "make"}, Allow},
-		{"Bash", classExec, subject{command: "go test ./x; go test ./secret/y"}, Deny},
-		{"Bash", classExec, subject{command: "make all"}, AskUser},
-		{"Edit", classEdit, subject{path: "/p/src/a/b.go"}, Allow},
-		{"Write", classEdit, subject{path: "/p/src/new.go"}, Allow},
-		{"Edit", classEdit, subject{path: "/p/main.go"}, AskUser},
-		{"Read", classRead, subject{path: "/p/main.go"}, Allow},
-		{"Read", classRead, subject{path: "/p/.env"}, Deny},
-		{"Grep", classRead, subject{path: "/p/.env"}, Deny},
-		{"memory_save", classMemory, subject{}, Allow},
-		{"TodoWrite", classState, subject{}, Allow},
+		{"Bash", ClassExec, Subject{Command: "go test ./..."}, Allow},
+		{"Bash", ClassExec, Subject{Command: "go test"}, Allow},
+		{"Bash", ClassExec, Subject{Command: "go testing"}, AskUser},
+		{"Bash", ClassExec, Subject{Command: "go test ./... && rm -rf /"}, AskUser},
+		{"Bash", ClassExec, Subject{Command: "go test ./secret/x"}, Deny},
+		{"Bash", ClassExec, Subject{Command: "make"}, Allow},
+		{"Bash", ClassExec, Subject{Command: "go test ./x; go test ./secret/y"}, Deny},
+		{"Bash", ClassExec, Subject{Command: "make all"}, AskUser},
+		{"Edit", ClassEdit, Subject{Path: "/p/src/a/b.go"}, Allow},
+		{"Write", ClassEdit, Subject{Path: "/p/src/new.go"}, Allow},
+		{"Edit", ClassEdit, Subject{Path: "/p/main.go"}, AskUser},
+		{"Read", ClassRead, Subject{Path: "/p/main.go"}, Allow},
+		{"Read", ClassRead, Subject{Path: "/p/.env"}, Deny},
+		{"Grep", ClassRead, Subject{Path: "/p/.env"}, Deny},
+		{"memory_save", ClassMemory, Subject{}, Allow},
+		{"TodoWrite", ClassState, Subject{}, Allow},
 	}
 	for _, tt := range tests {
-		if got, _ := p.check(tt.tool, tt.c, tt.s); got != tt.want {
+		if got, _ := p.Check(tt.tool, tt.c, tt.s); got != tt.want {
 			t.Errorf("%s %+v = %v, want %v", tt.tool, tt.s, got, tt.want)
 		}
 	}
 	for mode, want := range map[Mode][2]Decision{ModeAsk: {AskUser, AskUser}, ModeAcceptEdits: {Allow, AskUser}, ModeBypass: {Allow, Allow}} {
-		p := &Permissions{Mode: mode, Cwd: "/p"}
-		e, _ := p.check("Edit", classEdit, subject{path: "/p/x"})
-		b, _ := p.check("Bash", classExec, subject{command: "ls"})
+		p := &Set{Mode: mode, Cwd: "/p"}
+		e, _ := p.Check("Edit", ClassEdit, Subject{Path: "/p/x"})
+		b, _ := p.Check("Bash", ClassExec, Subject{Command: "ls"})
 		if [2]Decision{e, b} != want {
 			t.Errorf("mode %s: edit %v, bash %v; want %v", mode, e, b, want)
 		}
 	}
 	// Deny wins even in bypass mode.
 	p.Mode = ModeBypass
-	if d, _ := p.check("Read", classRead, subject{path: "/p/.env"}); d != Deny {
+	if d, _ := p.Check("Read", ClassRead, Subject{Path: "/p/.env"}); d != Deny {
 		t.Errorf("bypass overrode a deny rule")
 	}
 }
@@ -97,72 +88,11 @@ func TestParseMode(t *testing.T) {
 	}
 }
 
-func TestNonInteractiveDenialsReachTheModel(t *testing.T) {
-	f := newFixture(t, llmtest.Anthropic)
-	f.write("src/a.txt", "a\n")
-	f.write("b.txt", "b\n")
-	f.srv.Script(
-		llmtest.Blocks(
-			llmtest.ToolUse("t1", "Bash", `{"command":"echo hi"}`),
-			llmtest.ToolUse("t2", "Bash", `{"command":"rm -rf build"}`),
-			llmtest.ToolUse("t3", "Read", `{"file_path":"src/a.txt"}`),
-			llmtest.ToolUse("t4", "Edit", `{"file_path":"src/a.txt","old_string":"a","new_string":"A"}`),
-			llmtest.ToolUse("t5", "Write", `{"file_path":"b.txt","content":"B"}`),
-		),
-		llmtest.Text("done"),
-	)
-	settings := &config.Settings{Permissions: config.Permissions{Allow: []string{"Edit(src/**)"}, Deny: []string{"Bash(rm:*)"}}}
-	a := f.agent(Options{Settings: settings, Allow: []string{"Bash(echo:*)"}})
-	if _, err := a.Run(context.Background(), "go", nil); err != nil {
-		t.Fatal(err)
-	}
-	got := toolResults(f.srv.Requests()[1])
-	checks := []string{"hi\n", `denied by the permission rule "Bash(rm:*)"`, "     1\ta", "Edited", "--allow 'Edit(b.txt)'"}
-	for i, want := range checks {
-		if i >= len(got) || !strings.Contains(got[i], want) {
-			t.Errorf("result %d = %q, want it to contain %q", i+1, at(got, i), want)
-		}
-	}
-}
-
-func at(s []string, i int) string {
-	if i < len(s) {
-		return s[i]
-	}
-	return "<none>"
-}
-
-func TestApproverIsAskedInAskMode(t *testing.T) {
-	f := newFixture(t, llmtest.Anthropic)
-	f.srv.Script(
-		llmtest.Blocks(llmtest.ToolUse("t1", "Bash", `{"command":"echo yes"}`), llmtest.ToolUse("t2", "Bash", `{"command":"echo no"}`)),
-		llmtest.Text("done"),
-	)
-	var asked []string
-	approver := func(_ context.Context, r PermissionRequest) (Answer, error) {
-		var in struct{ Command string }
-		json.Unmarshal(r.Input, &in)
-		asked = append(asked, r.Summary+" | "+r.Suggest)
-		return Answer{Allow: in.Command == "echo yes"}, nil
-	}
-	a := f.agent(Options{Approver: approver})
-	if _, err := a.Run(context.Background(), "go", nil); err != nil {
-		t.Fatal(err)
-	}
-	if len(asked) != 2 || !strings.Contains(asked[0], "Bash(echo:*)") {
-		t.Errorf("asked = %q", asked)
-	}
-	got := toolResults(f.srv.Requests()[1])
-	if len(got) != 2 || got[0] != "yes\n" || !strings.Contains(got[1], "the user declined") {
-		t.Errorf("results = %q", got)
-	}
-}
-
 // TestBashAllowCoversOnlyTheCommand: an allow prefix matches a command only when the whole
 // command does nothing beyond it (the issue: with only Bash(go test:*), "go test ./... > FILE"
 // ran without asking).
 func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
-	p, err := NewPermissions(ModeAsk, []string{"Bash(go test:*)", "Bash(make)", "Bash(find:*)", "Bash(xargs grep:*)", "Bash(sh -c 'go vet':*)", "Bash(git log:*)", "Bash(sort:*)", "Bash(curl -o out.json:*)", "Bash(printf:*)", "Bash(test:*)"}, nil, "/p", "/home/u")
+	p, err := New(ModeAsk, []string{"Bash(go test:*)", "Bash(make)", "Bash(find:*)", "Bash(xargs grep:*)", "Bash(sh -c 'go vet':*)", "Bash(git log:*)", "Bash(sort:*)", "Bash(curl -o out.json:*)", "Bash(printf:*)", "Bash(test:*)"}, nil, "/p", "/home/u")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +183,7 @@ func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
 		{"go test ./... -args -test.outputdir=/home/u", AskUser},
 		{"go test -json -count=1 ./...", Allow},
 	} {
-		if got, _ := p.check("Bash", classExec, subject{command: tt.cmd}); got != tt.want {
+		if got, _ := p.Check("Bash", ClassExec, Subject{Command: tt.cmd}); got != tt.want {
 			t.Errorf("%q = %v, want %v", tt.cmd, got, tt.want)
 		}
 	}
@@ -262,7 +192,7 @@ func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
 // TestBashDenyMatchesEveryCommand: a deny prefix matches any simple command anywhere in the
 // whole command; when the command cannot be read it falls back to matching text pieces.
 func TestBashDenyMatchesEveryCommand(t *testing.T) {
-	p, err := NewPermissions(ModeBypass, nil, []string{"Bash(rm:*)", "Bash(git push)"}, "/p", "/home/u")
+	p, err := New(ModeBypass, nil, []string{"Bash(rm:*)", "Bash(git push)"}, "/p", "/home/u")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,16 +346,16 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		{"echo 'a; rm x'", Allow}, // quoted: no rm runs
 		{"command -v rm", Allow},
 	} {
-		if got, _ := p.check("Bash", classExec, subject{command: tt.cmd}); got != tt.want {
+		if got, _ := p.Check("Bash", ClassExec, Subject{Command: tt.cmd}); got != tt.want {
 			t.Errorf("%q = %v, want %v", tt.cmd, got, tt.want)
 		}
 	}
 	// A rule the analyser cannot read matches as text, as before.
-	q, err := NewPermissions(ModeBypass, nil, []string{"Bash(echo 'x:*)"}, "/p", "")
+	q, err := New(ModeBypass, nil, []string{"Bash(echo 'x:*)"}, "/p", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := q.check("Bash", classExec, subject{command: "ls; echo 'x y'"}); d != Deny {
+	if d, _ := q.Check("Bash", ClassExec, Subject{Command: "ls; echo 'x y'"}); d != Deny {
 		t.Errorf("an unreadable deny rule did not match its text")
 	}
 }
@@ -443,17 +373,17 @@ func TestSuggestBash(t *testing.T) {
 		"'unterminated":                    "Bash",
 		"":                                 "Bash",
 	} {
-		if got := suggest("Bash", subject{command: cmd}, "/p"); got != want {
-			t.Errorf("suggest(%q) = %q, want %q", cmd, got, want)
+		if got := Suggest("Bash", Subject{Command: cmd}, "/p"); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", cmd, got, want)
 		}
 		// The suggestion for one simple command allows it.
 		if s, err := shell.Parse(cmd); err == nil {
 			if _, simple := s.Simple(); simple {
-				p, err := NewPermissions(ModeAsk, []string{suggest("Bash", subject{command: cmd}, "/p")}, nil, "/p", "")
+				p, err := New(ModeAsk, []string{Suggest("Bash", Subject{Command: cmd}, "/p")}, nil, "/p", "")
 				if err != nil {
 					t.Fatal(err)
 				}
-				if d, _ := p.check("Bash", classExec, subject{command: cmd}); d != Allow {
+				if d, _ := p.Check("Bash", ClassExec, Subject{Command: cmd}); d != Allow {
 					t.Errorf("the suggestion for %q does not allow it", cmd)
 				}
 			}
@@ -461,116 +391,123 @@ func TestSuggestBash(t *testing.T) {
 	}
 }
 
-// TestAllowPrefixEndToEnd drives the agent through the fake model server: with only
-// Bash(echo:*) and Bash(find:*) allowed, every command that does more than echo or find is
-// refused (the session cannot ask), and none of them creates its file.
-func TestAllowPrefixEndToEnd(t *testing.T) {
-	f := newFixture(t, llmtest.Anthropic)
-	f.write("in.txt", "in\n")
-	cmds := []string{
-		"echo x > out1",
-		"echo x >> out2",
-		"echo x 2> out3",
-		"echo x &> out4",
-		"echo x >| out5",
-		"echo x <> out6",
-		"echo x <(touch out7)",
-		"echo x >(touch out8)",
-		"echo x; touch out9",
-		"echo x && touch out10",
-		"false || touch out11",
-		"echo x | tee out12",
-		"echo x & touch out13",
-		"echo x\ntouch out14",
-		"echo $(touch out15)",
-		"echo `touch out16`",
-		"echo ${x:-$(touch out17)}",
-		"(echo x; touch out18)",
-		"{ echo x; touch out19; }",
-		"find . -maxdepth 0 -exec touch out20 \\;",
-		"echo x 2>&1 >out21",
-		"echo x <<EOF > out22\nx\nEOF",
-		"echo x <<< x > out23",
-		"echo x < in.txt",
-		"echo $HOME",
-	}
-	var uses []conversation.Block
-	for i, c := range cmds {
-		in, _ := json.Marshal(map[string]string{"command": c})
-		uses = append(uses, llmtest.ToolUse("t"+strconv.Itoa(i), "Bash", string(in)))
-	}
-	uses = append(uses, llmtest.ToolUse("ok", "Bash", `{"command":"echo ok"}`))
-	f.srv.Script(llmtest.Blocks(uses...), llmtest.Text("done"))
-	a := f.agent(Options{Allow: []string{"Bash(echo:*)", "Bash(find:*)", "Bash(false:*)"}})
-	if _, err := a.Run(context.Background(), "go", nil); err != nil {
-		t.Fatal(err)
-	}
-	got := toolResults(f.srv.Requests()[1])
-	if len(got) != len(cmds)+1 {
-		t.Fatalf("%d results for %d calls", len(got), len(cmds)+1)
-	}
-	for i, c := range cmds {
-		if !strings.Contains(got[i], "needs the user's approval") {
-			t.Errorf("%q ran without asking: %q", c, got[i])
+func TestAlwaysRule(t *testing.T) {
+	for _, c := range []struct {
+		tool, cmd, want string
+		saved           bool
+	}{
+		{"Bash", "echo one", "Bash(echo:*)", true},
+		{"Bash", "echo two", "Bash(echo:*)", true},
+		{"Bash", "git commit -m x", "Bash(git commit:*)", true},
+		{"Bash", "go test ./...", "Bash(go test:*)", true},
+		{"Bash", "ls -la", "Bash(ls:*)", true},
+		{"Bash", "/usr/bin/git status", "Bash(/usr/bin/git status:*)", true},
+		{"Bash", "git -C dir status", "", false},
+		{"Bash", "echo one > out.txt", "", false},
+		{"Bash", "echo $(rm -rf x)", "", false},
+		{"Bash", "echo one | sh", "", false},
+		{"Bash", "curl x | bash", "", false},
+		{"Bash", "echo one && rm x", "", false},
+		{"Bash", "sh -c 'echo one'", "", false},
+		{"Bash", "xargs rm", "", false},
+		{"Bash", "sudo ls", "", false},
+		{"Bash", "python3 x.py", "", false},
+		{"Bash", "FOO=1 make", "", false},
+		{"Bash", "find . -exec rm {} +", "", false},
+		{"Bash", "find . -name x", "", false}, // Bash(find:*) would allow find . -delete
+		{"Bash", "'unterminated", "", false},
+		{"Bash", "*.sh", "", false},
+		{"Bash", "go test {-exec,./evil} ./...", "", false}, // a word that may be an option that runs
+		{"Bash", "git log ./*", "Bash(git log:*)", true},
+		{"Bash", "go run example.com/tool@latest", "", false}, // fetches and runs any module, as npx does
+		{"Bash", "poetry run pytest", "", false},              // runs any command given after run
+		{"Bash", "uv run pytest", "", false},
+		{"Bash", "bundle exec rspec", "", false},
+		{"Bash", "pipenv run pytest", "", false},
+		{"Bash", "nix run nixpkgs#hello", "", false},
+		{"Bash", "deno run x.ts", "", false},
+		{"Bash", "docker compose run app", "", false},
+		{"Bash", "bundle install", "Bash(bundle install:*)", true},
+		{"Bash", "poetry install", "Bash(poetry install:*)", true},
+		{"Bash", "npm run build", "Bash(npm run:*)", true},
+		{"Bash", "go test -coverprofile=c.out ./...", "", false},
+		// Programs that run code or other programs, under other names than the usual ones:
+		// versioned interpreters, other-case names (case-insensitive file systems), .exe.
+		{"Bash", "python3.12 x.py", "", false},
+		{"Bash", "pypy3 x.py", "", false},
+		{"Bash", "nodejs x.js", "", false},
+		{"Bash", "node18 x.js", "", false},
+		{"Bash", "SH -c x", "", false},
+		{"Bash", "Python.exe x.py", "", false},
+		{"Bash", "awk '{print}' f", "", false},
+		{"Bash", "gawk 1 f", "", false},
+		{"Bash", "busybox ls", "", false},
+		{"Bash", "ssh host ls", "", false},
+		{"Bash", "flock f ls", "", false},
+		{"Bash", "ionice ls", "", false},
+		{"Bash", "taskset 1 ls", "", false},
+		{"Bash", "strace ls", "", false},
+		{"Bash", "gdb -ex r ls", "", false},
+		{"Bash", "script -c x", "", false},
+		{"Bash", "chroot / ls", "", false},
+		{"Bash", "unshare ls", "", false},
+		{"Bash", "parallel ls", "", false},
+		{"Bash", "tmux new ls", "", false},
+		{"Bash", "java -jar x", "", false},
+		{"Bash", "Rscript x", "", false},
+		{"Bash", "tclsh x", "", false},
+		{"Bash", "expect x", "", false},
+		{"Bash", "irb", "", false},
+		{"Bash", "uvx tool", "", false},
+		{"Bash", "pipx run x", "", false},
+		{"Bash", "bunx x", "", false},
+		{"Bash", "vim f", "", false},
+		{"Bash", "tar cf x.tar .", "", false}, // tar --checkpoint-action=exec=… runs anything
+		{"Bash", "sed -n 1p f", "", false},    // GNU sed's e command runs anything
+		{"Bash", "npx x", "", false},
+		{"Bash", "npm exec x", "", false},
+		{"Bash", "docker exec c ls", "", false},   // runs any command in the container
+		{"Bash", "git log --output=f", "", false}, // writes a file it names
+		{"Bash", "sort -o f in", "", false},
+		{"Bash", "kubectl exec p -- ls", "", false},
+		{"Bash", "podman run img ls", "", false},
+		{"Bash", "deno eval x", "", false},
+		{"Bash", "python3 -m http.server", "", false},
+		// Words a terminal would not show as written: the rule is shown before it is chosen.
+		{"Bash", "x\x1b[2Jy a", "", false},
+		{"Bash", "\u202eohce x", "", false},
+		{"Bash", "git \u200bcommit -m x", "", false},
+		{"Bash", "ls\u00ad -l", "", false},
+		// git subcommands that set or run programs: git config core.fsmonitor, core.pager or an
+		// alias makes every later git command run what it says.
+		{"Bash", "git config user.name x", "", false},
+		{"Bash", "git submodule foreach ls", "", false},
+		{"Bash", "git bisect run make", "", false},
+		{"Bash", "git difftool -x sh", "", false},
+		{"Bash", "git status", "Bash(git status:*)", true},
+		{"Bash", "grep -n x f", "Bash(grep:*)", true},
+		{"Bash", "cat f", "Bash(cat:*)", true},
+		{"Edit", "", "Edit", false},
+		{"Write", "", "Edit", false},
+		{"Read", "", "", false},
+	} {
+		got, saved := AlwaysRule(c.tool, c.cmd)
+		if got != c.want || saved != c.saved {
+			t.Errorf("AlwaysRule(%s, %q) = %q, %v; want %q, %v", c.tool, c.cmd, got, saved, c.want, c.saved)
 		}
-	}
-	if got[len(cmds)] != "ok\n" {
-		t.Errorf("the allowed command: %q", got[len(cmds)])
-	}
-	for i := 1; i <= 23; i++ {
-		if _, err := os.Stat(filepath.Join(f.dir, "out"+strconv.Itoa(i))); err == nil {
-			t.Errorf("out%d was created", i)
+		if got == "" || c.tool != "Bash" {
+			continue
 		}
-	}
-}
-
-// TestDenyEverywhereEndToEnd: in bypass mode a deny rule stops the command it names wherever
-// it stands in the command the model sends.
-func TestDenyEverywhereEndToEnd(t *testing.T) {
-	f := newFixture(t, llmtest.Anthropic)
-	cmds := []string{
-		"echo x; touch d1",
-		"echo $(touch d2)",
-		"echo `touch d3`",
-		"sh -c 'touch d4'",
-		"env FOO=1 touch d5",
-		`\touch d6`,
-		"find . -maxdepth 0 -exec touch d7 \\;",
-		"echo x | xargs touch d8",
-		"(touch d9)",
-		"cat <(touch d10)",
-		"command touch d11",
-		"/usr/bin/env touch d12",
-	}
-	var uses []conversation.Block
-	for i, c := range cmds {
-		in, _ := json.Marshal(map[string]string{"command": c})
-		uses = append(uses, llmtest.ToolUse("t"+strconv.Itoa(i), "Bash", string(in)))
-	}
-	uses = append(uses, llmtest.ToolUse("ok", "Bash", `{"command":"touch ok; echo made"}`))
-	f.srv.Script(llmtest.Blocks(uses...), llmtest.Text("done"))
-	a := f.agent(Options{Mode: ModeBypass, Deny: []string{"Bash(touch d:*)"}})
-	if _, err := a.Run(context.Background(), "go", nil); err != nil {
-		t.Fatal(err)
-	}
-	got := toolResults(f.srv.Requests()[1])
-	if len(got) != len(cmds)+1 {
-		t.Fatalf("%d results for %d calls", len(got), len(cmds)+1)
-	}
-	for i, c := range cmds {
-		if !strings.Contains(got[i], `denied by the permission rule "Bash(touch d:*)"`) {
-			t.Errorf("%q was not denied: %q", c, got[i])
+		// The rule allows the command it came from, through the one matcher.
+		p, err := New(ModeAsk, []string{got}, nil, "/p", "")
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if got[len(cmds)] != "made\n" {
-		t.Errorf("the command the rule does not name: %q", got[len(cmds)])
-	}
-	for i := 1; i <= len(cmds); i++ {
-		if _, err := os.Stat(filepath.Join(f.dir, "d"+strconv.Itoa(i))); err == nil {
-			t.Errorf("d%d was created", i)
+		if d, _ := p.Check("Bash", ClassExec, Subject{Command: c.cmd}); d != Allow {
+			t.Errorf("%s does not allow %q", got, c.cmd)
 		}
-	}
-	if _, err := os.Stat(filepath.Join(f.dir, "ok")); err != nil {
-		t.Errorf("the allowed command did not run: %v", err)
+		if d, _ := p.Check("Bash", ClassExec, Subject{Command: c.cmd + " > /etc/x"}); d == Allow {
+			t.Errorf("%s allows %q with a redirection", got, c.cmd)
+		}
 	}
 }

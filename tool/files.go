@@ -1,4 +1,4 @@
-package agent
+package tool
 
 import (
 	"bufio"
@@ -20,6 +20,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/fsutil"
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/toolcall"
 )
 
@@ -35,19 +36,19 @@ const (
 	touchMaxHits     = 50       // Glob/Grep hits passed to instructions' Touch per call
 )
 
-var readTool = newTool("Read", classRead, runRead)
+var readTool = newTool("Read", permission.ClassRead, runRead)
 
 // Read's streaming limits.
 const (
-	// readWholeMax: a file up to this size is read to its end (its lines counted, its content
+	// ReadWholeMax: a file up to this size is read to its end (its lines counted, its content
 	// kept for the read cache); a larger one only as far as the lines shown.
-	readWholeMax = 4 << 20
+	ReadWholeMax = 4 << 20
 	// readScanMax bounds what Read scans past for an offset: a file without line breaks is
 	// not read to the end to find line 1,000,000.
 	readScanMax = 1 << 30
 )
 
-func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
+func runRead(ctx context.Context, e Env, p *toolcall.Read) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
@@ -65,13 +66,13 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", notRegular(path, fi.Mode())
 	}
-	e.touch(ctx, path)
-	if stub, ok := e.cache().Reread(path, p.Offset, p.Limit, fi.ModTime()); ok {
+	e.Touch(ctx, path)
+	if stub, ok := e.Cache().Reread(path, p.Offset, p.Limit, fi.ModTime()); ok {
 		return stub, nil
 	}
 	// The one reader of the file tools: a FIFO or device swapped in after the Stat above
 	// neither hangs the open nor gets read.
-	fp, err := filePath(e.cwd(), path)
+	fp, err := filePath(e.Cwd(), path)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %v", path, errText(err))
 	}
@@ -80,7 +81,7 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 		return "", readErr("read", path, err)
 	}
 	defer f.Close()
-	whole := fi.Size() <= readWholeMax
+	whole := fi.Size() <= ReadWholeMax
 	var raw bytes.Buffer
 	var r io.Reader = io.LimitReader(f, readScanMax)
 	if whole {
@@ -98,9 +99,9 @@ func runRead(ctx context.Context, e env, p *toolcall.Read) (string, error) {
 	if whole {
 		content = raw.String()
 	}
-	if err := e.cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(),
+	if err := e.Cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(),
 		Offset: p.Offset, Limit: p.Limit, Source: conversation.SourceRead}); err != nil {
-		e.logger().Warn("agent: read cache", "path", path, "err", err)
+		e.Logger().Warn("tool: read cache", "path", path, "err", err)
 	}
 	if v.count == 0 {
 		if fi.Size() == 0 {
@@ -251,18 +252,18 @@ func errText(err error) string {
 	return err.Error()
 }
 
-var writeTool = newTool("Write", classEdit, func(ctx context.Context, e env, p *toolcall.Write) (string, error) {
+var writeTool = newTool("Write", permission.ClassEdit, func(ctx context.Context, e Env, p *toolcall.Write) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
 	path := p.FilePath
-	e.touch(ctx, path)
-	if err := e.cache().CheckWritable(path); err != nil {
+	e.Touch(ctx, path)
+	if err := e.Cache().CheckWritable(path); err != nil {
 		return "", refusal(err)
 	}
 	_, statErr := os.Stat(path)
 	created := errors.Is(statErr, fs.ErrNotExist)
-	if err := writeFile(e.cwd(), path, []byte(p.Content)); err != nil {
+	if err := writeFile(e.Cwd(), path, []byte(p.Content)); err != nil {
 		return "", err
 	}
 	recordWrite(e, path, p.Content)
@@ -318,13 +319,13 @@ func writeFile(cwd, path string, data []byte) error {
 	return nil
 }
 
-func recordWrite(e env, path, content string) {
+func recordWrite(e Env, path, content string) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return
 	}
-	if err := e.cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(), Source: conversation.SourceWrite}); err != nil {
-		e.logger().Warn("agent: read cache", "path", path, "err", err)
+	if err := e.Cache().Record(conversation.FileState{Path: path, Content: content, ModTime: fi.ModTime(), Source: conversation.SourceWrite}); err != nil {
+		e.Logger().Warn("tool: read cache", "path", path, "err", err)
 	}
 }
 
@@ -339,7 +340,7 @@ func lineCount(s string) int {
 	return n
 }
 
-var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *toolcall.Edit) (string, error) {
+var editTool = newTool("Edit", permission.ClassEdit, func(ctx context.Context, e Env, p *toolcall.Edit) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
@@ -347,8 +348,8 @@ var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *to
 		return "", err
 	}
 	path := p.FilePath
-	e.touch(ctx, path)
-	fp, err := filePath(e.cwd(), path)
+	e.Touch(ctx, path)
+	fp, err := filePath(e.Cwd(), path)
 	if err != nil {
 		return "", fmt.Errorf("cannot edit %s: %v", path, errText(err))
 	}
@@ -356,24 +357,24 @@ var editTool = newTool("Edit", classEdit, func(ctx context.Context, e env, p *to
 	if err != nil {
 		return "", readErr("edit", path, err)
 	}
-	if err := e.cache().CheckWritable(path); err != nil {
+	if err := e.Cache().CheckWritable(path); err != nil {
 		return "", refusal(err)
 	}
 	done, err := p.Apply(string(data))
 	if err != nil {
 		return "", err
 	}
-	if err := writeFile(e.cwd(), path, []byte(done.Text)); err != nil {
+	if err := writeFile(e.Cwd(), path, []byte(done.Text)); err != nil {
 		return "", err
 	}
 	recordWrite(e, path, done.Text)
 	return done.Summary(path), nil
 })
 
-var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *toolcall.Glob) (string, error) {
+var globTool = newTool("Glob", permission.ClassRead, func(ctx context.Context, e Env, p *toolcall.Glob) (string, error) {
 	base := p.Path
 	if base == "" {
-		base = e.cwd()
+		base = e.Cwd()
 	}
 	pat := filepath.ToSlash(p.Pattern)
 	if filepath.IsAbs(p.Pattern) {
@@ -405,7 +406,7 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 			return nil
 		}
 		path := filepath.Join(base, filepath.FromSlash(rel))
-		if e.hidden("Glob", path) {
+		if e.Hidden("Glob", path) {
 			hidden++
 			return nil
 		}
@@ -435,7 +436,7 @@ var globTool = newTool("Glob", classRead, func(ctx context.Context, e env, p *to
 			break
 		}
 		if i < touchMaxHits {
-			e.touch(ctx, h.path)
+			e.Touch(ctx, h.path)
 		}
 		b.WriteString(h.path)
 		b.WriteByte('\n')
@@ -465,9 +466,9 @@ func skipDir(rel string) bool {
 	return false
 }
 
-var grepTool = newTool("Grep", classRead, runGrep)
+var grepTool = newTool("Grep", permission.ClassRead, runGrep)
 
-func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
+func runGrep(ctx context.Context, e Env, p *toolcall.Grep) (string, error) {
 	expr := p.Pattern
 	if p.Insens {
 		expr = "(?i)" + expr
@@ -492,7 +493,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 	}
 	root := p.Path
 	if root == "" {
-		root = e.cwd()
+		root = e.Cwd()
 	}
 	fi, err := os.Stat(root)
 	if err != nil {
@@ -505,7 +506,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 		if !fi.Mode().IsRegular() {
 			return "", notRegular(root, fi.Mode())
 		}
-		fp, err := filePath(e.cwd(), root)
+		fp, err := filePath(e.Cwd(), root)
 		if err != nil {
 			return "", fmt.Errorf("cannot search %s: %v", root, errText(err))
 		}
@@ -535,7 +536,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 				if n := d.Name(); path != root && (n == ".git" || n == "node_modules") {
 					return filepath.SkipDir
 				}
-				if path != root && e.hidden("Grep", path) {
+				if path != root && e.Hidden("Grep", path) {
 					hidden++
 					return filepath.SkipDir
 				}
@@ -555,7 +556,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 					return nil
 				}
 			}
-			if e.hidden("Grep", path) {
+			if e.Hidden("Grep", path) {
 				hidden++
 				return nil
 			}
@@ -598,7 +599,7 @@ func runGrep(ctx context.Context, e env, p *toolcall.Grep) (string, error) {
 		}
 		matchedFiles++
 		if matchedFiles <= touchMaxHits {
-			e.touch(ctx, path)
+			e.Touch(ctx, path)
 		}
 		switch mode {
 		case "files_with_matches":

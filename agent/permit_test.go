@@ -1,0 +1,191 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/permission"
+)
+
+func TestNonInteractiveDenialsReachTheModel(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("src/a.txt", "a\n")
+	f.write("b.txt", "b\n")
+	f.srv.Script(
+		llmtest.Blocks(
+			llmtest.ToolUse("t1", "Bash", `{"command":"echo hi"}`),
+			llmtest.ToolUse("t2", "Bash", `{"command":"rm -rf build"}`),
+			llmtest.ToolUse("t3", "Read", `{"file_path":"src/a.txt"}`),
+			llmtest.ToolUse("t4", "Edit", `{"file_path":"src/a.txt","old_string":"a","new_string":"A"}`),
+			llmtest.ToolUse("t5", "Write", `{"file_path":"b.txt","content":"B"}`),
+		),
+		llmtest.Text("done"),
+	)
+	settings := &config.Settings{Permissions: config.Permissions{Allow: []string{"Edit(src/**)"}, Deny: []string{"Bash(rm:*)"}}}
+	a := f.agent(Options{Settings: settings, Allow: []string{"Bash(echo:*)"}})
+	if _, err := a.Run(context.Background(), "go", nil); err != nil {
+		t.Fatal(err)
+	}
+	got := toolResults(f.srv.Requests()[1])
+	checks := []string{"hi\n", `denied by the permission rule "Bash(rm:*)"`, "     1\ta", "Edited", "--allow 'Edit(b.txt)'"}
+	for i, want := range checks {
+		if i >= len(got) || !strings.Contains(got[i], want) {
+			t.Errorf("result %d = %q, want it to contain %q", i+1, at(got, i), want)
+		}
+	}
+}
+
+func TestApproverIsAskedInAskMode(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.srv.Script(
+		llmtest.Blocks(llmtest.ToolUse("t1", "Bash", `{"command":"echo yes"}`), llmtest.ToolUse("t2", "Bash", `{"command":"echo no"}`)),
+		llmtest.Text("done"),
+	)
+	var asked []string
+	approver := func(_ context.Context, r permission.Request) (permission.Answer, error) {
+		var in struct{ Command string }
+		json.Unmarshal(r.Input, &in)
+		asked = append(asked, r.Summary+" | "+r.Suggest)
+		return permission.Answer{Allow: in.Command == "echo yes"}, nil
+	}
+	a := f.agent(Options{Approver: approver})
+	if _, err := a.Run(context.Background(), "go", nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 2 || !strings.Contains(asked[0], "Bash(echo:*)") {
+		t.Errorf("asked = %q", asked)
+	}
+	got := toolResults(f.srv.Requests()[1])
+	if len(got) != 2 || got[0] != "yes\n" || !strings.Contains(got[1], "the user declined") {
+		t.Errorf("results = %q", got)
+	}
+}
+
+// TestAllowPrefixEndToEnd drives the agent through the fake model server: with only
+// Bash(echo:*) and Bash(find:*) allowed, every command that does more than echo or find is
+// refused (the session cannot ask), and none of them creates its file.
+func TestAllowPrefixEndToEnd(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("in.txt", "in\n")
+	cmds := []string{
+		"echo x > out1",
+		"echo x >> out2",
+		"echo x 2> out3",
+		"echo x &> out4",
+		"echo x >| out5",
+		"echo x <> out6",
+		"echo x <(touch out7)",
+		"echo x >(touch out8)",
+		"echo x; touch out9",
+		"echo x && touch out10",
+		"false || touch out11",
+		"echo x | tee out12",
+		"echo x & touch out13",
+		"echo x\ntouch out14",
+		"echo $(touch out15)",
+		"echo `touch out16`",
+		"echo ${x:-$(touch out17)}",
+		"(echo x; touch out18)",
+		"{ echo x; touch out19; }",
+		"find . -maxdepth 0 -exec touch out20 \\;",
+		"echo x 2>&1 >out21",
+		"echo x <<EOF > out22\nx\nEOF",
+		"echo x <<< x > out23",
+		"echo x < in.txt",
+		"echo $HOME",
+	}
+	var uses []conversation.Block
+	for i, c := range cmds {
+		in, _ := json.Marshal(map[string]string{"command": c})
+		uses = append(uses, llmtest.ToolUse("t"+strconv.Itoa(i), "Bash", string(in)))
+	}
+	uses = append(uses, llmtest.ToolUse("ok", "Bash", `{"command":"echo ok"}`))
+	f.srv.Script(llmtest.Blocks(uses...), llmtest.Text("done"))
+	a := f.agent(Options{Allow: []string{"Bash(echo:*)", "Bash(find:*)", "Bash(false:*)"}})
+	if _, err := a.Run(context.Background(), "go", nil); err != nil {
+		t.Fatal(err)
+	}
+	got := toolResults(f.srv.Requests()[1])
+	if len(got) != len(cmds)+1 {
+		t.Fatalf("%d results for %d calls", len(got), len(cmds)+1)
+	}
+	for i, c := range cmds {
+		if !strings.Contains(got[i], "needs the user's approval") {
+			t.Errorf("%q ran without asking: %q", c, got[i])
+		}
+	}
+	if got[len(cmds)] != "ok\n" {
+		t.Errorf("the allowed command: %q", got[len(cmds)])
+	}
+	for i := 1; i <= 23; i++ {
+		if _, err := os.Stat(filepath.Join(f.dir, "out"+strconv.Itoa(i))); err == nil {
+			t.Errorf("out%d was created", i)
+		}
+	}
+}
+
+// TestDenyEverywhereEndToEnd: in bypass mode a deny rule stops the command it names wherever
+// it stands in the command the model sends.
+func TestDenyEverywhereEndToEnd(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	cmds := []string{
+		"echo x; touch d1",
+		"echo $(touch d2)",
+		"echo `touch d3`",
+		"sh -c 'touch d4'",
+		"env FOO=1 touch d5",
+		`\touch d6`,
+		"find . -maxdepth 0 -exec touch d7 \\;",
+		"echo x | xargs touch d8",
+		"(touch d9)",
+		"cat <(touch d10)",
+		"command touch d11",
+		"/usr/bin/env touch d12",
+	}
+	var uses []conversation.Block
+	for i, c := range cmds {
+		in, _ := json.Marshal(map[string]string{"command": c})
+		uses = append(uses, llmtest.ToolUse("t"+strconv.Itoa(i), "Bash", string(in)))
+	}
+	uses = append(uses, llmtest.ToolUse("ok", "Bash", `{"command":"touch ok; echo made"}`))
+	f.srv.Script(llmtest.Blocks(uses...), llmtest.Text("done"))
+	a := f.agent(Options{Mode: permission.ModeBypass, Deny: []string{"Bash(touch d:*)"}})
+	if _, err := a.Run(context.Background(), "go", nil); err != nil {
+		t.Fatal(err)
+	}
+	got := toolResults(f.srv.Requests()[1])
+	if len(got) != len(cmds)+1 {
+		t.Fatalf("%d results for %d calls", len(got), len(cmds)+1)
+	}
+	for i, c := range cmds {
+		if !strings.Contains(got[i], `denied by the permission rule "Bash(touch d:*)"`) {
+			t.Errorf("%q was not denied: %q", c, got[i])
+		}
+	}
+	if got[len(cmds)] != "made\n" {
+		t.Errorf("the command the rule does not name: %q", got[len(cmds)])
+	}
+	for i := 1; i <= len(cmds); i++ {
+		if _, err := os.Stat(filepath.Join(f.dir, "d"+strconv.Itoa(i))); err == nil {
+			t.Errorf("d%d was created", i)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "ok")); err != nil {
+		t.Errorf("the allowed command did not run: %v", err)
+	}
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "<none>"
+}

@@ -1,0 +1,64 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/internal/sandbox"
+	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/tool"
+	"github.com/strata-mem/strata/work"
+)
+
+// sessionEnv is the main agent's tool.Env: the session itself.
+type sessionEnv struct{ a *Agent }
+
+func (e sessionEnv) Cwd() string                            { return e.a.cwd }
+func (e sessionEnv) Abs(p string) string                    { return e.a.abs(p) }
+func (e sessionEnv) Cache() *conversation.ReadCache         { return e.a.cache }
+func (e sessionEnv) Touch(ctx context.Context, path string) { e.a.touch(ctx, path) }
+func (e sessionEnv) Logger() *slog.Logger                   { return e.a.log }
+func (e sessionEnv) Now() time.Time                         { return e.a.now() }
+func (e sessionEnv) BashTimeout() time.Duration             { return e.a.opts.BashTimeout }
+func (e sessionEnv) Unattended() bool                       { return false }
+func (e sessionEnv) Sandbox() (sandbox.Policy, bool) {
+	return e.a.opts.Workspace.Sandbox(os.Environ())
+}
+func (e sessionEnv) Hidden(tool, path string) bool { return e.a.perms.Hides(tool, path) }
+func (e sessionEnv) Todos() (*work.Todos, string, error) {
+	return e.a.work.Todos, e.a.sessionID, nil
+}
+
+func (e sessionEnv) Memory() (*memdir.Store, error) {
+	if e.a.store == nil {
+		return nil, tool.ErrNoMemory
+	}
+	return e.a.store, nil
+}
+
+func (e sessionEnv) Ranker() (*recall.Ranker, error) {
+	if e.a.ranker == nil {
+		return nil, tool.ErrNoMemory
+	}
+	return e.a.ranker, nil
+}
+
+// abs resolves a path from the model against the working directory.
+func (a *Agent) abs(p string) string { return tool.ResolvePath(a.cwd, a.opts.Env.UserHome, p) }
+
+// forkEnv returns a new env for a fork of a. It reads only fields that never change after New.
+func (a *Agent) forkEnv() tool.Env {
+	return tool.NewForkEnv(a.cwd, a.opts.Env.UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.memoryDir())
+}
+
+// memoryDir is the memory store's dir; "" with auto-memory off.
+func (a *Agent) memoryDir() string {
+	if a.store == nil {
+		return ""
+	}
+	return a.store.Dir()
+}

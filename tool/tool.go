@@ -1,0 +1,107 @@
+// Package tool holds the tools the model may call (Read, Write, Edit, Glob, Grep, Bash,
+// TodoWrite and the memory tools) and Env, the narrow view of a session they run in.
+package tool
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/toolcall"
+)
+
+//go:embed docs/*.md
+var toolDocs embed.FS
+
+func mustDoc(fsys embed.FS, name string) string {
+	b, err := fsys.ReadFile(name)
+	if err != nil {
+		panic(fmt.Sprintf("tool: embedded %s: %v", name, err))
+	}
+	return strings.TrimRight(string(b), "\n")
+}
+
+// Tool is one tool the model may call. Its input is decoded once, by toolcall.Decode, into
+// the typed value that the permission check sees and Run runs.
+type Tool struct {
+	Name  string
+	Class permission.Class
+	// run does the work on the decoded input; an error becomes an is_error result with its
+	// text.
+	run func(ctx context.Context, e Env, c toolcall.Call) (string, error)
+}
+
+// Run runs the tool on its decoded input c.
+func (t *Tool) Run(ctx context.Context, e Env, c toolcall.Call) (string, error) {
+	return t.run(ctx, e, c)
+}
+
+// newTool makes a tool whose run takes its own input type.
+func newTool[T toolcall.Call](name string, cl permission.Class, run func(ctx context.Context, e Env, in T) (string, error)) *Tool {
+	return &Tool{Name: name, Class: cl, run: func(ctx context.Context, e Env, c toolcall.Call) (string, error) {
+		in, ok := c.(T)
+		if !ok {
+			return "", fmt.Errorf("%s cannot run a %s input", name, c.Tool())
+		}
+		return run(ctx, e, in)
+	}}
+}
+
+// MaxOutput caps what one tool result may hold (bytes); the middle of longer output is
+// cut with a note. Bash and Read cap their own output below this.
+const MaxOutput = 100_000
+
+// Set returns the tools, in the fixed order they are offered in.
+func Set(memory bool) []*Tool {
+	ts := []*Tool{readTool, writeTool, editTool, globTool, grepTool, bashTool, todoTool}
+	if memory {
+		ts = append(ts, memorySaveTool, memoryForgetTool, memorySearchTool)
+	}
+	return ts
+}
+
+// Names returns the names of the tools an agent offers (memory tools included when
+// withMemory), in order.
+func Names(withMemory bool) []string {
+	var out []string
+	for _, t := range Set(withMemory) {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// LLM is the tool as the model is told of it: name, description and input schema.
+func (t *Tool) LLM() llm.Tool {
+	schema, err := toolcall.Schema(t.Name)
+	if err != nil {
+		panic(fmt.Sprintf("tool: %s: %v", t.Name, err))
+	}
+	return llm.Tool{Name: t.Name, Description: mustDoc(toolDocs, "docs/"+t.Name+".md"), InputSchema: schema}
+}
+
+// Decode validates and decodes a tool input once, with its paths resolved against e's
+// working directory: what the permission check or a fork's policy sees is what the tool runs.
+func Decode(e Env, name string, in json.RawMessage) (toolcall.Call, error) {
+	return toolcall.Decode(name, in, e.Abs)
+}
+
+// CapOutput cuts s to max bytes, keeping its start and end, with a note in between.
+func CapOutput(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	head, tail := max*2/3, max/3
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	start := len(s) - tail
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return s[:head] + fmt.Sprintf("\n\n[strata: %d bytes cut from the middle of this output; %d bytes in all]\n\n", start-head, len(s)) + s[start:]
+}
