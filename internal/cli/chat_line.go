@@ -32,9 +32,10 @@ func (c *chat) shell(ctx context.Context, command string) {
 	tctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	out, isErr, err := c.a.Shell(tctx, strings.TrimSpace(command), nil)
+	var denied *agent.Denied
 	switch {
-	case errors.Is(err, agent.ErrDenied):
-		fmt.Fprintf(c.out, "· not run: %s\n", termtext.Line(strings.TrimPrefix(err.Error(), agent.ErrDenied.Error()+": ")))
+	case errors.As(err, &denied):
+		fmt.Fprintf(c.out, "· not run: %s\n", termtext.Line(denied.Reason))
 		return
 	case err != nil:
 		fmt.Fprintf(c.out, "strata: %s\n", termtext.Line(err.Error()))
