@@ -469,7 +469,11 @@ func (a *Agent) journalMessage(e conversation.Entry) {
 	if e.Message.Role == conversation.Assistant {
 		typ = transcript.TypeAssistant
 	}
-	a.journalAppend(&transcript.Entry{Type: typ, UUID: e.UUID, ParentUUID: e.ParentUUID, Timestamp: e.Timestamp, Message: raw, IsMeta: e.IsMeta})
+	te := &transcript.Entry{Type: typ, UUID: e.UUID, ParentUUID: e.ParentUUID, Timestamp: e.Timestamp, Message: raw, IsMeta: e.IsMeta}
+	if !e.Provenance.IsZero() {
+		te.Provenance, _ = json.Marshal(e.Provenance) // plain fields: never fails
+	}
+	a.journalAppend(te)
 }
 
 // saveWorkState writes the todos and tasks to the transcript when they changed.

@@ -162,8 +162,8 @@ func TestLongSessionCompacts(t *testing.T) {
 	}
 	f := newFixture(t, llmtest.Anthropic)
 	filler := strings.Repeat("Here is a long explanation of the change. ", 60) // ~600 tokens
-	// Every message is a standing instruction ("always"), so the pinned messages outgrow their
-	// budget and are condensed; the fake condenses without loss.
+	// Every message is pinned, so the pinned messages outgrow their budget and are condensed;
+	// the fake condenses without loss.
 	m := &modelFake{reply: filler}
 	f.srv.Fallback = m.serve
 	f.srv.Script(
@@ -177,7 +177,7 @@ func TestLongSessionCompacts(t *testing.T) {
 	for i := range 200 {
 		p := fmt.Sprintf("规则 %d: always do thing number %d", i, i)
 		prompts = append(prompts, p)
-		if _, err := a.Run(ctx, p, rec.sink); err != nil {
+		if _, err := a.RunInput(ctx, pinned(p), rec.sink); err != nil {
 			t.Fatalf("turn %d: %v", i, err)
 		}
 	}

@@ -38,7 +38,15 @@ const interruptNote = "[The user interrupted the previous response.]"
 // (ErrMaxTurns) or ctx is cancelled (ctx's error, with Result.Interrupted). Events go to sink
 // (nil: none) as they happen. Whatever happens, the history and the transcript are left
 // consistent and the transcript is synced before Run returns.
-func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, err error) {
+func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (Result, error) {
+	return a.RunInput(ctx, conversation.TypedInput(prompt), sink)
+}
+
+// RunInput is Run for a message whose parts' origins (typed, pasted, attached, command
+// output) and pin are known; the transcript records them, and compaction carries the user's
+// words by them.
+func (a *Agent) RunInput(ctx context.Context, in conversation.Input, sink Sink) (res Result, err error) {
+	prompt := in.Text()
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
 	if sink == nil {
@@ -51,7 +59,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 	tools := a.toolsUsed
 	a.toolsUsed = nil
 	a.mu.Unlock()
-	a.appendMessage(conversation.NewText(conversation.User, prompt), false)
+	a.appendEntry(conversation.Entry{Message: conversation.NewText(conversation.User, prompt), Provenance: in.Provenance()})
 	a.syncJournal(ctx) // the prompt is durable before the request leaves
 	a.breaker.Turn()
 	a.prompt.StartRecall(ctx, prompt, tools)

@@ -45,8 +45,8 @@ func (m *modelFake) serve(r llmtest.Request) llmtest.Reply {
 	case len(r.At("messages").([]any)) == 1 && strings.HasPrefix(text, "<message n="):
 		m.condensations++
 		var rules []string
-		for _, part := range strings.Split(text, "</message>")[:strings.Count(text, "</message>")] {
-			rules = append(rules, strings.TrimSpace(part[strings.Index(part, ">\n")+2:]))
+		for i, part := range strings.Split(text, "</message>")[:strings.Count(text, "</message>")] {
+			rules = append(rules, fmt.Sprintf("%d. %s", i+1, strings.TrimSpace(part[strings.Index(part, ">\n")+2:])))
 		}
 		rep = llmtest.Text(strings.Join(rules, "\n"))
 	default:

@@ -202,6 +202,9 @@ func historyFrom(entries []*transcript.Entry) ([]conversation.Entry, error) {
 		}
 		last := t.Last()
 		ce := conversation.Entry{UUID: last.UUID, Timestamp: last.Timestamp, IsMeta: t.Entries[0].IsMeta, Message: t.Message}
+		if len(t.Entries) == 1 {
+			ce.Provenance = last.InputProvenance()
+		}
 		for _, e := range t.Entries {
 			if u := e.Usage(); u != nil {
 				ce.Usage = u // each line of a reply repeats its usage; the last is final

@@ -21,8 +21,6 @@ import (
 	"github.com/strata-mem/strata/mcpserver"
 )
 
-func init() { registerBench(newBenchMCPCmd) }
-
 type benchMCPFlags struct {
 	memories   int
 	clients    int

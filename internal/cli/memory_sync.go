@@ -15,8 +15,6 @@ import (
 	"github.com/strata-mem/strata/workspace"
 )
 
-func init() { registerIn("memory", newMemorySyncCmd) }
-
 // Exit codes of strata memory sync besides ExitOK, ExitFailure and ExitUsage.
 const (
 	// ExitSyncOffline: the upstream could not be reached (or refused the push); local changes
