@@ -37,6 +37,10 @@ type ConsolidateOptions struct {
 	Proposals []ModelProposal
 	// MaxIndexLines and MaxIndexBytes are the MEMORY.md limits; 0 means memdir's defaults.
 	MaxIndexLines, MaxIndexBytes int
+	// Budget and MaxCompared are Options.Budget and MaxCompared: they bound the comparing, and
+	// the plan (and Summary) says when it stopped short.
+	Budget      time.Duration
+	MaxCompared int
 	// DryRun plans without changing anything (and without distilling).
 	DryRun bool
 	// Provider, when set with Distil, distils finished daily logs first, and with Propose
@@ -88,6 +92,9 @@ func (c Consolidation) Summary() string {
 	if len(proposed) > 0 {
 		parts = append(parts, fmt.Sprintf("proposes %d more for review (%s): run `strata memory dream --review`, then `strata memory dream --accept FILE` to accept",
 			len(proposed), someFiles(proposed)))
+	}
+	if c.Plan.Short != "" {
+		parts = append(parts, "stopped short: "+c.Plan.Short)
 	}
 	if len(parts) == 0 {
 		return ""
@@ -167,6 +174,7 @@ func Consolidate(ctx context.Context, s *memdir.Store, o ConsolidateOptions) (Co
 	}
 	plan, err := PlanDream(ctx, s, Options{Root: o.Root, Now: o.Now, Stats: stats, ForgetAfter: o.ForgetAfter,
 		ForgetSessions: o.ForgetSessions, Watch: watch, ExactOnly: o.ExactOnly, Only: o.Only, Rejected: rejected, Model: c.Proposals,
+		Budget: o.Budget, MaxCompared: o.MaxCompared,
 		MaxIndexLines: o.MaxIndexLines, MaxIndexBytes: o.MaxIndexBytes, Logger: o.Logger})
 	if err == nil && !o.DryRun {
 		plan, err = Apply(ctx, s, plan)

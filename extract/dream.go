@@ -41,6 +41,10 @@ const (
 	DefaultMaxScanBytes     = 64 << 20
 )
 
+// AutoDreamBudget is the time an automatic dream may spend comparing memories; what it did not
+// compare waits for the next run (or a `strata memory dream` without the bound).
+const AutoDreamBudget = 30 * time.Second
+
 // Options configure PlanDream. The zero value uses the defaults.
 type Options struct {
 	// Root is the project root against which file paths and symbols are checked; "" skips

@@ -282,6 +282,9 @@ func (w *Worker) maybeDream() {
 		co := w.o.Consolidate
 		// Never archive silently what is not provably redundant: the rest is proposed.
 		co.Now, co.Lock, co.ExactOnly = now, lock, true
+		if co.Budget == 0 {
+			co.Budget = AutoDreamBudget // a background run holds a core for so long at most
+		}
 		c, err := Consolidate(w.ctx, w.o.Store, co)
 		w.mu.Lock()
 		defer w.mu.Unlock()
