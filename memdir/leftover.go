@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/strata-mem/strata/internal/fsutil"
@@ -263,7 +264,9 @@ func (s *Store) unrecorded(root *os.Root) ([]string, error) {
 }
 
 // archivedStamp is the timestamp archiveDest puts before ".md" when a name is taken.
-var archivedStamp = regexp.MustCompile(`\.\d{8}T\d{6}\.\d{9}Z(-\d+)?\.md$`)
+var archivedStamp = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\.\d{8}T\d{6}\.\d{9}Z(-\d+)?\.md$`)
+})
 
 // adopt records every unrecorded file of the archive (ActionAdopt, its file taken from its
 // path there) and returns them; the caller holds the lock.
@@ -275,7 +278,7 @@ func (s *Store) adopt(root *os.Root) ([]string, error) {
 	var done []string
 	now := s.opts.Now()
 	for _, p := range orphans {
-		file := archivedStamp.ReplaceAllString(strings.TrimPrefix(p, ArchiveDir+"/"), ".md")
+		file := archivedStamp().ReplaceAllString(strings.TrimPrefix(p, ArchiveDir+"/"), ".md")
 		if strings.HasPrefix(file, "inbox/") {
 			file = InboxDir + strings.TrimPrefix(file, "inbox")
 		}
