@@ -2,14 +2,10 @@ package agent
 
 import (
 	"context"
-	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +17,7 @@ import (
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/prompt"
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/transcript"
@@ -128,45 +125,31 @@ type Agent struct {
 	meter   meter                      // every model call of the session, by kind
 	metered map[UsageKind]llm.Provider // provider wrapped per kind (see usage.go)
 
-	perms    *permission.Set
-	tools    []*tool.Tool
-	byName   map[string]*tool.Tool
-	llmTools []llm.Tool
-	system   []llm.SystemBlock
+	perms  *permission.Set
+	tools  []*tool.Tool
+	byName map[string]*tool.Tool
+	prompt *prompt.Context // what the model sees
+	forks  *forker         // runs the background forks
 
-	instr    *instructions.Set
-	store    *memdir.Store // nil with auto-memory off
-	ranker   *recall.Ranker
-	recaller *recall.Recaller
-	recallS  *recall.Session
+	store  *memdir.Store // nil with auto-memory off
+	ranker *recall.Ranker
 
-	cache   *conversation.ReadCache
-	history *conversation.History
 	work    *work.State
 	journal *transcript.Journal // nil with NoTranscript
 
 	runMu sync.Mutex // one Run at a time
 
 	mu        sync.Mutex // guards the fields below
-	pending   []attachment
-	job       *recallJob
-	prevTail  int // index of the previous request's last message, -1 before the first
 	toolsUsed []string
 	lastState string
 	warnings  []string
-	fixed     map[string]bool // request repairs already reported (see request)
-	unsaved   bool            // a failure to save the session was reported (saveFailed)
-
-	tokens conversation.Accountant // the context's size: reported usage + estimates since; see ContextLevel
+	unsaved   bool // a failure to save the session was reported (saveFailed)
 
 	breaker compact.Breaker // stops auto-compaction after repeated failures
 	warned  bool            // the user was told that compaction is near (reset by a compaction); runMu
 
-	lastPoints []llm.CachePoint  // cache markers of the last request; mu
-	bg         *background       // the background work of the session (nil for a fork's view)
-	archived   []transcript.Move // transcripts the start-up retention moved
-
-	wg sync.WaitGroup // recall goroutines
+	bg       *background       // the background work of the session (nil for a fork's view)
+	archived []transcript.Move // transcripts the start-up retention moved
 }
 
 // New starts a session: it opens the workspace (unless Options give one), loads the
@@ -176,7 +159,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	if opts.Provider == nil {
 		return nil, errors.New("agent: no provider")
 	}
-	a := &Agent{opts: opts, provider: opts.Provider, log: opts.Logger, now: opts.Now, prevTail: -1}
+	a := &Agent{opts: opts, provider: opts.Provider, log: opts.Logger, now: opts.Now}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -214,7 +197,6 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	a.instr = instr
 	a.cwd = instr.Cwd()
 
 	mode := opts.Mode
@@ -239,7 +221,8 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		}
 	}
 
-	a.cache = conversation.NewReadCache(conversation.ReadCacheOptions{Dir: a.cwd, Now: a.now})
+	var recaller *recall.Recaller
+	var recallS *recall.Session
 	if ws.AutoMemory() {
 		if a.store, err = ws.Store(); err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
@@ -255,20 +238,23 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		if sel == nil && opts.SmallModel != "" {
 			sel = &ModelSelector{Provider: a.metered[UsageRecall], Model: opts.SmallModel, Logger: opts.Logger}
 		}
-		a.recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger,
+		recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger,
 			Mounts: ws.RecallMounts()})
-		a.recallS = recall.NewSession()
+		recallS = recall.NewSession()
 	}
 	a.tools = tool.Set(a.store != nil)
 	a.byName = map[string]*tool.Tool{}
+	var llmTools []llm.Tool
 	for _, t := range a.tools {
 		a.byName[t.Name] = t
-		a.llmTools = append(a.llmTools, t.LLM())
+		llmTools = append(llmTools, t.LLM())
 	}
-	a.system = a.systemBlocks()
+	a.prompt = prompt.New(prompt.Options{Instructions: instr, Tools: llmTools, Recall: recallS, Recaller: recaller, Cwd: a.cwd,
+		MemoryDir: a.memoryDir(), Model: opts.Model, Now: a.now, Logger: a.log})
 	for _, src := range instr.Sources() {
-		a.recordInjected(src.Path, src.Text)
+		a.prompt.RecordInjected(src.Path, src.Text)
 	}
+	a.forks = a.newForker()
 	for _, d := range instr.Diagnostics() {
 		if d.Severity == instructions.SeverityError {
 			a.warn("instructions: %s", d)
@@ -278,7 +264,6 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	if err := a.openSession(ctx); err != nil {
 		return nil, err
 	}
-	a.resetTokens()
 	a.work.Tasks.Interrupt("the strata process that ran it has ended")
 	if !opts.NoTranscript && a.settings.CleanupPeriodDays > 0 {
 		a.retention(ctx)
@@ -368,7 +353,7 @@ func (a *Agent) Todos() []work.Todo { return a.work.Todos.Get(a.sessionID) }
 func (a *Agent) Usage() UsageReport { return a.meter.report() }
 
 // History returns the conversation chain so far, oldest first.
-func (a *Agent) History() []conversation.Entry { return a.history.Entries() }
+func (a *Agent) History() []conversation.Entry { return a.prompt.Entries() }
 
 // Warnings returns problems that did not stop the session (a transcript write that failed, an
 // instruction file with an error, a resume that skipped files), oldest first.
@@ -416,12 +401,7 @@ func (a *Agent) Close(ctx context.Context) error {
 		}
 		cancel()
 	}
-	a.mu.Lock()
-	if a.job != nil {
-		a.job.cancel()
-	}
-	a.mu.Unlock()
-	a.wg.Wait()
+	a.prompt.Close()
 	if a.journal != nil {
 		if err := a.journal.Close(ctx); err != nil {
 			a.mu.Lock()
@@ -435,53 +415,6 @@ func (a *Agent) Close(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-//go:embed system.md memory.md nomemory.md
-var prompts embed.FS
-
-func mustDoc(fsys embed.FS, name string) string {
-	b, err := fsys.ReadFile(name)
-	if err != nil {
-		panic(fmt.Sprintf("agent: embedded %s: %v", name, err))
-	}
-	return strings.TrimRight(string(b), "\n")
-}
-
-// systemBlocks renders the system prompt and the instruction block, once per session.
-func (a *Agent) systemBlocks() []llm.SystemBlock { return a.systemBlocksFor(a.instr) }
-
-// systemBlocksFor renders the system prompt with set's instruction block: the pieces loaded at
-// session start (promptSources); what touches added is in the conversation as attachments.
-func (a *Agent) systemBlocksFor(set *instructions.Set) []llm.SystemBlock {
-	mem := mustDoc(prompts, "nomemory.md")
-	if a.store != nil {
-		mem = strings.ReplaceAll(mustDoc(prompts, "memory.md"), "{{DIR}}", a.store.Dir())
-	}
-	model := a.opts.Model
-	if model == "" {
-		model = "(the provider's configured model)"
-	}
-	r := strings.NewReplacer("{{MEMORY}}", mem+"\n", "{{CWD}}", a.cwd, "{{ROOT}}", set.ProjectRoot(),
-		"{{PLATFORM}}", runtime.GOOS+"/"+runtime.GOARCH, "{{DATE}}", a.now().Format("2006-01-02"), "{{MODEL}}", model)
-	blocks := []llm.SystemBlock{{Text: r.Replace(mustDoc(prompts, "system.md"))}}
-	if text := instructions.RenderSources(promptSources(set)); text != "" {
-		blocks = append(blocks, llm.SystemBlock{Text: "# Instructions\nThe instruction files that apply to this session, lowest priority first (later and more specific text wins). Each is headed by where it comes from.\n\n" + text})
-	}
-	blocks[len(blocks)-1].Cache = true
-	return blocks
-}
-
-// recordInjected notes in the read cache that the model saw path only in altered form, so that
-// an Edit or Write of it needs a real Read first.
-func (a *Agent) recordInjected(path, text string) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return
-	}
-	if err := a.cache.Record(conversation.FileState{Path: path, Content: text, ModTime: fi.ModTime(), Partial: true, Source: conversation.SourceInjected}); err != nil {
-		a.log.Warn("agent: read cache", "path", path, "err", err)
-	}
 }
 
 // workStateType is the transcript entry type that carries work.State snapshots.
@@ -518,8 +451,7 @@ func (a *Agent) appendMessage(m conversation.Message, isMeta bool) conversation.
 // appendEntry adds e (uuid, parent and time filled in) to the history, the token count and the
 // transcript; an assistant reply carries the provider's usage in e.Usage.
 func (a *Agent) appendEntry(e conversation.Entry) conversation.Entry {
-	e, _ = a.history.AppendEntry(e) // fails only on a duplicate uuid; e has none
-	a.tokens.Append(e)
+	e = a.prompt.Record(e)
 	a.journalMessage(e)
 	return e
 }
@@ -537,7 +469,11 @@ func (a *Agent) journalMessage(e conversation.Entry) {
 	if e.Message.Role == conversation.Assistant {
 		typ = transcript.TypeAssistant
 	}
-	a.journalAppend(&transcript.Entry{Type: typ, UUID: e.UUID, ParentUUID: e.ParentUUID, Timestamp: e.Timestamp, Message: raw, IsMeta: e.IsMeta})
+	te := &transcript.Entry{Type: typ, UUID: e.UUID, ParentUUID: e.ParentUUID, Timestamp: e.Timestamp, Message: raw, IsMeta: e.IsMeta}
+	if !e.Provenance.IsZero() {
+		te.Provenance, _ = json.Marshal(e.Provenance) // plain fields: never fails
+	}
+	a.journalAppend(te)
 }
 
 // saveWorkState writes the todos and tasks to the transcript when they changed.

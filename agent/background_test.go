@@ -20,6 +20,7 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/prompt"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -497,7 +498,7 @@ func TestExtractionCursorAfterCompaction(t *testing.T) {
 	}
 	a.Close(t.Context())
 	reqs := f.srv.Requests()
-	n := len(messages(a.History()))
+	n := len(prompt.Messages(a.History()))
 	if text := lastText(reqs[len(reqs)-1]); !strings.Contains(text, fmt.Sprintf("last %d messages", n)) {
 		t.Errorf("after a compaction the extractor should look at all %d messages:\n%s", n, text)
 	}
@@ -571,7 +572,7 @@ func TestLongSessionWithBackgroundWork(t *testing.T) {
 		}
 	}
 	var ctxText strings.Builder
-	for _, m := range messages(a.History()) {
+	for _, m := range prompt.Messages(a.History()) {
 		ctxText.WriteString(m.TextOf())
 	}
 	for _, p := range prompts {

@@ -14,6 +14,7 @@ import (
 	"github.com/strata-mem/strata/internal/bench/synth"
 	"github.com/strata-mem/strata/internal/sharedtest"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/prompt"
 	"github.com/strata-mem/strata/transcript"
 )
 
@@ -245,7 +246,7 @@ func TestCrashAtEveryByte(t *testing.T) {
 			t.Fatalf("cut at %d: %v", n, err)
 		}
 		chain = append(chain, conversation.Entry{UUID: "next", Message: conversation.NewText(conversation.User, "go on")})
-		msgs, _ := checked(chain)
+		msgs := prompt.Messages(chain)
 		if p := conversation.Check(msgs); len(p) != 0 {
 			t.Fatalf("cut at %d: request breaks %v", n, p)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/prompt"
 	"github.com/strata-mem/strata/tokens"
 )
 
@@ -54,12 +55,12 @@ func TestCompactKeepsTaskAndResumes(t *testing.T) {
 	if got := a.Todos(); len(got) != 1 || got[0].Content != "Add tests" {
 		t.Errorf("todos after compaction = %+v", got)
 	}
-	id, before := a.SessionID(), messages(a.History())
+	id, before := a.SessionID(), prompt.Messages(a.History())
 	if err := a.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	b := f.agent(Options{Resume: id})
-	if diff := cmp.Diff(before, messages(b.History())); diff != "" {
+	if diff := cmp.Diff(before, prompt.Messages(b.History())); diff != "" {
 		t.Errorf("history after resume (-want +got):\n%s", diff)
 	}
 	if got := b.Todos(); len(got) != 1 || got[0].Content != "Add tests" {
@@ -161,8 +162,8 @@ func TestLongSessionCompacts(t *testing.T) {
 	}
 	f := newFixture(t, llmtest.Anthropic)
 	filler := strings.Repeat("Here is a long explanation of the change. ", 60) // ~600 tokens
-	// Every message is a standing instruction ("always"), so the pinned messages outgrow their
-	// budget and are condensed; the fake condenses without loss.
+	// Every message is pinned, so the pinned messages outgrow their budget and are condensed;
+	// the fake condenses without loss.
 	m := &modelFake{reply: filler}
 	f.srv.Fallback = m.serve
 	f.srv.Script(
@@ -176,7 +177,7 @@ func TestLongSessionCompacts(t *testing.T) {
 	for i := range 200 {
 		p := fmt.Sprintf("规则 %d: always do thing number %d", i, i)
 		prompts = append(prompts, p)
-		if _, err := a.Run(ctx, p, rec.sink); err != nil {
+		if _, err := a.RunInput(ctx, pinned(p), rec.sink); err != nil {
 			t.Fatalf("turn %d: %v", i, err)
 		}
 	}
@@ -196,7 +197,7 @@ func TestLongSessionCompacts(t *testing.T) {
 		t.Errorf("%d automatic compactions (%d summary calls, %d condensations), want at least 3 and condensations", compactions, m.summaries, m.condensations)
 	}
 	var ctxText strings.Builder
-	for _, m := range messages(a.History()) {
+	for _, m := range prompt.Messages(a.History()) {
 		ctxText.WriteString(m.TextOf())
 	}
 	for _, p := range prompts {
@@ -230,12 +231,12 @@ func TestLongSessionCompacts(t *testing.T) {
 		t.Errorf("compaction saved too little: token ratio %.3f", ratio)
 	}
 
-	id, before := a.SessionID(), messages(a.History())
+	id, before := a.SessionID(), prompt.Messages(a.History())
 	if err := a.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	b := f.agent(Options{Resume: id, ContextWindow: 30_000, MaxTokens: 4000})
-	if diff := cmp.Diff(before, messages(b.History())); diff != "" {
+	if diff := cmp.Diff(before, prompt.Messages(b.History())); diff != "" {
 		t.Errorf("history after resume (-want +got):\n%s", diff)
 	}
 	if got := b.Todos(); len(got) != 1 || got[0].Content != "Follow the rules" {
@@ -263,11 +264,8 @@ func TestCompactAppliesItsEffects(t *testing.T) {
 	if _, err := a.Run(ctx, "how do we deploy to production? read sub/x.go", nil); err != nil {
 		t.Fatal(err)
 	}
-	a.mu.Lock()
-	job := a.job
-	a.mu.Unlock()
-	<-job.done
-	if a.recallS.Used() == 0 {
+	a.prompt.WaitRecall()
+	if a.prompt.RecallSession().Used() == 0 {
 		t.Fatal("recall charged nothing: the reset below would prove nothing")
 	}
 	// The files change on disk; the memory index gains a line.
@@ -278,19 +276,19 @@ func TestCompactAppliesItsEffects(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := filepath.Join(a.Cwd(), "sub", "x.go")
-	before, ok := a.cache.Get(x)
+	before, ok := a.prompt.Cache().Get(x)
 	if !ok {
 		t.Fatal("sub/x.go not in the read cache")
 	}
-	system := a.system
+	system := a.prompt.System()
 
 	// A failed compaction changes nothing.
 	f.srv.Script(llmtest.StatusError(400, "invalid_request_error", "no summary"))
 	if _, err := a.Compact(ctx, ""); err == nil {
 		t.Fatal("want an error")
 	}
-	if st, ok := a.cache.Get(x); !ok || st.Content != before.Content || a.recallS.Used() == 0 || !cmp.Equal(system, a.system) {
-		t.Fatalf("a failed compaction changed state: cache %v, recall used %d, system changed %v", ok, a.recallS.Used(), !cmp.Equal(system, a.system))
+	if st, ok := a.prompt.Cache().Get(x); !ok || st.Content != before.Content || a.prompt.RecallSession().Used() == 0 || !cmp.Equal(system, a.prompt.System()) {
+		t.Fatalf("a failed compaction changed state: cache %v, recall used %d, system changed %v", ok, a.prompt.RecallSession().Used(), !cmp.Equal(system, a.prompt.System()))
 	}
 
 	f.srv.Script(llmtest.Text("the summary"), llmtest.Text("going on"))
@@ -298,10 +296,10 @@ func TestCompactAppliesItsEffects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.recallS.Used() != 0 {
-		t.Errorf("recall session not reset: %d bytes used", a.recallS.Used())
+	if a.prompt.RecallSession().Used() != 0 {
+		t.Errorf("recall session not reset: %d bytes used", a.prompt.RecallSession().Used())
 	}
-	if st, ok := a.cache.Get(x); !ok || st.Content != "package sub\n" || len(r.FileViews) != 1 || r.FileViews[0].Path != st.Path {
+	if st, ok := a.prompt.Cache().Get(x); !ok || st.Content != "package sub\n" || len(r.FileViews) != 1 || r.FileViews[0].Path != st.Path {
 		t.Errorf("read cache after compaction: %+v %v; views %+v", st, ok, r.FileViews)
 	}
 	if _, err := a.Run(ctx, "go on", nil); err != nil {

@@ -51,8 +51,9 @@
 //
 // An Approver answers yes, no (optionally with Feedback, which goes back to the model in the
 // tool result) or "yes, and don't ask again": the request names beforehand what that allows
-// (PermissionRequest.Always, derived by AlwaysRule through internal/shell): a prefix rule for
-// one simple shell command, which holds for the session and is saved to the project's
+// (PermissionRequest.Always, derived by AlwaysRule through internal/shell): for one simple
+// shell command a prefix rule where the table of programs knows it, else the exact command,
+// which holds for the session and is saved to the project's
 // .claude/settings.local.json together with the user's approval of it under STRATA_HOME
 // (config.Env.ApproveLocalRule), so later sessions honour it; for edits, every edit for the
 // rest of the session. The user's own "!" commands (Shell) and "@" file mentions (ReadFile) go

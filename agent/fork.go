@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/prompt"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
 )
@@ -26,30 +29,44 @@ import (
 // forkBase is what a fork starts from: the parts of the main agent's last request, taken at
 // the end of a turn, plus the assistant reply that ended it.
 type forkBase struct {
-	system []llm.SystemBlock
-	tools  []llm.Tool
-	msgs   []conversation.Message
-	// points are the cache markers of the main agent's last request (indexes into msgs).
-	points []llm.CachePoint
-	// entries is the number of history entries msgs was built from; lastUUID the uuid of
-	// the last one (what a notes update covers).
-	entries  int
-	lastUUID string
+	// Snapshot is what the main conversation's last request showed: its prefix, messages
+	// and cache points, the entries they were built from and the model.
+	prompt.Snapshot
 	// gen is the compaction generation the messages belong to (see background.generation).
 	gen int
-	// model is the session's model when the snapshot was taken (SetModel may change it).
-	model string
 	// usage is the kind the forks' model calls are counted as (UsageExtraction by default).
 	usage UsageKind
-	// a is the agent forks of this base run on (only fields that never change after New
-	// are read, besides the session's deny patterns under a.mu).
-	a *Agent
+	// f runs the forks of this base.
+	f *forker
+}
+
+// forker is what a fork uses of the session, fixed when the session starts: no *Agent, so a
+// fork cannot reach the main conversation's history, read cache, todos or attachments.
+type forker struct {
+	providers map[UsageKind]llm.Provider // metered per kind
+	maxTokens int
+	tools     map[string]*tool.Tool
+	perms     *permission.Set // the session's rules; read under mu (AllowPattern appends)
+	mu        *sync.Mutex
+	log       *slog.Logger
+	// transcripts is the session's transcript dir, which a fork may read (ForkRefuses).
+	transcripts string
+	// newEnv returns a fork's own tool.Env (tool.NewForkEnv over fixed values).
+	newEnv func() tool.Env
+}
+
+// newForker returns the forker of a, once its permissions, tools and providers are set.
+func (a *Agent) newForker() *forker {
+	cwd, home, log, now, timeout, rk, perms, mem := a.cwd, a.opts.Env.UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.memoryDir()
+	return &forker{providers: a.metered, maxTokens: a.opts.MaxTokens, tools: a.byName, perms: a.perms, mu: &a.mu, log: a.log,
+		transcripts: a.opts.Workspace.TranscriptDir(),
+		newEnv:      func() tool.Env { return tool.NewForkEnv(cwd, home, log, now, timeout, rk, perms, mem) }}
 }
 
 // Fork implements compact.Forker (and so extract's worker's forker): it runs a fork from b
 // whose every call is decided by policy; its model calls count as b's usage kind.
 func (b *forkBase) Fork(ctx context.Context, instruction string, maxTurns int, policy toolcall.Policy) (toolcall.ForkResult, error) {
-	return b.a.runFork(ctx, b, forkSpec{kind: "fork", usage: b.usage, prompt: instruction, maxTurns: maxTurns, handle: b.a.policyHandler(policy)})
+	return b.f.run(ctx, b, forkSpec{kind: "fork", usage: b.usage, prompt: instruction, maxTurns: maxTurns, handle: b.f.policyHandler(policy)})
 }
 
 // forkSnapshot is the workers' snapshot of a forkBase (see snapshotBase).
@@ -69,32 +86,31 @@ func (s forkSnapshot) As(k UsageKind) compact.Snapshot {
 
 // policyHandler turns a layer-4 policy into a fork's handler: a Run verdict runs the tool in
 // the fork's env unless the session's deny patterns forbid it.
-func (a *Agent) policyHandler(policy toolcall.Policy) forkHandler {
+func (f *forker) policyHandler(policy toolcall.Policy) forkHandler {
 	return func(ctx context.Context, fe tool.Env, t *tool.Tool, c toolcall.Call) (string, bool, bool) {
 		v := policy(ctx, c)
 		if v.Run {
-			return a.runForkCall(ctx, fe, t, c)
+			return f.runCall(ctx, fe, t, c)
 		}
 		return v.Output, v.IsError, v.Denied
 	}
 }
 
-// runForkCall runs a call of a fork unless the session's deny patterns forbid it: what the
-// user denied the main agent, a fork may not do either.
-func (a *Agent) runForkCall(ctx context.Context, fe tool.Env, t *tool.Tool, c toolcall.Call) (string, bool, bool) {
+// runCall runs a call of a fork unless the session's deny patterns forbid it (what the
+// user denied the main agent, a fork may not do either) or it would need a yes no one can
+// give (permission.Set.ForkRefuses).
+func (f *forker) runCall(ctx context.Context, fe tool.Env, t *tool.Tool, c toolcall.Call) (string, bool, bool) {
 	s := permission.SubjectOf(c)
-	a.mu.Lock()
-	d, why := a.perms.Check(t.Name, t.Class, s)
-	a.mu.Unlock()
+	f.mu.Lock()
+	d, why := f.perms.Check(t.Name, t.Class, s)
+	f.mu.Unlock()
 	if d == permission.Deny {
 		return fmt.Sprintf("Permission denied: %s is %s.", describe(t.Name, s), why), true, true
 	}
-	if t.Class == permission.ClassEdit {
-		if why := a.perms.Protects(s); why != "" {
-			return fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.Name, s), why), true, true
-		}
+	if why := f.perms.ForkRefuses(t.Class, s, f.transcripts); why != "" {
+		return fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.Name, s), why), true, true
 	}
-	out, err := t.Run(ctx, fe, c)
+	out, err := t.Run(permission.WithChecked(ctx, s), fe, c)
 	if err != nil {
 		return err.Error(), true, false
 	}
@@ -117,27 +133,44 @@ type forkSpec struct {
 // snapshotBase records what a fork would start from now and returns it as the workers'
 // snapshot (As gives each worker its usage kind); the caller holds runMu.
 func (a *Agent) snapshotBase() forkSnapshot {
-	entries := a.history.Entries()
-	b := &forkBase{system: a.system, tools: a.llmTools, msgs: messages(entries), entries: len(entries), usage: UsageExtraction, model: a.opts.Model, a: a}
-	if len(entries) > 0 {
-		b.lastUUID = entries[len(entries)-1].UUID
-	}
+	b := &forkBase{Snapshot: a.prompt.Snapshot(), usage: UsageExtraction, f: a.forks}
 	if a.bg != nil {
 		a.bg.mu.Lock()
 		b.gen = a.bg.generation
 		a.bg.mu.Unlock()
 	}
-	a.mu.Lock()
-	b.points = slices.Clone(a.lastPoints)
-	a.mu.Unlock()
-	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.msgs), LastUUID: b.lastUUID, Generation: b.gen}, b}
+	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.Messages), LastUUID: b.LastUUID, Generation: b.gen, Sources: b.sources}, b}
 }
 
-// runFork runs spec from base until the fork stops calling tools, its turn limit, an error
+// sources are the texts of the conversation the fork starts from: what the user typed (text
+// blocks of user messages) and what tools returned (tool results).
+func (b *forkBase) sources() (user, tools string) {
+	var u, t strings.Builder
+	for _, m := range b.Messages {
+		if m.Role != conversation.User {
+			continue
+		}
+		for _, bl := range m.Content {
+			switch bl.Type {
+			case conversation.Text:
+				u.WriteString(bl.Text)
+				u.WriteByte('\n')
+			case conversation.ToolResult:
+				for _, c := range bl.Content {
+					t.WriteString(c.Text)
+					t.WriteByte('\n')
+				}
+			}
+		}
+	}
+	return u.String(), t.String()
+}
+
+// run runs spec from base until the fork stops calling tools, its turn limit, an error
 // or ctx's end.
-func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (toolcall.ForkResult, error) {
+func (f *forker) run(ctx context.Context, base *forkBase, spec forkSpec) (toolcall.ForkResult, error) {
 	var res toolcall.ForkResult
-	msgs := slices.Clone(base.msgs)
+	msgs := slices.Clone(base.Messages)
 	prompt := conversation.NewText(conversation.User, spec.prompt)
 	if n := len(msgs); n > 0 && msgs[n-1].Role == conversation.User {
 		last := msgs[n-1]
@@ -146,19 +179,19 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (too
 	} else {
 		msgs = append(msgs, prompt)
 	}
-	fe := a.forkEnv()
+	fe := f.newEnv()
 	for {
 		if res.Turns == spec.maxTurns {
 			res.TurnLimit = true
-			a.log.Debug("agent: "+spec.kind+": turn limit reached", "requests", spec.maxTurns)
+			f.log.Debug("agent: "+spec.kind+": turn limit reached", "requests", spec.maxTurns)
 			return res, nil
 		}
 		res.Turns++
-		req := &llm.Request{Model: base.model, System: base.system, Tools: base.tools, Messages: msgs, MaxTokens: a.opts.MaxTokens}
-		req.CachePoints = append(slices.Clone(base.points), llm.CacheAfter(len(msgs)-1))
-		p := a.metered[spec.usage]
+		req := &llm.Request{Model: base.Model, System: base.System, Tools: base.Tools, Messages: msgs, MaxTokens: f.maxTokens}
+		req.CachePoints = append(slices.Clone(base.Points), llm.CacheAfter(len(msgs)-1))
+		p := f.providers[spec.usage]
 		if p == nil {
-			p = a.metered[UsageExtraction]
+			p = f.providers[UsageExtraction]
 		}
 		resp, err := llm.Complete(ctx, p, req)
 		if err != nil {
@@ -182,7 +215,7 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (too
 			out, isErr, denied := "", true, false
 			if ctx.Err() != nil {
 				out = "Interrupted: the session is ending."
-			} else if t := a.byName[call.Name]; t == nil {
+			} else if t := f.tools[call.Name]; t == nil {
 				out = fmt.Sprintf("There is no tool called %q.", call.Name)
 			} else if dc, err := tool.Decode(fe, t.Name, call.Input); err != nil {
 				out = err.Error()
@@ -196,7 +229,7 @@ func (a *Agent) runFork(ctx context.Context, base *forkBase, spec forkSpec) (too
 				}
 				line := fmt.Sprintf("%s %s: %s", call.Name, inputSummary(call.Input), out)
 				res.Denied = append(res.Denied, line)
-				a.log.Warn("agent: "+spec.kind+": tool call denied", "tool", call.Name, "why", out)
+				f.log.Warn("agent: "+spec.kind+": tool call denied", "tool", call.Name, "why", out)
 			}
 			results.Content = append(results.Content, conversation.Block{Type: conversation.ToolResult, ToolUseID: c.ID, IsError: isErr,
 				Content: []conversation.Block{{Type: conversation.Text, Text: tool.CapOutput(out, tool.MaxOutput)}}})

@@ -36,7 +36,7 @@ func TestEveryToolInAFork(t *testing.T) {
 		{"memory_search", `{"query":"anything"}`, false},
 	}
 	covered := map[string]bool{}
-	fe := a.forkEnv()
+	fe := a.forks.newEnv()
 	for _, in := range inputs {
 		covered[in.tool] = true
 		t.Run(in.tool, func(t *testing.T) {
@@ -73,13 +73,10 @@ func TestEveryToolInAFork(t *testing.T) {
 	if todos := a.Todos(); len(todos) != 0 {
 		t.Errorf("the fork wrote the main todo list: %v", todos)
 	}
-	a.mu.Lock()
-	pending := len(a.pending)
-	a.mu.Unlock()
-	if pending != 0 {
-		t.Errorf("the fork's file accesses queued %d instruction attachments in the main conversation", pending)
+	if _, taken, ok := a.prompt.Boundary(); ok {
+		t.Errorf("the fork's file accesses queued %d instruction attachments in the main conversation", len(taken))
 	}
-	if _, ok := a.cache.Get(filepath.Join(f.dir, "sub", "notes.txt")); ok {
+	if _, ok := a.prompt.Cache().Get(filepath.Join(f.dir, "sub", "notes.txt")); ok {
 		t.Error("the fork's Read is in the main agent's read cache")
 	}
 	if mems, _, err := a.store.List(context.Background()); err != nil || len(mems) != 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/permission"
@@ -37,7 +38,15 @@ const interruptNote = "[The user interrupted the previous response.]"
 // (ErrMaxTurns) or ctx is cancelled (ctx's error, with Result.Interrupted). Events go to sink
 // (nil: none) as they happen. Whatever happens, the history and the transcript are left
 // consistent and the transcript is synced before Run returns.
-func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, err error) {
+func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (Result, error) {
+	return a.RunInput(ctx, conversation.TypedInput(prompt), sink)
+}
+
+// RunInput is Run for a message whose parts' origins (typed, pasted, attached, command
+// output) and pin are known; the transcript records them, and compaction carries the user's
+// words by them.
+func (a *Agent) RunInput(ctx context.Context, in conversation.Input, sink Sink) (res Result, err error) {
+	prompt := in.Text()
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
 	if sink == nil {
@@ -50,9 +59,10 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 	tools := a.toolsUsed
 	a.toolsUsed = nil
 	a.mu.Unlock()
-	a.appendMessage(conversation.NewText(conversation.User, prompt), false)
+	a.appendEntry(conversation.Entry{Message: conversation.NewText(conversation.User, prompt), Provenance: in.Provenance()})
+	a.syncJournal(ctx) // the prompt is durable before the request leaves
 	a.breaker.Turn()
-	a.startRecall(ctx, prompt, tools)
+	a.prompt.StartRecall(ctx, prompt, tools)
 	defer func() {
 		a.endTurn(ctx)
 		if err == nil {
@@ -64,6 +74,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 	if max <= 0 {
 		max = DefaultMaxTurns
 	}
+	retried := false // a request refused as too large was compacted and sent again
 	for {
 		if res.Turns == max {
 			return res, fmt.Errorf("%w (%d model requests); the last tool results are in the conversation, send another message to go on", ErrMaxTurns, max)
@@ -84,6 +95,12 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 		if resp != nil {
 			res.Usage = res.Usage.Add(resp.Usage)
 			sink(Event{Kind: EventUsage, Turn: res.Turns, Usage: resp.Usage})
+		}
+		if err != nil && (resp == nil || len(resp.Message.Content) == 0) && !retried && llm.TooLarge(err) {
+			retried = true
+			if a.compactTooLarge(ctx, err, sink, res.Turns) == nil {
+				continue
+			}
 		}
 		if err != nil {
 			res.Interrupted = ctx.Err() != nil
@@ -112,6 +129,24 @@ func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (res Result, 
 		res.ToolCalls += len(calls)
 		a.appendMessage(results, false)
 	}
+}
+
+// compactTooLarge compacts after the API refused a request as larger than the context window
+// (its count of the conversation is above what the recorded usage said), so that the request
+// can be sent once more; the caller holds runMu.
+func (a *Agent) compactTooLarge(ctx context.Context, refusal error, sink Sink, turn int) error {
+	// The API counted more than the recorded usage said: strata's estimate is the better floor.
+	r, err := a.compact(ctx, compact.Auto, "", a.prompt.Size().Total())
+	if note := a.breaker.Record(compact.Auto, err); note != "" {
+		a.warn("%s", note)
+	}
+	if err != nil {
+		a.log.Warn("agent: compaction after a too-large refusal failed", "err", err, "refusal", refusal)
+		sink(Event{Kind: EventCompact, Turn: turn, Text: "the model's API refused the request as too large, and compaction failed: " + err.Error()})
+		return err
+	}
+	sink(Event{Kind: EventCompact, Turn: turn, Text: fmt.Sprintf("conversation compacted automatically: the model's API refused the request as too large (%d tokens after; %s)", r.PostTokens, r.Method)})
+	return nil
 }
 
 // stream sends req and forwards its events. It returns the reply so far (nil when nothing
@@ -211,13 +246,14 @@ func (a *Agent) runTool(ctx context.Context, call *ToolCall, sink Sink, turn int
 	if err != nil {
 		return err.Error(), true
 	}
-	if ok, msg := a.permit(ctx, t, call, permission.SubjectOf(c)); !ok {
+	s := permission.SubjectOf(c)
+	if ok, msg := a.permit(ctx, t, call, s); !ok {
 		sink(Event{Kind: EventPermission, Turn: turn, Tool: call, Text: msg})
 		return msg, true
 	}
 	sink(Event{Kind: EventToolStart, Turn: turn, Tool: call})
 	start := time.Now()
-	out, err := t.Run(ctx, e, c)
+	out, err := t.Run(permission.WithChecked(ctx, s), e, c)
 	isErr := err != nil
 	switch {
 	case ctx.Err() != nil:
@@ -269,6 +305,9 @@ func (a *Agent) permit(ctx context.Context, t *tool.Tool, call *ToolCall, s perm
 	}
 	req := permission.Request{Tool: t.Name, Input: call.Input, Summary: summary, Suggest: sug}
 	req.Always, req.AlwaysSaved = permission.AlwaysRule(t.Name, s.Command)
+	if r := permission.ReadAlways(t.Name, s); r != "" {
+		req.Always, req.AlwaysSaved = r, false
+	}
 	if a.perms.Protects(s) != "" {
 		req.Always, req.Suggest = "", "" // no rule allows a protected file
 	}

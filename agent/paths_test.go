@@ -135,7 +135,7 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 	if got := toolResults(f.srv.Requests()[1]); len(got) != 1 || !strings.Contains(got[0], "needs the user's approval in every mode") {
 		t.Errorf("results = %q", got)
 	}
-	fe := a.forkEnv()
+	fe := a.forks.newEnv()
 	for _, in := range []string{
 		`{"file_path":".git/config","content":"[core]\n\tfsmonitor = touch pwned\n"}`,
 		`{"file_path":".claude/settings.local.json","content":"{}"}`,
@@ -144,7 +144,7 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, isErr, denied := a.runForkCall(context.Background(), fe, a.byName["Write"], c)
+		out, isErr, denied := a.forks.runCall(context.Background(), fe, a.byName["Write"], c)
 		if !isErr || !denied || !strings.Contains(out, "refused to a background fork") {
 			t.Errorf("a fork's Write %s = %q (error %v, denied %v)", in, out, isErr, denied)
 		}
@@ -153,7 +153,7 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 		t.Error("the fork wrote .git/config")
 	}
 	c, _ := tool.Decode(fe, "Write", []byte(`{"file_path":"notes.txt","content":"x"}`))
-	if out, isErr, _ := a.runForkCall(context.Background(), fe, a.byName["Write"], c); isErr {
+	if out, isErr, _ := a.forks.runCall(context.Background(), fe, a.byName["Write"], c); isErr {
 		t.Errorf("a fork's ordinary Write was refused: %s", out)
 	}
 }
@@ -227,8 +227,8 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 				}
 			}
 			for _, r := range log.asked {
-				if !strings.Contains(r.Summary, "asked because it is outside the project") {
-					t.Errorf("asked %q", r.Summary)
+				if !strings.Contains(r.Summary, "asked because it is outside the project") || !strings.HasPrefix(r.Always, "Read(") || r.AlwaysSaved {
+					t.Errorf("asked %q, offering %q (saved %v)", r.Summary, r.Always, r.AlwaysSaved)
 				}
 			}
 			if !strings.Contains(got[6], "package main") || !strings.Contains(got[7], "shared notes") {
@@ -302,6 +302,117 @@ func TestPermissionsProtectedAndOutside(t *testing.T) {
 		p.Protected, p.Dirs = env.Protected, []string{"/extra"}
 		if got, why := p.Check(tt.tool, tt.c, tt.s); got != tt.want {
 			t.Errorf("%s %s %+v with %q = %v (%s), want %v", tt.mode, tt.tool, tt.s, tt.allow, got, why, tt.want)
+		}
+	}
+}
+
+// A tool works on the file the permission check saw: a link repointed between the check and
+// the tool (into .git, say) makes a Read or Grep fail instead of reading there; a Write
+// through a link that led nowhere replaces the link (the write is a rename), so it does not
+// land in .git either.
+func TestToolRefusesALinkSwappedAfterTheCheck(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("notes.txt", "notes\n")
+	f.write(".git/config", "[core]\n")
+	f.write(".git/hooks/README", "hooks\n")
+	a := f.agent(Options{Mode: permission.ModeAcceptEdits})
+	fe := a.forks.newEnv()
+	for _, tt := range []struct {
+		tool         string
+		input        string
+		before, next string // what the link "it" names at the check and at the run
+		refused      bool
+	}{
+		{"Write", `{"file_path":"it","content":"#!/bin/sh\ntouch pwned\n"}`, "new.txt", ".git/hooks/pre-commit", false},
+		{"Read", `{"file_path":"it"}`, "notes.txt", ".git/config", true},
+		{"Grep", `{"pattern":"core","path":"it"}`, "notes.txt", ".git/config", true},
+	} {
+		link := filepath.Join(f.dir, "it")
+		os.Remove(link)
+		if err := os.Symlink(tt.before, link); err != nil {
+			t.Skip("no symlinks:", err)
+		}
+		c, err := tool.Decode(fe, tt.tool, []byte(tt.input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := permission.SubjectOf(c)
+		t2 := a.byName[tt.tool]
+		if d, why := a.perms.Check(t2.Name, t2.Class, s); d != permission.Allow {
+			t.Fatalf("%s of the link before the swap = %v (%s), want Allow", tt.tool, d, why)
+		}
+		if err := os.Remove(link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(tt.next, link); err != nil {
+			t.Fatal(err)
+		}
+		out, err := t2.Run(permission.WithChecked(context.Background(), s), fe, c)
+		refused := err != nil && strings.Contains(err.Error(), "not to the file the permission check saw")
+		if refused != tt.refused || strings.Contains(out, "core") {
+			t.Errorf("%s after the swap = %q, %v; want refused %v", tt.tool, out, err, tt.refused)
+		}
+		if fi, err := os.Lstat(link); tt.tool == "Write" && (err != nil || !fi.Mode().IsRegular()) {
+			t.Errorf("the Write did not replace the link with a file: %v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("a hook was written through the swapped link")
+	}
+
+}
+
+// A fork cannot be asked for, so its Read, Grep or Glob outside the project is refused (the
+// extractor would otherwise read ~/.ssh and could save it as a memory); the project, the
+// memory directory and the session's own files stay open to it.
+func TestForkReadsStayInTheProject(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("main.go", "package main\n")
+	key := filepath.Join(f.env.UserHome, ".ssh", "id_ed25519")
+	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, []byte("PRIVATE KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := f.agent(Options{Mode: permission.ModeBypass})
+	memDir, err := a.opts.Workspace.MemoryDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(memDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(memDir, "MEMORY.md"), []byte("- index\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(a.opts.Workspace.TranscriptDir(), "s1", "session-memory", "summary.md")
+	if err := os.MkdirAll(filepath.Dir(notes), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notes, []byte("# notes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fe := a.forks.newEnv()
+	for _, tt := range []struct {
+		tool    string
+		input   string
+		refused bool
+	}{
+		{"Read", `{"file_path":"~/.ssh/id_ed25519"}`, true},
+		{"Grep", `{"pattern":"PRIVATE","path":"~/.ssh"}`, true},
+		{"Glob", `{"pattern":"**","path":"~/"}`, true},
+		{"Read", `{"file_path":"main.go"}`, false},
+		{"Read", `{"file_path":"` + filepath.Join(memDir, "MEMORY.md") + `"}`, false},
+		{"Read", `{"file_path":"` + notes + `"}`, false},
+	} {
+		c, err := tool.Decode(fe, tt.tool, []byte(tt.input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _, denied := a.forks.runCall(context.Background(), fe, a.byName[tt.tool], c)
+		if denied != tt.refused || strings.Contains(out, "PRIVATE") {
+			t.Errorf("a fork's %s %s = %q (denied %v), want denied %v", tt.tool, tt.input, out, denied, tt.refused)
 		}
 	}
 }

@@ -63,21 +63,22 @@ func TestGrepAndEditRefuseDevices(t *testing.T) {
 	}
 }
 
-// A fork's Grep of /dev/zero (the extractor's, say) is refused as the session's is.
+// A fork's Grep of /dev/zero (the extractor's, say) is refused as the session's is, even
+// where the fork may read (/dev added to the session).
 func TestForkGrepRefusesDevices(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
 	f := newFixture(t, llmtest.Anthropic)
-	a := f.agent(Options{})
-	fe := a.forkEnv()
+	a := f.agent(Options{AddDirs: []string{"/dev"}})
+	fe := a.forks.newEnv()
 	c, err := tool.Decode(fe, "Grep", []byte(`{"pattern":"x","path":"/dev/zero"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan string, 1)
 	go func() {
-		out, _, _ := a.runForkCall(context.Background(), fe, a.byName["Grep"], c)
+		out, _, _ := a.forks.runCall(context.Background(), fe, a.byName["Grep"], c)
 		done <- out
 	}()
 	select {

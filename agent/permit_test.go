@@ -189,3 +189,73 @@ func at(s []string, i int) string {
 	}
 	return "<none>"
 }
+
+// TestIssue26RulesEndToEnd: the rules strata offers for "don't ask again" do not let issue
+// 26's spellings run another program, and a deny rule is not beaten by wrappers, the
+// dynamic loader, a shell reading stdin or ex's shell escape; through the agent and the fake
+// model server, none of the commands creates its file.
+func TestIssue26RulesEndToEnd(t *testing.T) {
+	loader := ""
+	for _, l := range []string{"/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1", "/lib/ld-musl-x86_64.so.1"} {
+		if _, err := os.Stat(l); err == nil {
+			loader = l
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		opts Options
+		want string // in every refused call's result
+		cmds []string
+	}{
+		{"allow", Options{Allow: []string{"Bash(git ls-remote:*)", "Bash(git grep:*)", "Bash(git fetch:*)",
+			"Bash(go test:*)", "Bash(go vet:*)", "Bash(tar:*)", "Bash(sed -n 1p f)", "Bash(make:*)", "Bash(curl:*)", "Bash(scp:*)"}},
+			"needs the user's approval", []string{
+				"git ls-remote --upload-pack='touch x1; false' .",
+				"git grep -O'touch x2' main",
+				"git fetch --upload-pack='touch x3; false' .",
+				"go test --exec='touch x4' ./...",
+				"go vet --vettool=./x5 ./...",
+				"tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='touch x6' .",
+				"sed -n '1e touch x7' f",
+				"make --eval='all:;touch x8'",
+				"curl -K x9 file:///dev/null",
+				"scp -o ProxyCommand='touch x10' a h:b",
+			}},
+		{"deny", Options{Mode: permission.ModeBypass, Deny: []string{"Bash(touch:*)"}},
+			`denied by the permission rule "Bash(touch:*)"`, []string{
+				"prlimit --nofile=64 touch x1",
+				"setarch $(uname -m) -R touch x2",
+				loader + " /usr/bin/touch x3",
+				"echo dG91Y2ggeDQK | base64 -d | sh",
+				"ex -s -c '!touch x5' -c q",
+				"timeout 5 nice -n 1 touch x6",
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, llmtest.Anthropic)
+			f.write("f", "line\n")
+			var uses []conversation.Block
+			for i, c := range tt.cmds {
+				in, _ := json.Marshal(map[string]string{"command": c})
+				uses = append(uses, llmtest.ToolUse("t"+strconv.Itoa(i), "Bash", string(in)))
+			}
+			f.srv.Script(llmtest.Blocks(uses...), llmtest.Text("done"))
+			a := f.agent(tt.opts)
+			if _, err := a.Run(context.Background(), "go", nil); err != nil {
+				t.Fatal(err)
+			}
+			got := toolResults(f.srv.Requests()[1])
+			for i, c := range tt.cmds {
+				if c == " /usr/bin/touch x3" {
+					continue // no dynamic loader here
+				}
+				if !strings.Contains(at(got, i), tt.want) {
+					t.Errorf("%q: %q, want %q", c, at(got, i), tt.want)
+				}
+				if _, err := os.Stat(filepath.Join(f.dir, "x"+strconv.Itoa(i+1))); err == nil {
+					t.Errorf("%q created x%d", c, i+1)
+				}
+			}
+		})
+	}
+}

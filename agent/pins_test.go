@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/strata-mem/strata/compact"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/tokens"
@@ -36,8 +37,8 @@ func (m *heavyFake) serve(r llmtest.Request) llmtest.Reply {
 	case len(msgs) == 1 && strings.HasPrefix(first, "<message n="):
 		m.condensations++
 		var rules []string
-		for _, part := range strings.Split(first, "</message>")[:strings.Count(first, "</message>")] {
-			rules = append(rules, strings.TrimSpace(part[strings.Index(part, ">\n")+2:]))
+		for i, part := range strings.Split(first, "</message>")[:strings.Count(first, "</message>")] {
+			rules = append(rules, fmt.Sprintf("%d. %s", i+1, strings.TrimSpace(part[strings.Index(part, ">\n")+2:])))
 		}
 		rep = llmtest.Text(strings.Join(rules, "\n"))
 	default:
@@ -50,6 +51,13 @@ func (m *heavyFake) serve(r llmtest.Request) llmtest.Reply {
 		}
 	}
 	return rep.WithUsage(llm.Usage{InputTokens: tokens.Estimate(string(r.Body)), OutputTokens: 20})
+}
+
+// pinned is a message the user typed and pinned (/pin).
+func pinned(text string) conversation.Input {
+	in := conversation.TypedInput(text)
+	in.Pinned = true
+	return in
 }
 
 // requestText is every string of a request's decoded body, joined: what the model was sent,
@@ -76,7 +84,7 @@ func requestText(v any) string {
 	return b.String()
 }
 
-// TestStandingRulesSurviveHeavyInput: standing instructions said in chat early, in Korean and
+// TestStandingRulesSurviveHeavyInput: standing instructions pinned in chat early, in Korean and
 // Chinese, survive successive automatic compactions under heavy input — large files read by
 // the model and long pasted logs whose middle and last line hold rule words ("do not retry",
 // "always retry", "每次") — against the fake Anthropic server that records every request: each
@@ -100,9 +108,8 @@ func TestStandingRulesSurviveHeavyInput(t *testing.T) {
 		}
 		files = append(files, f.write(filepath.Join("logs", fmt.Sprintf("run%d.log", i)), b.String()))
 	}
-	paste := func(i int) string {
+	paste := func(i int) conversation.Input {
 		var b strings.Builder
-		b.WriteString("Here is the log from the night run:\n")
 		for j := range 120 {
 			b.WriteString(line(i, j))
 			if j == 60 {
@@ -110,13 +117,16 @@ func TestStandingRulesSurviveHeavyInput(t *testing.T) {
 			}
 		}
 		b.WriteString("2026-03-01T10:02:00 WARN giving up; always retry from the operator console\n")
-		return b.String()
+		return conversation.Input{Parts: []conversation.Part{
+			{Origin: conversation.Typed, Text: "Here is the log from the night run:\n"},
+			{Origin: conversation.Pasted, Text: b.String()},
+		}}
 	}
 	rules := []string{"From now on, always answer in Korean.", "不要修改 vendor 目录，补丁放在 patches/ 下。"}
-	prompts := []string{"We are reviewing the night runs of the billing service; tell me what failed.", rules[0], rules[1]}
+	prompts := []conversation.Input{conversation.TypedInput("We are reviewing the night runs of the billing service; tell me what failed."), pinned(rules[0]), pinned(rules[1])}
 	for i := range 16 {
 		if i%2 == 0 {
-			prompts = append(prompts, "Please read "+files[i/2])
+			prompts = append(prompts, conversation.TypedInput("Please read "+files[i/2]))
 		} else {
 			prompts = append(prompts, paste(i))
 		}
@@ -126,7 +136,7 @@ func TestStandingRulesSurviveHeavyInput(t *testing.T) {
 	var rec recorder
 	ctx := context.Background()
 	for i, p := range prompts {
-		if _, err := a.Run(ctx, p, rec.sink); err != nil {
+		if _, err := a.RunInput(ctx, p, rec.sink); err != nil {
 			t.Fatalf("turn %d: %v", i, err)
 		}
 	}
@@ -152,12 +162,15 @@ func TestStandingRulesSurviveHeavyInput(t *testing.T) {
 		} else if !summaries[first] {
 			summaries[first] = true
 			for _, rule := range rules {
-				if !strings.Contains(first, `pinned="standing">`+"\n"+rule) {
+				if !strings.Contains(first, `pinned="user">`+"\n"+rule) {
 					t.Errorf("request %d, the first after a compaction: the summary does not pin %q:\n%.1500s", i, rule, first)
 				}
 			}
-			if strings.Contains(first, `pinned="standing">`+"\nHere is the log") {
+			if strings.Contains(first, `pinned="user">`+"\nHere is the log") {
 				t.Errorf("request %d: a pasted log is pinned", i)
+			}
+			if n := strings.Count(first, "ERROR pq: connection refused"); n > 121 {
+				t.Errorf("request %d: the summary carries %d pasted log lines, more than the latest paste", i, n)
 			}
 		}
 		for j, rule := range rules {
@@ -200,16 +213,19 @@ func TestLostRuleReported(t *testing.T) {
 	a := f.agent(Options{ContextWindow: 30_000, MaxTokens: 4000})
 	var rec recorder
 	ctx := context.Background()
-	prompts := append([]string{"TASK: migrate billing to Postgres."}, rules...)
+	prompts := []conversation.Input{conversation.TypedInput("TASK: migrate billing to Postgres.")}
+	for _, r := range rules {
+		prompts = append(prompts, pinned(r))
+	}
 	for i := range 12 {
-		prompts = append(prompts, filler(1500, fmt.Sprintf("stage %d", i)))
+		prompts = append(prompts, conversation.TypedInput(filler(1500, fmt.Sprintf("stage %d", i))))
 	}
 	for i, p := range prompts {
-		if _, err := a.Run(ctx, p, rec.sink); err != nil {
+		if _, err := a.RunInput(ctx, p, rec.sink); err != nil {
 			t.Fatalf("turn %d: %v", i, err)
 		}
 	}
-	name := `standing instruction: "Do not touch files under vendor/ and keep GOFLAGS=-mod=mod.`
+	name := `pinned message: "Do not touch files under vendor/ and keep GOFLAGS=-mod=mod.`
 	reported := false
 	for _, e := range rec.events {
 		if e.Kind == EventCompact && strings.Contains(e.Text, "left out") && strings.Contains(e.Text, name) {

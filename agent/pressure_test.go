@@ -16,6 +16,7 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/prompt"
 	"github.com/strata-mem/strata/tokens"
 )
 
@@ -44,8 +45,8 @@ func (m *modelFake) serve(r llmtest.Request) llmtest.Reply {
 	case len(r.At("messages").([]any)) == 1 && strings.HasPrefix(text, "<message n="):
 		m.condensations++
 		var rules []string
-		for _, part := range strings.Split(text, "</message>")[:strings.Count(text, "</message>")] {
-			rules = append(rules, strings.TrimSpace(part[strings.Index(part, ">\n")+2:]))
+		for i, part := range strings.Split(text, "</message>")[:strings.Count(text, "</message>")] {
+			rules = append(rules, fmt.Sprintf("%d. %s", i+1, strings.TrimSpace(part[strings.Index(part, ">\n")+2:])))
 		}
 		rep = llmtest.Text(strings.Join(rules, "\n"))
 	default:
@@ -129,12 +130,12 @@ func TestCompactionUnderPressure(t *testing.T) {
 			t.Logf("%s: %d automatic compactions, %d condensations, %d requests; %d tokens sent (estimated) vs %d for the whole history every turn (ratio %.3f)",
 				tc.name, compactions, m.condensations, len(f.srv.Requests()), sent, whole, float64(sent)/float64(whole))
 
-			id, before := a.SessionID(), messages(a.History())
+			id, before := a.SessionID(), prompt.Messages(a.History())
 			if err := a.Close(ctx); err != nil {
 				t.Fatal(err)
 			}
 			b := f.agent(Options{Resume: id, ContextWindow: tc.window, MaxTokens: 4000})
-			if diff := cmp.Diff(before, messages(b.History())); diff != "" {
+			if diff := cmp.Diff(before, prompt.Messages(b.History())); diff != "" {
 				t.Errorf("history after resume (-want +got):\n%s", diff)
 			}
 		})
@@ -223,7 +224,7 @@ func TestCompactThatCannotShrink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hist := messages(a.History())
+	hist := prompt.Messages(a.History())
 	_, err = a.Compact(ctx, "")
 	var ns *compact.NotSmallerError
 	if !errors.Is(err, compact.ErrNotSmaller) || !errors.As(err, &ns) || ns.Post < ns.Pre {
@@ -242,7 +243,7 @@ func TestCompactThatCannotShrink(t *testing.T) {
 	if err != nil || string(after) != string(before) {
 		t.Errorf("the transcript changed (%d → %d bytes, %v)", len(before), len(after), err)
 	}
-	if diff := cmp.Diff(hist, messages(a.History())); diff != "" {
+	if diff := cmp.Diff(hist, prompt.Messages(a.History())); diff != "" {
 		t.Errorf("history changed (-before +after):\n%s", diff)
 	}
 }

@@ -12,85 +12,22 @@ import (
 	"github.com/strata-mem/strata/recall"
 )
 
-// recallJob is one turn's recall running in a goroutine the Agent owns; done closes when res
-// and err are set.
-type recallJob struct {
-	done   chan struct{}
-	cancel context.CancelFunc
-	res    recall.Result
-	err    error
-	taken  bool
-}
-
-// startRecall starts recall for a user message; a recall still running from an earlier turn
-// is cancelled (its result would be stale). It never blocks.
-func (a *Agent) startRecall(ctx context.Context, query string, tools []string) {
-	if a.recaller == nil {
-		return
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.job != nil && !a.job.taken {
-		a.job.cancel()
-	}
-	jctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	job := &recallJob{done: make(chan struct{}), cancel: cancel}
-	a.job = job
-	turn := recall.Turn{Query: query, Tools: tools, Read: func(p string) bool { _, ok := a.cache.Get(p); return ok }}
-	a.wg.Go(func() {
-		defer close(job.done)
-		defer cancel()
-		job.res, job.err = a.recaller.Recall(jctx, a.recallS, turn)
-	})
-}
-
-// recallDone takes a finished recall, if there is one, and queues its attachment. It never
-// waits.
+// recallDone takes a finished recall, if there is one (its attachment is queued), and
+// reports it. It never waits.
 func (a *Agent) recallDone(sink Sink, turn int) bool {
-	a.mu.Lock()
-	job := a.job
-	a.mu.Unlock()
-	if job == nil || job.taken {
+	files, err, ok := a.prompt.RecallDone()
+	switch {
+	case !ok:
 		return false
-	}
-	select {
-	case <-job.done:
-	default:
-		return false
-	}
-	job.taken = true
-	if job.err != nil {
-		if job.err != context.Canceled {
-			a.warn("recall: %v", job.err)
+	case err != nil:
+		if err != context.Canceled {
+			a.warn("recall: %v", err)
 		}
-		sink(Event{Kind: EventRecall, Turn: turn, Err: job.err})
+		sink(Event{Kind: EventRecall, Turn: turn, Err: err})
 		return false
-	}
-	var files []string
-	var b strings.Builder
-	mounted := false
-	for _, m := range job.res.Memories {
-		files = append(files, recall.Ref(m.Store, m.File))
-		store := ""
-		if m.Store != "" {
-			store, mounted = fmt.Sprintf(" store=%q", m.Store), true
-		}
-		fmt.Fprintf(&b, "<memory file=%q name=%q type=%q%s>\n%s\n</memory>\n", m.File, m.Name, m.Type, store, strings.TrimRight(m.Content, "\n"))
-		a.recordInjected(m.Path, m.Content)
 	}
 	sink(Event{Kind: EventRecall, Turn: turn, Memories: files})
-	if len(files) == 0 {
-		return false
-	}
-	from := "from this project's auto-memory"
-	if mounted {
-		from = "from this project's auto-memory, and from the shared memory stores named by store="
-	}
-	text := "Memories recalled for the user's latest message (" + from + "; they may be outdated, so check claims about code against the files):\n" + b.String()
-	a.mu.Lock()
-	a.pending = append(a.pending, attachment{source: "recall", text: text})
-	a.mu.Unlock()
-	return true
+	return len(files) > 0
 }
 
 // ModelSelector is a recall.Selector that asks a (small) model to pick from the lexical

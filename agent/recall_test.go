@@ -59,7 +59,7 @@ func TestSlowRecallDoesNotDelayTheFirstToken(t *testing.T) {
 				close(sel.release) // recall may finish now
 			}
 		case EventToolEnd:
-			<-a.job.done // the tool takes as long as recall: the next boundary has it
+			a.prompt.WaitRecall() // the tool takes as long as recall: the next boundary has it
 		case EventRecall:
 			order = append(order, "recall injected")
 		}
@@ -131,7 +131,7 @@ func TestRecallFromMountedStore(t *testing.T) {
 	)
 	sink := func(e Event) {
 		if e.Kind == EventToolEnd {
-			<-a.job.done
+			a.prompt.WaitRecall()
 		}
 	}
 	if _, err := a.Run(context.Background(), "when do releases ship to production?", sink); err != nil {

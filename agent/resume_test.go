@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/prompt"
 )
 
 func TestResumeRestoresChainTodosAndReadCache(t *testing.T) {
@@ -23,7 +24,7 @@ func TestResumeRestoresChainTodosAndReadCache(t *testing.T) {
 	if _, err := a.Run(context.Background(), "look at main.go", nil); err != nil {
 		t.Fatal(err)
 	}
-	id, before := a.SessionID(), messages(a.History())
+	id, before := a.SessionID(), prompt.Messages(a.History())
 	if err := a.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestResumeRestoresChainTodosAndReadCache(t *testing.T) {
 		if b.SessionID() != id {
 			t.Fatalf("resumed session %s, want %s", b.SessionID(), id)
 		}
-		if diff := cmp.Diff(before, messages(b.History())); diff != "" {
+		if diff := cmp.Diff(before, prompt.Messages(b.History())); diff != "" {
 			t.Errorf("history after resume (-want +got):\n%s", diff)
 		}
 		if got := b.Todos(); len(got) != 1 || got[0].Content != "Add tests" {
@@ -55,7 +56,7 @@ func TestResumeRestoresChainTodosAndReadCache(t *testing.T) {
 		}
 		b.Close(context.Background())
 		a = b
-		before = messages(b.History())
+		before = prompt.Messages(b.History())
 	}
 }
 

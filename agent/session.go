@@ -40,7 +40,6 @@ func (a *Agent) openSession(ctx context.Context) error {
 		if a.sessionID == "" {
 			a.sessionID = transcript.NewSessionID()
 		}
-		a.history, _ = conversation.NewHistory(nil)
 		a.work = work.NewState()
 		return a.openJournal(ctx, transcript.SessionPath(env, a.cwd, a.sessionID), nil)
 	}
@@ -123,7 +122,7 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	if err != nil {
 		a.warn("resume %s: %v", path, err)
 	}
-	if a.history, err = conversation.NewHistory(chain); err != nil {
+	if err := a.prompt.Restore(chain); err != nil {
 		return fmt.Errorf("agent: resume %s: %w", path, err)
 	}
 	a.work = work.NewState()
@@ -149,7 +148,7 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 		}
 		states = append([]conversation.FileState{st}, states...) // most recent first
 	}
-	skipped, err := a.cache.Restore(ctx, states)
+	skipped, err := a.prompt.Cache().Restore(ctx, states)
 	if err != nil {
 		return fmt.Errorf("agent: resume: %w", err)
 	}
@@ -159,7 +158,7 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	if err := a.openJournal(ctx, path, sess.Meta.List()); err != nil {
 		return err
 	}
-	if last, ok := a.history.Last(); ok && a.journal != nil {
+	if last, ok := a.prompt.Last(); ok && a.journal != nil {
 		a.journal.SetLeaf(last.UUID)
 	}
 	if repair != nil && a.journal != nil {
@@ -203,6 +202,9 @@ func historyFrom(entries []*transcript.Entry) ([]conversation.Entry, error) {
 		}
 		last := t.Last()
 		ce := conversation.Entry{UUID: last.UUID, Timestamp: last.Timestamp, IsMeta: t.Entries[0].IsMeta, Message: t.Message}
+		if len(t.Entries) == 1 {
+			ce.Provenance = last.InputProvenance()
+		}
 		for _, e := range t.Entries {
 			if u := e.Usage(); u != nil {
 				ce.Usage = u // each line of a reply repeats its usage; the last is final

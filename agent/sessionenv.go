@@ -19,7 +19,7 @@ type sessionEnv struct{ a *Agent }
 
 func (e sessionEnv) Cwd() string                            { return e.a.cwd }
 func (e sessionEnv) Abs(p string) string                    { return e.a.abs(p) }
-func (e sessionEnv) Cache() *conversation.ReadCache         { return e.a.cache }
+func (e sessionEnv) Cache() *conversation.ReadCache         { return e.a.prompt.Cache() }
 func (e sessionEnv) Touch(ctx context.Context, path string) { e.a.touch(ctx, path) }
 func (e sessionEnv) Logger() *slog.Logger                   { return e.a.log }
 func (e sessionEnv) Now() time.Time                         { return e.a.now() }
@@ -49,11 +49,6 @@ func (e sessionEnv) Ranker() (*recall.Ranker, error) {
 
 // abs resolves a path from the model against the working directory.
 func (a *Agent) abs(p string) string { return tool.ResolvePath(a.cwd, a.opts.Env.UserHome, p) }
-
-// forkEnv returns a new env for a fork of a. It reads only fields that never change after New.
-func (a *Agent) forkEnv() tool.Env {
-	return tool.NewForkEnv(a.cwd, a.opts.Env.UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.memoryDir())
-}
 
 // memoryDir is the memory store's dir; "" with auto-memory off.
 func (a *Agent) memoryDir() string {

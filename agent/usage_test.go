@@ -43,7 +43,7 @@ func TestReportedUsageCompacts(t *testing.T) {
 				t.Fatal(err)
 			}
 			th := compact.ThresholdsFor(usageOpts.ContextWindow, usageOpts.MaxTokens)
-			if est := a.Context().total(); est >= th.Auto {
+			if est := a.Context().Total(); est >= th.Auto {
 				t.Fatalf("the estimate %d already crosses %d: the test proves nothing", est, th.Auto)
 			}
 			level, n, _ := a.ContextLevel()
@@ -101,7 +101,7 @@ func TestReportedUsageHoldsOffCompaction(t *testing.T) {
 				t.Fatal(err)
 			}
 			th := compact.ThresholdsFor(usageOpts.ContextWindow, usageOpts.MaxTokens)
-			if est := a.Context().total(); est <= th.Auto {
+			if est := a.Context().Total(); est <= th.Auto {
 				t.Fatalf("the estimate %d does not cross %d: the test proves nothing", est, th.Auto)
 			}
 			if _, err := a.Run(ctx, "next", rec.sink); err != nil {
@@ -160,7 +160,7 @@ func TestResumeReadsUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := f.agent(Options{Resume: id, ContextWindow: usageOpts.ContextWindow, MaxTokens: usageOpts.MaxTokens})
-	if _, n, _ := d.ContextLevel(); n != d.Context().total() {
-		t.Errorf("resumed without usage: %d tokens, want the estimate %d", n, d.Context().total())
+	if _, n, _ := d.ContextLevel(); n != d.Context().Total() {
+		t.Errorf("resumed without usage: %d tokens, want the estimate %d", n, d.Context().Total())
 	}
 }

@@ -18,6 +18,13 @@ import (
 // refuse the call; the error's text says why.
 var ErrDenied = errors.New("agent: permission denied")
 
+// Denied is the refusal Shell and ReadFile return: Reason is the permission check's answer,
+// shown to the user as it is. It wraps ErrDenied.
+type Denied struct{ Reason string }
+
+func (e *Denied) Error() string { return ErrDenied.Error() + ": " + e.Reason }
+func (e *Denied) Unwrap() error { return ErrDenied }
+
 // Shell runs command as the user's own shell command (chat's "!command", Claude Code's bash
 // mode): through the Bash tool, with the same permission check as a call of the model (deny
 // rules, the mode, the Approver), then adds the command and its output to the conversation as a
@@ -43,13 +50,16 @@ func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out strin
 		sink(e)
 	}, 0)
 	if denied != "" {
-		return "", true, fmt.Errorf("%w: %s", ErrDenied, denied)
+		return "", true, &Denied{denied}
 	}
-	text := "<bash-input>" + command + "</bash-input>\n<bash-stdout>" + strings.TrimRight(out, "\n") + "</bash-stdout>"
+	msg := conversation.Input{Parts: []conversation.Part{
+		{Origin: conversation.Typed, Text: "<bash-input>" + command + "</bash-input>\n"},
+		{Origin: conversation.Command, Text: "<bash-stdout>" + strings.TrimRight(out, "\n") + "</bash-stdout>"},
+	}}
 	if isErr {
-		text += "\n(the command failed)"
+		msg.Parts = append(msg.Parts, conversation.Part{Origin: conversation.Command, Text: "\n(the command failed)"})
 	}
-	a.appendMessage(conversation.NewText(conversation.User, text), false)
+	a.appendEntry(conversation.Entry{Message: conversation.NewText(conversation.User, msg.Text()), Provenance: msg.Provenance()})
 	a.syncJournal(ctx)
 	return out, isErr, nil
 }
@@ -71,7 +81,7 @@ func (a *Agent) ReadFile(ctx context.Context, path string) (string, error) {
 	}, 0)
 	switch {
 	case denied != "":
-		return "", fmt.Errorf("%w: %s", ErrDenied, denied)
+		return "", &Denied{denied}
 	case isErr:
 		return "", fmt.Errorf("agent: read %s: %s", path, out)
 	}
@@ -89,16 +99,12 @@ func (a *Agent) SetModel(model string, window int) {
 	a.opts.Model, a.opts.ContextWindow = model, window
 	a.mu.Unlock()
 	a.meter.setModel(model)
-	a.system = a.systemBlocks()
-	a.resetTokens()
+	a.prompt.SetModel(model)
 }
 
 // Gitignored reports whether the project's .gitignore files leave path (absolute) out of the
 // repository, by the matcher lint uses; completion of "@" mentions skips such directories. It
 // does not wait for a running turn, so a UI can complete while the model works.
 func (a *Agent) Gitignored(path string, isDir bool) bool {
-	a.mu.Lock()
-	set := a.instr
-	a.mu.Unlock()
-	return set.Gitignored(path, isDir)
+	return a.prompt.Instructions().Gitignored(path, isDir)
 }

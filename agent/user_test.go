@@ -20,7 +20,8 @@ func TestShell(t *testing.T) {
 		asked++
 		return permission.Answer{Allow: true}, nil
 	}})
-	if _, _, err := a.Shell(t.Context(), "rm -rf x", nil); !errors.Is(err, ErrDenied) {
+	var denied *Denied
+	if _, _, err := a.Shell(t.Context(), "rm -rf x", nil); !errors.Is(err, ErrDenied) || !errors.As(err, &denied) || denied.Reason == "" || strings.Contains(denied.Reason, "agent:") {
 		t.Errorf("denied command: err = %v", err)
 	}
 	out, isErr, err := a.Shell(t.Context(), "echo 你好", nil)

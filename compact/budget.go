@@ -16,7 +16,7 @@ const PostCompactDivisor = 2
 
 // Budget is what each part of a compacted context may take, in estimated tokens. The shares are
 // of the room the target leaves after the request prefix: summary 20 %, pinned user messages
-// (the first request and standing instructions) 30 %, other user messages 20 %; re-injected
+// (the first request and the messages the user pinned) 30 %, other user messages 20 %; re-injected
 // files get what the summary's cap, the carried messages, todos, tasks and rules leave of the
 // room, up to 40 %. Session-memory compaction keeps a recent tail of KeepMin–KeepMax tokens in
 // place of the summary and the recent user messages. Every share is capped by the reference
@@ -31,7 +31,7 @@ type Budget struct {
 	Room int
 	// Summary caps the model's summary reply (the max_tokens of each summary call).
 	Summary int
-	// Pinned is for the first request and the standing instructions; over it, they are
+	// Pinned is for the first request and the pinned messages; over it, they are
 	// condensed by the model.
 	Pinned int
 	// Recent is for the other user messages, most recent first; the latest is kept whole even

@@ -152,19 +152,18 @@ type Result struct {
 	Parts   []Part
 	Calls   int
 	// UserMessages are the user's messages carried verbatim, pinned ones first; Pinned how many
-	// of them are pinned (the first request, standing instructions, or their condensed form);
+	// of them are pinned (the first request, messages the user pinned, or their condensed form);
 	// UserOmitted how many older ones did not fit the budget.
 	UserMessages []string
 	Pinned       int
 	UserOmitted  int
 	// Condensed lists the pinned messages the model condensed to fit their budget (kind and
-	// first words) and whose rules the condensed text was checked to hold (their literal
-	// anchors and key terms appear in it); the summary message lists them too. A pinned message
-	// the condensation left out is carried verbatim after the condensed text when it fits the
-	// budget (newest first), and listed in Lost when it does not.
+	// first words), those its numbered list has an item for; the summary message lists them
+	// too. A pinned message without an item is carried verbatim after the condensed text when
+	// it fits the budget (newest first), and listed in Lost when it does not.
 	Condensed []string
-	// Lost lists, by kind and first words, the pinned messages the condensation left out (part
-	// of) that did not fit the budget verbatim: only the condensed text stands for them in the
+	// Lost lists, by kind and first words, the pinned messages the condensation left out that
+	// did not fit the budget verbatim: only the condensed text stands for them in the
 	// new context. The Note names them for the user, and the summary message for the model.
 	Lost []string
 	// Kept is the number of recent messages kept (session-memory compaction).
@@ -186,7 +185,7 @@ type Result struct {
 
 // Run compacts in.History. It tries session-memory compaction when in.Notes hold notes (and
 // the result fits the target), otherwise it asks the model for a summary. The user's messages
-// are carried verbatim: pinned ones (the first request, standing instructions) all, condensed
+// are carried verbatim: pinned ones (the first request, messages the user pinned) all, condensed
 // by the model when they exceed their budget, then the recent ones that fit. A compaction that
 // would not make the context smaller returns a *NotSmallerError and nothing else. Run changes
 // nothing but what it returns: reloading instructions and the memory index, refilling the read
@@ -275,7 +274,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 // carry plans the user messages of entries for budget b: pinned ones marked, recent ones cut.
 func carry(entries []conversation.Entry, b Budget) carriedMessages {
 	users, fromStart := userMessages(entries)
-	return planUsers(pinned(users, fromStart), b.Recent)
+	return planUsers(users, fromStart, b.Recent)
 }
 
 // floor is c as it will be carried at the least: pinned messages over their budget replaced
@@ -290,7 +289,8 @@ func (c carriedMessages) floor(b Budget) carriedMessages {
 		parts = append(parts, m.text)
 	}
 	room := max(b.Pinned-msgTokens(whole), 0)
-	c.pinned = append([]userMsg{{text: clip(strings.Join(parts, "\n\n"), room), pin: pinCondensed}}, whole...)
+	text := clip(strings.Join(parts, "\n\n"), room)
+	c.pinned = append([]userMsg{{text: text, whole: text, pin: pinCondensed}}, whole...)
 	return c
 }
 
@@ -310,7 +310,7 @@ func finish(ctx context.Context, in Input, r *Result, method Method, summary str
 	b := r.Budget
 	var notes []string
 	// The latest user message is the request being worked on: it is carried whole even when it
-	// is pinned (a first request, a standing instruction) and over the budget; only the others
+	// is pinned (a first request, a message the user pinned) and over the budget; only the others
 	// are condensed.
 	cond, whole := c.condensable()
 	if len(cond) > 0 && msgTokens(c.pinned) > b.Pinned && in.Provider != nil {
@@ -322,16 +322,16 @@ func finish(ctx context.Context, in Input, r *Result, method Method, summary str
 			in.Logger.Warn("compact: pinned messages kept verbatim", "err", err)
 			notes = append(notes, fmt.Sprintf("Your %d pinned messages (about %d tokens) are over their budget of %d and could not be condensed (%v); they are kept verbatim.", len(cond), msgTokens(cond), room, err))
 		} else if tokens.Estimate(text) < msgTokens(cond) { // a longer "condensation" is not one
-			v := checkCondensed(text, cond, room-tokens.Estimate(text))
-			if len(v.held) == 0 {
-				in.Logger.Warn("compact: the condensation holds none of the pinned messages; kept verbatim")
-				notes = append(notes, fmt.Sprintf("Your %d pinned messages (about %d tokens) are over their budget of %d, and the model's condensation left out what each of them says (%s); they are kept verbatim.", len(cond), msgTokens(cond), room, strings.Join(v.why, "; ")))
+			held, verbatim, lost := condensation(text, cond, room-tokens.Estimate(text))
+			if len(held) == 0 {
+				in.Logger.Warn("compact: the condensation has an item for none of the pinned messages; kept verbatim")
+				notes = append(notes, fmt.Sprintf("Your %d pinned messages (about %d tokens) are over their budget of %d, and the model's condensation did not list them one by one; they are kept verbatim.", len(cond), msgTokens(cond), room))
 			} else {
-				c.condensed, c.lost = condensedList(v.held), condensedList(v.lost)
-				c.pinned = append(append([]userMsg{{text: text, pin: pinCondensed}}, v.verbatim...), whole...)
-				if len(v.lost) > 0 {
-					in.Logger.Warn("compact: pinned messages lost by the condensation", "n", len(v.lost))
-					notes = append(notes, lostNote(c.lost, v.why))
+				c.condensed, c.lost = describe(held), describe(lost)
+				c.pinned = append(append([]userMsg{{text: text, whole: text, pin: pinCondensed}}, verbatim...), whole...)
+				if len(lost) > 0 {
+					in.Logger.Warn("compact: pinned messages lost by the condensation", "n", len(lost))
+					notes = append(notes, fmt.Sprintf("The model's condensation of your pinned messages left out %d of them, and they do not fit the pinned budget verbatim, so they are not carried: %s. They are in the transcript before this compaction; pin again what still applies.", len(lost), strings.Join(c.lost, "; ")))
 				}
 			}
 		}
@@ -373,7 +373,7 @@ func overNote(r *Result, c carriedMessages, summary string, kept []conversation.
 	if b.Prefix >= b.Target {
 		why = fmt.Sprintf("the system prompt, instruction files and tools alone take about %d tokens", b.Prefix)
 	}
-	return fmt.Sprintf("The compacted context is about %d tokens, over its target of %d (the automatic threshold divided by %d): %s. The next automatic compaction will come sooner; a model with a larger context window, fewer or shorter instruction files, or shorter standing instructions would help.",
+	return fmt.Sprintf("The compacted context is about %d tokens, over its target of %d (the automatic threshold divided by %d): %s. The next automatic compaction will come sooner; a model with a larger context window, fewer or shorter instruction files, or shorter pinned messages would help.",
 		r.PostTokens, b.Target, PostCompactDivisor, why)
 }
 

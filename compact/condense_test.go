@@ -4,44 +4,18 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/tokens"
 )
 
-// TestMissingFrom: a rule's literal anchors and key terms are looked for in a condensed text;
-// a faithful rewording holds the rule, one that drops it or changes a value does not.
-func TestMissingFrom(t *testing.T) {
-	tests := []struct {
-		name, rule, condensed string
-		want                  []string
-	}{
-		{"paths, commands and numbers kept", "Never push to `main`; run `make verify` and keep retries at 3 for db-1.",
-			"1. Do not push to main.\n2. Run make verify.\n3. At most 3 retries on db-1.", nil},
-		{"a value changed", "Never push to `main`; run `make verify` and keep retries at 3 for db-1.",
-			"1. Do not push to main.\n2. Run make verify.\n3. At most 5 retries on db-1.", []string{"3"}},
-		{"a rule dropped", "Do not touch files under vendor/ and keep GOFLAGS=-mod=mod.",
-			"1. Always run make verify.", []string{"vendor/", "GOFLAGS=-mod=mod"}},
-		{"a name in English prose", "From now on, always answer in Korean.", "1. Always reply in Korean.", nil},
-		{"a name dropped", "From now on, always answer in Korean.", "1. Always reply politely.", []string{"Korean"}},
-		{"plain words kept", "never be rude to reviewers", "1. Never be rude to the reviewers.", nil},
-		{"plain words dropped", "never be rude to reviewers", "1. Always run the tests.", []string{"key terms"}},
-		{"URL and quoted text", `Always link "the runbook" at https://example.com/runbook.`, "Link the runbook: https://example.com/runbook", nil},
-		{"Chinese reworded", "以后不要修改 vendor 目录。", "1. 禁止修改 vendor 目录", nil},
-		{"Chinese dropped", "以后不要修改 vendor 目录。", "1. 每次提交前运行测试", []string{"vendor", "key terms"}},
-		{"Chinese rule without anchors dropped", "永远不要直接修改生产数据库。", "1. 提交前运行测试。", []string{"key terms"}},
-		{"Korean kept", "앞으로 항상 한국어로 답하세요.", "1. 항상 한국어로 답변할 것", nil},
-		{"Korean dropped", "앞으로 항상 한국어로 답하세요.", "1. 커밋 전에 테스트를 실행할 것", []string{"key terms"}},
-		{"Korean with a command", "항상 `make verify`를 실행한 뒤에 완료라고 말하세요.", "1. 완료 전에 항상 make verify 실행", nil},
-		{"explanation may go", "Always run `make verify`. The reviewers asked for it because the build broke twice last spring.",
-			"1. Always run make verify.", nil},
-	}
-	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, missingFrom(tt.rule, tt.condensed)); diff != "" {
-			t.Errorf("%s: missing (-want +got):\n%s", tt.name, diff)
-		}
+// TestItems: the numbers of a condensation's items are read from the start of its lines; an
+// item with nothing after its number says nothing.
+func TestItems(t *testing.T) {
+	got := items("1. Task: port.\n 2) keep GOFLAGS\n3.\n- 4. not an item\n10. Never push to main.\nv2. no")
+	if diff := cmp.Diff(map[int]bool{1: true, 2: true, 10: true}, got); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
 	}
 }
 
@@ -56,8 +30,8 @@ func padding(lang string, n int) string {
 }
 
 // TestCondensationThatDropsARule: the fake Anthropic server condenses the pinned messages
-// and leaves one rule out, in English, Chinese and Korean. The check finds it without a
-// model: a dropped rule that fits is carried verbatim after the condensed list; when two are
+// and leaves one rule out, in English, Chinese and Korean. The condensation has no item with
+// the rule's number, so compaction knows it without reading the text: a dropped rule that fits is carried verbatim after the condensed list; when two are
 // dropped and only one fits, the newest is carried and the older is reported by name (Lost,
 // the Note the agent prints, the summary message); one that cannot fit is reported the same
 // way. Nothing the condensed text misses is dropped silently.
@@ -107,15 +81,15 @@ func TestCondensationThatDropsARule(t *testing.T) {
 					return llmtest.Text("1. Primary request and intent: the migration.")
 				}
 				var rules [3]string
-				users := []string{lc.task}
+				users := []any{lc.task}
 				for i, r := range lc.rules {
 					rules[i] = r + "\n" + padding(lc.lang, tc.size[i])
-					users = append(users, rules[i])
+					users = append(users, pin(rules[i]))
 				}
 				for i := range 6 {
 					users = append(users, neutral(i, 200))
 				}
-				r, err := Run(t.Context(), Input{History: history(users, 2000), Provider: p, Window: 30_000, MaxOutput: 4000, Trigger: Auto})
+				r, err := Run(t.Context(), Input{History: historyOf(users, 2000), Provider: p, Window: 30_000, MaxOutput: 4000, Trigger: Auto})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -135,7 +109,7 @@ func TestCondensationThatDropsARule(t *testing.T) {
 				var wantLost []string
 				for _, i := range tc.lost {
 					name := firstWords(rules[i], 80)
-					wantLost = append(wantLost, fmt.Sprintf("standing instruction: %q", name))
+					wantLost = append(wantLost, fmt.Sprintf("pinned message: %q", name))
 					if contains(carriedPinned, rules[i]) {
 						t.Errorf("rule %d carried though reported lost", i)
 					}
@@ -158,7 +132,7 @@ func TestCondensationThatDropsARule(t *testing.T) {
 				// A later compaction recognises the verbatim rule as pinned again.
 				for _, m := range carried(summary) {
 					for _, i := range tc.verbatim {
-						if m.text == rules[i] && m.pin != pinStanding {
+						if m.text == rules[i] && m.pin != pinUser {
 							t.Errorf("rule %d carried back with pin %q", i, m.pin)
 						}
 					}
@@ -185,79 +159,34 @@ func toUserMsgs(ss []string) []userMsg {
 	return out
 }
 
-// FuzzCondenseCheck: reading a message's own words and checking a condensation never panic;
-// the own words are never longer than the message (but for one line break); and a message
-// always holds its own rule (a check that flags the original itself would reject every
-// faithful condensation).
-func FuzzCondenseCheck(f *testing.F) {
-	f.Add("Never push to `main`; run `make verify` and keep retries at 3 for db-1.")
-	f.Add("以后不要修改 vendor 目录，改动放在 patches/ 下。")
-	f.Add("앞으로 항상 한국어로 답하세요. 1. `x`를")
-	f.Add("Here is the log:\n" + strings.Repeat("2026-03-01 ERROR x\n", 300) + "Always use tabs.")
-	f.Add("<attached-file path=\"a\">\nnever\n</attached-file><bash-input>x")
-	f.Add("```\n" + strings.Repeat("a\n\n", 3000) + "~~~")
-	f.Fuzz(func(t *testing.T, text string) {
-		if own := ownWords(text); len(own) > len(text)+1 {
-			t.Errorf("own words %d bytes of a %d-byte message", len(own), len(text))
-		}
-		IsStandingInstruction(text)
-		if !utf8.ValidString(text) {
-			return
-		}
-		if m := missingFrom(text, text); len(m) != 0 {
-			t.Errorf("%q lacks its own %q", text, m)
-		}
-	})
-}
-
-// BenchmarkCondenseCheck measures what a compaction adds per pinned message: reading the own
-// words of a 300 KB pasted log and checking a condensation against it.
-func BenchmarkCondenseCheck(b *testing.B) {
-	var sb strings.Builder
-	sb.WriteString("From now on, keep the retries at 3.\n")
-	for i := 0; sb.Len() < 300_000; i++ {
-		fmt.Fprintf(&sb, "2026-03-01T10:%02d:%02d ERROR pq: connection refused host=db-%d port=5432\n", i/60%60, i%60, i%9)
-	}
-	text := sb.String()
-	condensed := "1. Keep the retries at 3.\n2. Always run make verify."
-	b.Run("ownWords", func(b *testing.B) {
-		for b.Loop() {
-			ownWords(text)
-		}
-	})
-	b.Run("missingFrom", func(b *testing.B) {
-		for b.Loop() {
-			missingFrom(text, condensed)
-		}
-	})
-}
-
-// TestCondensationThatHoldsNothing: a condensation that holds none of the pinned messages is
-// not used: they are all carried verbatim (over their budget), and the Note says why.
+// TestCondensationThatHoldsNothing: a condensation with an item for none of the pinned
+// messages is not used: they are all carried verbatim (over their budget), and the Note says why.
 func TestCondensationThatHoldsNothing(t *testing.T) {
 	srv, p := newServer(t)
 	srv.Fallback = func(r llmtest.Request) llmtest.Reply {
 		if strings.HasPrefix(promptOf(t, r), "<message n=") {
-			return llmtest.Text("1. Follow the rules.")
+			return llmtest.Text("Follow the rules.")
 		}
 		return llmtest.Text("1. Primary request and intent: the migration.")
 	}
 	b := BudgetFor(ThresholdsFor(30_000, 4000), 0)
 	users := []string{"TASK: port the billing service to Postgres."}
+	inputs := []any{users[0]}
 	for _, r := range []string{"Always run `make verify` before saying done.", "Never push to `main`; open a PR against release/2.4 instead."} {
 		users = append(users, r+"\n"+padding("en", b.Pinned*2/3))
+		inputs = append(inputs, pin(users[len(users)-1]))
 	}
 	for i := range 6 {
-		users = append(users, neutral(i, 200))
+		inputs = append(inputs, neutral(i, 200))
 	}
-	r, err := Run(t.Context(), Input{History: history(users, 2000), Provider: p, Window: 30_000, MaxOutput: 4000, Trigger: Auto})
+	r, err := Run(t.Context(), Input{History: historyOf(inputs, 2000), Provider: p, Window: 30_000, MaxOutput: 4000, Trigger: Auto})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(users[:3], r.UserMessages[:r.Pinned]); diff != "" || len(r.Condensed)+len(r.Lost) != 0 {
 		t.Errorf("condensed %q, lost %q; pinned (-want +got):\n%s", r.Condensed, r.Lost, diff)
 	}
-	if !strings.Contains(r.Note, "kept verbatim") || !strings.Contains(r.Note, `"release/2.4"`) {
+	if !strings.Contains(r.Note, "kept verbatim") {
 		t.Errorf("note %q", r.Note)
 	}
 }

@@ -58,20 +58,20 @@
 //
 // Guarantees of compaction:
 //   - The user's own messages are carried verbatim by the engine inside the summary message,
-//     pinned ones first: the session's first request and every message IsStandingInstruction
-//     accepts (the one rule; English cue words as whole words, Chinese, Japanese and Korean ones
-//     anywhere, in the user's own words only: not in tagged attachments or shell output, and in
-//     a message over 4 KB not in what its structure shows was pasted). They are kept whatever
-//     their age and recognised again by later compactions; over their budget the model
-//     condenses them into one list, and the summary lists what was condensed
-//     (Result.Condensed); if that fails they stay verbatim and the Note says so (a reply no
-//     shorter than the messages is not used either). The list is checked against each message
-//     without a model (its literal anchors and key terms must appear): one it misses is carried
-//     verbatim after it when the budget allows, newest first, and otherwise listed in
-//     Result.Lost and named in the Note and the summary. A standing instruction is never
-//     dropped silently. The other messages fill their budget
-//     from the most recent backwards (the latest always whole), and the number left out is
-//     stated.
+//     pinned ones first. Pinning is explicit: the session's first request and the messages the
+//     user pinned (conversation.Provenance.Pinned, /pin), recognised again by later
+//     compactions; no message is pinned for its words.
+//   - A carried message that is not pinned holds what the user typed: the parts its recorded
+//     provenance marks pasted, attached or command output are replaced by a line saying so.
+//     Pinned messages, the latest message and messages with no record (older transcripts,
+//     Claude Code's) are carried whole.
+//   - Pinned messages over their budget are condensed by the model into a numbered list, one
+//     item per message (Result.Condensed). A message without its item is carried verbatim
+//     when the budget allows, newest first, and otherwise listed in Result.Lost and named in
+//     the Note and the summary; a failed or useless condensation leaves them all verbatim. A
+//     pinned message is never dropped silently.
+//   - The other messages fill their budget from the most recent backwards (the latest always
+//     whole), and the number left out is stated.
 //   - The result is the transcript entries to append (a system/compact_boundary entry with a
 //     null parentUuid and logicalParentUuid = the old leaf, then the summary as a user entry
 //     flagged isCompactSummary, then meta attachments and kept messages) and the matching new

@@ -59,3 +59,27 @@ func chat(n, size int) []conversation.Entry {
 	}
 	return h.Entries()
 }
+
+// pin is a message the user pinned, all typed.
+func pin(text string) conversation.Input {
+	in := conversation.TypedInput(text)
+	in.Pinned = true
+	return in
+}
+
+// historyOf builds a conversation of user inputs with their recorded provenance, each
+// followed by an assistant reply of about reply tokens; a string is a message with none
+// recorded (a transcript written before provenance).
+func historyOf(users []any, reply int) []conversation.Entry {
+	h, _ := conversation.NewHistory(nil)
+	for _, u := range users {
+		switch u := u.(type) {
+		case string:
+			h.Append(conversation.NewText(conversation.User, u))
+		case conversation.Input:
+			h.AppendEntry(conversation.Entry{Message: conversation.NewText(conversation.User, u.Text()), Provenance: u.Provenance()})
+		}
+		h.Append(conversation.NewText(conversation.Assistant, strings.Repeat("ok. ", reply/2)))
+	}
+	return h.Entries()
+}

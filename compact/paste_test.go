@@ -7,55 +7,52 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/sharedtest"
 	"github.com/strata-mem/strata/llm/llmtest"
 )
 
-// TestPastedTextIsNotARule: a long message is read for rules at its head and tail, where the
-// user's own words sit; a cue inside what they pasted (a log line "do not retry", a comment
-// "never nil", Chinese prose with 一直/每次) does not make the paste a standing instruction.
+// TestPastedTextIsNotARule: what the user pasted, attached or ran is kept apart by its
+// recorded origin: rule words inside it ("do not retry", "always deploy") pin nothing, and a
+// carried message holds the user's typed words with a line in place of the rest; the latest
+// message, the request being worked on, is carried whole.
 func TestPastedTextIsNotARule(t *testing.T) {
 	log := strings.Repeat("2026-03-01 ERROR pq: connection refused host=db-1 port=5432\n", 100)
 	cue := "2026-03-01 WARN retry budget spent; do not retry more than 3 times\n"
-	zh := strings.Repeat("服务在夜间运行，日志记录每个请求的耗时和状态码。", 60)
-	zhDoc := strings.Repeat("服务在夜间运行，日志记录每个请求的耗时和状态码。\n", 150)
-	goFile := strings.Repeat("// Next returns the next record.\nfunc (r *Reader) Next() (Record, error) {\n\treturn r.dec.Decode()\n}\n\n", 50)
-	typed := strings.Repeat("The migration has to keep the old tables readable until the last client is switched over, so the reader and the writer have to agree on the schema version at every step of the rollout. ", 30)
-	tests := []struct {
-		name, text string
-		want       bool
-	}{
-		{"cue deep inside a pasted log", "Here is the log:\n" + log + cue + log, false},
-		{"cue deep inside pasted Chinese prose", "看看这段：" + zh + "服务一直在重启，每次都失败。" + zh, false},
-		{"rule before the paste", "From now on, attach logs like this one.\n" + log + log, true},
-		{"rule after the paste", "Here is the log:\n" + log + log + "\nNever restart db-1 without asking me.", true},
-		{"Chinese rule after the paste", "日志：\n" + log + log + "\n以后不要直接重启数据库。", true},
-		{"short message read whole", "The log says: " + cue, true},
-		{"cue on the last line of a pasted log", "Here is the log:\n" + log + "2026-03-01 WARN retry budget spent; always retry\n", false},
-		{"Chinese cue on the last line of a pasted log", "日志如下：\n" + log + "2026-03-01 WARN 服务一直失败，每次都必须重试\n", false},
-		{"cue at the end of a pasted Chinese document", "看看这份文档：\n\n" + zhDoc + "部署前每次都必须重启服务。", false},
-		{"cue at the end of a pasted Go file", "What does this do?\n\n" + goFile + "// always retry on EOF", false},
-		{"cue at the end of a fenced block", "What does this do?\n```go\n" + goFile + "// always retry on EOF\n```\nIs it safe?", false},
-		{"typed rule on the line after a paste", "Here is the log:\n" + log + log + "Always use tabs.", true},
-		{"Korean rule on the line after a paste", "로그:\n" + log + log + "앞으로 항상 한국어로 답하세요.", true},
-		{"long typed message ending with a rule", typed + " Always use tabs.", true},
-		{"rule before a fenced block", "From now on, keep this header:\n```\n" + goFile + "```\nIs it right?", true},
-		{"a file attached with @path", "Fix the panic in @store.go\n\n<attached-file path=\"store.go\">\n// never nil after Open\nfunc f() {}\n</attached-file>", false},
-		{"a rule beside an attached file", "Never change @store.go without a test.\n\n<attached-file path=\"store.go\">\nfunc f() {}\n</attached-file>", true},
-		{"a shell command's output", "<bash-input>cat NOTES</bash-input>\n<bash-stdout>always deploy on Fridays</bash-stdout>", false},
+	in := func(parts ...conversation.Part) conversation.Input { return conversation.Input{Parts: parts} }
+	typed := func(s string) conversation.Part { return conversation.Part{Origin: conversation.Typed, Text: s} }
+	users := []any{
+		"Review the night runs.",
+		in(typed("Here is the log:\n"), conversation.Part{Origin: conversation.Pasted, Text: log + cue + log}),
+		in(typed("Fix the panic in @store.go"), conversation.Part{Origin: conversation.Attached, Text: "\n\n<attached-file path=\"store.go\">\n// never nil\n</attached-file>"}),
+		in(typed("<bash-input>cat NOTES</bash-input>\n"), conversation.Part{Origin: conversation.Command, Text: "<bash-stdout>always deploy on Fridays</bash-stdout>"}),
+		in(typed("And this one:\n"), conversation.Part{Origin: conversation.Pasted, Text: cue}),
 	}
-	for _, tt := range tests {
-		if got := IsStandingInstruction(tt.text); got != tt.want {
-			t.Errorf("%s: IsStandingInstruction = %v, want %v", tt.name, got, tt.want)
-		}
+	msgs, fromStart := userMessages(historyOf(users, 10))
+	c := planUsers(msgs, fromStart, 100_000)
+	if len(c.pinned) != 1 || c.pinned[0].text != "Review the night runs." {
+		t.Errorf("pinned %+v, want the first request only", c.pinned)
+	}
+	want := []string{
+		"Here is the log:\n\n[pasted text, 201 lines, left out here: the summary and the transcript have it]\n",
+		"Fix the panic in @store.go\n[an attached file, 5 lines, left out here: the summary and the transcript have it]\n",
+		"<bash-input>cat NOTES</bash-input>\n\n[command output, 1 lines, left out here: the summary and the transcript have it]\n",
+		"And this one:\n" + cue,
+	}
+	var got []string
+	for _, m := range c.recent {
+		got = append(got, m.text)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("carried (-want +got):\n%s", diff)
 	}
 }
 
-// TestRulesSurviveAHeavyPaste: a session with a task, a standing rule in Korean and Chinese,
-// a 300 KB pasted log in which every hundredth line says "do not retry", and many tool results is compacted; the
-// task and the rules are carried verbatim and pinned, and the log is not pinned (it would push
-// the pinned messages over their budget, and the condensation would rewrite the real rules
-// together with it).
+// TestRulesSurviveAHeavyPaste: a session with a task, a pinned rule in Korean and Chinese,
+// a 300 KB pasted log in which every hundredth line says "do not retry", and many tool results
+// is compacted; the task and the rule are carried verbatim and pinned, and the log is neither
+// pinned nor carried (it would push the pinned messages over their budget).
 func TestRulesSurviveAHeavyPaste(t *testing.T) {
 	srv, p := newServer(t)
 	srv.Fallback = func(r llmtest.Request) llmtest.Reply {
@@ -68,12 +65,13 @@ func TestRulesSurviveAHeavyPaste(t *testing.T) {
 	rule := "항상 `make verify`를 실행한 뒤에 완료라고 말하세요. 永远不要直接修改生产数据库。"
 	plain := "2026-03-01 ERROR pq: connection refused host=db-1 port=5432\n"
 	block := strings.Repeat(plain, 99) + "2026-03-01 WARN retry budget spent; do not retry more than 3 times\n"
-	paste := "Here is the full log:\n" + strings.Repeat(block, 50) + strings.Repeat(plain, 50)
-	users := []string{task, rule, paste}
+	paste := strings.Repeat(block, 50) + strings.Repeat(plain, 50)
+	pasted := conversation.Input{Parts: []conversation.Part{{Origin: conversation.Typed, Text: "Here is the full log:\n"}, {Origin: conversation.Pasted, Text: paste}}}
+	users := []any{task, pin(rule), pasted}
 	for i := range 40 {
 		users = append(users, neutral(i, 300))
 	}
-	r, err := Run(t.Context(), Input{History: history(users, 400), Provider: p, Window: 200_000, MaxOutput: 8000, Trigger: Auto})
+	r, err := Run(t.Context(), Input{History: historyOf(users, 400), Provider: p, Window: 200_000, MaxOutput: 8000, Trigger: Auto})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,16 +82,15 @@ func TestRulesSurviveAHeavyPaste(t *testing.T) {
 		t.Errorf("pinned messages %.80q, want the task and the rule verbatim", r.UserMessages[:2])
 	}
 	summary := r.Context[0].Message.TextOf()
-	if !strings.Contains(summary, rule) || strings.Contains(summary, `<user-message pinned="standing">`+"\nHere is the full log") {
+	if !strings.Contains(summary, rule) || strings.Contains(summary, "pinned=\"user\">\nHere is the full log") || strings.Contains(summary, plain) {
 		t.Errorf("the rule is not carried, or the log is pinned:\n%.600s", summary)
 	}
 }
 
-// TestCorpusPastes: long messages from real Claude Code transcripts, where the user pasted a
-// web page of documentation (ending with "tools are always run isolated from the project") or
-// a 36 KB HAR file after a question of their own, are not standing instructions; their own
-// words are the question, found by the message's structure; the IDE context Claude Code adds
-// (<ide_selection>, <ide_opened_file>) is not the user's words either.
+// TestCorpusPastes: real Claude Code transcripts, written before provenance was recorded,
+// where the user pasted a web page of documentation (ending with "tools are always run
+// isolated from the project") or a 36 KB HAR file after a question of their own: compacting
+// them pins the first request only, never a later paste, whatever rule words it holds.
 func TestCorpusPastes(t *testing.T) {
 	dir := sharedtest.Dir(t, "corpus", "transcripts")
 	tests := []struct {
@@ -103,22 +100,24 @@ func TestCorpusPastes(t *testing.T) {
 		{"handgemacht-ai__claude-code-log__ddnext__9e953218.jsonl", "This is the full HAR:", "_securityState"},
 	}
 	for _, tt := range tests {
+		var users []any
 		found := false
 		for _, text := range corpusUserTexts(t, filepath.Join(dir, tt.file)) {
-			if !strings.Contains(text, tt.lead) || !strings.Contains(text, tt.pasted) {
-				continue
-			}
-			found = true
-			own := ownWords(text)
-			if !strings.Contains(own, tt.lead) || strings.Contains(own, tt.pasted) || strings.Contains(own, "<ide_") {
-				t.Errorf("%s: own words %.300q", tt.file, own)
-			}
-			if IsStandingInstruction(text) {
-				t.Errorf("%s: the paste %q is a standing instruction", tt.file, firstWords(text, 60))
+			if strings.TrimSpace(text) != "" {
+				users = append(users, text)
+				found = found || strings.Contains(text, tt.lead) && strings.Contains(text, tt.pasted)
 			}
 		}
 		if !found {
 			t.Errorf("%s: no user message with %q", tt.file, tt.lead)
+			continue
+		}
+		msgs, fromStart := userMessages(historyOf(append(users, "thanks"), 10))
+		c := planUsers(msgs, fromStart, DefaultUserBudget)
+		for _, m := range c.pinned {
+			if m.pin != pinFirst || m.text != users[0] {
+				t.Errorf("%s: pinned %s %q", tt.file, m.pin, firstWords(m.text, 60))
+			}
 		}
 	}
 }

@@ -3,126 +3,198 @@ package compact
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/tokens"
 )
 
+// DefaultUserBudget caps the tokens of the user's recent (not pinned) messages carried
+// verbatim; a small window gets less (Budget.Recent).
+const DefaultUserBudget = 12_000
+
+// SummaryHeader starts every compaction summary message; it lets a later compaction recognise
+// the summary (and the user messages carried inside it) in the history.
+const SummaryHeader = "This session is being continued from an earlier conversation that ran out of context. The summary below covers the earlier part."
+
 // Why a carried user message is pinned (kept before recent ones, whatever its age).
 const (
 	pinFirst     = "first"     // the session's first request
-	pinStanding  = "standing"  // a message that sets a standing rule (IsStandingInstruction)
+	pinUser      = "user"      // a message the user pinned (conversation.Input.Pinned)
 	pinCondensed = "condensed" // pinned messages the model condensed to fit their budget
 )
 
-// English cues: matched case-insensitively as whole words (so "always" does not match
-// "hallways").
-var standingWords = []string{
-	"from now on", "from here on", "going forward", "in future", "in the future",
-	"always", "never", "don't", "don’t", "do not", "dont", "remember", "every time", "make sure to",
-}
-
-// Chinese, Japanese and Korean cues: matched as substrings, as the scripts have no spaces
-// between words.
-var standingCJK = []string{
-	// Chinese: from now on, from today, always, never, don't, must not, remember, be sure to, every time
-	"以后", "今后", "从现在起", "从现在开始", "从今以后", "总是", "始终", "一直", "永远",
-	"不要", "别再", "不许", "不准", "禁止", "记住", "务必", "每次",
-	// Japanese: from now on, always, never, don't, remember
-	"今後", "これから", "常に", "いつも", "決して", "しないで", "覚えて",
-	// Korean: from now on, always, never, don't, remember
-	"앞으로", "항상", "절대", "하지 마", "하지마", "기억해",
-}
-
-// standingSpan bounds what IsStandingInstruction reads of the user's own words in a long
-// message (ownWords): the text before a pasted block and after it, or, when the structure
-// shows no paste, the message's first and last standingSpan bytes. A cue inside a pasted log,
-// file or document ("do not retry", "// never nil", "always retry" on its last line, "一直",
-// "每次") does not make the paste a rule; pinned, it would crowd out (or be condensed together
-// with) the user's real rules.
-const standingSpan = 2048
-
-// IsStandingInstruction reports whether a user message sets a standing rule — "from now on",
-// "always", "never", "don't", "remember", "以后", "总是", "不要", "记住", … — and is therefore
-// pinned by compaction: carried verbatim before the recent messages, condensed by the model
-// when the pinned messages exceed their budget, never dropped. Only the user's own words
-// count (ownWords): not a file attached with @path or a shell command's output, and in a
-// message longer than twice standingSpan, not what they pasted — decided by the message's
-// structure (fenced blocks, paragraphs of many lines, the shape of the lines at their edges).
-// It is the one place that decides; a model summary adds its own judgement under its
-// "Standing instructions" section.
-func IsStandingInstruction(text string) bool {
-	return hasStandingCue(ownWords(text))
-}
-
-// hasStandingCue reports whether text holds one of the cues of a standing rule.
-func hasStandingCue(text string) bool {
-	for _, c := range standingCJK {
-		if strings.Contains(text, c) {
-			return true
-		}
-	}
-	lower := strings.ToLower(text)
-	for _, w := range standingWords {
-		for i := 0; ; {
-			j := strings.Index(lower[i:], w)
-			if j < 0 {
-				break
-			}
-			j += i
-			if wordEdge(lower, j, -1) && wordEdge(lower, j+len(w), 1) {
-				return true
-			}
-			i = j + len(w)
-		}
-	}
-	return false
-}
-
-// wordEdge reports whether position i of s is a word boundary looking in direction dir (-1:
-// the rune before i, 1: the rune at i).
-func wordEdge(s string, i, dir int) bool {
-	var r rune
-	if dir < 0 {
-		if i == 0 {
-			return true
-		}
-		r, _ = utf8.DecodeLastRuneInString(s[:i])
-	} else {
-		if i >= len(s) {
-			return true
-		}
-		r, _ = utf8.DecodeRuneInString(s[i:])
-	}
-	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
-}
+const (
+	userOpen     = "<user-message"
+	userClose    = "</user-message>"
+	userEscClose = "<\\/user-message>"
+	userSection  = "The user's own messages, verbatim, oldest first (carried by strata, not summarised):"
+	pinnedLabel  = "Pinned — the session's first request and the messages the user pinned, kept whatever their age; follow them:"
+	recentLabel  = "Recent messages:"
+)
 
 // userMsg is one user message as compaction carries it.
 type userMsg struct {
 	text string
-	pin  string // "" (recent), pinFirst, pinStanding or pinCondensed
+	pin  string // "" (recent), pinFirst, pinUser, pinCondensed (or a pin an earlier version wrote)
+	// whole is the message with what the user did not type (whole == text when all is typed
+	// or nothing is recorded).
+	whole string
 }
 
-// pinned marks which of msgs (oldest first) are pinned: those an earlier compaction pinned, the
-// session's first request (the oldest message when no earlier summary is in history, which
-// means the history starts with the session), and every standing instruction.
-func pinned(msgs []userMsg, fromStart bool) []userMsg {
-	out := make([]userMsg, len(msgs))
+// UserMessages returns the user's messages in entries as compaction carries them, oldest
+// first: the text blocks of non-meta user messages, with the parts that the recorded
+// provenance says the user did not type (pastes, attached files, command output) replaced by
+// a line saying what was left out. Messages carried inside an earlier summary come first.
+func UserMessages(entries []conversation.Entry) []string {
+	msgs, _ := userMessages(entries)
+	out := make([]string, len(msgs))
 	for i, m := range msgs {
-		switch {
-		case m.pin != "":
-		case i == 0 && fromStart:
-			m.pin = pinFirst
-		case IsStandingInstruction(m.text):
-			m.pin = pinStanding
-		}
-		out[i] = m
+		out[i] = m.text
 	}
 	return out
+}
+
+// userMessages is UserMessages with each message's pin; fromStart reports that entries hold no
+// earlier summary, so their first user message is the session's first request.
+func userMessages(entries []conversation.Entry) (out []userMsg, fromStart bool) {
+	fromStart = true
+	for _, e := range entries {
+		if e.IsMeta || e.Message.Role != conversation.User {
+			continue
+		}
+		var texts []string
+		for _, b := range e.Message.Content {
+			if b.Type == conversation.Text && strings.TrimSpace(b.Text) != "" {
+				texts = append(texts, b.Text)
+			}
+		}
+		if len(texts) == 0 {
+			continue
+		}
+		t := strings.Join(texts, "\n")
+		if strings.HasPrefix(t, SummaryHeader) {
+			out = append(out, carried(t)...)
+			fromStart = false
+			continue
+		}
+		m := userMsg{text: t, whole: t}
+		if e.Provenance.Pinned {
+			m.pin = pinUser
+		}
+		if parts, ok := e.Provenance.Split(t); ok && len(texts) == 1 {
+			m.text = typedWords(parts)
+		}
+		out = append(out, m)
+	}
+	return out, fromStart
+}
+
+// typedWords is a message's typed parts, each other part replaced by a line saying what it was.
+func typedWords(parts []conversation.Part) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Origin == conversation.Typed {
+			b.WriteString(p.Text)
+			continue
+		}
+		what := map[conversation.Origin]string{conversation.Pasted: "pasted text", conversation.Attached: "an attached file", conversation.Command: "command output"}[p.Origin]
+		if what == "" {
+			what = string(p.Origin)
+		}
+		fmt.Fprintf(&b, "\n[%s, %d lines, left out here: the summary and the transcript have it]\n", what, strings.Count(strings.TrimRight(p.Text, "\n"), "\n")+1)
+	}
+	return b.String()
+}
+
+// carried extracts the user messages an earlier summary carried, with their pin.
+func carried(summary string) []userMsg {
+	var out []userMsg
+	i := strings.Index(summary, userSection)
+	if i < 0 {
+		return nil
+	}
+	rest := summary[i+len(userSection):]
+	for {
+		i := strings.Index(rest, "\n"+userOpen)
+		if i < 0 {
+			return out
+		}
+		rest = rest[i+1+len(userOpen):]
+		nl := strings.IndexByte(rest, '\n')
+		if nl < 0 || !strings.HasSuffix(rest[:nl], ">") {
+			continue
+		}
+		pin := ""
+		if v, ok := strings.CutPrefix(strings.TrimSpace(rest[:nl]), "pinned="); ok {
+			pin, _ = strconv.Unquote(strings.TrimSuffix(v, ">"))
+		}
+		rest = rest[nl+1:]
+		j := strings.Index(rest, "\n"+userClose)
+		if j < 0 {
+			return out
+		}
+		text := strings.ReplaceAll(rest[:j], userEscClose, userClose)
+		out = append(out, userMsg{text: text, whole: text, pin: pin})
+		rest = rest[j+1+len(userClose):]
+	}
+}
+
+// carriedMessages is what a compaction carries of the user's messages.
+type carriedMessages struct {
+	pinned, recent []userMsg
+	omitted        int      // older recent messages left out for space
+	condensed      []string // what the model condensed into pinned (describe)
+	lost           []string // pinned messages the condensation left out that did not fit
+	// latest says the last pinned message is the latest user message: the request being
+	// worked on, never condensed.
+	latest bool
+}
+
+// condensable splits the pinned messages into those a condensation may replace and those it
+// keeps whole (the latest user message, when it is pinned).
+func (c carriedMessages) condensable() (cond, whole []userMsg) {
+	if c.latest && len(c.pinned) > 0 {
+		return c.pinned[:len(c.pinned)-1], c.pinned[len(c.pinned)-1:]
+	}
+	return c.pinned, nil
+}
+
+// planUsers marks the session's first request (when fromStart) and splits msgs (oldest first)
+// into the pinned ones, all kept, and the recent ones that fit budget tokens, most recent
+// first (returned oldest first). The latest message is kept whole, parts the user did not type
+// included: it is the request being worked on.
+func planUsers(msgs []userMsg, fromStart bool, budget int) carriedMessages {
+	var c carriedMessages
+	var rest []userMsg
+	for i, m := range msgs {
+		if i == 0 && fromStart {
+			m.pin = pinFirst
+		}
+		if i == len(msgs)-1 {
+			m.text = m.whole
+			c.latest = m.pin != ""
+		}
+		if m.pin != "" {
+			c.pinned = append(c.pinned, m)
+		} else {
+			rest = append(rest, m)
+		}
+	}
+	used := 0
+	i := len(rest) - 1
+	for ; i >= 0; i-- {
+		t := tokens.Estimate(rest[i].text)
+		if used+t > budget && len(c.recent) > 0 {
+			break
+		}
+		used += t
+		c.recent = append([]userMsg{rest[i]}, c.recent...)
+	}
+	c.omitted = i + 1
+	return c
 }
 
 func msgTokens(ms []userMsg) int {
@@ -133,11 +205,21 @@ func msgTokens(ms []userMsg) int {
 	return n
 }
 
-const condenseSystem = `You condense a user's standing instructions for a coding assistant so that none of them is lost when the conversation is compacted. Keep every rule, constraint, preference and the original request; keep names, numbers, values, paths, commands, quoted text, URLs and the wording of short rules exactly as written; when a later rule replaces an earlier one, keep the later one. Drop only explanation, examples and repetition. Never invent a rule.`
+// texts returns the carried messages' texts, pinned first.
+func (c carriedMessages) texts() []string {
+	var out []string
+	for _, m := range append(append([]userMsg(nil), c.pinned...), c.recent...) {
+		out = append(out, m.text)
+	}
+	return out
+}
 
-const condensePrompt = "The messages above are the user's first request and every message in which they set a rule meant to keep applying, oldest first. Rewrite them as one numbered list that keeps every rule and the request, in the user's language. Reply with the list only."
+const condenseSystem = `You condense the messages a user pinned for a coding assistant so that none of them is lost when the conversation is compacted. Keep every rule, constraint, preference and the original request; keep names, numbers, values, paths, commands, quoted text, URLs and the wording of short rules exactly as written. Drop only explanation, examples and repetition. Never invent a rule.`
 
-// condense asks the model to condense the pinned messages into one, within budget tokens.
+const condensePrompt = "The messages above are the user's first request and the messages they pinned, oldest first. Rewrite each as one numbered item with the message's own number (n), in the user's language, merging none; when a later message replaces a rule of an earlier one, say so in the later item. Reply with the list only."
+
+// condense asks the model to condense the pinned messages, one numbered item each, within
+// budget tokens.
 func condense(ctx context.Context, p llm.Provider, model string, pins []userMsg, budget int) (string, error) {
 	var b strings.Builder
 	for i, m := range pins {
@@ -161,12 +243,56 @@ func condense(ctx context.Context, p llm.Provider, model string, pins []userMsg,
 	return text, nil
 }
 
-// condensedList says, for the summary, which pinned messages were condensed: their kind and
-// first words.
-func condensedList(pins []userMsg) []string {
+// items returns the numbers of the items of a numbered list ("3. …", "3) …") that say something.
+func items(text string) map[int]bool {
+	out := map[int]bool{}
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		i := strings.IndexAny(l, ".)")
+		if i <= 0 || strings.TrimSpace(l[i+1:]) == "" {
+			continue
+		}
+		if n, err := strconv.Atoi(l[:i]); err == nil {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+// condensation sorts the pinned messages cond (oldest first) by the model's condensation
+// text: held are those it has an item for; of the others, verbatim are kept as written while
+// room tokens last, the newest first (a later rule wins over an earlier one), and lost are
+// those that do not fit. Every list keeps cond's order.
+func condensation(text string, cond []userMsg, room int) (held, verbatim, lost []userMsg) {
+	have := items(text)
+	fits := make([]bool, len(cond))
+	for i := len(cond) - 1; i >= 0; i-- {
+		if t := tokens.Estimate(cond[i].text); !have[i+1] && t <= room {
+			room -= t
+			fits[i] = true
+		}
+	}
+	for i, m := range cond {
+		switch {
+		case have[i+1]:
+			held = append(held, m)
+		case fits[i]:
+			verbatim = append(verbatim, m)
+		default:
+			lost = append(lost, m)
+		}
+	}
+	return held, verbatim, lost
+}
+
+// describe names pinned messages by kind and first words, for the summary and the user.
+func describe(pins []userMsg) []string {
 	var out []string
 	for _, m := range pins {
-		kind := map[string]string{pinFirst: "first request", pinStanding: "standing instruction", pinCondensed: "condensed earlier"}[m.pin]
+		kind := map[string]string{pinFirst: "first request", pinCondensed: "condensed earlier"}[m.pin]
+		if kind == "" {
+			kind = "pinned message"
+		}
 		out = append(out, fmt.Sprintf("%s: %q", kind, firstWords(m.text, 80)))
 	}
 	return out
@@ -185,65 +311,52 @@ func firstWords(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// condensation is a condensed text checked against the pinned messages it replaces.
-type condensation struct {
-	held     []userMsg // the messages whose rules the text holds
-	verbatim []userMsg // those it does not hold, carried verbatim (they fit the room)
-	lost     []userMsg // those it does not hold that did not fit
-	why      []string  // for each message not held: its first words and what is missing
-}
-
-// checkCondensed checks text, the model's condensation of cond (oldest first), against each
-// of them (missingFrom). The messages it does not hold are kept verbatim while room tokens
-// last, the newest first (a later rule wins over an earlier one); the rest are lost. Every
-// list keeps cond's order.
-func checkCondensed(text string, cond []userMsg, room int) condensation {
-	var v condensation
-	keep := make([]int, len(cond)) // 0 held, 1 verbatim, 2 lost
-	for i := len(cond) - 1; i >= 0; i-- {
-		missing := missingFrom(cond[i].text, text)
-		if len(missing) == 0 {
-			continue
-		}
-		v.why = append([]string{fmt.Sprintf("%q lacks %s", firstWords(cond[i].text, 40), strings.Join(quoteAll(missing, 3), ", "))}, v.why...)
-		keep[i] = 2
-		if t := tokens.Estimate(cond[i].text); t <= room {
-			room -= t
-			keep[i] = 1
+// renderSummary builds the summary message text: header, summary, the pinned messages, then
+// the recent ones.
+func renderSummary(summary string, c carriedMessages) string {
+	var b strings.Builder
+	// Nothing but the carried messages may hold the section line, which marks where they begin.
+	safe := func(s string) string { return strings.ReplaceAll(s, userSection, strings.TrimSuffix(userSection, ":")) }
+	b.WriteString(SummaryHeader + "\n\n" + safe(strings.TrimSpace(summary)))
+	if len(c.condensed) > 0 {
+		fmt.Fprintf(&b, "\n\nCondensed by the model to fit the compacted context (the condensed text below has an item for each; the originals are in the transcript before this compaction): %d pinned messages —", len(c.condensed))
+		for _, s := range c.condensed {
+			b.WriteString("\n- " + safe(s))
 		}
 	}
-	for i, m := range cond {
-		switch keep[i] {
-		case 0:
-			v.held = append(v.held, m)
-		case 1:
-			v.verbatim = append(v.verbatim, m)
-		default:
-			v.lost = append(v.lost, m)
+	if len(c.lost) > 0 {
+		fmt.Fprintf(&b, "\n\nNot carried verbatim: the condensed text below has no item for %d pinned messages, and they did not fit (the user was told; ask them if these still apply) —", len(c.lost))
+		for _, s := range c.lost {
+			b.WriteString("\n- " + safe(s))
 		}
 	}
-	return v
-}
-
-// quoteAll quotes the first n of ss, with how many more.
-func quoteAll(ss []string, n int) []string {
-	var out []string
-	for i, s := range ss {
-		if i == n {
-			out = append(out, fmt.Sprintf("%d more", len(ss)-n))
-			break
-		}
-		if s == "key terms" {
-			out = append(out, "most of its words")
-			continue
-		}
-		out = append(out, fmt.Sprintf("%q", firstWords(s, 40)))
+	if len(c.pinned)+len(c.recent) == 0 {
+		return b.String()
 	}
-	return out
-}
-
-// lostNote tells the user which pinned messages a condensation lost.
-func lostNote(lost, why []string) string {
-	return fmt.Sprintf("The model's condensation of your pinned messages left out part of what %d of them say (%s), and they do not fit the pinned budget verbatim, so only the condensed text stands for them now: %s. They are in the transcript before this compaction; repeat what still applies.",
-		len(lost), strings.Join(why, "; "), strings.Join(lost, "; "))
+	b.WriteString("\n\n" + userSection)
+	write := func(m userMsg) {
+		b.WriteString("\n" + userOpen)
+		if m.pin != "" {
+			fmt.Fprintf(&b, " pinned=%q", m.pin)
+		}
+		b.WriteString(">\n" + strings.ReplaceAll(m.text, userClose, userEscClose) + "\n" + userClose)
+	}
+	if len(c.pinned) > 0 {
+		b.WriteString("\n" + pinnedLabel)
+		for _, m := range c.pinned {
+			write(m)
+		}
+	}
+	if len(c.recent) > 0 {
+		if len(c.pinned) > 0 {
+			b.WriteString("\n" + recentLabel)
+		}
+		if c.omitted > 0 {
+			fmt.Fprintf(&b, "\n(%d earlier messages left out for space; the summary covers them.)", c.omitted)
+		}
+		for _, m := range c.recent {
+			write(m)
+		}
+	}
+	return b.String()
 }

@@ -12,32 +12,17 @@ import (
 	"github.com/strata-mem/strata/tokens"
 )
 
-func TestIsStandingInstruction(t *testing.T) {
-	tests := []struct {
-		text string
-		want bool
-	}{
-		{"From now on always answer in French.", true},
-		{"never push to main", true},
-		{"Don't touch the generated files", true},
-		{"don’t use tabs", true},
-		{"Please remember: the API is frozen", true},
-		{"以后所有回复都用中文", true},
-		{"总是先运行测试", true},
-		{"不要修改公共接口", true},
-		{"记住，数据库是只读的", true},
-		{"앞으로 한국어로 대답해 주세요", true},
-		{"항상 테스트를 먼저 실행하세요", true},
-		{"fix the parser", false},
-		{"walk down the hallways", false}, // "always" inside a word
-		{"The remembered value is wrong", false},
-		{"修复解析器的错误", false},
-		{"파서를 고쳐 주세요", false},
+// TestPinsAreExplicit: a message is pinned because the user pinned it, not by its words; the
+// first request is pinned whatever it says.
+func TestPinsAreExplicit(t *testing.T) {
+	msgs, fromStart := userMessages(historyOf([]any{"fix the parser", "From now on always answer in French.", pin("walk down the hallways"), "以后所有回复都用中文"}, 10))
+	c := planUsers(msgs, fromStart, 1_000)
+	var got []string
+	for _, m := range c.pinned {
+		got = append(got, m.pin+": "+m.text)
 	}
-	for _, tt := range tests {
-		if got := IsStandingInstruction(tt.text); got != tt.want {
-			t.Errorf("IsStandingInstruction(%q) = %v, want %v", tt.text, got, tt.want)
-		}
+	if diff := cmp.Diff([]string{"first: fix the parser", "user: walk down the hallways"}, got); diff != "" {
+		t.Errorf("pinned (-want +got):\n%s", diff)
 	}
 }
 
@@ -69,7 +54,12 @@ func TestPinnedMessagesSurviveCompactions(t *testing.T) {
 	}
 	users[7] = "以后不要改公共接口。" + users[7]
 	users[12] = "From now on, run go vet before committing."
-	in := Input{History: history(users, 500), Provider: p, Window: 100_000, MaxOutput: 8000, Trigger: Auto}
+	inputs := make([]any, len(users))
+	for i, u := range users {
+		inputs[i] = u
+	}
+	inputs[7], inputs[12] = pin(users[7]), pin(users[12])
+	in := Input{History: historyOf(inputs, 500), Provider: p, Window: 100_000, MaxOutput: 8000, Trigger: Auto}
 	r, err := Run(t.Context(), in)
 	if err != nil {
 		t.Fatal(err)
@@ -113,14 +103,16 @@ func TestPinnedMessagesSurviveCompactions(t *testing.T) {
 // it is carried whole, never condensed.
 func TestPinnedMessagesCondensed(t *testing.T) {
 	var users []string
+	var inputs []any
 	for i := range 20 {
 		users = append(users, fmt.Sprintf("Rule %d: always %s", i, neutral(i, 150)))
+		inputs = append(inputs, pin(users[i]))
 	}
-	entries := history(users, 2000)
+	entries := historyOf(inputs, 2000)
 	srv, p := newServer(t)
 	failCondense, longCondense := false, false
 	var condense string
-	// A condensation that keeps each rule's anchors (its numbers, the name "Step") and words.
+	// A condensation with an item for each message.
 	var lines []string
 	for i := range 19 {
 		lines = append(lines, fmt.Sprintf("%d. Rule %d: always; Step %d: the parser reads the next token and builds the tree.", i+1, i, i))
@@ -156,7 +148,7 @@ func TestPinnedMessagesCondensed(t *testing.T) {
 		t.Fatalf("condensed %d, pinned %d, calls %d, carried %q", len(r.Condensed), r.Pinned, r.Calls, r.UserMessages)
 	}
 	summary := r.Context[0].Message.TextOf()
-	for _, want := range []string{"Condensed by the model", `first request: "Rule 0: always`, `standing instruction: "Rule 18: always`, `<user-message pinned="condensed">`, users[19]} {
+	for _, want := range []string{"Condensed by the model", `first request: "Rule 0: always`, `pinned message: "Rule 18: always`, `<user-message pinned="condensed">`, users[19]} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("summary message lacks %q", want)
 		}
@@ -356,15 +348,14 @@ func FuzzCarriedRoundTrip(f *testing.F) {
 	f.Add("1. Primary request", "以后不要改接口", "fix </user-message> and <user-message>\nplease", "最新", true)
 	f.Add("", "a", "b", "c", false)
 	f.Fuzz(func(t *testing.T, summary, pin, mid, last string, condensed bool) {
-		IsStandingInstruction(summary) // never panics, whatever the bytes
 		for _, s := range []string{pin, mid, last} {
 			if strings.TrimSpace(s) == "" || strings.Contains(s, userEscClose) {
 				t.Skip()
 			}
 		}
 		c := carriedMessages{
-			pinned: []userMsg{{text: pin, pin: pinStanding}},
-			recent: []userMsg{{text: mid}, {text: last}},
+			pinned: []userMsg{{text: pin, whole: pin, pin: pinUser}},
+			recent: []userMsg{{text: mid, whole: mid}, {text: last, whole: last}},
 		}
 		if condensed {
 			c.pinned[0].pin = pinCondensed

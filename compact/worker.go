@@ -30,6 +30,10 @@ type Snapshot struct {
 	LastUUID string
 	// Generation counts the compactions before it; a compaction rewrites the messages.
 	Generation int
+	// Sources, when set, returns the text the user typed in the conversation and the text
+	// tools returned there: the extractor saves live only memories that draw on the former
+	// (extract.Grounded).
+	Sources func() (user, tools string)
 }
 
 // NotesMaxTurns caps the requests of one session-notes update.

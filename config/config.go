@@ -232,11 +232,31 @@ func ProjectRoot(dir string) string {
 	}
 }
 
+// linksBack reports whether the worktree's git directory gitdir names gitFile in its "gitdir"
+// file (absolute, or relative to gitdir).
+func linksBack(gitdir, gitFile string) bool {
+	data, err := fsutil.ReadRegular(filepath.Join(gitdir, "gitdir"), maxGitFile)
+	if err != nil {
+		return false
+	}
+	back := strings.TrimSpace(string(data))
+	if !filepath.IsAbs(back) {
+		back = filepath.Join(gitdir, back)
+	}
+	a, err1 := os.Stat(back)
+	b, err2 := os.Stat(gitFile)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
 // maxGitFile caps the .git file and commondir read to find a worktree's main tree (a line each).
 const maxGitFile = 64 << 10
 
 // worktreeMain follows a .git file ("gitdir: <repo>/.git/worktrees/<name>") to the main
-// working tree of the repository.
+// working tree of the repository — only when the link goes both ways, as git makes it: the
+// gitdir is a worktrees/<name> directory whose own "gitdir" file names this .git file back. A
+// .git file that merely points elsewhere ("gitdir: ../other/.git", which a cloned repository can
+// carry) is not followed: the project is the directory that holds it, and another project's
+// memory is never its identity.
 func worktreeMain(gitFile string) (string, bool) {
 	data, err := fsutil.ReadRegular(gitFile, maxGitFile) // a repository's file: never a FIFO or device
 	if err != nil {
@@ -250,6 +270,9 @@ func worktreeMain(gitFile string) (string, bool) {
 	gitdir = strings.TrimSpace(gitdir)
 	if !filepath.IsAbs(gitdir) {
 		gitdir = filepath.Join(filepath.Dir(gitFile), gitdir)
+	}
+	if filepath.Base(filepath.Dir(filepath.Clean(gitdir))) != "worktrees" || !linksBack(gitdir, gitFile) {
+		return "", false
 	}
 	common := gitdir
 	if c, err := fsutil.ReadRegular(filepath.Join(gitdir, "commondir"), maxGitFile); err == nil {

@@ -92,6 +92,9 @@ type keySpec struct {
 	// project may not set and says why, one message per value removed (or moves it where it
 	// applies within the project only, without a message).
 	restrict func(s *Settings) []string
+	// stricter, for keys a project file may only tighten, removes the project's value from
+	// layer when it is laxer than merged (what the files read before it give) and says why.
+	stricter func(merged, layer *Settings) string
 	set      func(s *Settings) bool // the key is set in s
 	merge    func(dst, src *Settings)
 	show     func(s *Settings) string // the value in s, for "… is X (from file)"

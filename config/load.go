@@ -236,6 +236,12 @@ func (l *loader) members(f File, data []byte, ms []member, specs []keySpec, pref
 		if note != "" {
 			l.warn(ke, note)
 		}
+		if spec.stricter != nil && !f.Scope.Trusted() {
+			if ke.Msg = spec.stricter(&l.s, layer); ke.Msg != "" {
+				l.drop(ke, spec)
+			}
+			continue
+		}
 		if spec.restrict == nil || f.Scope.Trusted() {
 			continue
 		}

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -63,7 +65,7 @@ var keys = []keySpec{
 	stringKey("memoryMode", "topic files", func(s *Settings) *string { return &s.MemoryMode }),
 	intKey("memoryIndexMaxLines", "200", 1, 100_000, func(s *Settings) *int { return &s.MemoryIndexMaxLines }),
 	intKey("memoryIndexMaxBytes", "25,000", 1, 10_000_000, func(s *Settings) *int { return &s.MemoryIndexMaxBytes }),
-	stringKey("memoryExtraction", `"auto"`, func(s *Settings) *string { return &s.MemoryExtraction }),
+	stricterOnly(enumKey("memoryExtraction", `"auto"`, extractionModes, func(s *Settings) *string { return &s.MemoryExtraction }), stricterExtraction),
 	intKey("memoryExtractEvery", "1", 1, 10_000, func(s *Settings) *int { return &s.MemoryExtractEvery }),
 	boolKey("sessionNotesEnabled", "true", func(s *Settings) **bool { return &s.SessionNotesEnabled }),
 	boolKey("autoDreamEnabled", "true", func(s *Settings) **bool { return &s.AutoDreamEnabled }),
@@ -92,6 +94,28 @@ var permissionKeys = []keySpec{
 const MaxDays = 36_500
 
 func userOnly(k keySpec) keySpec { k.userOnly = true; return k }
+
+func stricterOnly(k keySpec, f func(merged, layer *Settings) string) keySpec {
+	k.stricter = f
+	return k
+}
+
+// extractionModes are the values of memoryExtraction, from the most permissive to the
+// strictest.
+var extractionModes = []string{"auto", "confirm", "read-only", "off"}
+
+// stricterExtraction keeps a project file's memoryExtraction only when it is at least as
+// strict as what the user's settings (or the default, "auto") give: a repository may ask for
+// confirmation, never lift it.
+func stricterExtraction(merged, layer *Settings) string {
+	have := cmp.Or(strings.TrimSpace(merged.MemoryExtraction), "auto")
+	if slices.Index(extractionModes, layer.MemoryExtraction) >= slices.Index(extractionModes, have) {
+		return ""
+	}
+	m := layer.MemoryExtraction
+	layer.MemoryExtraction = ""
+	return fmt.Sprintf("a project file may only make memory extraction stricter; %q is less strict than %q", m, have)
+}
 
 func restricted(k keySpec, r func(*Settings) []string) keySpec { k.restrict = r; return k }
 

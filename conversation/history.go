@@ -20,6 +20,9 @@ type Entry struct {
 	// user or the model wrote. Fit drops these first when space runs out.
 	IsMeta  bool    `json:"isMeta,omitempty"`
 	Message Message `json:"message"`
+	// Provenance records where a user message's parts came from and whether it is pinned
+	// (zero: not recorded).
+	Provenance Provenance `json:"provenance,omitzero"`
 	// Usage is the provider's usage for the request that produced this (assistant) entry.
 	Usage *Usage `json:"usage,omitempty"`
 }

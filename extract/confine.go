@@ -80,6 +80,24 @@ type Confined struct {
 	// beforeCommit, when set (tests), runs after the checks and before the write, under the
 	// lock: a test swaps the target for a symlink there.
 	beforeCommit func(rel string)
+	// sources, when set, returns the user's words and the tools' output in the conversation:
+	// an auto-mode write that is not Grounded is held in the inbox (HoldUngrounded).
+	sources func() (user, tools string)
+}
+
+// HoldUngrounded makes auto-mode writes whose text is not Grounded in the conversation that
+// sources returns (the user's own words, the tools' output) land in .inbox/ for review, as in
+// confirm mode, with a reply that says why: text a tool returned (a file, a command's output,
+// a web page) is not an instruction from the user.
+func (c *Confined) HoldUngrounded(sources func() (user, tools string)) { c.sources = sources }
+
+// grounded applies Grounded to text when sources are set.
+func (c *Confined) grounded(text string) bool {
+	if c.sources == nil {
+		return true
+	}
+	user, tools := c.sources()
+	return Grounded(text, user, tools)
 }
 
 // OpenConfined returns the confined writer for store's directory, which it creates (0700)
@@ -271,7 +289,11 @@ func (c *Confined) commit(ctx context.Context, p, name string, content func(tx *
 		if err := checkDuplicate(ctx, c.store, name, meta.Name); err != nil {
 			return err
 		}
-		if c.mode == WriteConfirm {
+		held := c.mode == WriteAuto && !c.grounded(text)
+		if held {
+			dest = memdir.InboxDir + "/" + name
+		}
+		if c.mode == WriteConfirm || held {
 			if err := ensureDir(root, memdir.InboxDir); err != nil {
 				return err
 			}
@@ -288,6 +310,10 @@ func (c *Confined) commit(ctx context.Context, p, name string, content func(tx *
 				return refuse("%s leads outside the memory dir (a symlink was put in the way); nothing was written", dest)
 			}
 			return fmt.Errorf("extract: write %s: %w", filepath.Join(c.dirs[0], dest), err)
+		}
+		if held {
+			msg = fmt.Sprintf("held %s for the user's review as %s (%d bytes): it draws on what tools returned (files, command output, web pages), not on what the user said; it becomes live only if the user accepts it with `strata memory inbox accept`", name, dest, len(text))
+			return nil
 		}
 		if c.mode == WriteConfirm {
 			msg = fmt.Sprintf("staged %s for review as %s (%d bytes); it becomes live when the user accepts it with `strata memory inbox accept`", name, dest, len(text))

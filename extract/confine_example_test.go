@@ -50,5 +50,5 @@ func ExampleReadOnlyCommand() {
 	// Output:
 	// true
 	// false redirection (>)
-	// false find -delete is not on the extractor's list of read-only find options
+	// false find -delete is not on the list of read-only find primaries
 }

@@ -21,8 +21,8 @@
 //     project's guidance: Guidance reads memory/EXTRACT.md, capped at MaxGuidanceBytes (the
 //     cut is said in the text); a binary or non-UTF-8 file is an error naming file and line.
 //   - ReadOnlyCommand is the shell policy, on top of the one shell analyser that the agent's
-//     permission check uses too (internal/shell): only programs on a reading allowlist (and
-//     the programs xargs runs), joined by pipes, ";", "&&", "||", without any construct the
+//     permission check uses too (internal/shell): only the table's reading programs with their
+//     known-safe options (never xargs, whose words come from stdin), joined by pipes, ";", "&&", "||", without any construct the
 //     analyser reports — redirections, substitutions, subshells, compound commands,
 //     background jobs, environment assignments, variable expansions (the environment may
 //     hold secrets) — or arguments that make them write or run a program.
@@ -41,6 +41,11 @@
 //     directory synced), 0600, under the store's lock (memdir.Store.Locked), and in auto mode
 //     MEMORY.md is brought in step in the same locked step; if the index refuses (its limits),
 //     the file is put back as it was and the refusal reported. Nothing is silent.
+//   - Provenance: in auto mode a write whose text is not Grounded — more of its words come
+//     from what tools returned in the conversation (files, command output, web pages) than
+//     from what the user typed — is held in .inbox/ as in confirm mode, and the model is told
+//     why (HoldUngrounded, fed by compact.Snapshot.Sources). A file that says "save this as
+//     feedback" never becomes a live memory on its own.
 //   - Write modes (setting memoryExtraction): WriteAuto writes live; WriteConfirm stages the
 //     file as .inbox/<name> (an Edit starts from the staged copy when there is one) for
 //     Inbox, Accept and Reject (`strata memory inbox`); WriteReadOnly refuses every call.

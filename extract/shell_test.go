@@ -19,12 +19,14 @@ func TestReadOnlyCommand(t *testing.T) {
 		{cmd: "git -C sub diff HEAD~1", why: "points git at another repository"},
 		{cmd: "find . -name '*.go' -newer go.mod", ok: true},
 		{cmd: "ls; pwd;", ok: true},
-		{cmd: "find . -name '*.md' | xargs grep -l TODO", ok: true},
-		{cmd: "find . -print0 | xargs -0 -n 1 wc -c", ok: true},
+		{cmd: "find . -name '*.md' | xargs grep -l TODO", why: "xargs runs a command with words read from its standard input"},
+		// issue 26: xargs's words come from stdin, which the check never saw.
+		{cmd: "echo . -maxdepth 0 -exec touch X ';' | xargs find", why: "xargs runs a command with words read from its standard input"},
+		{cmd: "printf -- '--output=X' | xargs git log -1", why: "xargs runs a command with words read from its standard input"},
 		{cmd: "sort -u names.txt | uniq -c", ok: true},
-		{cmd: "echo $HOME", why: "variable expansion"},
-		{cmd: `cat "$AWS_SECRET_ACCESS_KEY"`, why: "variable expansion"},
-		{cmd: "echo $?", why: "variable expansion"},
+		{cmd: "echo $HOME", why: "parameter expansion"},
+		{cmd: `cat "$AWS_SECRET_ACCESS_KEY"`, why: "parameter expansion"},
+		{cmd: "echo $?", why: "parameter expansion"},
 		{cmd: "grep 'end$' a.txt", ok: true},
 		{cmd: `grep "cost: $ 5" a.txt`, ok: true},
 		{cmd: "git branch --show-current", ok: true},
@@ -34,7 +36,7 @@ func TestReadOnlyCommand(t *testing.T) {
 		{cmd: "cat < in.txt", why: "redirection"},
 		{cmd: "ls | tee out.txt", why: `"tee"`},
 		{cmd: "echo $(rm -rf /)", why: "command substitution"},
-		{cmd: "echo `id`", why: "backticks"},
+		{cmd: "echo `id`", why: "command substitution"},
 		{cmd: `echo "$(id)"`, why: "inside quotes"},
 		{cmd: "echo ${HOME:=x}", why: "${"},
 		{cmd: "ls; rm -rf x", why: `"rm"`},
@@ -62,20 +64,18 @@ func TestReadOnlyCommand(t *testing.T) {
 		{cmd: "printf '%s\\n' x", ok: true},
 		{cmd: "test -f go.mod", ok: true},
 		{cmd: "test -v 'a[PATH=0]'; ls", why: "test -v"}, // PATH=0: ls would be the repository's 0/ls
-		{cmd: "[ ! -v 'a[PATH=0]' ]", why: "[ -v"},
+		{cmd: "[ ! -v 'a[PATH=0]' ]", why: "test -v"},
 		{cmd: "./ls", why: "path to a program"},
 		{cmd: "/bin/ls", why: "path to a program"},
 		{cmd: "ls &", why: "background"},
 		{cmd: "ls |& cat", why: "&"},
 		{cmd: "(ls)", why: "subshell"},
 		{cmd: "{ ls; }", why: "group"},
-		{cmd: "ls # > x", why: "comment"},
-		{cmd: "ls # comment", why: "comment"},
-		{cmd: `ls \> x`, why: "backslash"},
-		{cmd: "ls 'unterminated", why: "unterminated"},
-		{cmd: "ls |", why: "ends with |"},
-		{cmd: "| ls", why: "empty command"},
-		{cmd: "ls && && ls", why: "empty command"},
+		{cmd: "ls # comment", ok: true},
+		{cmd: "ls 'unterminated", why: "without closing quote"},
+		{cmd: "ls |", why: "must be followed by a statement"},
+		{cmd: "| ls", why: "can only immediately follow a statement"},
+		{cmd: "ls && && ls", why: "must be followed by a statement"},
 		{cmd: "", why: "empty"},
 		{cmd: "go env -w GOFLAGS=x", why: "-w"},
 		{cmd: "go build ./...", why: "go build"},
@@ -85,23 +85,28 @@ func TestReadOnlyCommand(t *testing.T) {
 		{cmd: "tree -o out", why: "-o"},
 		{cmd: strings.Repeat("ls;", 5000), why: "too long"},
 		{cmd: "ls *.md && wc -l docs/*.md", ok: true},
-		{cmd: "find *", why: "unquoted glob"},
-		{cmd: "rg foo src/*", why: "unquoted glob"},
-		{cmd: "git log -- *.go", why: "unquoted glob"},
+		{cmd: "find *", why: "find *"},
+		{cmd: "git log *.go", why: "could expand into an option"},
+		{cmd: "git log -- *.go", ok: true}, // after --, a file named --output=x.go is an operand
 		{cmd: "git log -- '*.go'", ok: true},
 		{cmd: "tree -R", why: "-R"},
 		{cmd: "go list ./...", why: "go list"},
 		{cmd: "printenv", why: `"printenv"`},
-		{cmd: "find {.,-delete}", why: "unquoted glob"}, // brace expansion makes -delete an option
+		{cmd: "find {.,-delete}", why: "-delete"}, // brace expansion makes -delete an option
 		{cmd: "cat {a,b}.md", ok: true},
 		{cmd: "cat <(ls)", why: "process substitution"},
 		{cmd: "cat <<EOF\nx\nEOF", why: "redirection"},
 		{cmd: "cat <<< x", why: "redirection"},
 		{cmd: "if true; then ls; fi", why: "compound command"},
 		{cmd: "! ls", why: "compound command"},
-		{cmd: "find . | xargs -0 env ls", why: `xargs runs "env"`},
-		{cmd: "find . | xargs -I{} grep x {}", ok: true},
-		{cmd: "xargs --foo grep x", why: "xargs option --foo"},
+		{cmd: "find . | xargs -0 env ls", why: "xargs runs"},
+		{cmd: "find . | xargs -I{} grep x {}", why: "xargs runs"},
+		{cmd: "sudo ls", why: `"sudo" is not`},
+		{cmd: "env ls", why: `"env" is not`},
+		{cmd: "ls # > x", ok: true},
+		{cmd: `ls \> x`, ok: true},
+		{cmd: "rg foo src/*", ok: true},
+		{cmd: "rg foo *", why: "could expand into an option"},
 		{cmd: "find . -name x -exec grep y {} +", why: "-exec"},
 		{cmd: "ls $'\\x3e' x", why: "ANSI-C"},
 		{cmd: "ls $((1+1))", why: "arithmetic"},
@@ -138,6 +143,10 @@ func unquotedGT(s string) bool {
 			}
 		case '>':
 			return true
+		case '#':
+			if i == 0 || s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\n' || s[i-1] == ';' {
+				return false // a comment to the end
+			}
 		}
 	}
 	return false
@@ -145,7 +154,7 @@ func unquotedGT(s string) bool {
 
 func FuzzReadOnlyCommand(f *testing.F) {
 	for _, s := range []string{"ls -la", "cat a | head", "ls > x", `echo "a>b"`, "echo 'a>b'", `echo "\">"`,
-		"git log && git diff", "find . -exec rm {} ;", "xargs grep x", "a=1 ls", "ls\n>x", `"`, "'", "ls #>x"} {
+		"git log && git diff", "find . -exec rm {} ;", "xargs grep x", "a=1 ls", "ls\n>x", `"`, "'", "ls #>x", "ls # >x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
@@ -184,7 +193,7 @@ func TestReadOnlyCommandAllowList(t *testing.T) {
 		{cmd: "git --paginate log", why: "git option --paginate"},
 		{cmd: "GIT_DIR=evil git status", why: "environment assignment"},
 		{cmd: "GIT_CONFIG_GLOBAL=evil git log", why: "environment assignment"},
-		{cmd: "git ls-remote --upload-pack=evil origin", why: "git ls-remote is not"},
+		{cmd: "git ls-remote --upload-pack=evil origin", why: "git ls-remote is not a read-only"},
 		{cmd: "git log --upload-pack=evil", why: "--upload-pack"},
 		{cmd: "git diff --output=x", why: "--output"},
 		{cmd: "git diff --outp=x", why: "--outp"},
@@ -208,9 +217,9 @@ func TestReadOnlyCommandAllowList(t *testing.T) {
 		{cmd: "find . -fls out", why: "find -fls"},
 		{cmd: "find . -newerXY x -quit", ok: true},
 		{cmd: "hostname evil", why: "no operands"},
-		{cmd: "xargs -a list grep x", why: "xargs option -a"},
+		{cmd: "xargs -a list grep x", why: "xargs runs"},
 		{cmd: "jq --rawfile x /etc/passwd .", why: "--rawfile"},
-		{cmd: "go env -w X=1", why: "go env -w"},
+		{cmd: "go env -w X=1", why: "go env option -w"},
 		{cmd: "git status", ok: true},
 		{cmd: "git --no-pager log -n 5 --oneline --stat", ok: true},
 		{cmd: "git log -M50% -S needle --since=2.weeks -- docs", ok: true},
@@ -227,7 +236,7 @@ func TestReadOnlyCommandAllowList(t *testing.T) {
 		{cmd: "ls -la --color=never docs", ok: true},
 		{cmd: "grep -rn -A3 --include='*.go' TODO .", ok: true},
 		{cmd: "rg -n -g '*.md' --max-depth 2 결정", ok: true},
-		{cmd: "find . -maxdepth 2 -type f -name '*.go' -print0 | xargs -0 -n 1 wc -l", ok: true},
+		{cmd: "find . -maxdepth 2 -type f -name '*.go' -print0 | wc -l", ok: true},
 		{cmd: "sort -k 2 -t , -n data.csv | uniq -c", ok: true},
 		{cmd: "go version -m ./strata", ok: true},
 		{cmd: "echo -n --output=x", ok: true}, // echo's words are text

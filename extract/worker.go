@@ -172,6 +172,9 @@ func (w *Worker) extractOnce(ctx context.Context) error {
 		return w.failed(err)
 	}
 	defer conf.Close()
+	if snap.Sources != nil {
+		conf.HoldUngrounded(snap.Sources)
+	}
 	guidance, err := Guidance(st.Dir())
 	if err != nil && w.o.Warn != nil {
 		w.o.Warn(fmt.Sprintf("memory extraction: %v (going on without it)", err))

@@ -28,6 +28,7 @@ func TestProjectRootAgreesWithConfig(t *testing.T) {
 	wt := mk("wt/sub")
 	os.WriteFile(filepath.Join(tmp, "wt", ".git"), []byte("gitdir: "+filepath.Join(repo, ".git", "worktrees", "wt")+"\n"), 0o600)
 	os.WriteFile(filepath.Join(repo, ".git", "worktrees", "wt", "commondir"), []byte("../..\n"), 0o600)
+	os.WriteFile(filepath.Join(repo, ".git", "worktrees", "wt", "gitdir"), []byte(filepath.Join(tmp, "wt", ".git")+"\n"), 0o600)
 	plain := mk("plain/x")
 	link := filepath.Join(tmp, "link")
 	if err := os.Symlink(deep, link); err != nil {

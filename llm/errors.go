@@ -89,6 +89,26 @@ func (e *Error) Unwrap() []error {
 	return errs
 }
 
+// TooLarge reports whether err is the server refusing a request as larger than the model's
+// context window: HTTP 413, or a rejected request whose error says the prompt is too long
+// (Anthropic), the request too large, or the context length exceeded (OpenAI).
+func TooLarge(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != ErrBadRequest {
+		return false
+	}
+	if e.Status == http.StatusRequestEntityTooLarge {
+		return true
+	}
+	text := strings.ToLower(e.Type + " " + e.Message)
+	for _, s := range []string{"prompt is too long", "request too large", "request_too_large", "context_length_exceeded", "maximum context length"} {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // Retryable reports whether another attempt may succeed: rate limits, overload, 5xx, 408,
 // broken, stalled or malformed streams and dropped connections. Refused connections, bad
 // credentials, unknown models and invalid requests are not retried.

@@ -31,14 +31,19 @@
 //     that call only; over stdio a line that is not a JSON-RPC message gets a JSON-RPC error
 //     (parse error or invalid request) and the session goes on. Any number of sessions may
 //     call tools at once.
-//   - Lifetime: the watcher is the only goroutine the Server starts; Close stops it and waits.
+//   - Start: the project's store is read and indexed in the background, so initialize and
+//     tools/list are answered at once; calls that need the memories wait for it.
+//   - Lifetime: the goroutines the Server starts (that reading, the watcher, the recall
+//     recorder) end with Close, which waits for them.
 //     RunStdio answers every call it has read before returning, so a client that closes its
 //     input right after a write still gets the write done. Once ctx is cancelled, Run (and
 //     Close, for the watcher) waits at most 5 s for what is still running, so a call stuck in
 //     a system call cannot keep the process from ending.
 //   - HTTP: Handler serves the streamable HTTP transport at /mcp with optional Bearer
 //     authentication and the Origin check the MCP specification asks for; CheckListenAddr
-//     refuses non-loopback addresses without a token. Serve bounds request headers (10 s), bodies
-//     (16 MB, 30 s), each response write (30 s) and idle connections (2 min), and serves at most
-//     128 connections at once (HTTPOptions).
+//     refuses non-loopback addresses without a token. Serve bounds request headers (5 s), bodies
+//     (16 MB, 10 s), each response write (30 s), the calls handled at once (128, counted after
+//     authentication), the open connections (2,048, idle ones closed early when that is near)
+//     and the event streams (1,024); sessions idle for 5 minutes are closed (HTTPOptions).
+//     A notification that cannot reach some sessions is logged as one line counting them.
 package mcpserver

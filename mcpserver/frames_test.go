@@ -32,8 +32,9 @@ func TestStdioMalformedFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	type reply struct {
-		ID    any `json:"id"`
-		Error *struct {
+		Method string `json:"method"`
+		ID     any    `json:"id"`
+		Error  *struct {
 			Code int `json:"code"`
 		} `json:"error"`
 		Result json.RawMessage `json:"result"`
@@ -43,6 +44,9 @@ func TestStdioMalformedFrames(t *testing.T) {
 		var r reply
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("output line %q: %v", line, err)
+		}
+		if r.Method != "" {
+			continue // a notification (list_changed, once the memories are read), not a reply
 		}
 		s, _ := json.Marshal(r.ID)
 		if r.Error != nil {

@@ -63,6 +63,13 @@ func (f *fixture) server(t *testing.T, edit func(*Options)) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	// The memories are read in the background; reading them first keeps the notification
+	// their listing sends out of the tests' way.
+	if s.proj != nil {
+		if err := s.proj.wait(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return s
 }
 

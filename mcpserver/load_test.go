@@ -103,7 +103,7 @@ func TestHTTPAbandonedSessions(t *testing.T) {
 	s := f.server(t, func(o *Options) {
 		o.Logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
-	addr := serveHTTP(t, s, HTTPOptions{SessionTimeout: 1500 * time.Millisecond})
+	addr := serveHTTP(t, s, HTTPOptions{SessionTimeout: time.Minute})
 	const abandoned = 40 // the sessions=40 below
 	if err := bench.AbandonSessions(t.Context(), "http://"+addr+Endpoint, "", abandoned); err != nil {
 		t.Fatal(err)
@@ -119,12 +119,19 @@ func TestHTTPAbandonedSessions(t *testing.T) {
 	if n := strings.Count(logged, "notifications/"); n > 2 || !strings.Contains(logged, "sessions=40") {
 		t.Errorf("one save after %d abandoned sessions logged %d lines about notifications:\n%s", abandoned, n, logged)
 	}
+
+	// Through a handler whose sessions time out, abandoned ones go.
+	open := sessions(s)
+	short := serveHTTP(t, s, HTTPOptions{SessionTimeout: 300 * time.Millisecond})
+	if err := bench.AbandonSessions(t.Context(), "http://"+short+Endpoint, "", 10); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(10 * time.Second)
-	for sessions(s) > 1 && time.Now().Before(deadline) {
+	for sessions(s) > open && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
-	if n := sessions(s); n != 1 {
-		t.Errorf("%d sessions open after the timeout, want only the live one", n)
+	if n := sessions(s); n != open {
+		t.Errorf("%d sessions open after the timeout, want the %d from before", n, open)
 	}
 }
 
@@ -179,7 +186,13 @@ func TestAnswersBeforeTheIndexIsFilled(t *testing.T) {
 	var once sync.Once
 	release := func() { once.Do(func() { close(hold) }) }
 	defer release()
-	s := f.server(t, func(o *Options) { o.MemoryDir = mem })
+	opts := f.options()
+	opts.MemoryDir = mem
+	s, err := New(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release(); s.Close() })
 	cs := connect(t, s, nil) // initialize
 	tools, err := cs.ListTools(t.Context(), nil)
 	if err != nil || len(tools.Tools) == 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strata-mem/strata/frontmatter"
+	"github.com/strata-mem/strata/internal/termtext"
 )
 
 // jsISOLayout is JavaScript's Date.prototype.toISOString form, which Claude Code writes in
@@ -62,7 +63,7 @@ func renderOver(old []byte, in Input, modified time.Time) (content []byte, ok bo
 			stamp = modified.UTC().Format(jsISOLayout)
 		}
 	}
-	if !set("name", in.Name) || !set("description", oneLine(in.Description)) || !set("type", string(in.Type)) ||
+	if !set("name", in.Name) || !set("description", termtext.OneLine(in.Description)) || !set("type", string(in.Type)) ||
 		in.Author != "" && !set("author", in.Author) || stamp != "" && !set("modified", stamp) {
 		return nil, false
 	}
@@ -73,7 +74,7 @@ func renderOver(old []byte, in Input, modified time.Time) (content []byte, ok bo
 	out := []byte("---\n" + raw + "---\n" + body)
 	// The edit must read back as what was asked for; anything else is written afresh.
 	m, _ := ParseFile("", "", out)
-	if m.Name != in.Name || m.Description != oneLine(in.Description) || m.Type != in.Type || in.Author != "" && m.Author != in.Author {
+	if m.Name != in.Name || m.Description != termtext.OneLine(in.Description) || m.Type != in.Type || in.Author != "" && m.Author != in.Author {
 		return nil, false
 	}
 	return out, true

@@ -10,6 +10,7 @@ import (
 	"github.com/strata-mem/strata/tokens"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-mem/strata/internal/termtext"
 )
 
 func TestParseIndexLine(t *testing.T) {
@@ -98,7 +99,7 @@ func TestFormatIndexLineRoundTrip(t *testing.T) {
 	for _, tt := range tests {
 		line := FormatIndexLine(tt.title, tt.file, tt.hook)
 		e, ok := ParseIndexLine(line)
-		want := IndexEntry{Title: tt.title, File: tt.file, Hook: oneLine(tt.hook)}
+		want := IndexEntry{Title: tt.title, File: tt.file, Hook: termtext.OneLine(tt.hook)}
 		if !ok || e != want {
 			t.Errorf("round trip of %+v through %q = %+v, %v", tt, line, e, ok)
 		}
@@ -238,7 +239,7 @@ func FuzzParseIndexLine(f *testing.F) {
 			return
 		}
 		again, ok := ParseIndexLine(FormatIndexLine(e.Title, e.File, e.Hook))
-		if !ok || again.Title != oneLine(e.Title) && again.Title != e.Title || again.File != e.File {
+		if !ok || again.Title != termtext.OneLine(e.Title) && again.Title != e.Title || again.File != e.File {
 			t.Fatalf("round trip of %+v = %+v, %v", e, again, ok)
 		}
 	})

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/strata-mem/strata/internal/termtext"
 )
 
 // This file is the one MEMORY.md parser: the store (which line to replace or remove), Lint
@@ -191,7 +193,7 @@ func isMarkdownPunct(c byte) bool { return strings.IndexByte("\\[]()<>*_`#!-", c
 func FormatIndexLine(title, file, hook string) string {
 	var b strings.Builder
 	b.WriteString("- [")
-	for _, r := range oneLine(title) {
+	for _, r := range termtext.OneLine(title) {
 		if r == '\\' || r == '[' || r == ']' {
 			b.WriteByte('\\')
 		}
@@ -208,14 +210,11 @@ func FormatIndexLine(title, file, hook string) string {
 		b.WriteString(dest)
 	}
 	b.WriteString(")")
-	if h := oneLine(hook); h != "" {
+	if h := termtext.OneLine(hook); h != "" {
 		b.WriteString(" — " + h)
 	}
 	return b.String()
 }
-
-// oneLine collapses every run of whitespace (line breaks included) into one space and trims.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // ParseIndex returns the entries of an index, in order, with their 1-based line numbers (lines
 // end at "\n"; a BOM and the "\r" of CRLF are ignored). Lines inside HTML comments ("<!--" starting a

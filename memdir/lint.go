@@ -25,7 +25,9 @@ import (
 // frontmatter, description or type, an unknown type, several index lines for one file, binary
 // or oversized files, symlinks leading out of the dir, temp files of interrupted writes and index
 // lines whose description is not the file's (see Repair), and a MEMORY.md in a subdirectory
-// (neither an index nor a memory). Lint never changes a file. The error is
+// (neither an index nor a memory), and a memory that tells the agent to run a command (text
+// piped into a shell, or "run" and a command in a code span: runCommandLine). Lint never
+// changes a file. The error is
 // for failures to read the dir itself.
 func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 	mems, diags, err := s.List(ctx)
@@ -66,6 +68,10 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 		if data, err := readCapped(root, m.File); err == nil {
 			for _, f := range ScanSecrets(string(data)) {
 				diags = append(diags, Diagnostic{Path: m.Path, Line: f.Line, Severity: SevError, Message: "looks like a secret (" + f.Kind + "); remove it"})
+			}
+			if n, l := runCommandLine(string(data)); n > 0 {
+				diags = append(diags, Diagnostic{Path: m.Path, Line: n, Severity: SevWarning,
+					Message: fmt.Sprintf("tells the agent to run a command (%s); every session reads it — keep it only if you wrote or approved it", clip(l, 80))})
 			}
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/strata-mem/strata/internal/fsutil"
+	"github.com/strata-mem/strata/internal/termtext"
 )
 
 // ErrBadType is wrapped by the error returned when Add is given a type other than user,
@@ -71,7 +72,7 @@ func Render(in Input, modified time.Time) ([]byte, error) {
 		Type        Type   `yaml:"type"`
 		Author      string `yaml:"author,omitempty"`
 		Modified    string `yaml:"modified,omitempty"`
-	}{in.Name, oneLine(in.Description), in.Type, oneLine(in.Author), ""}
+	}{in.Name, termtext.OneLine(in.Description), in.Type, termtext.OneLine(in.Author), ""}
 	if !modified.IsZero() {
 		fm.Modified = modified.UTC().Format(time.RFC3339)
 	}
@@ -137,9 +138,9 @@ func validate(in *Input) error {
 		return err
 	}
 	in.Name = strings.TrimSpace(in.Name)
-	in.Description = oneLine(in.Description)
+	in.Description = termtext.OneLine(in.Description)
 	in.Type = Type(strings.TrimSpace(string(in.Type)))
-	in.Author = strings.TrimSpace(oneLine(in.Author))
+	in.Author = strings.TrimSpace(termtext.OneLine(in.Author))
 	if !in.Type.Known() {
 		return fmt.Errorf("memdir: %w %q for %q: use user, feedback, project or reference", ErrBadType, in.Type, in.Name)
 	}

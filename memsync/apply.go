@@ -196,12 +196,18 @@ func (r *repo) applyWorkTree(ctx context.Context, tx *memdir.Tx, pl mergePlan, o
 		if f.blob.mode == "120000" || f.blob.mode == "160000" || checkName(p) != nil {
 			continue // symlinks, submodules and what is not shared are not written by a sync
 		}
-		if dir := filepath.Dir(filepath.FromSlash(p)); dir != "." {
+		fp, err := fsutil.NewPath(r.dir, p) // inside the store, no .git component, as resolved
+		if err != nil {
+			rep.Skipped = append(rep.Skipped, Skipped{File: p, Reason: "not written: " + err.Error()})
+			continue
+		}
+		rel := filepath.FromSlash(fp.Rel())
+		if dir := filepath.Dir(rel); dir != "." {
 			if err := root.MkdirAll(dir, fsutil.DirMode); err != nil {
 				return fmt.Errorf("memsync: write %s: %w", p, err)
 			}
 		}
-		if err := fsutil.WriteFileFS(rfs, filepath.FromSlash(p), data, fsutil.FileMode); err != nil {
+		if err := fsutil.WriteFileFS(rfs, rel, data, fsutil.FileMode); err != nil {
 			return fmt.Errorf("memsync: write %s: %w", p, err)
 		}
 		rep.Updated = append(rep.Updated, p)

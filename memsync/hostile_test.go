@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/strata-mem/strata/internal/fsutil"
 )
 
 // commitRaw makes a commit on the remote's main (on top of what it holds) whose tree has
@@ -174,8 +176,22 @@ func TestDotGit(t *testing.T) {
 		".git": true, ".GIT": true, ".Git. .": true, "git~1": true, "GIT~1": true, ".g\u200cit": true, "\ufeff.git": true,
 		"git": false, ".github": false, ".gitignore": false, "x.git": false, "git~2": false,
 	} {
-		if got := dotGit(c); got != want {
-			t.Errorf("dotGit(%q) = %v, want %v", c, got, want)
+		if got := fsutil.IsGitName(c); got != want {
+			t.Errorf("fsutil.IsGitName(%q) = %v, want %v", c, got, want)
+		}
+	}
+}
+
+func TestCheckNameRefusesEverySpellingOfGit(t *testing.T) {
+	for _, p := range []string{".git/config", ".GIT/config", ".Git. ./config", "git~1/config", "GIT~1/hooks/x.md",
+		"team/.git/config", ".g\u200cit/x.md", "\ufeff.git/x.md", "team/git~1/x.md", ".git"} {
+		if checkName(p) == nil {
+			t.Errorf("checkName(%q) = nil, want a refusal", p)
+		}
+	}
+	for _, p := range []string{"git.md", "github/x.md", "team/gitlab.md"} {
+		if err := checkName(p); err != nil {
+			t.Errorf("checkName(%q) = %v", p, err)
 		}
 	}
 }

@@ -1,10 +1,12 @@
 package memsync
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +24,7 @@ const (
 	DefaultNetworkTimeout = 2 * time.Minute
 	// pushAttempts is how many times a sync fetches, merges and pushes when the upstream moved
 	// between its fetch and its push.
-	pushAttempts = 3
+	pushAttempts = 5
 )
 
 // ErrNotRepo is wrapped by the error returned when the store is not the top of a git work tree.
@@ -31,6 +33,14 @@ var ErrNotRepo = errors.New("not the top of a git work tree")
 // ErrNotOwned is wrapped by the error returned when git refuses the store's repository
 // because another user owns it ("dubious ownership").
 var ErrNotOwned = errors.New("the repository is owned by another user")
+
+// ErrRemoteRefused is wrapped by the error returned when the upstream refused a push for a
+// reason of its own (a hook, a protected branch, permissions); the error names the reason.
+var ErrRemoteRefused = errors.New("the upstream refused the push")
+
+// ErrPushRace is wrapped by the error returned when every push of a sync lost a race with
+// other replicas' pushes; the next sync tries again.
+var ErrPushRace = errors.New("other pushes kept getting there first")
 
 // ErrNoUpstream is wrapped by the error returned when the store's branch has no upstream.
 var ErrNoUpstream = errors.New("no upstream branch")
@@ -189,21 +199,45 @@ func Sync(ctx context.Context, dir string, o Options) (Report, error) {
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
 		}
-		if !rejected(err) || attempt == pushAttempts {
-			rep.Offline, rep.UpstreamError = !rejected(err), err.Error()
-			if rejected(err) {
-				err = fmt.Errorf("memsync: the upstream kept moving; %d pushes rejected: %w", attempt, err)
-				return rep, errors.Join(err, r.syncIndex(ctx, head0, rep.Head))
-			}
+		kind, reason := classifyPush(err)
+		switch {
+		case kind == pushRefused:
+			rep.UpstreamError = err.Error()
+			err = fmt.Errorf("memsync: %s refused the push (%s): %w; local changes stay committed here", rep.Upstream, reason, ErrRemoteRefused)
+			return rep, errors.Join(err, r.syncIndex(ctx, head0, rep.Head))
+		case kind == pushUnreachable:
+			rep.Offline, rep.UpstreamError = true, err.Error()
 			return rep, r.syncIndex(ctx, head0, rep.Head)
+		case attempt == pushAttempts:
+			rep.UpstreamError = err.Error()
+			err = fmt.Errorf("memsync: the upstream kept moving; %d pushes lost a race (%s): %w", attempt, reason, ErrPushRace)
+			return rep, errors.Join(err, r.syncIndex(ctx, head0, rep.Head))
 		}
-		progress("the upstream moved; merging again")
+		progress("the upstream moved (%s); merging again", reason)
+		if err := backoff(ctx, attempt); err != nil {
+			return rep, err
+		}
 	}
 	return rep, r.syncIndex(ctx, head0, rep.Head)
 }
 
-// syncIndex makes the user's index follow the branch when the sync moved it, so that git
-// status shows a clean tree (the sync itself never reads that index).
+// backoff waits before the next push after one that lost a race: 100 ms doubled per attempt,
+// at random between half and all of it, so that replicas racing for one upstream spread out.
+func backoff(ctx context.Context, attempt int) error {
+	d := 100 * time.Millisecond << min(attempt-1, 5)
+	d = d/2 + rand.N(d/2+1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// syncIndex makes the user's index follow the branch when the sync moved it (always, with
+// before ""), so that git status shows a clean tree (the sync itself never reads that index).
 func (r *repo) syncIndex(ctx context.Context, before, after string) error {
 	if after == "" || after == before {
 		return nil
@@ -212,10 +246,45 @@ func (r *repo) syncIndex(ctx context.Context, before, after string) error {
 	return err
 }
 
-// rejected reports whether a push failed because the upstream has commits this side lacks.
-func rejected(err error) bool {
+// How a push failed (classifyPush).
+const (
+	pushUnreachable = iota // the upstream could not be reached (network, no such repository)
+	pushRace               // another push got there first: the upstream moved, or held the ref's lock
+	pushRefused            // the upstream refused it (a hook, a protected branch, permissions)
+)
+
+// classifyPush says how a push failed, and why in git's or the remote's words.
+func classifyPush(err error) (kind int, reason string) {
 	msg := err.Error()
-	return strings.Contains(msg, "[rejected]") || strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "fetch first") || strings.Contains(msg, "[remote rejected]") && strings.Contains(msg, "cannot lock ref")
+	low := strings.ToLower(msg)
+	paren := func(s string) string {
+		if i := strings.IndexByte(s, '('); i >= 0 {
+			return strings.TrimSuffix(strings.TrimSpace(s[i+1:]), ")")
+		}
+		return ""
+	}
+	for _, l := range strings.Split(msg, "\n") {
+		if _, rest, ok := strings.Cut(l, "[remote rejected]"); ok {
+			reason = paren(rest)
+			break
+		}
+		if _, rest, ok := strings.Cut(l, "[rejected]"); ok {
+			return pushRace, cmp.Or(paren(rest), "rejected")
+		}
+	}
+	switch {
+	case strings.Contains(low, "non-fast-forward") || strings.Contains(low, "fetch first"):
+		return pushRace, "non-fast-forward"
+	case strings.Contains(low, "cannot lock ref") || strings.Contains(low, "failed to update ref") ||
+		strings.Contains(low, "incorrect old value") || strings.Contains(low, "but expected"):
+		return pushRace, cmp.Or(reason, "the ref was being updated")
+	case reason != "":
+		return pushRefused, reason
+	case strings.Contains(low, "permission denied") || strings.Contains(low, "access denied") ||
+		strings.Contains(low, "returned error: 403") || strings.Contains(low, "protected branch"):
+		return pushRefused, "access denied"
+	}
+	return pushUnreachable, ""
 }
 
 // openRepo checks that dir is the top of a work tree with a branch and an upstream, and that

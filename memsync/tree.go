@@ -65,7 +65,7 @@ func localOnly(rel string) bool {
 // under .inbox/, archived memories under .archive/) or an archive log (.archive/*.log), under
 // a name of valid UTF-8 without control characters, backslashes or colons, no empty, "." or
 // ".." component, no component longer than 255 bytes, no hidden component but a leading
-// .archive/ or .inbox/, no component that is .git in any spelling (dotGit), and never a
+// .archive/ or .inbox/, no component that is .git in any spelling (fsutil.IsGitName), and never a
 // machine-local file (localOnly). A path from another replica's tree is hostile input: this is
 // what keeps it out of the store's git directory and off the local-only files.
 func checkName(p string) error {
@@ -89,7 +89,7 @@ func checkName(p string) error {
 			return errors.New("the name has an empty, . or .. component")
 		case len(c) > 255:
 			return errors.New("a component of the name is longer than 255 bytes")
-		case dotGit(c):
+		case fsutil.IsGitName(c):
 			return errors.New("a git directory is never written by a sync")
 		case strings.HasPrefix(c, ".") && !(i == 0 && len(parts) > 1 && (c == memdir.ArchiveDir || c == memdir.InboxDir)):
 			return errors.New("hidden files are not shared")
@@ -102,21 +102,6 @@ func checkName(p string) error {
 		return errors.New("not a memory file (only Markdown files and archive logs are shared)")
 	}
 	return nil
-}
-
-// dotGit reports whether a path component names a git directory on some file system: ".git"
-// in any case, with trailing dots or spaces (Windows drops them), with characters HFS+ ignores,
-// or as the 8.3 short name "git~1".
-func dotGit(c string) bool {
-	c = strings.Map(func(r rune) rune {
-		switch {
-		case r >= '\u200c' && r <= '\u200f', r >= '\u202a' && r <= '\u202e', r >= '\u206a' && r <= '\u206f', r == '\ufeff':
-			return -1
-		}
-		return unicode.ToLower(r)
-	}, c)
-	c = strings.TrimRight(c, ". ")
-	return c == ".git" || c == "git~1"
 }
 
 // Shared reports whether a file of a store (slash-separated, relative to the store) is shared

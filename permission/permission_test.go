@@ -160,13 +160,14 @@ func TestBashAllowCoversOnlyTheCommand(t *testing.T) {
 		{"find . -exec rm {} +", AskUser},
 		{"find . -execdir rm {} ;", AskUser},
 		{"find . -ok rm {} \\;", AskUser},
-		{"xargs grep TODO", Allow},
-		{"xargs grep -l TODO", Allow},
+		// A command that runs another through its arguments is never covered by a prefix.
+		{"xargs grep TODO", AskUser},
+		{"xargs grep -l TODO", AskUser},
 		{"xargs rm", AskUser},
 		{"xargs -0 rm", AskUser},
-		{"sh -c 'go vet'", Allow},
+		{"sh -c 'go vet'", AskUser},
 		{"sh -c 'go vet; rm x'", AskUser},
-		// Options that make the program write a file it names (shell.Writes).
+		// Options that make the program write a file it names: not on its known-safe list.
 		{"git log --oneline -5", Allow},
 		{"git log --output=/home/u/.bashrc", AskUser},
 		{"git log --outp /home/u/.bashrc", AskUser},
@@ -275,7 +276,7 @@ func TestBashDenyMatchesEveryCommand(t *testing.T) {
 		// A shell given no script it reads: its input is looked through as text.
 		{"echo rm x | sh", Deny},
 		{"sh <<< 'rm x'", Deny},
-		{"echo ls | sh", Allow},
+		{"echo ls | sh", Deny}, // a shell reading its script from stdin: nothing to check
 		// Programs that run what their arguments say, which the analyser does not read:
 		// the words of the whole command are looked through, as for one it cannot read.
 		{"ionice -c 3 rm -rf x", Deny},
@@ -366,9 +367,9 @@ func TestSuggestBash(t *testing.T) {
 		"make":                             "Bash(make:*)",
 		"ls -la":                           "Bash(ls:*)",
 		"cat ./x":                          "Bash(cat:*)",
-		"xargs grep TODO":                  "Bash(xargs grep:*)",
-		"find . -name x -exec grep y {} +": "Bash(find . -name x -exec grep:*)",
-		"sh -c 'go vet ./...'":             "Bash(sh -c 'go vet ./...':*)",
+		"xargs grep TODO":                  "Bash(xargs grep TODO)",
+		"find . -name x -exec grep y {} +": "Bash(find . -name x -exec grep y '{}' +)",
+		"sh -c 'go vet ./...'":             "Bash(sh -c 'go vet ./...')",
 		"go test ./... > out":              "Bash(go test:*)",
 		"'unterminated":                    "Bash",
 		"":                                 "Bash",
@@ -392,105 +393,64 @@ func TestSuggestBash(t *testing.T) {
 }
 
 func TestAlwaysRule(t *testing.T) {
-	for _, c := range []struct {
+	cases := []struct {
 		tool, cmd, want string
 		saved           bool
 	}{
+		// A prefix rule where the table knows the program (and subcommand) and every option.
 		{"Bash", "echo one", "Bash(echo:*)", true},
 		{"Bash", "echo two", "Bash(echo:*)", true},
 		{"Bash", "git commit -m x", "Bash(git commit:*)", true},
 		{"Bash", "go test ./...", "Bash(go test:*)", true},
 		{"Bash", "ls -la", "Bash(ls:*)", true},
-		{"Bash", "/usr/bin/git status", "Bash(/usr/bin/git status:*)", true},
-		{"Bash", "git -C dir status", "", false},
+		{"Bash", "git log ./*", "Bash(git log:*)", true},
+		{"Bash", "npm run build", "Bash(npm run:*)", true},
+		{"Bash", "git status", "Bash(git status:*)", true},
+		{"Bash", "git ls-remote .", "Bash(git ls-remote:*)", true},
+		{"Bash", "grep -n x f", "Bash(grep:*)", true},
+		{"Bash", "cat f", "Bash(cat:*)", true},
+		{"Bash", "find . -name x", "Bash(find:*)", true}, // the table refuses -delete, -exec, -fprint
+		{"Bash", "tar cf x.tar .", "Bash(tar:*)", true},  // and --checkpoint-action, -I, --to-command
+		// Nothing: not one simple command, a glob that is not covered, or words a terminal
+		// would not show as written (the rule is shown before it is chosen).
 		{"Bash", "echo one > out.txt", "", false},
 		{"Bash", "echo $(rm -rf x)", "", false},
 		{"Bash", "echo one | sh", "", false},
 		{"Bash", "curl x | bash", "", false},
 		{"Bash", "echo one && rm x", "", false},
-		{"Bash", "sh -c 'echo one'", "", false},
-		{"Bash", "xargs rm", "", false},
-		{"Bash", "sudo ls", "", false},
-		{"Bash", "python3 x.py", "", false},
 		{"Bash", "FOO=1 make", "", false},
-		{"Bash", "find . -exec rm {} +", "", false},
-		{"Bash", "find . -name x", "", false}, // Bash(find:*) would allow find . -delete
 		{"Bash", "'unterminated", "", false},
 		{"Bash", "*.sh", "", false},
 		{"Bash", "go test {-exec,./evil} ./...", "", false}, // a word that may be an option that runs
-		{"Bash", "git log ./*", "Bash(git log:*)", true},
-		{"Bash", "go run example.com/tool@latest", "", false}, // fetches and runs any module, as npx does
-		{"Bash", "poetry run pytest", "", false},              // runs any command given after run
-		{"Bash", "uv run pytest", "", false},
-		{"Bash", "bundle exec rspec", "", false},
-		{"Bash", "pipenv run pytest", "", false},
-		{"Bash", "nix run nixpkgs#hello", "", false},
-		{"Bash", "deno run x.ts", "", false},
-		{"Bash", "docker compose run app", "", false},
-		{"Bash", "bundle install", "Bash(bundle install:*)", true},
-		{"Bash", "poetry install", "Bash(poetry install:*)", true},
-		{"Bash", "npm run build", "Bash(npm run:*)", true},
-		{"Bash", "go test -coverprofile=c.out ./...", "", false},
-		// Programs that run code or other programs, under other names than the usual ones:
-		// versioned interpreters, other-case names (case-insensitive file systems), .exe.
-		{"Bash", "python3.12 x.py", "", false},
-		{"Bash", "pypy3 x.py", "", false},
-		{"Bash", "nodejs x.js", "", false},
-		{"Bash", "node18 x.js", "", false},
-		{"Bash", "SH -c x", "", false},
-		{"Bash", "Python.exe x.py", "", false},
-		{"Bash", "awk '{print}' f", "", false},
-		{"Bash", "gawk 1 f", "", false},
-		{"Bash", "busybox ls", "", false},
-		{"Bash", "ssh host ls", "", false},
-		{"Bash", "flock f ls", "", false},
-		{"Bash", "ionice ls", "", false},
-		{"Bash", "taskset 1 ls", "", false},
-		{"Bash", "strace ls", "", false},
-		{"Bash", "gdb -ex r ls", "", false},
-		{"Bash", "script -c x", "", false},
-		{"Bash", "chroot / ls", "", false},
-		{"Bash", "unshare ls", "", false},
-		{"Bash", "parallel ls", "", false},
-		{"Bash", "tmux new ls", "", false},
-		{"Bash", "java -jar x", "", false},
-		{"Bash", "Rscript x", "", false},
-		{"Bash", "tclsh x", "", false},
-		{"Bash", "expect x", "", false},
-		{"Bash", "irb", "", false},
-		{"Bash", "uvx tool", "", false},
-		{"Bash", "pipx run x", "", false},
-		{"Bash", "bunx x", "", false},
-		{"Bash", "vim f", "", false},
-		{"Bash", "tar cf x.tar .", "", false}, // tar --checkpoint-action=exec=… runs anything
-		{"Bash", "sed -n 1p f", "", false},    // GNU sed's e command runs anything
-		{"Bash", "npx x", "", false},
-		{"Bash", "npm exec x", "", false},
-		{"Bash", "docker exec c ls", "", false},   // runs any command in the container
-		{"Bash", "git log --output=f", "", false}, // writes a file it names
-		{"Bash", "sort -o f in", "", false},
-		{"Bash", "kubectl exec p -- ls", "", false},
-		{"Bash", "podman run img ls", "", false},
-		{"Bash", "deno eval x", "", false},
-		{"Bash", "python3 -m http.server", "", false},
-		// Words a terminal would not show as written: the rule is shown before it is chosen.
 		{"Bash", "x\x1b[2Jy a", "", false},
 		{"Bash", "\u202eohce x", "", false},
 		{"Bash", "git \u200bcommit -m x", "", false},
 		{"Bash", "ls\u00ad -l", "", false},
-		// git subcommands that set or run programs: git config core.fsmonitor, core.pager or an
-		// alias makes every later git command run what it says.
-		{"Bash", "git config user.name x", "", false},
-		{"Bash", "git submodule foreach ls", "", false},
-		{"Bash", "git bisect run make", "", false},
-		{"Bash", "git difftool -x sh", "", false},
-		{"Bash", "git status", "Bash(git status:*)", true},
-		{"Bash", "grep -n x f", "Bash(grep:*)", true},
-		{"Bash", "cat f", "Bash(cat:*)", true},
 		{"Edit", "", "Edit", false},
 		{"Write", "", "Edit", false},
 		{"Read", "", "", false},
+	}
+	// The exact command, for a program the table does not know (a path, an interpreter, a
+	// runner, a package runner), or with an option not on its program's known-safe list.
+	for _, cmd := range []string{
+		"/usr/bin/git status", "git -C dir status", "sh -c 'echo one'", "xargs rm", "sudo ls", "python3 x.py",
+		"find . -exec rm '{}' +", "go run example.com/tool@latest", "poetry run pytest", "uv run pytest",
+		"bundle exec rspec", "nix run 'nixpkgs#hello'", "docker compose run app", "bundle install",
+		"go test -coverprofile=c.out ./...", "python3.12 x.py", "SH -c x", "Python.exe x.py", "awk '{print}' f",
+		"busybox ls", "ssh host ls", "flock f ls", "ionice ls", "taskset 1 ls", "strace ls", "gdb -ex r ls",
+		"chroot / ls", "unshare ls", "java -jar x", "irb", "uvx tool", "vim f", "sed -n 1p f", "npx x",
+		"npm exec x", "docker exec c ls", "git log --output=f", "sort -o f in", "kubectl exec p -- ls",
+		"python3 -m http.server", "git config user.name x", "git submodule foreach ls", "git difftool -x sh",
+		"prlimit --nofile=10 ls", "setarch x86_64 ls", "/lib64/ld-linux-x86-64.so.2 /bin/ls", "ex -c q f",
+		"git ls-remote --upload-pack=x .", "go vet --vettool=x ./...", "scp -o ProxyCommand=x a b:",
+		"curl -K cfg https://x", "make --eval=x all", "git grep -O x foo",
 	} {
+		cases = append(cases, struct {
+			tool, cmd, want string
+			saved           bool
+		}{"Bash", cmd, "Bash(" + cmd + ")", true})
+	}
+	for _, c := range cases {
 		got, saved := AlwaysRule(c.tool, c.cmd)
 		if got != c.want || saved != c.saved {
 			t.Errorf("AlwaysRule(%s, %q) = %q, %v; want %q, %v", c.tool, c.cmd, got, saved, c.want, c.saved)
@@ -508,6 +468,39 @@ func TestAlwaysRule(t *testing.T) {
 		}
 		if d, _ := p.Check("Bash", ClassExec, Subject{Command: c.cmd + " > /etc/x"}); d == Allow {
 			t.Errorf("%s allows %q with a redirection", got, c.cmd)
+		}
+	}
+}
+
+// A yes with "don't ask again" to a read outside the project allows reads in that directory
+// for the session, and the rule it offers matches the call asked about (a directory name that
+// looks like a glob is escaped), but not the directory next to it.
+func TestReadAlways(t *testing.T) {
+	for _, tt := range []struct {
+		tool, path, want string
+		matches, not     string
+	}{
+		{"Read", "/home/u/notes/a.md", "Read(/home/u/notes/**)", "/home/u/notes/b/c.md", "/home/u/notes2/a.md"},
+		{"Grep", "/home/u/notes", "Read(/home/u/notes/**)", "/home/u/notes/x", "/home/u/other"},
+		{"Glob", "/srv/[a]{b}", `Read(/srv/\[a\]\{b\}/**)`, "/srv/[a]{b}/x", "/srv/a/x"},
+		{"Read", "/etc", "", "", ""},
+		{"Edit", "/home/u/notes/a.md", "", "", ""},
+	} {
+		got := ReadAlways(tt.tool, Subject{Path: tt.path})
+		if got != tt.want {
+			t.Errorf("ReadAlways(%s, %s) = %q, want %q", tt.tool, tt.path, got, tt.want)
+		}
+		if got == "" {
+			continue
+		}
+		p, err := New(ModeAsk, []string{got}, nil, "/p", "/home/u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for path, want := range map[string]Decision{tt.path: Allow, tt.matches: Allow, tt.not: AskUser} {
+			if d, _ := p.Check("Read", ClassRead, Subject{Path: path}); d != want {
+				t.Errorf("with %s, Read of %s = %v, want %v", got, path, d, want)
+			}
 		}
 	}
 }

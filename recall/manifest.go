@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/memdir"
 )
 
@@ -40,12 +41,5 @@ func manifestLine(m memdir.Memory) string {
 	if desc == "" {
 		desc = m.Name
 	}
-	return "- [" + oneLine(typ) + "] " + oneLine(m.File) + " (" + m.ModTime.UTC().Format(time.RFC3339) + "): " + oneLine(desc)
-}
-
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
+	return "- [" + termtext.OneLine(typ) + "] " + termtext.OneLine(m.File) + " (" + m.ModTime.UTC().Format(time.RFC3339) + "): " + termtext.OneLine(desc)
 }

@@ -37,7 +37,7 @@ type Env interface {
 	BashTimeout() time.Duration
 	// unattended reports a shell no one watches (a fork's): it runs with unattendedEnv.
 	Unattended() bool
-	// sandbox returns the policy shell commands run under; false: they run unconfined (the
+	// Sandbox returns the policy shell commands run under; false: they run unconfined (the
 	// sandbox setting is off).
 	Sandbox() (sandbox.Policy, bool)
 	// hidden reports whether the session's deny rules for tool cover path (as named or

@@ -72,7 +72,7 @@ func runRead(ctx context.Context, e Env, p *toolcall.Read) (string, error) {
 	}
 	// The one reader of the file tools: a FIFO or device swapped in after the Stat above
 	// neither hangs the open nor gets read.
-	fp, err := filePath(e.Cwd(), path)
+	fp, err := filePath(ctx, e.Cwd(), path)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %v", path, errText(err))
 	}
@@ -263,7 +263,7 @@ var writeTool = newTool("Write", permission.ClassEdit, func(ctx context.Context,
 	}
 	_, statErr := os.Stat(path)
 	created := errors.Is(statErr, fs.ErrNotExist)
-	if err := writeFile(e.Cwd(), path, []byte(p.Content)); err != nil {
+	if err := writeFile(ctx, e.Cwd(), path, []byte(p.Content)); err != nil {
 		return "", err
 	}
 	recordWrite(e, path, p.Content)
@@ -283,15 +283,21 @@ func refusal(err error) error {
 	return err
 }
 
-// filePath is the fsutil.Path a file tool reads or writes path through: inside the working
-// directory when path is, else inside the file's own directory (a file outside the project,
-// or under .git, which the permission check has asked about). A symlink swapped in after the
-// check cannot carry the call out of that root.
-func filePath(cwd, path string) (fsutil.Path, error) {
-	fp, err := fsutil.NewPath(cwd, path)
+// filePath is the fsutil.Path a file tool reads or writes path through: the file the
+// permission check decided on (permission.AsChecked), inside the working directory when it is
+// there, else inside its own directory (a file outside the project, or under .git, which the
+// check has asked about). A symlink swapped in after the check cannot carry the call elsewhere.
+func filePath(ctx context.Context, cwd, path string) (fsutil.Path, error) {
+	real, err := permission.AsChecked(ctx, path)
+	if err != nil {
+		return fsutil.Path{}, err
+	}
+	fp, err := fsutil.NewPath(cwd, real)
 	if errors.Is(err, fsutil.ErrOutsideRoot) || errors.Is(err, fsutil.ErrGitComponent) {
-		real := fsutil.RealPath(path)
-		return fsutil.NewPath(filepath.Dir(real), filepath.Base(real))
+		fp, err = fsutil.NewPath(filepath.Dir(real), filepath.Base(real))
+	}
+	if err == nil && fp.String() != real {
+		return fsutil.Path{}, permission.Changed(path, fp.String())
 	}
 	return fp, err
 }
@@ -299,7 +305,7 @@ func filePath(cwd, path string) (fsutil.Path, error) {
 // writeFile replaces path's content through its filePath, keeping an existing file's mode
 // (new files 0644: they are the user's files, not strata's); a FIFO or device is refused,
 // not opened.
-func writeFile(cwd, path string, data []byte) error {
+func writeFile(ctx context.Context, cwd, path string, data []byte) error {
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		if !fi.Mode().IsRegular() {
@@ -307,7 +313,7 @@ func writeFile(cwd, path string, data []byte) error {
 		}
 		mode = fi.Mode().Perm()
 	}
-	fp, err := filePath(cwd, path)
+	fp, err := filePath(ctx, cwd, path)
 	if err == nil {
 		if err = os.MkdirAll(filepath.Dir(fp.String()), 0o755); err == nil {
 			err = fp.WriteFile(data, mode)
@@ -349,7 +355,7 @@ var editTool = newTool("Edit", permission.ClassEdit, func(ctx context.Context, e
 	}
 	path := p.FilePath
 	e.Touch(ctx, path)
-	fp, err := filePath(e.Cwd(), path)
+	fp, err := filePath(ctx, e.Cwd(), path)
 	if err != nil {
 		return "", fmt.Errorf("cannot edit %s: %v", path, errText(err))
 	}
@@ -364,7 +370,7 @@ var editTool = newTool("Edit", permission.ClassEdit, func(ctx context.Context, e
 	if err != nil {
 		return "", err
 	}
-	if err := writeFile(e.Cwd(), path, []byte(done.Text)); err != nil {
+	if err := writeFile(ctx, e.Cwd(), path, []byte(done.Text)); err != nil {
 		return "", err
 	}
 	recordWrite(e, path, done.Text)
@@ -393,6 +399,9 @@ var globTool = newTool("Glob", permission.ClassRead, func(ctx context.Context, e
 	}
 	var hits []hit
 	hidden := 0
+	if _, err := permission.AsChecked(ctx, base); err != nil {
+		return "", err
+	}
 	root, err := os.OpenRoot(base)
 	if err != nil {
 		return "", fmt.Errorf("glob %s in %s: %v", p.Pattern, base, errText(err))
@@ -459,7 +468,7 @@ func hiddenNote(n int) string {
 // skipDir reports whether a slash-separated relative path lies in a directory tools skip.
 func skipDir(rel string) bool {
 	for _, part := range strings.Split(rel, "/") {
-		if part == ".git" || part == "node_modules" {
+		if fsutil.IsGitName(part) || part == "node_modules" {
 			return true
 		}
 	}
@@ -506,13 +515,16 @@ func runGrep(ctx context.Context, e Env, p *toolcall.Grep) (string, error) {
 		if !fi.Mode().IsRegular() {
 			return "", notRegular(root, fi.Mode())
 		}
-		fp, err := filePath(e.Cwd(), root)
+		fp, err := filePath(ctx, e.Cwd(), root)
 		if err != nil {
 			return "", fmt.Errorf("cannot search %s: %v", root, errText(err))
 		}
 		read = func(string) ([]byte, error) { return fp.ReadFile(grepMaxFileBytes) }
 		files = []string{root}
 	} else {
+		if _, err := permission.AsChecked(ctx, root); err != nil {
+			return "", err
+		}
 		dir, err := os.OpenRoot(root)
 		if err != nil {
 			return "", fmt.Errorf("cannot search %s: %v", root, errText(err))
@@ -533,7 +545,7 @@ func runGrep(ctx context.Context, e Env, p *toolcall.Grep) (string, error) {
 				return cerr
 			}
 			if d.IsDir() {
-				if n := d.Name(); path != root && (n == ".git" || n == "node_modules") {
+				if n := d.Name(); path != root && (fsutil.IsGitName(n) || n == "node_modules") {
 					return filepath.SkipDir
 				}
 				if path != root && e.Hidden("Grep", path) {

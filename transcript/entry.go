@@ -76,7 +76,9 @@ type Entry struct {
 	Message          json.RawMessage
 	IsMeta           bool
 	IsCompactSummary bool
-	ToolUseResult    json.RawMessage
+	// Provenance is a user entry's conversation.Provenance, verbatim (InputProvenance).
+	Provenance    json.RawMessage
+	ToolUseResult json.RawMessage
 	// Content is a system entry's text or a queue operation's payload, verbatim.
 	Content json.RawMessage
 	Level   string
@@ -124,6 +126,7 @@ type wireEntry struct {
 	Message           rawSpan `json:"message"`
 	IsMeta            bool    `json:"isMeta"`
 	IsCompactSummary  bool    `json:"isCompactSummary"`
+	Provenance        rawSpan `json:"provenance"`
 	ToolUseResult     rawSpan `json:"toolUseResult"`
 	Content           rawSpan `json:"content"`
 	Level             string  `json:"level"`
@@ -144,7 +147,7 @@ type wireEntry struct {
 // Code's order where it has one).
 var knownKeys = []string{"parentUuid", "logicalParentUuid", "isSidechain", "userType", "cwd", "sessionId",
 	"version", "gitBranch", "agentId", "type", "subtype", "message", "content", "level", "isMeta",
-	"isCompactSummary", "uuid", "timestamp", "toolUseResult", "summary", "leafUuid", "customTitle",
+	"isCompactSummary", "provenance", "uuid", "timestamp", "toolUseResult", "summary", "leafUuid", "customTitle",
 	"aiTitle", "tag", "lastPrompt", "agentName", "mode", "messageId", "snapshot", "todos"}
 
 // knownKeySet is knownKeys as a set, built on first use rather than at every process's start.
@@ -226,7 +229,7 @@ func ParseEntry(line []byte) (*Entry, error) {
 		Type: w.Type, Subtype: w.Subtype, UUID: w.UUID, IsSidechain: w.IsSidechain, SessionID: w.SessionID,
 		AgentID: w.AgentID, CWD: w.CWD, GitBranch: w.GitBranch, Version: w.Version, UserType: w.UserType,
 		Message: json.RawMessage(w.Message), IsMeta: w.IsMeta, IsCompactSummary: w.IsCompactSummary,
-		ToolUseResult: json.RawMessage(w.ToolUseResult), Content: json.RawMessage(w.Content), Level: w.Level,
+		Provenance: json.RawMessage(w.Provenance), ToolUseResult: json.RawMessage(w.ToolUseResult), Content: json.RawMessage(w.Content), Level: w.Level,
 		Summary: w.Summary, LeafUUID: w.LeafUUID, CustomTitle: w.CustomTitle, AITitle: w.AITitle, Tag: w.Tag,
 		LastPrompt: w.LastPrompt, AgentName: w.AgentName, Mode: w.Mode, MessageID: w.MessageID,
 		Snapshot: json.RawMessage(w.Snapshot), Todos: json.RawMessage(w.Todos), Raw: line,
@@ -617,6 +620,8 @@ func (e *Entry) known(k string) []byte {
 		return flag(e.IsMeta)
 	case "isCompactSummary":
 		return flag(e.IsCompactSummary)
+	case "provenance":
+		return raw(e.Provenance)
 	case "uuid":
 		return str(e.UUID)
 	case "timestamp":
@@ -748,4 +753,14 @@ func encodeLine(e *Entry) ([]byte, error) {
 		b = out.Bytes()
 	}
 	return append(b, '\n'), nil
+}
+
+// InputProvenance decodes the entry's provenance: zero when it has none or it does not parse
+// (a transcript written before it, or by Claude Code).
+func (e *Entry) InputProvenance() conversation.Provenance {
+	var p conversation.Provenance
+	if len(e.Provenance) > 0 && json.Unmarshal(e.Provenance, &p) != nil {
+		return conversation.Provenance{}
+	}
+	return p
 }

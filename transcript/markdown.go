@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/internal/termtext"
 )
 
 // WriteMarkdown renders the session's chain as a markdown document: a heading with the title (Title),
@@ -19,7 +20,7 @@ func WriteMarkdown(w io.Writer, s *Session) error {
 	if title == "" {
 		title = "Session " + s.ID
 	}
-	fmt.Fprintf(&b, "# %s\n\n", oneLine(title))
+	fmt.Fprintf(&b, "# %s\n\n", termtext.OneLine(title))
 	fmt.Fprintf(&b, "- session: `%s`\n", s.ID)
 	if len(s.Chain) > 0 {
 		first := s.Chain[0]
@@ -122,5 +123,3 @@ func indentJSON(raw json.RawMessage) string {
 	}
 	return out.String()
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

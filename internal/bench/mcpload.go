@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -205,4 +207,117 @@ func OneCall(ctx context.Context, endpoint, token, query string) (time.Duration,
 		return time.Since(start), fmt.Errorf("bench: memory_search: %w", err)
 	}
 	return time.Since(start), nil
+}
+
+// AbandonedReport holds the figures of an Abandoned run.
+type AbandonedReport struct {
+	Sessions int `json:"sessions"`
+	// LogLines is what the server logged (every level) from the save to a second after it.
+	LogLines int `json:"log_lines"`
+	// Left is the sessions still open once the session timeout has passed (and 5 s more), and
+	// ReclaimedSeconds how long after the save they were all gone (0 when some were left).
+	Left             int     `json:"left"`
+	ReclaimedSeconds float64 `json:"reclaimed_seconds,omitempty"`
+}
+
+// Abandoned opens n sessions on the HTTP endpoint of srv and abandons them (AbandonSessions),
+// then saves one memory through a session of its own, counting what the server logs (lines
+// reports how many lines it has logged so far), and waits up to timeout + 5 s for the
+// abandoned sessions to be closed.
+func Abandoned(ctx context.Context, srv *mcp.Server, endpoint, token string, n int, lines func() int, timeout time.Duration) (AbandonedReport, error) {
+	rep := AbandonedReport{Sessions: n}
+	if err := AbandonSessions(ctx, endpoint, token, n); err != nil {
+		return rep, err
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		return rep, err
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "strata-save", Version: "v1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		ss.Close()
+		return rep, err
+	}
+	before := lines()
+	start := time.Now()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_save", Arguments: map[string]any{
+		"name": fmt.Sprintf("abandoned-%d", time.Now().UnixNano()), "type": "project",
+		"description": "written by strata bench mcp after abandoning sessions", "body": "a save"}})
+	if err == nil && res.IsError {
+		err = toolError(res)
+	}
+	if err != nil {
+		cs.Close()
+		return rep, fmt.Errorf("bench: memory_save: %w", err)
+	}
+	time.Sleep(time.Second + 500*time.Millisecond) // the notifications are sent, and their failures summed up, within it
+	rep.LogLines = lines() - before
+	cs.Close()
+	ss.Wait()
+	deadline := start.Add(timeout + 5*time.Second)
+	for {
+		rep.Left = 0
+		for range srv.Sessions() {
+			rep.Left++
+		}
+		if rep.Left == 0 {
+			rep.ReclaimedSeconds = time.Since(start).Seconds()
+			return rep, nil
+		}
+		if time.Now().After(deadline) {
+			return rep, nil
+		}
+		select {
+		case <-ctx.Done():
+			return rep, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// LineCounter is a slog.Handler that counts the records at any level, and keeps nothing else.
+type LineCounter struct{ n *atomic.Int64 }
+
+// NewLineCounter returns a LineCounter at 0.
+func NewLineCounter() LineCounter { return LineCounter{n: new(atomic.Int64)} }
+
+// Lines returns how many records were handled.
+func (c LineCounter) Lines() int { return int(c.n.Load()) }
+
+// Enabled implements slog.Handler: every level counts.
+func (LineCounter) Enabled(context.Context, slog.Level) bool { return true }
+
+// Handle implements slog.Handler.
+func (c LineCounter) Handle(context.Context, slog.Record) error { c.n.Add(1); return nil }
+
+// WithAttrs implements slog.Handler.
+func (c LineCounter) WithAttrs([]slog.Attr) slog.Handler { return c }
+
+// WithGroup implements slog.Handler.
+func (c LineCounter) WithGroup(string) slog.Handler { return c }
+
+// OneSearch makes one memory_search call on srv over in-memory transports; it returns once
+// the call is answered (the server has read its store).
+func OneSearch(ctx context.Context, srv *mcp.Server, query string) error {
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		return err
+	}
+	defer ss.Wait()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "strata-first", Version: "v1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		ss.Close()
+		return err
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_search", Arguments: map[string]any{"query": query}})
+	if err == nil && res.IsError {
+		err = toolError(res)
+	}
+	if err != nil {
+		return fmt.Errorf("bench: memory_search: %w", err)
+	}
+	return nil
 }

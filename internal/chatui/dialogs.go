@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/permission"
 )
@@ -74,7 +75,7 @@ func (m *model) askKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	m.ask, m.feedback = nil, nil
 	a.reply <- reply
-	verdict := map[Answer]string{Yes: "yes", Always: "yes, and " + m.alwaysText(a.req), No: "no", NoInstead: "no: " + oneLine(termtext.Line(reply.Feedback))}[reply.Answer]
+	verdict := map[Answer]string{Yes: "yes", Always: "yes, and " + m.alwaysText(a.req), No: "no", NoInstead: "no: " + termtext.OneLine(termtext.Line(reply.Feedback))}[reply.Answer]
 	m.print(sDim().Render("  ? " + m.summary(a.req) + " → " + verdict))
 	return nil
 }
@@ -179,7 +180,7 @@ func (m *model) confirmKey(s string) tea.Cmd {
 	case "y", "Y":
 		m.confirm = nil
 		m.print(userLine("/init", m.width))
-		return m.startTurn(c.yes)
+		return m.startTurn(conversation.TypedInput(c.yes))
 	case "n", "N", "esc", "ctrl+c", "enter":
 		m.confirm = nil
 		m.print(sDim().Render("  CLAUDE.md left as it is."))

@@ -5,10 +5,11 @@
 // spinner, the input box and dialogs — is redrawn below it. internal/cli starts it when
 // standard input and output are a terminal and TERM is not dumb; pipes keep the line mode.
 //
-// Markdown is rendered by this package's own small renderer (Markdown): glamour and chroma
-// cost about 85 ms of package initialisation at every strata start, including `strata
-// --version`, for a feature only the chat uses. A streamed answer is rendered block by block
-// (SplitStream): a block is printed once it is complete, so nothing printed changes later.
+// Markdown is parsed by goldmark (CommonMark, with GitHub's tables and strike-through) and
+// drawn with Lip Gloss styles (Markdown); diffs come from go-udiff. Glamour and chroma are not
+// used: they cost about 85 ms of package initialisation at every strata start. A streamed
+// answer is rendered block by block (SplitStream): a block is printed once it is complete, so
+// nothing printed changes later.
 //
 // The prompt history is a history.jsonl of one JSON line per prompt, as Claude Code keeps
 // it; reads take the file's tail and skip lines that do not decode.

@@ -1,125 +1,121 @@
 package chatui
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 
 	"github.com/strata-mem/strata/internal/termtext"
 )
 
-// Markdown renders the subset of markdown that models write — headings, paragraphs with bold,
-// italic, strike-through, inline code and links, fenced code blocks (highlighted for common
+// mdParser is a CommonMark parser with GitHub's tables and strike-through, built on first use.
+var mdParser = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
+})
+
+// Markdown renders markdown as models write it — headings, paragraphs with bold, italic,
+// strike-through, inline code and links, code blocks (fenced ones highlighted for common
 // languages), bullet and numbered lists, quotes, rules and tables — as styled terminal text
-// wrapped to width display columns (CJK characters count two). The model's text is made
-// terminal-safe first (termtext.Clean): escape sequences it sent are removed, so the only
-// escapes in the result are the renderer's own.
+// wrapped to width display columns (CJK characters count two). It is parsed as CommonMark
+// (goldmark). The model's text is made terminal-safe first (termtext.Clean): escape sequences
+// it sent are removed, so the only escapes in the result are the renderer's own.
 func Markdown(src string, width int) string {
-	if width < 20 {
-		width = 20
-	}
-	lines := strings.Split(strings.TrimRight(termtext.Clean(src), "\n"), "\n")
-	var out []string
-	for i := 0; i < len(lines); {
-		line := lines[i]
-		trim := strings.TrimSpace(line)
-		switch {
-		case trim == "":
-			if len(out) > 0 && out[len(out)-1] != "" {
-				out = append(out, "")
-			}
-			i++
-		case isFence(trim):
-			fence, lang := fenceOf(trim)
-			var code []string
-			i++
-			for i < len(lines) && !closesFence(strings.TrimSpace(lines[i]), fence) {
-				code = append(code, lines[i])
-				i++
-			}
-			if i < len(lines) {
-				i++ // the closing fence
-			}
-			out = append(out, codeBlock(code, lang, width)...)
-		case headingLevel(trim) > 0:
-			n := headingLevel(trim)
-			text := strings.TrimSpace(strings.TrimRight(trim[n:], "# "))
-			st := sHeading()
-			if n == 1 {
-				st = sHeading1()
-			}
-			out = append(out, st.Render(inline(text, lipgloss.NewStyle())))
-			i++
-		case isRule(trim):
-			out = append(out, sDim().Render(strings.Repeat("─", min(width, 40))))
-			i++
-		case strings.HasPrefix(trim, ">"):
-			var quote []string
-			for i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), ">") {
-				quote = append(quote, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i]), ">")))
-				i++
-			}
-			for _, l := range wrap(inline(strings.Join(quote, " "), sQuote()), width-2) {
-				out = append(out, sDim().Render("│ ")+l)
-			}
-		case isTableStart(lines, i):
-			var rows []string
-			for i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), "|") {
-				rows = append(rows, strings.TrimSpace(lines[i]))
-				i++
-			}
-			out = append(out, table(rows, width)...)
-		case listMarker(line) != "":
-			for i < len(lines) && listMarker(lines[i]) != "" {
-				l := lines[i]
-				indent := len(l) - len(strings.TrimLeft(l, " \t"))
-				mark := listMarker(l)
-				body := strings.TrimLeft(l, " \t")[len(mark):]
-				i++
-				for i < len(lines) && isContinuation(lines[i]) {
-					body += " " + strings.TrimSpace(lines[i])
-					i++
-				}
-				bullet := "• "
-				if mark[0] >= '0' && mark[0] <= '9' {
-					bullet = strings.TrimSpace(mark) + " "
-				}
-				pad := strings.Repeat(" ", min(indent, 8))
-				hang := pad + strings.Repeat(" ", cols(bullet))
-				for k, w := range wrap(inline(strings.TrimSpace(body), lipgloss.NewStyle()), width-cols(hang)) {
-					if k == 0 {
-						out = append(out, pad+sBullet().Render(bullet)+w)
-					} else {
-						out = append(out, hang+w)
-					}
-				}
-			}
-		default:
-			var para []string
-			for i < len(lines) && startsParagraphLine(lines, i) {
-				para = append(para, strings.TrimSpace(lines[i]))
-				i++
-			}
-			out = append(out, wrap(inline(strings.Join(para, " "), lipgloss.NewStyle()), width)...)
-		}
-	}
+	width = max(width, 20)
+	source := []byte(strings.TrimRight(termtext.Clean(src), "\n"))
+	r := mdRenderer{src: source}
+	out := r.blocks(mdParser().Parse(text.NewReader(source)), width, lipgloss.NewStyle())
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
 	}
 	return strings.Join(out, "\n")
 }
 
-// startsParagraphLine reports whether line i continues a paragraph: it is not blank and does
-// not start another kind of block.
-func startsParagraphLine(lines []string, i int) bool {
-	t := strings.TrimSpace(lines[i])
-	return t != "" && !isFence(t) && headingLevel(t) == 0 && !isRule(t) && !strings.HasPrefix(t, ">") &&
-		!isTableStart(lines, i) && listMarker(lines[i]) == ""
+// mdRenderer renders a parsed document to lines.
+type mdRenderer struct{ src []byte }
+
+// blocks renders the block children of n, a blank line between two where the source has one.
+func (r mdRenderer) blocks(n ast.Node, width int, base lipgloss.Style) []string {
+	var out []string
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if _, table := c.(*east.Table); len(out) > 0 && (c.HasBlankPreviousLines() || table) { // a table loses its paragraph's mark
+			out = append(out, "")
+		}
+		out = append(out, r.block(c, width, base)...)
+	}
+	return out
 }
 
-func isContinuation(l string) bool {
-	return strings.HasPrefix(l, "  ") && strings.TrimSpace(l) != "" && listMarker(l) == "" && !isFence(strings.TrimSpace(l))
+func (r mdRenderer) block(n ast.Node, width int, base lipgloss.Style) []string {
+	switch n := n.(type) {
+	case *ast.Heading:
+		st := sHeading()
+		if n.Level == 1 {
+			st = sHeading1()
+		}
+		return []string{st.Render(r.inline(n, lipgloss.NewStyle()))}
+	case *ast.ThematicBreak:
+		return []string{sDim().Render(strings.Repeat("─", min(width, 40)))}
+	case *ast.FencedCodeBlock:
+		return codeBlock(r.lines(n), strings.ToLower(string(n.Language(r.src))), width)
+	case *ast.CodeBlock, *ast.HTMLBlock:
+		return codeBlock(r.lines(n), "", width)
+	case *ast.Blockquote:
+		var out []string
+		for _, l := range r.blocks(n, width-2, sQuote()) {
+			out = append(out, sDim().Render("│ ")+l)
+		}
+		return out
+	case *ast.List:
+		return r.list(n, width)
+	case *east.Table:
+		return r.table(n, width)
+	}
+	if n.Type() == ast.TypeBlock && n.FirstChild() != nil && n.FirstChild().Type() == ast.TypeBlock {
+		return r.blocks(n, width, base)
+	}
+	return wrap(r.inline(n, base), width) // a paragraph or a list item's text
+}
+
+// lines is a code block's text, line by line.
+func (r mdRenderer) lines(n ast.Node) []string {
+	var out []string
+	for i := 0; i < n.Lines().Len(); i++ {
+		seg := n.Lines().At(i)
+		out = append(out, strings.TrimRight(string(seg.Value(r.src)), "\n"))
+	}
+	return out
+}
+
+// list renders a list's items, each under its bullet or number, the lines after the first
+// hanging under the text.
+func (r mdRenderer) list(n *ast.List, width int) []string {
+	var out []string
+	num := n.Start
+	for item := n.FirstChild(); item != nil; item = item.NextSibling() {
+		bullet := "• "
+		if n.IsOrdered() {
+			bullet = fmt.Sprintf("%d%c ", num, n.Marker)
+			num++
+		}
+		hang := strings.Repeat(" ", cols(bullet))
+		for k, l := range r.blocks(item, width-cols(hang), lipgloss.NewStyle()) {
+			if k == 0 {
+				out = append(out, sBullet().Render(bullet)+l)
+			} else if l != "" {
+				out = append(out, hang+l)
+			}
+		}
+	}
+	return out
 }
 
 func isFence(t string) bool { return strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") }
@@ -137,73 +133,14 @@ func closesFence(t, fence string) bool {
 	return strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == ""
 }
 
-func headingLevel(t string) int {
-	n := 0
-	for n < len(t) && n < 7 && t[n] == '#' {
-		n++
-	}
-	if n == 0 || n > 6 || n < len(t) && t[n] != ' ' {
-		return 0
-	}
-	return n
-}
-
-func isRule(t string) bool {
-	if len(t) < 3 {
-		return false
-	}
-	c := t[0]
-	if c != '-' && c != '*' && c != '_' {
-		return false
-	}
-	return strings.Trim(strings.ReplaceAll(t, " ", ""), string(c)) == ""
-}
-
-// listMarker returns a list item's marker ("- ", "* ", "+ ", "12. ") or "".
-func listMarker(l string) string {
-	t := strings.TrimLeft(l, " \t")
-	if len(t) >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && t[1] == ' ' {
-		return t[:2]
-	}
-	n := 0
-	for n < len(t) && t[n] >= '0' && t[n] <= '9' {
-		n++
-	}
-	if n > 0 && n < 4 && len(t) > n+1 && (t[n] == '.' || t[n] == ')') && t[n+1] == ' ' {
-		return t[:n+2]
-	}
-	return ""
-}
-
-func isTableStart(lines []string, i int) bool {
-	if !strings.HasPrefix(strings.TrimSpace(lines[i]), "|") || i+1 >= len(lines) {
-		return false
-	}
-	sep := strings.TrimSpace(lines[i+1])
-	return strings.HasPrefix(sep, "|") && strings.Trim(sep, "|-: ") == "" && strings.Contains(sep, "-")
-}
-
-func cells(row string) []string {
-	row = strings.TrimSpace(row)
-	row = strings.TrimSuffix(strings.TrimPrefix(row, "|"), "|")
-	parts := strings.Split(row, "|")
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
-	}
-	return parts
-}
-
-// table lays the rows out in columns padded by display width; a table wider than width is
-// shown as its source lines.
-func table(rows []string, width int) []string {
+// table lays a table out in columns padded by display width, the header bold; a table wider
+// than width is shown as rows of cells between bars.
+func (r mdRenderer) table(n *east.Table, width int) []string {
 	var grid [][]string
-	for k, r := range rows {
-		if k == 1 {
-			continue // the separator
-		}
+	for row := n.FirstChild(); row != nil; row = row.NextSibling() {
 		var cs []string
-		for _, c := range cells(r) {
-			cs = append(cs, inline(c, lipgloss.NewStyle()))
+		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
+			cs = append(cs, r.inline(c, lipgloss.NewStyle()))
 		}
 		grid = append(grid, cs)
 	}
@@ -221,10 +158,13 @@ func table(rows []string, width int) []string {
 	for _, x := range w {
 		total += x + 3
 	}
-	if total > width {
-		return rows
-	}
 	var out []string
+	if total > width {
+		for _, row := range grid {
+			out = append(out, "| "+strings.Join(row, " | ")+" |")
+		}
+		return out
+	}
 	for k, r := range grid {
 		var b strings.Builder
 		for j := range ncol {
@@ -272,75 +212,78 @@ func wrap(s string, width int) []string {
 	return strings.Split(ansi.Wrap(s, width, ""), "\n")
 }
 
-// inline renders the inline markup of one paragraph: `code`, **bold**, *italic*, _italic_,
-// ~~strike~~ and [text](url). Unclosed markers stay as written. base styles the plain runs.
-func inline(s string, base lipgloss.Style) string {
+// inline renders the inline children of n: code, emphasis (italic, bold), strike-through,
+// links (their text, then the address unless it is the text) and plain text, base styling
+// the plain runs. A soft line break is a space.
+func (r mdRenderer) inline(n ast.Node, base lipgloss.Style) string {
 	var b strings.Builder
 	plain := func(t string) {
 		if t != "" {
 			b.WriteString(base.Render(t))
 		}
 	}
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		var end int
-		var styled string
-		switch {
-		case c == '`':
-			if end = strings.IndexByte(s[i+1:], '`'); end >= 0 {
-				styled, end = sCode().Render(s[i+1:i+1+end]), i+1+end+1
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			plain(string(c.Segment.Value(r.src)))
+			if c.SoftLineBreak() {
+				plain(" ")
+			} else if c.HardLineBreak() {
+				b.WriteString("\n")
 			}
-		case c == '*' && strings.HasPrefix(s[i:], "**"), c == '_' && strings.HasPrefix(s[i:], "__"):
-			if end = strings.Index(s[i+2:], s[i:i+2]); end > 0 {
-				styled, end = inline(s[i+2:i+2+end], base.Bold(true)), i+2+end+2
-			} else {
-				end = -1
+		case *ast.String:
+			plain(string(c.Value))
+		case *ast.CodeSpan:
+			b.WriteString(sCode().Render(r.plainText(c)))
+		case *ast.Emphasis:
+			st := base.Italic(true)
+			if c.Level >= 2 {
+				st = base.Bold(true)
 			}
-		case c == '~' && strings.HasPrefix(s[i:], "~~"):
-			if end = strings.Index(s[i+2:], "~~"); end > 0 {
-				styled, end = inline(s[i+2:i+2+end], base.Strikethrough(true)), i+2+end+2
-			} else {
-				end = -1
-			}
-		case (c == '*' || c == '_') && i+1 < len(s) && s[i+1] != ' ' && (i == 0 || !isWordByte(s[i-1])):
-			if end = strings.IndexByte(s[i+1:], c); end > 0 && s[i+end] != ' ' {
-				styled, end = inline(s[i+1:i+1+end], base.Italic(true)), i+1+end+1
-			} else {
-				end = -1
-			}
-		case c == '[':
-			if cl := strings.Index(s[i:], "]("); cl > 0 {
-				if rp := strings.IndexByte(s[i+cl:], ')'); rp > 0 {
-					text, url := s[i+1:i+cl], s[i+cl+2:i+cl+rp]
-					styled = inline(text, sLink()) + sDim().Render(" ("+url+")")
-					if text == url {
-						styled = sLink().Render(url)
-					}
-					end = i + cl + rp + 1
-				} else {
-					end = -1
-				}
-			} else {
-				end = -1
+			b.WriteString(r.inline(c, st))
+		case *east.Strikethrough:
+			b.WriteString(r.inline(c, base.Strikethrough(true)))
+		case *ast.Link:
+			b.WriteString(r.link(r.inline(c, sLink()), r.plainText(c), string(c.Destination)))
+		case *ast.Image:
+			b.WriteString(r.link(r.inline(c, sLink()), r.plainText(c), string(c.Destination)))
+		case *ast.AutoLink:
+			b.WriteString(sLink().Render(string(c.URL(r.src))))
+		case *ast.RawHTML:
+			for i := 0; i < c.Segments.Len(); i++ {
+				seg := c.Segments.At(i)
+				plain(string(seg.Value(r.src)))
 			}
 		default:
-			end = -1
+			b.WriteString(r.inline(c, base))
 		}
-		if end < 0 || styled == "" && c != '`' {
-			i++
-			continue
-		}
-		plain(s[start:i])
-		b.WriteString(styled)
-		i, start = end, end
 	}
-	plain(s[start:])
 	return b.String()
 }
 
-func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+// link is a link's styled text and its address in brackets, or the address alone when the
+// text is the address.
+func (r mdRenderer) link(styled, text, url string) string {
+	if text == url {
+		return sLink().Render(url)
+	}
+	return styled + sDim().Render(" ("+url+")")
+}
+
+// plainText is the text of n's inline children, unstyled.
+func (r mdRenderer) plainText(n ast.Node) string {
+	var b strings.Builder
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if t, ok := c.(*ast.Text); ok {
+			b.Write(t.Segment.Value(r.src))
+			if t.SoftLineBreak() {
+				b.WriteByte(' ')
+			}
+			continue
+		}
+		b.WriteString(r.plainText(c))
+	}
+	return b.String()
 }
 
 // SplitStream cuts streamed markdown into the blocks that are complete — everything before

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/permission"
@@ -69,6 +70,7 @@ type model struct {
 	now    func() time.Time
 
 	ed        editor
+	pastes    []string // what was pasted into ed since it was last cleared, in order
 	hist      []string
 	histIdx   int // len(hist) when not browsing
 	draft     string
@@ -178,6 +180,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			m.feedback.Insert(msg.Content)
 		case m.ask == nil && m.picker == nil:
 			m.ed.Insert(msg.Content)
+			m.pastes = append(m.pastes, strings.ReplaceAll(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\r", "\n"))
 		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
@@ -279,6 +282,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.stopTurn()
 		}
 		m.ed.Set("")
+		m.pastes = nil
 		m.histIdx = len(m.hist)
 		return tea.Tick(exitWindow, func(time.Time) tea.Msg { return clearNoticeMsg{} })
 	case "ctrl+d":
@@ -362,8 +366,9 @@ func (m *model) submit(text string) tea.Cmd {
 	if trim == "" {
 		return nil
 	}
+	pastes := m.pastes
 	m.ed.Set("")
-	m.hint = ""
+	m.pastes, m.hint = nil, ""
 	m.addHistory(text)
 	switch {
 	case strings.HasPrefix(trim, "/"):
@@ -392,7 +397,28 @@ func (m *model) submit(text string) tea.Cmd {
 		return nil
 	}
 	m.print(userLine(text, m.width))
-	return m.startTurn(text)
+	return m.startTurn(inputOf(text, pastes))
+}
+
+// inputOf marks the parts of text that are pastes, as recorded when they arrived: each paste,
+// in order, where it still stands whole in text (one edited since is typed text now).
+func inputOf(text string, pastes []string) conversation.Input {
+	var in conversation.Input
+	for _, p := range pastes {
+		i := strings.Index(text, p)
+		if p == "" || i < 0 {
+			continue
+		}
+		if i > 0 {
+			in.Parts = append(in.Parts, conversation.Part{Origin: conversation.Typed, Text: text[:i]})
+		}
+		in.Parts = append(in.Parts, conversation.Part{Origin: conversation.Pasted, Text: p})
+		text = text[i+len(p):]
+	}
+	if text != "" || len(in.Parts) == 0 {
+		in.Parts = append(in.Parts, conversation.Part{Origin: conversation.Typed, Text: text})
+	}
+	return in
 }
 
 // background runs f off the event loop with a context Ctrl-C can cancel.
@@ -471,7 +497,12 @@ func (m *model) command(line string) tea.Cmd {
 			return nil
 		}
 		m.print(userLine(line, m.width))
-		return m.startTurn(prompt)
+		return m.startTurn(conversation.TypedInput(prompt))
+	case name == "/pin" && strings.TrimSpace(arg) != "":
+		m.print(userLine(line, m.width))
+		in := conversation.TypedInput(strings.TrimSpace(arg))
+		in.Pinned = true
+		return m.startTurn(in)
 	case name == "/memory" && strings.TrimSpace(arg) != "" && m.o.Hooks.EditMemory != nil:
 		c, err := m.o.Hooks.EditMemory(strings.TrimSpace(arg))
 		if err != nil {
@@ -491,7 +522,7 @@ func (m *model) command(line string) tea.Cmd {
 }
 
 // startTurn runs the message on its own goroutine; its events come back as eventMsg.
-func (m *model) startTurn(prompt string) tea.Cmd {
+func (m *model) startTurn(in conversation.Input) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.turnID++
 	id := m.turnID
@@ -499,7 +530,7 @@ func (m *model) startTurn(prompt string) tea.Cmd {
 	m.stream, m.outToks, m.usedToks, m.frame = "", 0, 0, 0
 	run := m.job(func() tea.Msg {
 		defer cancel()
-		err := m.o.Backend.Run(ctx, prompt, func(e agent.Event) {
+		err := m.o.Backend.Run(ctx, in, func(e agent.Event) {
 			msg := eventMsg{e: e}
 			switch {
 			case e.Tool == nil:

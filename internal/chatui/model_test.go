@@ -16,8 +16,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/permission"
 )
@@ -35,11 +37,13 @@ type fakeBackend struct {
 	sessions []Session
 	resumed  string
 	turns    []Turn
+	inputs   []conversation.Input
 }
 
-func (b *fakeBackend) Run(ctx context.Context, prompt string, sink agent.Sink) error {
+func (b *fakeBackend) Run(ctx context.Context, in conversation.Input, sink agent.Sink) error {
 	b.mu.Lock()
-	b.prompts = append(b.prompts, prompt)
+	b.prompts = append(b.prompts, in.Text())
+	b.inputs = append(b.inputs, in)
 	b.mu.Unlock()
 	for _, e := range b.events {
 		sink(e)
@@ -286,6 +290,29 @@ func TestPasteIsOneMessage(t *testing.T) {
 	h.pump(h.startTurn(h.press("enter")))
 	if got := h.b.prompts; len(got) != 1 || got[0] != "first line\nsecond line" {
 		t.Errorf("prompts = %q", got)
+	}
+}
+
+// TestPasteProvenance: a message records which of its parts were pasted, as they arrived; a
+// paste edited since is typed text; /pin sends a pinned message.
+func TestPasteProvenance(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.typeText("look: ")
+	h.m.update(tea.PasteMsg{Content: "a\r\nb"})
+	h.typeText(" why?")
+	h.pump(h.startTurn(h.press("enter")))
+	h.m.update(tea.PasteMsg{Content: "xy"})
+	h.press("backspace")
+	h.pump(h.startTurn(h.press("enter")))
+	h.typeText("/pin always use tabs")
+	h.pump(h.startTurn(h.press("enter")))
+	want := []conversation.Input{
+		{Parts: []conversation.Part{{Origin: conversation.Typed, Text: "look: "}, {Origin: conversation.Pasted, Text: "a\nb"}, {Origin: conversation.Typed, Text: " why?"}}},
+		{Parts: []conversation.Part{{Origin: conversation.Typed, Text: "x"}}},
+		{Parts: []conversation.Part{{Origin: conversation.Typed, Text: "always use tabs"}}, Pinned: true},
+	}
+	if diff := cmp.Diff(want, h.b.inputs); diff != "" {
+		t.Errorf("inputs (-want +got):\n%s", diff)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/aymanbagabas/go-udiff"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/strata-mem/strata/internal/fsutil"
@@ -151,116 +152,45 @@ func RenderDiff(lines []string, width int) string {
 const diffContext = 2
 
 // Diff returns the unified diff of two texts by lines ("@@ -a,b +c,d @@" headers, then " ",
-// "-" and "+" lines), from a longest-common-subsequence table; texts over 2,000 lines each
-// are compared as one removed and one added block.
+// "-" and "+" lines; Myers' algorithm, go-udiff).
 func Diff(a, b string) []string { return DiffAt(a, b, 1) }
 
 // DiffAt is Diff for two texts that start at line first of their files: the hunk headers
 // count from there.
 func DiffAt(a, b string, first int) []string {
-	x, y := splitLines(a), splitLines(b)
-	type op struct {
-		kind byte
-		text string
-		i, j int // 1-based line numbers in a and b
+	u, err := udiff.ToUnifiedDiff("", "", a, udiff.Lines(a, b), diffContext)
+	if err != nil {
+		return nil // edits computed from a always apply to it
 	}
-	var ops []op
-	if len(x) > 2000 || len(y) > 2000 {
-		for i, l := range x {
-			ops = append(ops, op{'-', l, i + 1, 0})
-		}
-		for j, l := range y {
-			ops = append(ops, op{'+', l, len(x), j + 1})
-		}
-	} else {
-		n, m := len(x), len(y)
-		lcs := make([][]int, n+1)
-		for i := range lcs {
-			lcs[i] = make([]int, m+1)
-		}
-		for i := n - 1; i >= 0; i-- {
-			for j := m - 1; j >= 0; j-- {
-				if x[i] == y[j] {
-					lcs[i][j] = lcs[i+1][j+1] + 1
-				} else {
-					lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-				}
-			}
-		}
-		i, j := 0, 0
-		for i < n || j < m {
-			switch {
-			case i < n && j < m && x[i] == y[j]:
-				ops = append(ops, op{' ', x[i], i + 1, j + 1})
-				i, j = i+1, j+1
-			case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
-				ops = append(ops, op{'-', x[i], i + 1, j})
-				i++
-			default:
-				ops = append(ops, op{'+', y[j], i, j + 1})
-				j++
-			}
-		}
-	}
-	// Group changes with diffContext lines around them into hunks.
 	var out []string
-	for k := 0; k < len(ops); {
-		if ops[k].kind == ' ' {
-			k++
-			continue
-		}
-		start := max(0, k-diffContext)
-		end := k
-		for end < len(ops) {
-			if ops[end].kind != ' ' {
-				end++
-				continue
-			}
-			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
-				run++
-			}
-			if run == len(ops) || run-end > 2*diffContext {
-				end = min(end+diffContext, len(ops))
-				break
-			}
-			end = run
-		}
+	for _, h := range u.Hunks {
 		var body []string
-		aStart, bStart, aN, bN := 0, 0, 0, 0
-		for _, o := range ops[start:end] {
-			if aStart == 0 && o.kind != '+' {
-				aStart = o.i
+		del, ins := 0, 0
+		for _, l := range h.Lines {
+			text := strings.TrimSuffix(l.Content, "\n")
+			switch l.Kind {
+			case udiff.Delete:
+				del++
+				body = append(body, "-"+text)
+			case udiff.Insert:
+				ins++
+				body = append(body, "+"+text)
+			default:
+				del, ins = del+1, ins+1
+				body = append(body, " "+text)
 			}
-			if bStart == 0 && o.kind != '-' {
-				bStart = o.j
-			}
-			if o.kind != '+' {
-				aN++
-			}
-			if o.kind != '-' {
-				bN++
-			}
-			body = append(body, string(o.kind)+o.text)
 		}
-		if aN > 0 {
-			aStart += first - 1
+		from, to := h.FromLine+first-1, h.ToLine+first-1
+		if del == 0 {
+			from-- // an empty side names the line before, as diff -u does
 		}
-		if bN > 0 {
-			bStart += first - 1
+		if ins == 0 {
+			to--
 		}
-		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d @@", max(aStart, min(1, aN)), aN, max(bStart, min(1, bN)), bN))
+		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d @@", from, del, to, ins))
 		out = append(out, body...)
-		k = end
 	}
 	return out
-}
-
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
 // editLine returns the 1-based line at which an Edit's new text starts in the edited file, or

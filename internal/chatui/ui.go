@@ -6,22 +6,23 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/permission"
 )
 
 // Backend is what the UI needs of a chat session. internal/cli implements it on an
 // agent.Agent, so that the line mode and the UI run the same commands.
 type Backend interface {
-	// Run runs one message. It reports events through sink, in order, on its own goroutine,
-	// and returns when the answer is complete or ctx is cancelled.
-	Run(ctx context.Context, prompt string, sink agent.Sink) error
+	// Run runs one message, its parts marked with where they came from (typed or pasted) and
+	// pinned by /pin. It reports events through sink, in order, on its own goroutine, and
+	// returns when the answer is complete or ctx is cancelled.
+	Run(ctx context.Context, in conversation.Input, sink agent.Sink) error
 	// Command runs a slash command line ("/cost", "/model x", …) and writes what it prints
 	// to w. quit ends the chat (/exit).
 	Command(ctx context.Context, line string, w io.Writer) (quit bool, err error)
@@ -197,6 +198,3 @@ func (u *UI) Ask(ctx context.Context, req permission.Request) (Reply, error) {
 		return Reply{Answer: No}, ctx.Err()
 	}
 }
-
-// oneLine joins text to one line for the status and hints.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

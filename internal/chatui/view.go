@@ -59,7 +59,7 @@ func (m *model) inputView() string {
 	if m.search != nil {
 		found := ""
 		if m.search.match >= 0 {
-			found = oneLine(m.hist[m.search.match])
+			found = termtext.OneLine(m.hist[m.search.match])
 		}
 		line := fmt.Sprintf("(reverse-i-search)`%s': %s", m.search.query, termtext.Line(found))
 		return sBox().Width(m.width).Render(ansi.Truncate(line, inner, "…"))

@@ -8,8 +8,6 @@ import (
 	"github.com/strata-mem/strata/internal/bench"
 )
 
-func init() { registerBench(newBenchContextCmd) }
-
 type benchContextOptions struct {
 	runs int
 	json bool

@@ -13,8 +13,6 @@ import (
 	"github.com/strata-mem/strata/internal/bench/synth"
 )
 
-func init() { registerBench(newBenchRecallCmd) }
-
 type benchRecallOptions struct {
 	json      bool
 	synthetic int

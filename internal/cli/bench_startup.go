@@ -9,8 +9,6 @@ import (
 	"github.com/strata-mem/strata/internal/bench"
 )
 
-func init() { registerBench(newBenchStartupCmd) }
-
 type benchStartupOptions struct {
 	runs     int
 	baseline string

@@ -8,8 +8,6 @@ import (
 	"github.com/strata-mem/strata/internal/bench"
 )
 
-func init() { registerBench(newBenchSyncCmd) }
-
 type benchSyncOptions struct {
 	memories, changed, runs int
 	json                    bool

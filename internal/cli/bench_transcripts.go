@@ -13,8 +13,6 @@ import (
 	"github.com/strata-mem/strata/internal/fastio"
 )
 
-func init() { registerBench(newBenchTranscriptsCmd) }
-
 type benchTranscriptsOptions struct {
 	sessions  int
 	sessionMB float64

@@ -13,15 +13,18 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/compact"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/chatui"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/permission"
 )
 
-func init() { register("chat", newChatCmd) }
-
-func newChatCmd(app *App) *cobra.Command {
+// newChatCmd builds `strata chat`; runF (nil: runChat) runs it with the parsed flags.
+func newChatCmd(app *App, runF func(ctx context.Context, app *App, o runOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runChat
+	}
 	var o runOptions
 	c := &cobra.Command{
 		Use:   "chat",
@@ -39,14 +42,14 @@ to quit. In a pipe or with TERM=dumb it reads lines and writes text, nothing mor
 answer a status line shows the model, the context used and the session id.
 
 Slash commands: /help, /context, /memory [N], /init, /model [NAME], /todos, /cost, /resume [ID],
-/clear, /compact, /exit. !COMMAND runs a shell command and adds it and its output to the
+/clear, /compact, /pin TEXT, /exit. !COMMAND runs a shell command and adds it and its output to the
 conversation; #TEXT saves a memory; @PATH in a message attaches the file.`,
 		Example: `  strata chat
   strata chat --continue
   strata chat --resume 01a22b68 --model claude-opus-4-1
   strata chat --permission-mode accept-edits --allow 'Bash(go test:*)'`,
 		Args: noArgs,
-		RunE: func(c *cobra.Command, args []string) error { return runChat(c.Context(), app, o) },
+		RunE: func(c *cobra.Command, args []string) error { return runF(c.Context(), app, o) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.resume, "resume", "", "continue the session with this id (or unique id prefix)")
@@ -178,11 +181,11 @@ func (c *chat) reportDream() {
 }
 
 // turn runs one message; Ctrl-C cancels it and returns to the prompt.
-func (c *chat) turn(ctx context.Context, line string) {
+func (c *chat) turn(ctx context.Context, in conversation.Input) {
 	tctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	c.midLine, c.inAnswer = false, false
-	res, err := c.a.Run(tctx, line, c.sink)
+	res, err := c.a.RunInput(tctx, in, c.sink)
 	c.endLine()
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -331,6 +334,7 @@ const chatHelp = `Commands:
   /resume [ID]     list recent sessions, or switch to one
   /clear           start a new session (memories and files stay)
   /compact [text]  compact the conversation now (text: what the summary should focus on)
+  /pin TEXT        send TEXT pinned: every compaction carries it verbatim, whatever its age
   /exit            quit (Ctrl-D works too)
   !COMMAND         run a shell command (same permissions); it and its output go to the conversation
   #TEXT            save TEXT as a memory (asks which type)
@@ -367,6 +371,14 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 		}
 	case "/init":
 		c.initProject(ctx)
+	case "/pin":
+		if arg == "" {
+			fmt.Fprintln(w, "usage: /pin TEXT (a message every compaction carries verbatim)")
+			break
+		}
+		in := conversation.TypedInput(arg)
+		in.Pinned = true
+		c.sendInput(ctx, in)
 	case "/model":
 		c.model(arg)
 	case "/memory":

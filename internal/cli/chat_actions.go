@@ -14,6 +14,7 @@ import (
 
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
 )
@@ -129,15 +130,15 @@ func Mentions(text string) []string {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// AttachMentions returns the message to send for text: text itself, then each "@path" that
-// names an existing file attached as the Read tool reads it for the model (the same limits,
-// deny rules and read cache: agent.ReadFile), in an <attached-file> block. Mentions that name
-// nothing (an e-mail address, a missing file) stay plain text; attached lists the paths
-// attached; a file that exists but cannot be read is an error naming it, and nothing is sent.
-func AttachMentions(ctx context.Context, a *agent.Agent, text string) (msg string, attached []string, err error) {
-	var b strings.Builder
-	b.WriteString(text)
-	for _, p := range Mentions(text) {
+// AttachMentions returns the message to send for in: in itself, then, as parts of origin
+// conversation.Attached, each "@path" that names an existing file attached as the Read tool
+// reads it for the model (the same limits, deny rules and read cache: agent.ReadFile), in an
+// <attached-file> block. Mentions that name nothing (an e-mail address, a missing file) stay
+// plain text; attached lists the paths attached; a file that exists but cannot be read is an
+// error naming it, and nothing is sent.
+func AttachMentions(ctx context.Context, a *agent.Agent, in conversation.Input) (msg conversation.Input, attached []string, err error) {
+	msg = conversation.Input{Parts: slices.Clone(in.Parts), Pinned: in.Pinned}
+	for _, p := range Mentions(in.Text()) {
 		abs := p
 		if strings.HasPrefix(p, "~/") {
 			abs = filepath.Join(a.Workspace().Env().UserHome, p[2:])
@@ -149,12 +150,13 @@ func AttachMentions(ctx context.Context, a *agent.Agent, text string) (msg strin
 		}
 		out, err := a.ReadFile(ctx, abs)
 		if err != nil {
-			return "", nil, fmt.Errorf("@%s: %w", p, err)
+			return conversation.Input{}, nil, fmt.Errorf("@%s: %w", p, err)
 		}
-		fmt.Fprintf(&b, "\n\n<attached-file path=%q>\n%s\n</attached-file>", p, strings.TrimRight(out, "\n"))
+		msg.Parts = append(msg.Parts, conversation.Part{Origin: conversation.Attached,
+			Text: fmt.Sprintf("\n\n<attached-file path=%q>\n%s\n</attached-file>", p, strings.TrimRight(out, "\n"))})
 		attached = append(attached, p)
 	}
-	return b.String(), attached, nil
+	return msg, attached, nil
 }
 
 // CompletePaths completes an "@" mention: the paths under root (relative, slash-separated,

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/termtext"
 )
 
@@ -31,9 +32,10 @@ func (c *chat) shell(ctx context.Context, command string) {
 	tctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	out, isErr, err := c.a.Shell(tctx, strings.TrimSpace(command), nil)
+	var denied *agent.Denied
 	switch {
-	case errors.Is(err, agent.ErrDenied):
-		fmt.Fprintf(c.out, "· not run: %s\n", termtext.Line(strings.TrimPrefix(err.Error(), agent.ErrDenied.Error()+": ")))
+	case errors.As(err, &denied):
+		fmt.Fprintf(c.out, "· not run: %s\n", termtext.Line(denied.Reason))
 		return
 	case err != nil:
 		fmt.Fprintf(c.out, "strata: %s\n", termtext.Line(err.Error()))
@@ -82,9 +84,14 @@ func (c *chat) remember(ctx context.Context, text string) {
 	}
 }
 
-// send runs a message, with its "@path" mentions attached.
+// send runs a typed message, with its "@path" mentions attached.
 func (c *chat) send(ctx context.Context, line string) {
-	msg, attached, err := AttachMentions(ctx, c.a, line)
+	c.sendInput(ctx, conversation.TypedInput(line))
+}
+
+// sendInput runs a message, with its "@path" mentions attached.
+func (c *chat) sendInput(ctx context.Context, in conversation.Input) {
+	msg, attached, err := AttachMentions(ctx, c.a, in)
 	if err != nil {
 		fmt.Fprintf(c.out, "strata: %s; nothing was sent\n", termtext.Line(err.Error()))
 		return
@@ -105,7 +112,7 @@ func (c *chat) initProject(ctx context.Context) {
 			return
 		}
 	}
-	c.turn(ctx, prompt)
+	c.turn(ctx, conversation.TypedInput(prompt))
 }
 
 // model runs /model [NAME]: show the model, or switch to NAME for the next messages.

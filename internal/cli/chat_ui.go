@@ -87,16 +87,16 @@ type chatBackend struct {
 	mu sync.Mutex
 }
 
-func (b *chatBackend) Run(ctx context.Context, prompt string, sink agent.Sink) error {
+func (b *chatBackend) Run(ctx context.Context, in conversation.Input, sink agent.Sink) error {
 	c := b.c
-	msg, attached, err := AttachMentions(ctx, c.a, prompt)
+	msg, attached, err := AttachMentions(ctx, c.a, in)
 	if err != nil {
 		return fmt.Errorf("%w; nothing was sent", err)
 	}
 	for _, p := range attached {
 		sink(agent.Event{Kind: chatui.EventAttached, Text: p})
 	}
-	res, err := c.a.Run(ctx, msg, func(e agent.Event) {
+	res, err := c.a.RunInput(ctx, msg, func(e agent.Event) {
 		if e.Kind == agent.EventUsage {
 			b.mu.Lock()
 			c.lastCtx = e.Usage.PromptTokens() + e.Usage.OutputTokens

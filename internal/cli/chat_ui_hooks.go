@@ -24,8 +24,8 @@ func (c *chat) uiHooks() chatui.Hooks {
 	return chatui.Hooks{
 		Shell: func(ctx context.Context, command string) (string, error) {
 			out, isErr, err := c.a.Shell(ctx, strings.TrimSpace(command), nil)
-			if errors.Is(err, agent.ErrDenied) {
-				return "", fmt.Errorf("not run: %s", strings.TrimPrefix(err.Error(), agent.ErrDenied.Error()+": "))
+			if denied := (*agent.Denied)(nil); errors.As(err, &denied) {
+				return "", fmt.Errorf("not run: %s", denied.Reason)
 			}
 			if err != nil {
 				return "", err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/chatui"
 	"github.com/strata-mem/strata/llm/llmtest"
 )
@@ -43,8 +44,12 @@ func TestChatBackendAndHooks(t *testing.T) {
 	b := &chatBackend{c: c}
 
 	var events []agent.Event
-	if err := b.Run(ctx, "what does @README.md say?", func(e agent.Event) { events = append(events, e) }); err != nil {
+	if err := b.Run(ctx, conversation.TypedInput("what does @README.md say?"), func(e agent.Event) { events = append(events, e) }); err != nil {
 		t.Fatal(err)
+	}
+	// The transcript records which part was typed and which attached.
+	if data, err := os.ReadFile(c.a.TranscriptPath()); err != nil || !strings.Contains(string(data), `"provenance":{"parts":[{"origin":"typed","bytes":25},{"origin":"file","bytes":`) {
+		t.Errorf("the transcript does not record the message's provenance (%v):\n%s", err, data)
 	}
 	if len(events) == 0 || events[0].Kind != chatui.EventAttached || events[0].Text != "README.md" {
 		t.Errorf("first event %+v, want README.md attached", events[0])

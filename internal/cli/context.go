@@ -15,8 +15,6 @@ import (
 	"github.com/strata-mem/strata/workspace"
 )
 
-func init() { register("context", newContextCmd) }
-
 type contextOptions struct {
 	cwd   string
 	touch []string

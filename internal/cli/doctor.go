@@ -9,8 +9,6 @@ import (
 	"github.com/strata-mem/strata/internal/sandbox"
 )
 
-func init() { register("doctor", newDoctorCmd) }
-
 func newDoctorCmd(app *App) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{

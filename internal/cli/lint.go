@@ -9,8 +9,6 @@ import (
 	"github.com/strata-mem/strata/internal/termtext"
 )
 
-func init() { register("lint", newLintCmd) }
-
 type lintOptions struct {
 	cwd  string
 	json bool

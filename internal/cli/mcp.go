@@ -16,8 +16,6 @@ import (
 	"github.com/strata-mem/strata/mcpserver"
 )
 
-func init() { register("mcp", newMCPCmd) }
-
 // mcpFlags are the flags of `strata mcp`.
 type mcpFlags struct {
 	project   string

@@ -21,16 +21,6 @@ import (
 	"github.com/strata-mem/strata/workspace"
 )
 
-func init() {
-	registerIn("memory", newMemoryListCmd)
-	registerIn("memory", newMemoryShowCmd)
-	registerIn("memory", newMemoryPathCmd)
-	registerIn("memory", newMemoryEditCmd)
-	registerIn("memory", newMemoryAddCmd)
-	registerIn("memory", newMemoryForgetCmd)
-	registerIn("memory", newMemoryLintCmd)
-}
-
 // memoryFlags are the flags every `strata memory` subcommand shares (search included: call
 // register on its command and openMemoryStore in its RunE).
 type memoryFlags struct {

@@ -14,8 +14,6 @@ import (
 	"github.com/strata-mem/strata/llm"
 )
 
-func init() { registerIn("memory", newMemoryDreamCmd) }
-
 type dreamOptions struct {
 	mem     memoryFlags
 	dryRun  bool

@@ -12,8 +12,6 @@ import (
 	"github.com/strata-mem/strata/memdir"
 )
 
-func init() { registerIn("memory", newMemoryInboxCmd) }
-
 // inboxFlags are shared by the inbox subcommands.
 type inboxFlags struct {
 	mem    memoryFlags

@@ -10,8 +10,6 @@ import (
 	"github.com/strata-mem/strata/memdir"
 )
 
-func init() { registerIn("memory", newMemoryRestoreCmd) }
-
 type restoreOptions struct {
 	mem       memoryFlags
 	lastDream bool

@@ -14,8 +14,6 @@ import (
 	"github.com/strata-mem/strata/workspace"
 )
 
-func init() { registerIn("memory", newMemorySearchCmd) }
-
 type memorySearchOptions struct {
 	mem  memoryFlags
 	k    int

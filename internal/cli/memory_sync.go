@@ -15,8 +15,6 @@ import (
 	"github.com/strata-mem/strata/workspace"
 )
 
-func init() { registerIn("memory", newMemorySyncCmd) }
-
 // Exit codes of strata memory sync besides ExitOK, ExitFailure and ExitUsage.
 const (
 	// ExitSyncOffline: the upstream could not be reached (or refused the push); local changes
@@ -93,7 +91,7 @@ func memorySync(ctx context.Context, app *App, o memorySyncOptions) error {
 			return &ExitError{Code: ExitFailure}
 		}
 	} else {
-		printSyncReport(app, rep)
+		printSyncReport(app, rep, err)
 		if err != nil {
 			if errors.Is(err, memsync.ErrNoGit) {
 				return &ExitError{Code: ExitFailure, Err: err}
@@ -112,7 +110,7 @@ func memorySync(ctx context.Context, app *App, o memorySyncOptions) error {
 
 // printSyncReport says what a sync did, one line a fact; names come from files and other
 // people's commits, so every line goes through termtext.
-func printSyncReport(app *App, rep memsync.Report) {
+func printSyncReport(app *App, rep memsync.Report, err error) {
 	say := func(w interface{ Write([]byte) (int, error) }, format string, args ...any) {
 		fmt.Fprintln(w, termtext.Line(fmt.Sprintf(format, args...)))
 	}
@@ -153,7 +151,16 @@ func printSyncReport(app *App, rep memsync.Report) {
 	switch {
 	case rep.Offline:
 		say(app.Err, "strata: %s could not be reached: %s", rep.Upstream, rep.UpstreamError)
-		say(app.Out, "offline: local changes are committed; they are pushed by the next sync")
+		switch {
+		case err != nil:
+			say(app.Out, "offline, and local changes are not committed (see the error)")
+		case len(rep.Committed) > 0:
+			say(app.Out, "offline: local changes are committed; they are pushed by the next sync")
+		default:
+			say(app.Out, "offline: no new local changes; commits not yet pushed go with the next sync")
+		}
+	case err != nil && rep.UpstreamError != "":
+		say(app.Err, "strata: git said: %s", rep.UpstreamError)
 	case rep.Pushed && len(rep.Committed) == 0 && rep.Merge == "" && !rep.FastForward:
 		say(app.Out, "in sync with %s", rep.Upstream)
 	case rep.Pushed:

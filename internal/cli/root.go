@@ -73,42 +73,50 @@ func (e usageError) Unwrap() error { return e.err }
 // usagef returns a usage error (exit 2).
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// commandFactory builds a top-level command. Each command file registers its own in init, so
-// adding a command never touches this file.
+// commandFactory builds a command for app.
 type commandFactory func(app *App) *cobra.Command
 
-// topLevel is a registered top-level command: its name, known before it is built, and its
-// factory.
+// topLevel is a top-level command: its name, known before it is built, and its factory.
 type topLevel struct {
 	name  string
 	build commandFactory
 }
 
-var (
-	registry []topLevel
-	groups   = map[string][]commandFactory{}
-)
+// topLevelCommands are the top-level commands, each under the first word of the Use of the
+// command it builds (TestRegisteredNames checks that they agree). Run builds a command only
+// when it can be reached (see reachable).
+func topLevelCommands() []topLevel {
+	return []topLevel{
+		{"chat", func(app *App) *cobra.Command { return newChatCmd(app, nil) }},
+		{"context", newContextCmd},
+		{"doctor", newDoctorCmd},
+		{"lint", newLintCmd},
+		{"mcp", newMCPCmd},
+		{"run", func(app *App) *cobra.Command { return newRunCmd(app, nil) }},
+		{"version", newVersionCmd},
+	}
+}
 
-// register adds the top-level command named name: the first word of the Use of the command f
-// builds (TestRegisteredNames checks that they agree). Run builds it only when it can be
-// reached (see reachable).
-func register(name string, f commandFactory) { registry = append(registry, topLevel{name, f}) }
+// group is a command that only groups subcommands.
+type group struct {
+	use, short, long string
+	subs             []commandFactory
+}
 
-// registerIn adds a subcommand to one of the groups defined in groupDefs ("bench", "memory",
-// "sessions").
-func registerIn(group string, f commandFactory) { groups[group] = append(groups[group], f) }
-
-// registerBench adds a "strata bench" subcommand.
-func registerBench(f commandFactory) { registerIn("bench", f) }
-
-// groupDefs are the commands that only group subcommands registered from other files.
-var groupDefs = []struct{ use, short, long string }{
-	{"bench", "Run strata's benchmarks and print their figures",
-		"Benchmarks build their own synthetic data in a temporary directory (or read an eval set you name) and print figures; they never change your files."},
-	{"memory", "See and manage the auto-memory of this project",
-		"The auto-memory is a directory of markdown topic files with a MEMORY.md index, one per project\n(all worktrees of a repository share it). These commands list, show, add, forget, search and check it."},
-	{"sessions", "List, show, search, export and archive session transcripts",
-		"Transcripts are append-only JSONL files under $STRATA_HOME/projects/<project>/, one per session,\nin Claude Code's format."},
+// groups are the commands that only group subcommands, with their subcommands.
+func groups() []group {
+	return []group{
+		{"bench", "Run strata's benchmarks and print their figures",
+			"Benchmarks build their own synthetic data in a temporary directory (or read an eval set you name) and print figures; they never change your files.",
+			[]commandFactory{newBenchContextCmd, newBenchMCPCmd, newBenchRecallCmd, newBenchStartupCmd, newBenchSyncCmd, newBenchTranscriptsCmd}},
+		{"memory", "See and manage the auto-memory of this project",
+			"The auto-memory is a directory of markdown topic files with a MEMORY.md index, one per project\n(all worktrees of a repository share it). These commands list, show, add, forget, search and check it.",
+			[]commandFactory{newMemoryListCmd, newMemoryShowCmd, newMemoryPathCmd, newMemoryEditCmd, newMemoryAddCmd, newMemoryForgetCmd,
+				newMemoryLintCmd, newMemoryDreamCmd, newMemoryInboxCmd, newMemoryRestoreCmd, newMemorySearchCmd, newMemorySyncCmd}},
+		{"sessions", "List, show, search, export and archive session transcripts",
+			"Transcripts are append-only JSONL files under $STRATA_HOME/projects/<project>/, one per session,\nin Claude Code's format.",
+			[]commandFactory{newSessionsListCmd, newSessionsShowCmd, newSessionsExportCmd, newSessionsSearchCmd, newSessionsArchiveCmd, newSessionsCompactCmd}},
+	}
 }
 
 // NewRoot builds the whole command tree for app.
@@ -137,12 +145,12 @@ func reachable(args []string) func(name string) bool {
 
 // isTopLevel reports whether name is the name of a registered top-level command or group.
 func isTopLevel(name string) bool {
-	for _, c := range registry {
+	for _, c := range topLevelCommands() {
 		if c.name == name {
 			return true
 		}
 	}
-	for _, g := range groupDefs {
+	for _, g := range groups() {
 		if g.use == name {
 			return true
 		}
@@ -175,17 +183,17 @@ Environment:
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
-	for _, c := range registry {
+	for _, c := range topLevelCommands() {
 		if want(c.name) {
 			root.AddCommand(c.build(app))
 		}
 	}
-	for _, g := range groupDefs {
+	for _, g := range groups() {
 		if !want(g.use) {
 			continue
 		}
 		c := &cobra.Command{Use: g.use, Short: g.short, Long: g.long, RunE: groupRunE}
-		for _, f := range groups[g.use] {
+		for _, f := range g.subs {
 			c.AddCommand(f(app))
 		}
 		root.AddCommand(c)

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -28,7 +30,7 @@ func testApp(t *testing.T) (*App, *bytes.Buffer, *bytes.Buffer) {
 func TestRegisteredNames(t *testing.T) {
 	app, _, _ := testApp(t)
 	seen := map[string]bool{}
-	for _, c := range registry {
+	for _, c := range topLevelCommands() {
 		if got := c.build(app).Name(); got != c.name {
 			t.Errorf("registered as %q, builds %q", c.name, got)
 		}
@@ -37,7 +39,7 @@ func TestRegisteredNames(t *testing.T) {
 		}
 		seen[c.name] = true
 	}
-	for _, g := range groupDefs {
+	for _, g := range groups() {
 		if seen[g.use] {
 			t.Errorf("group %q is also a registered command", g.use)
 		}
@@ -147,5 +149,35 @@ func TestLazyRoot(t *testing.T) {
 		if lazyOut.Len()+lazyErr.Len() == 0 {
 			t.Errorf("strata %q printed nothing: the comparison shows nothing", args)
 		}
+	}
+}
+
+// TestRunFSeam: the flags of run and chat reach their run functions as parsed, without an
+// agent; a bad command line never reaches them.
+func TestRunFSeam(t *testing.T) {
+	app, _, _ := testApp(t)
+	var got runOptions
+	var prompt string
+	calls := 0
+	run := newRunCmd(app, func(_ context.Context, _ *App, o runOptions, p string) error {
+		got, prompt, calls = o, p, calls+1
+		return nil
+	})
+	run.SetArgs([]string{"--model", "m1", "--allow", "Bash(go test:*)", "--allow", "Edit", "--max-turns", "7", "--continue", "--no-background", "fix it"})
+	if err := run.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	want := runOptions{format: "text", model: "m1", allow: []string{"Bash(go test:*)", "Edit"}, maxTurns: 7, cont: true, noBackground: true}
+	if calls != 1 || prompt != "fix it" || !reflect.DeepEqual(got, want) {
+		t.Errorf("run got %+v, %q (%d calls); want %+v", got, prompt, calls, want)
+	}
+	run.SetArgs([]string{"a", "b"})
+	if err := run.Execute(); err == nil || calls != 1 {
+		t.Errorf("two prompts: err %v, %d calls", err, calls)
+	}
+	chat := newChatCmd(app, func(_ context.Context, _ *App, o runOptions) error { got, calls = o, calls+1; return nil })
+	chat.SetArgs([]string{"--resume", "01a2", "--permission-mode", "accept-edits"})
+	if err := chat.Execute(); err != nil || calls != 2 || got.resume != "01a2" || got.mode != "accept-edits" {
+		t.Errorf("chat got %+v (%d calls, err %v)", got, calls, err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/llm"
 	_ "github.com/strata-mem/strata/llm/anthropic" // registers the provider
@@ -21,8 +22,6 @@ import (
 	"github.com/strata-mem/strata/transcript"
 	"github.com/strata-mem/strata/workspace"
 )
-
-func init() { register("run", newRunCmd) }
 
 type runOptions struct {
 	format   string
@@ -49,7 +48,12 @@ func addBackgroundFlag(c *cobra.Command, o *runOptions) {
 		"a directory outside the project that the file tools may use without asking, as the project's; repeatable")
 }
 
-func newRunCmd(app *App) *cobra.Command {
+// newRunCmd builds `strata run`; runF (nil: runRun) runs it with the parsed flags, so a test
+// can check what a command line asks for without running an agent.
+func newRunCmd(app *App, runF func(ctx context.Context, app *App, o runOptions, prompt string) error) *cobra.Command {
+	if runF == nil {
+		runF = runRun
+	}
 	var o runOptions
 	c := &cobra.Command{
 		Use:   `run "PROMPT"`,
@@ -73,7 +77,7 @@ consistent and can be resumed.`,
   strata run --continue --output-format json "And the other file?"
   git diff | strata run - --output-format stream-json`,
 		Args: exactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return runRun(c.Context(), app, o, args[0]) },
+		RunE: func(c *cobra.Command, args []string) error { return runF(c.Context(), app, o, args[0]) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.format, "output-format", "text", "text, json (one object at the end) or stream-json (one JSON event per line)")
@@ -185,12 +189,14 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	if o.resume != "" && o.cont {
 		return usagef("--resume and --continue cannot be used together")
 	}
+	in := conversation.TypedInput(prompt)
 	if prompt == "-" {
 		data, err := io.ReadAll(app.In)
 		if err != nil {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("reading the prompt from standard input: %w", err)}
 		}
 		prompt = string(data)
+		in = conversation.Input{Parts: []conversation.Part{{Origin: conversation.Command, Text: prompt}}}
 	}
 	if strings.TrimSpace(prompt) == "" {
 		return usagef("the prompt is empty")
@@ -234,7 +240,7 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	case o.format == "text" && o.verbose:
 		sink = func(e agent.Event) { verboseEvent(app.Err, e) }
 	}
-	res, runErr := a.Run(ctx, prompt, sink)
+	res, runErr := a.RunInput(ctx, in, sink)
 	seen = printWarnings(app.Err, a, seen)
 	out := runResult{Result: res.Text, SessionID: a.SessionID(), IsError: runErr != nil, NumTurns: res.Turns, Model: cfg.Model, Usage: res.Usage}
 	if runErr != nil {

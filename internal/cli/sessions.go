@@ -22,14 +22,6 @@ import (
 	"github.com/strata-mem/strata/transcript"
 )
 
-func init() {
-	registerIn("sessions", newSessionsListCmd)
-	registerIn("sessions", newSessionsShowCmd)
-	registerIn("sessions", newSessionsExportCmd)
-	registerIn("sessions", newSessionsSearchCmd)
-	registerIn("sessions", newSessionsArchiveCmd)
-}
-
 // cmdCtx is the command's context, or Background when it has none.
 func cmdCtx(c *cobra.Command) context.Context {
 	if ctx := c.Context(); ctx != nil {

@@ -10,8 +10,6 @@ import (
 	"github.com/strata-mem/strata/internal/termtext"
 )
 
-func init() { registerIn("sessions", newSessionsCompactCmd) }
-
 type sessionsCompactOptions struct {
 	cwd, model string
 	asJSON     bool

@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register("version", newVersionCmd) }
-
 func newVersionCmd(app *App) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{

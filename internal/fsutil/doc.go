@@ -2,7 +2,8 @@
 // replacement (temp file in the same directory, write, fsync, rename, fsync of the directory),
 // cross-process locks, an FS seam through which tests inject failures, the one reader of files
 // that may be devices or FIFOs (ReadRegular), and Path: a name inside a root that cannot leave
-// it and cannot name anything under .git, which every file tool and the sync writer use.
+// it and cannot name anything under .git, which every file tool uses (IsGitName is the one
+// .git rule, the sync writer's too).
 //
 // Guarantees: after WriteFile returns nil the new content is durable and complete; after it
 // returns an error the previous content of the file (or its absence) is intact and no temp file

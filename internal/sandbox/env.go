@@ -36,13 +36,18 @@ func ScrubEnv(environ []string) []string {
 }
 
 // secretWords are the parts of a variable name that mark a credential.
-var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL", "CREDENTIALS", "AUTH", "COOKIE", "SESSION", "PRIVATE", "APIKEY", "PAT"}
+var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL", "CREDENTIALS", "AUTH", "COOKIE", "PRIVATE", "APIKEY", "PAT"}
 
 // Secret reports whether a variable name looks like it holds a credential: one of its
 // underscore-separated words is KEY, TOKEN, SECRET, PASSWORD, AUTH and the like
-// (ANTHROPIC_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY), in any case.
+// (ANTHROPIC_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY), in any case. A socket's path
+// (SSH_AUTH_SOCK) is not a secret: git push over ssh keeps working.
 func Secret(name string) bool {
-	for w := range strings.SplitSeq(strings.ToUpper(name), "_") {
+	name = strings.ToUpper(name)
+	if strings.HasSuffix(name, "_SOCK") {
+		return false
+	}
+	for w := range strings.SplitSeq(name, "_") {
 		if slices.Contains(secretWords, w) {
 			return true
 		}

@@ -112,6 +112,9 @@ func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.
 	if err != nil {
 		return nil, err
 	}
+	if path, err := exec.LookPath(name); err == nil {
+		name = path // by strata's PATH, as an unconfined command would be found
+	}
 	cmd := exec.CommandContext(ctx, self, append([]string{helperArg, string(spec), name}, args...)...)
 	cmd.Env = p.Env
 	if cmd.Env == nil {

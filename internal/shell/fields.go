@@ -21,10 +21,8 @@ func Fields(s string) ([]string, error) {
 	}
 	c, ok := script.Simple()
 	if !ok {
-		for _, k := range script.Constructs {
-			if !k.Kind.Lexical() {
-				return nil, fmt.Errorf("shell: %s: not one command of plain words", k)
-			}
+		if len(script.Constructs) > 0 {
+			return nil, fmt.Errorf("shell: %s: not one command of plain words", script.Constructs[0])
 		}
 		return nil, errors.New("shell: not one command of plain words")
 	}

@@ -26,11 +26,11 @@ func TestFields(t *testing.T) {
 		"":              "no command",
 		"vi; rm -rf x":  "not one command",
 		"vi $(id)":      "command substitution",
-		"$HOME/bin/ed":  "variable expansion",
+		"$HOME/bin/ed":  "parameter expansion",
 		"vi > x":        "redirection",
 		"FOO=1 vi":      "environment assignment",
 		"vi *":          "glob",
-		"'unterminated": "unterminated",
+		"'unterminated": "without closing quote",
 		"vi | cat":      "not one command",
 		"sh -c 'rm x'":  "", // one command of plain words: allowed (it is what the user set)
 	} {

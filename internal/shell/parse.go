@@ -1,410 +1,341 @@
 package shell
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// Parse analyses a command as bash -c would run it. It never runs or expands anything.
+// Parse reads a command as bash -c would, with mvdan.cc/sh's bash parser, and lists what it
+// runs. It never runs or expands anything.
 func Parse(src string) (*Script, error) {
 	s := &Script{}
-	p := &parser{src: src, s: s, runBy: -1}
-	if err := p.script(); err != nil {
+	if err := (&reader{s: s, runBy: -1}).script(src, 0); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// parser reads src; nested scripts (backticks, sh -c) get their own parser on the same Script.
-type parser struct {
-	src   string
-	pos   int
-	base  int // offset of src in the whole command
-	depth int
-	runBy int // RunBy of the commands this parser finds
+// reader walks one parsed script into a Script; the scripts of sh -c and eval get their own
+// reader on the same Script.
+type reader struct {
 	s     *Script
-	docs  []heredoc // here-documents whose bodies start after the next newline
+	src   string
+	base  int // offset reported for what this reader finds, when it reads a nested script
+	depth int
+	runBy int
+	// quoted are the spans of the double-quoted strings met so far.
+	quoted [][2]uint
 }
 
-type heredoc struct {
-	delim         string
-	strip, quoted bool
-}
-
-func (p *parser) errf(format string, args ...any) error {
-	return &SyntaxError{Offset: p.base + p.pos, Msg: fmt.Sprintf(format, args...)}
-}
-
-func (p *parser) add(k Kind, text string, at int, quoted bool) {
-	p.s.Constructs = append(p.s.Constructs, Construct{Kind: k, Text: text, Offset: p.base + at, Quoted: quoted})
-}
-
-func (p *parser) at(s string) bool { return strings.HasPrefix(p.src[p.pos:], s) }
-
-func (p *parser) script() error {
-	if err := p.list(0); err != nil {
-		return err
+func (r *reader) script(src string, base int) error {
+	if i := strings.IndexFunc(src, func(c rune) bool { return c < 0x20 && c != '\t' && c != '\n' || c == 0x7f }); i >= 0 {
+		// a terminal would not show it, and bash stops at a NUL
+		return &SyntaxError{Offset: base + i, Msg: fmt.Sprintf("control character %#x", src[i])}
 	}
-	if p.pos < len(p.src) {
-		return p.errf("unexpected %q", p.src[p.pos])
-	}
-	return nil
-}
-
-// blanks skips spaces, tabs and line continuations.
-func (p *parser) blanks() {
-	for p.pos < len(p.src) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		var pe syntax.ParseError
+		var le syntax.LangError
 		switch {
-		case p.src[p.pos] == ' ' || p.src[p.pos] == '\t':
-			p.pos++
-		case p.at("\\\n"):
-			p.add(Escape, `\`, p.pos, false)
-			p.pos += 2
-		default:
-			return
+		case errors.As(err, &pe):
+			return &SyntaxError{Offset: base + int(pe.Pos.Offset()), Msg: pe.Text}
+		case errors.As(err, &le):
+			return &SyntaxError{Offset: base + int(le.Pos.Offset()), Msg: le.Feature + " is not bash"}
 		}
+		return &SyntaxError{Offset: base, Msg: err.Error()}
 	}
+	r.src, r.base = src, base
+	for range max(len(f.Stmts)-1, 0) {
+		r.add(Operator, ";", f.End(), false)
+	}
+	var walkErr error
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if walkErr != nil {
+			return false
+		}
+		walkErr = r.node(n)
+		return true
+	})
+	return walkErr
 }
 
-// list reads commands joined by operators up to the end or, when term is ')', up to an
-// unmatched ')' (which it leaves for the caller).
-func (p *parser) list(term byte) error {
-	need := ""    // an operator that needs a command after it: |, ||, &&, |&
-	sep := ""     // a ; or newline after a command, listed when another command follows
-	seen := false // a command since the last separator
-	for {
-		p.blanks()
-		if p.pos >= len(p.src) || term != 0 && p.src[p.pos] == term {
-			if need != "" {
-				return p.errf("command ends with %s", need)
-			}
-			return nil
-		}
-		if p.src[p.pos] == '\n' {
-			p.pos++
-			if err := p.heredocs(); err != nil {
-				return err
-			}
-			if need == "" && seen {
-				sep, seen = "\n", false
-			}
-			continue
-		}
-		if op := p.operator(); op != "" {
-			if op == ";" && need == "" {
-				if seen {
-					sep, seen = ";", false
-				}
-				continue
-			}
-			if !seen || need != "" {
-				return p.errf("empty command next to %s", strings.TrimSpace(op+" "+need))
-			}
-			p.s.Operators = append(p.s.Operators, op)
-			switch op {
-			case "&":
-				p.add(Background, "&", p.pos-1, false)
-				seen = false
-				continue
-			case "|&":
-				p.add(Redirection, "|&", p.pos-2, false)
-			}
-			need, seen = op, false
-			continue
-		}
-		if sep != "" {
-			p.s.Operators = append(p.s.Operators, sep)
-			sep = ""
-		}
-		ok, err := p.command()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			if p.pos < len(p.src) && p.src[p.pos] != '\n' && (term == 0 || p.src[p.pos] != term) {
-				return p.errf("unexpected %q", p.src[p.pos])
-			}
-			continue // only a comment
-		}
-		seen, need = true, ""
+func (r *reader) add(k Kind, text string, at syntax.Pos, quoted bool) {
+	off := r.base
+	if r.depth == 0 && at.IsValid() {
+		off += int(at.Offset())
 	}
+	quoted = quoted || slices.ContainsFunc(r.quoted, func(q [2]uint) bool { return q[0] < at.Offset() && at.Offset() < q[1] })
+	r.s.Constructs = append(r.s.Constructs, Construct{Kind: k, Text: text, Offset: off, Quoted: quoted})
 }
 
-// operator consumes a control operator at pos, if there is one.
-func (p *parser) operator() string {
-	for _, op := range []string{"||", "|&", "|", "&&", ";"} {
-		if p.at(op) {
-			p.pos += len(op)
-			return op
+// keywords name the compound commands.
+func keyword(n syntax.Node) string {
+	switch x := n.(type) {
+	case *syntax.IfClause:
+		return "if"
+	case *syntax.WhileClause:
+		if x.Until {
+			return "until"
 		}
-	}
-	if p.at("&") && !p.at("&>") {
-		p.pos++
-		return "&"
+		return "while"
+	case *syntax.ForClause:
+		if x.Select {
+			return "select"
+		}
+		return "for"
+	case *syntax.CaseClause:
+		return "case"
+	case *syntax.FuncDecl:
+		return "function"
+	case *syntax.ArithmCmd:
+		return "(("
+	case *syntax.TestClause:
+		return "[["
+	case *syntax.DeclClause:
+		return x.Variant.Value
+	case *syntax.LetClause:
+		return "let"
+	case *syntax.TimeClause:
+		return "time"
+	case *syntax.CoprocClause:
+		return "coproc"
+	case *syntax.TestDecl:
+		return "@test"
 	}
 	return ""
 }
 
-// command reads one simple command (or a subshell) and reports whether there was anything.
-func (p *parser) command() (bool, error) {
-	c := Command{RunBy: p.runBy}
-	any, compound := false, false
-	timed := false // the last word was the keyword time
-	for {
-		p.blanks()
-		if p.pos >= len(p.src) {
-			break
+// node records what one node of the syntax tree does.
+func (r *reader) node(n syntax.Node) error {
+	if k := keyword(n); k != "" {
+		r.add(Keyword, k, n.Pos(), false)
+		switch n.(type) {
+		case *syntax.LetClause, *syntax.TestClause, *syntax.ArithmCmd:
+			// bash evaluates their text as arithmetic, running the substitutions in quoted
+			// subscripts too (let 'a[$(rm x)]'): listed as a command, SubstitutionText sees it
+			r.s.Commands = append(r.s.Commands, Command{Words: []Word{{Text: k}, {Text: r.text(n)}}, RunBy: r.runBy})
 		}
-		ch := p.src[p.pos]
-		if ch == '\n' || ch == ';' || ch == '|' || ch == ')' || ch == '&' && !p.at("&>") {
-			break
+		return nil
+	}
+	switch x := n.(type) {
+	case *syntax.Stmt:
+		if x.Negated {
+			r.add(Keyword, "!", x.Pos(), false)
 		}
-		switch {
-		case ch == '#':
-			p.add(Comment, "#", p.pos, false)
-			if i := strings.IndexByte(p.src[p.pos:], '\n'); i >= 0 {
-				p.pos += i
+		if x.Background || x.Coprocess || x.Disown {
+			r.add(Background, "&", x.Semicolon, false)
+		}
+		for _, rd := range x.Redirs {
+			r.add(Redirection, rd.Op.String(), rd.OpPos, false)
+		}
+	case *syntax.BinaryCmd:
+		r.add(Operator, x.Op.String(), x.OpPos, false)
+	case *syntax.Subshell:
+		r.add(Subshell, "(", x.Pos(), false)
+	case *syntax.Block:
+		r.add(Group, "{", x.Pos(), false)
+	case *syntax.CmdSubst:
+		text := "$("
+		if x.Backquotes {
+			text = "`"
+		}
+		r.add(CommandSubstitution, text, x.Pos(), false)
+	case *syntax.ProcSubst:
+		r.add(ProcessSubstitution, x.Op.String(), x.Pos(), false)
+	case *syntax.ParamExp:
+		text := "${"
+		if x.Short {
+			text = "$" + x.Param.Value
+		}
+		r.add(ParameterExpansion, text, x.Pos(), false)
+	case *syntax.ArithmExp:
+		r.add(ArithmeticExpansion, "$((", x.Pos(), false)
+	case *syntax.ExtGlob:
+		// bash reads !(…) as an extended glob only with extglob set; without, as ! and (…).
+		r.add(Keyword, x.Op.String(), x.Pos(), false)
+	case *syntax.SglQuoted:
+		if x.Dollar {
+			r.add(ANSIQuote, "$'", x.Pos(), false)
+		}
+	case *syntax.DblQuoted:
+		if x.Dollar {
+			r.add(ANSIQuote, `$"`, x.Pos(), false)
+		}
+		r.quoted = append(r.quoted, [2]uint{x.Pos().Offset(), x.End().Offset()})
+	case *syntax.CallExpr:
+		c := Command{RunBy: r.runBy}
+		for _, a := range x.Assigns {
+			w := Word{Text: a.Name.Value + "="}
+			if a.Value != nil {
+				v := r.word(a.Value)
+				w.Text, w.Quoted = w.Text+v.Text, v.Quoted
+			}
+			r.add(Assignment, w.Text, a.Pos(), false)
+			c.Assigns = append(c.Assigns, w)
+		}
+		for _, w := range x.Args {
+			c.Words = append(c.Words, r.word(w))
+		}
+		return r.command(c)
+	}
+	return nil
+}
+
+// text is the source of node n.
+func (r *reader) text(n syntax.Node) string {
+	from, to := int(n.Pos().Offset()), int(n.End().Offset())
+	if from < 0 || to > len(r.src) || from > to {
+		return ""
+	}
+	return r.src[from:to]
+}
+
+// word is w after quote removal, with what is expanded left as its source text.
+func (r *reader) word(w *syntax.Word) Word {
+	var b strings.Builder
+	out := Word{node: w}
+	for _, part := range w.Parts {
+		switch x := part.(type) {
+		case *syntax.Lit:
+			out.Glob = out.Glob || globChars(x.Value)
+			out.Quoted = out.Quoted || strings.Contains(x.Value, `\`)
+			b.WriteString(unescape(x.Value, false))
+		case *syntax.SglQuoted:
+			out.Quoted = true
+			if x.Dollar {
+				s, _ := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{x}})
+				b.WriteString(s)
 			} else {
-				p.pos = len(p.src)
+				b.WriteString(x.Value)
 			}
-		case ch == '(':
-			if len(c.Words) > 0 || len(c.Assigns) > 0 || compound {
-				return false, p.errf("unexpected ( (function definitions, arrays and extended globs are not read)")
+		case *syntax.DblQuoted:
+			out.Quoted = true
+			for _, p := range x.Parts {
+				if l, ok := p.(*syntax.Lit); ok {
+					b.WriteString(unescape(l.Value, true))
+				} else {
+					b.WriteString(r.text(p))
+				}
 			}
-			p.add(Subshell, "(", p.pos, false)
-			p.pos++
-			if err := p.sub("subshell"); err != nil {
-				return false, err
-			}
-			any, compound = true, true
-		case (ch == '<' || ch == '>') && !p.at("<(") && !p.at(">(") || p.at("&>"):
-			if err := p.redirect(); err != nil {
-				return false, err
-			}
-			any = true
+		case *syntax.ExtGlob:
+			out.Glob = true
+			b.WriteString(r.text(x))
 		default:
-			if compound {
-				return false, p.errf("unexpected word after a subshell")
-			}
-			start := p.pos
-			w, err := p.word()
-			if err != nil {
-				return false, err
-			}
-			raw := p.src[start:p.pos]
-			if p.pos < len(p.src) && (p.src[p.pos] == '<' || p.src[p.pos] == '>') && fdWord(raw) {
-				continue // the file descriptor of the redirection that follows
-			}
-			any = true
-			if len(c.Words) == 0 && timed && (w.Text == "-p" || w.Text == "--") {
-				continue // bash's "time -p": the option of the keyword, not a program
-			}
-			timed = false
-			if len(c.Words) == 0 && !w.Quoted && keywords()[w.Text] {
-				if w.Text == "function" {
-					p.pos = start
-					return false, p.errf("function definitions are not read")
-				}
-				timed = w.Text == "time"
-				k := Keyword
-				if w.Text == "{" || w.Text == "}" {
-					k = Group
-				}
-				p.add(k, w.Text, start, false)
-				continue
-			}
-			if len(c.Words) == 0 && assignment(raw) {
-				c.Assigns = append(c.Assigns, w)
-				p.add(Assignment, w.Text, start, false)
-				continue
-			}
-			c.Words = append(c.Words, w)
+			b.WriteString(r.text(part))
 		}
 	}
-	if len(c.Words) > 0 || len(c.Assigns) > 0 {
-		if err := p.addCommand(c); err != nil {
-			return false, err
-		}
-	}
-	return any, nil
+	out.Text = b.String()
+	out.Glob = out.Glob || hasBraces(w)
+	return out
 }
 
-// keywords are the reserved words that open or continue a compound command when they stand
-// where a program name would.
-var keywords = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"!": true, "{": true, "}": true, "if": true, "then": true, "else": true, "elif": true, "fi": true,
-		"do": true, "done": true, "while": true, "until": true, "for": true, "select": true,
-		"case": true, "esac": true, "function": true, "time": true, "coproc": true,
+// hasBraces reports whether bash would make several words of w by brace expansion ({a,b},
+// {1..3}; not {} or {x}).
+func hasBraces(w *syntax.Word) bool {
+	if int(w.End().Offset()-w.Pos().Offset()) > maxBraceWord {
+		return slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
+			l, ok := p.(*syntax.Lit)
+			return ok && strings.Contains(l.Value, "{")
+		}) // too large to expand: it may be anything
 	}
-})
-
-// fdWord reports whether raw, written right before < or >, is the file descriptor of that
-// redirection (2>, {fd}>).
-func fdWord(raw string) bool {
-	if raw == "" {
+	split := &syntax.Word{Parts: slices.Clone(w.Parts)}
+	if !syntax.SplitBraces(split) {
 		return false
 	}
-	if strings.HasPrefix(raw, "{") && strings.HasSuffix(raw, "}") && len(raw) > 2 {
-		return isName(raw[1 : len(raw)-1])
-	}
-	return strings.Trim(raw, "0123456789") == ""
-}
-
-// assignment reports whether raw (a word as written) is NAME=value or NAME+=value.
-func assignment(raw string) bool {
-	i := strings.IndexByte(raw, '=')
-	if i <= 0 {
-		return false
-	}
-	return isName(strings.TrimSuffix(raw[:i], "+"))
-}
-
-func isName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
+	n := 0
+	for range expand.BracesSeq(nil, split) {
+		if n++; n > 1 {
+			return true
 		}
 	}
-	return s != ""
+	return false
 }
 
-// redirectOps are the redirection operators, longest first.
-var redirectOps = []string{"&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", "<", ">>", ">|", ">&", ">"}
-
-// redirect reads a redirection operator and its target word.
-func (p *parser) redirect() error {
-	at := p.pos
-	op := ""
-	for _, o := range redirectOps {
-		if p.at(o) {
-			op = o
-			break
-		}
-	}
-	p.pos += len(op)
-	p.add(Redirection, op, at, false)
-	p.blanks()
-	if p.pos >= len(p.src) || strings.IndexByte("\n;|&)", p.src[p.pos]) >= 0 ||
-		(p.src[p.pos] == '<' || p.src[p.pos] == '>') && !p.at("<(") && !p.at(">(") {
-		return p.errf("redirection %s without a target", op)
-	}
-	w, err := p.word()
-	if err != nil {
-		return err
-	}
-	if op == "<<" || op == "<<-" {
-		p.docs = append(p.docs, heredoc{delim: w.Text, strip: op == "<<-", quoted: w.Quoted})
-	}
-	return nil
-}
-
-// heredocs skips the bodies of the here-documents opened on the line just ended; in a body
-// whose delimiter is unquoted, substitutions run and are read.
-func (p *parser) heredocs() error {
-	docs := p.docs
-	p.docs = nil
-	for _, d := range docs {
-		for p.pos < len(p.src) {
-			end := strings.IndexByte(p.src[p.pos:], '\n')
-			lineEnd := len(p.src)
-			if end >= 0 {
-				lineEnd = p.pos + end
-			}
-			line := p.src[p.pos:lineEnd]
-			if d.strip {
-				line = strings.TrimLeft(line, "\t")
-			}
-			if line == d.delim {
-				p.pos = min(lineEnd+1, len(p.src))
-				break
-			}
-			if !d.quoted {
-				var sink strings.Builder
-				for p.pos < lineEnd {
-					var err error
-					switch p.src[p.pos] {
-					case '\\':
-						p.pos += 2
-					case '$':
-						_, err = p.dollar(&sink, true)
-					case '`':
-						err = p.backtick(&sink, true)
-					default:
-						p.pos++
-					}
-					if err != nil {
-						return err
-					}
-				}
-			}
-			if p.pos <= lineEnd {
-				p.pos = min(lineEnd+1, len(p.src))
+// globChars reports an unescaped *, ? or [ … ] in the text of an unquoted literal.
+func globChars(lit string) bool {
+	for i := 0; i < len(lit); i++ {
+		switch lit[i] {
+		case '\\':
+			i++
+		case '*', '?':
+			return true
+		case '[':
+			if strings.Contains(lit[i+1:], "]") {
+				return true // a bracket expression; an unclosed [ stands for itself
 			}
 		}
 	}
-	return nil
+	return false
 }
 
-// sub reads a nested list up to its ')' (what names it in an error).
-func (p *parser) sub(what string) error {
-	open := p.pos
-	if p.depth >= MaxDepth {
-		return p.errf("nested more than %d deep", MaxDepth)
+// unescape removes the backslashes of a literal as bash does: every one outside quotes, and
+// inside double quotes those before $ ` " \ and a newline; an escaped newline disappears.
+func unescape(lit string, dquoted bool) string {
+	if !strings.Contains(lit, `\`) {
+		return lit
 	}
-	p.depth++
-	err := p.list(')')
-	p.depth--
-	if err != nil {
-		return err
+	var b strings.Builder
+	for i := 0; i < len(lit); i++ {
+		if lit[i] != '\\' || i+1 >= len(lit) || dquoted && !strings.ContainsRune("$`\"\\\n", rune(lit[i+1])) {
+			b.WriteByte(lit[i])
+			continue
+		}
+		i++
+		if lit[i] != '\n' {
+			b.WriteByte(lit[i])
+		}
 	}
-	if p.pos >= len(p.src) {
-		p.pos = open
-		return p.errf("unterminated %s", what)
-	}
-	p.pos++
-	return nil
+	return b.String()
 }
 
-// addCommand records c and the commands it runs through its arguments.
-func (p *parser) addCommand(c Command) error {
-	idx := len(p.s.Commands)
-	p.s.Commands = append(p.s.Commands, c)
+// command records c and the commands it runs through its arguments.
+func (r *reader) command(c Command) error {
+	idx := len(r.s.Commands)
+	r.s.Commands = append(r.s.Commands, c)
+	if len(c.Words) == 0 {
+		return nil
+	}
 	rs, ok := runsOf(c.Words)
 	if !ok {
-		return p.errf("cannot tell which command %s runs: its options read in too many ways", c.Words[0].Text)
+		return &SyntaxError{Offset: r.base, Msg: "cannot tell which command " + c.Words[0].Text + " runs: its options read in too many ways"}
 	}
 	if len(rs) == 0 {
 		return nil
 	}
-	if p.depth >= MaxDepth {
-		return p.errf("commands run by commands nested more than %d deep", MaxDepth)
+	if r.depth >= MaxDepth {
+		return &SyntaxError{Offset: r.base, Msg: "commands run by commands nested too deep"}
 	}
 	var runs []int
-	for _, r := range rs {
-		runs = append(runs, r.at)
-		if r.script {
-			sub := &parser{src: r.text, base: p.base + p.pos, depth: p.depth + 1, runBy: idx, s: p.s}
-			if err := sub.script(); err != nil {
+	for _, run := range rs {
+		runs = append(runs, run.at)
+		if run.script {
+			off := r.base
+			if w := c.Words[run.at].node; r.depth == 0 && w != nil {
+				off += int(w.Pos().Offset())
+			}
+			sub := &reader{s: r.s, depth: r.depth + 1, runBy: idx}
+			if err := sub.script(run.text, off); err != nil {
 				return err
 			}
 			continue
 		}
-		inner := len(p.s.Commands)
-		p.depth++
-		err := p.addCommand(Command{Words: r.words, RunBy: idx})
-		p.depth--
+		inner := len(r.s.Commands)
+		r.depth++
+		err := r.command(Command{Words: run.words, RunBy: idx})
+		r.depth--
 		if err != nil {
 			return err
 		}
-		for _, at := range p.s.Commands[inner].Runs {
-			runs = append(runs, r.at+at)
+		for _, at := range r.s.Commands[inner].Runs {
+			runs = append(runs, run.at+at)
 		}
 	}
 	slices.Sort(runs)
-	p.s.Commands[idx].Runs = slices.Compact(runs)
+	r.s.Commands[idx].Runs = slices.Compact(runs)
 	return nil
 }

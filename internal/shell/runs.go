@@ -1,10 +1,11 @@
 package shell
 
 import (
-	"path"
 	"slices"
 	"strings"
 	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // run is what a command runs through its arguments: the words from index at on, or (script)
@@ -28,19 +29,33 @@ type options struct {
 	longFlag []string // long options that take none
 	assigns  bool     // NAME=value words may stand before the command
 	skip     []string // words skipped as they are (env's "-")
+	lead     int      // operands before the options (setarch's ARCH)
+	operands int      // operands between the options and the command (timeout's DURATION)
 }
 
 // runners are the commands that run the command that follows their options.
 var runners = sync.OnceValue(func() map[string]options {
 	return map[string]options{
 		"command": {flag: "pvV"},
+		"--":      {}, // bash's "time -p -- cmd": the end of the keyword's options
 		"builtin": {},
 		"exec":    {arg: "a", flag: "cl"},
 		"nohup":   {},
 		"setsid":  {flag: "cfw", longFlag: []string{"--ctty", "--fork", "--wait"}},
 		"nice":    {arg: "n", flag: "0123456789", longArg: []string{"--adjustment"}},
 		"timeout": {arg: "sk", flag: "v", longArg: []string{"--signal", "--kill-after"},
-			longFlag: []string{"--preserve-status", "--foreground", "--verbose"}},
+			longFlag: []string{"--preserve-status", "--foreground", "--verbose"}, operands: 1},
+		"prlimit": {arg: "po", attached: "cdefilmnqrstuvxyR", longArg: []string{"--pid", "--output"},
+			longFlag: []string{"--noheadings", "--raw", "--verbose"}},
+		"setarch": {lead: 1, flag: "vRFZLBXST3", longFlag: []string{"--verbose", "--uname-2.6"}},
+		"linux32": {flag: "vRFZLBXST3"},
+		"linux64": {flag: "vRFZLBXST3"},
+		"taskset": {flag: "acpv", longFlag: []string{"--all-tasks", "--cpu-list", "--pid", "--verbose"}, operands: 1},
+		"ionice":  {arg: "cnpPu", flag: "t", longArg: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
+		"chrt":    {flag: "abdefiorv", arg: "TPD", operands: 1},
+		"busybox": {},
+		"ld.so": {longArg: []string{"--library-path", "--preload", "--audit", "--argv0", "--inhibit-rpath",
+			"--glibc-hwcaps-prepend", "--glibc-hwcaps-mask"}},
 		"stdbuf": {arg: "ioe", longArg: []string{"--input", "--output", "--error"}},
 		"time": {arg: "fo", flag: "apqv", longArg: []string{"--format", "--output"},
 			longFlag: []string{"--append", "--portability", "--quiet", "--verbose"}},
@@ -64,10 +79,11 @@ var runners = sync.OnceValue(func() map[string]options {
 // -exec, git rebase --exec, rg --pre, tar --to-command, rsync -e, sort --compress-program).
 var commandFlags = sync.OnceValue(func() map[string][]string {
 	return map[string][]string{
-		"go":    {"-exec", "-toolexec", "-vettool"},
-		"git":   {"--exec", "-x"},
+		"go": {"-exec", "-toolexec", "-vettool"},
+		"git": {"--exec", "-x", "--upload-pack", "--receive-pack", "-O", "--open-files-in-pager",
+			"--extcmd", "--tool"},
 		"rg":    {"--pre"},
-		"tar":   {"--to-command", "--use-compress-program", "-I"},
+		"tar":   {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script", "--new-volume-script"},
 		"rsync": {"-e", "--rsh"},
 		"sort":  {"--compress-program"},
 	}
@@ -80,14 +96,30 @@ var shells = sync.OnceValue(func() map[string]bool {
 
 // IsShell reports whether the program named (a path or a base name) is a shell whose -c
 // option takes a script (sh, bash, dash, zsh, ksh, ash, mksh).
-func IsShell(name string) bool { return shells()[path.Base(name)] }
+func IsShell(name string) bool { return shells()[base(name)] }
+
+// runnerName is the name a program goes by in runners: its base name, and "ld.so" for the
+// dynamic loader under any of its names (ld-linux-x86-64.so.2, ld-musl-x86_64.so.1).
+func runnerName(name string) string {
+	n := base(name)
+	if strings.HasPrefix(n, "ld-") && strings.Contains(n, ".so") || strings.HasPrefix(n, "ld.so") {
+		return "ld.so"
+	}
+	return n
+}
+
+// assignment reports whether w is NAME=value or NAME+=value.
+func assignment(w string) bool {
+	i := strings.IndexByte(w, '=')
+	return i > 0 && syntax.ValidName(strings.TrimSuffix(w[:i], "+"))
+}
 
 // ReadsRuns reports whether the analyser reads what a program named name (a path or a base
 // name) runs through its arguments (a Command's Runs): shells' -c, eval, find -exec, the
 // runners (env, sudo, xargs, nice …) and the command options of commandFlags. For other
 // programs that run commands (ssh, flock, awk …) Runs is empty.
 func ReadsRuns(name string) bool {
-	name = path.Base(name)
+	name = runnerName(name)
 	_, runner := runners()[name]
 	return runner || name == "find" || name == "eval" || shells()[name] || commandFlags()[name] != nil
 }
@@ -98,7 +130,7 @@ func runsOf(ws []Word) (runs []run, ok bool) {
 	if len(ws) == 0 {
 		return nil, true
 	}
-	name := path.Base(ws[0].Text)
+	name := runnerName(ws[0].Text)
 	switch {
 	case name == "find":
 		return findRuns(ws), true
@@ -115,15 +147,22 @@ func runsOf(ws []Word) (runs []run, ok bool) {
 		return []run{{at: 1, script: true, text: strings.Join(texts, " ")}}, true
 	case commandFlags()[name] != nil:
 		flags := commandFlags()[name]
-		if name == "git" && !slices.ContainsFunc(ws, func(w Word) bool { return w.Text == "rebase" }) {
-			return nil, true // git's -x means something else outside rebase
+		if name == "git" {
+			has := func(sub string) bool { return slices.ContainsFunc(ws, func(w Word) bool { return w.Text == sub }) }
+			flags = slices.DeleteFunc(slices.Clone(flags), func(f string) bool {
+				return f == "-x" && !has("rebase") || f == "-O" && !has("grep") // other meanings elsewhere
+			})
 		}
 		for i := 1; i < len(ws); i++ {
+			w := ws[i].Text
+			if name == "go" && strings.HasPrefix(w, "--") {
+				w = w[1:] // the flag package takes -exec and --exec alike
+			}
 			for _, f := range flags {
-				if ws[i].Text == f && i+1 < len(ws) {
-					runs = append(runs, run{at: i + 1, script: true, text: ws[i+1].Text})
-				} else if cmd, ok := strings.CutPrefix(ws[i].Text, f+"="); ok && strings.HasPrefix(f, "--") || ok && name == "go" {
-					runs = append(runs, run{at: i, script: true, text: cmd})
+				if w == f && i+1 < len(ws) {
+					runs = append(runs, run{at: i + 1, script: true, text: strings.TrimPrefix(ws[i+1].Text, "exec=")})
+				} else if cmd, ok := strings.CutPrefix(w, f+"="); ok && strings.HasPrefix(f, "--") || ok && name == "go" {
+					runs = append(runs, run{at: i, script: true, text: strings.TrimPrefix(cmd, "exec=")})
 				}
 			}
 		}
@@ -134,7 +173,7 @@ func runsOf(ws []Word) (runs []run, ok bool) {
 		return nil, true
 	}
 	var starts []int
-	o.starts(ws, 1, &starts, map[int]bool{})
+	o.starts(ws, 1+o.lead, &starts, map[int]bool{})
 	if len(starts) > maxStarts {
 		return nil, false
 	}
@@ -145,9 +184,7 @@ func runsOf(ws []Word) (runs []run, ok bool) {
 		return nil, true // command -v and -V describe a command, they do not run it
 	}
 	for _, s := range starts {
-		if name == "timeout" {
-			s++ // the duration
-		}
+		s += o.operands
 		if s < len(ws) {
 			runs = append(runs, run{at: s, words: ws[s:len(ws):len(ws)]})
 		}

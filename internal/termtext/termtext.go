@@ -8,6 +8,7 @@ package termtext
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -120,4 +121,20 @@ func escapeLen(s string) int {
 		_, size := utf8.DecodeRuneInString(s[1:])
 		return 1 + size
 	}
+}
+
+// OneLine is s with every run of white space (line breaks included) made one space and none at
+// the ends: text of several lines written on one, as a list item or a heading.
+func OneLine(s string) string {
+	prev := ' '
+	for _, r := range s {
+		if unicode.IsSpace(r) && (r != ' ' || prev == ' ') {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		prev = r
+	}
+	if prev == ' ' && s != "" {
+		return strings.TrimRight(s, " ")
+	}
+	return s
 }

@@ -37,6 +37,10 @@ type Server struct {
 	Key string
 
 	errorf func(format string, args ...any)
+	// MaxPromptBytes, when positive, refuses a call whose body is longer, as the real APIs
+	// refuse a prompt past the model's context window (HTTP 400: Anthropic's "prompt is too
+	// long", OpenAI's context_length_exceeded). Such calls take no scripted reply.
+	MaxPromptBytes int
 	// Fallback, when set, answers calls that find no scripted reply instead of failing them
 	// (useful for a long-running fake outside tests, e.g. an echo).
 	Fallback func(Request) Reply
@@ -319,6 +323,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if s.MaxPromptBytes > 0 && len(body) > s.MaxPromptBytes {
+		f := Fault{Status: http.StatusBadRequest, Type: "invalid_request_error",
+			Message: fmt.Sprintf("prompt is too long: %d bytes > %d maximum", len(body), s.MaxPromptBytes)}
+		if s.Format == OpenAI {
+			f.Type = "context_length_exceeded"
+			f.Message = fmt.Sprintf("This model's maximum context length is %d bytes; your messages resulted in %d bytes.", s.MaxPromptBytes, len(body))
+		}
+		s.writeError(w, f)
+		return
+	}
 	if ref := s.refusal(rec.JSON); ref != nil {
 		ref.Call = call
 		s.mu.Lock()

@@ -1,10 +1,9 @@
-package extract
+package shell
 
 import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // gitGlobal are the options git itself may be given before the subcommand. Not among them:
@@ -39,8 +38,8 @@ var gitHistory = []string{
 	"--ignore-submodules?", "--src-prefix=", "--dst-prefix=", "--no-prefix", "--line-prefix=", "--text",
 }
 
-// gitCommands are the git subcommands that only read, each with its allow-list of options.
-var gitCommands = sync.OnceValue(func() map[string]flags {
+// gitReaders are the git subcommands that only read, each with its allow-list of options.
+func gitReaders() map[string]flags {
 	return map[string]flags{
 		"log":      {short: "pusiwbzRa", shortArg: "nLSG", attached: "MCBU", number: true, operands: -1, long: gitHistory},
 		"show":     {short: "pusiwbzRa", shortArg: "SG", attached: "MCBU", operands: -1, long: gitHistory},
@@ -86,43 +85,34 @@ var gitCommands = sync.OnceValue(func() map[string]flags {
 			"--no-merged?", "--points-at=", "--format=", "--column?", "--no-column"}},
 		"remote": {short: "v", operands: 0, long: []string{"--verbose"}},
 	}
-})
+}
 
-// checkGit allows the reading git subcommands, each with its options on an allow-list, and
+// readOnlyGit allows the reading git subcommands, each with its options on the table, and
 // none of git's own options that point it at another repository, configuration or program.
-// (Which configuration git reads when it runs is the runner's business: agent runs the
-// extractor's shell with system and global configuration, hooks, fsmonitor, pagers and
-// external diff programs turned off.)
-func checkGit(args []string) string {
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
+// (Which configuration git reads when it runs is the runner's business: the extractor's
+// shell runs with system and global configuration, hooks, fsmonitor, pagers and external
+// diff programs turned off.)
+func readOnlyGit(ws []Word) string {
+	i := 1
+	for ; i < len(ws); i++ {
+		a := ws[i].Text
 		name, _, _ := strings.Cut(a, "=")
 		switch {
 		case slices.Contains(gitGlobal, a):
+			continue
 		case slices.Contains(gitPointers, name) || strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "-C"):
 			return fmt.Sprintf("git option %s points git at another repository, configuration or program", a)
 		case strings.HasPrefix(a, "-"):
 			return fmt.Sprintf("git option %s is not allowed for a read-only command", a)
-		default:
-			goto sub
 		}
+		break
 	}
-	return "git without a subcommand"
-sub:
-	sub, rest := args[i], args[i+1:]
-	f, ok := gitCommands()[sub]
-	if !ok {
-		return fmt.Sprintf("git %s is not a read-only git command", sub)
+	if i >= len(ws) {
+		return "git without a subcommand"
 	}
-	if why := f.check("git "+sub, rest); why != "" {
-		switch sub {
-		case "branch":
-			why += "; git branch may only list branches"
-		case "remote":
-			why += "; git remote may only list remotes"
-		}
-		return why
+	f := table()["git "+ws[i].Text]
+	if f == nil || !f.readOnly {
+		return fmt.Sprintf("git %s is not a read-only git command", ws[i].Text)
 	}
-	return ""
+	return f.check("git "+ws[i].Text, ws[i+1:], 0)
 }

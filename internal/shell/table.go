@@ -1,4 +1,4 @@
-package extract
+package shell
 
 import (
 	"fmt"
@@ -7,9 +7,10 @@ import (
 	"sync"
 )
 
-// flags is the allow-list of a reading program's options: whatever is not listed is refused,
-// so an option nobody thought of (or an abbreviation of a long one, "--outp=x") cannot make
-// the program write, run something or look at another configuration.
+// flags is the table entry of one program, or of one subcommand of a program ("git log"):
+// the options known to be safe. Whatever is not listed is unknown, so an option nobody
+// thought of (or an abbreviation of a long one, "--outp=x") cannot make the program write,
+// run something or look at another configuration without a question.
 type flags struct {
 	short    string   // short options that take no argument; they may be joined (-la)
 	shortArg string   // short options that take an argument (-n5 or -n 5)
@@ -18,32 +19,185 @@ type flags struct {
 	number   bool     // -NUM is allowed (head -5, grep -3)
 	operands int      // most operands (file names, patterns …); -1: any
 	words    bool     // every word is text (echo, printf, test): nothing is an option that acts
+	goStyle  bool     // go's flag package: -name or --name, never bundled; long lists "-name" and "-name="
+	script   bool     // the first operand is a program in the tool's own language (sed's script)
+	bundled  bool     // a first argument without "-" is bundled option letters (tar xzf)
+	readOnly bool     // the program (with these options) only reads: the extractor may run it
+	inert    bool     // no option of the program writes or runs anything: a glob may stand anywhere
+	// extra checks what the lists cannot say (date's operand, make's VAR=value); args
+	// from index from on are beyond a rule's prefix.
+	extra func(args []Word, from int) string
 }
 
-// check reads args by the allow-list; it returns why it refuses, or "".
-func (f flags) check(prog string, args []string) string {
+// table is the one table of known programs, shared by the permission check (what a prefix
+// rule covers, which prefix "don't ask again" offers) and the extractor (what only reads).
+var table = sync.OnceValue(func() map[string]*flags {
+	t := map[string]*flags{}
+	for name, f := range readers() {
+		f.readOnly, f.inert = true, !slices.Contains(globRisky, name)
+		t[name] = &f
+	}
+	for sub, f := range gitReaders() {
+		f.readOnly = true
+		t["git "+sub] = &f
+	}
+	for key, f := range writers() {
+		t[key] = &f
+	}
+	return t
+})
+
+// globRisky are the readers with options that write or run something: a file name expanded
+// from a glob could be such an option ("-delete", "--pre=sh").
+var globRisky = []string{"find", "sort", "rg", "tree", "file", "date", "hostname", "uniq"}
+
+// lookup returns the table entry a command falls under, its key ("ls", "git log") and how
+// many words name it (1 or 2); nil when the table does not know it. A program given by path
+// is not known.
+func lookup(ws []Word) (key string, f *flags, n int) {
+	if len(ws) == 0 || strings.ContainsAny(ws[0].Text, `/\`) {
+		return "", nil, 0
+	}
+	name := ws[0].Text
+	if len(ws) > 1 {
+		if f := table()[name+" "+ws[1].Text]; f != nil {
+			return name + " " + ws[1].Text, f, 2
+		}
+	}
+	if f := table()[name]; f != nil {
+		return name, f, 1
+	}
+	return "", nil, 0
+}
+
+// Known returns the table key of a command ("ls", "git log", "go test") and how many of its
+// words name it; "" when the table does not know the program (or the subcommand). A prefix
+// rule is offered only for a known command.
+func Known(ws []Word) (key string, n int) {
+	key, _, n = lookup(ws)
+	return key, n
+}
+
+// Safe returns why the words of a simple command from index from on are not all plain
+// operands or options on the known-safe list of its program (and subcommand); "" when they
+// are. The words before from are the ones a rule names: they are read (an option there may
+// take the next word) but not judged. A program the table does not know has no safe
+// options: every option beyond from is unknown.
+func Safe(ws []Word, from int) string {
+	key, f, n := lookup(ws)
+	if f == nil {
+		return unknownArgs(ws, max(from, 1))
+	}
+	return f.check(key, ws[n:], max(from-n, 0))
+}
+
+// ReadOnly returns why a simple command is not one that only reads (a reader of the table,
+// or git with a reading subcommand, with known-safe options only); "" when it is.
+func ReadOnly(ws []Word) string {
+	if len(ws) == 0 {
+		return "empty command"
+	}
+	if strings.ContainsAny(ws[0].Text, `/\`) {
+		return fmt.Sprintf("%q is a path to a program; only programs on the read-only list, by name, may run", ws[0].Text)
+	}
+	if ws[0].Text == "git" {
+		return readOnlyGit(ws)
+	}
+	key, f, n := lookup(ws)
+	if f == nil || !f.readOnly {
+		if key == "" {
+			key = ws[0].Text
+		}
+		return fmt.Sprintf("%q is not on the list of read-only programs", key)
+	}
+	return f.check(key, ws[n:], 0)
+}
+
+// unknownArgs refuses the options of a program the table does not know, and the globs that
+// could expand into one.
+func unknownArgs(ws []Word, from int) string {
+	for i := 1; i < len(ws); i++ {
+		a := ws[i]
+		switch {
+		case a.Text == "--":
+			return globArgs(ws[0].Text, ws[max(i+1, from):])
+		case i < from:
+		case strings.HasPrefix(a.Text, "-") && a.Text != "-":
+			return fmt.Sprintf("%s option %s is not on a list of known-safe options", ws[0].Text, a.Text)
+		case a.Glob && mayBeOption(a):
+			return fmt.Sprintf("%s: the glob %q could expand into an option", ws[0].Text, a.Text)
+		}
+	}
+	return ""
+}
+
+// globArgs refuses a glob among ws that could expand into an option.
+func globArgs(prog string, ws []Word) string {
+	for _, a := range ws {
+		if a.Glob && mayBeOption(a) {
+			return fmt.Sprintf("%s: the glob %q could expand into an option", prog, a.Text)
+		}
+	}
+	return ""
+}
+
+// check reads args by the table; it returns why it refuses an argument from index from on,
+// or "".
+func (f *flags) check(prog string, args []Word, from int) string {
 	if f.words {
+		return f.extras(args, from)
+	}
+	operands, script := 0, f.script
+	operand := func(i int, afterDashes bool) string {
+		operands++
+		switch {
+		case script && i >= from:
+			return fmt.Sprintf("the first operand of %s is a program in its own language; only a rule naming it covers it", prog)
+		case i >= from && !afterDashes && args[i].Glob && !f.inert && mayBeOption(args[i]):
+			return fmt.Sprintf("%s: the glob %q could expand into an option", prog, args[i].Text)
+		}
+		script = false
 		return ""
 	}
-	operands := 0
+	unknown := func(i int, opt string) string {
+		if i < from {
+			return ""
+		}
+		return fmt.Sprintf("%s option %s is not on its list of known-safe options", prog, opt)
+	}
 	for i := 0; i < len(args); i++ {
-		a := args[i]
+		a := args[i].Text
+		var why string
 		switch {
 		case a == "--":
-			operands += len(args) - i - 1
+			for j := i + 1; j < len(args) && why == ""; j++ {
+				why = operand(j, true)
+			}
 			i = len(args)
+		case f.bundled && i == 0 && !strings.HasPrefix(a, "-"):
+			for _, c := range []byte(a) {
+				switch {
+				case strings.IndexByte(f.shortArg, c) >= 0:
+					i++
+				case strings.IndexByte(f.short, c) < 0 && why == "":
+					why = unknown(0, "-"+string(c))
+				}
+			}
 		case a == "-" || !strings.HasPrefix(a, "-"):
-			operands++
-		case strings.HasPrefix(a, "--"):
+			why = operand(i, false)
+		case f.goStyle || strings.HasPrefix(a, "--"):
 			name, _, hasValue := strings.Cut(a, "=")
+			if f.goStyle {
+				name = "-" + strings.TrimLeft(name, "-")
+			}
 			switch {
 			case slices.Contains(f.long, name+"="):
 				if !hasValue {
 					i++
 				}
-			case slices.Contains(f.long, name+"?"), slices.Contains(f.long, name) && !hasValue:
+			case slices.Contains(f.long, name+"?"), slices.Contains(f.long, name) && (!hasValue || f.goStyle):
 			default:
-				return fmt.Sprintf("%s option %s is not on the extractor's list of read-only options", prog, name)
+				why = unknown(i, name)
 			}
 		case f.number && strings.Trim(a[1:], "0123456789") == "":
 		default:
@@ -59,20 +213,30 @@ func (f flags) check(prog string, args []string) string {
 					break
 				}
 				if strings.IndexByte(f.short, c) < 0 {
-					return fmt.Sprintf("%s option -%c is not on the extractor's list of read-only options", prog, c)
+					why = unknown(i, "-"+string(c))
+					break
 				}
 			}
 		}
-	}
-	if f.operands >= 0 && operands > f.operands {
-		switch f.operands {
-		case 0:
-			return fmt.Sprintf("%s takes no operands here (with one it changes something)", prog)
-		default:
-			return fmt.Sprintf("%s with more than %d operand(s) writes the last one", prog, f.operands)
+		if why != "" {
+			return why
 		}
 	}
-	return ""
+	if f.operands >= 0 && operands > f.operands {
+		if f.operands == 0 {
+			return fmt.Sprintf("%s takes no operands here (with one it changes something)", prog)
+		}
+		return fmt.Sprintf("%s with more than %d operand(s) writes the last one", prog, f.operands)
+	}
+	return f.extras(args, from)
+}
+
+// extras runs the entry's extra check, if it has one.
+func (f *flags) extras(args []Word, from int) string {
+	if f.extra == nil {
+		return ""
+	}
+	return f.extra(args, from)
 }
 
 // grepFlags are grep's read-only options (egrep and fgrep too).
@@ -89,11 +253,11 @@ var grepFlags = flags{short: "EFGPiyvwxcLlomqsbHhnTZzrRIaU", shortArg: "efABCmdD
 var sumFlags = flags{short: "bctwz", operands: -1, long: []string{"--check", "--binary", "--text", "--tag", "--quiet",
 	"--status", "--strict", "--warn", "--zero", "--ignore-missing"}}
 
-// programFlags are the extractor's reading programs and the options each may be given. Left
-// out on purpose: find -exec/-delete/-fprint (find is read separately), sort -o and
+// readers are the programs that only read, and the options each may be given. Left out on
+// purpose: find -exec/-delete/-fprint (find has its own check), sort -o and
 // --compress-program, tree -o and -R, file -C, date -s, hostname's operand and -F, tail -f,
 // rg --pre and --search-zip, jq's --arg family, uniq's second operand.
-var programFlags = sync.OnceValue(func() map[string]flags {
+func readers() map[string]flags {
 	return map[string]flags{
 		"ls": {short: "aAbBcCdfFghHiklLmnNopqQrRsStuUvxXZ1", shortArg: "ITw", operands: -1,
 			long: []string{"--all", "--almost-all", "--human-readable", "--si", "--recursive", "--reverse", "--sort=",
@@ -136,8 +300,8 @@ var programFlags = sync.OnceValue(func() map[string]flags {
 			"--canonicalize-missing", "--no-newline", "--quiet", "--silent", "--verbose", "--zero"}},
 		"basename": {short: "az", shortArg: "s", operands: -1, long: []string{"--multiple", "--suffix=", "--zero"}},
 		"dirname":  {short: "z", operands: -1, long: []string{"--zero"}},
-		"echo":     {words: true}, "printf": {words: true}, "true": {words: true}, "false": {words: true},
-		"test": {words: true}, "[": {words: true},
+		"echo":     {words: true}, "printf": {words: true, extra: checkPrintf}, "true": {words: true}, "false": {words: true},
+		"test": {words: true, extra: checkTest}, "[": {words: true, extra: checkTest},
 		"cut": {short: "nsz", shortArg: "bcdf", operands: -1, long: []string{"--bytes=", "--characters=", "--delimiter=",
 			"--fields=", "--complement", "--only-delimited", "--output-delimiter=", "--zero-terminated"}},
 		"tr": {short: "cCdst", operands: -1, long: []string{"--complement", "--delete", "--squeeze-repeats", "--truncate-set1"}},
@@ -165,7 +329,8 @@ var programFlags = sync.OnceValue(func() map[string]flags {
 		"column":  {short: "tnxeJLr", shortArg: "csoNRTHlW", operands: -1},
 		"od":      {short: "bcdfiloxsv", shortArg: "AjNSwt", operands: -1},
 		"hexdump": {short: "bcCdovx", shortArg: "enfs", operands: -1},
-		"date": {short: "uRI", shortArg: "dfr", operands: -1, long: []string{"--date=", "--utc", "--universal",
+		"find":    {words: true, extra: checkFind},
+		"date": {extra: checkDate, short: "uRI", shortArg: "dfr", operands: -1, long: []string{"--date=", "--utc", "--universal",
 			"--iso-8601?", "--rfc-3339=", "--rfc-email", "--reference=", "--file="}},
 		"hostname": {short: "afisIdA", operands: 0, long: []string{"--alias", "--fqdn", "--long", "--ip-address",
 			"--all-ip-addresses", "--short", "--domain", "--all-fqdns"}},
@@ -180,11 +345,8 @@ var programFlags = sync.OnceValue(func() map[string]flags {
 		"uniq": {short: "cdDiuz", shortArg: "fsw", number: true, operands: 1, long: []string{"--count", "--repeated",
 			"--all-repeated?", "--ignore-case", "--unique", "--skip-fields=", "--skip-chars=", "--check-chars=",
 			"--zero-terminated", "--group?"}},
-		// xargs: only its own options, before the command it runs (that command is checked apart).
-		"xargs": {short: "0rtx", shortArg: "nILdPsE", operands: -1, long: []string{"--null", "--no-run-if-empty",
-			"--max-args=", "--delimiter=", "--max-procs=", "--max-lines=", "--verbose", "--replace?", "--exit"}},
 	}
-})
+}
 
 // findPrimaries are find's read-only options, tests and actions, with how many arguments
 // each takes. -exec, -execdir, -ok, -okdir, -delete, -fprint, -fprint0, -fprintf and -fls
@@ -203,9 +365,9 @@ var findPrimaries = sync.OnceValue(func() map[string]int {
 })
 
 // checkFind allows find's paths, then read-only primaries only.
-func checkFind(args []string) string {
+func checkFind(args []Word, from int) string {
 	for i := 0; i < len(args); i++ {
-		a := args[i]
+		a := args[i].Text
 		if n, ok := findPrimaries()[a]; ok {
 			i += n
 			continue
@@ -214,43 +376,47 @@ func checkFind(args []string) string {
 			i++
 			continue
 		}
-		if strings.HasPrefix(a, "-") || a == "!" || a == "(" {
-			return fmt.Sprintf("find %s is not on the extractor's list of read-only find options", a)
+		if i >= from && (strings.HasPrefix(a, "-") || args[i].Glob && mayBeOption(args[i])) {
+			return fmt.Sprintf("find %s is not on the list of read-only find primaries", a)
 		}
 	}
 	return ""
 }
 
 // checkDate refuses date's operand unless it is a +FORMAT (one without sets the clock).
-func checkDate(args []string) string {
-	if why := programFlags()["date"].check("date", args); why != "" {
-		return why
-	}
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
-			return "date " + a + " sets the clock"
+func checkDate(args []Word, from int) string {
+	for _, a := range args[min(from, len(args)):] {
+		if !strings.HasPrefix(a.Text, "-") && !strings.HasPrefix(a.Text, "+") {
+			return "date " + a.Text + " sets the clock"
 		}
 	}
 	return ""
 }
 
-// checkGo allows go version, go doc and go env (without -w or -u).
-func checkGo(args []string) string {
-	if len(args) == 0 {
-		return "go without a subcommand"
+// checkPrintf refuses printf -v, which sets a shell variable (PATH, say) that later commands use.
+func checkPrintf(args []Word, from int) string {
+	if len(args) > 0 && from == 0 && strings.HasPrefix(args[0].Text, "-v") {
+		return "printf -v sets a shell variable (PATH, say) that later commands use"
 	}
-	sub := map[string]flags{
-		"version": {operands: -1, long: []string{"-m", "-v", "-json"}},
-		"doc":     {operands: -1, long: []string{"-all", "-c", "-cmd", "-short", "-src", "-u"}},
-		"env":     {operands: -1, long: []string{"-json", "-changed"}},
+	return ""
+}
+
+// checkTest refuses test -v and -R, which evaluate an array subscript that may set a variable.
+func checkTest(args []Word, from int) string {
+	for _, a := range args[min(from, len(args)):] {
+		if a.Text == "-v" || a.Text == "-R" {
+			return "test -v evaluates an array subscript, which may set a shell variable (test -v 'a[PATH=0]')"
+		}
 	}
-	f, ok := sub[args[0]]
-	if !ok {
-		return fmt.Sprintf("go %s is not a read-only go command (version, doc, env)", args[0])
-	}
-	for _, a := range args[1:] {
-		if strings.HasPrefix(a, "-") && !slices.Contains(f.long, a) {
-			return fmt.Sprintf("go %s %s is not on the extractor's list of read-only options", args[0], a)
+	return ""
+}
+
+// checkMake refuses make's VAR=value operands: a variable (SHELL, CC, MAKEFLAGS) may name the
+// program make runs.
+func checkMake(args []Word, from int) string {
+	for _, a := range args[min(from, len(args)):] {
+		if !strings.HasPrefix(a.Text, "-") && strings.Contains(a.Text, "=") {
+			return "make " + a.Text + " sets a variable, which may name a program make runs"
 		}
 	}
 	return ""
