@@ -31,6 +31,10 @@ var ErrExists = errors.New("a memory file already exists there")
 // ActionRestore is the ArchiveRecord action of a restore.
 const ActionRestore = "restore"
 
+// ActionConflict is the ArchiveRecord action of another version of an archived file that a sync
+// kept beside it (both replicas edited the archived copy).
+const ActionConflict = "conflict"
+
 // RunID is the run id of the records logged by one run (a dream, an archiving forget) at now.
 func RunID(now time.Time) string { return now.UTC().Format("20060102T150405.000000000Z") }
 

@@ -2,6 +2,7 @@ package memsync
 
 import (
 	"bytes"
+	"encoding/json"
 	"path"
 	"sort"
 	"strings"
@@ -92,7 +93,7 @@ func needContent(base, ours, theirs tree) []string {
 		b, bok := base[p]
 		o, ook := ours[p]
 		t, tok := theirs[p]
-		if p == memdir.IndexFile || !same(o, ook, t, tok) && !same(o, ook, b, bok) && !same(t, tok, b, bok) {
+		if p == memdir.IndexFile || p == memdir.ArchiveLogFile || !same(o, ook, t, tok) && !same(o, ook, b, bok) && !same(t, tok, b, bok) {
 			add(b, bok)
 			add(o, ook)
 			add(t, tok)
@@ -174,7 +175,45 @@ func planMerge(in mergeInput) mergePlan {
 		}
 	}
 	pl.planIndex(in)
+	pl.logArchived(in)
 	return pl
+}
+
+// logArchived records in ARCHIVE.log each proposal the merge put in .archive/, so that every
+// archived file has a record and restore can find it. The line is the same on every replica
+// that makes the same merge, so the log's union keeps one.
+func (pl *mergePlan) logArchived(in mergeInput) {
+	var add []byte
+	for _, c := range pl.conflicts {
+		if !strings.HasPrefix(c.Proposal, memdir.ArchiveDir+"/") {
+			continue
+		}
+		rec := memdir.ArchiveRecord{Action: memdir.ActionConflict, File: strings.TrimPrefix(c.File, memdir.ArchiveDir+"/"), ArchivedTo: c.Proposal,
+			Survivor: c.File, Reason: "both sides edited the archived copy; this is the version from " + orUpstream(c.Origin)}
+		line, err := json.Marshal(rec)
+		if err != nil {
+			continue
+		}
+		add = append(append(add, line...), '\n')
+	}
+	if add == nil {
+		return
+	}
+	var log []byte
+	if f, ok := pl.files[memdir.ArchiveLogFile]; ok {
+		log = f.data
+		if log == nil {
+			log = in.content[f.blob.id]
+		}
+	}
+	pl.files[memdir.ArchiveLogFile] = outFile{data: unionLines(log, add)}
+}
+
+func orUpstream(s string) string {
+	if s == "" {
+		return "upstream"
+	}
+	return s
 }
 
 // propose keeps theirs' version t of file p as a proposal and records the conflict.

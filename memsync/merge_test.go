@@ -86,7 +86,9 @@ func TestPlanMerge(t *testing.T) {
 			want: map[string]string{".archive/ARCHIVE.log": "r1\nr2\nr3\n"}},
 		{name: "two archived versions at one path: the other is kept beside it",
 			base: side{}, ours: side{".archive/a.md": mem("a", "1")}, theirs: side{".archive/a.md": mem("a", "2")},
-			want:      map[string]string{".archive/a.md": mem("a", "1"), ".archive/a.from-bo-li." + hasher{}.blobID([]byte(mem("a", "2")))[:8] + ".md": mem("a", "2")},
+			want: map[string]string{".archive/a.md": mem("a", "1"), ".archive/a.from-bo-li." + hasher{}.blobID([]byte(mem("a", "2")))[:8] + ".md": mem("a", "2"),
+				// the other version has a record, so restore and lint know it
+				".archive/ARCHIVE.log": `{"time":"0001-01-01T00:00:00Z","action":"conflict","file":"a.md","archived_to":".archive/a.from-bo-li.` + hasher{}.blobID([]byte(mem("a", "2")))[:8] + `.md","survivor":".archive/a.md","reason":"both sides edited the archived copy; this is the version from Bo Li"}` + "\n"},
 			conflicts: []string{".archive/a.md:both-edited:ours"}},
 		{name: "MEMORY.md starts from ours and follows their files",
 			base:   side{"MEMORY.md": idx, "a.md": mem("a", "0"), "b.md": mem("b", "0")},

@@ -18,7 +18,7 @@ import (
 // TestMemoryAddConcurrentProcesses runs `strata memory add` in 4 processes at once, 250 times
 // each, against one memory dir, and checks that nothing was lost: 1,000 topic files, 1,000
 // index lines, and a clean `strata memory lint`. The strata binary is this test binary,
-// installed in $PATH by testscript.Main (see TestMain). With -short it runs 4 × 25.
+// installed in $PATH by testscript.Main (see TestMain). With -short it runs 4 × 25, under the race detector 4 × 60.
 func TestMemoryAddConcurrentProcesses(t *testing.T) {
 	bin, err := exec.LookPath("strata")
 	if err != nil {
@@ -26,8 +26,11 @@ func TestMemoryAddConcurrentProcesses(t *testing.T) {
 	}
 	const procs = 4
 	per := 250
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		per = 25
+	case raceEnabled:
+		per = 60 // the race detector makes each process ~10× slower; the contention is the same
 	}
 	work := t.TempDir()
 	dir := filepath.Join(work, "memory")
