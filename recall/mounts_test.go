@@ -31,9 +31,8 @@ func TestRecallAcrossStores(t *testing.T) {
 		return Mount{Name: name, Dir: dir, Ranker: NewRanker(DirSource{Dir: dir}, RankerOptions{})}
 	}
 	stats := NewStats(proj)
-	r := NewRecaller(NewRanker(DirSource{Dir: proj}, RankerOptions{}), proj, Options{
+	r := NewRecaller([]Mount{mount("", proj), mount("team", team), mount("org", org)}, Options{
 		Now: func() time.Time { return t0 }, Stats: stats,
-		Mounts: []Mount{mount("team", team), mount("org", org)},
 	})
 	s := NewSession()
 	res, err := r.Recall(t.Context(), s, Turn{Query: "deploy to staging"})
@@ -77,9 +76,7 @@ func TestRecallAcrossStores(t *testing.T) {
 	if err := os.WriteFile(broken, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r = NewRecaller(NewRanker(DirSource{Dir: proj}, RankerOptions{}), proj, Options{
-		Now: func() time.Time { return t0 }, Mounts: []Mount{mount("gone", broken)},
-	})
+	r = NewRecaller([]Mount{mount("", proj), mount("gone", broken)}, Options{Now: func() time.Time { return t0 }})
 	res, err = r.Recall(t.Context(), NewSession(), Turn{Query: "deploy to staging"})
 	if err != nil {
 		t.Fatal(err)
@@ -97,10 +94,10 @@ func TestRecallTiesProjectFirst(t *testing.T) {
 	for _, d := range []string{team, proj} {
 		writeMem(t, d, "tabs.md", "tabs", "user", "User prefers tabs", "Tabs.")
 	}
-	r := NewRecaller(NewRanker(DirSource{Dir: proj}, RankerOptions{}), proj, Options{
-		Now: func() time.Time { return t0 }, Budget: Budget{Files: 1},
-		Mounts: []Mount{{Name: "team", Dir: team, Ranker: NewRanker(DirSource{Dir: team}, RankerOptions{})}},
-	})
+	r := NewRecaller([]Mount{
+		{Dir: proj, Ranker: NewRanker(DirSource{Dir: proj}, RankerOptions{})},
+		{Name: "team", Dir: team, Ranker: NewRanker(DirSource{Dir: team}, RankerOptions{})},
+	}, Options{Now: func() time.Time { return t0 }, Budget: Budget{Files: 1}})
 	res, err := r.Recall(t.Context(), NewSession(), Turn{Query: "tabs"})
 	if err != nil {
 		t.Fatal(err)
