@@ -19,8 +19,9 @@
 //   - Recaller runs a turn: refresh, rank, filter (already surfaced, already read, reference
 //     docs of tools in use unless they carry warnings), select, cut each file to its budget
 //     with a visible note, add an age note to memories older than a day, and charge the
-//     session budget. Session holds what was surfaced and spent; Reset starts over after a
-//     compaction.
+//     session budget, over several stores ranked as one list (the project's first). Refresh
+//     and Search are the same ranking without a session, for a search. Session holds what was
+//     surfaced and spent; Reset starts over after a compaction.
 //   - Stats records per memory how often and when it was recalled, in a sidecar file
 //     (.recall-stats.json in the memory dir), never in the memory files themselves. A recall
 //     appends one line to a log beside it (.recall-stats.log), folded into the sidecar once
