@@ -140,6 +140,11 @@ type Index struct {
 	postings int // total postings, live and stale
 }
 
+// roomy is the capacity a bulk build gives an array of n entries that grows by one entry at a
+// time as memories are added or edited (terms, documents): the first change then does not
+// copy the whole array, for an eighth more address space.
+func roomy(n int) int { return n + n/8 + 16 }
+
 // NewIndex returns an empty index using p.
 func NewIndex(p Params) *Index {
 	return &Index{params: p, dict: newHashDict(), words: newDict(), byFile: map[string]uint32{}}

@@ -227,12 +227,6 @@ func (r *Ranker) load(ctx context.Context, files []string, st *RefreshStats) ([]
 	if len(files) == 0 {
 		return nil, nil
 	}
-	r.ix.mu.RLock()
-	cold := len(r.seen) == 0 && r.ix.coldReady()
-	r.ix.mu.RUnlock()
-	if cold {
-		return r.loadCold(ctx, files)
-	}
 	type result struct {
 		a     analysed
 		diags []memdir.Diagnostic
