@@ -84,8 +84,22 @@ type termInfo struct {
 	// a posting linked after that goes in while post has room, else in the term's tail (see
 	// Index.tails). Both may hold postings of removed documents until the next compaction.
 	post   []posting
-	df     int32 // live documents containing the term
-	dfName int32 // live documents containing the term in their name
+	df     int32  // live documents containing the term
+	dfName int32  // live documents containing the term in their name
+	key    uint64 // termKey: orders terms alike in every index, whatever their ids
+}
+
+// termKey is a hash of a term that is the same in every process (FNV-1a): where two terms
+// tie, a search orders them by it, never by their ids, which depend on the order memories
+// were read in (parallel reads, an index's history). So every index of the same memories
+// ranks alike.
+func termKey(term string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(term); i++ {
+		h ^= uint64(term[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 type docInfo struct {
@@ -164,6 +178,7 @@ func (ix *Index) Len() int {
 type analysed struct {
 	mem   memdir.Memory
 	tids  []uint32 // distinct term ids
+	keys  []uint64 // termKey of each of tids
 	tf    [][numFields]uint16
 	len   [numFields]float32
 	lines []uint32 // description and body as term ids, lineBreak between lines
@@ -207,6 +222,7 @@ func (z *analyser) analyse(m memdir.Memory) analysed {
 					i = int32(len(a.tids))
 					z.slot[t.Term] = i
 					a.tids = append(a.tids, z.dict.intern(t.Term))
+					a.keys = append(a.keys, termKey(t.Term))
 					a.tf = append(a.tf, [numFields]uint16{})
 					z.last = append(z.last, "")
 				}
@@ -272,6 +288,7 @@ func (ix *Index) linkAs(a analysed, id uint32) {
 	for i, tid := range a.tids {
 		ti := &ix.terms[tid]
 		ix.addPosting(tid, posting{doc: id, tf: a.tf[i]})
+		ti.key = a.keys[i]
 		ti.df++
 		if a.tf[i][fieldName] > 0 {
 			ti.dfName++
