@@ -29,7 +29,8 @@
 //     entry.
 //
 // Guarantees: recall never writes a memory file. Searches are deterministic (ties broken by
-// file name), and a cold build gives the same index however many workers share it. Nothing is
+// file name), and every index of the same memories ranks alike, however many workers built it
+// and in whatever order (no tie is broken by a term id). Nothing is
 // cut silently: every truncation carries a note naming the limit, and files left out by a
 // budget are reported in the turn's result. The stats sidecar is written atomically; a
 // corrupt one is reported and replaced, never fatal. The recall log is appended and synced
