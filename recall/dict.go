@@ -21,6 +21,9 @@ type dict struct {
 	next   atomic.Uint32
 	hashed bool
 	shards [dictShards]dictShard
+
+	keyMu sync.RWMutex
+	keys  []uint64 // by id: the termKey of each interned string (0 until intern stores it)
 }
 
 const dictShards = 64
@@ -64,7 +67,8 @@ func (d *dict) lookup(s string) (uint32, bool) {
 	return id, ok
 }
 
-// intern returns the id of s, assigning the next free one when s is new.
+// intern returns the id of s, assigning the next free one (and recording s's termKey) when
+// s is new.
 func (d *dict) intern(s string) uint32 {
 	if id, ok := d.lookup(s); ok {
 		return id
@@ -77,15 +81,21 @@ func (d *dict) intern(s string) uint32 {
 		if id, ok := sh.h[hs]; ok {
 			return id
 		}
-		id := d.next.Add(1) - 1
-		sh.h[hs] = id
-		return id
-	}
-	if id, ok := sh.m[s]; ok {
+	} else if id, ok := sh.m[s]; ok {
 		return id
 	}
 	id := d.next.Add(1) - 1
-	sh.m[strings.Clone(s)] = id // never pin the text s was cut from
+	if d.hashed {
+		sh.h[hs] = id
+	} else {
+		sh.m[strings.Clone(s)] = id // never pin the text s was cut from
+	}
+	d.keyMu.Lock()
+	if n := int(id) + 1; n > len(d.keys) {
+		d.keys = append(d.keys, make([]uint64, max(n-len(d.keys), len(d.keys)/4))...)
+	}
+	d.keys[id] = termKey(s)
+	d.keyMu.Unlock()
 	return id
 }
 

@@ -178,7 +178,6 @@ func (ix *Index) Len() int {
 type analysed struct {
 	mem   memdir.Memory
 	tids  []uint32 // distinct term ids
-	keys  []uint64 // termKey of each of tids
 	tf    [][numFields]uint16
 	len   [numFields]float32
 	lines []uint32 // description and body as term ids, lineBreak between lines
@@ -222,7 +221,6 @@ func (z *analyser) analyse(m memdir.Memory) analysed {
 					i = int32(len(a.tids))
 					z.slot[t.Term] = i
 					a.tids = append(a.tids, z.dict.intern(t.Term))
-					a.keys = append(a.keys, termKey(t.Term))
 					a.tf = append(a.tf, [numFields]uint16{})
 					z.last = append(z.last, "")
 				}
@@ -285,10 +283,14 @@ func (ix *Index) growTerms() {
 func (ix *Index) linkAs(a analysed, id uint32) {
 	d := docInfo{mem: a.mem, len: a.len, alive: true, terms: a.tids, lines: a.lines,
 		tfs: make([]uint16, len(a.tids)), named: make([]bool, len(a.tids))}
+	ix.dict.keyMu.RLock()
+	defer ix.dict.keyMu.RUnlock()
 	for i, tid := range a.tids {
 		ti := &ix.terms[tid]
+		if ti.key == 0 {
+			ti.key = ix.dict.keys[tid] // interned before a was analysed, so stored
+		}
 		ix.addPosting(tid, posting{doc: id, tf: a.tf[i]})
-		ti.key = a.keys[i]
 		ti.df++
 		if a.tf[i][fieldName] > 0 {
 			ti.dfName++
