@@ -71,6 +71,25 @@ func TestRecallAcrossStores(t *testing.T) {
 		}
 	}
 
+	// Search gives the same ranking without a session: each hit's List names its store, and
+	// the memories Recall injected are its best.
+	var searched []string
+	for _, h := range r.Search("deploy to staging", 10) {
+		m := r.Stores()[h.List]
+		if _, err := os.Stat(filepath.Join(m.Dir, h.Memory.File)); err != nil {
+			t.Errorf("hit %s: not in the store %q it names: %v", h.Memory.File, m.Name, err)
+		}
+		searched = append(searched, Ref(m.Name, h.Memory.File))
+	}
+	if len(searched) < 3 {
+		t.Fatalf("Search found %v", searched)
+	}
+	searched = searched[:3]
+	slices.Sort(searched)
+	if diff := cmp.Diff(got, searched); diff != "" {
+		t.Errorf("Search's best against Recall's (-recall +search):\n%s", diff)
+	}
+
 	// A mounted store that cannot be read is left out with a diagnostic; the turn goes on.
 	broken := filepath.Join(base, "file")
 	if err := os.WriteFile(broken, []byte("x"), 0o600); err != nil {
