@@ -339,6 +339,9 @@ func (s *Set) loadTop(ctx context.Context, out []Source, dir, name string, layer
 		return out
 	}
 	body, line := s.body(path, ft.Text)
+	if strings.TrimSpace(body) == "" {
+		return out // an empty file adds nothing, and Claude Code does not list it
+	}
 	return s.emit(ctx, out, path, layer, reason, trigger, ft, body, line, 0, nil, "")
 }
 

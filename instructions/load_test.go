@@ -263,7 +263,7 @@ func TestAgentsMdIsAFallback(t *testing.T) {
 			map[string]string{"home/.strata/CLAUDE.md": "user\n", "repo/AGENTS.md": "root agents\n", "repo/a/AGENTS.md": "a agents\n",
 				"repo/a/CLAUDE.local.md": ""},
 			[]string{"user:session_start:home/.strata/CLAUDE.md", "project:session_start:repo/AGENTS.md",
-				"project:session_start:repo/a/AGENTS.md", "local:session_start:repo/a/CLAUDE.local.md"}},
+				"project:session_start:repo/a/AGENTS.md"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.files["repo/a/b/AGENTS.md"] = "nested agents\n"
