@@ -8,4 +8,5 @@
 // Guarantees: after WriteFile returns nil the new content is durable and complete; after it
 // returns an error the previous content of the file (or its absence) is intact and no temp file
 // is left behind. Files are created 0600 and directories 0700 unless a caller asks otherwise.
+// Not renameio: every step goes through the FS seam, so Faulty can fail any one of them.
 package fsutil
