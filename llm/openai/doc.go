@@ -10,9 +10,7 @@
 // json_schema. Cache markers are ignored: these servers cache prefixes by themselves; OpenAI
 // reports cached_tokens, which become CacheReadInputTokens.
 //
-// Guarantees: no retries of its own (package llm's policy applies); tools come before the
-// messages in the request body, so consecutive requests share a long byte prefix; a stream
-// counts as complete only when a finish_reason arrived; the API key goes only to BaseURL's
-// origin, never along a redirect to another server; importing the package registers it with
-// llm.New.
+// Guarantees: no retries of its own; tools before messages, so consecutive bodies share a
+// prefix; a stream is complete only with a finish_reason; the key goes only to BaseURL's
+// origin, never along a redirect; importing the package registers it with llm.New.
 package openai
