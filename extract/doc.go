@@ -38,9 +38,10 @@
 //     "**Why:**" left out; the newer kept), supersede (same subject, same key with another
 //     value; the newer wins), stale (a path or symbol the project lost: flagged only), forget
 //     (only on evidence: watched, unsurfaced in ForgetSessions eligible sessions and unused for
-//     ForgetAfter; age alone never), dangling (index lines without a file: proposed only) and
-//     index (least recently used archived while MEMORY.md is over its limits, none when that
-//     cannot help).
+//     ForgetAfter; age alone never), dangling (index lines without a file: proposed only),
+//     condense and index (while MEMORY.md is over its limits, its blank, repeated and
+//     empty-heading lines go, memdir.CondenseLines, then the least recently used memories'
+//     lines; no memory is archived to fit the index, and they stay in the store and recall).
 //   - ExactOnly (the automatic run) archives exact duplicates only and proposes the rest.
 //     Each step's ID hashes its kind, files and content: Options.Only carries out the steps
 //     it names, and ids in RejectLog (.archive/REJECTED.log) stay out while files are
@@ -50,8 +51,9 @@
 //     A proposal archives only between memories about the same subject, keeping the newer;
 //     otherwise it stays a proposal whose Guard says why. SaveModelProposals keeps the last
 //     ones (.archive/MODEL-PROPOSALS.json); a proposal whose files changed is dropped.
-//   - Apply archives only through memdir.Store.Forget (moved to .archive/, an ARCHIVE.log
-//     record each); UndoLastDream puts the newest dream back byte for byte. Distil turns
+//   - Apply archives only through memdir.Store.Forget (moved to .archive/) and takes index
+//     lines out only through Store.CondenseIndex, Unindex and DropIndexLines, each with an
+//     ARCHIVE.log record; UndoLastDream puts the newest dream back byte for byte. Distil turns
 //     finished daily logs into topic memories and archives the log; a failure leaves it.
 //   - The auto-dream gate: ShouldDream (24 h and 5 sessions), Gate (scans at most every 10
 //     minutes), AcquireLock (.consolidate-lock: mtime the last run, body the PID, stale after

@@ -18,10 +18,11 @@ import (
 
 // Lint returns every problem of the memory dir, sorted by path and line, and changes nothing.
 // Errors: broken frontmatter, an index the loader cuts, text that looks like a secret, two
-// files of one name. Warnings: dangling index lines, files missing from the index or indexed
-// twice, missing frontmatter keys, unknown types, binary or oversized files, symlinks out,
-// leftover temp files, drifted descriptions (see Repair), a nested MEMORY.md, and a memory
-// telling the agent to run a command (runCommandLine). The error is for an unreadable dir.
+// files of one name. Warnings: dangling index lines, files missing from the index (but those
+// a logged step took out: OutOfIndex) or indexed twice, missing frontmatter keys, unknown
+// types, binary or oversized files, symlinks out, leftover temp files, drifted descriptions
+// (see Repair), a nested MEMORY.md, and a memory telling the agent to run a command
+// (runCommandLine). The error is for an unreadable dir.
 func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 	mems, diags, err := s.List(ctx)
 	if err != nil {
@@ -126,8 +127,10 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 		diags = append(diags, Diagnostic{Path: s.abs(p), Severity: SevWarning,
 			Message: fmt.Sprintf("a %s in a subdirectory is neither the index (only the top-level %s is) nor a memory: it is not listed, recalled or indexed; move its lines into the top-level %s or rename it", IndexFile, IndexFile, IndexFile)})
 	}
+	recs, _ := ReadArchiveLog(s.dir) // unreadable: every unindexed file is reported
+	out := OutOfIndex(recs)
 	for _, m := range mems {
-		if _, ok := indexed[m.File]; !ok {
+		if _, ok := indexed[m.File]; !ok && !out[m.File] {
 			diags = append(diags, Diagnostic{Path: m.Path, Severity: SevWarning,
 				Message: fmt.Sprintf("not in %s, so the model does not see it in the index; add a line for it (strata memory edit %q re-indexes it)", IndexFile, m.Name)})
 		}
