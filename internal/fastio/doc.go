@@ -5,7 +5,8 @@
 //
 //   - Linux uses golang.org/x/sys/unix (statx, getdents, openat2, pread) and falls back by
 //     itself where a kernel or seccomp filter refuses one; other Unix systems use plain calls,
-//     Windows package os. The API and guarantees are the same everywhere.
+//     Windows package os. The API and guarantees are the same everywhere (.ci/run vets the
+//     Windows and macOS builds).
 //   - Open never blocks on a FIFO or device (non-blocking on Unix; elsewhere only a regular
 //     file is opened); with noFollow a final symlink is refused (IsSymlinkErr).
 //   - Probe errors (Open, Dir.Open, Dir.Type, StatPath) are bare, for errors.Is: most probes
