@@ -11,7 +11,8 @@
 //     Tx); reads take no lock. A change of several files (archive, restore) writes its intent
 //     to JournalFile first, and the next command to take the lock completes or undoes it.
 //   - Archiving moves, never deletes: Forget with archive (and Archive) moves files to
-//     .archive/ with an ArchiveRecord in ARCHIVE.log, and Restore puts them back.
+//     .archive/ with an ArchiveRecord in ARCHIVE.log, a write that changes a memory keeps the
+//     replaced version there too, and Restore puts them back.
 //   - One index parser: ParseIndex decides which MEMORY.md lines are entries (list items
 //     linking a .md file in the dir; anchors, "./" and escapes resolved; HTML comments and
 //     fenced code skipped) for the store, Lint, ReadIndex and the dream alike.

@@ -219,8 +219,9 @@ func (s *Store) checkTarget(root *os.Root, rel string) (exists bool, err error) 
 // Add writes a memory under the lock and changes or appends exactly its one MEMORY.md line. The
 // memory of that name, or else the one memory whose name has its NameKey ("DB PORT" and "db
 // port"), is replaced and keeps its name (Result.Name); several such memories are
-// ErrAmbiguousName. A new file is named by FileName (or FileNameAlt). Nothing is written for a
-// bad name or type, a file over MaxFileBytes, a secret (*SecretError), a full index
+// ErrAmbiguousName; a write that changes what a memory says keeps the text it replaces in the
+// archive (KeepVersion). A new file is named by FileName (or FileNameAlt). Nothing is written
+// for a bad name or type, a file over MaxFileBytes, a secret (*SecretError), a full index
 // (ErrIndexFull) or a symlink (ErrUnsafePath); a failed index write restores the topic file.
 // In daily-log mode Add appends to the day's log instead (AppendLog).
 func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
