@@ -1,38 +1,103 @@
 // Package agent is the loop that puts strata's layers to work: it sends the conversation to a
-// model, runs the tools the model calls, and repeats until the model stops.
+// model (package llm), runs the tools the model calls, and repeats until the model stops,
+// while every memory layer feeds the requests.
 //
-//   - A turn: Run appends the user's message to the history and the transcript and starts
-//     recall in the background; then, until the model stops or the turn limit, a request is
-//     built and streamed (events to the caller's Sink as they happen), the reply's tool calls
-//     are checked and run in order, and their results appended. Recall never delays a
-//     request: a finished recall is injected at the next request boundary.
-//   - Requests stay cacheable: system prompt, the instructions rendered at session start, the
-//     tools in a fixed order, then the append-only history; what becomes relevant mid-session
-//     (touched rules and nested files, recalled memories, notes) is appended at the tail, so
-//     each request is the previous one plus a tail. Every request passes conversation.Repair,
-//     and what a repair changed is reported once.
-//   - Tools: each input is decoded once by toolcall.Decode, and that value is what the
-//     permission check sees and the tool runs; tools get a narrow environment, forks a
-//     restricted one. Write and Edit need a full, current Read (conversation.ReadCache).
-//   - Permissions (package permission): ask, accept-edits or bypass, plus allow and deny
-//     patterns, deny winning; reads and TodoWrite are allowed unless denied. With no Approver
-//     (strata run) what would need a yes is denied and the model told which pattern would
-//     allow it. A "don't ask again" answer allows the rule the request named beforehand
-//     (permission.Request.Always), saved to the project's settings.local.json with the
-//     user's approval. The user's "!" and "@" go through the same tools and checks.
-//   - Usage counts every model call by kind (conversation, recall, extraction, notes,
-//     compaction, dream) through llm.Metered, priced where llm.PriceOf knows the model.
-//   - Cancelling Run stops the stream or the running tool; every tool_use still gets a
-//     tool_result (an interrupted one says so) and the transcript is flushed and synced, so
-//     the session can always be resumed.
-//   - Compaction: past compact's automatic threshold the agent compacts before the next
-//     request; compact.Run decides, and its effects apply only after a success. ContextLevel
-//     reports the count: the last reported usage plus an estimate of what came after.
-//   - Resume (Options.Resume, Options.Continue) rebuilds the chain as Claude Code's loader does
-//     (transcript.BuildChain), with usage, todos, tasks and the read cache, answers calls a
-//     crash left open as interrupted, and continues the same file.
-//   - Every goroutine the Agent starts is waited for by Close, which drains the background
-//     workers with a time limit.
+// # A turn
 //
-// docs/agent.md shows the agent as a library.
+// Run takes one user message. The message is appended to the history and the transcript, and
+// recall starts in a goroutine the Agent owns (its result is a future). Then, until the model
+// stops or the turn limit is reached: a request is built, streamed (text deltas, tool starts
+// and ends, usage and retries go to the caller's Sink as they happen), the tool calls of the
+// reply are checked against the permissions and run in order, and their results are appended.
+// Recall never delays a request: at every request boundary a finished recall is injected as an
+// attachment; one that is not finished is looked at again at the next boundary.
+//
+// # What a request holds, and why it stays cacheable
+//
+// System blocks: the system prompt (with the environment frozen at session start), then the
+// instruction block rendered once at session start (managed, user and project instructions and
+// the MEMORY.md index as the automem layer). Then the tools, in a fixed order with fixed
+// descriptions. Then the history, append-only. Nothing that changes during a session is ever
+// written into an earlier position: newly applicable rules and nested instruction files (from
+// instructions.Set.Touch on every file a tool reads, writes, edits or finds), recalled memories
+// and notes are appended as attachments (isMeta user messages) at the tail. Consecutive
+// messages of one role are merged into one when the request is built, deterministically, so
+// each request is the previous one plus a tail. Cache markers sit on the last system block,
+// on the tail of the previous request and on the new tail (Anthropic; OpenAI-compatible servers
+// cache prefixes on their own).
+//
+// # Tools
+//
+// Read, Write, Edit, Glob, Grep, Bash, TodoWrite, memory_save, memory_forget and
+// memory_search, each described by an embedded markdown file (tools/*.md). Every input is
+// decoded once by toolcall.Decode (validated against the tool's schema: unknown keys and keys
+// given twice in any letter case are refused), and that value is what permissions check and
+// the tool runs; tools get a narrow environment, a fork a restricted one. Read feeds the
+// read cache (conversation.ReadCache): an identical re-read of an unchanged file returns the
+// "unchanged" stub; Write and Edit are refused on a file that was not read, was seen only in
+// part, or changed on disk since. Instruction text and memories the engine injects are recorded
+// as partial views, so the model must Read such a file before editing it.
+//
+// # Permissions
+//
+// Modes: ask (default; writes and shell commands need the Approver's yes), accept-edits (file
+// edits allowed, shell still asks) and bypass (everything allowed). Patterns from settings
+// (permissions.allow / permissions.deny) and Options add to the mode: "Bash(go test:*)" allows
+// a command prefix, "Edit(src/**)" a path glob, "Read" a whole tool; a deny pattern always wins.
+// Reads (Read, Glob, Grep, memory_search) and TodoWrite are allowed unless denied. The memory
+// tools write only strata's own memory store (atomic, secret-checked) and are allowed unless
+// denied. With no Approver (strata run), whatever would need a yes is denied, and the model is
+// told so in an is_error tool result that names the pattern that would allow it.
+//
+// An Approver answers yes, no (optionally with Feedback, which goes back to the model in the
+// tool result) or "yes, and don't ask again": the request names beforehand what that allows
+// (PermissionRequest.Always, derived by AlwaysRule through internal/shell): for one simple
+// shell command a prefix rule where the table of programs knows it, else the exact command,
+// which holds for the session and is saved to the project's
+// .claude/settings.local.json together with the user's approval of it under STRATA_HOME
+// (config.Env.ApproveLocalRule), so later sessions honour it; for edits, every edit for the
+// rest of the session. The user's own "!" commands (Shell) and "@" file mentions (ReadFile) go
+// through the same tools and checks.
+//
+// # Usage
+//
+// Every model call of the session is counted by kind (Usage): the conversation, recall
+// selection, extraction, session notes, compaction and auto-dream each get their provider
+// wrapped by llm.Metered, with the cost where llm.PriceOf knows the model's price.
+//
+// # Cancellation and consistency
+//
+// Cancelling Run's context stops the stream or the running tool. The history and the
+// transcript stay consistent: every tool_use the model sent gets a tool_result (an interrupted
+// one says so, with is_error), and the transcript is flushed and synced with a context that
+// outlives the cancelled one. The transcript can always be loaded and resumed afterwards.
+//
+// # Compaction
+//
+// The context's size (ContextLevel) is the provider's usage reported for the last request plus
+// an estimate of what was appended since; an estimate throughout only while no usage was
+// reported. Each reply's usage is kept on its history entry and written to the transcript as
+// message.usage. Past compact's automatic threshold the agent compacts before the next
+// request: compact.Run decides from values (history, notes, budgets, what to re-inject), and
+// the agent applies the result only after a success — instructions and the memory index
+// re-read from disk, read cache refilled, recall reset, transcript written, count restarted.
+//
+// # Resume
+//
+// Options.Resume (a session id or prefix) or Options.Continue (the newest session of the
+// working directory) rebuilds the chain from the transcript (with each reply's reported usage),
+// the todos and tasks (from the work-state entries strata writes, else the last TodoWrite) and
+// the read cache (from the Read, Write and Edit calls whose files did not change since), and
+// continues the same file. The chain is rebuilt as Claude Code's loader rebuilds it (parallel
+// tool calls recovered, progress lines bridged: transcript.BuildChain); calls the session ended
+// without answering (a crash) get an interrupted error result, written to the transcript.
+//
+// # Requests
+//
+// The messages of every request (the main loop's, and the history a fork starts from) are
+// built by one function: the history's messages merged where one role follows itself, then
+// conversation.Repair, so a damaged or interrupted conversation is never sent broken. What a repair changed is reported once, as a
+// warning.
+//
+// Every goroutine the Agent starts is waited for by Close.
 package agent

@@ -383,10 +383,10 @@ var ErrAmbiguousName = errors.New("the name matches several memories")
 
 // findForWrite finds the memory a write of name updates, by FindIn's rule without its
 // file-name step: the exact name, else the only NameKey look-alike (several are
-// ErrAmbiguousName); existing is its name as its file has it. The index is the catalogue: it
-// reads the files lines titled with the key link, those FileName and FileNameAlt give, and
-// every topic file whose index line does not look written by strata (title = name). A name
-// hand-edited in a strata-written file without re-indexing can hide; Lint reports it.
+// ErrAmbiguousName); existing is its name as its file has it. It reads candidates only: files
+// that index lines titled with the key link, those FileName and FileNameAlt give, then those
+// the name map (topicNames) may give the key, less those a strata-written line names (title =
+// name). A name hand-edited in such a file without re-indexing can hide; Lint reports it.
 func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx string) (file, existing string, ok bool, err error) {
 	key := NameKey(name)
 	checked := map[string]bool{}
