@@ -11,9 +11,10 @@
 //     touch; a touch that brings nothing new makes no system call for a directory already seen.
 //   - Roots: [FindRoots] gives the project root (nearest .git; a linked worktree is its own) and
 //     the canonical root (the main working tree, which keys the auto-memory).
-//   - Imports are confined: outside the project, $STRATA_HOME, the managed directory and
-//     approvedExternalImports, past 5 hops, in a cycle (by file identity), or not a regular text
-//     file, an import is refused with an error; from $STRATA_HOME only instruction files load.
+//   - Imports are confined: a project's import outside the project, $STRATA_HOME, the managed
+//     directory and approvedExternalImports is refused with an error (the user's and managed
+//     files import from anywhere), and so is one past MaxImportDepth (4) hops, in a cycle (by
+//     file identity), or not a regular text file; from $STRATA_HOME only instruction files load.
 //     Only a token that could be a path is an import, and only one that clearly means a file is
 //     reported missing (so "@types/node" or "@Component" never are).
 //   - Reads never block and never trust a file: non-blocking opens, regular files only, a size
