@@ -230,16 +230,13 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		if a.ranker, err = ws.Ranker(); err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
-		stats, err := ws.Stats()
-		if err != nil {
-			return nil, fmt.Errorf("agent: %w", err)
-		}
 		sel := opts.Selector
 		if sel == nil && opts.SmallModel != "" {
 			sel = &ModelSelector{Provider: a.metered[UsageRecall], Model: opts.SmallModel, Logger: opts.Logger}
 		}
-		recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger,
-			Mounts: ws.RecallMounts()})
+		if recaller, err = ws.Recaller(workspace.RecallOptions{Selector: sel}); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
 		recallS = recall.NewSession()
 	}
 	a.tools = tool.Set(a.store != nil)
