@@ -4,7 +4,8 @@
 //
 //   - Order: managed, user, then every directory from / down to the working directory, rules
 //     after the CLAUDE.md they sit beside, CLAUDE.local.md last, a file's imports right after
-//     it (AGENTS.md only when no directory on the way has a CLAUDE.md, as in Claude Code); the auto-memory index ([Set.AddAutomem]) ends the session-start pieces, touched pieces
+//     it (AGENTS.md only when no directory on the way has a CLAUDE.md, as in Claude Code);
+//     the auto-memory index ([Set.AddAutomem]) ends the session-start pieces, touched pieces
 //     follow in touch order, and enforced managed blocks are repeated after everything.
 //   - Conditional rules (frontmatter "paths") load when [Set.Touch] names a matching file, by
 //     gitignore semantics; nested directories below the working directory load on their first
