@@ -6,6 +6,7 @@ package strata_test
 import (
 	"go/build"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -245,5 +246,44 @@ func TestDeps(t *testing.T) {
 	}
 	for _, msg := range checkPicture() {
 		t.Error(msg)
+	}
+}
+
+// TestDesignPicture keeps the picture in docs/design.md the same as rungs: its lines, read
+// from the top, are the rungs from the highest; "dir/{a,b}" names dir/a and dir/b.
+func TestDesignPicture(t *testing.T) {
+	data, err := os.ReadFile("docs/design.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "## The picture")
+	_, rest, ok2 := strings.Cut(rest, "```\n")
+	block, _, ok3 := strings.Cut(rest, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("docs/design.md: no fenced block under \"## The picture\"")
+	}
+	var got [][]string
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		var pkgs []string
+		for _, f := range strings.Fields(line) {
+			dir, set, brace := strings.Cut(f, "{")
+			if !brace {
+				pkgs = append(pkgs, f)
+				continue
+			}
+			for _, name := range strings.Split(strings.TrimSuffix(set, "}"), ",") {
+				pkgs = append(pkgs, dir+name)
+			}
+		}
+		got = append([][]string{pkgs}, got...)
+	}
+	if len(got) != len(rungs) {
+		t.Fatalf("docs/design.md's picture has %d lines, rungs has %d", len(got), len(rungs))
+	}
+	for i := range rungs {
+		want := slices.Sorted(slices.Values(rungs[i]))
+		if have := slices.Sorted(slices.Values(got[i])); !slices.Equal(have, want) {
+			t.Errorf("docs/design.md's picture, rung %d (line %d from the bottom): %v, deps_test.go: %v", i, i+1, have, want)
+		}
 	}
 }
