@@ -126,8 +126,7 @@ type Agent struct {
 	metered map[UsageKind]llm.Provider // provider wrapped per kind (see usage.go)
 
 	perms  *permission.Set
-	tools  []*tool.Tool
-	byName map[string]*tool.Tool
+	tools  toolbox
 	prompt *prompt.Context // what the model sees
 	forks  *forker         // runs the background forks
 
@@ -242,14 +241,8 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 			Mounts: ws.RecallMounts()})
 		recallS = recall.NewSession()
 	}
-	a.tools = tool.Set(a.store != nil)
-	a.byName = map[string]*tool.Tool{}
-	var llmTools []llm.Tool
-	for _, t := range a.tools {
-		a.byName[t.Name] = t
-		llmTools = append(llmTools, t.LLM())
-	}
-	a.prompt = prompt.New(prompt.Options{Instructions: instr, Tools: llmTools, Recall: recallS, Recaller: recaller, Cwd: a.cwd,
+	a.tools = newToolbox(tool.Set(a.store != nil))
+	a.prompt = prompt.New(prompt.Options{Instructions: instr, Tools: a.tools.llm(), Recall: recallS, Recaller: recaller, Cwd: a.cwd,
 		MemoryDir: a.memoryDir(), Model: opts.Model, Now: a.now, Logger: a.log})
 	for _, src := range instr.Sources() {
 		a.prompt.RecordInjected(src.Path, src.Text)
@@ -336,13 +329,7 @@ func (a *Agent) Model() string {
 }
 
 // Tools returns the names of the tools offered, in order.
-func (a *Agent) Tools() []string {
-	out := make([]string, len(a.tools))
-	for i, t := range a.tools {
-		out[i] = t.Name
-	}
-	return out
-}
+func (a *Agent) Tools() []string { return a.tools.names() }
 
 // Todos returns the session's current todo list.
 func (a *Agent) Todos() []work.Todo { return a.work.Todos.Get(a.sessionID) }

@@ -135,16 +135,11 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 	if got := toolResults(f.srv.Requests()[1]); len(got) != 1 || !strings.Contains(got[0], "needs the user's approval in every mode") {
 		t.Errorf("results = %q", got)
 	}
-	fe := a.forks.newEnv()
 	for _, in := range []string{
 		`{"file_path":".git/config","content":"[core]\n\tfsmonitor = touch pwned\n"}`,
 		`{"file_path":".claude/settings.local.json","content":"{}"}`,
 	} {
-		c, err := tool.Decode(fe, "Write", []byte(in))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, isErr, denied := a.forks.runCall(context.Background(), fe, a.byName["Write"], c)
+		out, isErr, denied := forkCall(a, "Write", in)
 		if !isErr || !denied || !strings.Contains(out, "refused to a background fork") {
 			t.Errorf("a fork's Write %s = %q (error %v, denied %v)", in, out, isErr, denied)
 		}
@@ -152,8 +147,7 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.dir, ".git", "config")); err == nil {
 		t.Error("the fork wrote .git/config")
 	}
-	c, _ := tool.Decode(fe, "Write", []byte(`{"file_path":"notes.txt","content":"x"}`))
-	if out, isErr, _ := a.forks.runCall(context.Background(), fe, a.byName["Write"], c); isErr {
+	if out, isErr, _ := forkCall(a, "Write", `{"file_path":"notes.txt","content":"x"}`); isErr {
 		t.Errorf("a fork's ordinary Write was refused: %s", out)
 	}
 }
@@ -337,7 +331,7 @@ func TestToolRefusesALinkSwappedAfterTheCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := permission.SubjectOf(c)
-		t2 := a.byName[tt.tool]
+		t2 := a.tools.byName[tt.tool]
 		if d, why := a.perms.Check(t2.Name, t2.Class, s); d != permission.Allow {
 			t.Fatalf("%s of the link before the swap = %v (%s), want Allow", tt.tool, d, why)
 		}
@@ -393,7 +387,6 @@ func TestForkReadsStayInTheProject(t *testing.T) {
 	if err := os.WriteFile(notes, []byte("# notes\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fe := a.forks.newEnv()
 	for _, tt := range []struct {
 		tool    string
 		input   string
@@ -406,11 +399,7 @@ func TestForkReadsStayInTheProject(t *testing.T) {
 		{"Read", `{"file_path":"` + filepath.Join(memDir, "MEMORY.md") + `"}`, false},
 		{"Read", `{"file_path":"` + notes + `"}`, false},
 	} {
-		c, err := tool.Decode(fe, tt.tool, []byte(tt.input))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, _, denied := a.forks.runCall(context.Background(), fe, a.byName[tt.tool], c)
+		out, _, denied := forkCall(a, tt.tool, tt.input)
 		if denied != tt.refused || strings.Contains(out, "PRIVATE") {
 			t.Errorf("a fork's %s %s = %q (denied %v), want denied %v", tt.tool, tt.input, out, denied, tt.refused)
 		}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
-	"github.com/strata-mem/strata/tool"
 )
 
 // Devices and FIFOs are refused by Grep and Edit as by Read, at once and without reading
@@ -71,14 +70,9 @@ func TestForkGrepRefusesDevices(t *testing.T) {
 	}
 	f := newFixture(t, llmtest.Anthropic)
 	a := f.agent(Options{AddDirs: []string{"/dev"}})
-	fe := a.forks.newEnv()
-	c, err := tool.Decode(fe, "Grep", []byte(`{"pattern":"x","path":"/dev/zero"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	done := make(chan string, 1)
 	go func() {
-		out, _, _ := a.forks.runCall(context.Background(), fe, a.byName["Grep"], c)
+		out, _, _ := forkCall(a, "Grep", `{"pattern":"x","path":"/dev/zero"}`)
 		done <- out
 	}()
 	select {

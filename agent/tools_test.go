@@ -18,7 +18,7 @@ import (
 
 func call(t *testing.T, a *Agent, name, input string) (string, error) {
 	t.Helper()
-	tl := a.byName[name]
+	tl := a.tools.byName[name]
 	if tl == nil {
 		t.Fatalf("no tool %s", name)
 	}

@@ -43,12 +43,12 @@ func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out strin
 	in, _ := json.Marshal(map[string]string{"command": command})
 	call := &ToolCall{ID: "user-shell", Name: "Bash", Input: in}
 	denied := ""
-	out, isErr = a.runTool(ctx, call, func(e Event) {
+	out, isErr = a.loop(func(e Event) {
 		if e.Kind == EventPermission {
 			denied = e.Text
 		}
 		sink(e)
-	}, 0)
+	}).call(ctx, call, 0)
 	if denied != "" {
 		return "", true, &Denied{denied}
 	}
@@ -74,11 +74,11 @@ func (a *Agent) ReadFile(ctx context.Context, path string) (string, error) {
 	in, _ := json.Marshal(map[string]string{"file_path": path})
 	call := &ToolCall{ID: "user-mention", Name: "Read", Input: in}
 	denied := ""
-	out, isErr := a.runTool(ctx, call, func(e Event) {
+	out, isErr := a.loop(func(e Event) {
 		if e.Kind == EventPermission {
 			denied = e.Text
 		}
-	}, 0)
+	}).call(ctx, call, 0)
 	switch {
 	case denied != "":
 		return "", &Denied{denied}
