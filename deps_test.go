@@ -48,7 +48,7 @@ var deps = map[string]string{
 	"extract":              "compact conversation frontmatter internal/fsutil internal/shell llm memdir recall tokens toolcall < internal/sharedtest llm/anthropic llm/llmtest llm/openai",
 	"permission":           "internal/fsutil internal/shell toolcall",
 	"tool":                 "conversation internal/fsutil internal/sandbox internal/shell llm memdir permission recall toolcall work",
-	"workspace":            "config extract instructions internal/sandbox llm memdir recall transcript < internal/bench/synth",
+	"workspace":            "config extract instructions internal/sandbox llm memdir permission recall tool transcript < internal/bench/synth",
 	"prompt":               "compact conversation instructions internal/fsutil llm recall tool < config workspace",
 	"agent":                "compact config conversation extract instructions internal/sandbox llm memdir permission prompt recall tool toolcall transcript work workspace < internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai memsync tokens",
 	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio memdir memsync recall transcript workspace < internal/sharedtest",

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
 	"time"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/instructions"
-	"github.com/strata-mem/strata/internal/sandbox"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/permission"
@@ -40,27 +40,14 @@ type Options struct {
 	// llm.DefaultContextWindow(Model).
 	ContextWindow int
 
-	// Workspace is the project the session works in: settings, instructions, memory store,
-	// recall. When nil, New opens one with workspace.Open from Cwd, Env, Settings, NoMemory,
-	// Logger and Now, and turns its settings Diagnostics into Warnings; when set, Cwd, Env and
-	// Settings are not used, and whoever opened it reports its Diagnostics.
+	// Workspace is the project the session works in: its policy (permissions, background
+	// work, retention), instructions, memory store, recall, logger and clock. When nil, New
+	// opens one with Open and turns its settings Diagnostics into Warnings; when set, Open is
+	// not used, and whoever opened it reports its Diagnostics.
 	Workspace *workspace.Workspace
-	// Cwd is the working directory (default: the process's).
-	Cwd string
-	// Env gives STRATA_HOME, the managed dir and HOME.
-	Env config.Env
-	// Settings, when non-nil, are used instead of the settings files (passed to workspace.Open).
-	Settings *config.Settings
-
-	// Mode is the permission mode ("" means the settings' defaultMode, else ModeAsk); Allow and
-	// Deny add patterns to the settings' permissions.allow and permissions.deny.
-	Mode        permission.Mode
-	Allow, Deny []string
+	Open      workspace.Options
 	// Approver is asked about calls that need a yes; nil denies them (non-interactive use).
 	Approver permission.Approver
-	// AddDirs are directories outside the project that the file tools may use as they use
-	// the project's (Permissions.Dirs); relative ones are taken from the working directory.
-	AddDirs []string
 
 	// MaxTurns caps the model requests of one Run (0: DefaultMaxTurns).
 	MaxTurns int
@@ -83,9 +70,6 @@ type Options struct {
 	// Selector overrides recall's selector (nil: a ModelSelector on SmallModel when it is set,
 	// else the lexical order).
 	Selector recall.Selector
-	// NoMemory turns auto-memory off for this session whatever the settings say (with a
-	// Workspace, open it with workspace.Options.NoMemory instead).
-	NoMemory bool
 	// NoBackground turns off the background work of the session (session notes, memory
 	// extraction, auto-dream) whatever the settings say.
 	NoBackground bool
@@ -96,10 +80,6 @@ type Options struct {
 	// started at the end of New, nudged after every turn, closed by Close once the memory
 	// extractor has drained. Each failure it reports becomes one warning.
 	Sync StoreSync
-
-	// Now is the clock (default time.Now); Logger receives warnings (nil discards them).
-	Now    func() time.Time
-	Logger *slog.Logger
 }
 
 // DefaultMaxTurns caps one Run's model requests when Options.MaxTurns is 0.
@@ -115,12 +95,10 @@ var ErrResumeNotFound = errors.New("agent: no session to resume")
 // one turn at a time; Close when done.
 type Agent struct {
 	opts      Options
-	provider  llm.Provider
 	cwd       string
 	log       *slog.Logger
 	now       func() time.Time
 	sessionID string
-	settings  config.Settings // of opts.Workspace
 
 	meter   meter                      // every model call of the session, by kind
 	metered map[UsageKind]llm.Provider // provider wrapped per kind (see usage.go)
@@ -158,12 +136,22 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	if opts.Provider == nil {
 		return nil, errors.New("agent: no provider")
 	}
-	a := &Agent{opts: opts, provider: opts.Provider, log: opts.Logger, now: opts.Now}
-	if a.log == nil {
-		a.log = slog.New(slog.DiscardHandler)
+	ws := opts.Workspace
+	if ws != nil && !reflect.ValueOf(opts.Open).IsZero() {
+		return nil, errors.New("agent: Options.Open with a Workspace, which was opened with its own options")
 	}
-	if a.now == nil {
-		a.now = time.Now
+	if ws == nil {
+		var err error
+		if ws, err = workspace.Open(ctx, opts.Open); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+	}
+	a := &Agent{opts: opts, log: ws.Logger(), now: ws.Now}
+	a.opts.Workspace = ws // a fork's view copies opts, and with them the workspace
+	if opts.Workspace == nil {
+		for _, e := range ws.Diagnostics() {
+			a.warn("settings: %v", e)
+		}
 	}
 	a.metered = map[UsageKind]llm.Provider{}
 	for _, k := range UsageKinds {
@@ -173,52 +161,18 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		}
 		a.metered[k] = a.meter.provider(opts.Provider, k, model)
 	}
-	ws := opts.Workspace
-	if ws == nil {
-		var err error
-		ws, err = workspace.Open(ctx, workspace.Options{Cwd: opts.Cwd, Env: opts.Env, Settings: opts.Settings,
-			NoMemory: opts.NoMemory, Logger: opts.Logger, Now: opts.Now})
-		if err != nil {
-			return nil, fmt.Errorf("agent: %w", err)
-		}
-		for _, e := range ws.Diagnostics() {
-			a.warn("settings: %v", e)
-		}
-	} else if opts.NoMemory && ws.AutoMemory() {
-		return nil, errors.New("agent: NoMemory with a Workspace whose auto-memory is on: open the workspace with NoMemory")
+	policy, err := ws.Policy()
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
 	}
-	// A fork's view copies opts, and with them the workspace.
-	a.opts.Workspace, a.opts.Env, a.settings = ws, ws.Env(), ws.Settings()
-	if why := sandboxNotice(sandbox.Probe(), a.settings.SandboxOn()); why != "" {
-		a.warn("sandbox: %s", why)
+	if policy.SandboxGap != "" {
+		a.warn("sandbox: %s", policy.SandboxGap)
 	}
 	instr, err := ws.Instructions(ctx, workspace.SetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	a.cwd = instr.Cwd()
-
-	mode := opts.Mode
-	if mode == "" {
-		if mode, err = permission.ParseMode(a.settings.Permissions.DefaultMode); err != nil {
-			return nil, err
-		}
-	}
-	allow := append(append([]string(nil), a.settings.Permissions.Allow...), opts.Allow...)
-	deny := append(append([]string(nil), a.settings.Permissions.Deny...), opts.Deny...)
-	if a.perms, err = permission.New(mode, allow, deny, a.cwd, a.opts.Env.UserHome); err != nil {
-		return nil, err
-	}
-	a.perms.Protected = a.opts.Env.Protected
-	a.perms.Dirs = []string{ws.Root(), ws.Tree()}
-	for _, d := range opts.AddDirs {
-		a.perms.Dirs = append(a.perms.Dirs, tool.ResolvePath(a.cwd, a.opts.Env.UserHome, d))
-	}
-	if ws.AutoMemory() {
-		if dir, err := ws.MemoryDir(); err == nil {
-			a.perms.Dirs = append(a.perms.Dirs, dir)
-		}
-	}
+	a.cwd, a.perms = instr.Cwd(), policy.Permissions
 
 	var recaller *recall.Recaller
 	var recallS *recall.Session
@@ -235,9 +189,9 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		}
 		sel := opts.Selector
 		if sel == nil && opts.SmallModel != "" {
-			sel = &ModelSelector{Provider: a.metered[UsageRecall], Model: opts.SmallModel, Logger: opts.Logger}
+			sel = &ModelSelector{Provider: a.metered[UsageRecall], Model: opts.SmallModel, Logger: a.log}
 		}
-		recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger,
+		recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: a.now, Logger: a.log,
 			Mounts: ws.RecallMounts()})
 		recallS = recall.NewSession()
 	}
@@ -258,13 +212,10 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		return nil, err
 	}
 	a.work.Tasks.Interrupt("the strata process that ran it has ended")
-	if !opts.NoTranscript && a.settings.CleanupPeriodDays > 0 {
-		a.retention(ctx)
+	if !opts.NoTranscript && policy.RetentionDays > 0 {
+		a.retention(ctx, policy.RetentionDays)
 	}
-	if err := a.startBackground(); err != nil {
-		a.Close(ctx)
-		return nil, err
-	}
+	a.startBackground(policy)
 	if a.opts.Sync != nil {
 		a.opts.Sync.Start(func(line string) { a.warn("%s", line) })
 	}
@@ -274,7 +225,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 // retention archives the transcripts of every project older than the cleanupPeriodDays
 // setting (moved to the archive directory, never deleted); the session's own transcript, which
 // its journal holds locked, stays. Problems become warnings.
-func (a *Agent) retention(ctx context.Context) {
+func (a *Agent) retention(ctx context.Context, days int) {
 	moves, err := a.opts.Workspace.Retention(ctx, a.now())
 	for _, m := range moves {
 		switch {
@@ -289,7 +240,7 @@ func (a *Agent) retention(ctx context.Context) {
 		a.warn("cleanupPeriodDays: %v", err)
 	}
 	if len(a.archived) > 0 {
-		a.log.Info("agent: archived old transcripts", "count", len(a.archived), "days", a.settings.CleanupPeriodDays)
+		a.log.Info("agent: archived old transcripts", "count", len(a.archived), "days", days)
 	}
 }
 
@@ -348,18 +299,6 @@ func (a *Agent) Warnings() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.warnings...)
-}
-
-// sandboxNotice says what does not hold where the sandbox cannot confine shell commands as
-// the settings ask ("" when it can, or in a binary without the helper: a test's).
-func sandboxNotice(st sandbox.Status, bashOn bool) string {
-	switch {
-	case st.Landlock != "":
-		return st.Landlock + "; shell commands (Bash and the memory extractor's) run unconfined, as decided by the permission checks alone"
-	case st.Helper && bashOn && !st.Namespaces:
-		return st.NamespacesWhy + "; Bash commands can write the project's .git and .claude (the permission checks still ask)"
-	}
-	return ""
 }
 
 func (a *Agent) warn(format string, args ...any) {
@@ -502,7 +441,7 @@ func (a *Agent) allowAlways(rule string, saved bool) error {
 		return nil
 	}
 	root := a.opts.Workspace.Tree() // where the settings files are read from
-	if err := a.opts.Env.ApproveLocalRule(root, rule); err != nil {
+	if err := a.opts.Workspace.Env().ApproveLocalRule(root, rule); err != nil {
 		return err
 	}
 	return config.AddAllowRule(config.LocalSettingsPath(root), rule)

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +39,7 @@ func TestDontAskAgain(t *testing.T) {
 	// Settings read from the files (nil Settings would use the fixture's empty ones).
 	open := func() *Agent {
 		ws := f.env
-		a, err := New(context.Background(), Options{Provider: f.prov, Cwd: f.dir, Env: ws, Approver: approver, NoBackground: true})
+		a, err := New(context.Background(), Options{Provider: f.prov, Approver: approver, NoBackground: true, Open: workspace.Options{Cwd: f.dir, Env: ws}})
 		if err != nil {
 			t.Fatal(err)
 		}

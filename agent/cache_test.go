@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/strata-mem/strata/workspace"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func cacheSession(t testing.TB, f *fixture, turns int) []llmtest.Request {
 	for i := range turns {
 		f.write(fmt.Sprintf("pkg/file%02d.go", i), fmt.Sprintf("package pkg\n\nconst Name%02d = \"old\"\n%s", i, body.String()))
 	}
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	tu := func(id, name, input string) conversation.Block { return llmtest.ToolUse(id, name, input) }
 	for i := range turns {
 		file := fmt.Sprintf("pkg/file%02d.go", i)

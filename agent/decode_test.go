@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,7 @@ func TestDuplicateKeysCannotRedirectAWrite(t *testing.T) {
 		),
 		llmtest.Text("done"),
 	)
-	a := f.agent(Options{Allow: []string{"Edit(src/**)"}}) // ask mode, no approver: only the rule allows writes
+	a := f.agent(Options{Open: workspace.Options{Allow: []string{"Edit(src/**)"}}}) // ask mode, no approver: only the rule allows writes
 	if _, err := a.Run(context.Background(), "write the file", nil); err != nil {
 		t.Fatal(err)
 	}

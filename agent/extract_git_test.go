@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"github.com/strata-mem/strata/workspace"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,7 +44,7 @@ func TestExtractorGitRunsNoRepositoryProgram(t *testing.T) {
 		b, _ := json.Marshal(map[string]string{"command": c})
 		return llmtest.ToolUse(id, "Bash", string(b))
 	}
-	a := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("")})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass, Settings: extractSettings("")}})
 	f.srv.Script(
 		llmtest.Text("Understood."),
 		llmtest.Blocks(

@@ -58,7 +58,7 @@ type forker struct {
 
 // newForker returns the forker of a, once its permissions, tools and providers are set.
 func (a *Agent) newForker() *forker {
-	cwd, home, log, now, timeout, rk, perms, mem := a.cwd, a.opts.Env.UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.memoryDir()
+	cwd, home, log, now, timeout, rk, perms, mem := a.cwd, a.opts.Workspace.Env().UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.memoryDir()
 	return &forker{providers: a.metered, maxTokens: a.opts.MaxTokens, tools: a.tools, perms: a.perms, mu: &a.mu, log: a.log,
 		transcripts: a.opts.Workspace.TranscriptDir(),
 		newEnv:      func() tool.Env { return tool.NewForkEnv(cwd, home, log, now, timeout, rk, perms, mem) }}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,7 +20,7 @@ func TestEveryToolInAFork(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.write("sub/notes.txt", "one\ntwo\n")
 	f.write("sub/CLAUDE.md", "Nested rules for sub.\n")
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	inputs := []struct {
 		tool, input string
 		refused     bool

@@ -65,15 +65,15 @@ func (f *fixture) write(rel, content string) string {
 func (f *fixture) agent(opts Options) *Agent {
 	f.t.Helper()
 	opts.Provider = f.prov
-	if opts.Cwd == "" {
-		opts.Cwd = f.dir
+	if opts.Open.Cwd == "" {
+		opts.Open.Cwd = f.dir
 	}
-	opts.Env = f.env
+	opts.Open.Env = f.env
 	if !f.background {
 		opts.NoBackground = true
 	}
-	if opts.Settings == nil {
-		opts.Settings = &config.Settings{}
+	if opts.Open.Settings == nil {
+		opts.Open.Settings = &config.Settings{}
 	}
 	a, err := New(context.Background(), opts)
 	if err != nil {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/strata-mem/strata/workspace"
 	"strings"
 	"testing"
 
@@ -94,7 +95,7 @@ func TestCancelDuringToolLeavesConsistentTranscript(t *testing.T) {
 	f.srv.Script(
 		llmtest.Blocks(llmtest.ToolUse("t1", "Bash", `{"command":"sleep 30"}`), llmtest.ToolUse("t2", "Glob", `{"pattern":"*"}`)),
 	)
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sink := func(e Event) {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +80,7 @@ func TestProtectedFilesAlwaysAsk(t *testing.T) {
 			blocks = append(blocks, use("ok", "Write", map[string]any{"file_path": "src/new.go", "content": "package src\n"}))
 			f.srv.Script(llmtest.Blocks(blocks...), llmtest.Text("done"))
 			log := &askLog{}
-			a := f.agent(Options{Mode: mode, Allow: []string{"Edit", "Write(**)"}, Approver: log.approve})
+			a := f.agent(Options{Approver: log.approve, Open: workspace.Options{Mode: mode, Allow: []string{"Edit", "Write(**)"}}})
 			if _, err := a.Run(context.Background(), "go", nil); err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +129,7 @@ func (f *fixture) abs(p string) string {
 func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.srv.Script(llmtest.Blocks(use("w", "Write", map[string]any{"file_path": ".git/hooks/post-checkout", "content": "#!/bin/sh\n"})), llmtest.Text("done"))
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	if _, err := a.Run(context.Background(), "go", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 				use("r8", "Read", map[string]any{"file_path": filepath.Join(added, "shared.txt")}),
 			), llmtest.Text("done"))
 			log := &askLog{}
-			opts := Options{AddDirs: []string{added}, Mode: permission.ModeAcceptEdits}
+			opts := Options{Open: workspace.Options{AddDirs: []string{added}, Mode: permission.ModeAcceptEdits}}
 			if chat {
 				opts.Approver = log.approve
 			}
@@ -309,7 +310,7 @@ func TestToolRefusesALinkSwappedAfterTheCheck(t *testing.T) {
 	f.write("notes.txt", "notes\n")
 	f.write(".git/config", "[core]\n")
 	f.write(".git/hooks/README", "hooks\n")
-	a := f.agent(Options{Mode: permission.ModeAcceptEdits})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeAcceptEdits}})
 	fe := a.forks.newEnv()
 	for _, tt := range []struct {
 		tool         string
@@ -369,7 +370,7 @@ func TestForkReadsStayInTheProject(t *testing.T) {
 	if err := os.WriteFile(key, []byte("PRIVATE KEY\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	memDir, err := a.opts.Workspace.MemoryDir()
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ package agent
 
 import (
 	"context"
+	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -36,7 +37,7 @@ func TestGrepAndEditRefuseDevices(t *testing.T) {
 		use("g2", "Grep", map[string]any{"pattern": "x", "path": "pipe"}),
 		use("g3", "Grep", map[string]any{"pattern": "needle"}),
 	), llmtest.Text("done"))
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var before runtime.MemStats
@@ -69,7 +70,7 @@ func TestForkGrepRefusesDevices(t *testing.T) {
 		t.Skip("no /dev/zero")
 	}
 	f := newFixture(t, llmtest.Anthropic)
-	a := f.agent(Options{AddDirs: []string{"/dev"}})
+	a := f.agent(Options{Open: workspace.Options{AddDirs: []string{"/dev"}}})
 	done := make(chan string, 1)
 	go func() {
 		out, _, _ := forkCall(a, "Grep", `{"pattern":"x","path":"/dev/zero"}`)

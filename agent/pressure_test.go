@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,7 +262,7 @@ func TestReinjectedFilesAfterResume(t *testing.T) {
 	f.write("handler.go", "package api\n\nfunc Handle() {}\n")
 	f.write("util.go", "package api\n")
 	f.write("notes.txt", "to do: 处理错误\n")
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	ctx := context.Background()
 	if _, err := a.store.Add(ctx, memdir.Input{Name: "deploy steps", Description: "How to deploy", Type: memdir.TypeProject, Body: "Run make deploy."}); err != nil {
 		t.Fatal(err)

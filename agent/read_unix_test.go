@@ -5,6 +5,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -45,7 +46,7 @@ func TestReadStreams(t *testing.T) {
 		),
 		llmtest.Text("done"),
 	)
-	a := f.agent(Options{AddDirs: []string{"/dev"}})
+	a := f.agent(Options{Open: workspace.Options{AddDirs: []string{"/dev"}}})
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/strata-mem/strata/workspace"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -62,7 +63,7 @@ func TestResumeRestoresChainTodosAndReadCache(t *testing.T) {
 
 func TestContinueWithNoSession(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
-	_, err := New(context.Background(), Options{Provider: f.prov, Cwd: f.dir, Env: f.env, Continue: true})
+	_, err := New(context.Background(), Options{Provider: f.prov, Continue: true, Open: workspace.Options{Cwd: f.dir, Env: f.env}})
 	if !errors.Is(err, ErrResumeNotFound) {
 		t.Errorf("err = %v", err)
 	}

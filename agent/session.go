@@ -16,7 +16,7 @@ import (
 
 // openSession starts a new session or restores the one Options name.
 func (a *Agent) openSession(ctx context.Context) error {
-	env := a.opts.Env
+	env := a.opts.Workspace.Env()
 	var path string
 	switch {
 	case a.opts.Resume != "":
@@ -55,7 +55,7 @@ func (a *Agent) openJournal(ctx context.Context, path string, meta []*transcript
 		version += " " + a.opts.Version
 	}
 	j, err := transcript.Open(ctx, path, transcript.Options{SessionID: a.sessionID, CWD: a.cwd, Version: version,
-		Logger: a.opts.Logger, Now: a.opts.Now, Metadata: meta})
+		Logger: a.log, Now: a.now, Metadata: meta})
 	if err != nil {
 		if _, serr := os.Lstat(path); meta == nil && serr != nil && ctx.Err() == nil {
 			// A new session whose transcript cannot even be opened: the session goes on
@@ -110,7 +110,7 @@ func probeSave(path string) error {
 // restore loads the transcript at path and rebuilds the conversation, working memory and read
 // cache from it; the journal then appends to the same file.
 func (a *Agent) restore(ctx context.Context, path string) error {
-	sess, err := transcript.Load(ctx, path, transcript.ReadOptions{Logger: a.opts.Logger})
+	sess, err := transcript.Load(ctx, path, transcript.ReadOptions{Logger: a.log})
 	if err != nil {
 		return fmt.Errorf("agent: resume: %w", err)
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,7 @@ func TestPermissionsSeeThroughSymlinks(t *testing.T) {
 		),
 		llmtest.Text("done"),
 	)
-	a := f.agent(Options{Allow: []string{"Edit(src/**)"}, Deny: []string{"Read(.env)", "Read(config/**)"}})
+	a := f.agent(Options{Open: workspace.Options{Allow: []string{"Edit(src/**)"}, Deny: []string{"Read(.env)", "Read(config/**)"}}})
 	if _, err := a.Run(context.Background(), "go", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,7 +152,7 @@ func TestGlobAndGrep(t *testing.T) {
 
 func TestBash(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	out := mustCall(t, a, "Bash", `{"command":"pwd; echo 中文"}`)
 	if out != a.Cwd()+"\n中文\n" {
 		t.Errorf("Bash = %q", out)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +39,7 @@ func TestUnsavedSessionWarnsOnce(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home-file")
 	os.WriteFile(home, []byte("x"), 0o600)
 	f.env.Home = home
-	a := f.agent(Options{NoMemory: true})
+	a := f.agent(Options{Open: workspace.Options{NoMemory: true}})
 	if w := a.Warnings(); len(w) != 1 || !strings.Contains(w[0], "not being saved") {
 		t.Fatalf("warnings at start = %q, want one about saving", w)
 	}

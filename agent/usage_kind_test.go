@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"github.com/strata-mem/strata/workspace"
 	"testing"
 
 	"github.com/strata-mem/strata/llm"
@@ -15,7 +16,7 @@ func TestUsageCountsBackgroundWork(t *testing.T) {
 		t.Run(string(format), func(t *testing.T) {
 			f := newFixture(t, format)
 			f.background = true
-			a := f.agent(Options{Model: "claude-haiku-4-5", Settings: extractSettings("")})
+			a := f.agent(Options{Model: "claude-haiku-4-5", Open: workspace.Options{Settings: extractSettings("")}})
 			mainU := llm.Usage{InputTokens: 100, OutputTokens: 10}
 			extractU := llm.Usage{InputTokens: 2000, CacheReadInputTokens: 3000, OutputTokens: 50}
 			for i, msg := range []string{"hello", "and again"} {
