@@ -48,7 +48,9 @@ func (e sessionEnv) Ranker() (*recall.Ranker, error) {
 }
 
 // abs resolves a path from the model against the working directory.
-func (a *Agent) abs(p string) string { return tool.ResolvePath(a.cwd, a.opts.Workspace.Env().UserHome, p) }
+func (a *Agent) abs(p string) string {
+	return tool.ResolvePath(a.cwd, a.opts.Workspace.Env().UserHome, p)
+}
 
 // memoryDir is the memory store's dir; "" with auto-memory off.
 func (a *Agent) memoryDir() string {
