@@ -21,6 +21,7 @@ import (
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/transcript"
+	"github.com/strata-mem/strata/usage"
 	"github.com/strata-mem/strata/work"
 	"github.com/strata-mem/strata/workspace"
 )
@@ -100,8 +101,7 @@ type Agent struct {
 	now       func() time.Time
 	sessionID string
 
-	meter   meter                      // every model call of the session, by kind
-	metered map[UsageKind]llm.Provider // provider wrapped per kind (see usage.go)
+	meter *usage.Meter // every model call of the session, by kind
 
 	perms  *permission.Set
 	tools  toolbox
@@ -153,14 +153,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 			a.warn("settings: %v", e)
 		}
 	}
-	a.metered = map[UsageKind]llm.Provider{}
-	for _, k := range UsageKinds {
-		model := opts.Model
-		if k == UsageRecall {
-			model = opts.SmallModel
-		}
-		a.metered[k] = a.meter.provider(opts.Provider, k, model)
-	}
+	a.meter = usage.NewMeter(opts.Provider, opts.Model, opts.SmallModel)
 	policy, err := ws.Policy()
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
@@ -189,7 +182,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		}
 		sel := opts.Selector
 		if sel == nil && opts.SmallModel != "" {
-			sel = &ModelSelector{Provider: a.metered[UsageRecall], Model: opts.SmallModel, Logger: a.log}
+			sel = &ModelSelector{Provider: a.meter.Provider(usage.Recall), Model: opts.SmallModel, Logger: a.log}
 		}
 		recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: a.now, Logger: a.log,
 			Mounts: ws.RecallMounts()})
@@ -288,7 +281,7 @@ func (a *Agent) Todos() []work.Todo { return a.work.Todos.Get(a.sessionID) }
 // Usage reports every model call the session made so far by kind (the conversation, recall
 // selection, background extraction, session notes, compaction, auto-dream), with their cost
 // where the model's price is known, and the total.
-func (a *Agent) Usage() UsageReport { return a.meter.report() }
+func (a *Agent) Usage() usage.Report { return a.meter.Report() }
 
 // History returns the conversation chain so far, oldest first.
 func (a *Agent) History() []conversation.Entry { return a.prompt.Entries() }

@@ -13,6 +13,7 @@ import (
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
+	"github.com/strata-mem/strata/usage"
 	"github.com/strata-mem/strata/workspace"
 )
 
@@ -94,7 +95,7 @@ func (a *Agent) startBackground(p workspace.Policy) {
 		if co, err := a.opts.Workspace.ConsolidateOptions(); err != nil && p.Dream != nil {
 			a.warn("auto-dream is off for this session: %v", err)
 		} else if p.Dream != nil {
-			co.Provider, co.Model, co.Distil = a.metered[UsageDream], a.opts.Model, a.store.Mode() == memdir.ModeDailyLog
+			co.Provider, co.Model, co.Distil = a.meter.Provider(usage.Dream), a.opts.Model, a.store.Mode() == memdir.ModeDailyLog
 			o.Dream, o.Consolidate = p.Dream, co
 		}
 		if o.Extract || o.Dream != nil {
@@ -160,10 +161,10 @@ func (a *Agent) afterTurn(res Result) {
 	snap := a.snapshotBase() // a pass over the whole history: only when a worker may use it
 	if bg.notes != nil {
 		_, n, _ := a.ContextLevel()
-		bg.notes.Turn(snap.As(UsageNotes), n, res.ToolCalls)
+		bg.notes.Turn(snap.As(usage.Notes), n, res.ToolCalls)
 	}
 	if bg.extract != nil {
-		bg.extract.Turn(snap.As(UsageExtraction))
+		bg.extract.Turn(snap.As(usage.Extraction))
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/strata-mem/strata/workspace"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
@@ -22,6 +22,7 @@ import (
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/prompt"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func ptr[T any](v T) *T { return &v }

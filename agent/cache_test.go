@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/strata-mem/strata/workspace"
 	"strings"
 	"testing"
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // cacheSession runs a scripted 30-turn session (reads, edits, shell commands, memory saves,

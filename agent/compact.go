@@ -7,6 +7,7 @@ import (
 
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/usage"
 	"github.com/strata-mem/strata/workspace"
 )
 
@@ -42,7 +43,7 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string,
 		History:      a.prompt.Entries(),
 		Trigger:      trig,
 		Instructions: instr,
-		Provider:     a.metered[UsageCompaction],
+		Provider:     a.meter.Provider(usage.Compaction),
 		Model:        a.opts.Model,
 		Window:       a.window(),
 		MaxOutput:    a.opts.MaxTokens,

@@ -3,13 +3,13 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // A model that spells a key twice, once in another letter case, must not get past the

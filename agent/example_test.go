@@ -3,7 +3,6 @@ package agent_test
 import (
 	"context"
 	"fmt"
-	"github.com/strata-mem/strata/workspace"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // scripted is a tiny llm.Provider that answers every request with the next reply of a script,

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"github.com/strata-mem/strata/workspace"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // The memory extractor's shell runs no program a repository's configuration names: git

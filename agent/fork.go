@@ -17,6 +17,7 @@ import (
 	"github.com/strata-mem/strata/prompt"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
+	"github.com/strata-mem/strata/usage"
 )
 
 // A fork is a background conversation that continues from the main agent's messages: the
@@ -35,8 +36,8 @@ type forkBase struct {
 	prompt.Snapshot
 	// gen is the compaction generation the messages belong to (see background.generation).
 	gen int
-	// usage is the kind the forks' model calls are counted as (UsageExtraction by default).
-	usage UsageKind
+	// usage is the kind the forks' model calls are counted as (usage.Extraction by default).
+	usage usage.Kind
 	// f runs the forks of this base.
 	f *forker
 }
@@ -44,7 +45,7 @@ type forkBase struct {
 // forker is what a fork uses of the session, fixed when the session starts: no *Agent, so a
 // fork cannot reach the main conversation's history, read cache, todos or attachments.
 type forker struct {
-	providers map[UsageKind]llm.Provider // metered per kind
+	meter     *usage.Meter
 	maxTokens int
 	tools     toolbox
 	perms     *permission.Set // the session's rules; read under mu (AllowPattern appends)
@@ -59,7 +60,7 @@ type forker struct {
 // newForker returns the forker of a, once its permissions, tools and providers are set.
 func (a *Agent) newForker() *forker {
 	cwd, home, log, now, timeout, rk, perms, mem := a.cwd, a.opts.Workspace.Env().UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.memoryDir()
-	return &forker{providers: a.metered, maxTokens: a.opts.MaxTokens, tools: a.tools, perms: a.perms, mu: &a.mu, log: a.log,
+	return &forker{meter: a.meter, maxTokens: a.opts.MaxTokens, tools: a.tools, perms: a.perms, mu: &a.mu, log: a.log,
 		transcripts: a.opts.Workspace.TranscriptDir(),
 		newEnv:      func() tool.Env { return tool.NewForkEnv(cwd, home, log, now, timeout, rk, perms, mem) }}
 }
@@ -77,7 +78,7 @@ type forkSnapshot struct {
 }
 
 // As returns the snapshot for a worker whose forks' model calls count as kind k.
-func (s forkSnapshot) As(k UsageKind) compact.Snapshot {
+func (s forkSnapshot) As(k usage.Kind) compact.Snapshot {
 	b := *s.base
 	b.usage = k
 	out := s.Snapshot
@@ -151,7 +152,7 @@ func (r *forkRun) ran(*tool.Tool, toolcall.Call, bool) {}
 // snapshotBase records what a fork would start from now and returns it as the workers'
 // snapshot (As gives each worker its usage kind); the caller holds runMu.
 func (a *Agent) snapshotBase() forkSnapshot {
-	b := &forkBase{Snapshot: a.prompt.Snapshot(), usage: UsageExtraction, f: a.forks}
+	b := &forkBase{Snapshot: a.prompt.Snapshot(), usage: usage.Extraction, f: a.forks}
 	if a.bg != nil {
 		a.bg.mu.Lock()
 		b.gen = a.bg.generation
@@ -208,11 +209,11 @@ func (f *forker) run(ctx context.Context, base *forkBase, instruction string, ma
 
 // loop returns the walk of fork run r, in a new env of its own.
 func (f *forker) loop(r *forkRun, maxTurns int) *loop {
-	p := f.providers[r.base.usage]
-	if p == nil {
-		p = f.providers[UsageExtraction]
+	k := r.base.usage
+	if k == "" {
+		k = usage.Extraction
 	}
-	return &loop{provider: p, whole: true, tools: f.tools, env: f.newEnv(), maxTurns: maxTurns, sink: func(Event) {}, h: r}
+	return &loop{provider: f.meter.Provider(k), whole: true, tools: f.tools, env: f.newEnv(), maxTurns: maxTurns, sink: func(Event) {}, h: r}
 }
 
 // inputSummary is a short one-line rendering of a tool input for reports.

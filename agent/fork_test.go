@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tool"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // Every tool, run in a fork's env, either works or refuses cleanly (an error wrapping

@@ -3,14 +3,15 @@ package agent
 import (
 	"context"
 	"errors"
-	"github.com/strata-mem/strata/workspace"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/transcript"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func TestLoopRunsToolsUntilTheModelStops(t *testing.T) {

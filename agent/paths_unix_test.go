@@ -4,7 +4,6 @@ package agent
 
 import (
 	"context"
-	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // Devices and FIFOs are refused by Grep and Edit as by Read, at once and without reading

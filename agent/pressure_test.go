@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/llm/llmtest"
@@ -19,6 +19,7 @@ import (
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/prompt"
 	"github.com/strata-mem/strata/tokens"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // modelFake answers the way a model does under compaction: a summary call gets a short summary,

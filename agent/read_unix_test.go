@@ -5,7 +5,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // A model's Read of a 100 GB sparse file with limit 5 reads 5 lines: Read streams, so the

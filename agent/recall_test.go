@@ -3,16 +3,17 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"github.com/strata-mem/strata/workspace"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // slowSelector takes up to delay to answer, or until release is closed; returned closes when

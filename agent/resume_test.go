@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/strata-mem/strata/workspace"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/prompt"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func TestResumeRestoresChainTodosAndReadCache(t *testing.T) {

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/transcript"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // With cleanupPeriodDays set, starting a session archives (moves) older transcripts of every

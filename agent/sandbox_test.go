@@ -3,7 +3,6 @@ package agent
 import (
 	"encoding/base64"
 	"fmt"
-	"github.com/strata-mem/strata/workspace"
 	"log/slog"
 	"net"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // needSandbox skips where shell commands cannot be confined, saying why.

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"github.com/strata-mem/strata/workspace"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memsync"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // fakeSync records what the agent asks of its store sync.

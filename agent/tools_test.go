@@ -3,8 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"github.com/strata-mem/strata/memdir"
-	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,8 +11,10 @@ import (
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tool"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func call(t *testing.T, a *Agent, name, input string) (string, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
+	"github.com/strata-mem/strata/usage"
 )
 
 // interruptNote is appended (isMeta) when a turn is cancelled, so the model knows on the next
@@ -64,7 +65,7 @@ func (a *Agent) loop(sink Sink) *loop {
 	if max <= 0 {
 		max = DefaultMaxTurns
 	}
-	return &loop{provider: a.metered[UsageMain], tools: a.tools, env: sessionEnv{a}, maxTurns: max, sink: sink, h: &turn{a: a, sink: sink}}
+	return &loop{provider: a.meter.Provider(usage.Main), tools: a.tools, env: sessionEnv{a}, maxTurns: max, sink: sink, h: &turn{a: a, sink: sink}}
 }
 
 // turn is the main agent's handler: requests from the prompt, messages to the history and

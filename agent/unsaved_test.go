@@ -1,13 +1,13 @@
 package agent
 
 import (
-	"github.com/strata-mem/strata/workspace"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func TestProbeSave(t *testing.T) {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"github.com/strata-mem/strata/usage"
 	"github.com/strata-mem/strata/workspace"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestUsageCountsBackgroundWork(t *testing.T) {
 				waitFor(t, "the extraction", func() bool { return a.Background().Extractions == i+1 && !a.BackgroundBusy() })
 			}
 			r := a.Usage()
-			m, x := r.Line(UsageMain), r.Line(UsageExtraction)
+			m, x := r.Line(usage.Main), r.Line(usage.Extraction)
 			if m.Calls != 2 || m.Usage != mainU.Add(mainU) {
 				t.Errorf("main line = %+v, want 2 calls of %+v", m, mainU)
 			}

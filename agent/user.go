@@ -98,7 +98,7 @@ func (a *Agent) SetModel(model string, window int) {
 	a.mu.Lock()
 	a.opts.Model, a.opts.ContextWindow = model, window
 	a.mu.Unlock()
-	a.meter.setModel(model)
+	a.meter.SetModel(model)
 	a.prompt.SetModel(model)
 }
 
