@@ -379,18 +379,10 @@ func (a *Agent) journalMessage(e conversation.Entry) {
 	if a.journal == nil {
 		return
 	}
-	raw, err := transcript.EncodeMessage(e.Message, e.Usage)
+	te, err := transcript.MessageEntry(e)
 	if err != nil {
 		a.warn("transcript: encode message: %v", err)
 		return
-	}
-	typ := transcript.TypeUser
-	if e.Message.Role == conversation.Assistant {
-		typ = transcript.TypeAssistant
-	}
-	te := &transcript.Entry{Type: typ, UUID: e.UUID, ParentUUID: e.ParentUUID, Timestamp: e.Timestamp, Message: raw, IsMeta: e.IsMeta}
-	if !e.Provenance.IsZero() {
-		te.Provenance, _ = json.Marshal(e.Provenance) // plain fields: never fails
 	}
 	a.journalAppend(te)
 }

@@ -170,7 +170,7 @@ func (a *Agent) recordPartial(resp *llm.Response, done map[string]bool, cancelle
 		if cancelled {
 			why = "the user interrupted the turn"
 		}
-		a.appendMessage(interruptedResults(calls, why), false)
+		a.appendMessage(conversation.InterruptedResults(calls, why), false)
 	}
 	if cancelled {
 		a.appendMessage(conversation.NewText(conversation.User, interruptNote), true)
