@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -95,11 +94,11 @@ var ErrResumeNotFound = errors.New("agent: no session to resume")
 // Agent is one session: a conversation with a model, its tools and every memory layer. Run
 // one turn at a time; Close when done.
 type Agent struct {
-	opts      Options
-	cwd       string
-	log       *slog.Logger
-	now       func() time.Time
-	sessionID string
+	opts Options
+	cwd  string
+	log  *slog.Logger
+	now  func() time.Time
+	sess *session // the session's id, transcript and working memory
 
 	meter *usage.Meter // every model call of the session, by kind
 
@@ -111,16 +110,11 @@ type Agent struct {
 	store  *memdir.Store // nil with auto-memory off
 	ranker *recall.Ranker
 
-	work    *work.State
-	journal *transcript.Journal // nil with NoTranscript
-
 	runMu sync.Mutex // one Run at a time
 
 	mu        sync.Mutex // guards the fields below
 	toolsUsed []string
-	lastState string
 	warnings  []string
-	unsaved   bool // a failure to save the session was reported (saveFailed)
 
 	breaker compact.Breaker // stops auto-compaction after repeated failures
 	warned  bool            // the user was told that compaction is near (reset by a compaction); runMu
@@ -204,7 +198,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	if err := a.openSession(ctx); err != nil {
 		return nil, err
 	}
-	a.work.Tasks.Interrupt("the strata process that ran it has ended")
+	a.sess.work.Tasks.Interrupt("the strata process that ran it has ended")
 	if !opts.NoTranscript && policy.RetentionDays > 0 {
 		a.retention(ctx, policy.RetentionDays)
 	}
@@ -224,7 +218,7 @@ func (a *Agent) retention(ctx context.Context, days int) {
 		switch {
 		case m.Moved:
 			a.archived = append(a.archived, m)
-		case a.journal != nil && m.From == a.journal.Path():
+		case a.sess.journal != nil && m.From == a.sess.path():
 		default:
 			a.warn("cleanupPeriodDays: %s stays: %s", m.From, m.Err)
 		}
@@ -244,22 +238,17 @@ func (a *Agent) retention(ctx context.Context, days int) {
 func (a *Agent) Archived() []transcript.Move { return append([]transcript.Move(nil), a.archived...) }
 
 // SessionID returns the session's id (the transcript's file name without .jsonl).
-func (a *Agent) SessionID() string { return a.sessionID }
+func (a *Agent) SessionID() string { return a.sess.id }
 
 // TranscriptPath returns the transcript file ("" with NoTranscript).
-func (a *Agent) TranscriptPath() string {
-	if a.journal == nil {
-		return ""
-	}
-	return a.journal.Path()
-}
+func (a *Agent) TranscriptPath() string { return a.sess.path() }
 
 // Unsaved reports whether saving the session failed (the warning said so): its transcript
 // cannot be relied on to resume it.
 func (a *Agent) Unsaved() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.unsaved
+	a.sess.mu.Lock()
+	defer a.sess.mu.Unlock()
+	return a.sess.unsaved
 }
 
 // Cwd returns the working directory (symlinks resolved).
@@ -276,7 +265,7 @@ func (a *Agent) Model() string {
 func (a *Agent) Tools() []string { return a.tools.names() }
 
 // Todos returns the session's current todo list.
-func (a *Agent) Todos() []work.Todo { return a.work.Todos.Get(a.sessionID) }
+func (a *Agent) Todos() []work.Todo { return a.sess.work.Todos.Get(a.sess.id) }
 
 // Usage reports every model call the session made so far by kind (the conversation, recall
 // selection, background extraction, session notes, compaction, auto-dream), with their cost
@@ -321,45 +310,7 @@ func (a *Agent) Close(ctx context.Context) error {
 		cancel()
 	}
 	a.prompt.Close()
-	if a.journal != nil {
-		if err := a.journal.Close(ctx); err != nil {
-			a.mu.Lock()
-			told := a.unsaved
-			a.mu.Unlock()
-			if told { // the user knows the session is not saved
-				a.log.Warn("agent: close transcript", "err", err)
-				return nil
-			}
-			return fmt.Errorf("agent: close transcript: %w", err)
-		}
-	}
-	return nil
-}
-
-// workStateType is the transcript entry type that carries work.State snapshots.
-const workStateType = "strata-work-state"
-
-func (a *Agent) journalAppend(e *transcript.Entry) {
-	if a.journal == nil {
-		return
-	}
-	if err := a.journal.Append(e); err != nil {
-		a.saveFailed(err)
-	}
-}
-
-// saveFailed reports a failure to save the session: the first becomes a warning, later ones
-// (the same cause, every append and flush) are only logged, so the user is told once.
-func (a *Agent) saveFailed(err error) {
-	a.mu.Lock()
-	told := a.unsaved
-	a.unsaved = true
-	a.mu.Unlock()
-	if told {
-		a.log.Warn("agent: transcript", "err", err)
-		return
-	}
-	a.warn("this session is not being saved (it cannot be resumed): %v", err)
+	return a.sess.close(ctx)
 }
 
 // appendMessage adds m to the history, the token count and the transcript.
@@ -371,33 +322,8 @@ func (a *Agent) appendMessage(m conversation.Message, isMeta bool) conversation.
 // transcript; an assistant reply carries the provider's usage in e.Usage.
 func (a *Agent) appendEntry(e conversation.Entry) conversation.Entry {
 	e = a.prompt.Record(e)
-	a.journalMessage(e)
+	a.sess.message(e)
 	return e
-}
-
-func (a *Agent) journalMessage(e conversation.Entry) {
-	if a.journal == nil {
-		return
-	}
-	te, err := transcript.MessageEntry(e)
-	if err != nil {
-		a.warn("transcript: encode message: %v", err)
-		return
-	}
-	a.journalAppend(te)
-}
-
-// saveWorkState writes the todos and tasks to the transcript when they changed.
-func (a *Agent) saveWorkState() {
-	snap := string(a.work.Snapshot())
-	a.mu.Lock()
-	same := snap == a.lastState
-	a.lastState = snap
-	a.mu.Unlock()
-	if same || a.journal == nil || !a.journal.Created() {
-		return
-	}
-	a.journalAppend(&transcript.Entry{Type: workStateType, Content: json.RawMessage(snap), SessionID: a.sessionID, Timestamp: a.now()})
 }
 
 // AllowPattern adds an allow pattern for the rest of the session (an "always allow" answer

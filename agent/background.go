@@ -102,8 +102,8 @@ func (a *Agent) startBackground(p workspace.Policy) {
 			bg.extract = extract.NewWorker(o)
 		}
 	}
-	if a.journal != nil && p.Notes {
-		bg.notes = compact.NewNotesWorker(compact.NotesPath(a.journal.Path()), compact.NotesWorkerOptions{MaxTurns: NotesMaxTurns, Logger: a.log})
+	if a.sess.journal != nil && p.Notes {
+		bg.notes = compact.NewNotesWorker(compact.NotesPath(a.sess.journal.Path()), compact.NotesWorkerOptions{MaxTurns: NotesMaxTurns, Logger: a.log})
 	}
 }
 

@@ -52,16 +52,16 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string,
 		Reinject: compact.Reinject{
 			Files:    p.Files,
 			InPrompt: p.InPrompt,
-			Todos:    a.work.Todos.Get(a.sessionID),
-			Tasks:    a.work.Tasks.List(),
+			Todos:    a.sess.work.Todos.Get(a.sess.id),
+			Tasks:    a.sess.work.Tasks.List(),
 			Rules:    p.Rules,
 		},
 		Now:    a.now,
 		Logger: a.log,
 	}
-	if a.journal != nil {
-		in.LeafUUID = a.journal.Leaf()
-		notes, err := compact.ReadSessionNotes(compact.NotesPath(a.journal.Path()))
+	if a.sess.journal != nil {
+		in.LeafUUID = a.sess.journal.Leaf()
+		notes, err := compact.ReadSessionNotes(compact.NotesPath(a.sess.journal.Path()))
 		if err != nil {
 			a.log.Warn("agent: compact: session notes only partly usable", "err", err)
 		}
@@ -75,11 +75,11 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string,
 		return nil, fmt.Errorf("agent: compact: %w", err)
 	}
 	for _, e := range r.Entries {
-		a.journalAppend(e)
+		a.sess.append(e)
 	}
 	a.warned = false
 	a.compacted()
-	a.saveWorkState()
+	a.sess.saveWork()
 	return r, nil
 }
 

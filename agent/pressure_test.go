@@ -238,7 +238,7 @@ func TestCompactThatCannotShrink(t *testing.T) {
 	if n := len(f.srv.Requests()); n != 1 {
 		t.Errorf("%d model calls, want only the answer", n)
 	}
-	if err := a.journal.Sync(ctx); err != nil {
+	if err := a.sess.journal.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	after, err := os.ReadFile(a.TranscriptPath())

@@ -2,8 +2,14 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
+	"sync"
+	"time"
+
+	"github.com/strata-mem/strata/conversation"
 
 	"github.com/strata-mem/strata/transcript"
 	"github.com/strata-mem/strata/work"
@@ -11,6 +17,7 @@ import (
 
 // openSession starts a new session or restores the one Options name.
 func (a *Agent) openSession(ctx context.Context) error {
+	a.sess = &session{work: work.NewState(), warn: a.warn, log: a.log, now: a.now}
 	env := a.opts.Workspace.Env()
 	var path string
 	switch {
@@ -31,12 +38,11 @@ func (a *Agent) openSession(ctx context.Context) error {
 		path = infos[0].Path
 	}
 	if path == "" {
-		a.sessionID = a.opts.SessionID
-		if a.sessionID == "" {
-			a.sessionID = transcript.NewSessionID()
+		a.sess.id = a.opts.SessionID
+		if a.sess.id == "" {
+			a.sess.id = transcript.NewSessionID()
 		}
-		a.work = work.NewState()
-		return a.openJournal(ctx, transcript.SessionPath(env, a.cwd, a.sessionID), nil)
+		return a.openJournal(ctx, transcript.SessionPath(env, a.cwd, a.sess.id), nil)
 	}
 	return a.restore(ctx, path)
 }
@@ -49,20 +55,20 @@ func (a *Agent) openJournal(ctx context.Context, path string, meta []*transcript
 	if a.opts.Version != "" {
 		version += " " + a.opts.Version
 	}
-	j, err := transcript.Open(ctx, path, transcript.Options{SessionID: a.sessionID, CWD: a.cwd, Version: version,
+	j, err := transcript.Open(ctx, path, transcript.Options{SessionID: a.sess.id, CWD: a.cwd, Version: version,
 		Logger: a.log, Now: a.now, Metadata: meta})
 	if err != nil {
 		if _, serr := os.Lstat(path); meta == nil && serr != nil && ctx.Err() == nil {
 			// A new session whose transcript cannot even be opened: the session goes on
 			// unsaved, and says so once.
-			a.saveFailed(err)
+			a.sess.saveFailed(err)
 			return nil
 		}
 		return fmt.Errorf("agent: transcript: %w", err)
 	}
-	a.journal = j
+	a.sess.journal = j
 	if err := transcript.Probe(path); err != nil {
-		a.saveFailed(err)
+		a.sess.saveFailed(err)
 	}
 	return nil
 }
@@ -74,7 +80,7 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("agent: resume: %w", err)
 	}
-	a.sessionID = sess.ID
+	a.sess.id = sess.ID
 	for _, p := range transcript.ProblemLines(sess.Problems, transcript.ShownProblems) {
 		a.warn("resume %s: %s", path, p)
 	}
@@ -85,15 +91,14 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	if err := a.prompt.Restore(chain); err != nil {
 		return fmt.Errorf("agent: resume %s: %w", path, err)
 	}
-	a.work = work.NewState()
 	if states := sess.OfType(workStateType); len(states) > 0 {
 		last := states[len(states)-1]
-		if err := a.work.Restore(last.Content); err != nil {
+		if err := a.sess.work.Restore(last.Content); err != nil {
 			a.warn("resume: todos and tasks: %v", err)
 		}
-		a.lastState = string(last.Content)
+		a.sess.lastState = string(last.Content)
 	} else if td, ok := sess.LastTodos(); ok {
-		if err := a.work.Todos.RestoreFromToolUse(a.sessionID, td.Input); err != nil {
+		if err := a.sess.work.Todos.RestoreFromToolUse(a.sess.id, td.Input); err != nil {
 			a.warn("resume: todos: %v", err)
 		}
 	}
@@ -107,14 +112,118 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	if err := a.openJournal(ctx, path, sess.Meta.List()); err != nil {
 		return err
 	}
-	if last, ok := a.prompt.Last(); ok && a.journal != nil {
-		a.journal.SetLeaf(last.UUID)
+	if last, ok := a.prompt.Last(); ok && a.sess.journal != nil {
+		a.sess.journal.SetLeaf(last.UUID)
 	}
-	if repair != nil && a.journal != nil {
-		a.journalMessage(*repair)
-		if err := a.journal.Sync(ctx); err != nil {
+	if repair != nil && a.sess.journal != nil {
+		a.sess.message(*repair)
+		if err := a.sess.journal.Sync(ctx); err != nil {
 			a.warn("transcript %s: %v", path, err)
 		}
 	}
 	return nil
+}
+
+// workStateType is the transcript entry type that carries work.State snapshots.
+const workStateType = "strata-work-state"
+
+// session is what a session keeps in its transcript: its id, the journal (nil with
+// NoTranscript), the working memory (todos and tasks) and whether saving failed.
+type session struct {
+	id      string
+	journal *transcript.Journal
+	work    *work.State
+	warn    func(format string, args ...any)
+	log     *slog.Logger
+	now     func() time.Time
+
+	mu        sync.Mutex
+	unsaved   bool   // a failure to save the session was reported (saveFailed)
+	lastState string // the work state last written
+}
+
+func (s *session) path() string {
+	if s.journal == nil {
+		return ""
+	}
+	return s.journal.Path()
+}
+
+func (s *session) append(e *transcript.Entry) {
+	if s.journal == nil {
+		return
+	}
+	if err := s.journal.Append(e); err != nil {
+		s.saveFailed(err)
+	}
+}
+
+// message appends a history entry.
+func (s *session) message(e conversation.Entry) {
+	if s.journal == nil {
+		return
+	}
+	te, err := transcript.MessageEntry(e)
+	if err != nil {
+		s.warn("transcript: encode message: %v", err)
+		return
+	}
+	s.append(te)
+}
+
+// saveWork writes the todos and tasks when they changed.
+func (s *session) saveWork() {
+	snap := string(s.work.Snapshot())
+	s.mu.Lock()
+	same := snap == s.lastState
+	s.lastState = snap
+	s.mu.Unlock()
+	if same || s.journal == nil || !s.journal.Created() {
+		return
+	}
+	s.append(&transcript.Entry{Type: workStateType, Content: json.RawMessage(snap), SessionID: s.id, Timestamp: s.now()})
+}
+
+// sync makes the transcript durable up to now, with a context that outlives a cancelled turn.
+func (s *session) sync(ctx context.Context) {
+	if s.journal == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := s.journal.Sync(sctx); err != nil {
+		s.saveFailed(err)
+	}
+}
+
+// saveFailed reports a failure to save the session: the first becomes a warning, later ones
+// (the same cause, every append and flush) are only logged, so the user is told once.
+func (s *session) saveFailed(err error) {
+	s.mu.Lock()
+	told := s.unsaved
+	s.unsaved = true
+	s.mu.Unlock()
+	if told {
+		s.log.Warn("agent: transcript", "err", err)
+		return
+	}
+	s.warn("this session is not being saved (it cannot be resumed): %v", err)
+}
+
+func (s *session) close(ctx context.Context) error {
+	if s.journal == nil {
+		return nil
+	}
+	err := s.journal.Close(ctx)
+	s.mu.Lock()
+	told := s.unsaved
+	s.mu.Unlock()
+	switch {
+	case err == nil:
+		return nil
+	case told: // the user knows the session is not saved
+		s.log.Warn("agent: close transcript", "err", err)
+		return nil
+	}
+	return fmt.Errorf("agent: close transcript: %w", err)
 }

@@ -30,7 +30,7 @@ func (e sessionEnv) Sandbox() (sandbox.Policy, bool) {
 }
 func (e sessionEnv) Hidden(tool, path string) bool { return e.a.perms.Hides(tool, path) }
 func (e sessionEnv) Todos() (*work.Todos, string, error) {
-	return e.a.work.Todos, e.a.sessionID, nil
+	return e.a.sess.work.Todos, e.a.sess.id, nil
 }
 
 func (e sessionEnv) Memory() (*memdir.Store, error) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/conversation"
@@ -44,7 +43,7 @@ func (a *Agent) RunInput(ctx context.Context, in conversation.Input, sink Sink) 
 	a.toolsUsed = nil
 	a.mu.Unlock()
 	a.appendEntry(conversation.Entry{Message: conversation.NewText(conversation.User, prompt), Provenance: in.Provenance()})
-	a.syncJournal(ctx) // the prompt is durable before the request leaves
+	a.sess.sync(ctx) // the prompt is durable before the request leaves
 	a.breaker.Turn()
 	a.prompt.StartRecall(ctx, prompt, tools)
 	defer func() {
@@ -91,7 +90,7 @@ func (t *turn) request(ctx context.Context, n int) (*llm.Request, error) {
 func (t *turn) record(ctx context.Context, m conversation.Message, u *conversation.Usage) {
 	t.a.appendEntry(conversation.Entry{Message: m, Usage: u})
 	if m.Role == conversation.Assistant && slices.ContainsFunc(m.Content, isToolUse) {
-		t.a.syncJournal(ctx) // a crash in a tool must not lose the prompt or the calls
+		t.a.sess.sync(ctx) // a crash in a tool must not lose the prompt or the calls
 	}
 }
 
@@ -226,23 +225,9 @@ func (a *Agent) permit(ctx context.Context, t *tool.Tool, call *ToolCall, s perm
 	return true, ""
 }
 
-// syncJournal makes the transcript durable up to now (before tools run: a tool that
-// crashes or gets the process killed must not take the turn's prompt with it), with a
-// context that outlives a cancelled turn.
-func (a *Agent) syncJournal(ctx context.Context) {
-	if a.journal == nil {
-		return
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if err := a.journal.Sync(sctx); err != nil {
-		a.saveFailed(err)
-	}
-}
-
 // endTurn runs when Run returns: it stores the working memory if it changed, and flushes and
 // syncs the transcript with a context that outlives a cancelled turn.
 func (a *Agent) endTurn(ctx context.Context) {
-	a.saveWorkState()
-	a.syncJournal(ctx)
+	a.sess.saveWork()
+	a.sess.sync(ctx)
 }

@@ -60,7 +60,7 @@ func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out strin
 		msg.Parts = append(msg.Parts, conversation.Part{Origin: conversation.Command, Text: "\n(the command failed)"})
 	}
 	a.appendEntry(conversation.Entry{Message: conversation.NewText(conversation.User, msg.Text()), Provenance: msg.Provenance()})
-	a.syncJournal(ctx)
+	a.sess.sync(ctx)
 	return out, isErr, nil
 }
 
