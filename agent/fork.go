@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -141,7 +140,7 @@ func (r *forkRun) decide(ctx context.Context, t *tool.Tool, call *ToolCall, c to
 		if !strings.HasPrefix(out, "Denied") && !strings.HasPrefix(out, "Permission denied") {
 			out = "Denied: " + out
 		}
-		r.denied = append(r.denied, fmt.Sprintf("%s %s: %s", call.Name, inputSummary(call.Input), out))
+		r.denied = append(r.denied, fmt.Sprintf("%s %s: %s", call.Name, toolcall.Summary(call.Input), out))
 		r.f.log.Warn("agent: "+r.kind+": tool call denied", "tool", call.Name, "why", out)
 	}
 	return false, out, v.IsError
@@ -158,31 +157,7 @@ func (a *Agent) snapshotBase() forkSnapshot {
 		b.gen = a.bg.generation
 		a.bg.mu.Unlock()
 	}
-	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.Messages), LastUUID: b.LastUUID, Generation: b.gen, Sources: b.sources}, b}
-}
-
-// sources are the texts of the conversation the fork starts from: what the user typed (text
-// blocks of user messages) and what tools returned (tool results).
-func (b *forkBase) sources() (user, tools string) {
-	var u, t strings.Builder
-	for _, m := range b.Messages {
-		if m.Role != conversation.User {
-			continue
-		}
-		for _, bl := range m.Content {
-			switch bl.Type {
-			case conversation.Text:
-				u.WriteString(bl.Text)
-				u.WriteByte('\n')
-			case conversation.ToolResult:
-				for _, c := range bl.Content {
-					t.WriteString(c.Text)
-					t.WriteByte('\n')
-				}
-			}
-		}
-	}
-	return u.String(), t.String()
+	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.Messages), LastUUID: b.LastUUID, Generation: b.gen, Sources: func() (string, string) { return conversation.Sources(b.Messages) }}, b}
 }
 
 // run runs a fork from base with instruction as its last user message, at most maxTurns
@@ -214,21 +189,4 @@ func (f *forker) loop(r *forkRun, maxTurns int) *loop {
 		k = usage.Extraction
 	}
 	return &loop{provider: f.meter.Provider(k), whole: true, tools: f.tools, env: f.newEnv(), maxTurns: maxTurns, sink: func(Event) {}, h: r}
-}
-
-// inputSummary is a short one-line rendering of a tool input for reports.
-func inputSummary(in json.RawMessage) string {
-	var m map[string]any
-	if json.Unmarshal(in, &m) != nil {
-		return "(input not a JSON object)"
-	}
-	for _, k := range []string{"file_path", "command", "path", "name", "pattern", "query"} {
-		if v, ok := m[k].(string); ok {
-			if len(v) > 120 {
-				v = v[:120] + "…"
-			}
-			return fmt.Sprintf("%s=%q", k, strings.ToValidUTF8(v, "?"))
-		}
-	}
-	return ""
 }
