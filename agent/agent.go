@@ -103,7 +103,7 @@ type Agent struct {
 	meter *usage.Meter // every model call of the session, by kind
 
 	perms  *permission.Set
-	tools  toolbox
+	tools  tool.Box
 	prompt *prompt.Context // what the model sees
 	forks  *forker         // runs the background forks
 
@@ -182,9 +182,9 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 			Mounts: ws.RecallMounts()})
 		recallS = recall.NewSession()
 	}
-	a.tools = newToolbox(tool.Set(a.store != nil))
-	a.prompt = prompt.New(prompt.Options{Instructions: instr, Tools: a.tools.llm(), Recall: recallS, Recaller: recaller, Cwd: a.cwd,
-		MemoryDir: a.memoryDir(), Model: opts.Model, Now: a.now, Logger: a.log})
+	a.tools = tool.NewBox(a.store != nil)
+	a.prompt = prompt.New(prompt.Options{Instructions: instr, Tools: a.tools.LLM(), Recall: recallS, Recaller: recaller, Cwd: a.cwd,
+		MemoryDir: a.MemoryDir(), Model: opts.Model, Now: a.now, Logger: a.log})
 	for _, src := range instr.Sources() {
 		a.prompt.RecordInjected(src.Path, src.Text)
 	}
@@ -200,7 +200,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	}
 	a.sess.work.Tasks.Interrupt("the strata process that ran it has ended")
 	if !opts.NoTranscript && policy.RetentionDays > 0 {
-		a.retention(ctx, policy.RetentionDays)
+		a.retention(ctx)
 	}
 	a.startBackground(policy)
 	if a.opts.Sync != nil {
@@ -212,7 +212,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 // retention archives the transcripts of every project older than the cleanupPeriodDays
 // setting (moved to the archive directory, never deleted); the session's own transcript, which
 // its journal holds locked, stays. Problems become warnings.
-func (a *Agent) retention(ctx context.Context, days int) {
+func (a *Agent) retention(ctx context.Context) {
 	moves, err := a.opts.Workspace.Retention(ctx, a.now())
 	for _, m := range moves {
 		switch {
@@ -226,13 +226,8 @@ func (a *Agent) retention(ctx context.Context, days int) {
 	if err != nil && len(moves) == 0 {
 		a.warn("cleanupPeriodDays: %v", err)
 	}
-	if len(a.archived) > 0 {
-		a.log.Info("agent: archived old transcripts", "count", len(a.archived), "days", days)
-	}
 }
 
-// consolidateOptions are the options of one auto-dream at now under lock: the workspace's (root,
-// forgetting, index limits) plus the session's model. When the settings make them fail, the lock
 // Archived returns the transcripts that the start of this session archived because they were
 // older than the cleanupPeriodDays setting (moved, with where to).
 func (a *Agent) Archived() []transcript.Move { return append([]transcript.Move(nil), a.archived...) }
@@ -261,8 +256,11 @@ func (a *Agent) Model() string {
 	return a.opts.Model
 }
 
+// Context returns the estimated size of each part of the next request.
+func (a *Agent) Context() prompt.Size { return a.prompt.Size() }
+
 // Tools returns the names of the tools offered, in order.
-func (a *Agent) Tools() []string { return a.tools.names() }
+func (a *Agent) Tools() []string { return a.tools.Names() }
 
 // Todos returns the session's current todo list.
 func (a *Agent) Todos() []work.Todo { return a.sess.work.Todos.Get(a.sess.id) }

@@ -46,7 +46,7 @@ type forkBase struct {
 type forker struct {
 	meter     *usage.Meter
 	maxTokens int
-	tools     toolbox
+	tools     tool.Box
 	perms     *permission.Set // the session's rules; read under mu (AllowPattern appends)
 	mu        *sync.Mutex
 	log       *slog.Logger
@@ -58,7 +58,7 @@ type forker struct {
 
 // newForker returns the forker of a, once its permissions, tools and providers are set.
 func (a *Agent) newForker() *forker {
-	cwd, home, log, now, timeout, rk, perms, mem := a.cwd, a.opts.Workspace.Env().UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.memoryDir()
+	cwd, home, log, now, timeout, rk, perms, mem := a.cwd, a.opts.Workspace.Env().UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.MemoryDir()
 	return &forker{meter: a.meter, maxTokens: a.opts.MaxTokens, tools: a.tools, perms: a.perms, mu: &a.mu, log: a.log,
 		transcripts: a.opts.Workspace.TranscriptDir(),
 		newEnv:      func() tool.Env { return tool.NewForkEnv(cwd, home, log, now, timeout, rk, perms, mem) }}

@@ -46,7 +46,7 @@ func TestEveryToolInAFork(t *testing.T) {
 					t.Fatalf("%s panicked in a fork: %v", in.tool, r)
 				}
 			}()
-			tl := a.tools.byName[in.tool]
+			tl := a.tools.Get(in.tool)
 			if tl == nil {
 				t.Fatalf("the agent does not offer %s", in.tool)
 			}

@@ -51,41 +51,11 @@ type handler interface {
 type loop struct {
 	provider llm.Provider
 	whole    bool // deliver no events before the reply is whole (llm.Complete: every failure is retried)
-	tools    toolbox
+	tools    tool.Box
 	env      tool.Env
 	maxTurns int
 	sink     Sink
 	h        handler
-}
-
-// toolbox is the session's tools, in the order they are offered.
-type toolbox struct {
-	list   []*tool.Tool
-	byName map[string]*tool.Tool
-}
-
-func newToolbox(ts []*tool.Tool) toolbox {
-	b := toolbox{list: ts, byName: map[string]*tool.Tool{}}
-	for _, t := range ts {
-		b.byName[t.Name] = t
-	}
-	return b
-}
-
-func (b toolbox) names() []string {
-	out := make([]string, len(b.list))
-	for i, t := range b.list {
-		out[i] = t.Name
-	}
-	return out
-}
-
-func (b toolbox) llm() []llm.Tool {
-	out := make([]llm.Tool, len(b.list))
-	for i, t := range b.list {
-		out[i] = t.LLM()
-	}
-	return out
 }
 
 // run walks until the model stops calling tools. The turn limit ends it with an error
@@ -184,9 +154,9 @@ func (l *loop) send(ctx context.Context, req *llm.Request, n int) (*llm.Response
 // call decodes one tool call, asks the handler and runs it; the result is capped at
 // tool.MaxOutput.
 func (l *loop) call(ctx context.Context, call *ToolCall, n int) (string, bool) {
-	t := l.tools.byName[call.Name]
+	t := l.tools.Get(call.Name)
 	if t == nil {
-		return fmt.Sprintf("There is no tool called %q. The tools are: %s.", call.Name, strings.Join(l.tools.names(), ", ")), true
+		return fmt.Sprintf("There is no tool called %q. The tools are: %s.", call.Name, strings.Join(l.tools.Names(), ", ")), true
 	}
 	c, err := tool.Decode(l.env, t.Name, call.Input)
 	if err != nil {

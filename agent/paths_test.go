@@ -332,7 +332,7 @@ func TestToolRefusesALinkSwappedAfterTheCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := permission.SubjectOf(c)
-		t2 := a.tools.byName[tt.tool]
+		t2 := a.tools.Get(tt.tool)
 		if d, why := a.perms.Check(t2.Name, t2.Class, s); d != permission.Allow {
 			t.Fatalf("%s of the link before the swap = %v (%s), want Allow", tt.tool, d, why)
 		}

@@ -19,7 +19,7 @@ import (
 
 func call(t *testing.T, a *Agent, name, input string) (string, error) {
 	t.Helper()
-	tl := a.tools.byName[name]
+	tl := a.tools.Get(name)
 	if tl == nil {
 		t.Fatalf("no tool %s", name)
 	}

@@ -79,7 +79,15 @@ func (t *turn) request(ctx context.Context, n int) (*llm.Request, error) {
 	if err := t.a.autoCompact(ctx, t.sink, n); err != nil {
 		return nil, err
 	}
-	t.a.boundary(t.sink, n)
+	// At every request boundary a finished recall and the queued attachments join the history
+	// as one isMeta user message.
+	t.a.recallDone(t.sink, n)
+	if m, taken, ok := t.a.prompt.Boundary(); ok {
+		for _, p := range taken {
+			t.sink(Event{Kind: EventAttachment, Turn: n, Source: p.Source, Text: p.Text})
+		}
+		t.a.appendMessage(m, true)
+	}
 	req, fixes := t.a.prompt.Request(t.a.opts.MaxTokens)
 	for _, f := range fixes {
 		t.a.warn("request repaired before sending: %s", f)

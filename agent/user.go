@@ -34,23 +34,11 @@ func (e *Denied) Unwrap() error { return ErrDenied }
 func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out string, isErr bool, err error) {
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
-	if sink == nil {
-		sink = func(Event) {}
-	}
 	if strings.TrimSpace(command) == "" {
 		return "", false, errors.New("agent: empty command")
 	}
-	in, _ := json.Marshal(map[string]string{"command": command})
-	call := &ToolCall{ID: "user-shell", Name: "Bash", Input: in}
-	denied := ""
-	out, isErr = a.loop(func(e Event) {
-		if e.Kind == EventPermission {
-			denied = e.Text
-		}
-		sink(e)
-	}).call(ctx, call, 0)
-	if denied != "" {
-		return "", true, &Denied{denied}
+	if out, isErr, err = a.userCall(ctx, "Bash", "command", command, sink); err != nil {
+		return "", true, err
 	}
 	msg := conversation.Input{Parts: []conversation.Part{
 		{Origin: conversation.Typed, Text: "<bash-input>" + command + "</bash-input>\n"},
@@ -71,21 +59,33 @@ func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out strin
 func (a *Agent) ReadFile(ctx context.Context, path string) (string, error) {
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
-	in, _ := json.Marshal(map[string]string{"file_path": path})
-	call := &ToolCall{ID: "user-mention", Name: "Read", Input: in}
+	out, isErr, err := a.userCall(ctx, "Read", "file_path", path, nil)
+	switch {
+	case err != nil:
+		return "", err
+	case isErr:
+		return "", fmt.Errorf("agent: read %s: %s", path, out)
+	}
+	return out, nil
+}
+
+// userCall runs the user's own call of tool name with input {key: value} as a model's call
+// runs (events to sink); a refusal is a *Denied.
+func (a *Agent) userCall(ctx context.Context, name, key, value string, sink Sink) (string, bool, error) {
+	in, _ := json.Marshal(map[string]string{key: value})
 	denied := ""
 	out, isErr := a.loop(func(e Event) {
 		if e.Kind == EventPermission {
 			denied = e.Text
 		}
-	}).call(ctx, call, 0)
-	switch {
-	case denied != "":
-		return "", &Denied{denied}
-	case isErr:
-		return "", fmt.Errorf("agent: read %s: %s", path, out)
+		if sink != nil {
+			sink(e)
+		}
+	}).call(ctx, &ToolCall{ID: "user-" + strings.ToLower(name), Name: name, Input: in}, 0)
+	if denied != "" {
+		return "", true, &Denied{denied}
 	}
-	return out, nil
+	return out, isErr, nil
 }
 
 // SetModel switches the session's model for the next requests (chat's /model): the main
