@@ -47,7 +47,7 @@ var deps = map[string]string{
 	"compact":              "conversation instructions internal/fsutil llm tokens toolcall transcript work < internal/sharedtest llm/anthropic llm/llmtest",
 	"extract":              "compact conversation frontmatter internal/fsutil internal/shell llm memdir recall tokens toolcall < internal/sharedtest llm/anthropic llm/llmtest llm/openai",
 	"permission":           "internal/fsutil internal/shell toolcall",
-	"usage":                "llm",
+	"usage":                "llm < conversation llm/anthropic llm/llmtest",
 	"tool":                 "conversation internal/fsutil internal/sandbox internal/shell llm memdir permission recall toolcall work",
 	"workspace":            "config extract instructions internal/sandbox llm memdir permission recall tool transcript < internal/bench/synth",
 	"prompt":               "compact conversation instructions internal/fsutil llm recall tool < config workspace",
