@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/strata-mem/strata/compact"
-	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/instructions"
 	"github.com/strata-mem/strata/llm"
@@ -338,22 +337,13 @@ func (a *Agent) AllowPattern(pattern string) error {
 }
 
 // allowAlways applies a "don't ask again" answer: rule is allowed for the rest of the session
-// and, when saved, added to the project's .claude/settings.local.json (permissions.allow,
-// merged into the file as Claude Code does) and to the user's approvals of that file's rules
-// (config.Env.ApproveLocalRule), without which strata ignores a local rule that runs commands
-// (a clone can bring the file). The session's allowance holds even when saving fails.
+// and, when saved, for later sessions (workspace.SaveAllowRule); the session's allowance holds
+// even when saving fails.
 func (a *Agent) allowAlways(rule string, saved bool) error {
-	if err := a.AllowPattern(rule); err != nil {
+	if err := a.AllowPattern(rule); err != nil || !saved {
 		return err
 	}
-	if !saved {
-		return nil
-	}
-	root := a.opts.Workspace.Tree() // where the settings files are read from
-	if err := a.opts.Workspace.Env().ApproveLocalRule(root, rule); err != nil {
-		return err
-	}
-	return config.AddAllowRule(config.LocalSettingsPath(root), rule)
+	return a.opts.Workspace.SaveAllowRule(rule)
 }
 
 // MemoryDir returns the auto-memory directory ("" when auto-memory is off).

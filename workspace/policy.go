@@ -93,6 +93,17 @@ func sandboxGap(st sandbox.Status, bashOn bool) string {
 	return ""
 }
 
+// SaveAllowRule saves a "don't ask again" rule for later sessions: added to the project's
+// .claude/settings.local.json (permissions.allow, merged into the file as Claude Code does)
+// and to the user's approvals of that file's rules (config.Env.ApproveLocalRule), without
+// which strata ignores a local rule that runs commands (a clone can bring the file).
+func (w *Workspace) SaveAllowRule(rule string) error {
+	if err := w.env.ApproveLocalRule(w.tree, rule); err != nil {
+		return err
+	}
+	return config.AddAllowRule(config.LocalSettingsPath(w.tree), rule)
+}
+
 // Logger returns Options.Logger (one that discards when nil).
 func (w *Workspace) Logger() *slog.Logger {
 	if w.opts.Logger == nil {
