@@ -90,7 +90,6 @@ func (s forkSnapshot) As(k usage.Kind) compact.Snapshot {
 type forkRun struct {
 	f      *forker
 	base   *forkBase
-	kind   string // names the fork in logs and errors
 	msgs   []conversation.Message
 	policy toolcall.Policy
 	denied []string // one line per refused call: tool, input, why
@@ -107,7 +106,7 @@ func (r *forkRun) record(_ context.Context, m conversation.Message, _ *conversat
 }
 
 func (r *forkRun) failed(_ context.Context, _ *llm.Response, _ map[string]bool, err error, _ int) (bool, error) {
-	return false, fmt.Errorf("agent: %s: %w", r.kind, err)
+	return false, fmt.Errorf("agent: fork: %w", err)
 }
 
 // decide runs a call the policy lets run unless the session's deny patterns forbid it (what
@@ -123,13 +122,10 @@ func (r *forkRun) decide(ctx context.Context, t *tool.Tool, call *ToolCall, c to
 		r.f.mu.Lock()
 		d, why := r.f.perms.Check(t.Name, t.Class, s)
 		r.f.mu.Unlock()
-		switch {
-		case d == permission.Deny:
+		if d == permission.Deny {
 			v = toolcall.Deny(fmt.Sprintf("Permission denied: %s is %s.", describe(t.Name, s), why))
-		default:
-			if why := r.f.perms.ForkRefuses(t.Class, s, r.f.transcripts); why != "" {
-				v = toolcall.Deny(fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.Name, s), why))
-			}
+		} else if why := r.f.perms.ForkRefuses(t.Class, s, r.f.transcripts); why != "" {
+			v = toolcall.Deny(fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.Name, s), why))
 		}
 	}
 	if v.Run {
@@ -141,7 +137,7 @@ func (r *forkRun) decide(ctx context.Context, t *tool.Tool, call *ToolCall, c to
 			out = "Denied: " + out
 		}
 		r.denied = append(r.denied, fmt.Sprintf("%s %s: %s", call.Name, toolcall.Summary(call.Input), out))
-		r.f.log.Warn("agent: "+r.kind+": tool call denied", "tool", call.Name, "why", out)
+		r.f.log.Warn("agent: fork: tool call denied", "tool", call.Name, "why", out)
 	}
 	return false, out, v.IsError
 }
@@ -172,12 +168,12 @@ func (f *forker) run(ctx context.Context, base *forkBase, instruction string, ma
 	} else {
 		msgs = append(msgs, prompt)
 	}
-	r := &forkRun{f: f, base: base, kind: "fork", msgs: msgs, policy: policy}
+	r := &forkRun{f: f, base: base, msgs: msgs, policy: policy}
 	res, err := f.loop(r, maxTurns).run(ctx)
 	out := toolcall.ForkResult{Turns: res.Turns, ToolCalls: res.ToolCalls, Denied: r.denied, Text: res.Text}
 	if errors.Is(err, ErrMaxTurns) {
 		out.TurnLimit, err = true, nil
-		f.log.Debug("agent: "+r.kind+": turn limit reached", "requests", maxTurns)
+		f.log.Debug("agent: fork: turn limit reached", "requests", maxTurns)
 	}
 	return out, err
 }

@@ -202,7 +202,7 @@ func (f *fixture) stall(d time.Duration) {
 // forkCall runs one call as a fork whose policy runs every call: the session's deny patterns
 // and ForkRefuses still decide. denied reports a refusal by them.
 func forkCall(a *Agent, name, input string) (out string, isErr, denied bool) {
-	r := &forkRun{f: a.forks, base: &forkBase{}, kind: "fork"}
+	r := &forkRun{f: a.forks, base: &forkBase{}}
 	out, isErr = a.forks.loop(r, 1).call(context.Background(), &ToolCall{Name: name, Input: []byte(input)}, 1)
 	return out, isErr, len(r.denied) > 0
 }
