@@ -44,7 +44,8 @@ type Options struct {
 	// opens one with Open and turns its settings Diagnostics into Warnings; when set, Open is
 	// not used, and whoever opened it reports its Diagnostics.
 	Workspace *workspace.Workspace
-	Open      workspace.Options
+	// Open are the options New opens the workspace with when Workspace is nil.
+	Open workspace.Options
 	// Approver is asked about calls that need a yes; nil denies them (non-interactive use).
 	Approver permission.Approver
 
@@ -106,8 +107,7 @@ type Agent struct {
 	prompt *prompt.Context // what the model sees
 	forks  *forker         // runs the background forks
 
-	store  *memdir.Store // nil with auto-memory off
-	ranker *recall.Ranker
+	store *memdir.Store // nil with auto-memory off
 
 	runMu sync.Mutex // one Run at a time
 
@@ -166,7 +166,8 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		if a.store, err = ws.Store(); err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
-		if a.ranker, err = ws.Ranker(); err != nil {
+		ranker, err := ws.Ranker()
+		if err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
 		stats, err := ws.Stats()
@@ -177,7 +178,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		if sel == nil && opts.SmallModel != "" {
 			sel = &ModelSelector{Provider: a.meter.Provider(usage.Recall), Model: opts.SmallModel, Logger: a.log}
 		}
-		recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: a.now, Logger: a.log,
+		recaller = recall.NewRecaller(ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: a.now, Logger: a.log,
 			Mounts: ws.RecallMounts()})
 		recallS = recall.NewSession()
 	}

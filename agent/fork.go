@@ -14,6 +14,7 @@ import (
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/prompt"
+	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
 	"github.com/strata-mem/strata/usage"
@@ -58,7 +59,11 @@ type forker struct {
 
 // newForker returns the forker of a, once its permissions, tools and providers are set.
 func (a *Agent) newForker() *forker {
-	cwd, home, log, now, timeout, rk, perms, mem := a.cwd, a.opts.Workspace.Env().UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.MemoryDir()
+	var rk *recall.Ranker
+	if a.store != nil {
+		rk, _ = a.opts.Workspace.Ranker() // opened by New
+	}
+	cwd, home, log, now, timeout, perms, mem := a.cwd, a.opts.Workspace.Env().UserHome, a.log, a.now, a.opts.BashTimeout, a.perms, a.MemoryDir()
 	return &forker{meter: a.meter, maxTokens: a.opts.MaxTokens, tools: a.tools, perms: a.perms, mu: &a.mu, log: a.log,
 		transcripts: a.opts.Workspace.TranscriptDir(),
 		newEnv:      func() tool.Env { return tool.NewForkEnv(cwd, home, log, now, timeout, rk, perms, mem) }}

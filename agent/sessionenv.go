@@ -43,8 +43,8 @@ func (e sessionEnv) Memory() (*memdir.Store, error) {
 }
 
 func (e sessionEnv) Ranker() (*recall.Ranker, error) {
-	if e.a.ranker == nil {
+	if e.a.store == nil {
 		return nil, tool.ErrNoMemory
 	}
-	return e.a.ranker, nil
+	return e.a.opts.Workspace.Ranker()
 }
