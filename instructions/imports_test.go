@@ -103,6 +103,7 @@ func TestImportCycles(t *testing.T) {
 		"repo/loop2.md":  "->loop1.md",
 		"repo/AGENTS.md": "@loop1.md\n",
 	})
+	f.opts.FileNames = []string{"CLAUDE.md", "AGENTS.md"} // AGENTS.md read beside CLAUDE.md
 	s := f.load("repo")
 	want := []string{"project:session_start:repo/CLAUDE.md", "import:include:repo/a.md", "import:include:repo/b.md", "import:include:repo/self.md", "project:session_start:repo/AGENTS.md"}
 	if diff := cmp.Diff(want, f.rel(s.Sources())); diff != "" {

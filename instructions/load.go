@@ -253,12 +253,34 @@ func (s *Set) loadDir(ctx context.Context, out []Source, d string, nested bool, 
 		if !dotClaude && strings.HasPrefix(n, ".claude"+string(filepath.Separator)) {
 			continue
 		}
+		if n == agentsFile && len(s.loadOpts.FileNames) == 0 && (nested && trigger != "" || s.hasClaudeMd(d, dotClaude)) {
+			continue
+		}
 		out = s.loadTop(ctx, out, d, n, layer, reason, trigger)
 	}
 	if s.rulesAt == len(s.names) && dotClaude {
 		out = s.loadRules(ctx, out, filepath.Join(d, ".claude", "rules"), d, LayerRule, reason, trigger)
 	}
 	return s.loadTop(ctx, out, d, LocalFile, local, reason, trigger)
+}
+
+// agentsFile is read, with the default file names, as Claude Code (2.1.277 on) reads it: only
+// as a fallback in a directory of the chain that has no CLAUDE.md, .claude/CLAUDE.md or
+// non-empty CLAUDE.local.md, and never on a touch (lint still reads a nested one where no
+// CLAUDE.md is, for the agents that do).
+const agentsFile = "AGENTS.md"
+
+// hasClaudeMd reports whether dir has a CLAUDE.md, a .claude/CLAUDE.md or a non-empty
+// CLAUDE.local.md.
+func (s *Set) hasClaudeMd(dir string, dotClaude bool) bool {
+	if m, err := statAt(&s.base, dir, "CLAUDE.md", false); err == nil && m.IsRegular() {
+		return true
+	}
+	if m, err := statAt(&s.base, dir, filepath.Join(".claude", "CLAUDE.md"), false); dotClaude && err == nil && m.IsRegular() {
+		return true
+	}
+	fi, err := os.Stat(filepath.Join(dir, LocalFile))
+	return err == nil && fi.Mode().IsRegular() && fi.Size() > 0
 }
 
 // open reads a candidate file and applies the checks every instruction file gets: readable,
