@@ -37,7 +37,7 @@ func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out strin
 	if strings.TrimSpace(command) == "" {
 		return "", false, errors.New("agent: empty command")
 	}
-	if out, isErr, err = a.userCall(ctx, "Bash", "command", command, sink); err != nil {
+	if out, isErr, err = a.userCall(ctx, "user-shell", "Bash", "command", command, sink); err != nil {
 		return "", true, err
 	}
 	msg := conversation.Input{Parts: []conversation.Part{
@@ -59,7 +59,7 @@ func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out strin
 func (a *Agent) ReadFile(ctx context.Context, path string) (string, error) {
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
-	out, isErr, err := a.userCall(ctx, "Read", "file_path", path, nil)
+	out, isErr, err := a.userCall(ctx, "user-mention", "Read", "file_path", path, nil)
 	switch {
 	case err != nil:
 		return "", err
@@ -69,9 +69,9 @@ func (a *Agent) ReadFile(ctx context.Context, path string) (string, error) {
 	return out, nil
 }
 
-// userCall runs the user's own call of tool name with input {key: value} as a model's call
+// userCall runs the user's own call id of tool name with input {key: value} as a model's call
 // runs (events to sink); a refusal is a *Denied.
-func (a *Agent) userCall(ctx context.Context, name, key, value string, sink Sink) (string, bool, error) {
+func (a *Agent) userCall(ctx context.Context, id, name, key, value string, sink Sink) (string, bool, error) {
 	in, _ := json.Marshal(map[string]string{key: value})
 	denied := ""
 	out, isErr := a.loop(func(e Event) {
@@ -81,7 +81,7 @@ func (a *Agent) userCall(ctx context.Context, name, key, value string, sink Sink
 		if sink != nil {
 			sink(e)
 		}
-	}).call(ctx, &ToolCall{ID: "user-" + strings.ToLower(name), Name: name, Input: in}, 0)
+	}).call(ctx, &ToolCall{ID: id, Name: name, Input: in}, 0)
 	if denied != "" {
 		return "", true, &Denied{denied}
 	}
