@@ -166,20 +166,13 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		if a.store, err = ws.Store(); err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
-		ranker, err := ws.Ranker()
-		if err != nil {
-			return nil, fmt.Errorf("agent: %w", err)
-		}
-		stats, err := ws.Stats()
-		if err != nil {
-			return nil, fmt.Errorf("agent: %w", err)
-		}
 		sel := opts.Selector
 		if sel == nil && opts.SmallModel != "" {
 			sel = &ModelSelector{Provider: a.meter.Provider(usage.Recall), Model: opts.SmallModel, Logger: a.log}
 		}
-		recaller = recall.NewRecaller(ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: a.now, Logger: a.log,
-			Mounts: ws.RecallMounts()})
+		if recaller, err = ws.Recaller(workspace.RecallOptions{Selector: sel}); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
 		recallS = recall.NewSession()
 	}
 	a.tools = tool.NewBox(a.store != nil)

@@ -61,7 +61,7 @@ type forker struct {
 func (a *Agent) newForker() *forker {
 	var rk *recall.Ranker
 	if a.store != nil {
-		rk, _ = a.opts.Workspace.Ranker() // opened by New
+		rk, _ = a.opts.Workspace.Ranker() // fails only as the store did, which New checked
 	}
 	cwd, home, log, now, timeout, perms, mem := a.cwd, a.opts.Workspace.Env().UserHome, a.log, a.now, a.opts.BashTimeout, a.perms, a.MemoryDir()
 	return &forker{meter: a.meter, maxTokens: a.opts.MaxTokens, tools: a.tools, perms: a.perms, mu: &a.mu, log: a.log,

@@ -709,10 +709,11 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 }
 
 // AddAutomem adds the auto-memory index (MEMORY.md, produced by the memdir layer) as the last
-// session-start piece, with layer automem. text is used as given (the caller has already cut it
-// to its limits; truncated says whether it did); diags are kept with the set's own. Calling it
+// session-start piece, with layer automem. text is the index cut to its limits (truncated says
+// whether it was), less its frontmatter and block comments (indexText); diags are kept with the set's own. Calling it
 // again replaces the previous index, and the mounted stores' (AddStoreIndex) with it.
 func (s *Set) AddAutomem(path, text string, truncated bool, diags ...Diagnostic) {
+	text = indexText(text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.automem = []Source{{Path: path, Layer: LayerAutomem, Reason: ReasonSessionStart, Bytes: len(text),
@@ -720,10 +721,22 @@ func (s *Set) AddAutomem(path, text string, truncated bool, diags ...Diagnostic)
 	s.diags = append(s.diags, diags...)
 }
 
+// indexText is a memory index as the model gets it, as Claude Code sends it: without its
+// frontmatter and block-level HTML comments.
+func indexText(text string) string {
+	if strings.HasPrefix(text, "---") {
+		if doc, err := frontmatter.Parse([]byte(text)); err == nil && doc.Present {
+			text = doc.Body
+		}
+	}
+	return StripComments(text)
+}
+
 // AddStoreIndex adds the index of a mounted memory store after the auto-memory index, as
 // another automem piece whose Store names the store (Render says it; strata context shows
 // it). The caller has cut text to the store's share of the one index budget.
 func (s *Set) AddStoreIndex(store, path, text string, truncated bool, diags ...Diagnostic) {
+	text = indexText(text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.automem = append(s.automem, Source{Path: path, Layer: LayerAutomem, Reason: ReasonSessionStart, Bytes: len(text),

@@ -213,6 +213,17 @@ func TestChinese(t *testing.T) {
 	}
 }
 
+// The index goes to the model as Claude Code sends it: no frontmatter, no block comments.
+func TestAutomemLosesFrontmatterAndComments(t *testing.T) {
+	f := newFixture(t, map[string]string{"repo/CLAUDE.md": "root\n"})
+	s := f.load("repo")
+	s.AddAutomem("MEMORY.md", "---\ntitle: x\n---\n<!-- kept by hand -->\n- [Tabs](tabs.md) — tabs\n  <!-- in the item -->\n", false)
+	srcs := s.Sources()
+	if got, want := srcs[len(srcs)-1].Text, "- [Tabs](tabs.md) — tabs\n  <!-- in the item -->\n"; got != want {
+		t.Errorf("index text %q, want %q", got, want)
+	}
+}
+
 func TestAutomem(t *testing.T) {
 	f := newFixture(t, map[string]string{"repo/CLAUDE.md": "root\n"})
 	s := f.load("repo")

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/strata-mem/strata/recall"
 )
 
 // pruneCountedAt is the number of counted sessions from which sessions that have ended are
@@ -94,10 +93,14 @@ func (s *Server) record(job recallJob) {
 	// set the idle sessions the count raised back to 0).
 	s.countMu.Lock()
 	defer s.countMu.Unlock()
-	stats := recall.NewStats(p.store.Dir())
+	stats, err := p.ws.Stats()
+	if err != nil {
+		s.log.Warn("mcpserver: recall statistics", "err", err)
+		return
+	}
 	first, files := s.newRecalls(job.ss, files)
 	if first {
-		if err := stats.RecordSession(ctx, p.index.Files(), job.now); err != nil {
+		if err := stats.RecordSession(ctx, p.ranker.Index().Files(), job.now); err != nil {
 			s.log.Warn("mcpserver: recording the session in the recall statistics", "err", err)
 		}
 	}
