@@ -101,11 +101,11 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	defer s.mu.Unlock()
 	if d := s.env.ManagedDir; d != "" && !absentDir(d) {
 		s.start = s.loadTop(ctx, s.start, filepath.Clean(d), "CLAUDE.md", LayerManaged, ReasonSessionStart, "")
-		s.start = s.loadRules(ctx, s.start, filepath.Join(d, "rules"), s.root, LayerManaged, ReasonSessionStart, "")
+		s.start = s.loadRules(ctx, s.start, filepath.Join(d, "rules"), s.cwd, LayerManaged, ReasonSessionStart, "")
 	}
 	if d := s.env.Home; d != "" {
 		s.start = s.loadTop(ctx, s.start, filepath.Clean(d), "CLAUDE.md", LayerUser, ReasonSessionStart, "")
-		s.start = s.loadRules(ctx, s.start, filepath.Join(d, "rules"), s.root, LayerUser, ReasonSessionStart, "")
+		s.start = s.loadRules(ctx, s.start, filepath.Join(d, "rules"), s.cwd, LayerUser, ReasonSessionStart, "")
 	}
 	for _, d := range chain(abs) {
 		if err := ctx.Err(); err != nil {

@@ -318,3 +318,18 @@ func TestTouchDirectory(t *testing.T) {
 		t.Errorf("loaded twice: %v", f.rel(got))
 	}
 }
+
+// A user rule's globs are relative to the working directory, as in Claude Code (a project's
+// rules are relative to the directory that holds their .claude/).
+func TestUserRuleGlobsFromCwd(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"home/.strata/rules/go.md": "---\npaths: \"src/*.go\"\n---\nuser go rule\n",
+		"repo/CLAUDE.md":           "root\n",
+		"repo/svc/src/a.go":        "package src\n",
+	})
+	s := f.load("repo/svc")
+	got := f.rel(s.Touch(t.Context(), filepath.Join(f.dir, "repo/svc/src/a.go")))
+	if diff := cmp.Diff([]string{"user:path_glob_match:home/.strata/rules/go.md"}, got); diff != "" {
+		t.Errorf("touch (-want +got):\n%s", diff)
+	}
+}

@@ -260,6 +260,10 @@ func (w *Workspace) addIndexes(ctx context.Context, set *instructions.Set, proje
 			continue
 		}
 		var diags []instructions.Diagnostic
+		if idx.Built {
+			diags = append(diags, instructions.Diagnostic{Path: idx.Path, Severity: instructions.SeverityInfo,
+				Message: "no MEMORY.md: the model gets an index built from the topic files, as Claude Code builds it (strata memory lint --fix writes one)"})
+		}
 		if idx.Truncated {
 			diags = append(diags, instructions.Diagnostic{Path: idx.Path, Severity: instructions.SeverityWarning, Message: idx.Warning})
 		}
