@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -35,6 +36,7 @@ type Set struct {
 	homeDone bool     // home is resolved
 	names    []string // instruction file names per directory, without CLAUDE.local.md
 	rulesAt  int      // index in names before which .claude/rules is read
+	agents   bool     // AGENTS.md files are read (no CLAUDE.md on the way: agentsFile)
 
 	start    []Source // session start, in load order
 	automem  []Source // the auto-memory index (0 or 1 piece), then the mounted stores' indexes
@@ -107,7 +109,9 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 		s.start = s.loadTop(ctx, s.start, filepath.Clean(d), "CLAUDE.md", LayerUser, ReasonSessionStart, "")
 		s.start = s.loadRules(ctx, s.start, filepath.Join(d, "rules"), s.cwd, LayerUser, ReasonSessionStart, "")
 	}
-	for _, d := range chain(abs) {
+	dirs := chain(abs)
+	s.agents = len(s.loadOpts.FileNames) == 0 && !slices.ContainsFunc(dirs, s.hasClaudeMd)
+	for _, d := range dirs {
 		if err := ctx.Err(); err != nil {
 			return s, fmt.Errorf("instructions: load %s: %w", abs, err)
 		}
@@ -253,7 +257,7 @@ func (s *Set) loadDir(ctx context.Context, out []Source, d string, nested bool, 
 		if !dotClaude && strings.HasPrefix(n, ".claude"+string(filepath.Separator)) {
 			continue
 		}
-		if n == agentsFile && len(s.loadOpts.FileNames) == 0 && (nested && trigger != "" || s.hasClaudeMd(d, dotClaude)) {
+		if n == agentsFile && len(s.loadOpts.FileNames) == 0 && (nested && trigger != "" || !nested && !s.agents) {
 			continue
 		}
 		out = s.loadTop(ctx, out, d, n, layer, reason, trigger)
@@ -264,20 +268,19 @@ func (s *Set) loadDir(ctx context.Context, out []Source, d string, nested bool, 
 	return s.loadTop(ctx, out, d, LocalFile, local, reason, trigger)
 }
 
-// agentsFile is read, with the default file names, as Claude Code (2.1.277 on) reads it: only
-// as a fallback in a directory of the chain that has no CLAUDE.md, .claude/CLAUDE.md or
-// non-empty CLAUDE.local.md, and never on a touch (lint still reads a nested one where no
-// CLAUDE.md is, for the agents that do).
+// agentsFile is read, with the default file names, as Claude Code 2.1.328 reads it: only when no
+// directory from the root to the working directory has a CLAUDE.md, a .claude/CLAUDE.md or a
+// non-empty CLAUDE.local.md (Set.agents), and never on a touch (lint still reads a nested one,
+// for the agents that do).
 const agentsFile = "AGENTS.md"
 
 // hasClaudeMd reports whether dir has a CLAUDE.md, a .claude/CLAUDE.md or a non-empty
 // CLAUDE.local.md.
-func (s *Set) hasClaudeMd(dir string, dotClaude bool) bool {
-	if m, err := statAt(&s.base, dir, "CLAUDE.md", false); err == nil && m.IsRegular() {
-		return true
-	}
-	if m, err := statAt(&s.base, dir, filepath.Join(".claude", "CLAUDE.md"), false); dotClaude && err == nil && m.IsRegular() {
-		return true
+func (s *Set) hasClaudeMd(dir string) bool {
+	for _, n := range []string{"CLAUDE.md", filepath.Join(".claude", "CLAUDE.md")} {
+		if m, err := statAt(&s.base, dir, n, false); err == nil && m.IsRegular() {
+			return true
+		}
 	}
 	fi, err := os.Stat(filepath.Join(dir, LocalFile))
 	return err == nil && fi.Mode().IsRegular() && fi.Size() > 0
