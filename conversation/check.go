@@ -442,3 +442,13 @@ func OpenCalls(msgs []Message) []Block {
 	}
 	return nil
 }
+
+// InterruptedResults is the user message answering calls that never ran to the end, each
+// with an is_error result saying why and that its effects are unknown.
+func InterruptedResults(calls []Block, why string) Message {
+	m := Message{Role: User}
+	for _, c := range calls {
+		m.Content = append(m.Content, Interrupted(c, "Interrupted: "+why+". The tool call did not complete; its effects, if any, are unknown."))
+	}
+	return m
+}

@@ -156,7 +156,7 @@ func TestRecallRanksAlikeOnEveryPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel := &shortlistSelector{got: make(chan []recall.Candidate, 1)}
-	a, err := agent.New(t.Context(), agent.Options{Provider: prov, Cwd: proj, Env: env, Selector: sel, NoBackground: true, NoTranscript: true})
+	a, err := agent.New(t.Context(), agent.Options{Provider: prov, Open: workspace.Options{Cwd: proj, Env: env}, Selector: sel, NoBackground: true, NoTranscript: true})
 	if err != nil {
 		t.Fatal(err)
 	}
