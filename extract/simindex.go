@@ -11,14 +11,29 @@ import (
 // merge.
 type shingleSet []uint32
 
-// shingleDict gives each shingle of one plan an id, and counts in how many sets each occurs.
+// shingleDict gives each shingle of one plan an id, and counts in how many sets each occurs. A
+// shingle is keyed by the ids of its two words (a lone word by its id and noWord).
 type shingleDict struct {
-	ids  map[string]uint32
-	freq []int32
-	buf  []byte
+	words map[string]uint32
+	ids   map[uint64]uint32
+	freq  []int32
 }
 
-func newShingleDict() *shingleDict { return &shingleDict{ids: map[string]uint32{}} }
+const noWord = math.MaxUint32
+
+func newShingleDict() *shingleDict {
+	return &shingleDict{words: map[string]uint32{}, ids: map[uint64]uint32{}}
+}
+
+// word returns the id of w.
+func (d *shingleDict) word(w string) uint32 {
+	id, ok := d.words[w]
+	if !ok {
+		id = uint32(len(d.words))
+		d.words[w] = id
+	}
+	return id
+}
 
 // set returns the shingles of the words of parts, read as one text (the word bigrams of
 // Shingles), as a set of ids.
@@ -28,25 +43,25 @@ func (d *shingleDict) set(parts ...[]string) shingleSet {
 		n += len(p)
 	}
 	out := make(shingleSet, 0, n)
-	add := func(key []byte) {
-		id, ok := d.ids[string(key)] // no allocation for a shingle seen before
+	add := func(key uint64) {
+		id, ok := d.ids[key]
 		if !ok {
 			id = uint32(len(d.freq))
-			d.ids[string(key)] = id
+			d.ids[key] = id
 			d.freq = append(d.freq, 0)
 		}
 		out = append(out, id)
 	}
-	prev := ""
+	prev := uint32(noWord)
 	for _, p := range parts {
 		for _, w := range p {
+			id := d.word(w)
 			if n == 1 {
-				add(append(d.buf[:0], w...))
-			} else if prev != "" {
-				d.buf = append(append(append(d.buf[:0], prev...), ' '), w...)
-				add(d.buf)
+				add(uint64(id)<<32 | noWord)
+			} else if prev != noWord {
+				add(uint64(prev)<<32 | uint64(id))
 			}
-			prev = w
+			prev = id
 		}
 	}
 	slices.Sort(out)
