@@ -79,10 +79,10 @@
 //   - dangling: an index line pointing at no file is proposed for removal, never removed
 //     unless accepted (Claude Code does nothing with such a line, so removing it changes nothing
 //     the model sees); the index step counts it as gone;
-//   - index: while MEMORY.md would still be over its line or byte limit, the least recently
-//     used memories are archived until it is not — and none when archiving every memory would
-//     still leave it over (what fills it is lines that are not memories: notes, dangling lines
-//     whose removal was rejected).
+//   - condense, index: while MEMORY.md would still be over its limits, its blank, repeated
+//     and empty-heading lines go (memdir.CondenseLines), then the index lines of the least
+//     recently used memories; no memory is archived to fit the index, and the memories stay in
+//     the store and in recall.
 //
 // With ExactOnly (the automatic run) only exact duplicates are archived; every other step is
 // left Proposed, and Consolidation.Summary says in one line what was done and how to undo it.

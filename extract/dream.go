@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
+
 	"regexp"
 	"sort"
 	"strings"
@@ -15,18 +15,18 @@ import (
 
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
-	"github.com/strata-mem/strata/tokens"
 )
 
 // Action kinds of a dream plan.
 const (
-	KindMerge     = "merge"     // a near-duplicate of a newer memory: archived, survivor named
-	KindSupersede = "supersede" // contradicted by a newer memory: archived as superseded
-	KindConflict  = "conflict"  // contradicts a newer memory in part: reported only
-	KindStale     = "stale"     // names a file or symbol the project no longer has: reported only
-	KindForget    = "forget"    // unused in ForgetSessions watched sessions and for ForgetAfter: archived
-	KindDangling  = "dangling"  // an index line pointing at no file: the line is removed
-	KindIndex     = "index"     // archived so that MEMORY.md fits its limits
+	KindMerge     = "merge"            // a near-duplicate of a newer memory: archived, survivor named
+	KindSupersede = "supersede"        // contradicted by a newer memory: archived as superseded
+	KindConflict  = "conflict"         // contradicts a newer memory in part: reported only
+	KindStale     = "stale"            // names a file or symbol the project no longer has: reported only
+	KindForget    = "forget"           // unused in ForgetSessions watched sessions and for ForgetAfter: archived
+	KindDangling  = "dangling"         // an index line pointing at no file: the line is removed
+	KindCondense  = "condense"         // blank, repeated or empty-heading lines leave MEMORY.md so that it fits
+	KindIndex     = memdir.ActionIndex // an index line leaves MEMORY.md so that it fits; the memory stays
 )
 
 // Defaults of Options.
@@ -160,7 +160,7 @@ type Plan struct {
 	Compared int `json:"compared"`
 }
 
-// Archives counts the actions that archive a memory or remove an index line.
+// Archives counts the actions that archive a memory or take index lines out.
 func (p Plan) Archives() int {
 	n := 0
 	for _, a := range p.Actions {
@@ -169,6 +169,13 @@ func (p Plan) Archives() int {
 		}
 	}
 	return n
+}
+
+// LinesOnly reports whether the step takes index lines out and moves no memory (dangling,
+// condense, index).
+func (a Action) LinesOnly() bool {
+	_, ok := lineSteps[a.Kind]
+	return ok
 }
 
 type candidate struct {
@@ -248,27 +255,6 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// fitsWithout reports whether MEMORY.md would fit its limits once the indexed memories among
-// lru were archived too, besides those already in gone: only then can the index step make it
-// fit by archiving.
-func fitsWithout(raw string, gone map[string]bool, lru []*candidate, indexed map[string]bool, opts Options) bool {
-	all := maps.Clone(gone)
-	for _, c := range lru {
-		if indexed[c.m.File] {
-			all[c.m.File] = true
-		}
-	}
-	lines, chars := projected(raw, all)
-	return lines <= opts.MaxIndexLines && chars <= opts.MaxIndexBytes
-}
-
-// projected is the size of the index once the lines of the gone files are removed, counted
-// as the loader counts it: exactly what Forget leaves.
-func projected(raw string, gone map[string]bool) (lines, chars int) {
-	text, _ := memdir.WithoutIndexLines(raw, func(file string) bool { return gone[file] })
-	return memdir.CountLines(text), tokens.Chars(text)
 }
 
 // normalise lowers text, drops punctuation and collapses white space.
@@ -400,15 +386,14 @@ func Apply(ctx context.Context, s *memdir.Store, plan Plan) (Plan, error) {
 			return out, err
 		}
 		rec := memdir.ArchiveRecord{Time: plan.Now, Run: RunID(plan.Now), Action: a.Kind, Survivor: a.Survivor, Reason: a.Reason}
-		if a.Kind == KindDangling {
-			// Only the line goes. Forget would look the file up as a memory name too, and
-			// could archive a memory that happens to be called like the missing file.
-			lines, err := s.DropIndexLines(ctx, a.File, rec)
+		if drop, ok := lineSteps[a.Kind]; ok {
+			// Only index lines go; no memory moves.
+			lines, err := drop(s, ctx, a.File, rec)
 			if err != nil {
-				return out, fmt.Errorf("extract: dream: remove the index line of %s: %w", a.File, err)
+				return out, fmt.Errorf("extract: dream: %s %s: %w", a.Kind, a.File, err)
 			}
 			if len(lines) == 0 {
-				a.Dropped = "the line no longer dangles (the file is back, or the line is gone)"
+				a.Dropped = "its lines are gone or needed since it was planned"
 				continue
 			}
 			a.Done = true
@@ -431,6 +416,17 @@ func Apply(ctx context.Context, s *memdir.Store, plan Plan) (Plan, error) {
 	return out, nil
 }
 
+// lineSteps are the kinds of step that take index lines out and move no memory: a dangling
+// line (Forget would look the file up as a memory name too), the condensing of MEMORY.md, and a
+// memory's line that leaves it so that it fits. Each re-reads the index under the lock.
+var lineSteps = map[string]func(s *memdir.Store, ctx context.Context, file string, rec memdir.ArchiveRecord) ([]memdir.RemovedLine, error){
+	KindDangling: (*memdir.Store).DropIndexLines,
+	KindCondense: func(s *memdir.Store, ctx context.Context, _ string, rec memdir.ArchiveRecord) ([]memdir.RemovedLine, error) {
+		return s.CondenseIndex(ctx, rec)
+	},
+	KindIndex: (*memdir.Store).Unindex,
+}
+
 // ArchiveLog is the log of archived memories, relative to the memory dir (memdir's
 // ArchiveLogFile: JSON lines, see memdir.ArchiveRecord).
 const ArchiveLog = memdir.ArchiveLogFile
@@ -441,7 +437,7 @@ func RunID(now time.Time) string { return memdir.RunID(now) }
 
 // DreamActions are the archive-log actions a dream writes: what `strata memory restore
 // --last-dream` undoes.
-var DreamActions = []string{KindMerge, KindSupersede, KindForget, KindDangling, KindIndex}
+var DreamActions = []string{KindMerge, KindSupersede, KindForget, KindDangling, KindCondense, KindIndex}
 
 // genericLabels are labels that structure a memory rather than name a fact: the memory format
 // strata recommends ends feedback and project memories with "**Why:**" and "**How to apply:**",

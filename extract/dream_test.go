@@ -238,7 +238,7 @@ func TestPlanDream(t *testing.T) {
 			want:  []brief{{KindDangling, "gone.md", "", false}},
 		},
 		{
-			name: "index over its line limit: least recently used archived",
+			name: "index over its line limit: the least recently used memory leaves the index",
 			mems: []mem{{"a.md", "a", "alpha memory", "first body text", 3 * day}, {"b.md", "b", "beta memory", "second body text", day},
 				{"c.md", "c", "gamma memory", "third body words", 2 * day}},
 			opts: Options{MaxIndexLines: 2},
@@ -253,7 +253,7 @@ func TestPlanDream(t *testing.T) {
 			want: []brief{},
 		},
 		{
-			name: "index over its limit by lines that are not memories: archiving cannot make it fit, nothing archived",
+			name: "index over its limit by lines that are not memories: taking memory lines out cannot make it fit, none leaves",
 			mems: []mem{{"a.md", "a", "alpha memory", "first body text", 3 * day}, {"b.md", "b", "beta memory", "second body text", day}},
 			extra: []string{"Notes the user keeps by hand:", "- deploys go out on Tuesdays", "- the staging host is db-2",
 				"- ask before touching billing"},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/tokens"
 )
 
 // dream is what the rules of a plan share: the memories (newest first), what the plan archives
@@ -37,7 +38,7 @@ type rule func(ctx context.Context, d *dream) ([]Action, error)
 var rules = []rule{ruleDuplicates, ruleSuperseded, ruleModel, ruleForget, ruleDangling, ruleIndex, ruleStale}
 
 // kindOrder is the order of kinds in a plan.
-var kindOrder = map[string]int{KindDangling: 0, KindMerge: 1, KindSupersede: 2, KindConflict: 3, KindForget: 4, KindIndex: 5, KindStale: 6}
+var kindOrder = map[string]int{KindDangling: 0, KindMerge: 1, KindSupersede: 2, KindConflict: 3, KindForget: 4, KindCondense: 5, KindIndex: 6, KindStale: 7}
 
 // PlanDream reads the store and returns the plan; it writes nothing. It is a pipeline of one
 // rule per kind of step (duplicates, superseded, the model's proposals, forget, dangling, index,
@@ -363,14 +364,31 @@ func ruleDangling(ctx context.Context, d *dream) ([]Action, error) {
 	return out, nil
 }
 
-// ruleIndex archives the least recently used indexed memories until MEMORY.md fits its limits,
-// when archiving can make it fit.
+// ruleIndex fits MEMORY.md to its limits without archiving anything: first the lines that
+// carry nothing (memdir.CondenseLines), then the index lines of the least recently used
+// memories, which stay in the store and in recall. Each step is logged and restorable.
 func ruleIndex(_ context.Context, d *dream) ([]Action, error) {
 	o := d.opts
-	projLines, projBytes := projected(d.raw, d.archived)
+	text, _ := memdir.WithoutIndexLines(d.raw, func(f string) bool { return d.archived[f] })
+	over := func(t string) bool {
+		return memdir.CountLines(t) > o.MaxIndexLines || tokens.Chars(t) > o.MaxIndexBytes
+	}
+	limits := fmt.Sprintf("MEMORY.md is over its limits (%d lines, %d characters; at most %d lines, %d characters)",
+		memdir.CountLines(text), tokens.Chars(text), o.MaxIndexLines, o.MaxIndexBytes)
+	var out []Action
+	if over(text) {
+		if nums := memdir.CondenseLines(text); len(nums) > 0 {
+			a := Action{Kind: KindCondense, File: memdir.IndexFile, Archive: true,
+				Reason: fmt.Sprintf("%s: %d blank, repeated or empty-heading lines leave it", limits, len(nums))}
+			if d.open(&a) {
+				text, _ = memdir.WithoutLines(text, nums)
+				out = append(out, a)
+			}
+		}
+	}
 	lru := make([]*candidate, 0, len(d.cands))
 	for _, c := range d.cands {
-		if !d.archived[c.m.File] {
+		if !d.archived[c.m.File] && d.indexed[c.m.File] {
 			lru = append(lru, c)
 		}
 	}
@@ -380,31 +398,26 @@ func ruleIndex(_ context.Context, d *dream) ([]Action, error) {
 		}
 		return lru[i].m.File < lru[j].m.File
 	})
-	if !fitsWithout(d.raw, d.archived, lru, d.indexed, o) {
-		// What keeps the index over its limits is not memories (lines the user kept: dangling
-		// ones whose removal was rejected, notes): archiving every memory would not make it
-		// fit, so none is archived for it. The projection says it stays over.
-		lru = nil
-	}
-	var out []Action
+	unindexed := map[string]bool{}
 	for _, c := range lru {
-		if projLines <= o.MaxIndexLines && projBytes <= o.MaxIndexBytes {
+		unindexed[c.m.File] = true
+	}
+	if all, _ := memdir.WithoutIndexLines(text, func(f string) bool { return unindexed[f] }); over(all) {
+		lru = nil // what keeps it over is not memory lines: taking those out would not make it fit
+	}
+	for _, c := range lru {
+		if !over(text) {
 			break
 		}
-		if !d.indexed[c.m.File] {
-			continue
-		}
 		a := Action{Kind: KindIndex, File: c.m.File, Name: c.m.Name, Archive: true,
-			Reason: fmt.Sprintf("MEMORY.md is over its limits (%d lines, %d characters; at most %d lines, %d characters); least recently used",
-				projLines, projBytes, o.MaxIndexLines, o.MaxIndexBytes)}
+			Reason: limits + "; least recently used: its line leaves the index, the memory stays in the store and in recall"}
 		if !d.open(&a) {
 			continue
 		}
-		d.archived[c.m.File] = true
+		text, _ = memdir.WithoutIndexLines(text, func(f string) bool { return f == c.m.File })
 		out = append(out, a)
-		projLines, projBytes = projected(d.raw, d.archived)
 	}
-	d.plan.Index.ProjectedLines, d.plan.Index.ProjectedBytes = projLines, projBytes
+	d.plan.Index.ProjectedLines, d.plan.Index.ProjectedBytes = memdir.CountLines(text), tokens.Chars(text)
 	return out, nil
 }
 

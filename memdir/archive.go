@@ -454,35 +454,10 @@ func (s *Store) DropIndexLines(ctx context.Context, file string, rec ArchiveReco
 	if err != nil {
 		return nil, err
 	}
-	var out []RemovedLine
-	err = s.Locked(ctx, func(tx *Tx) error {
+	return s.takeLines(ctx, file, rec, "remove the index lines of "+file, func(tx *Tx, idx string) ([]int, error) {
 		if taken, err := s.taken(tx.root, file); err != nil || taken {
-			return err
+			return nil, err
 		}
-		if _, err := s.checkTarget(tx.root, IndexFile); err != nil {
-			return err
-		}
-		oldIdx, _, err := s.readIndexRaw()
-		if err != nil {
-			return err
-		}
-		newIdx, n := removeIndexLines(oldIdx, file)
-		if n == 0 {
-			return nil
-		}
-		if rec.Time.IsZero() {
-			rec.Time = s.opts.Now()
-		}
-		if rec.Run == "" {
-			rec.Run = RunID(rec.Time)
-		}
-		rec.File, rec.ArchivedTo, rec.IndexLines = file, "", removedLines(oldIdx, file)
-		if err := s.commit(tx.root, intent{Op: "remove the index lines of " + file, OldIndex: oldIdx, NewIndex: newIdx,
-			Records: []ArchiveRecord{rec}}); err != nil {
-			return err
-		}
-		out = rec.IndexLines
-		return nil
+		return linesOf(idx, file), nil
 	})
-	return out, err
 }

@@ -172,9 +172,10 @@ type RepairResult struct {
 
 // Repair undoes what interrupted writes leave behind, under the directory's lock: it removes
 // temp files older than StaleTempAge, and re-indexes from the files (as Reindex) every topic
-// file that has no index line and every strata-written line whose description is not the
-// file's. Topic files are never changed; a file that cannot be re-indexed (a secret in its
-// description, the index limits) is left and its error returned with the others.
+// file that has no index line (but those a logged step took out of it: OutOfIndex) and every
+// strata-written line whose description is not the file's. Topic files are never changed; a
+// file that cannot be re-indexed (a secret in its description, the index limits) is left and
+// its error returned with the others.
 func (s *Store) Repair(ctx context.Context) (RepairResult, error) {
 	var res RepairResult
 	mems, _, err := s.List(ctx)
@@ -206,9 +207,14 @@ func (s *Store) Repair(ctx context.Context) (RepairResult, error) {
 		for _, e := range ParseIndex([]byte(idx)) {
 			indexed[e.File] = true
 		}
+		recs, err := ReadArchiveLog(s.dir)
+		if err != nil {
+			return err
+		}
+		out := OutOfIndex(recs)
 		var files []string
 		for _, m := range mems {
-			if !indexed[m.File] {
+			if !indexed[m.File] && !out[m.File] {
 				files = append(files, m.File)
 			}
 		}

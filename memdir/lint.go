@@ -21,7 +21,7 @@ import (
 // within the lines kept), text that looks like a secret (in topic files, the index and daily
 // logs), two files with the same name. Warnings: index lines linking a file that does not exist,
 // a directory or an unreadable file (Claude Code loads only MEMORY.md and does nothing with such
-// a line, so it changes nothing the model sees), files missing from the index, missing
+// a line, so it changes nothing the model sees), files missing from the index (but those a logged step took out: OutOfIndex), missing
 // frontmatter, description or type, an unknown type, several index lines for one file, binary
 // or oversized files, symlinks leading out of the dir, temp files of interrupted writes and index
 // lines whose description is not the file's (see Repair), and a MEMORY.md in a subdirectory
@@ -133,8 +133,10 @@ func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 		diags = append(diags, Diagnostic{Path: s.abs(p), Severity: SevWarning,
 			Message: fmt.Sprintf("a %s in a subdirectory is neither the index (only the top-level %s is) nor a memory: it is not listed, recalled or indexed; move its lines into the top-level %s or rename it", IndexFile, IndexFile, IndexFile)})
 	}
+	recs, _ := ReadArchiveLog(s.dir) // unreadable: every unindexed file is reported
+	out := OutOfIndex(recs)
 	for _, m := range mems {
-		if _, ok := indexed[m.File]; !ok {
+		if _, ok := indexed[m.File]; !ok && !out[m.File] {
 			diags = append(diags, Diagnostic{Path: m.Path, Severity: SevWarning,
 				Message: fmt.Sprintf("not in %s, so the model does not see it in the index; add a line for it (strata memory edit %q re-indexes it)", IndexFile, m.Name)})
 		}

@@ -222,6 +222,8 @@ func printDreamPlan(app *App, p extract.Plan, dryRun bool) {
 			what = "index line removed"
 		case a.Dropped != "":
 			what = "dropped (" + termtext.Line(a.Dropped) + ")"
+		case a.Archive && a.LinesOnly():
+			what = "index lines to take out"
 		case a.Archive:
 			what = "to archive"
 		case a.Proposed:
@@ -243,12 +245,23 @@ func printDreamPlan(app *App, p extract.Plan, dryRun bool) {
 	ix := p.Index
 	fmt.Fprintf(w, "index: %d lines, %d bytes (limits %d lines, %d bytes); after: %d lines, %d bytes\n",
 		ix.Lines, ix.Bytes, ix.MaxLines, ix.MaxBytes, ix.ProjectedLines, ix.ProjectedBytes)
-	verb := "to archive"
-	n := p.Archives()
-	if !dryRun {
-		verb, n = "archived", countDone(p)
+	verb, n, lines := "to archive", 0, 0
+	for _, a := range p.Actions {
+		switch {
+		case a.LinesOnly() && (a.Done || dryRun && a.Archive):
+			lines++
+		case dryRun && a.Archive:
+			n++
+		}
 	}
-	fmt.Fprintf(w, "%d %s, %d flagged\n", n, verb, countFlagged(p))
+	if !dryRun {
+		verb, n = "archived", countDone(p)-lines
+	}
+	fmt.Fprintf(w, "%d %s, %d flagged", n, verb, countFlagged(p))
+	if lines > 0 {
+		fmt.Fprintf(w, "; %d step(s) on index lines only (no memory moves)", lines)
+	}
+	fmt.Fprintln(w)
 	if p.Rejected > 0 {
 		fmt.Fprintf(w, "%d step(s) rejected earlier left out (%s)\n", p.Rejected, extract.RejectLog)
 	}
