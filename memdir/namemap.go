@@ -168,6 +168,25 @@ func (m nameMap) stampDirs(root *os.Root) {
 	}
 }
 
+// restamp records in m the stamps the directories of m, and those holding file, have now: what
+// stampDirs would record after file was written into a store whose map was fresh, without going
+// through every file.
+func (m nameMap) restamp(root *os.Root, file string) {
+	for d := path.Dir(file); ; d = path.Dir(d) {
+		m.dirs[d] = stamp{}
+		if d == "." {
+			break
+		}
+	}
+	for d := range m.dirs {
+		if fi, err := root.Lstat(filepath.FromSlash(d)); err == nil {
+			m.dirs[d] = stampOf(fi)
+		} else {
+			delete(m.dirs, d)
+		}
+	}
+}
+
 // topicNames returns, sorted, the topic files of the store that may hold a memory whose name
 // has NameKey key: those the name map gives that key, and those it cannot name (a symlink: for
 // the caller to read). The map is taken as it is while it is fresh, else checked file by file
@@ -233,7 +252,7 @@ func (s *Store) noteName(root *os.Root, file, name string) {
 	}
 	e := nameEntry{st: stampOf(fi), name: name, key: NameKey(name)}
 	m.files[file] = e
-	m.stampDirs(root)
+	m.restamp(root, file)
 	// Appended, not rewritten: a later line of a file or directory wins when the map is read.
 	var b bytes.Buffer
 	for d, st := range m.dirs {
