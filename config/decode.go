@@ -372,18 +372,62 @@ func isClaudeCodeKey(name string, nested bool) bool {
 	return slices.Contains(claudeCodeKeys, name)
 }
 
-// claudeCodeKeys are Claude Code's top-level settings keys that strata does not use.
+// claudeCodeKeys are the top-level keys of Claude Code 2.1.328's settings schema (read from the
+// real CLI); those strata uses are read as strata's, the rest kept and ignored.
 var claudeCodeKeys = []string{
-	"$schema", "agent", "apiKeyHelper", "attribution", "autoCompactEnabled", "autoConnectIde", "autoUpdates",
-	"autoUpdatesChannel", "awsAuthRefresh", "awsCredentialExport", "companyAnnouncements",
-	"disableAllHooks", "disabledMcpjsonServers", "editorMode", "effortLevel", "enableAllProjectMcpServers",
-	"enabledMcpjsonServers", "enabledPlugins", "env", "extraKnownMarketplaces", "feedbackSurveyState",
-	"fileSuggestion", "forceLoginMethod", "forceLoginOrgUUID", "hooks", "includeCoAuthoredBy",
-	"includeGitInstructions", "language", "otelHeadersHelper", "outputStyle", "plansDirectory",
-	"preferredNotifChannel", "prefersReducedMotion", "respectGitignore", "sandbox", "showThinkingSummaries", "showTurnDuration",
-	"spinnerTipsEnabled", "spinnerVerbs", "statusLine", "terminalProgressBarEnabled", "theme",
-	"alwaysThinkingEnabled", "allowedMcpServers", "deniedMcpServers", "verbose", "skipWebFetchPreflight",
+	"$schema", "apiKeyHelper", "proxyAuthHelper", "awsCredentialExport", "awsAuthRefresh",
+	"gcpAuthRefresh", "processWrapper", "policyHelper", "policyHelpers", "fileSuggestion",
+	"respectGitignore", "breakReminder", "quietHours", "cleanupPeriodDays",
+	"desktopSessionCleanupPeriodDays", "syncClaudeAiSkills", "syncClaudeAiPlugins",
+	"skillListingMaxDescChars", "skillListingBudgetFraction", "wslInheritsWindowsSettings", "env",
+	"attribution", "attributionProject", "attributionProjectPolicy", "includeCoAuthoredBy",
+	"includeGitInstructions", "permissions", "model", "fallbackModel", "availableModels",
+	"enforceAvailableModels", "availableModelsMatch", "deniedModels", "modelOverrides", "modelPicker",
+	"modelPricing", "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers",
+	"disableClaudeAiConnectors", "skillOverrides", "disableBundledSkills", "managedMcpServers",
+	"allowedMcpServers", "deniedMcpServers", "hooks", "worktree", "disableAllHooks",
+	"disableReplyCheck", "disableAgentView", "disableRemoteControl", "disableWorkflows",
+	"disableArtifact", "enableArtifact", "enableWorkflows", "workflowSizeGuideline",
+	"workflowKeywordTriggerEnabled", "disableSkillShellExecution", "disableWindowsBashCommandSplit",
+	"defaultShell", "bashEditDiffEnabled", "bashOutputMaxChars", "taskOutputMaxChars",
+	"respondToBashCommands", "allowManagedHooksOnly", "allowedHttpHookUrls", "httpHookAllowedEnvVars",
+	"allowManagedPermissionRulesOnly", "allowManagedMcpServersOnly", "allowAllClaudeAiMcps",
+	"allowClaudeInChromeWithManagedMcp", "strictPluginOnlyCustomization", "statusLine",
+	"prUrlTemplate", "footerLinksRegexes", "subagentStatusLine", "enabledPlugins", "prependPlugins",
+	"appendPlugins", "extraKnownMarketplaces", "additionalMarketplaces", "strictKnownMarketplaces",
+	"allowedMarketplaces", "blockedMarketplaces", "disableCommandPluginSources",
+	"disableSideloadFlags", "pluginSuggestionMarketplaces", "forceLoginMethod",
+	"forceLoginGatewayUrl", "gatewayInternalNetworks", "parentSettingsBehavior",
+	"managedSourcesBehavior", "forceLoginOrgUUID", "allowNestedModelAccessUnderForceLogin",
+	"allowedProviders", "forceRemoteSettingsRefresh", "otelHeadersHelper", "outputStyle", "viewMode",
+	"language", "skipWebFetchPreflight", "sandbox", "feedbackSurveyRate", "feedbackDrafts",
+	"spinnerTipsEnabled", "clawdFileProgressEnabled", "spinnerVerbs", "spinnerTipsOverride",
+	"syntaxHighlightingDisabled", "maxProseWidth", "spellcheck", "terminalTitleFromRename",
+	"promptCacheTtl", "subagentPromptCacheTtl", "alwaysThinkingEnabled", "effortLevel",
+	"maxEffortLevel", "modelSettings", "ultracode", "autoCompactWindow", "advisorModel", "fastMode",
+	"fastModePerSessionOptIn", "promptSuggestionEnabled", "emojiCompletionEnabled",
+	"awaySummaryEnabled", "responseComparisonEnabled", "showClearContextOnPlanAccept",
+	"askUserQuestionTimeout", "dialogExpiry", "agent", "modelProposedGoals", "companyAnnouncements",
+	"pluginConfigs", "remote", "autoUpdatesChannel", "minimumVersion", "requiredMinimumVersion",
+	"requiredMaximumVersion", "plansDirectory", "tui", "voice", "channelsEnabled",
+	"allowedChannelPlugins", "prefersReducedMotion", "timeFormat", "timeZone", "doneMeansMerged",
+	"totalTokensReminder", "totalTokensReminderBudget", "totalTokensReminderAfterUserTurn",
+	"autoMemoryEnabled", "autoMemoryDirectory", "autoDreamEnabled", "showThinkingSummaries",
+	"skipDangerousModePermissionPrompt", "skipWorkflowUsageWarning", "disableAutoMode", "remoteTools",
+	"sshConfigs", "sshHostCommands", "claudeMd", "claudeMdExcludes", "pluginTrustMessage", "theme",
+	"editorMode", "keybindingFlavor", "vimInsertModeRemaps", "verbose", "preferredNotifChannel",
+	"autoCompactEnabled", "precomputeCompactionEnabled", "precomputeArmTokens",
+	"autoCompactRaisedForLoad", "autoCompactOfferAnswer", "idleCompaction", "switchModelsOnFlag",
+	"autoContinueAtUsageLimit", "autoScrollEnabled", "wheelScrollAccelerationEnabled",
+	"fileCheckpointingEnabled", "showTurnDuration", "showMessageTimestamps",
+	"terminalProgressBarEnabled", "todoFeatureEnabled", "teammateMode", "remoteControlAtStartup",
+	"remoteControl", "isolatePeerMachines", "daemonColdStart", "crossSessionInbound",
+	"remoteMessageReceipts", "autoUploadSessions", "inputNeededNotifEnabled", "agentPushNotifEnabled",
 }
 
-// claudeCodePermissionKeys are Claude Code's keys under "permissions" that strata does not use.
-var claudeCodePermissionKeys = []string{"ask", "additionalDirectories", "disableBypassPermissionsMode"}
+// claudeCodePermissionKeys are the keys under "permissions" in Claude Code 2.1.328's schema.
+var claudeCodePermissionKeys = []string{
+	"allow", "deny", "ask", "defaultMode", "disableBypassPermissionsMode", "blockReadsOutsideWorkingDirectories",
+	"blockFileToolReadsOutsideWorkingDirectories", "blockWritesOutsideWorkingDirectories", "blockReadsExemptPaths",
+	"workingDirectoriesAsGiven", "disableAutoMode", "denyInsteadOfPrompting", "additionalDirectories",
+}

@@ -365,3 +365,16 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// Keys of real Claude Code settings files (2.1.328's schema) read without a warning; a
+// misspelt one still warns.
+func TestClaudeCodeKeysReadQuietly(t *testing.T) {
+	f := newSettingsFixture(t)
+	f.write(f.user, `{"skipDangerousModePermissionPrompt": true, "agentPushNotifEnabled": false, "autoMemoryEnabled": true,
+"tui": "fullscreen", "claudeMdExcludes": [], "permissions": {"allow": [], "blockReadsOutsideWorkingDirectories": true,
+"denyInsteadOfPrompting": false}, "agentPushNotifEnabld": true}`)
+	_, msgs := f.load()
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "agentPushNotifEnabld") || !strings.Contains(msgs[0], "did you mean agentPushNotifEnabled") {
+		t.Errorf("warnings = %q; want one, for the misspelt key", msgs)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -183,7 +184,8 @@ func isSymbol(w string) bool {
 	return hasUpper && hasLower
 }
 
-// staleRefs returns, per memory file, the references the project at opts.Root does not have.
+// staleRefs returns, per memory file, the references the project at opts.Root does not have: a
+// path counts as present at the root or at the end of any file's path in the project.
 // A bare file name in own (the memory directory's index and topic files) names the memory
 // store, not the project: a memory citing a sibling memory or MEMORY.md is not stale.
 func staleRefs(ctx context.Context, opts Options, mems []memdir.Memory, own map[string]bool) (map[string][]string, error) {
@@ -208,6 +210,7 @@ func staleRefs(ctx context.Context, opts Options, mems []memdir.Memory, own map[
 		}
 	}
 	out := map[string][]string{}
+	var tree *projectTree
 	for _, m := range mems {
 		r := refs[m.File]
 		var missing []string
@@ -216,7 +219,13 @@ func staleRefs(ctx context.Context, opts Options, mems []memdir.Memory, own map[
 				continue
 			}
 			_, err := os.Lstat(filepath.Join(opts.Root, filepath.FromSlash(p)))
-			if errors.Is(err, fs.ErrNotExist) {
+			if !errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if tree == nil {
+				tree = walkTree(ctx, opts)
+			}
+			if !tree.has(p) {
 				missing = append(missing, p)
 			}
 		}
@@ -250,6 +259,58 @@ func staleRefs(ctx context.Context, opts Options, mems []memdir.Memory, own map[
 		}
 	}
 	return out, nil
+}
+
+// projectTree is the project's files by relative path, for references not at the root:
+// "parse.go" or "cmd/main.go" written from inside a subdirectory.
+type projectTree struct {
+	byBase    map[string][]string // base name → relative paths
+	n         int
+	truncated bool // too many files to hold: every reference counts as found
+}
+
+// walkTree lists the project's files (hidden directories, node_modules and vendor skipped) up to
+// the scan's file bound.
+func walkTree(ctx context.Context, opts Options) *projectTree {
+	limit := opts.MaxScanFiles
+	if limit == 0 {
+		limit = DefaultMaxScanFiles
+	}
+	t := &projectTree{byBase: map[string][]string{}}
+	filepath.WalkDir(opts.Root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || ctx.Err() != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if path != opts.Root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if t.n >= limit {
+			t.truncated = true
+			return filepath.SkipAll
+		}
+		if rel, err := filepath.Rel(opts.Root, path); err == nil {
+			t.byBase[d.Name()] = append(t.byBase[d.Name()], filepath.ToSlash(rel))
+			t.n++
+		}
+		return nil
+	})
+	return t
+}
+
+// has reports whether some file of the project is p or ends in "/"+p.
+func (t *projectTree) has(p string) bool {
+	if t.truncated {
+		return true
+	}
+	for _, q := range t.byBase[path.Base(p)] {
+		if q == p || strings.HasSuffix(q, "/"+p) {
+			return true
+		}
+	}
+	return false
 }
 
 // symbolName is the identifier looked for: the last component, without "()".

@@ -47,6 +47,9 @@ func TestStaleNotPaths(t *testing.T) {
 		{"the package `internal/store` is here", nil},
 		{"run `./scripts/deploy` and `tools/gen/`", []string{"scripts/deploy", "tools/gen"}},
 		{"한국어: `docs/없는문서.md` 와 `docs/guide.md`", []string{"docs/없는문서.md"}},
+		// Written from inside a subdirectory: found anywhere in the project, by its end.
+		{"the store lives in `store.go`; build with build.sh and see `store/store.go`", nil},
+		{"the parser is in `parse.go`", []string{"parse.go"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {

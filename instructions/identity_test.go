@@ -67,6 +67,7 @@ func TestIdentity(t *testing.T) {
 					t.Skip("no hard links here:", err)
 				}
 			}
+			f.opts.FileNames = []string{"CLAUDE.md", "AGENTS.md"} // both read: AGENTS.md is no fallback here
 			s := f.load("repo")
 			if diff := cmp.Diff(tt.want, f.rel(s.Sources())); diff != "" {
 				t.Errorf("sources (-want +got):\n%s", diff)

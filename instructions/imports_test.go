@@ -84,10 +84,10 @@ func TestImportDepth(t *testing.T) {
 	if len(got) != 1+MaxImportDepth {
 		t.Errorf("loaded %d pieces, want the file and %d hops: %v", len(got), MaxImportDepth, got)
 	}
-	if !strings.HasSuffix(got[len(got)-1], "f5.md") {
-		t.Errorf("last loaded %s, want f5.md (5 hops)", got[len(got)-1])
+	if !strings.HasSuffix(got[len(got)-1], "f4.md") {
+		t.Errorf("last loaded %s, want f4.md (4 hops, as Claude Code follows)", got[len(got)-1])
 	}
-	if !hasDiag(s.Diagnostics(), SeverityError, "repo/f5.md", "deeper than 5 hops") {
+	if !hasDiag(s.Diagnostics(), SeverityError, "repo/f4.md", "deeper than 4 hops") {
 		t.Errorf("no depth error: %q", f.diags(s.Diagnostics()))
 	}
 }
@@ -103,6 +103,7 @@ func TestImportCycles(t *testing.T) {
 		"repo/loop2.md":  "->loop1.md",
 		"repo/AGENTS.md": "@loop1.md\n",
 	})
+	f.opts.FileNames = []string{"CLAUDE.md", "AGENTS.md"} // AGENTS.md read beside CLAUDE.md
 	s := f.load("repo")
 	want := []string{"project:session_start:repo/CLAUDE.md", "import:include:repo/a.md", "import:include:repo/b.md", "import:include:repo/self.md", "project:session_start:repo/AGENTS.md"}
 	if diff := cmp.Diff(want, f.rel(s.Sources())); diff != "" {
@@ -141,5 +142,24 @@ func TestImportFromConditionalRule(t *testing.T) {
 	want := []string{"rule:path_glob_match:repo/.claude/rules/api.md", "import:include:repo/docs/api.md"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s\n%q", diff, f.diags(s.Diagnostics()))
+	}
+}
+
+// The user's own instructions may import from anywhere under their home, as in Claude Code; a
+// project's may not without approval.
+func TestUserInstructionsImportFromHome(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"home/.strata/CLAUDE.md": "@~/notes/style.md\n",
+		"home/notes/style.md":    "user style notes\n",
+		"home/notes/other.md":    "not for projects\n",
+		"repo/CLAUDE.md":         "@~/notes/other.md\n",
+	})
+	s := f.load("repo")
+	got := strings.Join(f.rel(s.Sources()), " ")
+	if !strings.Contains(got, "import:include:home/notes/style.md") {
+		t.Errorf("the user's import did not load: %s\n%q", got, f.diags(s.Diagnostics()))
+	}
+	if strings.Contains(got, "other.md") || !hasDiag(s.Diagnostics(), SeverityError, "repo/CLAUDE.md", "@~/notes/other.md: refused") {
+		t.Errorf("the project's import of a home file must be refused: %s\n%q", got, f.diags(s.Diagnostics()))
 	}
 }

@@ -253,12 +253,34 @@ func (s *Set) loadDir(ctx context.Context, out []Source, d string, nested bool, 
 		if !dotClaude && strings.HasPrefix(n, ".claude"+string(filepath.Separator)) {
 			continue
 		}
+		if n == agentsFile && len(s.loadOpts.FileNames) == 0 && (nested && trigger != "" || s.hasClaudeMd(d, dotClaude)) {
+			continue
+		}
 		out = s.loadTop(ctx, out, d, n, layer, reason, trigger)
 	}
 	if s.rulesAt == len(s.names) && dotClaude {
 		out = s.loadRules(ctx, out, filepath.Join(d, ".claude", "rules"), d, LayerRule, reason, trigger)
 	}
 	return s.loadTop(ctx, out, d, LocalFile, local, reason, trigger)
+}
+
+// agentsFile is read, with the default file names, as Claude Code (2.1.277 on) reads it: only
+// as a fallback in a directory of the chain that has no CLAUDE.md, .claude/CLAUDE.md or
+// non-empty CLAUDE.local.md, and never on a touch (lint still reads a nested one where no
+// CLAUDE.md is, for the agents that do).
+const agentsFile = "AGENTS.md"
+
+// hasClaudeMd reports whether dir has a CLAUDE.md, a .claude/CLAUDE.md or a non-empty
+// CLAUDE.local.md.
+func (s *Set) hasClaudeMd(dir string, dotClaude bool) bool {
+	if m, err := statAt(&s.base, dir, "CLAUDE.md", false); err == nil && m.IsRegular() {
+		return true
+	}
+	if m, err := statAt(&s.base, dir, filepath.Join(".claude", "CLAUDE.md"), false); dotClaude && err == nil && m.IsRegular() {
+		return true
+	}
+	fi, err := os.Stat(filepath.Join(dir, LocalFile))
+	return err == nil && fi.Mode().IsRegular() && fi.Size() > 0
 }
 
 // open reads a candidate file and applies the checks every instruction file gets: readable,
@@ -422,6 +444,20 @@ func (s *Set) inside(real string) bool {
 	return false
 }
 
+// ownChain reports whether an import chain starts in the user's or the managed instructions
+// (STRATA_HOME, the managed dir): their author may import from anywhere, as in Claude Code,
+// where a user's CLAUDE.md imports @~/notes/x.md.
+func (s *Set) ownChain(chain []*ident) bool {
+	if len(chain) == 0 {
+		return false
+	}
+	top := chain[0].path
+	if h := s.realHome(); h != "" && (within(top, h) || within(top, filepath.Clean(s.env.Home))) {
+		return true
+	}
+	return s.env.ManagedDir != "" && within(top, filepath.Clean(s.env.ManagedDir))
+}
+
 // resolveAllowed is filepath.EvalSymlinks(d), or d when that fails, in fewer system calls:
 // a directory reached without a symlink, or a path missing before any symlink, is answered by
 // one openat2 (fastio.ResolveDir) instead of one lstat per path element. Anything else (a
@@ -484,7 +520,8 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	// reading tells what it is (see handle.load).
 	ext := strings.ToLower(extension(abs))
 	homeWhy := s.homeImportRefusal(abs, real)
-	refused := depth+1 > MaxImportDepth || !s.inside(real) && !s.approved(abs, real) || homeWhy != "" || binaryExt(ext) || s.excluded(abs) != ""
+	outside := !s.inside(real) && !s.approved(abs, real) && !s.ownChain(chain)
+	refused := depth+1 > MaxImportDepth || outside || homeWhy != "" || binaryExt(ext) || s.excluded(abs) != ""
 	if refused {
 		err = h.stat()
 	} else {
@@ -530,7 +567,7 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	if homeWhy != "" {
 		return fail(SeverityError, "%s", homeWhy)
 	}
-	if !s.inside(real) && !s.approved(abs, real) {
+	if outside {
 		return fail(SeverityError, "refused: %s is outside the project root (%s) and STRATA_HOME; to allow it, add it to approvedExternalImports in your user settings ($STRATA_HOME/settings.json: a project's settings may not approve imports)", real, s.root)
 	}
 	if binaryExt(ext) {

@@ -42,7 +42,6 @@ func TestLoadOrder(t *testing.T) {
 		"project:session_start:repo/.claude/CLAUDE.md",
 		"rule:session_start:repo/.claude/rules/always.md",
 		"rule:session_start:repo/.claude/rules/style.md",
-		"project:session_start:repo/AGENTS.md",
 		"local:session_start:repo/CLAUDE.local.md",
 		"project:session_start:repo/svc/CLAUDE.md",
 		"rule:session_start:repo/svc/.claude/rules/x.md",
@@ -225,11 +224,39 @@ func TestAutomem(t *testing.T) {
 	}
 }
 
+// With the default names AGENTS.md is Claude Code's fallback: read in a directory of the chain
+// with no CLAUDE.md, .claude/CLAUDE.md or non-empty CLAUDE.local.md, never on a touch.
+func TestAgentsMdIsAFallback(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"repo/AGENTS.md":             "root agents (CLAUDE.md here)\n",
+		"repo/CLAUDE.md":             "root\n",
+		"repo/a/AGENTS.md":           "a agents (only an empty CLAUDE.local.md here)\n",
+		"repo/a/CLAUDE.local.md":     "",
+		"repo/a/b/AGENTS.md":         "b agents (.claude/CLAUDE.md here)\n",
+		"repo/a/b/.claude/CLAUDE.md": "b dot claude\n",
+		"repo/a/b/c/AGENTS.md":       "nested agents\n",
+		"repo/a/b/c/x.go":            "package c\n",
+	})
+	s := f.load("repo/a/b")
+	want := []string{"project:session_start:repo/CLAUDE.md", "project:session_start:repo/a/AGENTS.md",
+		"local:session_start:repo/a/CLAUDE.local.md", "project:session_start:repo/a/b/.claude/CLAUDE.md"}
+	if diff := cmp.Diff(want, f.rel(s.Sources())); diff != "" {
+		t.Errorf("load (-want +got):\n%s", diff)
+	}
+	added := s.Touch(t.Context(), filepath.Join(f.dir, "repo/a/b/c/x.go"))
+	for _, src := range added {
+		if strings.HasSuffix(src.Path, "AGENTS.md") {
+			t.Errorf("a touch loaded %s", src.Path)
+		}
+	}
+}
+
 func TestDuplicateFileLoadsOnce(t *testing.T) {
 	f := newFixture(t, map[string]string{
 		"repo/AGENTS.md": "shared\n",
 		"repo/CLAUDE.md": "->AGENTS.md",
 	})
+	f.opts.FileNames = []string{"CLAUDE.md", "AGENTS.md"} // AGENTS.md read beside CLAUDE.md
 	s := f.load("repo")
 	if diff := cmp.Diff([]string{"project:session_start:repo/CLAUDE.md"}, f.rel(s.Sources())); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -136,9 +136,9 @@ type Secret struct {
 
 // Limits and defaults.
 const (
-	// MaxImportDepth is the number of import hops that still load: a file reached through 5
-	// imports loads, one that would need a 6th does not.
-	MaxImportDepth = 5
+	// MaxImportDepth is the number of import hops that still load, as Claude Code follows
+	// them: a file reached through 4 imports loads, one that would need a 5th does not.
+	MaxImportDepth = 4
 	// WarnChars is the size in characters above which a file gets a warning.
 	WarnChars = 40000
 	// DefaultMaxFileBytes is how much of one file is read when Options.MaxFileBytes is 0.

@@ -126,7 +126,7 @@ type SaveOutput struct {
 // ForgetInput is memory_forget's input.
 type ForgetInput struct {
 	Name    string `json:"name" jsonschema:"the memory's name, or its file name"`
-	Archive bool   `json:"archive,omitempty" jsonschema:"move the file to the memory directory's .archive/ instead of deleting it"`
+	Archive bool   `json:"archive,omitempty" jsonschema:"kept for older clients: a forgotten memory is always moved to the archive, where strata memory restore finds it"`
 	Store   string `json:"store,omitempty" jsonschema:"the memory store to forget it in; empty means this project's own memory"`
 }
 
@@ -164,7 +164,7 @@ func (s *Server) addTools() {
 	}, s.memorySave)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        "memory_forget",
-		Description: "Remove a memory that is wrong or no longer useful, and its line in MEMORY.md. With archive the file is moved aside (.archive/) instead of deleted.",
+		Description: "Forget a memory that is wrong or no longer useful: its file moves to the archive (.archive/, where strata memory restore finds it) and its line leaves MEMORY.md.",
 		Annotations: &mcp.ToolAnnotations{Title: "Forget a memory", DestructiveHint: &t, OpenWorldHint: &f},
 	}, s.memoryForget)
 	mcp.AddTool(s.mcp, &mcp.Tool{
@@ -349,16 +349,11 @@ func (s *Server) memoryForget(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, ForgetOutput{}, fmt.Errorf("memory_forget %q: %w", in.Name, err)
 	}
-	by := "memory_forget (MCP) with archive"
+	by := "memory_forget (MCP)"
 	if g := grantOf(req); g != nil {
 		by += " by " + g.Author()
 	}
-	var res memdir.ForgetResult
-	if in.Archive {
-		res, err = r.store.Archive(ctx, in.Name, memdir.ArchiveRecord{Time: p.now(), Action: memdir.ActionArchive, Reason: by})
-	} else {
-		res, err = r.store.Forget(ctx, in.Name, false)
-	}
+	res, err := r.store.Archive(ctx, in.Name, memdir.ArchiveRecord{Time: p.now(), Action: memdir.ActionArchive, Reason: by})
 	if err != nil {
 		if errors.Is(err, memdir.ErrNotFound) {
 			where := "in this project"

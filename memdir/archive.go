@@ -89,6 +89,7 @@ func (t *Tx) KeepVersion(rel string, now time.Time, why string) (rec ArchiveReco
 		return ArchiveRecord{}, nil, false, err
 	}
 	if err := fsutil.WriteFileFS(s.opts.FS, s.abs(dest), old, fsutil.FileMode); err != nil {
+		root.Remove(filepath.FromSlash(dest)) // a failed directory sync comes after the rename
 		return ArchiveRecord{}, nil, false, fmt.Errorf("memdir: keep %s in %s: %w", rel, dest, err)
 	}
 	idx, _, err := s.readIndexRaw()

@@ -333,7 +333,7 @@ func tokenKind(s string) string {
 	return ""
 }
 
-var placeholder = lazyRegexp(`(?i)^(?:x{3,}|\*{3,}|\.{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|\{\{.*\}\})$|example|changeme|placeholder|redacted|your[_\-]|dummy|sample|xxxx|\*\*\*|\.\.\.|^\$`)
+var placeholder = lazyRegexp(`(?i)^(?:(?:password|passw0rd|secret|admin|test|qwerty|letmein|welcome|changeme|hunter)[0-9]{0,6}!?$)|^(?:x{3,}|\*{3,}|\.{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|\{\{.*\}\})$|example|changeme|placeholder|redacted|your[_\-]|dummy|sample|xxxx|\*\*\*|\.\.\.|^\$`)
 
 // identifier matches values that are code, not secrets: dotted names, CONSTANT_NAMES,
 // camelCase names.
@@ -416,7 +416,7 @@ func splitWords(key string) []string {
 // placeholder or an identifier, of at least two character classes including a digit or
 // symbol, and with high Shannon entropy.
 func looksRandom(v string) bool {
-	v = strings.Trim(v, ".:-=")
+	v = strings.TrimRight(strings.Trim(v, ".:-="), "!;,") // "process.env.KEY!": TypeScript's non-null mark
 	if len(v) < 10 || placeholder().MatchString(v) || identifier().MatchString(v) || wordy(v) || strings.ContainsAny(v, "()") {
 		return false
 	}

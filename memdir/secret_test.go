@@ -29,6 +29,7 @@ func TestScanSecretsFinds(t *testing.T) {
 		{"API_TOKEN: a1B2c3D4e5F6g7H8i9J0", `high-entropy value assigned to "API_TOKEN"`},
 		{"authToken = 'Zq8vN3kLp0Xw7RtY2mBc'", `high-entropy value assigned to "authToken"`},
 		{"export SIGNING_KEY=Zq8vN3kLp0Xw7RtY2mBc", `high-entropy value assigned to "SIGNING_KEY"`},
+		{"password: Zq8vN3kLp0Xw7!", `high-entropy value assigned to "password"`},
 	}
 	for _, tt := range tests {
 		got := ScanSecrets("first line\n" + tt.text + "\nlast line")
@@ -77,6 +78,10 @@ var cleanTexts = []string{
 	"The auth token is refreshed every hour; never log it.",
 	"token: see the wiki page on rotation",
 	"password: hunter2",
+	// References and sample values from real instruction files (Claude Code shows these lines).
+	"  apiKey: process.env.OPENAI_API_KEY!,",
+	"    'password': 'password123',",
+	`const token = process.env.GITHUB_TOKEN!;`,
 	"max_tokens: 4096",
 	"token_budget = 25000 tokens",
 	`api_key = os.Getenv("API_KEY")`,

@@ -336,11 +336,15 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 		return Result{}, err
 	}
 
-	// A look-alike name that changes the memory keeps the text it replaces.
+	// A write that changes what a memory says keeps the text it replaces.
 	var kept ArchiveRecord
 	drop := func() error { return nil }
-	if lookAlike && exists && !bytes.Equal(old, content) {
-		rec, d, ok, err := (&Tx{s: s, root: root}).KeepVersion(file, now, fmt.Sprintf("replaced by a write of %q, a name that looks like %q", given, in.Name))
+	if exists && saysOtherwise(old, content) {
+		why := fmt.Sprintf("replaced by a write of %q", given)
+		if lookAlike {
+			why += fmt.Sprintf(", a name that looks like %q", in.Name)
+		}
+		rec, d, ok, err := (&Tx{s: s, root: root}).KeepVersion(file, now, why)
 		if err != nil {
 			return Result{}, err
 		}
@@ -371,6 +375,14 @@ func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 	s.noteName(root, file, in.Name)
 	s.log.Debug("memdir: wrote memory", "file", file, "created", created, "index", res.Index)
 	return res, nil
+}
+
+// saysOtherwise reports whether the memory file new says something old did not: another name,
+// description, type or body (a new modified time alone is not).
+func saysOtherwise(old, new []byte) bool {
+	a, _ := ParseFile("", "", old)
+	b, _ := ParseFile("", "", new)
+	return a.Name != b.Name || a.Description != b.Description || a.Type != b.Type || a.Body != b.Body
 }
 
 // ErrAmbiguousName is wrapped by the error Add returns when the name is no memory's exact name

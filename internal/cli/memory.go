@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -9,6 +10,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -413,37 +416,45 @@ func memoryAdd(c *cobra.Command, app *App, s *memdir.Store, in memdir.Input, asJ
 	case res.Name != strings.TrimSpace(in.Name):
 		fmt.Fprintf(app.Out, "updated %s (the memory %q: %q differs from its name only in case, width or Unicode form)\n",
 			res.File, res.Name, in.Name)
-		if res.Kept != "" {
-			fmt.Fprintf(app.Out, "its earlier text is kept in %s; `strata memory restore %s` puts it back\n", res.Kept, res.File)
-		}
 	default:
 		fmt.Fprintf(app.Out, "updated %s\n", res.File)
+	}
+	if res.Kept != "" {
+		fmt.Fprintf(app.Out, "its earlier text is kept in %s; `strata memory restore %s` puts it back\n", res.Kept, res.File)
 	}
 	return nil
 }
 
 func newMemoryForgetCmd(app *App) *cobra.Command {
 	var f memoryFlags
-	var archive, asJSON bool
+	var purge, yes, asJSON bool
 	c := &cobra.Command{
 		Use:   "forget NAME",
-		Short: "Remove a memory and its index line",
-		Long: `Remove the topic file called NAME and its line in MEMORY.md. With --archive the file is
-moved to .archive/ in the memory directory instead of being deleted, and the move is logged in
-.archive/ARCHIVE.log, so "strata memory restore NAME" puts it back with its index line. NAME may
-also be the title or file of an index line whose file is gone: that line is removed.`,
+		Short: "Move a memory to the archive (or, with --purge, delete it)",
+		Long: `Move the topic file called NAME to .archive/ in the memory directory and remove its line in
+MEMORY.md; the move is logged in .archive/ARCHIVE.log, so "strata memory restore NAME" puts it
+back with its index line. With --purge the file is deleted for good instead, after you confirm
+(or with --yes). NAME may also be the title or file of an index line whose file is gone: that
+line is removed.`,
+		Example: `  strata memory forget "old deploy notes"
+  strata memory forget --purge --yes leaked-token`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			s, err := openWritableStore(app, f)
 			if err != nil {
 				return err
 			}
+			if purge && !yes {
+				if !confirmed(app, fmt.Sprintf("delete the memory %q for good (it cannot be restored)? [y/N] ", args[0])) {
+					return &ExitError{Code: ExitFailure, Err: errors.New("--purge not confirmed: nothing deleted (answer y, or give --yes)")}
+				}
+			}
 			var res memdir.ForgetResult
-			if archive {
-				res, err = s.Archive(c.Context(), args[0], memdir.ArchiveRecord{Time: app.Now(), Action: memdir.ActionArchive,
-					Reason: "strata memory forget --archive"})
-			} else {
+			if purge {
 				res, err = s.Forget(c.Context(), args[0], false)
+			} else {
+				res, err = s.Archive(c.Context(), args[0], memdir.ArchiveRecord{Time: app.Now(), Action: memdir.ActionArchive,
+					Reason: "strata memory forget"})
 			}
 			if err != nil {
 				return err
@@ -455,17 +466,31 @@ also be the title or file of an index line whose file is gone: that line is remo
 			case res.File == "":
 				fmt.Fprintf(app.Out, "removed %d index line(s) pointing nowhere\n", res.IndexLines)
 			case res.ArchivedTo != "":
-				fmt.Fprintf(app.Out, "archived %s to %s (%d index line(s) removed)\n", res.File, res.ArchivedTo, res.IndexLines)
+				fmt.Fprintf(app.Out, "archived %s to %s (%d index line(s) removed); strata memory restore %s puts it back\n", res.File, res.ArchivedTo, res.IndexLines, res.File)
 			default:
-				fmt.Fprintf(app.Out, "forgot %s (%d index line(s) removed)\n", res.File, res.IndexLines)
+				fmt.Fprintf(app.Out, "deleted %s for good (%d index line(s) removed)\n", res.File, res.IndexLines)
 			}
 			return nil
 		},
 	}
 	f.register(c)
-	c.Flags().BoolVar(&archive, "archive", false, "move the file to .archive/ instead of deleting it")
+	c.Flags().BoolVar(&purge, "purge", false, "delete the file for good instead of archiving it (asks first)")
+	c.Flags().BoolVarP(&yes, "yes", "y", false, "with --purge: do not ask")
+	c.Flags().Bool("archive", true, "archive the file (the default; kept for scripts)")
+	c.Flags().MarkHidden("archive")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return c
+}
+
+// confirmed asks question on app.Err and reads one line from app.In: true for y or yes.
+func confirmed(app *App, question string) bool {
+	fmt.Fprint(app.Err, question)
+	line, _ := bufio.NewReader(app.In).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
 }
 
 func newMemoryEditCmd(app *App) *cobra.Command {
@@ -505,21 +530,44 @@ func memoryEdit(c *cobra.Command, app *App, s *memdir.Store, name string) error 
 	if err != nil {
 		return fmt.Errorf("$EDITOR %q: %v; quote it as for the shell, e.g. EDITOR=\"'/path with spaces/ed' -w\"", editor, strings.TrimPrefix(err.Error(), "shell: "))
 	}
-	cmd := exec.CommandContext(c.Context(), argv[0], append(argv[1:], m.Path)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = app.In, app.Out, app.Err
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("editor %q: %w", editor, err)
-	}
-	data, err := fsutil.ReadRegular(m.Path, memdir.MaxWholeRead)
-	if errors.Is(err, os.ErrNotExist) {
-		fmt.Fprintf(app.Err, "strata: %s was removed in the editor\n", m.File)
-	} else if err != nil {
+	before, err := fsutil.ReadRegular(m.Path, memdir.MaxWholeRead)
+	if err != nil {
 		return err
 	}
+	var data []byte
+	for {
+		cmd := exec.CommandContext(c.Context(), argv[0], append(argv[1:], m.Path)...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = app.In, app.Out, app.Err
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("editor %q: %w", editor, err)
+		}
+		data, err = fsutil.ReadRegular(m.Path, memdir.MaxWholeRead)
+		if errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(app.Err, "strata: %s was removed in the editor\n", m.File)
+			break
+		} else if err != nil {
+			return err
+		}
+		broken := brokenHeader(m, data)
+		if len(broken) == 0 {
+			break
+		}
+		printDiagnostics(app.Err, broken)
+		if confirmed(app, "the header is broken; reopen the editor? [y/N] ") {
+			continue
+		}
+		// Refused: the memory keeps its text, and the edit is kept beside the store.
+		kept, kerr := keepEdit(m.File, data)
+		if err := fsutil.WriteFile(m.Path, before, fsutil.FileMode); err != nil {
+			return errors.Join(err, kerr)
+		}
+		if kerr != nil {
+			return fmt.Errorf("%s is as it was; the broken edit could not be kept: %w", m.File, kerr)
+		}
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s is as it was; your edit is kept in %s", m.File, kept)}
+	}
 	failed := false
-	if err == nil {
-		_, diags := memdir.ParseFile(m.Path, m.File, data)
-		printDiagnostics(app.Err, diags)
+	if data != nil {
 		for _, sf := range memdir.ScanSecrets(string(bytes.ToValidUTF8(data, nil))) {
 			fmt.Fprintf(app.Err, "strata: %s:%d: error: looks like a secret (%s); remove it\n", m.Path, sf.Line, sf.Kind)
 			failed = true
@@ -538,6 +586,37 @@ func memoryEdit(c *cobra.Command, app *App, s *memdir.Store, name string) error 
 		return &ExitError{Code: ExitFailure}
 	}
 	return nil
+}
+
+// brokenHeader returns what is wrong with the header of an edited memory: frontmatter that does
+// not parse, or a name, description or type the memory had and the edit lost.
+func brokenHeader(was memdir.Memory, data []byte) []memdir.Diagnostic {
+	m, diags := memdir.ParseFile(was.Path, was.File, data)
+	var out []memdir.Diagnostic
+	for _, d := range diags {
+		if d.Severity == memdir.SevError {
+			out = append(out, d)
+		}
+	}
+	lost := func(key, had, has string) {
+		if had != "" && has == "" {
+			out = append(out, memdir.Diagnostic{Path: was.Path, Line: 1, Severity: memdir.SevError,
+				Message: "the frontmatter lost its " + key + " (it was " + strconv.Quote(had) + ")"})
+		}
+	}
+	lost("description", was.Description, m.Description)
+	lost("type", string(was.Type), string(m.Type))
+	return out
+}
+
+// keepEdit writes a refused edit of file to a new file in the temp dir and returns its path.
+func keepEdit(file string, data []byte) (string, error) {
+	f, err := os.CreateTemp("", "strata-edit-*-"+filepath.Base(file))
+	if err != nil {
+		return "", err
+	}
+	_, werr := f.Write(data)
+	return f.Name(), errors.Join(werr, f.Close())
 }
 
 func newMemoryLintCmd(app *App) *cobra.Command {

@@ -3,10 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/extract"
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/memdir"
 )
 
@@ -20,10 +22,11 @@ func newMemoryRestoreCmd(app *App) *cobra.Command {
 	var o restoreOptions
 	c := &cobra.Command{
 		Use:   "restore [NAME…]",
-		Short: "Put archived memories back (undo a dream or a forget --archive logged in the archive)",
+		Short: "Put archived memories back (undo a dream, a forget or a replacement logged in the archive)",
 		Long: `Put archived memories back where they were, with their MEMORY.md index lines, as recorded
-in .archive/ARCHIVE.log. NAME is the file as the log names it ("tabs-old.md", or without
-".md"), or its archived path; the newest archiving of it is undone. --last-dream undoes every
+in .archive/ARCHIVE.log. NAME is the memory's name (as forget takes it), the file as the log
+names it ("tabs-old.md", or without ".md"), or its archived path; the newest archiving of it is
+undone. --last-dream undoes every
 step of the newest dream (the index lines it removed as dangling included), newest first, so
 that MEMORY.md and every file come back byte for byte when nothing changed them since. A file
 is never put back over an existing one, except that restoring a version an accepted inbox
@@ -62,7 +65,7 @@ func memoryRestore(c *cobra.Command, app *App, o restoreOptions, names []string)
 		open := memdir.Restorable(recs)
 		var todo []memdir.ArchiveRecord
 		for _, n := range names {
-			r, ok := newestArchived(open, n)
+			r, ok := newestArchived(s.Dir(), open, n)
 			if !ok {
 				return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%q is not in the archive of %s (see .archive/ARCHIVE.log)", n, s.Dir())}
 			}
@@ -108,13 +111,35 @@ func memoryRestore(c *cobra.Command, app *App, o restoreOptions, names []string)
 	return nil
 }
 
-// newestArchived is the newest restorable record naming n: its file, the file without ".md",
-// or its archived path.
-func newestArchived(open []memdir.ArchiveRecord, n string) (memdir.ArchiveRecord, bool) {
-	for i := len(open) - 1; i >= 0; i-- {
-		r := open[i]
-		if r.File == n || strings.TrimSuffix(r.File, ".md") == n || r.ArchivedTo != "" && r.ArchivedTo == n {
-			return r, true
+// newestArchived is the newest restorable record naming n as forget takes it: its file (with
+// or without ".md"), its archived path, or the memory's name (case, width and Unicode form
+// aside), as the file name derives from it or the archived file's frontmatter says.
+func newestArchived(dir string, open []memdir.ArchiveRecord, n string) (memdir.ArchiveRecord, bool) {
+	key := memdir.NameKey(n)
+	byName := func(r memdir.ArchiveRecord) bool {
+		if r.File == memdir.FileName(n) || r.File == memdir.FileNameAlt(n) {
+			return true
+		}
+		if r.ArchivedTo == "" {
+			return false
+		}
+		data, err := fsutil.ReadRegular(filepath.Join(dir, filepath.FromSlash(r.ArchivedTo)), memdir.MaxFileBytes)
+		if err != nil {
+			return false
+		}
+		m, _ := memdir.ParseFile("", r.File, data)
+		return memdir.NameKey(m.Name) == key
+	}
+	for _, match := range []func(memdir.ArchiveRecord) bool{
+		func(r memdir.ArchiveRecord) bool {
+			return r.File == n || strings.TrimSuffix(r.File, ".md") == n || r.ArchivedTo != "" && r.ArchivedTo == n
+		},
+		byName,
+	} {
+		for i := len(open) - 1; i >= 0; i-- {
+			if match(open[i]) {
+				return open[i], true
+			}
 		}
 	}
 	return memdir.ArchiveRecord{}, false

@@ -188,6 +188,33 @@ func TestThinkingSignaturePreserved(t *testing.T) {
 	}
 }
 
+// A session resumed without thinking turned on sends no thinking blocks back, as Claude Code
+// does; with it on they go back as they came.
+func TestThinkingDroppedWhenOff(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(llmtest.Text("a"), llmtest.Text("b"))
+	p := newProvider(t, srv.Config())
+	req := userReq("again")
+	req.Messages = append([]conversation.Message{
+		{Role: conversation.User, Content: []conversation.Block{{Type: conversation.Text, Text: "first"}}},
+		{Role: conversation.Assistant, Content: []conversation.Block{{Type: conversation.Thinking, Thinking: "想", Signature: "s=="},
+			{Type: conversation.RedactedThinking, Data: "Zm9v"}, {Type: conversation.Text, Text: "answer"}}},
+	}, req.Messages...)
+	for _, budget := range []int{0, 2048} {
+		req.ThinkingBudget = budget
+		if _, err := llm.Complete(t.Context(), p, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := srv.Requests()
+	if got := r[0].At("messages", 1, "content", 0, "type"); got != "text" || r[0].At("thinking") != nil {
+		t.Errorf("thinking off: first block of the old answer = %v (thinking param %v), want text alone", got, r[0].At("thinking"))
+	}
+	if got := r[1].At("messages", 1, "content", 0, "type"); got != "thinking" {
+		t.Errorf("thinking on: first block of the old answer = %v, want thinking", got)
+	}
+}
+
 func TestRedactedThinkingRoundTrip(t *testing.T) {
 	srv := llmtest.NewAnthropic(t)
 	srv.Script(llmtest.Blocks(llmtest.RedactedThinkingBlock("EncryptedBlob=="), llmtest.ToolUse("toolu_r", "Bash", `{"command":"ls"}`)), llmtest.Text("ok"))

@@ -151,6 +151,7 @@ func (p *Provider) params(req *llm.Request) (*request, error) {
 		params.System = append(params.System, tb)
 	}
 
+	thinkingOn := req.Output == nil && req.ThinkingBudget > 0
 	cache := map[[2]int]bool{}
 	for _, cp := range req.CachePoints {
 		if cp.Message < 0 || cp.Message >= len(req.Messages) {
@@ -173,7 +174,7 @@ func (p *Provider) params(req *llm.Request) (*request, error) {
 			if cached {
 				cc = ephemeral
 			}
-			cb, ok, err := block(b, cc)
+			cb, ok, err := block(b, cc, thinkingOn)
 			if err != nil {
 				return nil, fmt.Errorf("llm/anthropic: message %d block %d: %w", mi, bi, err)
 			}
@@ -299,8 +300,9 @@ func cacheable(t conversation.BlockType) bool {
 }
 
 // block converts one block, with cc on it when its type can carry one; ok is false for blocks
-// that are not sent (empty text, unsigned thinking).
-func block(b conversation.Block, cc *cacheControl) (any, bool, error) {
+// that are not sent (empty text, unsigned thinking, any thinking when the request does not
+// turn thinking on, as Claude Code sends a resumed session).
+func block(b conversation.Block, cc *cacheControl, thinkingOn bool) (any, bool, error) {
 	switch b.Type {
 	case conversation.Text:
 		if b.Text == "" {
@@ -308,11 +310,14 @@ func block(b conversation.Block, cc *cacheControl) (any, bool, error) {
 		}
 		return textBlock{Text: b.Text, CacheControl: cc, Type: "text"}, true, nil
 	case conversation.Thinking:
-		if !conversation.Sendable(b) {
+		if !thinkingOn || !conversation.Sendable(b) {
 			return nil, false, nil
 		}
 		return thinkingBlock{Signature: b.Signature, Thinking: b.Thinking, Type: "thinking"}, true, nil
 	case conversation.RedactedThinking:
+		if !thinkingOn {
+			return nil, false, nil
+		}
 		return redactedThinkingBlock{Data: b.Data, Type: "redacted_thinking"}, true, nil
 	case conversation.ToolUse:
 		in := b.Input

@@ -54,7 +54,7 @@ func TestWireGolden(t *testing.T) {
 			CachePoints: []llm.CachePoint{{Message: 0, Block: 0}, llm.CacheAfter(1)},
 			MaxTokens:   333,
 		}},
-		{name: "history", req: &llm.Request{
+		{name: "history", req: &llm.Request{ThinkingBudget: 512, // thinking on: signed thinking is sent back
 			Tools: []llm.Tool{readTool},
 			Messages: []conversation.Message{
 				user(text("look at this"), img(`{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}`), img(`{"type":"url","url":"https://example.com/a.png"}`), text("")),
