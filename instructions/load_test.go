@@ -123,15 +123,23 @@ func TestRuleGlobs(t *testing.T) {
 		"repo/.claude/rules/broken.md":  "---\npaths: [unclosed\n---\nbroken\n",
 		"repo/.claude/rules/third.md":   "---\ndescription: x\npaths:\n  - \"third/**\"\n  - \"[unclosed\"\n  - 规则/**\n---\nthird\n",
 		"repo/.claude/rules/number.md":  "---\npaths: 3\n---\nnumber\n",
+		"repo/.claude/rules/cursor.md":  "---\nglobs: \"*.ts\"\n---\ncursor\n",
 		"repo/pkg/.claude/rules/pkg.md": "---\npaths: \"*.go\"\n---\npkg rule\n",
 	})
 	s := f.load("repo")
 	start := f.rel(s.Sources())
-	wantStart := []string{"rule:session_start:repo/.claude/rules/broken.md", "rule:session_start:repo/.claude/rules/number.md"}
+	// broken.md's frontmatter does not parse: not loaded, as in Claude Code.
+	wantStart := []string{"rule:session_start:repo/.claude/rules/cursor.md", "rule:session_start:repo/.claude/rules/number.md"}
 	if diff := cmp.Diff(wantStart, start); diff != "" {
 		t.Errorf("start (-want +got):\n%s", diff)
 	}
 	ds := s.Diagnostics()
+	if !hasDiag(ds, SeverityError, "repo/.claude/rules/broken.md", "not loaded") {
+		t.Errorf("broken.md: no 'not loaded' error: %q", f.diags(ds))
+	}
+	if !hasDiag(ds, SeverityWarning, "repo/.claude/rules/cursor.md", "globs: is Cursor's key") {
+		t.Errorf("cursor.md: no warning about globs: %q", f.diags(ds))
+	}
 	// A bad glob of a list is reported on its own line, not on the paths: line.
 	if !slices.ContainsFunc(ds, func(d Diagnostic) bool {
 		return strings.HasSuffix(d.Path, "third.md") && d.Line == 5 && strings.Contains(d.Message, `"[unclosed"`)

@@ -53,8 +53,15 @@ func (s *Set) loadRules(ctx context.Context, out []Source, dir, base string, lay
 			doc, err := frontmatter.Parse([]byte(ft.Text))
 			body, bodyLine = doc.Body, doc.BodyLine
 			if err != nil {
-				s.frontmatterDiag(path, err, "; its paths cannot be read, so the rule is loaded at session start")
+				// Claude Code drops such a rule; so does strata, and says why.
+				s.frontmatterDiag(path, err, "; the rule is not loaded (as in Claude Code) until its frontmatter parses")
+				continue
 			} else {
+				if _, ok := doc.Fields["paths"]; !ok {
+					if _, cursor := doc.Fields["globs"]; cursor {
+						s.addf(path, keyLine(doc.Raw, "globs"), SeverityWarning, "globs: is Cursor's key; Claude Code reads only paths:, so this rule loads at session start for every file; rename it to paths:")
+					}
+				}
 				var bad []string
 				var perr error
 				globs, bad, perr = rulePaths(doc.Fields)

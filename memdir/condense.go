@@ -2,7 +2,6 @@ package memdir
 
 import (
 	"context"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -13,8 +12,8 @@ import (
 const ActionIndex = "index"
 
 var (
-	headingLine = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]|$)`)
-	listLine    = regexp.MustCompile(`^[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)`)
+	headingLine = lazyRegexp(`^ {0,3}(#{1,6})(?:[ \t]|$)`)
+	listLine    = lazyRegexp(`^[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)`)
 )
 
 // CondenseLines returns the numbers (1-based, ascending) of the index lines that carry nothing
@@ -40,9 +39,9 @@ func CondenseLines(text string) []int {
 		switch l := strings.TrimSuffix(lines[i], "\r"); {
 		case strings.TrimSpace(l) == "":
 			kind[i] = blank
-		case headingLine.MatchString(l):
+		case headingLine().MatchString(l):
 			kind[i] = heading
-		case listLine.MatchString(l):
+		case listLine().MatchString(l):
 			kind[i] = list
 		}
 	}
@@ -76,10 +75,10 @@ func CondenseLines(text string) []int {
 		if kind[i] != heading {
 			continue
 		}
-		level := len(headingLine.FindStringSubmatch(lines[i])[1])
+		level := len(headingLine().FindStringSubmatch(lines[i])[1])
 		empty := true
 		for j := i + 1; j < len(lines); j++ {
-			if kind[j] == heading && len(headingLine.FindStringSubmatch(lines[j])[1]) <= level {
+			if kind[j] == heading && len(headingLine().FindStringSubmatch(lines[j])[1]) <= level {
 				break
 			}
 			if !drop[j] && kind[j] != blank {
