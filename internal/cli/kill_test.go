@@ -23,7 +23,8 @@ import (
 	"github.com/strata-mem/strata/memdir"
 )
 
-// killRounds is how many kills a kill test makes: n in the suite, more with STRATA_KILL_ROUNDS.
+// killRounds is how many kills a kill test makes: n in the suite (2 with -short or the race
+// detector, which makes each strata process several times slower), STRATA_KILL_ROUNDS if set.
 func killRounds(t *testing.T, n int) int {
 	if v := os.Getenv("STRATA_KILL_ROUNDS"); v != "" {
 		k, err := strconv.Atoi(v)
@@ -32,8 +33,8 @@ func killRounds(t *testing.T, n int) int {
 		}
 		return k
 	}
-	if testing.Short() {
-		return 2
+	if testing.Short() || raceEnabled {
+		return min(n, 2)
 	}
 	return n
 }
