@@ -6,6 +6,7 @@ package strata_test
 import (
 	"go/build"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -47,14 +48,15 @@ var deps = map[string]string{
 	"compact":              "conversation instructions internal/fsutil llm tokens toolcall transcript work < internal/sharedtest llm/anthropic llm/llmtest",
 	"extract":              "compact conversation frontmatter internal/fsutil internal/shell llm memdir recall tokens toolcall < internal/sharedtest llm/anthropic llm/llmtest llm/openai",
 	"permission":           "internal/fsutil internal/shell toolcall",
+	"usage":                "llm < conversation llm/anthropic llm/llmtest",
 	"tool":                 "conversation internal/fsutil internal/sandbox internal/shell llm memdir permission recall toolcall work",
-	"workspace":            "config extract instructions internal/sandbox llm memdir recall transcript < internal/bench/synth",
+	"workspace":            "config extract instructions internal/sandbox llm memdir permission recall tool transcript < internal/bench/synth",
 	"prompt":               "compact conversation instructions internal/fsutil llm recall tool < config workspace",
-	"agent":                "compact config conversation extract instructions internal/sandbox llm memdir permission prompt recall tool toolcall transcript work workspace < internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai memsync tokens",
+	"agent":                "compact conversation extract instructions internal/sandbox llm memdir permission prompt recall tool toolcall transcript usage work workspace < config internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai memsync tokens",
 	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio memdir memsync recall transcript workspace < internal/sharedtest",
 	"mcpserver":            "config instructions internal/fsutil memdir recall transcript workspace < internal/bench internal/bench/synth",
 	"internal/chatui":      "agent conversation internal/fsutil internal/termtext permission tokens < llm",
-	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/chatui internal/fastio internal/fsutil internal/sandbox internal/shell internal/termtext llm llm/anthropic llm/openai mcpserver memdir memsync permission recall transcript workspace < internal/sharedtest llm/llmtest",
+	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/chatui internal/fastio internal/fsutil internal/sandbox internal/shell internal/termtext llm llm/anthropic llm/openai mcpserver memdir memsync permission recall transcript usage workspace < internal/sharedtest llm/llmtest",
 	"cmd/strata":           "internal/cli internal/sandbox",
 }
 
@@ -67,7 +69,7 @@ var rungs = [][]string{
 	{"transcript", "memdir", "instructions", "toolcall"},
 	{"recall", "internal/bench/synth", "memsync", "permission"},
 	{"llm", "llm/anthropic", "llm/openai", "llm/llmtest"},
-	{"compact", "extract", "tool"},
+	{"compact", "extract", "tool", "usage"},
 	{"workspace"},
 	{"prompt"},
 	{"agent", "internal/bench"},
@@ -245,5 +247,44 @@ func TestDeps(t *testing.T) {
 	}
 	for _, msg := range checkPicture() {
 		t.Error(msg)
+	}
+}
+
+// TestDesignPicture keeps the picture in docs/design.md the same as rungs: its lines, read
+// from the top, are the rungs from the highest; "dir/{a,b}" names dir/a and dir/b.
+func TestDesignPicture(t *testing.T) {
+	data, err := os.ReadFile("docs/design.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "## The picture")
+	_, rest, ok2 := strings.Cut(rest, "```\n")
+	block, _, ok3 := strings.Cut(rest, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("docs/design.md: no fenced block under \"## The picture\"")
+	}
+	var got [][]string
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		var pkgs []string
+		for _, f := range strings.Fields(line) {
+			dir, set, brace := strings.Cut(f, "{")
+			if !brace {
+				pkgs = append(pkgs, f)
+				continue
+			}
+			for _, name := range strings.Split(strings.TrimSuffix(set, "}"), ",") {
+				pkgs = append(pkgs, dir+name)
+			}
+		}
+		got = append([][]string{pkgs}, got...)
+	}
+	if len(got) != len(rungs) {
+		t.Fatalf("docs/design.md's picture has %d lines, rungs has %d", len(got), len(rungs))
+	}
+	for i := range rungs {
+		want := slices.Sorted(slices.Values(rungs[i]))
+		if have := slices.Sorted(slices.Values(got[i])); !slices.Equal(have, want) {
+			t.Errorf("docs/design.md's picture, rung %d (line %d from the bottom): %v, deps_test.go: %v", i, i+1, have, want)
+		}
 	}
 }

@@ -2,18 +2,16 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
 	"time"
 
 	"github.com/strata-mem/strata/compact"
-	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/instructions"
-	"github.com/strata-mem/strata/internal/sandbox"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/permission"
@@ -21,6 +19,7 @@ import (
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/transcript"
+	"github.com/strata-mem/strata/usage"
 	"github.com/strata-mem/strata/work"
 	"github.com/strata-mem/strata/workspace"
 )
@@ -40,27 +39,15 @@ type Options struct {
 	// llm.DefaultContextWindow(Model).
 	ContextWindow int
 
-	// Workspace is the project the session works in: settings, instructions, memory store,
-	// recall. When nil, New opens one with workspace.Open from Cwd, Env, Settings, NoMemory,
-	// Logger and Now, and turns its settings Diagnostics into Warnings; when set, Cwd, Env and
-	// Settings are not used, and whoever opened it reports its Diagnostics.
+	// Workspace is the project the session works in: its policy (permissions, background
+	// work, retention), instructions, memory store, recall, logger and clock. When nil, New
+	// opens one with Open and turns its settings Diagnostics into Warnings; when set, Open is
+	// not used, and whoever opened it reports its Diagnostics.
 	Workspace *workspace.Workspace
-	// Cwd is the working directory (default: the process's).
-	Cwd string
-	// Env gives STRATA_HOME, the managed dir and HOME.
-	Env config.Env
-	// Settings, when non-nil, are used instead of the settings files (passed to workspace.Open).
-	Settings *config.Settings
-
-	// Mode is the permission mode ("" means the settings' defaultMode, else ModeAsk); Allow and
-	// Deny add patterns to the settings' permissions.allow and permissions.deny.
-	Mode        permission.Mode
-	Allow, Deny []string
+	// Open are the options New opens the workspace with when Workspace is nil.
+	Open workspace.Options
 	// Approver is asked about calls that need a yes; nil denies them (non-interactive use).
 	Approver permission.Approver
-	// AddDirs are directories outside the project that the file tools may use as they use
-	// the project's (Permissions.Dirs); relative ones are taken from the working directory.
-	AddDirs []string
 
 	// MaxTurns caps the model requests of one Run (0: DefaultMaxTurns).
 	MaxTurns int
@@ -83,9 +70,6 @@ type Options struct {
 	// Selector overrides recall's selector (nil: a ModelSelector on SmallModel when it is set,
 	// else the lexical order).
 	Selector recall.Selector
-	// NoMemory turns auto-memory off for this session whatever the settings say (with a
-	// Workspace, open it with workspace.Options.NoMemory instead).
-	NoMemory bool
 	// NoBackground turns off the background work of the session (session notes, memory
 	// extraction, auto-dream) whatever the settings say.
 	NoBackground bool
@@ -96,10 +80,6 @@ type Options struct {
 	// started at the end of New, nudged after every turn, closed by Close once the memory
 	// extractor has drained. Each failure it reports becomes one warning.
 	Sync StoreSync
-
-	// Now is the clock (default time.Now); Logger receives warnings (nil discards them).
-	Now    func() time.Time
-	Logger *slog.Logger
 }
 
 // DefaultMaxTurns caps one Run's model requests when Options.MaxTurns is 0.
@@ -114,36 +94,26 @@ var ErrResumeNotFound = errors.New("agent: no session to resume")
 // Agent is one session: a conversation with a model, its tools and every memory layer. Run
 // one turn at a time; Close when done.
 type Agent struct {
-	opts      Options
-	provider  llm.Provider
-	cwd       string
-	log       *slog.Logger
-	now       func() time.Time
-	sessionID string
-	settings  config.Settings // of opts.Workspace
+	opts Options
+	cwd  string
+	log  *slog.Logger
+	now  func() time.Time
+	sess *session // the session's id, transcript and working memory
 
-	meter   meter                      // every model call of the session, by kind
-	metered map[UsageKind]llm.Provider // provider wrapped per kind (see usage.go)
+	meter *usage.Meter // every model call of the session, by kind
 
 	perms  *permission.Set
-	tools  []*tool.Tool
-	byName map[string]*tool.Tool
+	tools  tool.Box
 	prompt *prompt.Context // what the model sees
 	forks  *forker         // runs the background forks
 
-	store  *memdir.Store // nil with auto-memory off
-	ranker *recall.Ranker
-
-	work    *work.State
-	journal *transcript.Journal // nil with NoTranscript
+	store *memdir.Store // nil with auto-memory off
 
 	runMu sync.Mutex // one Run at a time
 
 	mu        sync.Mutex // guards the fields below
 	toolsUsed []string
-	lastState string
 	warnings  []string
-	unsaved   bool // a failure to save the session was reported (saveFailed)
 
 	breaker compact.Breaker // stops auto-compaction after repeated failures
 	warned  bool            // the user was told that compaction is near (reset by a compaction); runMu
@@ -159,67 +129,36 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	if opts.Provider == nil {
 		return nil, errors.New("agent: no provider")
 	}
-	a := &Agent{opts: opts, provider: opts.Provider, log: opts.Logger, now: opts.Now}
-	if a.log == nil {
-		a.log = slog.New(slog.DiscardHandler)
-	}
-	if a.now == nil {
-		a.now = time.Now
-	}
-	a.metered = map[UsageKind]llm.Provider{}
-	for _, k := range UsageKinds {
-		model := opts.Model
-		if k == UsageRecall {
-			model = opts.SmallModel
-		}
-		a.metered[k] = a.meter.provider(opts.Provider, k, model)
-	}
 	ws := opts.Workspace
+	if ws != nil && !reflect.ValueOf(opts.Open).IsZero() {
+		return nil, errors.New("agent: Options.Open with a Workspace, which was opened with its own options")
+	}
 	if ws == nil {
 		var err error
-		ws, err = workspace.Open(ctx, workspace.Options{Cwd: opts.Cwd, Env: opts.Env, Settings: opts.Settings,
-			NoMemory: opts.NoMemory, Logger: opts.Logger, Now: opts.Now})
-		if err != nil {
+		if ws, err = workspace.Open(ctx, opts.Open); err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
+	}
+	a := &Agent{opts: opts, log: ws.Logger(), now: ws.Now}
+	a.opts.Workspace = ws // a fork's view copies opts, and with them the workspace
+	if opts.Workspace == nil {
 		for _, e := range ws.Diagnostics() {
 			a.warn("settings: %v", e)
 		}
-	} else if opts.NoMemory && ws.AutoMemory() {
-		return nil, errors.New("agent: NoMemory with a Workspace whose auto-memory is on: open the workspace with NoMemory")
 	}
-	// A fork's view copies opts, and with them the workspace.
-	a.opts.Workspace, a.opts.Env, a.settings = ws, ws.Env(), ws.Settings()
-	if why := sandboxNotice(sandbox.Probe(), a.settings.SandboxOn()); why != "" {
-		a.warn("sandbox: %s", why)
+	a.meter = usage.NewMeter(opts.Provider, opts.Model, opts.SmallModel)
+	policy, err := ws.Policy()
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if policy.SandboxGap != "" {
+		a.warn("sandbox: %s", policy.SandboxGap)
 	}
 	instr, err := ws.Instructions(ctx, workspace.SetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	a.cwd = instr.Cwd()
-
-	mode := opts.Mode
-	if mode == "" {
-		if mode, err = permission.ParseMode(a.settings.Permissions.DefaultMode); err != nil {
-			return nil, err
-		}
-	}
-	allow := append(append([]string(nil), a.settings.Permissions.Allow...), opts.Allow...)
-	deny := append(append([]string(nil), a.settings.Permissions.Deny...), opts.Deny...)
-	if a.perms, err = permission.New(mode, allow, deny, a.cwd, a.opts.Env.UserHome); err != nil {
-		return nil, err
-	}
-	a.perms.Protected = a.opts.Env.Protected
-	a.perms.Dirs = []string{ws.Root(), ws.Tree()}
-	for _, d := range opts.AddDirs {
-		a.perms.Dirs = append(a.perms.Dirs, tool.ResolvePath(a.cwd, a.opts.Env.UserHome, d))
-	}
-	if ws.AutoMemory() {
-		if dir, err := ws.MemoryDir(); err == nil {
-			a.perms.Dirs = append(a.perms.Dirs, dir)
-		}
-	}
+	a.cwd, a.perms = instr.Cwd(), policy.Permissions
 
 	var recaller *recall.Recaller
 	var recallS *recall.Session
@@ -227,30 +166,18 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		if a.store, err = ws.Store(); err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
-		if a.ranker, err = ws.Ranker(); err != nil {
-			return nil, fmt.Errorf("agent: %w", err)
-		}
-		stats, err := ws.Stats()
-		if err != nil {
-			return nil, fmt.Errorf("agent: %w", err)
-		}
 		sel := opts.Selector
 		if sel == nil && opts.SmallModel != "" {
-			sel = &ModelSelector{Provider: a.metered[UsageRecall], Model: opts.SmallModel, Logger: opts.Logger}
+			sel = &ModelSelector{Provider: a.meter.Provider(usage.Recall), Model: opts.SmallModel, Logger: a.log}
 		}
-		recaller = recall.NewRecaller(a.ranker, a.store.Dir(), recall.Options{Selector: sel, Stats: stats, Now: opts.Now, Logger: opts.Logger,
-			Mounts: ws.RecallMounts()})
+		if recaller, err = ws.Recaller(workspace.RecallOptions{Selector: sel}); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
 		recallS = recall.NewSession()
 	}
-	a.tools = tool.Set(a.store != nil)
-	a.byName = map[string]*tool.Tool{}
-	var llmTools []llm.Tool
-	for _, t := range a.tools {
-		a.byName[t.Name] = t
-		llmTools = append(llmTools, t.LLM())
-	}
-	a.prompt = prompt.New(prompt.Options{Instructions: instr, Tools: llmTools, Recall: recallS, Recaller: recaller, Cwd: a.cwd,
-		MemoryDir: a.memoryDir(), Model: opts.Model, Now: a.now, Logger: a.log})
+	a.tools = tool.NewBox(a.store != nil)
+	a.prompt = prompt.New(prompt.Options{Instructions: instr, Tools: a.tools.LLM(), Recall: recallS, Recaller: recaller, Cwd: a.cwd,
+		MemoryDir: a.MemoryDir(), Model: opts.Model, Now: a.now, Logger: a.log})
 	for _, src := range instr.Sources() {
 		a.prompt.RecordInjected(src.Path, src.Text)
 	}
@@ -264,14 +191,11 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	if err := a.openSession(ctx); err != nil {
 		return nil, err
 	}
-	a.work.Tasks.Interrupt("the strata process that ran it has ended")
-	if !opts.NoTranscript && a.settings.CleanupPeriodDays > 0 {
+	a.sess.work.Tasks.Interrupt("the strata process that ran it has ended")
+	if !opts.NoTranscript && policy.RetentionDays > 0 {
 		a.retention(ctx)
 	}
-	if err := a.startBackground(); err != nil {
-		a.Close(ctx)
-		return nil, err
-	}
+	a.startBackground(policy)
 	if a.opts.Sync != nil {
 		a.opts.Sync.Start(func(line string) { a.warn("%s", line) })
 	}
@@ -287,7 +211,7 @@ func (a *Agent) retention(ctx context.Context) {
 		switch {
 		case m.Moved:
 			a.archived = append(a.archived, m)
-		case a.journal != nil && m.From == a.journal.Path():
+		case a.sess.journal != nil && m.From == a.sess.path():
 		default:
 			a.warn("cleanupPeriodDays: %s stays: %s", m.From, m.Err)
 		}
@@ -295,34 +219,24 @@ func (a *Agent) retention(ctx context.Context) {
 	if err != nil && len(moves) == 0 {
 		a.warn("cleanupPeriodDays: %v", err)
 	}
-	if len(a.archived) > 0 {
-		a.log.Info("agent: archived old transcripts", "count", len(a.archived), "days", a.settings.CleanupPeriodDays)
-	}
 }
 
-// consolidateOptions are the options of one auto-dream at now under lock: the workspace's (root,
-// forgetting, index limits) plus the session's model. When the settings make them fail, the lock
 // Archived returns the transcripts that the start of this session archived because they were
 // older than the cleanupPeriodDays setting (moved, with where to).
 func (a *Agent) Archived() []transcript.Move { return append([]transcript.Move(nil), a.archived...) }
 
 // SessionID returns the session's id (the transcript's file name without .jsonl).
-func (a *Agent) SessionID() string { return a.sessionID }
+func (a *Agent) SessionID() string { return a.sess.id }
 
 // TranscriptPath returns the transcript file ("" with NoTranscript).
-func (a *Agent) TranscriptPath() string {
-	if a.journal == nil {
-		return ""
-	}
-	return a.journal.Path()
-}
+func (a *Agent) TranscriptPath() string { return a.sess.path() }
 
 // Unsaved reports whether saving the session failed (the warning said so): its transcript
 // cannot be relied on to resume it.
 func (a *Agent) Unsaved() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.unsaved
+	a.sess.mu.Lock()
+	defer a.sess.mu.Unlock()
+	return a.sess.unsaved
 }
 
 // Cwd returns the working directory (symlinks resolved).
@@ -335,22 +249,19 @@ func (a *Agent) Model() string {
 	return a.opts.Model
 }
 
+// Context returns the estimated size of each part of the next request.
+func (a *Agent) Context() prompt.Size { return a.prompt.Size() }
+
 // Tools returns the names of the tools offered, in order.
-func (a *Agent) Tools() []string {
-	out := make([]string, len(a.tools))
-	for i, t := range a.tools {
-		out[i] = t.Name
-	}
-	return out
-}
+func (a *Agent) Tools() []string { return a.tools.Names() }
 
 // Todos returns the session's current todo list.
-func (a *Agent) Todos() []work.Todo { return a.work.Todos.Get(a.sessionID) }
+func (a *Agent) Todos() []work.Todo { return a.sess.work.Todos.Get(a.sess.id) }
 
 // Usage reports every model call the session made so far by kind (the conversation, recall
 // selection, background extraction, session notes, compaction, auto-dream), with their cost
 // where the model's price is known, and the total.
-func (a *Agent) Usage() UsageReport { return a.meter.report() }
+func (a *Agent) Usage() usage.Report { return a.meter.Report() }
 
 // History returns the conversation chain so far, oldest first.
 func (a *Agent) History() []conversation.Entry { return a.prompt.Entries() }
@@ -361,18 +272,6 @@ func (a *Agent) Warnings() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.warnings...)
-}
-
-// sandboxNotice says what does not hold where the sandbox cannot confine shell commands as
-// the settings ask ("" when it can, or in a binary without the helper: a test's).
-func sandboxNotice(st sandbox.Status, bashOn bool) string {
-	switch {
-	case st.Landlock != "":
-		return st.Landlock + "; shell commands (Bash and the memory extractor's) run unconfined, as decided by the permission checks alone"
-	case st.Helper && bashOn && !st.Namespaces:
-		return st.NamespacesWhy + "; Bash commands can write the project's .git and .claude (the permission checks still ask)"
-	}
-	return ""
 }
 
 func (a *Agent) warn(format string, args ...any) {
@@ -402,45 +301,7 @@ func (a *Agent) Close(ctx context.Context) error {
 		cancel()
 	}
 	a.prompt.Close()
-	if a.journal != nil {
-		if err := a.journal.Close(ctx); err != nil {
-			a.mu.Lock()
-			told := a.unsaved
-			a.mu.Unlock()
-			if told { // the user knows the session is not saved
-				a.log.Warn("agent: close transcript", "err", err)
-				return nil
-			}
-			return fmt.Errorf("agent: close transcript: %w", err)
-		}
-	}
-	return nil
-}
-
-// workStateType is the transcript entry type that carries work.State snapshots.
-const workStateType = "strata-work-state"
-
-func (a *Agent) journalAppend(e *transcript.Entry) {
-	if a.journal == nil {
-		return
-	}
-	if err := a.journal.Append(e); err != nil {
-		a.saveFailed(err)
-	}
-}
-
-// saveFailed reports a failure to save the session: the first becomes a warning, later ones
-// (the same cause, every append and flush) are only logged, so the user is told once.
-func (a *Agent) saveFailed(err error) {
-	a.mu.Lock()
-	told := a.unsaved
-	a.unsaved = true
-	a.mu.Unlock()
-	if told {
-		a.log.Warn("agent: transcript", "err", err)
-		return
-	}
-	a.warn("this session is not being saved (it cannot be resumed): %v", err)
+	return a.sess.close(ctx)
 }
 
 // appendMessage adds m to the history, the token count and the transcript.
@@ -452,41 +313,8 @@ func (a *Agent) appendMessage(m conversation.Message, isMeta bool) conversation.
 // transcript; an assistant reply carries the provider's usage in e.Usage.
 func (a *Agent) appendEntry(e conversation.Entry) conversation.Entry {
 	e = a.prompt.Record(e)
-	a.journalMessage(e)
+	a.sess.message(e)
 	return e
-}
-
-func (a *Agent) journalMessage(e conversation.Entry) {
-	if a.journal == nil {
-		return
-	}
-	raw, err := transcript.EncodeMessage(e.Message, e.Usage)
-	if err != nil {
-		a.warn("transcript: encode message: %v", err)
-		return
-	}
-	typ := transcript.TypeUser
-	if e.Message.Role == conversation.Assistant {
-		typ = transcript.TypeAssistant
-	}
-	te := &transcript.Entry{Type: typ, UUID: e.UUID, ParentUUID: e.ParentUUID, Timestamp: e.Timestamp, Message: raw, IsMeta: e.IsMeta}
-	if !e.Provenance.IsZero() {
-		te.Provenance, _ = json.Marshal(e.Provenance) // plain fields: never fails
-	}
-	a.journalAppend(te)
-}
-
-// saveWorkState writes the todos and tasks to the transcript when they changed.
-func (a *Agent) saveWorkState() {
-	snap := string(a.work.Snapshot())
-	a.mu.Lock()
-	same := snap == a.lastState
-	a.lastState = snap
-	a.mu.Unlock()
-	if same || a.journal == nil || !a.journal.Created() {
-		return
-	}
-	a.journalAppend(&transcript.Entry{Type: workStateType, Content: json.RawMessage(snap), SessionID: a.sessionID, Timestamp: a.now()})
 }
 
 // AllowPattern adds an allow pattern for the rest of the session (an "always allow" answer
@@ -503,22 +331,13 @@ func (a *Agent) AllowPattern(pattern string) error {
 }
 
 // allowAlways applies a "don't ask again" answer: rule is allowed for the rest of the session
-// and, when saved, added to the project's .claude/settings.local.json (permissions.allow,
-// merged into the file as Claude Code does) and to the user's approvals of that file's rules
-// (config.Env.ApproveLocalRule), without which strata ignores a local rule that runs commands
-// (a clone can bring the file). The session's allowance holds even when saving fails.
+// and, when saved, for later sessions (workspace.SaveAllowRule); the session's allowance holds
+// even when saving fails.
 func (a *Agent) allowAlways(rule string, saved bool) error {
-	if err := a.AllowPattern(rule); err != nil {
+	if err := a.AllowPattern(rule); err != nil || !saved {
 		return err
 	}
-	if !saved {
-		return nil
-	}
-	root := a.opts.Workspace.Tree() // where the settings files are read from
-	if err := a.opts.Env.ApproveLocalRule(root, rule); err != nil {
-		return err
-	}
-	return config.AddAllowRule(config.LocalSettingsPath(root), rule)
+	return a.opts.Workspace.SaveAllowRule(rule)
 }
 
 // MemoryDir returns the auto-memory directory ("" when auto-memory is off).

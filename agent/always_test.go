@@ -11,6 +11,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // TestDontAskAgain: "yes, don't ask again" for "echo one" allows "echo two" in the same
@@ -38,7 +39,7 @@ func TestDontAskAgain(t *testing.T) {
 	// Settings read from the files (nil Settings would use the fixture's empty ones).
 	open := func() *Agent {
 		ws := f.env
-		a, err := New(context.Background(), Options{Provider: f.prov, Cwd: f.dir, Env: ws, Approver: approver, NoBackground: true})
+		a, err := New(context.Background(), Options{Provider: f.prov, Approver: approver, NoBackground: true, Open: workspace.Options{Cwd: f.dir, Env: ws}})
 		if err != nil {
 			t.Fatal(err)
 		}

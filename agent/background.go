@@ -2,19 +2,19 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/strata-mem/strata/compact"
-	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/extract"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
+	"github.com/strata-mem/strata/usage"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // Background work of a session (layer 4), started at the end of a finished turn and never
@@ -82,51 +82,29 @@ type background struct {
 	closed     bool
 }
 
-// startBackground sets up the session's background work from the settings.
-func (a *Agent) startBackground() error {
+// startBackground sets up the session's background work as the workspace's policy says.
+func (a *Agent) startBackground(p workspace.Policy) {
 	bg := &background{}
+	a.bg = bg
+	if a.opts.NoBackground {
+		return
+	}
 	if a.store != nil {
-		mode, on, err := extractionMode(a.settings.MemoryExtraction)
-		if err != nil {
-			return err
-		}
-		o := extract.WorkerOptions{Store: a.store, Extract: on && !a.opts.NoBackground, Mode: mode, Every: a.settings.MemoryExtractEvery,
+		o := extract.WorkerOptions{Store: a.store, Extract: p.Extract, Mode: p.Extraction, Every: p.ExtractEvery,
 			MaxTurns: ExtractMaxTurns, Now: a.now, Logger: a.log, Warn: func(msg string) { a.warn("%s", msg) }}
-		root := a.opts.Workspace.Root() // the canonical root: all worktrees of a repository share its memory
-		if a.settings.AutoDream() && !a.opts.NoBackground {
-			co, err := a.opts.Workspace.ConsolidateOptions()
-			if err != nil {
-				a.warn("auto-dream is off for this session: %v", err)
-			} else {
-				co.Root, co.Provider, co.Model = root, a.metered[UsageDream], a.opts.Model
-				co.Distil, co.Logger = a.store.Mode() == memdir.ModeDailyLog, a.opts.Logger
-				o.Dream = &extract.Gate{MemDir: a.store.Dir(), SessionsDir: filepath.Join(a.opts.Env.ProjectsDir(), config.Slug(root)), Subdirs: true}
-				o.Consolidate = co
-			}
+		if co, err := a.opts.Workspace.ConsolidateOptions(); err != nil && p.Dream != nil {
+			a.warn("auto-dream is off for this session: %v", err)
+		} else if p.Dream != nil {
+			co.Provider, co.Model, co.Distil = a.meter.Provider(usage.Dream), a.opts.Model, a.store.Mode() == memdir.ModeDailyLog
+			o.Dream, o.Consolidate = p.Dream, co
 		}
 		if o.Extract || o.Dream != nil {
 			bg.extract = extract.NewWorker(o)
 		}
 	}
-	if a.journal != nil && a.settings.SessionNotes() && !a.opts.NoBackground {
-		bg.notes = compact.NewNotesWorker(compact.NotesPath(a.journal.Path()), compact.NotesWorkerOptions{MaxTurns: NotesMaxTurns, Logger: a.log})
+	if a.sess.journal != nil && p.Notes {
+		bg.notes = compact.NewNotesWorker(compact.NotesPath(a.sess.journal.Path()), compact.NotesWorkerOptions{MaxTurns: NotesMaxTurns, Logger: a.log})
 	}
-	a.bg = bg
-	return nil
-}
-
-// extractionMode parses the memoryExtraction setting: the write mode, and whether
-// extraction runs at all ("off" and "read-only" do not run it).
-func extractionMode(s string) (extract.WriteMode, bool, error) {
-	switch strings.TrimSpace(s) {
-	case "off":
-		return "", false, nil
-	}
-	m, err := extract.ParseWriteMode(s)
-	if err != nil {
-		return "", false, fmt.Errorf("agent: setting memoryExtraction: %w", err)
-	}
-	return m, m != extract.WriteReadOnly, nil
 }
 
 // Background returns what the session's background work has done so far.
@@ -183,10 +161,10 @@ func (a *Agent) afterTurn(res Result) {
 	snap := a.snapshotBase() // a pass over the whole history: only when a worker may use it
 	if bg.notes != nil {
 		_, n, _ := a.ContextLevel()
-		bg.notes.Turn(snap.As(UsageNotes), n, res.ToolCalls)
+		bg.notes.Turn(snap.As(usage.Notes), n, res.ToolCalls)
 	}
 	if bg.extract != nil {
-		bg.extract.Turn(snap.As(UsageExtraction))
+		bg.extract.Turn(snap.As(usage.Extraction))
 	}
 }
 

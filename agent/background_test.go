@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
@@ -21,6 +22,7 @@ import (
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/prompt"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -71,7 +73,7 @@ func TestExtractionSharesTheMainPrefix(t *testing.T) {
 		t.Run(string(format), func(t *testing.T) {
 			f := newFixture(t, format)
 			f.background = true
-			a := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("")})
+			a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass, Settings: extractSettings("")}})
 			mem := filepath.Join(a.MemoryDir(), "build-tool.md")
 			f.srv.Script(
 				llmtest.Blocks(llmtest.ToolUse("r1", "Read", `{"file_path":"go.mod"}`)),
@@ -225,7 +227,7 @@ func TestExtractorEscapeAttemptsAllDenied(t *testing.T) {
 	if err := os.MkdirAll(outside, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	a := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("")})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass, Settings: extractSettings("")}})
 	calls := escapeAttempts(t, a.MemoryDir(), f.dir, outside)
 	memBefore := snapshot(t, a.MemoryDir())
 	before := snapshot(t, outside, f.dir, filepath.Join(f.env.UserHome, ".bashrc"))
@@ -277,7 +279,7 @@ func TestExtractorEscapeAttemptsAllDenied(t *testing.T) {
 func TestExtractionSkippedWhenMainAgentWroteMemory(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.background = true
-	a := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("")})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass, Settings: extractSettings("")}})
 	f.srv.Script(
 		llmtest.Blocks(llmtest.ToolUse("m1", "memory_save", `{"name":"deploy day","description":"Deploys happen on Friday","type":"project","body":"Deploy on Friday."}`)),
 		llmtest.Text("Saved."),
@@ -309,7 +311,7 @@ func TestExtractionSkippedWhenMainAgentWroteMemory(t *testing.T) {
 func TestExtractionConfirmModeAndGuidance(t *testing.T) {
 	f := newFixture(t, llmtest.OpenAI)
 	f.background = true
-	a := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("confirm")})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass, Settings: extractSettings("confirm")}})
 	if err := os.MkdirAll(a.MemoryDir(), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +346,7 @@ func TestExtractionConfirmModeAndGuidance(t *testing.T) {
 	}
 
 	// The next session's extractor is told about the waiting proposal.
-	b := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("confirm")})
+	b := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass, Settings: extractSettings("confirm")}})
 	f.srv.Script(llmtest.Text("Sure."), llmtest.Text("nothing to save"))
 	if _, err := b.Run(t.Context(), "Anything else?", nil); err != nil {
 		t.Fatal(err)
@@ -361,7 +363,7 @@ func TestExtractionConfirmModeAndGuidance(t *testing.T) {
 func TestSessionNotesWriter(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.background = true
-	a := f.agent(Options{Mode: permission.ModeBypass, Settings: &config.Settings{MemoryExtraction: "off", AutoDreamEnabled: ptr(false)}})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass, Settings: &config.Settings{MemoryExtraction: "off", AutoDreamEnabled: ptr(false)}}})
 	notes := compact.NotesPath(a.TranscriptPath())
 	other := f.write("main.go", "package main // old\n")
 	desc := "_What is being done right now, what was just finished, and the very next step._"
@@ -418,7 +420,7 @@ func TestAutoDreamAfterTurn(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.background = true
 	settings := &config.Settings{MemoryExtraction: "off", SessionNotesEnabled: ptr(false)}
-	a := f.agent(Options{Settings: settings, NoTranscript: true})
+	a := f.agent(Options{NoTranscript: true, Open: workspace.Options{Settings: settings}})
 	dir := a.MemoryDir()
 	long := "the user prefers tabs for indentation in go files and runs gofmt before every commit; 用制表符缩进"
 	old := time.Now().Add(-72 * time.Hour)
@@ -482,7 +484,7 @@ func TestAutoDreamAfterTurn(t *testing.T) {
 func TestExtractionCursorAfterCompaction(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.background = true
-	a := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("")})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass, Settings: extractSettings("")}})
 	f.srv.Script(llmtest.Text("First answer. "+longAnswer), llmtest.Text("nothing to save"))
 	if _, err := a.Run(t.Context(), "First question.", nil); err != nil {
 		t.Fatal(err)
@@ -551,7 +553,7 @@ func TestLongSessionWithBackgroundWork(t *testing.T) {
 		}
 		return llmtest.Text(filler)
 	}
-	a := f.agent(Options{ContextWindow: 30_000, MaxTokens: 4000, Settings: &config.Settings{AutoDreamEnabled: ptr(false)}})
+	a := f.agent(Options{ContextWindow: 30_000, MaxTokens: 4000, Open: workspace.Options{Settings: &config.Settings{AutoDreamEnabled: ptr(false)}}})
 	notesPath = compact.NotesPath(a.TranscriptPath())
 	var rec recorder
 	var prompts []string
@@ -625,7 +627,7 @@ func TestBackgroundBusy(t *testing.T) {
 		}
 		return llmtest.Text("Hello.")
 	}
-	a := f.agent(Options{Settings: extractSettings("")})
+	a := f.agent(Options{Open: workspace.Options{Settings: extractSettings("")}})
 	if a.BackgroundBusy() {
 		t.Error("busy before the first turn")
 	}
@@ -658,7 +660,7 @@ func TestCloseDrainTimeout(t *testing.T) {
 		}
 		return llmtest.Text("Hello.")
 	}
-	a := f.agent(Options{Settings: extractSettings(""), DrainTimeout: 50 * time.Millisecond})
+	a := f.agent(Options{DrainTimeout: 50 * time.Millisecond, Open: workspace.Options{Settings: extractSettings("")}})
 	if _, err := a.Run(t.Context(), "Hi.", nil); err != nil {
 		t.Fatal(err)
 	}

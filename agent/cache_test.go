@@ -11,6 +11,7 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // cacheSession runs a scripted 30-turn session (reads, edits, shell commands, memory saves,
@@ -23,7 +24,7 @@ func cacheSession(t testing.TB, f *fixture, turns int) []llmtest.Request {
 	for i := range turns {
 		f.write(fmt.Sprintf("pkg/file%02d.go", i), fmt.Sprintf("package pkg\n\nconst Name%02d = \"old\"\n%s", i, body.String()))
 	}
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	tu := func(id, name, input string) conversation.Block { return llmtest.ToolUse(id, name, input) }
 	for i := range turns {
 		file := fmt.Sprintf("pkg/file%02d.go", i)

@@ -241,7 +241,7 @@ func TestCrashAtEveryByte(t *testing.T) {
 			t.Fatal(err)
 		}
 		sess := transcript.FromFile(f)
-		chain, _, err := resumeChain(sess, now)
+		chain, _, err := sess.History(now)
 		if err != nil {
 			t.Fatalf("cut at %d: %v", n, err)
 		}

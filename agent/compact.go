@@ -7,6 +7,7 @@ import (
 
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/usage"
 	"github.com/strata-mem/strata/workspace"
 )
 
@@ -42,7 +43,7 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string,
 		History:      a.prompt.Entries(),
 		Trigger:      trig,
 		Instructions: instr,
-		Provider:     a.metered[UsageCompaction],
+		Provider:     a.meter.Provider(usage.Compaction),
 		Model:        a.opts.Model,
 		Window:       a.window(),
 		MaxOutput:    a.opts.MaxTokens,
@@ -51,16 +52,16 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string,
 		Reinject: compact.Reinject{
 			Files:    p.Files,
 			InPrompt: p.InPrompt,
-			Todos:    a.work.Todos.Get(a.sessionID),
-			Tasks:    a.work.Tasks.List(),
+			Todos:    a.sess.work.Todos.Get(a.sess.id),
+			Tasks:    a.sess.work.Tasks.List(),
 			Rules:    p.Rules,
 		},
 		Now:    a.now,
 		Logger: a.log,
 	}
-	if a.journal != nil {
-		in.LeafUUID = a.journal.Leaf()
-		notes, err := compact.ReadSessionNotes(compact.NotesPath(a.journal.Path()))
+	if a.sess.journal != nil {
+		in.LeafUUID = a.sess.journal.Leaf()
+		notes, err := compact.ReadSessionNotes(compact.NotesPath(a.sess.journal.Path()))
 		if err != nil {
 			a.log.Warn("agent: compact: session notes only partly usable", "err", err)
 		}
@@ -74,11 +75,11 @@ func (a *Agent) compact(ctx context.Context, trig compact.Trigger, instr string,
 		return nil, fmt.Errorf("agent: compact: %w", err)
 	}
 	for _, e := range r.Entries {
-		a.journalAppend(e)
+		a.sess.append(e)
 	}
 	a.warned = false
 	a.compacted()
-	a.saveWorkState()
+	a.sess.saveWork()
 	return r, nil
 }
 

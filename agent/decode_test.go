@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // A model that spells a key twice, once in another letter case, must not get past the
@@ -35,7 +36,7 @@ func TestDuplicateKeysCannotRedirectAWrite(t *testing.T) {
 		),
 		llmtest.Text("done"),
 	)
-	a := f.agent(Options{Allow: []string{"Edit(src/**)"}}) // ask mode, no approver: only the rule allows writes
+	a := f.agent(Options{Open: workspace.Options{Allow: []string{"Edit(src/**)"}}}) // ask mode, no approver: only the rule allows writes
 	if _, err := a.Run(context.Background(), "write the file", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // scripted is a tiny llm.Provider that answers every request with the next reply of a script,
@@ -64,8 +65,8 @@ func Example() {
 		reply(conversation.Block{Type: conversation.Text, Text: "The notes say: ship on Friday."}),
 	}}
 	a, err := agent.New(context.Background(), agent.Options{
-		Provider: prov, Cwd: dir, Settings: &config.Settings{},
-		Env:          config.Env{Home: filepath.Join(dir, ".strata")},
+		Provider:     prov,
+		Open:         workspace.Options{Cwd: dir, Settings: &config.Settings{}, Env: config.Env{Home: filepath.Join(dir, ".strata")}},
 		NoTranscript: true,
 		NoBackground: true, // no memory extraction after the turn: this provider has two replies only
 	})

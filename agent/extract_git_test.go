@@ -11,6 +11,7 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // The memory extractor's shell runs no program a repository's configuration names: git
@@ -43,7 +44,7 @@ func TestExtractorGitRunsNoRepositoryProgram(t *testing.T) {
 		b, _ := json.Marshal(map[string]string{"command": c})
 		return llmtest.ToolUse(id, "Bash", string(b))
 	}
-	a := f.agent(Options{Mode: permission.ModeBypass, Settings: extractSettings("")})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass, Settings: extractSettings("")}})
 	f.srv.Script(
 		llmtest.Text("Understood."),
 		llmtest.Blocks(

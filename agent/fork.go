@@ -2,7 +2,7 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -14,8 +14,10 @@ import (
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/prompt"
+	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
+	"github.com/strata-mem/strata/usage"
 )
 
 // A fork is a background conversation that continues from the main agent's messages: the
@@ -34,8 +36,8 @@ type forkBase struct {
 	prompt.Snapshot
 	// gen is the compaction generation the messages belong to (see background.generation).
 	gen int
-	// usage is the kind the forks' model calls are counted as (UsageExtraction by default).
-	usage UsageKind
+	// usage is the kind the forks' model calls are counted as (usage.Extraction by default).
+	usage usage.Kind
 	// f runs the forks of this base.
 	f *forker
 }
@@ -43,9 +45,9 @@ type forkBase struct {
 // forker is what a fork uses of the session, fixed when the session starts: no *Agent, so a
 // fork cannot reach the main conversation's history, read cache, todos or attachments.
 type forker struct {
-	providers map[UsageKind]llm.Provider // metered per kind
+	meter     *usage.Meter
 	maxTokens int
-	tools     map[string]*tool.Tool
+	tools     tool.Box
 	perms     *permission.Set // the session's rules; read under mu (AllowPattern appends)
 	mu        *sync.Mutex
 	log       *slog.Logger
@@ -57,8 +59,12 @@ type forker struct {
 
 // newForker returns the forker of a, once its permissions, tools and providers are set.
 func (a *Agent) newForker() *forker {
-	cwd, home, log, now, timeout, rk, perms, mem := a.cwd, a.opts.Env.UserHome, a.log, a.now, a.opts.BashTimeout, a.ranker, a.perms, a.memoryDir()
-	return &forker{providers: a.metered, maxTokens: a.opts.MaxTokens, tools: a.byName, perms: a.perms, mu: &a.mu, log: a.log,
+	var rk *recall.Ranker
+	if a.store != nil {
+		rk, _ = a.opts.Workspace.Ranker() // fails only as the store did, which New checked
+	}
+	cwd, home, log, now, timeout, perms, mem := a.cwd, a.opts.Workspace.Env().UserHome, a.log, a.now, a.opts.BashTimeout, a.perms, a.MemoryDir()
+	return &forker{meter: a.meter, maxTokens: a.opts.MaxTokens, tools: a.tools, perms: a.perms, mu: &a.mu, log: a.log,
 		transcripts: a.opts.Workspace.TranscriptDir(),
 		newEnv:      func() tool.Env { return tool.NewForkEnv(cwd, home, log, now, timeout, rk, perms, mem) }}
 }
@@ -66,7 +72,7 @@ func (a *Agent) newForker() *forker {
 // Fork implements compact.Forker (and so extract's worker's forker): it runs a fork from b
 // whose every call is decided by policy; its model calls count as b's usage kind.
 func (b *forkBase) Fork(ctx context.Context, instruction string, maxTurns int, policy toolcall.Policy) (toolcall.ForkResult, error) {
-	return b.f.run(ctx, b, forkSpec{kind: "fork", usage: b.usage, prompt: instruction, maxTurns: maxTurns, handle: b.f.policyHandler(policy)})
+	return b.f.run(ctx, b, instruction, maxTurns, policy)
 }
 
 // forkSnapshot is the workers' snapshot of a forkBase (see snapshotBase).
@@ -76,7 +82,7 @@ type forkSnapshot struct {
 }
 
 // As returns the snapshot for a worker whose forks' model calls count as kind k.
-func (s forkSnapshot) As(k UsageKind) compact.Snapshot {
+func (s forkSnapshot) As(k usage.Kind) compact.Snapshot {
 	b := *s.base
 	b.usage = k
 	out := s.Snapshot
@@ -84,94 +90,82 @@ func (s forkSnapshot) As(k UsageKind) compact.Snapshot {
 	return out
 }
 
-// policyHandler turns a layer-4 policy into a fork's handler: a Run verdict runs the tool in
-// the fork's env unless the session's deny patterns forbid it.
-func (f *forker) policyHandler(policy toolcall.Policy) forkHandler {
-	return func(ctx context.Context, fe tool.Env, t *tool.Tool, c toolcall.Call) (string, bool, bool) {
-		v := policy(ctx, c)
-		if v.Run {
-			return f.runCall(ctx, fe, t, c)
+// forkRun is a fork's handler: requests from its own messages, every call decided by its
+// policy and, when the policy runs it, by the session's deny patterns and ForkRefuses.
+type forkRun struct {
+	f      *forker
+	base   *forkBase
+	msgs   []conversation.Message
+	policy toolcall.Policy
+	denied []string // one line per refused call: tool, input, why
+}
+
+func (r *forkRun) request(context.Context, int) (*llm.Request, error) {
+	req := &llm.Request{Model: r.base.Model, System: r.base.System, Tools: r.base.Tools, Messages: r.msgs, MaxTokens: r.f.maxTokens}
+	req.CachePoints = append(slices.Clone(r.base.Points), llm.CacheAfter(len(r.msgs)-1))
+	return req, nil
+}
+
+func (r *forkRun) record(_ context.Context, m conversation.Message, _ *conversation.Usage) {
+	r.msgs = append(r.msgs, m)
+}
+
+func (r *forkRun) failed(_ context.Context, _ *llm.Response, _ map[string]bool, err error, _ int) (bool, error) {
+	return false, fmt.Errorf("agent: fork: %w", err)
+}
+
+// decide runs a call the policy lets run unless the session's deny patterns forbid it (what
+// the user denied the main agent, a fork may not do either) or it would need a yes no one
+// can give (permission.Set.ForkRefuses).
+func (r *forkRun) decide(ctx context.Context, t *tool.Tool, call *ToolCall, c toolcall.Call, _ int) (bool, string, bool) {
+	v := toolcall.Verdict{Run: true}
+	if r.policy != nil {
+		v = r.policy(ctx, c)
+	}
+	if v.Run {
+		s := permission.SubjectOf(c)
+		r.f.mu.Lock()
+		d, why := r.f.perms.Check(t.Name, t.Class, s)
+		r.f.mu.Unlock()
+		if d == permission.Deny {
+			v = toolcall.Deny(fmt.Sprintf("Permission denied: %s is %s.", describe(t.Name, s), why))
+		} else if why := r.f.perms.ForkRefuses(t.Class, s, r.f.transcripts); why != "" {
+			v = toolcall.Deny(fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.Name, s), why))
 		}
-		return v.Output, v.IsError, v.Denied
 	}
+	if v.Run {
+		return true, "", false
+	}
+	out := v.Output
+	if v.Denied {
+		if !strings.HasPrefix(out, "Denied") && !strings.HasPrefix(out, "Permission denied") {
+			out = "Denied: " + out
+		}
+		r.denied = append(r.denied, fmt.Sprintf("%s %s: %s", call.Name, toolcall.Summary(call.Input), out))
+		r.f.log.Warn("agent: fork: tool call denied", "tool", call.Name, "why", out)
+	}
+	return false, out, v.IsError
 }
 
-// runCall runs a call of a fork unless the session's deny patterns forbid it (what the
-// user denied the main agent, a fork may not do either) or it would need a yes no one can
-// give (permission.Set.ForkRefuses).
-func (f *forker) runCall(ctx context.Context, fe tool.Env, t *tool.Tool, c toolcall.Call) (string, bool, bool) {
-	s := permission.SubjectOf(c)
-	f.mu.Lock()
-	d, why := f.perms.Check(t.Name, t.Class, s)
-	f.mu.Unlock()
-	if d == permission.Deny {
-		return fmt.Sprintf("Permission denied: %s is %s.", describe(t.Name, s), why), true, true
-	}
-	if why := f.perms.ForkRefuses(t.Class, s, f.transcripts); why != "" {
-		return fmt.Sprintf("Permission denied: %s is refused to a background fork: %s.", describe(t.Name, s), why), true, true
-	}
-	out, err := t.Run(permission.WithChecked(ctx, s), fe, c)
-	if err != nil {
-		return err.Error(), true, false
-	}
-	return out, false, false
-}
-
-// forkHandler runs one decoded tool call c of tool t in fe (the fork's own restricted env)
-// or refuses it. denied reports a refusal by the fork's rules (not a failed call).
-type forkHandler func(ctx context.Context, fe tool.Env, t *tool.Tool, c toolcall.Call) (out string, isErr, denied bool)
-
-// forkSpec describes one fork run.
-type forkSpec struct {
-	kind     string    // names the fork in logs and errors
-	usage    UsageKind // what its model calls count as
-	prompt   string    // the fork's instruction, sent as a user message after the main conversation
-	maxTurns int       // model requests at most
-	handle   forkHandler
-}
+func (r *forkRun) ran(*tool.Tool, toolcall.Call, bool) {}
 
 // snapshotBase records what a fork would start from now and returns it as the workers'
 // snapshot (As gives each worker its usage kind); the caller holds runMu.
 func (a *Agent) snapshotBase() forkSnapshot {
-	b := &forkBase{Snapshot: a.prompt.Snapshot(), usage: UsageExtraction, f: a.forks}
+	b := &forkBase{Snapshot: a.prompt.Snapshot(), usage: usage.Extraction, f: a.forks}
 	if a.bg != nil {
 		a.bg.mu.Lock()
 		b.gen = a.bg.generation
 		a.bg.mu.Unlock()
 	}
-	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.Messages), LastUUID: b.LastUUID, Generation: b.gen, Sources: b.sources}, b}
+	return forkSnapshot{compact.Snapshot{Forker: b, Messages: len(b.Messages), LastUUID: b.LastUUID, Generation: b.gen, Sources: func() (string, string) { return conversation.Sources(b.Messages) }}, b}
 }
 
-// sources are the texts of the conversation the fork starts from: what the user typed (text
-// blocks of user messages) and what tools returned (tool results).
-func (b *forkBase) sources() (user, tools string) {
-	var u, t strings.Builder
-	for _, m := range b.Messages {
-		if m.Role != conversation.User {
-			continue
-		}
-		for _, bl := range m.Content {
-			switch bl.Type {
-			case conversation.Text:
-				u.WriteString(bl.Text)
-				u.WriteByte('\n')
-			case conversation.ToolResult:
-				for _, c := range bl.Content {
-					t.WriteString(c.Text)
-					t.WriteByte('\n')
-				}
-			}
-		}
-	}
-	return u.String(), t.String()
-}
-
-// run runs spec from base until the fork stops calling tools, its turn limit, an error
-// or ctx's end.
-func (f *forker) run(ctx context.Context, base *forkBase, spec forkSpec) (toolcall.ForkResult, error) {
-	var res toolcall.ForkResult
+// run runs a fork from base with instruction as its last user message, at most maxTurns
+// requests, until it stops calling tools, an error or ctx's end.
+func (f *forker) run(ctx context.Context, base *forkBase, instruction string, maxTurns int, policy toolcall.Policy) (toolcall.ForkResult, error) {
 	msgs := slices.Clone(base.Messages)
-	prompt := conversation.NewText(conversation.User, spec.prompt)
+	prompt := conversation.NewText(conversation.User, instruction)
 	if n := len(msgs); n > 0 && msgs[n-1].Role == conversation.User {
 		last := msgs[n-1]
 		last.Content = append(slices.Clone(last.Content), prompt.Content...)
@@ -179,81 +173,21 @@ func (f *forker) run(ctx context.Context, base *forkBase, spec forkSpec) (toolca
 	} else {
 		msgs = append(msgs, prompt)
 	}
-	fe := f.newEnv()
-	for {
-		if res.Turns == spec.maxTurns {
-			res.TurnLimit = true
-			f.log.Debug("agent: "+spec.kind+": turn limit reached", "requests", spec.maxTurns)
-			return res, nil
-		}
-		res.Turns++
-		req := &llm.Request{Model: base.Model, System: base.System, Tools: base.Tools, Messages: msgs, MaxTokens: f.maxTokens}
-		req.CachePoints = append(slices.Clone(base.Points), llm.CacheAfter(len(msgs)-1))
-		p := f.providers[spec.usage]
-		if p == nil {
-			p = f.providers[UsageExtraction]
-		}
-		resp, err := llm.Complete(ctx, p, req)
-		if err != nil {
-			return res, fmt.Errorf("agent: %s: %w", spec.kind, err)
-		}
-		if len(resp.Message.Content) == 0 {
-			return res, nil
-		}
-		msgs = append(msgs, resp.Message)
-		res.Text = resp.Message.TextOf()
-		calls := resp.ToolCalls()
-		if len(calls) == 0 {
-			if resp.StopReason == llm.StopPause {
-				continue
-			}
-			return res, nil
-		}
-		results := conversation.Message{Role: conversation.User}
-		for _, c := range calls {
-			call := &ToolCall{ID: c.ID, Name: c.Name, Input: c.Input}
-			out, isErr, denied := "", true, false
-			if ctx.Err() != nil {
-				out = "Interrupted: the session is ending."
-			} else if t := f.tools[call.Name]; t == nil {
-				out = fmt.Sprintf("There is no tool called %q.", call.Name)
-			} else if dc, err := tool.Decode(fe, t.Name, call.Input); err != nil {
-				out = err.Error()
-			} else {
-				out, isErr, denied = spec.handle(ctx, fe, t, dc)
-			}
-			res.ToolCalls++
-			if denied {
-				if !strings.HasPrefix(out, "Denied") && !strings.HasPrefix(out, "Permission denied") {
-					out = "Denied: " + out
-				}
-				line := fmt.Sprintf("%s %s: %s", call.Name, inputSummary(call.Input), out)
-				res.Denied = append(res.Denied, line)
-				f.log.Warn("agent: "+spec.kind+": tool call denied", "tool", call.Name, "why", out)
-			}
-			results.Content = append(results.Content, conversation.Block{Type: conversation.ToolResult, ToolUseID: c.ID, IsError: isErr,
-				Content: []conversation.Block{{Type: conversation.Text, Text: tool.CapOutput(out, tool.MaxOutput)}}})
-		}
-		msgs = append(msgs, results)
-		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("agent: %s: %w", spec.kind, err)
-		}
+	r := &forkRun{f: f, base: base, msgs: msgs, policy: policy}
+	res, err := f.loop(r, maxTurns).run(ctx)
+	out := toolcall.ForkResult{Turns: res.Turns, ToolCalls: res.ToolCalls, Denied: r.denied, Text: res.Text}
+	if errors.Is(err, ErrMaxTurns) {
+		out.TurnLimit, err = true, nil
+		f.log.Debug("agent: fork: turn limit reached", "requests", maxTurns)
 	}
+	return out, err
 }
 
-// inputSummary is a short one-line rendering of a tool input for reports.
-func inputSummary(in json.RawMessage) string {
-	var m map[string]any
-	if json.Unmarshal(in, &m) != nil {
-		return "(input not a JSON object)"
+// loop returns the walk of fork run r, in a new env of its own.
+func (f *forker) loop(r *forkRun, maxTurns int) *loop {
+	k := r.base.usage
+	if k == "" {
+		k = usage.Extraction
 	}
-	for _, k := range []string{"file_path", "command", "path", "name", "pattern", "query"} {
-		if v, ok := m[k].(string); ok {
-			if len(v) > 120 {
-				v = v[:120] + "…"
-			}
-			return fmt.Sprintf("%s=%q", k, strings.ToValidUTF8(v, "?"))
-		}
-	}
-	return ""
+	return &loop{provider: f.meter.Provider(k), whole: true, tools: f.tools, env: f.newEnv(), maxTurns: maxTurns, sink: func(Event) {}, h: r}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tool"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // Every tool, run in a fork's env, either works or refuses cleanly (an error wrapping
@@ -19,7 +20,7 @@ func TestEveryToolInAFork(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.write("sub/notes.txt", "one\ntwo\n")
 	f.write("sub/CLAUDE.md", "Nested rules for sub.\n")
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	inputs := []struct {
 		tool, input string
 		refused     bool
@@ -45,7 +46,7 @@ func TestEveryToolInAFork(t *testing.T) {
 					t.Fatalf("%s panicked in a fork: %v", in.tool, r)
 				}
 			}()
-			tl := a.byName[in.tool]
+			tl := a.tools.Get(in.tool)
 			if tl == nil {
 				t.Fatalf("the agent does not offer %s", in.tool)
 			}

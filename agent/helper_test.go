@@ -65,15 +65,15 @@ func (f *fixture) write(rel, content string) string {
 func (f *fixture) agent(opts Options) *Agent {
 	f.t.Helper()
 	opts.Provider = f.prov
-	if opts.Cwd == "" {
-		opts.Cwd = f.dir
+	if opts.Open.Cwd == "" {
+		opts.Open.Cwd = f.dir
 	}
-	opts.Env = f.env
+	opts.Open.Env = f.env
 	if !f.background {
 		opts.NoBackground = true
 	}
-	if opts.Settings == nil {
-		opts.Settings = &config.Settings{}
+	if opts.Open.Settings == nil {
+		opts.Open.Settings = &config.Settings{}
 	}
 	a, err := New(context.Background(), opts)
 	if err != nil {
@@ -197,4 +197,12 @@ func (f *fixture) stall(d time.Duration) {
 		f.t.Fatal(err)
 	}
 	f.prov = p
+}
+
+// forkCall runs one call as a fork whose policy runs every call: the session's deny patterns
+// and ForkRefuses still decide. denied reports a refusal by them.
+func forkCall(a *Agent, name, input string) (out string, isErr, denied bool) {
+	r := &forkRun{f: a.forks, base: &forkBase{}}
+	out, isErr = a.forks.loop(r, 1).call(context.Background(), &ToolCall{Name: name, Input: []byte(input)}, 1)
+	return out, isErr, len(r.denied) > 0
 }

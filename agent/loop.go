@@ -2,16 +2,15 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tool"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 // Result is what one Run produced.
@@ -30,81 +29,64 @@ type Result struct {
 	Interrupted bool
 }
 
-// interruptNote is appended (isMeta) when a turn is cancelled, so the model knows on the next
-// message that its previous reply was cut.
-const interruptNote = "[The user interrupted the previous response.]"
-
-// Run sends one user message and runs the loop until the model stops, the turn limit is hit
-// (ErrMaxTurns) or ctx is cancelled (ctx's error, with Result.Interrupted). Events go to sink
-// (nil: none) as they happen. Whatever happens, the history and the transcript are left
-// consistent and the transcript is synced before Run returns.
-func (a *Agent) Run(ctx context.Context, prompt string, sink Sink) (Result, error) {
-	return a.RunInput(ctx, conversation.TypedInput(prompt), sink)
+// handler is what differs between the main agent's turn (turn.go) and a fork's run (fork.go):
+// where requests come from, where messages go and who decides a tool call.
+type handler interface {
+	// request returns request number n (from 1).
+	request(ctx context.Context, n int) (*llm.Request, error)
+	// record keeps a message of the walk: a reply (with its reported usage) or tool results.
+	record(ctx context.Context, m conversation.Message, u *conversation.Usage)
+	// failed handles a request that failed with err (resp: what arrived, nil when nothing
+	// did; done: the tool calls whose input is complete), or a walk cancelled before a request
+	// (resp nil). It returns the walk's error, or retry to send the request again.
+	failed(ctx context.Context, resp *llm.Response, done map[string]bool, err error, n int) (retry bool, _ error)
+	// decide says whether call c of t may run; when not, out and isErr are its result.
+	decide(ctx context.Context, t *tool.Tool, call *ToolCall, c toolcall.Call, n int) (run bool, out string, isErr bool)
+	// ran is told of a call that ran.
+	ran(t *tool.Tool, c toolcall.Call, isErr bool)
 }
 
-// RunInput is Run for a message whose parts' origins (typed, pasted, attached, command
-// output) and pin are known; the transcript records them, and compaction carries the user's
-// words by them.
-func (a *Agent) RunInput(ctx context.Context, in conversation.Input, sink Sink) (res Result, err error) {
-	prompt := in.Text()
-	a.runMu.Lock()
-	defer a.runMu.Unlock()
-	if sink == nil {
-		sink = func(Event) {}
-	}
-	if strings.TrimSpace(prompt) == "" {
-		return res, errors.New("agent: empty message")
-	}
-	a.mu.Lock()
-	tools := a.toolsUsed
-	a.toolsUsed = nil
-	a.mu.Unlock()
-	a.appendEntry(conversation.Entry{Message: conversation.NewText(conversation.User, prompt), Provenance: in.Provenance()})
-	a.syncJournal(ctx) // the prompt is durable before the request leaves
-	a.breaker.Turn()
-	a.prompt.StartRecall(ctx, prompt, tools)
-	defer func() {
-		a.endTurn(ctx)
-		if err == nil {
-			a.afterTurn(res)
-		}
-	}()
+// loop is the walk of the main agent and of every fork: request, reply, tool calls, results,
+// and again until the model stops, the turn limit, an error or ctx's end.
+type loop struct {
+	provider llm.Provider
+	whole    bool // deliver no events before the reply is whole (llm.Complete: every failure is retried)
+	tools    tool.Box
+	env      tool.Env
+	maxTurns int
+	sink     Sink
+	h        handler
+}
 
-	max := a.opts.MaxTurns
-	if max <= 0 {
-		max = DefaultMaxTurns
-	}
-	retried := false // a request refused as too large was compacted and sent again
+// run walks until the model stops calling tools. The turn limit ends it with an error
+// wrapping ErrMaxTurns.
+func (l *loop) run(ctx context.Context) (res Result, err error) {
 	for {
-		if res.Turns == max {
-			return res, fmt.Errorf("%w (%d model requests); the last tool results are in the conversation, send another message to go on", ErrMaxTurns, max)
+		if res.Turns == l.maxTurns {
+			return res, fmt.Errorf("%w (%d model requests); the last tool results are in the conversation, send another message to go on", ErrMaxTurns, l.maxTurns)
 		}
 		if err := ctx.Err(); err != nil {
 			res.Interrupted = true
-			a.appendMessage(conversation.NewText(conversation.User, interruptNote), true)
+			_, err = l.h.failed(ctx, nil, nil, err, res.Turns)
 			return res, err
 		}
 		res.Turns++
-		if err := a.autoCompact(ctx, sink, res.Turns); err != nil {
+		req, err := l.h.request(ctx, res.Turns)
+		if err != nil {
 			return res, err
 		}
-		a.boundary(sink, res.Turns)
-		req := a.request()
-		sink(Event{Kind: EventRequest, Turn: res.Turns})
-		resp, done, err := a.stream(ctx, req, sink, res.Turns)
+		l.sink(Event{Kind: EventRequest, Turn: res.Turns})
+		resp, done, err := l.send(ctx, req, res.Turns)
 		if resp != nil {
 			res.Usage = res.Usage.Add(resp.Usage)
-			sink(Event{Kind: EventUsage, Turn: res.Turns, Usage: resp.Usage})
-		}
-		if err != nil && (resp == nil || len(resp.Message.Content) == 0) && !retried && llm.TooLarge(err) {
-			retried = true
-			if a.compactTooLarge(ctx, err, sink, res.Turns) == nil {
-				continue
-			}
+			l.sink(Event{Kind: EventUsage, Turn: res.Turns, Usage: resp.Usage})
 		}
 		if err != nil {
+			retry, err := l.h.failed(ctx, resp, done, err, res.Turns)
+			if retry {
+				continue
+			}
 			res.Interrupted = ctx.Err() != nil
-			a.recordPartial(resp, done, ctx.Err() != nil)
 			if resp != nil {
 				res.Text = resp.Message.TextOf()
 			}
@@ -114,9 +96,9 @@ func (a *Agent) RunInput(ctx context.Context, in conversation.Input, sink Sink) 
 		if len(resp.Message.Content) == 0 {
 			return res, nil // nothing to record: the APIs reject empty messages
 		}
-		a.appendEntry(conversation.Entry{Message: resp.Message, Usage: reported(resp.Usage)})
+		l.h.record(ctx, resp.Message, reported(resp.Usage))
 		res.Text = resp.Message.TextOf()
-		sink(Event{Kind: EventAssistant, Turn: res.Turns, Text: res.Text})
+		l.sink(Event{Kind: EventAssistant, Turn: res.Turns, Text: res.Text})
 		calls := resp.ToolCalls()
 		if len(calls) == 0 {
 			if resp.StopReason == llm.StopPause {
@@ -124,35 +106,28 @@ func (a *Agent) RunInput(ctx context.Context, in conversation.Input, sink Sink) 
 			}
 			return res, nil
 		}
-		a.syncJournal(ctx) // a crash in a tool must not lose the prompt or the calls
-		results := a.runTools(ctx, calls, sink, res.Turns)
+		results := conversation.Message{Role: conversation.User}
+		for _, c := range calls {
+			out, isErr := "Interrupted: the turn was interrupted before this tool call ran.", true
+			if ctx.Err() == nil {
+				out, isErr = l.call(ctx, &ToolCall{ID: c.ID, Name: c.Name, Input: c.Input}, res.Turns)
+			}
+			results.Content = append(results.Content, conversation.Block{Type: conversation.ToolResult, ToolUseID: c.ID, IsError: isErr,
+				Content: []conversation.Block{{Type: conversation.Text, Text: out}}})
+		}
 		res.ToolCalls += len(calls)
-		a.appendMessage(results, false)
+		l.h.record(ctx, results, nil)
 	}
 }
 
-// compactTooLarge compacts after the API refused a request as larger than the context window
-// (its count of the conversation is above what the recorded usage said), so that the request
-// can be sent once more; the caller holds runMu.
-func (a *Agent) compactTooLarge(ctx context.Context, refusal error, sink Sink, turn int) error {
-	// The API counted more than the recorded usage said: strata's estimate is the better floor.
-	r, err := a.compact(ctx, compact.Auto, "", a.prompt.Size().Total())
-	if note := a.breaker.Record(compact.Auto, err); note != "" {
-		a.warn("%s", note)
+// send sends req and forwards its events. It returns the reply so far (nil when nothing
+// arrived), the ids of tool calls whose input is complete, and the error.
+func (l *loop) send(ctx context.Context, req *llm.Request, n int) (*llm.Response, map[string]bool, error) {
+	if l.whole {
+		resp, err := llm.Complete(ctx, l.provider, req)
+		return resp, nil, err
 	}
-	if err != nil {
-		a.log.Warn("agent: compaction after a too-large refusal failed", "err", err, "refusal", refusal)
-		sink(Event{Kind: EventCompact, Turn: turn, Text: "the model's API refused the request as too large, and compaction failed: " + err.Error()})
-		return err
-	}
-	sink(Event{Kind: EventCompact, Turn: turn, Text: fmt.Sprintf("conversation compacted automatically: the model's API refused the request as too large (%d tokens after; %s)", r.PostTokens, r.Method)})
-	return nil
-}
-
-// stream sends req and forwards its events. It returns the reply so far (nil when nothing
-// arrived), the ids of tool calls whose input is complete, and the stream's error.
-func (a *Agent) stream(ctx context.Context, req *llm.Request, sink Sink, turn int) (*llm.Response, map[string]bool, error) {
-	s, err := a.metered[UsageMain].Stream(ctx, req)
+	s, err := l.provider.Stream(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -162,11 +137,11 @@ func (a *Agent) stream(ctx context.Context, req *llm.Request, sink Sink, turn in
 		ev := s.Event()
 		switch ev.Type {
 		case llm.EventText:
-			sink(Event{Kind: EventText, Turn: turn, Text: ev.Text})
+			l.sink(Event{Kind: EventText, Turn: n, Text: ev.Text})
 		case llm.EventThinking:
-			sink(Event{Kind: EventThinking, Turn: turn, Text: ev.Text})
+			l.sink(Event{Kind: EventThinking, Turn: n, Text: ev.Text})
 		case llm.EventRetry:
-			sink(Event{Kind: EventRetry, Turn: turn, Err: ev.Err, Wait: ev.Wait})
+			l.sink(Event{Kind: EventRetry, Turn: n, Err: ev.Err, Wait: ev.Wait})
 		case llm.EventBlockStop:
 			if ev.Block != nil && ev.Block.Type == conversation.ToolUse {
 				done[ev.Block.ID] = true
@@ -176,100 +151,35 @@ func (a *Agent) stream(ctx context.Context, req *llm.Request, sink Sink, turn in
 	return s.Response(), done, s.Err()
 }
 
-// recordPartial keeps what a failed or cancelled stream showed: its text, signed thinking and
-// complete tool calls (each answered as interrupted), so the conversation stays valid.
-func (a *Agent) recordPartial(resp *llm.Response, done map[string]bool, cancelled bool) {
-	var kept []conversation.Block
-	var calls []conversation.Block
-	if resp != nil {
-		for _, b := range resp.Message.Content {
-			switch {
-			case b.Type == conversation.Text && b.Text != "":
-				kept = append(kept, b)
-			case b.Type == conversation.Thinking && b.Signature != "":
-				kept = append(kept, b)
-			case b.Type == conversation.ToolUse && done[b.ID] && len(b.Input) > 0:
-				kept = append(kept, b)
-				calls = append(calls, b)
-			}
-		}
-	}
-	if len(kept) > 0 {
-		a.appendEntry(conversation.Entry{Message: conversation.Message{Role: conversation.Assistant, Content: kept}, Usage: reported(resp.Usage)})
-	}
-	if len(calls) > 0 {
-		why := "the reply stream failed before the call could run"
-		if cancelled {
-			why = "the user interrupted the turn"
-		}
-		a.appendMessage(interruptedResults(calls, why), false)
-	}
-	if cancelled {
-		a.appendMessage(conversation.NewText(conversation.User, interruptNote), true)
-	}
-}
-
-// reported is the usage recorded on a reply's entry: nil when the provider reported none.
-func reported(u llm.Usage) *conversation.Usage {
-	if !u.Reported() {
-		return nil
-	}
-	return &u
-}
-
-// runTools runs the calls in order and returns the user message with their results. After ctx
-// is cancelled, the call in progress and every later one get an "interrupted" result.
-func (a *Agent) runTools(ctx context.Context, calls []conversation.Block, sink Sink, turn int) conversation.Message {
-	m := conversation.Message{Role: conversation.User}
-	for _, c := range calls {
-		call := &ToolCall{ID: c.ID, Name: c.Name, Input: c.Input}
-		var out string
-		var isErr bool
-		if ctx.Err() != nil {
-			out, isErr = "Interrupted: the user interrupted the turn before this tool call ran.", true
-		} else {
-			out, isErr = a.runTool(ctx, call, sink, turn)
-		}
-		m.Content = append(m.Content, conversation.Block{Type: conversation.ToolResult, ToolUseID: c.ID, IsError: isErr,
-			Content: []conversation.Block{{Type: conversation.Text, Text: out}}})
-	}
-	return m
-}
-
-func (a *Agent) runTool(ctx context.Context, call *ToolCall, sink Sink, turn int) (string, bool) {
-	t := a.byName[call.Name]
+// call decodes one tool call, asks the handler and runs it; the result is capped at
+// tool.MaxOutput.
+func (l *loop) call(ctx context.Context, call *ToolCall, n int) (string, bool) {
+	t := l.tools.Get(call.Name)
 	if t == nil {
-		return fmt.Sprintf("There is no tool called %q. The tools are: %s.", call.Name, strings.Join(a.Tools(), ", ")), true
+		return fmt.Sprintf("There is no tool called %q. The tools are: %s.", call.Name, strings.Join(l.tools.Names(), ", ")), true
 	}
-	e := sessionEnv{a}
-	c, err := tool.Decode(e, t.Name, call.Input)
+	c, err := tool.Decode(l.env, t.Name, call.Input)
 	if err != nil {
 		return err.Error(), true
 	}
-	s := permission.SubjectOf(c)
-	if ok, msg := a.permit(ctx, t, call, s); !ok {
-		sink(Event{Kind: EventPermission, Turn: turn, Tool: call, Text: msg})
-		return msg, true
+	run, out, isErr := l.h.decide(ctx, t, call, c, n)
+	if !run {
+		return tool.CapOutput(out, tool.MaxOutput), isErr
 	}
-	sink(Event{Kind: EventToolStart, Turn: turn, Tool: call})
+	l.sink(Event{Kind: EventToolStart, Turn: n, Tool: call})
 	start := time.Now()
-	out, err := t.Run(permission.WithChecked(ctx, s), e, c)
-	isErr := err != nil
+	out, err = t.Run(permission.WithChecked(ctx, permission.SubjectOf(c)), l.env, c)
+	isErr = err != nil
 	switch {
 	case ctx.Err() != nil:
-		out, isErr = "Interrupted: the user interrupted the turn while this tool call ran"+partialOutput(out), true
+		out, isErr = "Interrupted: the turn was interrupted while this tool call ran"+partialOutput(out), true
 	case err != nil:
 		out = err.Error()
 	}
 	out = tool.CapOutput(out, tool.MaxOutput)
-	a.log.Debug("agent: tool", "name", call.Name, "error", isErr, "took", time.Since(start))
-	if !isErr {
-		a.mu.Lock()
-		a.toolsUsed = append(a.toolsUsed, call.Name)
-		a.mu.Unlock()
-		a.noteMemoryWrite(t, c)
-	}
-	sink(Event{Kind: EventToolEnd, Turn: turn, Tool: call, Output: out, IsError: isErr})
+	l.env.Logger().Debug("agent: tool", "name", call.Name, "error", isErr, "took", time.Since(start))
+	l.h.ran(t, c, isErr)
+	l.sink(Event{Kind: EventToolEnd, Turn: n, Tool: call, Output: out, IsError: isErr})
 	return out, isErr
 }
 
@@ -280,53 +190,12 @@ func partialOutput(out string) string {
 	return "; output so far:\n" + out
 }
 
-// permit decides a call whose decoded input has subject s; the message explains a denial to
-// the model.
-func (a *Agent) permit(ctx context.Context, t *tool.Tool, call *ToolCall, s permission.Subject) (bool, string) {
-	a.mu.Lock()
-	d, why := a.perms.Check(t.Name, t.Class, s)
-	a.mu.Unlock()
-	switch d {
-	case permission.Allow:
-		return true, ""
-	case permission.Deny:
-		return false, fmt.Sprintf("Permission denied: %s is %s. Do not try to achieve the same effect another way; tell the user what you wanted to do.", describe(t.Name, s), why)
+// reported is the usage recorded on a reply's entry: nil when the provider reported none.
+func reported(u llm.Usage) *conversation.Usage {
+	if !u.Reported() {
+		return nil
 	}
-	sug := permission.Suggest(t.Name, s, a.cwd)
-	summary := describe(t.Name, s)
-	if why != "" {
-		summary += " (asked because " + why + ")"
-	}
-	if a.opts.Approver == nil {
-		if a.perms.Protects(s) != "" {
-			return false, fmt.Sprintf("Permission denied: %s needs the user's approval in every mode, and this session cannot ask. Tell the user what you wanted to do.", summary)
-		}
-		return false, fmt.Sprintf("Permission denied: %s needs the user's approval, and this session cannot ask (non-interactive, permission mode %s). The user can allow it with --allow '%s' or the setting permissions.allow, or with --permission-mode. Tell the user what you wanted to do.", summary, a.perms.Mode, sug)
-	}
-	req := permission.Request{Tool: t.Name, Input: call.Input, Summary: summary, Suggest: sug}
-	req.Always, req.AlwaysSaved = permission.AlwaysRule(t.Name, s.Command)
-	if r := permission.ReadAlways(t.Name, s); r != "" {
-		req.Always, req.AlwaysSaved = r, false
-	}
-	if a.perms.Protects(s) != "" {
-		req.Always, req.Suggest = "", "" // no rule allows a protected file
-	}
-	ans, err := a.opts.Approver(ctx, req)
-	if err != nil {
-		return false, fmt.Sprintf("Permission was not given: %v", err)
-	}
-	if !ans.Allow {
-		if fb := strings.TrimSpace(ans.Feedback); fb != "" {
-			return false, fmt.Sprintf("Permission denied: the user declined %s and said what to do instead:\n%s", describe(t.Name, s), fb)
-		}
-		return false, fmt.Sprintf("Permission denied: the user declined %s. Ask them how to proceed, or do something else.", describe(t.Name, s))
-	}
-	if ans.Always && req.Always != "" {
-		if err := a.allowAlways(req.Always, req.AlwaysSaved); err != nil {
-			a.warn("don't ask again for %s: %v", req.Always, err)
-		}
-	}
-	return true, ""
+	return &u
 }
 
 func describe(tool string, s permission.Subject) string {
@@ -337,25 +206,4 @@ func describe(tool string, s permission.Subject) string {
 		return fmt.Sprintf("%s on %s", tool, s.Path)
 	}
 	return tool
-}
-
-// syncJournal makes the transcript durable up to now (before tools run: a tool that
-// crashes or gets the process killed must not take the turn's prompt with it), with a
-// context that outlives a cancelled turn.
-func (a *Agent) syncJournal(ctx context.Context) {
-	if a.journal == nil {
-		return
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if err := a.journal.Sync(sctx); err != nil {
-		a.saveFailed(err)
-	}
-}
-
-// endTurn runs when Run returns: it stores the working memory if it changed, and flushes and
-// syncs the transcript with a context that outlives a cancelled turn.
-func (a *Agent) endTurn(ctx context.Context) {
-	a.saveWorkState()
-	a.syncJournal(ctx)
 }

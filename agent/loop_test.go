@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/transcript"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func TestLoopRunsToolsUntilTheModelStops(t *testing.T) {
@@ -94,7 +96,7 @@ func TestCancelDuringToolLeavesConsistentTranscript(t *testing.T) {
 	f.srv.Script(
 		llmtest.Blocks(llmtest.ToolUse("t1", "Bash", `{"command":"sleep 30"}`), llmtest.ToolUse("t2", "Glob", `{"pattern":"*"}`)),
 	)
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sink := func(e Event) {

@@ -14,6 +14,7 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tool"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // askLog is an Approver that says no and records what it was asked about.
@@ -79,7 +80,7 @@ func TestProtectedFilesAlwaysAsk(t *testing.T) {
 			blocks = append(blocks, use("ok", "Write", map[string]any{"file_path": "src/new.go", "content": "package src\n"}))
 			f.srv.Script(llmtest.Blocks(blocks...), llmtest.Text("done"))
 			log := &askLog{}
-			a := f.agent(Options{Mode: mode, Allow: []string{"Edit", "Write(**)"}, Approver: log.approve})
+			a := f.agent(Options{Approver: log.approve, Open: workspace.Options{Mode: mode, Allow: []string{"Edit", "Write(**)"}}})
 			if _, err := a.Run(context.Background(), "go", nil); err != nil {
 				t.Fatal(err)
 			}
@@ -128,23 +129,18 @@ func (f *fixture) abs(p string) string {
 func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.srv.Script(llmtest.Blocks(use("w", "Write", map[string]any{"file_path": ".git/hooks/post-checkout", "content": "#!/bin/sh\n"})), llmtest.Text("done"))
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	if _, err := a.Run(context.Background(), "go", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := toolResults(f.srv.Requests()[1]); len(got) != 1 || !strings.Contains(got[0], "needs the user's approval in every mode") {
 		t.Errorf("results = %q", got)
 	}
-	fe := a.forks.newEnv()
 	for _, in := range []string{
 		`{"file_path":".git/config","content":"[core]\n\tfsmonitor = touch pwned\n"}`,
 		`{"file_path":".claude/settings.local.json","content":"{}"}`,
 	} {
-		c, err := tool.Decode(fe, "Write", []byte(in))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, isErr, denied := a.forks.runCall(context.Background(), fe, a.byName["Write"], c)
+		out, isErr, denied := forkCall(a, "Write", in)
 		if !isErr || !denied || !strings.Contains(out, "refused to a background fork") {
 			t.Errorf("a fork's Write %s = %q (error %v, denied %v)", in, out, isErr, denied)
 		}
@@ -152,8 +148,7 @@ func TestProtectedFilesRefusedWithoutAsking(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.dir, ".git", "config")); err == nil {
 		t.Error("the fork wrote .git/config")
 	}
-	c, _ := tool.Decode(fe, "Write", []byte(`{"file_path":"notes.txt","content":"x"}`))
-	if out, isErr, _ := a.forks.runCall(context.Background(), fe, a.byName["Write"], c); isErr {
+	if out, isErr, _ := forkCall(a, "Write", `{"file_path":"notes.txt","content":"x"}`); isErr {
 		t.Errorf("a fork's ordinary Write was refused: %s", out)
 	}
 }
@@ -202,7 +197,7 @@ func TestFileToolsOutsideTheProjectAsk(t *testing.T) {
 				use("r8", "Read", map[string]any{"file_path": filepath.Join(added, "shared.txt")}),
 			), llmtest.Text("done"))
 			log := &askLog{}
-			opts := Options{AddDirs: []string{added}, Mode: permission.ModeAcceptEdits}
+			opts := Options{Open: workspace.Options{AddDirs: []string{added}, Mode: permission.ModeAcceptEdits}}
 			if chat {
 				opts.Approver = log.approve
 			}
@@ -315,7 +310,7 @@ func TestToolRefusesALinkSwappedAfterTheCheck(t *testing.T) {
 	f.write("notes.txt", "notes\n")
 	f.write(".git/config", "[core]\n")
 	f.write(".git/hooks/README", "hooks\n")
-	a := f.agent(Options{Mode: permission.ModeAcceptEdits})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeAcceptEdits}})
 	fe := a.forks.newEnv()
 	for _, tt := range []struct {
 		tool         string
@@ -337,7 +332,7 @@ func TestToolRefusesALinkSwappedAfterTheCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := permission.SubjectOf(c)
-		t2 := a.byName[tt.tool]
+		t2 := a.tools.Get(tt.tool)
 		if d, why := a.perms.Check(t2.Name, t2.Class, s); d != permission.Allow {
 			t.Fatalf("%s of the link before the swap = %v (%s), want Allow", tt.tool, d, why)
 		}
@@ -375,7 +370,7 @@ func TestForkReadsStayInTheProject(t *testing.T) {
 	if err := os.WriteFile(key, []byte("PRIVATE KEY\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	memDir, err := a.opts.Workspace.MemoryDir()
 	if err != nil {
 		t.Fatal(err)
@@ -393,7 +388,6 @@ func TestForkReadsStayInTheProject(t *testing.T) {
 	if err := os.WriteFile(notes, []byte("# notes\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fe := a.forks.newEnv()
 	for _, tt := range []struct {
 		tool    string
 		input   string
@@ -406,11 +400,7 @@ func TestForkReadsStayInTheProject(t *testing.T) {
 		{"Read", `{"file_path":"` + filepath.Join(memDir, "MEMORY.md") + `"}`, false},
 		{"Read", `{"file_path":"` + notes + `"}`, false},
 	} {
-		c, err := tool.Decode(fe, tt.tool, []byte(tt.input))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, _, denied := a.forks.runCall(context.Background(), fe, a.byName[tt.tool], c)
+		out, _, denied := forkCall(a, tt.tool, tt.input)
 		if denied != tt.refused || strings.Contains(out, "PRIVATE") {
 			t.Errorf("a fork's %s %s = %q (denied %v), want denied %v", tt.tool, tt.input, out, denied, tt.refused)
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
-	"github.com/strata-mem/strata/tool"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // Devices and FIFOs are refused by Grep and Edit as by Read, at once and without reading
@@ -37,7 +37,7 @@ func TestGrepAndEditRefuseDevices(t *testing.T) {
 		use("g2", "Grep", map[string]any{"pattern": "x", "path": "pipe"}),
 		use("g3", "Grep", map[string]any{"pattern": "needle"}),
 	), llmtest.Text("done"))
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var before runtime.MemStats
@@ -70,15 +70,10 @@ func TestForkGrepRefusesDevices(t *testing.T) {
 		t.Skip("no /dev/zero")
 	}
 	f := newFixture(t, llmtest.Anthropic)
-	a := f.agent(Options{AddDirs: []string{"/dev"}})
-	fe := a.forks.newEnv()
-	c, err := tool.Decode(fe, "Grep", []byte(`{"pattern":"x","path":"/dev/zero"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := f.agent(Options{Open: workspace.Options{AddDirs: []string{"/dev"}}})
 	done := make(chan string, 1)
 	go func() {
-		out, _, _ := a.forks.runCall(context.Background(), fe, a.byName["Grep"], c)
+		out, _, _ := forkCall(a, "Grep", `{"pattern":"x","path":"/dev/zero"}`)
 		done <- out
 	}()
 	select {

@@ -13,6 +13,7 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func TestNonInteractiveDenialsReachTheModel(t *testing.T) {
@@ -30,7 +31,7 @@ func TestNonInteractiveDenialsReachTheModel(t *testing.T) {
 		llmtest.Text("done"),
 	)
 	settings := &config.Settings{Permissions: config.Permissions{Allow: []string{"Edit(src/**)"}, Deny: []string{"Bash(rm:*)"}}}
-	a := f.agent(Options{Settings: settings, Allow: []string{"Bash(echo:*)"}})
+	a := f.agent(Options{Open: workspace.Options{Settings: settings, Allow: []string{"Bash(echo:*)"}}})
 	if _, err := a.Run(context.Background(), "go", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestAllowPrefixEndToEnd(t *testing.T) {
 	}
 	uses = append(uses, llmtest.ToolUse("ok", "Bash", `{"command":"echo ok"}`))
 	f.srv.Script(llmtest.Blocks(uses...), llmtest.Text("done"))
-	a := f.agent(Options{Allow: []string{"Bash(echo:*)", "Bash(find:*)", "Bash(false:*)"}})
+	a := f.agent(Options{Open: workspace.Options{Allow: []string{"Bash(echo:*)", "Bash(find:*)", "Bash(false:*)"}}})
 	if _, err := a.Run(context.Background(), "go", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestDenyEverywhereEndToEnd(t *testing.T) {
 	}
 	uses = append(uses, llmtest.ToolUse("ok", "Bash", `{"command":"touch ok; echo made"}`))
 	f.srv.Script(llmtest.Blocks(uses...), llmtest.Text("done"))
-	a := f.agent(Options{Mode: permission.ModeBypass, Deny: []string{"Bash(touch d:*)"}})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass, Deny: []string{"Bash(touch d:*)"}}})
 	if _, err := a.Run(context.Background(), "go", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -207,8 +208,8 @@ func TestIssue26RulesEndToEnd(t *testing.T) {
 		want string // in every refused call's result
 		cmds []string
 	}{
-		{"allow", Options{Allow: []string{"Bash(git ls-remote:*)", "Bash(git grep:*)", "Bash(git fetch:*)",
-			"Bash(go test:*)", "Bash(go vet:*)", "Bash(tar:*)", "Bash(sed -n 1p f)", "Bash(make:*)", "Bash(curl:*)", "Bash(scp:*)"}},
+		{"allow", Options{Open: workspace.Options{Allow: []string{"Bash(git ls-remote:*)", "Bash(git grep:*)", "Bash(git fetch:*)",
+			"Bash(go test:*)", "Bash(go vet:*)", "Bash(tar:*)", "Bash(sed -n 1p f)", "Bash(make:*)", "Bash(curl:*)", "Bash(scp:*)"}}},
 			"needs the user's approval", []string{
 				"git ls-remote --upload-pack='touch x1; false' .",
 				"git grep -O'touch x2' main",
@@ -221,7 +222,7 @@ func TestIssue26RulesEndToEnd(t *testing.T) {
 				"curl -K x9 file:///dev/null",
 				"scp -o ProxyCommand='touch x10' a h:b",
 			}},
-		{"deny", Options{Mode: permission.ModeBypass, Deny: []string{"Bash(touch:*)"}},
+		{"deny", Options{Open: workspace.Options{Mode: permission.ModeBypass, Deny: []string{"Bash(touch:*)"}}},
 			`denied by the permission rule "Bash(touch:*)"`, []string{
 				"prlimit --nofile=64 touch x1",
 				"setarch $(uname -m) -R touch x2",

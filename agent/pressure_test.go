@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/llm/llmtest"
@@ -18,6 +19,7 @@ import (
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/prompt"
 	"github.com/strata-mem/strata/tokens"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // modelFake answers the way a model does under compaction: a summary call gets a short summary,
@@ -236,7 +238,7 @@ func TestCompactThatCannotShrink(t *testing.T) {
 	if n := len(f.srv.Requests()); n != 1 {
 		t.Errorf("%d model calls, want only the answer", n)
 	}
-	if err := a.journal.Sync(ctx); err != nil {
+	if err := a.sess.journal.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	after, err := os.ReadFile(a.TranscriptPath())
@@ -261,7 +263,7 @@ func TestReinjectedFilesAfterResume(t *testing.T) {
 	f.write("handler.go", "package api\n\nfunc Handle() {}\n")
 	f.write("util.go", "package api\n")
 	f.write("notes.txt", "to do: 处理错误\n")
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	ctx := context.Background()
 	if _, err := a.store.Add(ctx, memdir.Input{Name: "deploy steps", Description: "How to deploy", Type: memdir.TypeProject, Body: "Run make deploy."}); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // A model's Read of a 100 GB sparse file with limit 5 reads 5 lines: Read streams, so the
@@ -45,7 +46,7 @@ func TestReadStreams(t *testing.T) {
 		),
 		llmtest.Text("done"),
 	)
-	a := f.agent(Options{AddDirs: []string{"/dev"}})
+	a := f.agent(Options{Open: workspace.Options{AddDirs: []string{"/dev"}}})
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()

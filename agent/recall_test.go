@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // slowSelector takes up to delay to answer, or until release is closed; returned closes when
@@ -124,7 +126,7 @@ func TestRecallFromMountedStore(t *testing.T) {
 	if _, err := ts.Add(context.Background(), memdir.Input{Name: "release train", Description: "How the team ships releases to production", Type: memdir.TypeProject, Body: "Releases leave on Tuesdays."}); err != nil {
 		t.Fatal(err)
 	}
-	a := f.agent(Options{Settings: &config.Settings{MemoryStores: []config.MemoryStore{{Name: "team", Path: team, From: "settings.json"}}}})
+	a := f.agent(Options{Open: workspace.Options{Settings: &config.Settings{MemoryStores: []config.MemoryStore{{Name: "team", Path: team, From: "settings.json"}}}}})
 	f.srv.Script(
 		llmtest.Blocks(llmtest.TextBlock("Checking."), llmtest.ToolUse("t1", "Read", `{"file_path":"a.txt"}`)),
 		llmtest.Text("Tuesdays."),

@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/prompt"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func TestResumeRestoresChainTodosAndReadCache(t *testing.T) {
@@ -62,7 +64,7 @@ func TestResumeRestoresChainTodosAndReadCache(t *testing.T) {
 
 func TestContinueWithNoSession(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
-	_, err := New(context.Background(), Options{Provider: f.prov, Cwd: f.dir, Env: f.env, Continue: true})
+	_, err := New(context.Background(), Options{Provider: f.prov, Continue: true, Open: workspace.Options{Cwd: f.dir, Env: f.env}})
 	if !errors.Is(err, ErrResumeNotFound) {
 		t.Errorf("err = %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/transcript"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // With cleanupPeriodDays set, starting a session archives (moves) older transcripts of every
@@ -48,7 +49,7 @@ func TestRetentionAtStart(t *testing.T) {
 	}
 
 	// Set, resuming the old own session: the other old transcript moves, the resumed one stays.
-	b := f.agent(Options{Resume: first.SessionID(), Settings: &config.Settings{CleanupPeriodDays: 30}})
+	b := f.agent(Options{Resume: first.SessionID(), Open: workspace.Options{Settings: &config.Settings{CleanupPeriodDays: 30}}})
 	got := b.Archived()
 	if len(got) != 1 || got[0].From != oldT || !got[0].Moved {
 		t.Fatalf("archived %+v, want only %s", got, oldT)

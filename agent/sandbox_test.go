@@ -17,6 +17,7 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // needSandbox skips where shell commands cannot be confined, saying why.
@@ -132,7 +133,7 @@ func TestBashWorkspaceWrite(t *testing.T) {
 	}
 	os.WriteFile(userSettings, []byte("{}\n"), 0o600)
 	network := false
-	a := f.agent(Options{Settings: &config.Settings{SandboxNetwork: &network}})
+	a := f.agent(Options{Open: workspace.Options{Settings: &config.Settings{SandboxNetwork: &network}}})
 	e := sessionEnv{a}
 
 	for _, c := range []struct{ command, file string }{
@@ -163,7 +164,7 @@ func TestBashWorkspaceWrite(t *testing.T) {
 		t.Errorf("ordinary commands in the project: %q", out)
 	}
 
-	off := f.agent(Options{Settings: &config.Settings{Sandbox: config.SandboxOff}})
+	off := f.agent(Options{Open: workspace.Options{Settings: &config.Settings{Sandbox: config.SandboxOff}}})
 	if out := bash(t, sessionEnv{off}, "echo '# ok' >> .git/config"); out != "(no output)" {
 		t.Errorf("sandbox off: %q", out)
 	}
@@ -203,7 +204,7 @@ func TestIssue26CommandsCannotPlantHooks(t *testing.T) {
 	hooks := filepath.Join(f.dir, ".git", "hooks")
 	os.MkdirAll(hooks, 0o755)
 	boxed := sessionEnv{f.agent(Options{})}
-	open := sessionEnv{f.agent(Options{Settings: &config.Settings{Sandbox: config.SandboxOff}})}
+	open := sessionEnv{f.agent(Options{Open: workspace.Options{Settings: &config.Settings{Sandbox: config.SandboxOff}}})}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := exec.LookPath(c.needs); err != nil {

@@ -2,21 +2,23 @@ package agent
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
-	"io/fs"
+	"log/slog"
 	"os"
-	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/strata-mem/strata/conversation"
+
 	"github.com/strata-mem/strata/transcript"
 	"github.com/strata-mem/strata/work"
 )
 
 // openSession starts a new session or restores the one Options name.
 func (a *Agent) openSession(ctx context.Context) error {
-	env := a.opts.Env
+	a.sess = &session{work: work.NewState(), warn: a.warn, log: a.log, now: a.now}
+	env := a.opts.Workspace.Env()
 	var path string
 	switch {
 	case a.opts.Resume != "":
@@ -36,12 +38,11 @@ func (a *Agent) openSession(ctx context.Context) error {
 		path = infos[0].Path
 	}
 	if path == "" {
-		a.sessionID = a.opts.SessionID
-		if a.sessionID == "" {
-			a.sessionID = transcript.NewSessionID()
+		a.sess.id = a.opts.SessionID
+		if a.sess.id == "" {
+			a.sess.id = transcript.NewSessionID()
 		}
-		a.work = work.NewState()
-		return a.openJournal(ctx, transcript.SessionPath(env, a.cwd, a.sessionID), nil)
+		return a.openJournal(ctx, transcript.SessionPath(env, a.cwd, a.sess.id), nil)
 	}
 	return a.restore(ctx, path)
 }
@@ -54,101 +55,54 @@ func (a *Agent) openJournal(ctx context.Context, path string, meta []*transcript
 	if a.opts.Version != "" {
 		version += " " + a.opts.Version
 	}
-	j, err := transcript.Open(ctx, path, transcript.Options{SessionID: a.sessionID, CWD: a.cwd, Version: version,
-		Logger: a.opts.Logger, Now: a.opts.Now, Metadata: meta})
+	j, err := transcript.Open(ctx, path, transcript.Options{SessionID: a.sess.id, CWD: a.cwd, Version: version,
+		Logger: a.log, Now: a.now, Metadata: meta})
 	if err != nil {
 		if _, serr := os.Lstat(path); meta == nil && serr != nil && ctx.Err() == nil {
 			// A new session whose transcript cannot even be opened: the session goes on
 			// unsaved, and says so once.
-			a.saveFailed(err)
+			a.sess.saveFailed(err)
 			return nil
 		}
 		return fmt.Errorf("agent: transcript: %w", err)
 	}
-	a.journal = j
-	if err := probeSave(path); err != nil {
-		a.saveFailed(err)
+	a.sess.journal = j
+	if err := transcript.Probe(path); err != nil {
+		a.sess.saveFailed(err)
 	}
 	return nil
-}
-
-// probeSave tells, before anything is written, whether the transcript at path could be
-// created: the nearest existing directory on its way must take a new file (tried with a temp
-// file, removed at once). Nothing else is created, so a session without messages leaves no
-// trace; an existing transcript is not probed (opening it for appending already worked).
-func probeSave(path string) error {
-	if _, err := os.Lstat(path); err == nil {
-		return nil
-	}
-	dir := filepath.Dir(path)
-	for {
-		fi, err := os.Stat(dir)
-		if err == nil {
-			if !fi.IsDir() {
-				return fmt.Errorf("transcript: %s is not a directory", dir)
-			}
-			break
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("transcript: %w", err)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return fmt.Errorf("transcript: %w", err)
-		}
-		dir = parent
-	}
-	f, err := os.CreateTemp(dir, ".strata-probe-*")
-	if err != nil {
-		return fmt.Errorf("transcript: cannot create files in %s: %w", dir, err)
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
 }
 
 // restore loads the transcript at path and rebuilds the conversation, working memory and read
 // cache from it; the journal then appends to the same file.
 func (a *Agent) restore(ctx context.Context, path string) error {
-	sess, err := transcript.Load(ctx, path, transcript.ReadOptions{Logger: a.opts.Logger})
+	sess, err := transcript.Load(ctx, path, transcript.ReadOptions{Logger: a.log})
 	if err != nil {
 		return fmt.Errorf("agent: resume: %w", err)
 	}
-	a.sessionID = sess.ID
+	a.sess.id = sess.ID
 	for _, p := range transcript.ProblemLines(sess.Problems, transcript.ShownProblems) {
 		a.warn("resume %s: %s", path, p)
 	}
-	chain, repair, err := resumeChain(sess, a.now())
+	chain, repair, err := sess.History(a.now())
 	if err != nil {
 		a.warn("resume %s: %v", path, err)
 	}
 	if err := a.prompt.Restore(chain); err != nil {
 		return fmt.Errorf("agent: resume %s: %w", path, err)
 	}
-	a.work = work.NewState()
 	if states := sess.OfType(workStateType); len(states) > 0 {
 		last := states[len(states)-1]
-		if err := a.work.Restore(last.Content); err != nil {
+		if err := a.sess.work.Restore(last.Content); err != nil {
 			a.warn("resume: todos and tasks: %v", err)
 		}
-		a.lastState = string(last.Content)
+		a.sess.lastState = string(last.Content)
 	} else if td, ok := sess.LastTodos(); ok {
-		if err := a.work.Todos.RestoreFromToolUse(a.sessionID, td.Input); err != nil {
+		if err := a.sess.work.Todos.RestoreFromToolUse(a.sess.id, td.Input); err != nil {
 			a.warn("resume: todos: %v", err)
 		}
 	}
-	var states []conversation.FileState
-	for _, tu := range sess.ToolUses("Read", "Write", "Edit") {
-		if tu.Result == nil || tu.IsError {
-			continue
-		}
-		st, ok, err := conversation.FileStateFromToolUse(tu.Name, tu.Input, tu.Result.Timestamp)
-		if err != nil || !ok {
-			continue
-		}
-		states = append([]conversation.FileState{st}, states...) // most recent first
-	}
-	skipped, err := a.prompt.Cache().Restore(ctx, states)
+	skipped, err := a.prompt.Cache().Restore(ctx, sess.FileStates())
 	if err != nil {
 		return fmt.Errorf("agent: resume: %w", err)
 	}
@@ -158,73 +112,118 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	if err := a.openJournal(ctx, path, sess.Meta.List()); err != nil {
 		return err
 	}
-	if last, ok := a.prompt.Last(); ok && a.journal != nil {
-		a.journal.SetLeaf(last.UUID)
+	if last, ok := a.prompt.Last(); ok && a.sess.journal != nil {
+		a.sess.journal.SetLeaf(last.UUID)
 	}
-	if repair != nil && a.journal != nil {
-		a.journalMessage(*repair)
-		if err := a.journal.Sync(ctx); err != nil {
+	if repair != nil && a.sess.journal != nil {
+		a.sess.message(*repair)
+		if err := a.sess.journal.Sync(ctx); err != nil {
 			a.warn("transcript %s: %v", path, err)
 		}
 	}
 	return nil
 }
 
-// resumeChain builds the history a resume of sess continues: the live part of its chain
-// (historyFrom), plus, when the session ended inside tool calls (a crash between a call and
-// its result), an entry answering them as interrupted, returned as repair too so that it is
-// written to the transcript. Whatever else is inconsistent is repaired in each request
-// (checked). err reports entries that could not be decoded; the rest is returned.
-func resumeChain(sess *transcript.Session, now time.Time) (chain []conversation.Entry, repair *conversation.Entry, err error) {
-	chain, err = historyFrom(sess.Live())
-	msgs := make([]conversation.Message, len(chain))
-	for i, e := range chain {
-		msgs[i] = e.Message
-	}
-	if open := conversation.OpenCalls(msgs); len(open) > 0 {
-		e := conversation.Entry{UUID: newID(), ParentUUID: chain[len(chain)-1].UUID, Timestamp: now,
-			Message: interruptedResults(open, "the session ended before this tool call finished")}
-		chain = append(chain, e)
-		repair = &e
-	}
-	return chain, repair, err
+// workStateType is the transcript entry type that carries work.State snapshots.
+const workStateType = "strata-work-state"
+
+// session is what a session keeps in its transcript: its id, the journal (nil with
+// NoTranscript), the working memory (todos and tasks) and whether saving failed.
+type session struct {
+	id      string
+	journal *transcript.Journal
+	work    *work.State
+	warn    func(format string, args ...any)
+	log     *slog.Logger
+	now     func() time.Time
+
+	mu        sync.Mutex
+	unsaved   bool   // a failure to save the session was reported (saveFailed)
+	lastState string // the work state last written
 }
 
-// historyFrom turns transcript entries into history entries, one per transcript.Turns message
-// (the assistant lines of one reply merged as Claude Code merges them), each with the uuid of
-// its newest line, parents relinked so the chain is contiguous.
-func historyFrom(entries []*transcript.Entry) ([]conversation.Entry, error) {
-	turns, err := transcript.Turns(entries)
-	out := make([]conversation.Entry, 0, len(turns))
-	for _, t := range turns {
-		if len(t.Content) == 0 {
-			continue
-		}
-		last := t.Last()
-		ce := conversation.Entry{UUID: last.UUID, Timestamp: last.Timestamp, IsMeta: t.Entries[0].IsMeta, Message: t.Message}
-		if len(t.Entries) == 1 {
-			ce.Provenance = last.InputProvenance()
-		}
-		for _, e := range t.Entries {
-			if u := e.Usage(); u != nil {
-				ce.Usage = u // each line of a reply repeats its usage; the last is final
-			}
-		}
-		if len(out) > 0 {
-			ce.ParentUUID = out[len(out)-1].UUID
-		}
-		out = append(out, ce)
+func (s *session) path() string {
+	if s.journal == nil {
+		return ""
 	}
-	return out, err
+	return s.journal.Path()
 }
 
-// interruptedResults is the user message answering calls that never ran to the end.
-func interruptedResults(calls []conversation.Block, why string) conversation.Message {
-	m := conversation.Message{Role: conversation.User}
-	for _, c := range calls {
-		m.Content = append(m.Content, conversation.Interrupted(c, "Interrupted: "+why+". The tool call did not complete; its effects, if any, are unknown."))
+func (s *session) append(e *transcript.Entry) {
+	if s.journal == nil {
+		return
 	}
-	return m
+	if err := s.journal.Append(e); err != nil {
+		s.saveFailed(err)
+	}
 }
 
-func newID() string { return transcript.NewSessionID() }
+// message appends a history entry.
+func (s *session) message(e conversation.Entry) {
+	if s.journal == nil {
+		return
+	}
+	te, err := transcript.MessageEntry(e)
+	if err != nil {
+		s.warn("transcript: encode message: %v", err)
+		return
+	}
+	s.append(te)
+}
+
+// saveWork writes the todos and tasks when they changed.
+func (s *session) saveWork() {
+	snap := string(s.work.Snapshot())
+	s.mu.Lock()
+	same := snap == s.lastState
+	s.lastState = snap
+	s.mu.Unlock()
+	if same || s.journal == nil || !s.journal.Created() {
+		return
+	}
+	s.append(&transcript.Entry{Type: workStateType, Content: json.RawMessage(snap), SessionID: s.id, Timestamp: s.now()})
+}
+
+// sync makes the transcript durable up to now, with a context that outlives a cancelled turn.
+func (s *session) sync(ctx context.Context) {
+	if s.journal == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := s.journal.Sync(sctx); err != nil {
+		s.saveFailed(err)
+	}
+}
+
+// saveFailed reports a failure to save the session: the first becomes a warning, later ones
+// (the same cause, every append and flush) are only logged, so the user is told once.
+func (s *session) saveFailed(err error) {
+	s.mu.Lock()
+	told := s.unsaved
+	s.unsaved = true
+	s.mu.Unlock()
+	if told {
+		s.log.Warn("agent: transcript", "err", err)
+		return
+	}
+	s.warn("this session is not being saved (it cannot be resumed): %v", err)
+}
+
+func (s *session) close(ctx context.Context) error {
+	if s.journal == nil {
+		return nil
+	}
+	err := s.journal.Close(ctx)
+	s.mu.Lock()
+	told := s.unsaved
+	s.mu.Unlock()
+	switch {
+	case err == nil:
+		return nil
+	case told: // the user knows the session is not saved
+		s.log.Warn("agent: close transcript", "err", err)
+		return nil
+	}
+	return fmt.Errorf("agent: close transcript: %w", err)
+}

@@ -17,10 +17,12 @@ import (
 // sessionEnv is the main agent's tool.Env: the session itself.
 type sessionEnv struct{ a *Agent }
 
-func (e sessionEnv) Cwd() string                            { return e.a.cwd }
-func (e sessionEnv) Abs(p string) string                    { return e.a.abs(p) }
+func (e sessionEnv) Cwd() string { return e.a.cwd }
+func (e sessionEnv) Abs(p string) string {
+	return tool.ResolvePath(e.a.cwd, e.a.opts.Workspace.Env().UserHome, p)
+}
 func (e sessionEnv) Cache() *conversation.ReadCache         { return e.a.prompt.Cache() }
-func (e sessionEnv) Touch(ctx context.Context, path string) { e.a.touch(ctx, path) }
+func (e sessionEnv) Touch(ctx context.Context, path string) { e.a.prompt.Touch(ctx, path) }
 func (e sessionEnv) Logger() *slog.Logger                   { return e.a.log }
 func (e sessionEnv) Now() time.Time                         { return e.a.now() }
 func (e sessionEnv) BashTimeout() time.Duration             { return e.a.opts.BashTimeout }
@@ -30,7 +32,7 @@ func (e sessionEnv) Sandbox() (sandbox.Policy, bool) {
 }
 func (e sessionEnv) Hidden(tool, path string) bool { return e.a.perms.Hides(tool, path) }
 func (e sessionEnv) Todos() (*work.Todos, string, error) {
-	return e.a.work.Todos, e.a.sessionID, nil
+	return e.a.sess.work.Todos, e.a.sess.id, nil
 }
 
 func (e sessionEnv) Memory() (*memdir.Store, error) {
@@ -41,19 +43,8 @@ func (e sessionEnv) Memory() (*memdir.Store, error) {
 }
 
 func (e sessionEnv) Ranker() (*recall.Ranker, error) {
-	if e.a.ranker == nil {
+	if e.a.store == nil {
 		return nil, tool.ErrNoMemory
 	}
-	return e.a.ranker, nil
-}
-
-// abs resolves a path from the model against the working directory.
-func (a *Agent) abs(p string) string { return tool.ResolvePath(a.cwd, a.opts.Env.UserHome, p) }
-
-// memoryDir is the memory store's dir; "" with auto-memory off.
-func (a *Agent) memoryDir() string {
-	if a.store == nil {
-		return ""
-	}
-	return a.store.Dir()
+	return e.a.opts.Workspace.Ranker()
 }

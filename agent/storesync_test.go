@@ -15,6 +15,7 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memsync"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // fakeSync records what the agent asks of its store sync.
@@ -102,7 +103,7 @@ func TestStoreSyncWithGit(t *testing.T) {
 
 	f := newFixture(t, llmtest.Anthropic)
 	bg := memsync.NewBackground(memsync.BackgroundOptions{Dirs: []string{store}, Debounce: 50 * time.Millisecond, Poll: 20 * time.Millisecond, Options: memsync.Options{Environ: env}})
-	a := f.agent(Options{Mode: permission.ModeBypass, Sync: bg, Settings: &config.Settings{AutoMemoryDirectory: store}})
+	a := f.agent(Options{Sync: bg, Open: workspace.Options{Mode: permission.ModeBypass, Settings: &config.Settings{AutoMemoryDirectory: store}}})
 	f.srv.Script(
 		llmtest.Blocks(llmtest.ToolUse("m1", "memory_save", `{"name":"release train","description":"Releases leave on Tuesdays","type":"project","body":"Tuesday."}`)),
 		llmtest.Text("Saved."),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // use is a tool_use block with input m.
@@ -60,7 +61,7 @@ func TestPermissionsSeeThroughSymlinks(t *testing.T) {
 		),
 		llmtest.Text("done"),
 	)
-	a := f.agent(Options{Allow: []string{"Edit(src/**)"}, Deny: []string{"Read(.env)", "Read(config/**)"}})
+	a := f.agent(Options{Open: workspace.Options{Allow: []string{"Edit(src/**)"}, Deny: []string{"Read(.env)", "Read(config/**)"}}})
 	if _, err := a.Run(context.Background(), "go", nil); err != nil {
 		t.Fatal(err)
 	}

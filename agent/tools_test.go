@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"github.com/strata-mem/strata/memdir"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,13 +11,15 @@ import (
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tool"
+	"github.com/strata-mem/strata/workspace"
 )
 
 func call(t *testing.T, a *Agent, name, input string) (string, error) {
 	t.Helper()
-	tl := a.byName[name]
+	tl := a.tools.Get(name)
 	if tl == nil {
 		t.Fatalf("no tool %s", name)
 	}
@@ -151,7 +152,7 @@ func TestGlobAndGrep(t *testing.T) {
 
 func TestBash(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
-	a := f.agent(Options{Mode: permission.ModeBypass})
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModeBypass}})
 	out := mustCall(t, a, "Bash", `{"command":"pwd; echo 中文"}`)
 	if out != a.Cwd()+"\n中文\n" {
 		t.Errorf("Bash = %q", out)

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/strata-mem/strata/usage"
+	"github.com/strata-mem/strata/workspace"
 	"testing"
 
 	"github.com/strata-mem/strata/llm"
@@ -15,7 +17,7 @@ func TestUsageCountsBackgroundWork(t *testing.T) {
 		t.Run(string(format), func(t *testing.T) {
 			f := newFixture(t, format)
 			f.background = true
-			a := f.agent(Options{Model: "claude-haiku-4-5", Settings: extractSettings("")})
+			a := f.agent(Options{Model: "claude-haiku-4-5", Open: workspace.Options{Settings: extractSettings("")}})
 			mainU := llm.Usage{InputTokens: 100, OutputTokens: 10}
 			extractU := llm.Usage{InputTokens: 2000, CacheReadInputTokens: 3000, OutputTokens: 50}
 			for i, msg := range []string{"hello", "and again"} {
@@ -26,7 +28,7 @@ func TestUsageCountsBackgroundWork(t *testing.T) {
 				waitFor(t, "the extraction", func() bool { return a.Background().Extractions == i+1 && !a.BackgroundBusy() })
 			}
 			r := a.Usage()
-			m, x := r.Line(UsageMain), r.Line(UsageExtraction)
+			m, x := r.Line(usage.Main), r.Line(usage.Extraction)
 			if m.Calls != 2 || m.Usage != mainU.Add(mainU) {
 				t.Errorf("main line = %+v, want 2 calls of %+v", m, mainU)
 			}

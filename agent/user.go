@@ -34,23 +34,11 @@ func (e *Denied) Unwrap() error { return ErrDenied }
 func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out string, isErr bool, err error) {
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
-	if sink == nil {
-		sink = func(Event) {}
-	}
 	if strings.TrimSpace(command) == "" {
 		return "", false, errors.New("agent: empty command")
 	}
-	in, _ := json.Marshal(map[string]string{"command": command})
-	call := &ToolCall{ID: "user-shell", Name: "Bash", Input: in}
-	denied := ""
-	out, isErr = a.runTool(ctx, call, func(e Event) {
-		if e.Kind == EventPermission {
-			denied = e.Text
-		}
-		sink(e)
-	}, 0)
-	if denied != "" {
-		return "", true, &Denied{denied}
+	if out, isErr, err = a.userCall(ctx, "user-shell", "Bash", "command", command, sink); err != nil {
+		return "", true, err
 	}
 	msg := conversation.Input{Parts: []conversation.Part{
 		{Origin: conversation.Typed, Text: "<bash-input>" + command + "</bash-input>\n"},
@@ -60,7 +48,7 @@ func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out strin
 		msg.Parts = append(msg.Parts, conversation.Part{Origin: conversation.Command, Text: "\n(the command failed)"})
 	}
 	a.appendEntry(conversation.Entry{Message: conversation.NewText(conversation.User, msg.Text()), Provenance: msg.Provenance()})
-	a.syncJournal(ctx)
+	a.sess.sync(ctx)
 	return out, isErr, nil
 }
 
@@ -71,21 +59,33 @@ func (a *Agent) Shell(ctx context.Context, command string, sink Sink) (out strin
 func (a *Agent) ReadFile(ctx context.Context, path string) (string, error) {
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
-	in, _ := json.Marshal(map[string]string{"file_path": path})
-	call := &ToolCall{ID: "user-mention", Name: "Read", Input: in}
-	denied := ""
-	out, isErr := a.runTool(ctx, call, func(e Event) {
-		if e.Kind == EventPermission {
-			denied = e.Text
-		}
-	}, 0)
+	out, isErr, err := a.userCall(ctx, "user-mention", "Read", "file_path", path, nil)
 	switch {
-	case denied != "":
-		return "", &Denied{denied}
+	case err != nil:
+		return "", err
 	case isErr:
 		return "", fmt.Errorf("agent: read %s: %s", path, out)
 	}
 	return out, nil
+}
+
+// userCall runs the user's own call id of tool name with input {key: value} as a model's call
+// runs (events to sink); a refusal is a *Denied.
+func (a *Agent) userCall(ctx context.Context, id, name, key, value string, sink Sink) (string, bool, error) {
+	in, _ := json.Marshal(map[string]string{key: value})
+	denied := ""
+	out, isErr := a.loop(func(e Event) {
+		if e.Kind == EventPermission {
+			denied = e.Text
+		}
+		if sink != nil {
+			sink(e)
+		}
+	}).call(ctx, &ToolCall{ID: id, Name: name, Input: in}, 0)
+	if denied != "" {
+		return "", true, &Denied{denied}
+	}
+	return out, isErr, nil
 }
 
 // SetModel switches the session's model for the next requests (chat's /model): the main
@@ -98,7 +98,7 @@ func (a *Agent) SetModel(model string, window int) {
 	a.mu.Lock()
 	a.opts.Model, a.opts.ContextWindow = model, window
 	a.mu.Unlock()
-	a.meter.setModel(model)
+	a.meter.SetModel(model)
 	a.prompt.SetModel(model)
 }
 

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/strata-mem/strata/workspace"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 func TestShell(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	asked := 0
-	a := f.agent(Options{Deny: []string{"Bash(rm:*)"}, Approver: func(context.Context, permission.Request) (permission.Answer, error) {
+	a := f.agent(Options{Open: workspace.Options{Deny: []string{"Bash(rm:*)"}}, Approver: func(context.Context, permission.Request) (permission.Answer, error) {
 		asked++
 		return permission.Answer{Allow: true}, nil
 	}})
@@ -47,7 +48,7 @@ func TestReadFileAndSetModel(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
 	f.write("notes.md", "line one\n")
 	f.write("secret.env", "K=V\n")
-	a := f.agent(Options{Model: "my-local-model", Deny: []string{"Read(*.env)"}})
+	a := f.agent(Options{Model: "my-local-model", Open: workspace.Options{Deny: []string{"Read(*.env)"}}})
 	out, err := a.ReadFile(t.Context(), "notes.md")
 	if err != nil || !strings.Contains(out, "1\tline one") {
 		t.Errorf("ReadFile = %q, %v", out, err)

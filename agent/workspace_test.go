@@ -37,7 +37,7 @@ func TestNewUsesTheGivenWorkspace(t *testing.T) {
 	}
 
 	// Without one, New opens it and reports the settings problem once.
-	b, err := New(t.Context(), Options{Provider: f.prov, Cwd: f.dir, Env: f.env, NoTranscript: true, NoBackground: true})
+	b, err := New(t.Context(), Options{Provider: f.prov, NoTranscript: true, NoBackground: true, Open: workspace.Options{Cwd: f.dir, Env: f.env}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +52,11 @@ func TestNewUsesTheGivenWorkspace(t *testing.T) {
 		t.Errorf("warnings %q (want the settings problem once), mode %s", b.Warnings(), b.PermissionMode())
 	}
 
-	if _, err := New(t.Context(), Options{Provider: f.prov, Workspace: ws, NoMemory: true, NoTranscript: true}); err == nil {
-		t.Errorf("NoMemory with a memory-on workspace: no error")
+	if _, err := New(t.Context(), Options{Provider: f.prov, Workspace: ws, NoTranscript: true, Open: workspace.Options{NoMemory: true}}); err == nil {
+		t.Errorf("Open with a Workspace (NoMemory that would not apply): no error")
 	}
 	off, _ := workspace.Open(t.Context(), workspace.Options{Cwd: f.dir, Env: f.env, NoMemory: true})
-	c, err := New(t.Context(), Options{Provider: f.prov, Workspace: off, NoMemory: true, NoTranscript: true, NoBackground: true})
+	c, err := New(t.Context(), Options{Provider: f.prov, Workspace: off, NoTranscript: true, NoBackground: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,18 +1,12 @@
-// Package config resolves where strata keeps its files and what the user's settings say.
+// Package config resolves where strata keeps its files (STRATA_HOME, STRATA_MANAGED_DIR) and
+// what the settings say.
 //
-// Locations come from the environment: STRATA_HOME (default ~/.strata) holds user instructions,
-// settings and per-project data; STRATA_MANAGED_DIR (default /etc/strata) holds managed policy.
-// Settings merge, lowest priority first: $STRATA_HOME/settings.json, <project>/.claude/settings.json,
-// <project>/.claude/settings.local.json, $STRATA_MANAGED_DIR/managed-settings.json. Keys match
-// Claude Code's where they exist, so a real ~/.claude/settings.json works; unknown keys are kept
-// in Extra and ignored.
-//
-// Files are decoded key by key (Load): a value of the wrong type or out of range drops that key
-// only, with a KeyError naming the file, the key, the type wanted and what is used instead; a
-// misspelt key is warned with the closest known name. A project's files may set project
-// preferences only: the keys that reach beyond the project (import approvals, the memory
-// directory, retention, permission modes and allow rules that widen access, memory stores) are
-// taken from the user's and managed settings alone (Scope.Trusted, ProjectAllowRefusal).
+//   - Settings merge user, project, project-local and managed files, lowest first, with Claude
+//     Code's key names; unknown keys are kept in Extra.
+//   - Decoding is key by key (Load): a bad value drops that key only, with a KeyError naming
+//     file, key and what is used instead; a misspelt key is warned with the closest name.
+//   - A project's files set project preferences only: keys that reach beyond the project are
+//     taken from user and managed settings alone (Scope.Trusted, ProjectAllowRefusal).
 package config
 
 import (

@@ -180,22 +180,12 @@ func Interrupted(c Block, text string) Block {
 	return Block{Type: ToolResult, ToolUseID: c.ID, IsError: true, Content: []Block{{Type: Text, Text: text}}}
 }
 
-// Repair returns msgs made valid for a request (Check(fixed) is empty unless nothing sendable is
-// left: msgs held only blank text, thinking and results answering no call),
-// and what it changed, in the order it changed it. It never edits msgs in place. The fixes
-// are the ones Claude Code applies to a damaged or interrupted conversation:
-//   - blocks no request carries (Sendable: unsigned thinking, a provider's server-side tool
-//     blocks) are dropped, and so is the thinking that ends a reply cut off after it (Claude
-//     Code drops such thinking-only replies too);
-//   - blank text blocks are dropped, then empty messages;
-//   - consecutive messages of one role are merged (Merge);
-//   - a first message that is the assistant's gets a user message before it saying the
-//     conversation starts earlier;
-//   - a tool_use repeating an earlier call's id is dropped (a copy of the same call);
-//   - a tool_use without a result gets an error tool_result saying the call was interrupted
-//     (Interrupted), at the start of the next message, or in a new user message at the end;
-//   - a tool_result for no call of the message before, or for one already answered, is
-//     dropped, and results are moved before the other content of their message.
+// Repair returns msgs made valid for a request (Check of it is empty unless nothing sendable is
+// left) and what it changed, in order; msgs is not edited. As Claude Code does, it drops
+// blocks that are not Sendable, thinking that ends a reply, blank text, empty messages,
+// repeated tool_use ids and results answering no open call; merges consecutive messages of one
+// role; puts a user message before an assistant's first one; answers a call without a result
+// as Interrupted; and moves results before the other content of their message.
 func Repair(msgs []Message) ([]Message, []Fix) {
 	if len(msgs) == 0 {
 		return nil, nil
@@ -451,4 +441,14 @@ func OpenCalls(msgs []Message) []Block {
 		}
 	}
 	return nil
+}
+
+// InterruptedResults is the user message answering calls that never ran to the end, each
+// with an is_error result saying why and that its effects are unknown.
+func InterruptedResults(calls []Block, why string) Message {
+	m := Message{Role: User}
+	for _, c := range calls {
+		m.Content = append(m.Content, Interrupted(c, "Interrupted: "+why+". The tool call did not complete; its effects, if any, are unknown."))
+	}
+	return m
 }

@@ -1,6 +1,9 @@
 package conversation
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Role is who speaks a message.
 type Role string
@@ -160,4 +163,28 @@ func (m Message) TextOf() string {
 // NewText returns a message with one text block.
 func NewText(role Role, text string) Message {
 	return Message{Role: role, Content: []Block{{Type: Text, Text: text}}}
+}
+
+// Sources are the texts of msgs by where they came from: what the user typed (text blocks of
+// user messages) and what tools returned (tool results), one block a line.
+func Sources(msgs []Message) (user, tools string) {
+	var u, t strings.Builder
+	for _, m := range msgs {
+		if m.Role != User {
+			continue
+		}
+		for _, bl := range m.Content {
+			switch bl.Type {
+			case Text:
+				u.WriteString(bl.Text)
+				u.WriteByte('\n')
+			case ToolResult:
+				for _, c := range bl.Content {
+					t.WriteString(c.Text)
+					t.WriteByte('\n')
+				}
+			}
+		}
+	}
+	return u.String(), t.String()
 }

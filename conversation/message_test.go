@@ -29,3 +29,15 @@ func TestMessageJSON(t *testing.T) {
 		t.Fatalf("round trip (-want +got):\n%s", diff)
 	}
 }
+
+func TestSources(t *testing.T) {
+	msgs := []Message{
+		NewText(User, "fix the bug"),
+		{Role: Assistant, Content: []Block{{Type: Text, Text: "looking"}, {Type: ToolUse, ID: "1", Name: "Read"}}},
+		{Role: User, Content: []Block{{Type: ToolResult, ToolUseID: "1", Content: []Block{{Type: Text, Text: "package main"}}}, {Type: Text, Text: "and test it"}}},
+	}
+	user, tools := Sources(msgs)
+	if user != "fix the bug\nand test it\n" || tools != "package main\n" {
+		t.Errorf("Sources = %q, %q", user, tools)
+	}
+}

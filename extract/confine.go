@@ -181,26 +181,11 @@ func (r *refusal) Error() string { return r.reason }
 
 func refuse(format string, args ...any) error { return &refusal{fmt.Sprintf(format, args...)} }
 
-// Write creates or replaces the memory file at p: absolute inside the memory dir, or relative
-// to it. It returns a short message for the model. Refused (an error wrapping ErrDenied, the
-// reason in its text, and a Denial recorded) when:
-//
-//   - the mode is read-only, or the writer is closed;
-//   - the path has NUL, a control or invisible formatting character, a backslash, a ".."
-//     element, invalid UTF-8, a subdirectory, or a look-alike of '/' or '.' (checked on the
-//     NFKC form), is absolute outside the memory dir, is hidden (.inbox, .archive, lock
-//     files), does not end in ".md", is longer than MaxNameBytes, or is MEMORY.md or
-//     EXTRACT.md (in any case);
-//   - the file exists and is not a regular file (a symlink, even one pointing inside);
-//   - the content is over MaxWriteBytes, not valid UTF-8, has a control character other than
-//     tab and newline, looks like a secret (memdir.ScanSecrets: kind and line named), or lacks
-//     frontmatter with a valid name, a description and one of the four types;
-//   - another file already holds a memory of the same name;
-//   - in auto mode, the index would go over its limits (the file is put back as it was).
-//
-// In auto mode the file is written atomically (temp file in the root, sync, Root.Rename) under
-// the store's lock, and MEMORY.md is brought in step. In confirm mode it is staged the same way
-// as .inbox/<name>, and nothing live changes.
+// Write creates or replaces the memory file at p (inside the memory dir, or relative to it) and
+// returns a short message for the model. What check and checkContent refuse, a second file for
+// a name and a full index are errors wrapping ErrDenied with the reason, a Denial recorded (a
+// full index puts the file back). Auto mode writes atomically under the store's lock with
+// MEMORY.md in step; confirm mode stages .inbox/<name> the same way.
 func (c *Confined) Write(ctx context.Context, p, content string) (string, error) {
 	name, err := c.check(p)
 	if err != nil {

@@ -74,15 +74,9 @@ func (h *handle) close() {
 // load reads at most max bytes of the file into data when it is a regular file; afterwards
 // mode says what the file is (data stays empty for anything else).
 //
-// The first read is a pread of up to the buffer's size. A pread that returns fewer bytes than
-// asked, and at least one, read a whole regular file, so no fstat is needed: pread fails on
-// pipes, FIFOs, terminals and directories (ESPIPE, EISDIR), and a regular file returns fewer
-// bytes than asked only at its end. Devices that allow pread (/dev/zero and the like) fill the
-// buffer or return nothing, and are then told apart by fstat. The one device that could pass —
-// a text-producing device node created inside a project under an instruction file's name —
-// needs root to create; a symlink to a device is always fstat'ed (callers open with O_NOFOLLOW
-// first). Everything else — an empty file, a file as long as the buffer or longer, an error —
-// is fstat'ed, and then read up to its size.
+// A first pread that returns fewer bytes than asked, but some, read a whole regular file, so
+// no fstat is needed: pread fails on pipes, terminals and directories, and devices fill the
+// buffer or return nothing. Everything else (symlinks included) is fstat'ed, then read.
 func (h *handle) load(max int64) error {
 	if h.loaded {
 		return nil

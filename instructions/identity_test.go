@@ -107,6 +107,12 @@ func TestReadSizes(t *testing.T) {
 			f.opts.MaxFileBytes = tt.max
 			s := f.load("repo")
 			srcs := s.Sources()
+			if tt.size == 0 {
+				if len(srcs) != 0 {
+					t.Fatalf("an empty file is no piece (Claude Code lists none): %v", f.rel(srcs))
+				}
+				return
+			}
 			if len(srcs) != 1 {
 				t.Fatalf("got %d pieces, want 1: %v", len(srcs), f.rel(srcs))
 			}

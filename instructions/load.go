@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -35,6 +36,7 @@ type Set struct {
 	homeDone bool     // home is resolved
 	names    []string // instruction file names per directory, without CLAUDE.local.md
 	rulesAt  int      // index in names before which .claude/rules is read
+	agents   bool     // AGENTS.md files are read (no CLAUDE.md on the way: agentsFile)
 
 	start    []Source // session start, in load order
 	automem  []Source // the auto-memory index (0 or 1 piece), then the mounted stores' indexes
@@ -101,13 +103,15 @@ func Load(ctx context.Context, cwd string, opts Options) (*Set, error) {
 	defer s.mu.Unlock()
 	if d := s.env.ManagedDir; d != "" && !absentDir(d) {
 		s.start = s.loadTop(ctx, s.start, filepath.Clean(d), "CLAUDE.md", LayerManaged, ReasonSessionStart, "")
-		s.start = s.loadRules(ctx, s.start, filepath.Join(d, "rules"), s.root, LayerManaged, ReasonSessionStart, "")
+		s.start = s.loadRules(ctx, s.start, filepath.Join(d, "rules"), s.cwd, LayerManaged, ReasonSessionStart, "")
 	}
 	if d := s.env.Home; d != "" {
 		s.start = s.loadTop(ctx, s.start, filepath.Clean(d), "CLAUDE.md", LayerUser, ReasonSessionStart, "")
-		s.start = s.loadRules(ctx, s.start, filepath.Join(d, "rules"), s.root, LayerUser, ReasonSessionStart, "")
+		s.start = s.loadRules(ctx, s.start, filepath.Join(d, "rules"), s.cwd, LayerUser, ReasonSessionStart, "")
 	}
-	for _, d := range chain(abs) {
+	dirs := chain(abs)
+	s.agents = len(s.loadOpts.FileNames) == 0 && !slices.ContainsFunc(dirs, s.hasClaudeMd)
+	for _, d := range dirs {
 		if err := ctx.Err(); err != nil {
 			return s, fmt.Errorf("instructions: load %s: %w", abs, err)
 		}
@@ -253,7 +257,7 @@ func (s *Set) loadDir(ctx context.Context, out []Source, d string, nested bool, 
 		if !dotClaude && strings.HasPrefix(n, ".claude"+string(filepath.Separator)) {
 			continue
 		}
-		if n == agentsFile && len(s.loadOpts.FileNames) == 0 && (nested && trigger != "" || s.hasClaudeMd(d, dotClaude)) {
+		if n == agentsFile && len(s.loadOpts.FileNames) == 0 && (nested && trigger != "" || !nested && !s.agents) {
 			continue
 		}
 		out = s.loadTop(ctx, out, d, n, layer, reason, trigger)
@@ -264,20 +268,19 @@ func (s *Set) loadDir(ctx context.Context, out []Source, d string, nested bool, 
 	return s.loadTop(ctx, out, d, LocalFile, local, reason, trigger)
 }
 
-// agentsFile is read, with the default file names, as Claude Code (2.1.277 on) reads it: only
-// as a fallback in a directory of the chain that has no CLAUDE.md, .claude/CLAUDE.md or
-// non-empty CLAUDE.local.md, and never on a touch (lint still reads a nested one where no
-// CLAUDE.md is, for the agents that do).
+// agentsFile is read, with the default file names, as Claude Code 2.1.328 reads it: only when no
+// directory from the root to the working directory has a CLAUDE.md, a .claude/CLAUDE.md or a
+// non-empty CLAUDE.local.md (Set.agents), and never on a touch (lint still reads a nested one,
+// for the agents that do).
 const agentsFile = "AGENTS.md"
 
 // hasClaudeMd reports whether dir has a CLAUDE.md, a .claude/CLAUDE.md or a non-empty
 // CLAUDE.local.md.
-func (s *Set) hasClaudeMd(dir string, dotClaude bool) bool {
-	if m, err := statAt(&s.base, dir, "CLAUDE.md", false); err == nil && m.IsRegular() {
-		return true
-	}
-	if m, err := statAt(&s.base, dir, filepath.Join(".claude", "CLAUDE.md"), false); dotClaude && err == nil && m.IsRegular() {
-		return true
+func (s *Set) hasClaudeMd(dir string) bool {
+	for _, n := range []string{"CLAUDE.md", filepath.Join(".claude", "CLAUDE.md")} {
+		if m, err := statAt(&s.base, dir, n, false); err == nil && m.IsRegular() {
+			return true
+		}
 	}
 	fi, err := os.Stat(filepath.Join(dir, LocalFile))
 	return err == nil && fi.Mode().IsRegular() && fi.Size() > 0
@@ -336,6 +339,9 @@ func (s *Set) loadTop(ctx context.Context, out []Source, dir, name string, layer
 		return out
 	}
 	body, line := s.body(path, ft.Text)
+	if strings.TrimSpace(body) == "" {
+		return out // an empty file adds nothing, and Claude Code does not list it
+	}
 	return s.emit(ctx, out, path, layer, reason, trigger, ft, body, line, 0, nil, "")
 }
 
@@ -709,10 +715,11 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 }
 
 // AddAutomem adds the auto-memory index (MEMORY.md, produced by the memdir layer) as the last
-// session-start piece, with layer automem. text is used as given (the caller has already cut it
-// to its limits; truncated says whether it did); diags are kept with the set's own. Calling it
+// session-start piece, with layer automem. text is the index cut to its limits (truncated says
+// whether it was), less its frontmatter and block comments (indexText); diags are kept with the set's own. Calling it
 // again replaces the previous index, and the mounted stores' (AddStoreIndex) with it.
 func (s *Set) AddAutomem(path, text string, truncated bool, diags ...Diagnostic) {
+	text = indexText(text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.automem = []Source{{Path: path, Layer: LayerAutomem, Reason: ReasonSessionStart, Bytes: len(text),
@@ -720,10 +727,22 @@ func (s *Set) AddAutomem(path, text string, truncated bool, diags ...Diagnostic)
 	s.diags = append(s.diags, diags...)
 }
 
+// indexText is a memory index as the model gets it, as Claude Code sends it: without its
+// frontmatter and block-level HTML comments.
+func indexText(text string) string {
+	if strings.HasPrefix(text, "---") {
+		if doc, err := frontmatter.Parse([]byte(text)); err == nil && doc.Present {
+			text = doc.Body
+		}
+	}
+	return StripComments(text)
+}
+
 // AddStoreIndex adds the index of a mounted memory store after the auto-memory index, as
 // another automem piece whose Store names the store (Render says it; strata context shows
 // it). The caller has cut text to the store's share of the one index budget.
 func (s *Set) AddStoreIndex(store, path, text string, truncated bool, diags ...Diagnostic) {
+	text = indexText(text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.automem = append(s.automem, Source{Path: path, Layer: LayerAutomem, Reason: ReasonSessionStart, Bytes: len(text),

@@ -213,6 +213,17 @@ func TestChinese(t *testing.T) {
 	}
 }
 
+// The index goes to the model as Claude Code sends it: no frontmatter, no block comments.
+func TestAutomemLosesFrontmatterAndComments(t *testing.T) {
+	f := newFixture(t, map[string]string{"repo/CLAUDE.md": "root\n"})
+	s := f.load("repo")
+	s.AddAutomem("MEMORY.md", "---\ntitle: x\n---\n<!-- kept by hand -->\n- [Tabs](tabs.md) — tabs\n  <!-- in the item -->\n", false)
+	srcs := s.Sources()
+	if got, want := srcs[len(srcs)-1].Text, "- [Tabs](tabs.md) — tabs\n  <!-- in the item -->\n"; got != want {
+		t.Errorf("index text %q, want %q", got, want)
+	}
+}
+
 func TestAutomem(t *testing.T) {
 	f := newFixture(t, map[string]string{"repo/CLAUDE.md": "root\n"})
 	s := f.load("repo")
@@ -232,30 +243,42 @@ func TestAutomem(t *testing.T) {
 	}
 }
 
-// With the default names AGENTS.md is Claude Code's fallback: read in a directory of the chain
-// with no CLAUDE.md, .claude/CLAUDE.md or non-empty CLAUDE.local.md, never on a touch.
+// With the default names AGENTS.md is read as Claude Code 2.1.328 reads it (measured against
+// the real CLI): every AGENTS.md from the root to the working directory when none of those
+// directories has a CLAUDE.md, a .claude/CLAUDE.md or a non-empty CLAUDE.local.md (the user's
+// CLAUDE.md does not count), none otherwise, and never on a touch.
 func TestAgentsMdIsAFallback(t *testing.T) {
-	f := newFixture(t, map[string]string{
-		"repo/AGENTS.md":             "root agents (CLAUDE.md here)\n",
-		"repo/CLAUDE.md":             "root\n",
-		"repo/a/AGENTS.md":           "a agents (only an empty CLAUDE.local.md here)\n",
-		"repo/a/CLAUDE.local.md":     "",
-		"repo/a/b/AGENTS.md":         "b agents (.claude/CLAUDE.md here)\n",
-		"repo/a/b/.claude/CLAUDE.md": "b dot claude\n",
-		"repo/a/b/c/AGENTS.md":       "nested agents\n",
-		"repo/a/b/c/x.go":            "package c\n",
-	})
-	s := f.load("repo/a/b")
-	want := []string{"project:session_start:repo/CLAUDE.md", "project:session_start:repo/a/AGENTS.md",
-		"local:session_start:repo/a/CLAUDE.local.md", "project:session_start:repo/a/b/.claude/CLAUDE.md"}
-	if diff := cmp.Diff(want, f.rel(s.Sources())); diff != "" {
-		t.Errorf("load (-want +got):\n%s", diff)
-	}
-	added := s.Touch(t.Context(), filepath.Join(f.dir, "repo/a/b/c/x.go"))
-	for _, src := range added {
-		if strings.HasSuffix(src.Path, "AGENTS.md") {
-			t.Errorf("a touch loaded %s", src.Path)
-		}
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"a CLAUDE.md above: no AGENTS.md anywhere",
+			map[string]string{"repo/CLAUDE.md": "root\n", "repo/AGENTS.md": "root agents\n", "repo/a/AGENTS.md": "a agents\n"},
+			[]string{"project:session_start:repo/CLAUDE.md"}},
+		{"a .claude/CLAUDE.md below: no AGENTS.md anywhere",
+			map[string]string{"repo/AGENTS.md": "root agents\n", "repo/a/.claude/CLAUDE.md": "a dot claude\n"},
+			[]string{"project:session_start:repo/a/.claude/CLAUDE.md"}},
+		{"no CLAUDE.md (an empty CLAUDE.local.md, the user's CLAUDE.md): every AGENTS.md",
+			map[string]string{"home/.strata/CLAUDE.md": "user\n", "repo/AGENTS.md": "root agents\n", "repo/a/AGENTS.md": "a agents\n",
+				"repo/a/CLAUDE.local.md": ""},
+			[]string{"user:session_start:home/.strata/CLAUDE.md", "project:session_start:repo/AGENTS.md",
+				"project:session_start:repo/a/AGENTS.md"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.files["repo/a/b/AGENTS.md"] = "nested agents\n"
+			tt.files["repo/a/b/x.go"] = "package b\n"
+			f := newFixture(t, tt.files)
+			s := f.load("repo/a")
+			if diff := cmp.Diff(tt.want, f.rel(s.Sources())); diff != "" {
+				t.Errorf("load (-want +got):\n%s", diff)
+			}
+			for _, src := range s.Touch(t.Context(), filepath.Join(f.dir, "repo/a/b/x.go")) {
+				if strings.HasSuffix(src.Path, "AGENTS.md") {
+					t.Errorf("a touch loaded %s", src.Path)
+				}
+			}
+		})
 	}
 }
 
@@ -305,5 +328,20 @@ func TestTouchDirectory(t *testing.T) {
 	}
 	if got := s.Touch(context.Background(), "web/x/y.txt"); len(got) != 0 {
 		t.Errorf("loaded twice: %v", f.rel(got))
+	}
+}
+
+// A user rule's globs are relative to the working directory, as in Claude Code (a project's
+// rules are relative to the directory that holds their .claude/).
+func TestUserRuleGlobsFromCwd(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"home/.strata/rules/go.md": "---\npaths: \"src/*.go\"\n---\nuser go rule\n",
+		"repo/CLAUDE.md":           "root\n",
+		"repo/svc/src/a.go":        "package src\n",
+	})
+	s := f.load("repo/svc")
+	got := f.rel(s.Touch(t.Context(), filepath.Join(f.dir, "repo/svc/src/a.go")))
+	if diff := cmp.Diff([]string{"user:path_glob_match:home/.strata/rules/go.md"}, got); diff != "" {
+		t.Errorf("touch (-want +got):\n%s", diff)
 	}
 }

@@ -22,7 +22,7 @@ type scanned struct {
 }
 
 // StripComments removes block-level HTML comments from markdown text: a comment that starts a
-// line (after at most three spaces), outside fenced code blocks, is removed through the line
+// line (at its first column, as Claude Code reads it), outside fenced code blocks, is removed through the line
 // holding "-->"; text after "-->" on that line stays. An unclosed comment stays as written, and
 // comments inside a line of prose stay too (they are not block-level).
 func StripComments(text string) string { return scan(text, 1).Text }
@@ -144,16 +144,10 @@ func (o *textOut) text() string {
 	return o.b.String()
 }
 
-// blockStart reports whether l opens a block-level comment and returns l from "<!--" on.
+// blockStart reports whether l opens a block-level comment as Claude Code takes one ("<!--" at
+// the start of the line: an indented comment, as in a list item, stays) and returns l.
 func blockStart(l string) (string, bool) {
-	i := 0
-	for i < len(l) && i < 3 && l[i] == ' ' {
-		i++
-	}
-	if strings.HasPrefix(l[i:], "<!--") {
-		return l[i:], true
-	}
-	return "", false
+	return l, strings.HasPrefix(l, "<!--")
 }
 
 // afterComments returns s with further complete comments at its start removed.

@@ -16,24 +16,23 @@ import (
 	"github.com/strata-mem/strata/workspace"
 )
 
-// project is what the server serves: one project's root, its memory store and a warm search
-// index over the memories.
+// project is what the server serves: one project's root, its memory store and the workspace's
+// ranker over it, kept warm.
 type project struct {
-	root  string // project root, absolute, symlinks resolved
-	dir   string // the directory the project was opened with (instructions start here)
-	base  string // what path arguments are relative to: root, or dir when dir is not under root (a worktree)
-	env   config.Env
-	ws    *workspace.Workspace // the project's settings, read once
-	store *memdir.Store
-	index *recall.Index
-	now   func() time.Time
+	root   string // project root, absolute, symlinks resolved
+	dir    string // the directory the project was opened with (instructions start here)
+	base   string // what path arguments are relative to: root, or dir when dir is not under root (a worktree)
+	env    config.Env
+	ws     *workspace.Workspace // the project's settings, read once
+	store  *memdir.Store
+	ranker *recall.Ranker // ws.Ranker: the agent's and strata memory search's
+	now    func() time.Time
 	// mounts are the stores mounted besides the project's (memoryStores, STRATA_MEMORY_STORES),
 	// served through the tools' store argument.
 	mounts []*mounted
 
-	// syncMu serialises sync: the snapshot and the index stamp of MEMORY.md move together.
+	// syncMu serialises sync: the ranker's refresh and the stamp of MEMORY.md move together.
 	syncMu    sync.Mutex
-	snap      memdir.Snapshot
 	indexStat fileStamp
 
 	// ready is closed once the index holds every memory (fill); fillErr is then why not.
@@ -85,12 +84,16 @@ func openProject(ctx context.Context, opts Options, dir string, log *slog.Logger
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
+	ranker, err := ws.Ranker()
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: %w", err)
+	}
 	base := root
 	if !within(abs, root) {
 		base = abs
 	}
 	return &project{root: root, dir: abs, base: base, env: opts.Env, ws: ws, store: store,
-		index: recall.NewIndex(recall.DefaultParams()), now: opts.Now, ready: make(chan struct{})}, nil
+		ranker: ranker, now: opts.Now, ready: make(chan struct{})}, nil
 }
 
 // fill reads every memory of the project's store and of the mounted stores into their indexes
@@ -118,43 +121,28 @@ func (p *project) wait(ctx context.Context) error {
 	}
 }
 
-// changeSet is what one sync found.
+// changeSet is what one sync found: the memory files the ranker's refresh added, updated,
+// removed and relabelled, and whether MEMORY.md changed.
 type changeSet struct {
-	added, changed, removed []string // memory files, relative to the memory dir
-	relabelled              []string // changed files whose name, type or description changed
-	index                   bool     // MEMORY.md changed
+	recall.RefreshStats
+	index bool
 }
 
 func (c changeSet) empty() bool {
-	return len(c.added)+len(c.changed)+len(c.removed) == 0 && !c.index
+	return len(c.Added)+len(c.Updated)+len(c.Removed) == 0 && !c.index
 }
 
-// sync brings the search index in step with the memory dir, reading only files whose stamp
-// changed, and reports what changed.
+// sync brings the ranker in step with the memory dir (it reads only files whose stamp changed)
+// and reports what changed.
 func (p *project) sync(ctx context.Context) (changeSet, error) {
 	p.syncMu.Lock()
 	defer p.syncMu.Unlock()
 	var cs changeSet
-	changed, removed, next, err := p.store.Changes(ctx, p.snap)
+	st, _, err := p.ranker.Refresh(ctx)
 	if err != nil {
 		return cs, fmt.Errorf("mcpserver: scan %s: %w", p.store.Dir(), err)
 	}
-	for _, m := range changed {
-		if old, ok := p.index.Get(m.File); ok {
-			cs.changed = append(cs.changed, m.File)
-			if old.Name != m.Name || old.Type != m.Type || old.Description != m.Description {
-				cs.relabelled = append(cs.relabelled, m.File)
-			}
-		} else {
-			cs.added = append(cs.added, m.File)
-		}
-		p.index.Put(m)
-	}
-	for _, f := range removed {
-		p.index.Remove(f)
-		cs.removed = append(cs.removed, f)
-	}
-	p.snap = next
+	cs.RefreshStats = st
 	if st := stampOf(p.store.IndexPath()); st != p.indexStat {
 		cs.index = true
 		p.indexStat = st

@@ -84,7 +84,7 @@ func (s *Server) registerResources(p *project) {
 		Description: "MEMORY.md: one line per memory of this project, as an agent sees it at the start of a session (cut to its line and character limits, with a warning when cut).",
 		MIMEType:    "text/markdown",
 	}, s.readResource)
-	for _, m := range p.index.Memories() {
+	for _, m := range p.ranker.Index().Memories() {
 		s.mcp.AddResource(memoryResource(m), s.readResource)
 	}
 }
@@ -158,25 +158,26 @@ func (s *Server) refresh(ctx context.Context, p *project) error {
 	if cs.empty() {
 		return nil
 	}
-	s.log.Debug("mcpserver: memory changed on disk", "added", len(cs.added), "changed", len(cs.changed), "removed", len(cs.removed), "index", cs.index)
-	for _, f := range cs.added {
-		if m, ok := p.index.Get(f); ok {
+	s.log.Debug("mcpserver: memory changed on disk", "added", len(cs.Added), "changed", len(cs.Updated), "removed", len(cs.Removed), "index", cs.index)
+	ix := p.ranker.Index()
+	for _, f := range cs.Added {
+		if m, ok := ix.Get(f); ok {
 			s.mcp.AddResource(memoryResource(m), s.readResource)
 		}
 	}
-	if len(cs.removed) > 0 {
-		uris := make([]string, len(cs.removed))
-		for i, f := range cs.removed {
+	if len(cs.Removed) > 0 {
+		uris := make([]string, len(cs.Removed))
+		for i, f := range cs.Removed {
 			uris[i] = MemoryURI(f)
 		}
 		s.mcp.RemoveResources(uris...)
 	}
-	for _, f := range cs.relabelled {
-		if m, ok := p.index.Get(f); ok {
+	for _, f := range cs.Relabelled {
+		if m, ok := ix.Get(f); ok {
 			s.mcp.AddResource(memoryResource(m), s.readResource)
 		}
 	}
-	for _, f := range cs.changed {
+	for _, f := range cs.Updated {
 		s.notifyUpdated(ctx, MemoryURI(f))
 	}
 	if cs.index {

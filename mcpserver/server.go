@@ -311,7 +311,7 @@ func (s *Server) open(ctx context.Context, dir, why string) (*project, error) {
 			s.log.Error("mcpserver: reading the memory", "err", p.fillErr)
 			return
 		}
-		s.log.Info("mcpserver: memory indexed", "memories", p.index.Len(), "took", time.Since(start).Round(time.Millisecond))
+		s.log.Info("mcpserver: memory indexed", "memories", p.ranker.Len(), "took", time.Since(start).Round(time.Millisecond))
 		s.registerResources(p)
 		if s.opts.PollInterval > 0 {
 			s.wg.Go(func() { s.watch(s.stopCtx, p) })

@@ -283,8 +283,8 @@ func TestConcurrentCalls(t *testing.T) {
 	if len(list.Memories) != workers*4 {
 		t.Errorf("after the run: %d memories, want %d", len(list.Memories), workers*4)
 	}
-	if s.proj.index.Len() != workers*4 {
-		t.Errorf("search index holds %d memories, want %d", s.proj.index.Len(), workers*4)
+	if s.proj.ranker.Len() != workers*4 {
+		t.Errorf("search index holds %d memories, want %d", s.proj.ranker.Len(), workers*4)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-mem/strata/config"
@@ -15,42 +14,33 @@ import (
 )
 
 // mounted is a memory store mounted besides the project's (workspace.Stores), served through
-// the tools with a warm search index of its own, kept current as the project's is.
+// the tools with the workspace's ranker over it, kept current as the project's is.
 type mounted struct {
-	ns    workspace.NamedStore
-	index *recall.Index
-
-	syncMu sync.Mutex
-	snap   memdir.Snapshot
+	ns     workspace.NamedStore
+	ranker *recall.Ranker
 }
 
-// sync brings m's index in step with its directory, reading only the files that changed.
+// sync brings m's ranker in step with its directory, reading only the files that changed.
 func (m *mounted) sync(ctx context.Context) error {
-	m.syncMu.Lock()
-	defer m.syncMu.Unlock()
-	changed, removed, next, err := m.ns.Store.Changes(ctx, m.snap)
-	if err != nil {
+	if _, _, err := m.ranker.Refresh(ctx); err != nil {
 		return fmt.Errorf("mcpserver: scan the memory store %s: %w", m.ns.Name, err)
 	}
-	for _, mem := range changed {
-		m.index.Put(mem)
-	}
-	for _, f := range removed {
-		m.index.Remove(f)
-	}
-	m.snap = next
 	return nil
 }
 
 // openMounts opens the workspace's mounted stores whose directory exists and fills their
-// indexes.
+// rankers.
 func openMounts(ctx context.Context, ws *workspace.Workspace) ([]*mounted, error) {
 	var out []*mounted
 	for _, ns := range ws.MountedStores() {
 		if ns.Missing {
 			continue
 		}
-		m := &mounted{ns: ns, index: recall.NewIndex(recall.DefaultParams())}
+		r, err := ws.StoreRanker(ns)
+		if err != nil {
+			return nil, err
+		}
+		m := &mounted{ns: ns, ranker: r}
 		if err := m.sync(ctx); err != nil {
 			return nil, err
 		}
@@ -63,7 +53,6 @@ func openMounts(ctx context.Context, ws *workspace.Workspace) ([]*mounted, error
 type storeRef struct {
 	name     string // config.ProjectStore for the project's own
 	store    *memdir.Store
-	index    *recall.Index
 	writable bool
 	readOnly string // why not writable, for the error ("" when writable)
 	mount    *mounted
@@ -102,9 +91,9 @@ func (s *Server) visible(p *project, req mcp.Request) []storeRef {
 		}
 		out = append(out, r)
 	}
-	add(storeRef{name: config.ProjectStore, store: p.store, index: p.index, writable: true})
+	add(storeRef{name: config.ProjectStore, store: p.store, writable: true})
 	for _, m := range p.mounts {
-		r := storeRef{name: m.ns.Name, store: m.ns.Store, index: m.index, writable: m.ns.Writable, mount: m}
+		r := storeRef{name: m.ns.Name, store: m.ns.Store, writable: m.ns.Writable, mount: m}
 		if err := workspace.CheckWritable(m.ns); err != nil {
 			r.writable, r.readOnly = false, fmt.Sprintf("the memory store %q is mounted read-only", m.ns.Name)
 		}

@@ -91,17 +91,6 @@ func TestToolsAcrossStores(t *testing.T) {
 		t.Errorf("get in the wrong store: %q", msg)
 	}
 
-	var forgot ForgetOutput
-	mustCall(t, cs, "memory_forget", map[string]any{"name": "release train", "store": "team"}, &forgot)
-	if forgot.Store != "team" || forgot.File != "release-train.md" {
-		t.Errorf("forget: %+v", forgot)
-	}
-	search = SearchOutput{}
-	mustCall(t, cs, "memory_search", map[string]any{"query": "release train weekly", "store": "team"}, &search)
-	if len(search.Results) != 0 {
-		t.Errorf("forgotten memory still found: %+v", search.Results)
-	}
-
 	// The instructions tool shows each store's index, named.
 	var ins InstructionsOutput
 	mustCall(t, cs, "instructions", map[string]any{}, &ins)
@@ -113,5 +102,16 @@ func TestToolsAcrossStores(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"", "team"}, stores); diff != "" { // org has no MEMORY.md
 		t.Errorf("instruction indexes (-want +got):\n%s", diff)
+	}
+
+	var forgot ForgetOutput
+	mustCall(t, cs, "memory_forget", map[string]any{"name": "release train", "store": "team"}, &forgot)
+	if forgot.Store != "team" || forgot.File != "release-train.md" {
+		t.Errorf("forget: %+v", forgot)
+	}
+	search = SearchOutput{}
+	mustCall(t, cs, "memory_search", map[string]any{"query": "release train weekly", "store": "team"}, &search)
+	if len(search.Results) != 0 {
+		t.Errorf("forgotten memory still found: %+v", search.Results)
 	}
 }

@@ -253,12 +253,12 @@ func (s *Server) memoryGet(ctx context.Context, req *mcp.CallToolRequest, in Get
 	return nil, GetOutput{}, fmt.Errorf("no memory called %q %s (memory_list shows them)", in.Name, where)
 }
 
-// get returns the memory called name, read from disk now. The warm index says which file
+// get returns the memory called name, read from disk now. The ranker's index says which file
 // holds it (recall.Index.Find: the store's own rule for a name), so only that file is read; a
 // name the index does not know yet (a file written a moment ago by someone else), or a file
 // that no longer answers to it, is looked up by the store, which reads every file.
 func (p *project) get(ctx context.Context, name string) (memdir.Memory, error) {
-	if hit, ok := p.index.Find(name); ok {
+	if hit, ok := p.ranker.Index().Find(name); ok {
 		if m, err := p.readMemory(hit.File); err == nil {
 			if _, still := memdir.FindIn(func(yield func(*memdir.Memory) bool) { yield(&m) }, name); still {
 				return m, nil

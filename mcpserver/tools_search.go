@@ -10,6 +10,7 @@ import (
 	"github.com/strata-mem/strata/instructions"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // budget is recall's: a memory's content is cut at FileLines lines or FileBytes bytes, and
@@ -63,30 +64,43 @@ func (s *Server) memorySearch(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
-	ss := make([]recall.Searcher, len(stores))
-	out := SearchOutput{}
-	for i, r := range stores {
-		ss[i] = r.index
-		out.Searched += r.index.Len()
+	// The workspace's recall over the stores this caller reaches, as the agent and strata
+	// memory search rank them; the watcher keeps the rankers in step, and the statistics are
+	// recorded per MCP session (recordRecall).
+	byLabel := map[string]storeRef{}
+	names := make([]string, 0, len(stores))
+	for _, r := range stores {
+		byLabel[r.label()] = r
+		names = append(names, r.name)
 	}
-	hits := recall.SearchAll(ss, in.Query, k)
+	rc, err := p.ws.Recaller(workspace.RecallOptions{Stores: names, NoStats: true})
+	if err != nil {
+		return nil, SearchOutput{}, err
+	}
+	out := SearchOutput{}
+	ranked := rc.Stores()
+	for _, m := range ranked {
+		out.Searched += m.Ranker.Len()
+	}
+	hits := rc.Search(in.Query, k)
 	out.Results = make([]SearchHit, 0, len(hits))
 	now := p.now()
 	var files []string // the project's, for its recall statistics
 	for _, h := range hits {
-		if stores[h.List].mount == nil {
+		if ranked[h.List].Name == "" {
 			files = append(files, h.Memory.File)
 		}
 	}
-	if files != nil || stores[0].mount == nil {
+	if files != nil || len(stores) > 0 && stores[0].mount == nil {
 		s.recordRecall(ctx, p, req.Session, files)
 	}
 	for _, h := range hits {
+		r := byLabel[ranked[h.List].Name]
 		content, note := recall.Truncate(h.Memory.Body, budget.FileLines, budget.FileBytes)
 		if note != "" {
 			content = strings.TrimRight(content, "\n") + "\n[strata: cut at the recall budget (" + note + "); memory_get returns the whole memory]\n"
 		}
-		out.Results = append(out.Results, SearchHit{Memory: infoIn(stores[h.List], h.Memory), Score: h.Score, Content: content,
+		out.Results = append(out.Results, SearchHit{Memory: infoIn(r, h.Memory), Score: h.Score, Content: content,
 			Truncated: note != "", Age: recall.AgeNote(now, h.Memory.ModTime)})
 	}
 	return nil, out, nil

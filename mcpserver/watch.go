@@ -5,26 +5,17 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/strata-mem/strata/recall"
 )
 
 // pruneCountedAt is the number of counted sessions from which sessions that have ended are
 // dropped from the set, so that a long-running HTTP server does not keep every session.
 const pruneCountedAt = 64
 
-// recordRecall is what an agent's recall records, for an MCP session that recalled from the
-// store (memory_search, memory_get): on the session's first recall it counts the session as one
-// session strata watched in the store (recall.Stats.RecordSession: every memory then in the
-// index was eligible and, until it is recalled, idle), and it records files as recalled
-// (Stats.Record). Forgetting's evidence thus counts MCP sessions as it counts chat and run
-// sessions. A file is recorded once a session (what forgetting needs is whether it surfaced in
-// the session), so a client searching in a loop does not write the statistics on every call.
-//
-// The call does not wait for the disk: the recording is queued, and one goroutine at a time
-// (started when the queue fills, ended when it is empty) writes the queue in order. A
-// session's first recall writes an idle count for every memory in the store, tens of
-// milliseconds with 10,000 of them, which a search's reply must not wait for. Close waits
-// for the queue (at most shutdownGrace); a call after Close records before it returns.
+// recordRecall records an MCP session's recall (memory_search, memory_get) as an agent's is
+// recorded, so forgetting counts MCP sessions too: the session once as watched
+// (recall.Stats.RecordSession), each file once a session as recalled (Stats.Record). It does
+// not wait for the disk: the job is queued and one goroutine at a time writes the queue in
+// order; Close waits for it (at most shutdownGrace), and a call after Close records at once.
 func (s *Server) recordRecall(ctx context.Context, p *project, ss *mcp.ServerSession, files []string) {
 	job := recallJob{ctx: context.WithoutCancel(ctx), p: p, ss: ss, files: files, now: p.now()}
 	s.recMu.Lock()
@@ -94,10 +85,14 @@ func (s *Server) record(job recallJob) {
 	// set the idle sessions the count raised back to 0).
 	s.countMu.Lock()
 	defer s.countMu.Unlock()
-	stats := recall.NewStats(p.store.Dir())
+	stats, err := p.ws.Stats()
+	if err != nil {
+		s.log.Warn("mcpserver: recall statistics", "err", err)
+		return
+	}
 	first, files := s.newRecalls(job.ss, files)
 	if first {
-		if err := stats.RecordSession(ctx, p.index.Files(), job.now); err != nil {
+		if err := stats.RecordSession(ctx, p.ranker.Index().Files(), job.now); err != nil {
 			s.log.Warn("mcpserver: recording the session in the recall statistics", "err", err)
 		}
 	}

@@ -297,21 +297,12 @@ func LastRun(recs []ArchiveRecord, actions ...string) (run string, out []Archive
 	return run, out
 }
 
-// Restore undoes one archive record under the directory's lock: the archived file moves back to
-// its place (never over an existing file: ErrExists) and its index lines are put back at the
-// line numbers they had. Records restored newest first therefore give back MEMORY.md byte for
-// byte when nothing else changed it. A record without index lines (an old text log line) gets
-// the line strata writes for the file. A restore record is appended to the archive log, all as
-// one journaled change (JournalFile).
-//
-// Restore is idempotent: when the archived file is gone and the file in its place has the
-// recorded content (SHA256), it was restored already (by a run that was killed before it
-// logged so), and only the missing index lines and the record are written.
-//
-// A replace record (ActionReplace: a version replaced by another, as an accepted inbox
-// proposal replaces a memory) swaps: the file in its place, which replaced it, moves to the
-// archive first, its index lines giving way to the recorded ones, and a replace record of its
-// own is logged, so restoring that one swaps back. Nothing is overwritten either way.
+// Restore undoes one archive record, as one journaled change under the lock: the file moves
+// back (never over another: ErrExists), its index lines return at their line numbers (so
+// records restored newest first give MEMORY.md back byte for byte), and a restore record is
+// logged. It is idempotent: a file already back with the recorded content only gets its
+// missing lines and record. A replace record (ActionReplace) swaps, archiving the file in its
+// place with a replace record of its own; nothing is overwritten.
 func (s *Store) Restore(ctx context.Context, rec ArchiveRecord, now time.Time) error {
 	file, err := cleanRel(rec.File)
 	if err != nil {

@@ -57,8 +57,11 @@ func danglingHint(root *os.Root, index string) string {
 
 // IndexText is MEMORY.md as loaded for the model (the automem instruction layer).
 type IndexText struct {
-	Path      string // absolute path of MEMORY.md
-	Exists    bool   // false when there is no index yet (Text is then empty)
+	Path   string // absolute path of MEMORY.md
+	Exists bool   // false when there is no index yet (Text is then empty, unless Built)
+	// Built: there is no MEMORY.md, and LoadIndexes built the text from the topic files, as
+	// Claude Code does (nothing is written).
+	Built     bool
 	Text      string // the index as the model sees it, cut to the limits; no warning appended
 	Truncated bool   // a limit was hit and Text is shorter than the file
 	Warning   string // names the limit hit and what to do; "" unless Truncated
@@ -241,7 +244,9 @@ func indexLinks(root *os.Root, raw string) []IndexLink {
 // goes to the others, and what does not divide evenly to the earlier ones, so an index that
 // fits its share is never cut and the project's is cut last among equals. Each index is cut to
 // its share as LoadIndex cuts one (cutIndex), with a warning that says the limits are shared.
-// errs[i] is the error reading stores[i]'s index (that index then counts as missing).
+// A store with topic files and no MEMORY.md gets an index built from the files (Built), as
+// Claude Code builds one. errs[i] is the error reading stores[i]'s index (that index then
+// counts as missing).
 func LoadIndexes(ctx context.Context, stores []*Store) (idx []IndexText, errs []error) {
 	idx = make([]IndexText, len(stores))
 	errs = make([]error, len(stores))
@@ -250,6 +255,13 @@ func LoadIndexes(ctx context.Context, stores []*Store) (idx []IndexText, errs []
 	}
 	if len(stores) == 1 {
 		idx[0], errs[0] = stores[0].LoadIndex(ctx)
+		if errs[0] == nil && !idx[0].Exists {
+			if raw := stores[0].builtIndex(ctx); raw != "" {
+				idx[0].Exists, idx[0].Built = true, true
+				idx[0].Lines, idx[0].Bytes, idx[0].Chars = countLines(raw), len(raw), tokens.Chars(raw)
+				idx[0].Text, idx[0].Truncated, idx[0].Warning = TruncateIndex(raw, stores[0].opts.MaxIndexLines, stores[0].opts.MaxIndexBytes)
+			}
+		}
 		return idx, errs
 	}
 	raws := make([]string, len(stores))
@@ -260,6 +272,11 @@ func LoadIndexes(ctx context.Context, stores []*Store) (idx []IndexText, errs []
 			continue
 		}
 		data, ok, err := s.readIndexRaw()
+		if err == nil && !ok {
+			if data = s.builtIndex(ctx); data != "" {
+				ok, idx[i].Built = true, true
+			}
+		}
 		if err != nil || !ok {
 			errs[i] = err
 			continue
@@ -297,6 +314,22 @@ func LoadIndexes(ctx context.Context, stores []*Store) (idx []IndexText, errs []
 		}
 	}
 	return idx, errs
+}
+
+// builtIndex is the index Claude Code builds when MEMORY.md is missing: one line per topic
+// file, in file order; "" for none.
+func (s *Store) builtIndex(ctx context.Context) string {
+	mems, _, err := s.List(ctx)
+	if err != nil || len(mems) == 0 {
+		return ""
+	}
+	slices.SortFunc(mems, func(a, b Memory) int { return cmp.Compare(a.File, b.File) })
+	var b strings.Builder
+	for _, m := range mems {
+		b.WriteString(FormatIndexLine(m.Name, m.File, m.Description))
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // fairShares divides total among needs: each gets what it needs when that is no more than an

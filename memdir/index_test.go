@@ -244,3 +244,32 @@ func FuzzParseIndexLine(f *testing.F) {
 		}
 	})
 }
+
+// With no MEMORY.md the model still gets an index, built from the topic files as Claude Code
+// builds it; nothing is written.
+func TestLoadIndexesBuildsAMissingIndex(t *testing.T) {
+	s := newTestStore(t, Options{})
+	mustAdd(t, s, "beta", "second")
+	mustAdd(t, s, "阿尔法", "第一")
+	if err := os.Remove(s.IndexPath()); err != nil {
+		t.Fatal(err)
+	}
+	other := newTestStore(t, Options{})
+	for _, stores := range [][]*Store{{s}, {s, other}} {
+		idx, errs := LoadIndexes(t.Context(), stores)
+		if errs[0] != nil || !idx[0].Exists || !idx[0].Built {
+			t.Fatalf("%d stores: index %+v, %v; want built", len(stores), idx[0], errs[0])
+		}
+		want := "- [beta](beta.md) — second\n- [阿尔法](阿尔法.md) — 第一\n"
+		if idx[0].Text != want {
+			t.Errorf("%d stores: built index %q, want %q", len(stores), idx[0].Text, want)
+		}
+	}
+	if _, err := os.Stat(s.IndexPath()); !os.IsNotExist(err) {
+		t.Errorf("a MEMORY.md was written: %v", err)
+	}
+	mustAdd(t, s, "gamma", "third") // the consistency check at the end wants an index again
+	if _, err := s.Repair(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -16,19 +16,13 @@ import (
 	"github.com/strata-mem/strata/tokens"
 )
 
-// Lint checks the memory dir and returns every problem found, sorted by path and line. Errors:
-// broken frontmatter, an index the loader cuts (over its line limit, or its character limit
-// within the lines kept), text that looks like a secret (in topic files, the index and daily
-// logs), two files with the same name. Warnings: index lines linking a file that does not exist,
-// a directory or an unreadable file (Claude Code loads only MEMORY.md and does nothing with such
-// a line, so it changes nothing the model sees), files missing from the index (but those a logged step took out: OutOfIndex), missing
-// frontmatter, description or type, an unknown type, several index lines for one file, binary
-// or oversized files, symlinks leading out of the dir, temp files of interrupted writes and index
-// lines whose description is not the file's (see Repair), and a MEMORY.md in a subdirectory
-// (neither an index nor a memory), and a memory that tells the agent to run a command (text
-// piped into a shell, or "run" and a command in a code span: runCommandLine). Lint never
-// changes a file. The error is
-// for failures to read the dir itself.
+// Lint returns every problem of the memory dir, sorted by path and line, and changes nothing.
+// Errors: broken frontmatter, an index the loader cuts, text that looks like a secret, two
+// files of one name. Warnings: dangling index lines, files missing from the index (but those
+// a logged step took out: OutOfIndex) or indexed twice, missing frontmatter keys, unknown
+// types, binary or oversized files, symlinks out, leftover temp files, drifted descriptions
+// (see Repair), a nested MEMORY.md, and a memory telling the agent to run a command
+// (runCommandLine). The error is for an unreadable dir.
 func (s *Store) Lint(ctx context.Context) ([]Diagnostic, error) {
 	mems, diags, err := s.List(ctx)
 	if err != nil {

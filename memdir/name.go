@@ -58,23 +58,12 @@ func NameKey(name string) string {
 	return strings.ToLower(strings.TrimSpace(norm.NFKC.String(name)))
 }
 
-// FileName maps a memory name to its topic file name in the memory directory. The mapping is
-// deterministic and total for every name ValidateName accepts:
-//
-//   - the name is NFC-normalised and trimmed; letters are lower-cased;
-//   - ASCII letters, digits, '-' and '_' are kept; letters and digits of other scripts (Chinese,
-//     Cyrillic, accented Latin …) are kept as they are;
-//   - every other character (spaces, punctuation, symbols, emoji) becomes '-'; runs of '-'
-//     collapse to one, and '-' is trimmed from both ends;
-//   - a stem longer than 96 bytes is cut at a character boundary and gets "-" plus 8 hex digits
-//     of the name's SHA-256, so long names that share a prefix still map apart;
-//   - an empty stem (a name of punctuation only) becomes "memory-" plus that hash;
-//   - a stem that Windows reserves (con, nul, com1 …) gets a "-" suffix hash as well.
-//
-// So "Prefer tabs!" → "prefer-tabs.md", "部署 流程" → "部署-流程.md". The result never contains a
-// path separator, never starts with '.', and always ends in ".md". Two names may map to the same
-// file ("Prefer tabs" and "prefer-tabs"); the store then gives the second one its hashed form
-// (see FileNameAlt).
+// FileName maps a memory name ValidateName accepts to its topic file name, deterministically:
+// NFC, trimmed, lower-cased; letters and digits of any script, '-' and '_' kept; runs of
+// anything else one '-'; a stem over 96 bytes, empty, or reserved by Windows gets a hash of
+// the name. "Prefer tabs!" → "prefer-tabs.md", "部署 流程" → "部署-流程.md". The result has no
+// separator, no leading '.', and ends in ".md"; two names that map alike are told apart by
+// the store (FileNameAlt).
 func FileName(name string) string {
 	stem := stemOf(name)
 	switch {

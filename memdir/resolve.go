@@ -21,18 +21,11 @@ type Location struct {
 	Root string
 }
 
-// Resolve returns the memory directory for the project containing cwd. The first that is set
-// wins:
-//
-//  1. loc.Flag (the --memory-dir flag), relative to cwd;
-//  2. the STRATA_MEMORY_DIR environment variable (read through env.Var), relative to cwd;
-//  3. loc.Setting (the autoMemoryDirectory setting), relative to the project root;
-//  4. $STRATA_HOME/projects/<slug>/memory, where slug is config.Slug of the project root
-//     (config.ProjectRoot(cwd) unless loc.Root gives it: the main working tree of the git
-//     repository, so all worktrees share one memory, else cwd itself).
-//
-// "~/" at the start of a path means env.UserHome. The result is absolute and clean. Resolve
-// does not create the directory.
+// Resolve returns the memory directory for the project containing cwd, the first set of:
+// loc.Flag (relative to cwd), STRATA_MEMORY_DIR (relative to cwd), loc.Setting (relative to
+// the project root), else $STRATA_HOME/projects/<config.Slug of the root>/memory, the root
+// being loc.Root or config.ProjectRoot(cwd) (the main working tree, shared by worktrees).
+// "~/" means env.UserHome. The result is absolute and clean; nothing is created.
 func Resolve(env config.Env, cwd string, loc Location) (dir string, err error) {
 	if cwd == "" {
 		return "", fmt.Errorf("memdir: resolve memory dir: no working directory")

@@ -153,21 +153,13 @@ func cueAt(s string, i int) bool {
 // it holds a secret. The value is then judged by looksRandom, so "token: see the wiki" passes.
 var assignment = lazyRegexp(`(?i)([A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|pass|passphrase|secret|token|key|credentials?)[A-Za-z0-9_.\-]*)["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;(){}\[\]|\\<>]{8,})`)
 
-// ScanSecrets returns everything in text that looks like a secret, in line order. It looks for
-// the shapes of well-known credentials (cloud keys, GitHub/GitLab/Slack tokens, Anthropic and
-// OpenAI keys, JWTs, PEM private keys) and for high-entropy values assigned to names such as
-// password, secret or token. Placeholders ("<token>", "${TOKEN}", "xxxx", "changeme"), names of
-// variables and ordinary words are not findings.
-//
-// Obfuscated secrets are found too (see secret_hidden.go): text is read with invisible
-// characters (zero-width spaces and joiners, soft hyphens, byte order marks) removed and
-// full-width letters folded to ASCII; a credential split over up to four lines is joined; and
-// base64 runs are decoded and looked at for the shapes of known credentials.
-//
-// The findings of texts of secretCacheMin bytes or more are kept by the process, keyed by the
-// text itself (see secret_cache.go): a text scanned before, such as an instruction file loaded
-// again or a memory returned by another search, is not scanned again, and a changed text is a
-// new key. The returned slice is the caller's to change.
+// ScanSecrets returns everything in text that looks like a secret, in line order: the shapes
+// of known credentials (cloud keys, GitHub/GitLab/Slack tokens, Anthropic and OpenAI keys,
+// JWTs, PEM keys) and high-entropy values assigned to password-, secret- or token-like names;
+// placeholders and ordinary words are not findings. It also reads the text with invisible
+// characters removed and full-width letters folded, joins a credential split over up to four
+// lines, and decodes base64 runs (secret_hidden.go). Findings of texts of secretCacheMin bytes
+// or more are kept per text for the process (secret_cache.go); the slice is the caller's.
 func ScanSecrets(text string) []SecretFinding {
 	return scanCache.scan(text)
 }

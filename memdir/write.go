@@ -216,22 +216,14 @@ func (s *Store) checkTarget(root *os.Root, rel string) (exists bool, err error) 
 	return true, nil
 }
 
-// Add writes a memory and keeps MEMORY.md in step, under the directory's lock. If a memory
-// with the same name exists it is replaced in its file; a name that is no memory's exact name
-// but has the NameKey of one memory's name (case, width and Unicode form aside: "DB PORT" and
-// "db port", full-width "ＤＢ" and "DB", NFD and NFC) names that memory, which is replaced and
-// keeps its name (Result.Name); when several memories have that key, nothing is written
-// (ErrAmbiguousName, naming them). Otherwise a new file is named by FileName (FileNameAlt when
-// that file is taken by another memory). The index gets
-// exactly one line changed or appended: "- [name](file) — description".
-//
-// Nothing is written when: the name or type is bad; the file would exceed MaxFileBytes; the
-// text looks like a secret (*SecretError, naming kind and line); the index would go over a
-// limit (ErrIndexFull, saying which); or the target is a symlink (ErrUnsafePath). If writing
-// the index fails after the topic file was written, the topic file is restored (or removed),
-// so the old file and the old index stay as they were.
-//
-// In daily-log mode Add appends a bullet to the day's log instead (see AppendLog).
+// Add writes a memory under the lock and changes or appends exactly its one MEMORY.md line. The
+// memory of that name, or else the one memory whose name has its NameKey ("DB PORT" and "db
+// port"), is replaced and keeps its name (Result.Name); several such memories are
+// ErrAmbiguousName; a write that changes what a memory says keeps the text it replaces in the
+// archive (KeepVersion). A new file is named by FileName (or FileNameAlt). Nothing is written
+// for a bad name or type, a file over MaxFileBytes, a secret (*SecretError), a full index
+// (ErrIndexFull) or a symlink (ErrUnsafePath); a failed index write restores the topic file.
+// In daily-log mode Add appends to the day's log instead (AppendLog).
 func (s *Store) Add(ctx context.Context, in Input) (Result, error) {
 	if err := validate(&in); err != nil {
 		return Result{}, err
@@ -389,20 +381,12 @@ func saysOtherwise(old, new []byte) bool {
 // and several memories have its NameKey: a write that could update either picks neither.
 var ErrAmbiguousName = errors.New("the name matches several memories")
 
-// findForWrite finds the memory a write of name updates, by the lookup rule of FindIn without
-// its file-name step: the memory whose name is exactly name, else the only one whose name has
-// name's NameKey (case, width and Unicode form aside), so that "DB PORT" updates "db port"
-// instead of adding a look-alike beside it. existing is that memory's name as its file has it.
-// Several look-alikes and no exact name is ErrAmbiguousName, naming their files.
-//
-// It does so without reading every file: the index is the catalogue. It reads the files that
-// index lines titled with name's key link, the files FileName and FileNameAlt give, and every
-// other topic file except those whose index line looks written by strata (the file name
-// derives from the title, so the title is the name). Index lines written by hand or by another
-// tool (Claude Code titles its lines freely) are thus read, while a store of strata-written
-// memories costs no reads beyond the candidates. A hand edit of the name in a strata-written
-// file without re-indexing (strata memory edit does re-index) can hide it; Lint reports such
-// titles, and duplicate names.
+// findForWrite finds the memory a write of name updates, by FindIn's rule without its
+// file-name step: the exact name, else the only NameKey look-alike (several are
+// ErrAmbiguousName); existing is its name as its file has it. It reads candidates only: files
+// that index lines titled with the key link, those FileName and FileNameAlt give, then those
+// the name map (topicNames) may give the key, less those a strata-written line names (title =
+// name). A name hand-edited in such a file without re-indexing can hide; Lint reports it.
 func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx string) (file, existing string, ok bool, err error) {
 	key := NameKey(name)
 	checked := map[string]bool{}

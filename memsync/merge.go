@@ -118,18 +118,11 @@ func same(a blob, aok bool, b blob, bok bool) bool {
 	return aok == bok && (!aok || a.id == b.id)
 }
 
-// planMerge merges theirs into ours against base, file by file:
-//
-//   - a file only one side changed (added, edited, deleted, archived) takes that side's;
-//   - a file both sides changed alike stays;
-//   - a log that only grows gets both sides' new lines (ours first);
-//   - two versions that differ only in their frontmatter modified time are one: ours stays;
-//   - an edit against a forget: the edit stays (KindEditOverForget);
-//   - two different edits: ours stays, theirs becomes a proposal in .inbox/ named after its
-//     origin (KindBothEdited); in .archive/ and .inbox/ the other version is kept beside it.
-//
-// MEMORY.md is not merged as text: the plan names the side it starts from and the topic files
-// whose lines must follow the merged files.
+// planMerge merges theirs into ours against base, file by file: one side changed takes that
+// side; both alike, or differing only in the modified time, keeps ours; a growing log gets both
+// sides' new lines; an edit beats a forget (KindEditOverForget); two edits keep ours and make
+// theirs an .inbox/ proposal (KindBothEdited; in .archive/ and .inbox/ it is kept beside).
+// MEMORY.md is not merged: the plan names the side it starts from and the files to re-index.
 func planMerge(in mergeInput) mergePlan {
 	pl := mergePlan{files: map[string]outFile{}, indexFrom: "ours"}
 	paths := make([]string, 0, len(in.ours)+len(in.theirs))

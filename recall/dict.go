@@ -21,6 +21,9 @@ type dict struct {
 	next   atomic.Uint32
 	hashed bool
 	shards [dictShards]dictShard
+
+	keyMu sync.RWMutex
+	keys  []uint64 // by id: the termKey of each interned string (0 until intern stores it)
 }
 
 const dictShards = 64
@@ -48,27 +51,6 @@ func newHashDict() *dict {
 	return d
 }
 
-// reserve makes room for about n more entries, so a cold build does not rehash the shards
-// again and again as they grow. Only an empty dict is resized.
-func (d *dict) reserve(n int) {
-	for i := range d.shards {
-		d.reserveShard(i, n)
-	}
-}
-
-// reserveShard is reserve for shard i only, so that goroutines can share the work.
-func (d *dict) reserveShard(i, n int) {
-	per := n/dictShards + 1
-	sh := &d.shards[i]
-	sh.mu.Lock()
-	if d.hashed && len(sh.h) == 0 {
-		sh.h = make(map[uint64]uint32, per)
-	} else if !d.hashed && len(sh.m) == 0 {
-		sh.m = make(map[string]uint32, per)
-	}
-	sh.mu.Unlock()
-}
-
 // lookup returns the id of s, if s was interned.
 func (d *dict) lookup(s string) (uint32, bool) {
 	hs := maphash.String(d.seed, s)
@@ -85,7 +67,8 @@ func (d *dict) lookup(s string) (uint32, bool) {
 	return id, ok
 }
 
-// intern returns the id of s, assigning the next free one when s is new.
+// intern returns the id of s, assigning the next free one (and recording s's termKey) when
+// s is new.
 func (d *dict) intern(s string) uint32 {
 	if id, ok := d.lookup(s); ok {
 		return id
@@ -98,38 +81,22 @@ func (d *dict) intern(s string) uint32 {
 		if id, ok := sh.h[hs]; ok {
 			return id
 		}
-		id := d.next.Add(1) - 1
+	} else if id, ok := sh.m[s]; ok {
+		return id
+	}
+	id := d.next.Add(1) - 1
+	if d.hashed {
 		sh.h[hs] = id
-		return id
+	} else {
+		sh.m[strings.Clone(s)] = id // never pin the text s was cut from
 	}
-	if id, ok := sh.m[s]; ok {
-		return id
+	d.keyMu.Lock()
+	if n := int(id) + 1; n > len(d.keys) {
+		d.keys = append(d.keys, make([]uint64, max(n-len(d.keys), len(d.keys)/4))...)
 	}
-	id := d.next.Add(1) - 1
-	sh.m[strings.Clone(s)] = id // never pin the text s was cut from
+	d.keys[id] = termKey(s)
+	d.keyMu.Unlock()
 	return id
-}
-
-// internHash is intern for a hashed dict given the hash of the string.
-func (d *dict) internHash(hs uint64) uint32 {
-	sh := &d.shards[hs%dictShards]
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if id, ok := sh.h[hs]; ok {
-		return id
-	}
-	id := d.next.Add(1) - 1
-	sh.h[hs] = id
-	return id
-}
-
-// putHash maps the string of hash hs to id in a hashed dict, for a cold build that hands out
-// the ids itself (and sets next).
-func (d *dict) putHash(hs uint64, id uint32) {
-	sh := &d.shards[hs%dictShards]
-	sh.mu.Lock()
-	sh.h[hs] = id
-	sh.mu.Unlock()
 }
 
 // putIfAbsent maps s to id unless s is mapped already (a dict made by newDict only).

@@ -19,8 +19,9 @@
 //   - Recaller runs a turn: refresh, rank, filter (already surfaced, already read, reference
 //     docs of tools in use unless they carry warnings), select, cut each file to its budget
 //     with a visible note, add an age note to memories older than a day, and charge the
-//     session budget. Session holds what was surfaced and spent; Reset starts over after a
-//     compaction.
+//     session budget, over several stores ranked as one list (the project's first). Refresh
+//     and Search are the same ranking without a session, for a search. Session holds what was
+//     surfaced and spent; Reset starts over after a compaction.
 //   - Stats records per memory how often and when it was recalled, in a sidecar file
 //     (.recall-stats.json in the memory dir), never in the memory files themselves. A recall
 //     appends one line to a log beside it (.recall-stats.log), folded into the sidecar once
@@ -28,7 +29,8 @@
 //     entry.
 //
 // Guarantees: recall never writes a memory file. Searches are deterministic (ties broken by
-// file name), and a cold build gives the same index however many workers share it. Nothing is
+// file name), and every index of the same memories ranks alike, however many workers built it
+// and in whatever order (no tie is broken by a term id). Nothing is
 // cut silently: every truncation carries a note naming the limit, and files left out by a
 // budget are reported in the turn's result. The stats sidecar is written atomically; a
 // corrupt one is reported and replaced, never fatal. The recall log is appended and synced

@@ -32,7 +32,8 @@ func ExampleRecaller() {
 	os.WriteFile(filepath.Join(dir, "deploy-friday.md"), []byte("---\nname: deploy-friday\ndescription: Never deploy on Fridays\ntype: feedback\n---\n\nDeploying on a Friday broke production twice.\n"), 0o600)
 
 	store, _ := memdir.Open(dir, memdir.Options{})
-	r := recall.NewRecaller(recall.NewStoreRanker(store, recall.RankerOptions{}), store.Dir(), recall.Options{
+	project := recall.Mount{Dir: store.Dir(), Ranker: recall.NewStoreRanker(store, recall.RankerOptions{})}
+	r := recall.NewRecaller([]recall.Mount{project}, recall.Options{
 		Stats: recall.NewStats(store.Dir()), // counts recalls in .recall-stats.json
 	})
 	session := recall.NewSession()

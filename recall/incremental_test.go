@@ -158,3 +158,11 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 		t.Errorf("the changes never used a posting tail (%v) or a compaction (%v)", sawTail, sawCompact)
 	}
 }
+
+func hitsString(hs []Hit) string {
+	var b strings.Builder
+	for _, h := range hs {
+		fmt.Fprintf(&b, "%s=%g ", h.Memory.File, h.Score)
+	}
+	return b.String()
+}

@@ -84,8 +84,22 @@ type termInfo struct {
 	// a posting linked after that goes in while post has room, else in the term's tail (see
 	// Index.tails). Both may hold postings of removed documents until the next compaction.
 	post   []posting
-	df     int32 // live documents containing the term
-	dfName int32 // live documents containing the term in their name
+	df     int32  // live documents containing the term
+	dfName int32  // live documents containing the term in their name
+	key    uint64 // termKey: orders terms alike in every index, whatever their ids
+}
+
+// termKey is a hash of a term that is the same in every process (FNV-1a): where two terms
+// tie, a search orders them by it, never by their ids, which depend on the order memories
+// were read in (parallel reads, an index's history). So every index of the same memories
+// ranks alike.
+func termKey(term string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(term); i++ {
+		h ^= uint64(term[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 type docInfo struct {
@@ -139,6 +153,11 @@ type Index struct {
 	sumLen   [numFields]float64
 	postings int // total postings, live and stale
 }
+
+// roomy is the capacity a bulk build gives an array of n entries that grows by one entry at a
+// time as memories are added or edited (terms, documents): the first change then does not
+// copy the whole array, for an eighth more address space.
+func roomy(n int) int { return n + n/8 + 16 }
 
 // NewIndex returns an empty index using p.
 func NewIndex(p Params) *Index {
@@ -264,8 +283,13 @@ func (ix *Index) growTerms() {
 func (ix *Index) linkAs(a analysed, id uint32) {
 	d := docInfo{mem: a.mem, len: a.len, alive: true, terms: a.tids, lines: a.lines,
 		tfs: make([]uint16, len(a.tids)), named: make([]bool, len(a.tids))}
+	ix.dict.keyMu.RLock()
+	defer ix.dict.keyMu.RUnlock()
 	for i, tid := range a.tids {
 		ti := &ix.terms[tid]
+		if ti.key == 0 {
+			ti.key = ix.dict.keys[tid] // interned before a was analysed, so stored
+		}
 		ix.addPosting(tid, posting{doc: id, tf: a.tf[i]})
 		ti.df++
 		if a.tf[i][fieldName] > 0 {

@@ -31,9 +31,8 @@ func TestRecallAcrossStores(t *testing.T) {
 		return Mount{Name: name, Dir: dir, Ranker: NewRanker(DirSource{Dir: dir}, RankerOptions{})}
 	}
 	stats := NewStats(proj)
-	r := NewRecaller(NewRanker(DirSource{Dir: proj}, RankerOptions{}), proj, Options{
+	r := NewRecaller([]Mount{mount("", proj), mount("team", team), mount("org", org)}, Options{
 		Now: func() time.Time { return t0 }, Stats: stats,
-		Mounts: []Mount{mount("team", team), mount("org", org)},
 	})
 	s := NewSession()
 	res, err := r.Recall(t.Context(), s, Turn{Query: "deploy to staging"})
@@ -72,14 +71,31 @@ func TestRecallAcrossStores(t *testing.T) {
 		}
 	}
 
+	// Search gives the same ranking without a session: each hit's List names its store, and
+	// the memories Recall injected are its best.
+	var searched []string
+	for _, h := range r.Search("deploy to staging", 10) {
+		m := r.Stores()[h.List]
+		if _, err := os.Stat(filepath.Join(m.Dir, h.Memory.File)); err != nil {
+			t.Errorf("hit %s: not in the store %q it names: %v", h.Memory.File, m.Name, err)
+		}
+		searched = append(searched, Ref(m.Name, h.Memory.File))
+	}
+	if len(searched) < 3 {
+		t.Fatalf("Search found %v", searched)
+	}
+	searched = searched[:3]
+	slices.Sort(searched)
+	if diff := cmp.Diff(got, searched); diff != "" {
+		t.Errorf("Search's best against Recall's (-recall +search):\n%s", diff)
+	}
+
 	// A mounted store that cannot be read is left out with a diagnostic; the turn goes on.
 	broken := filepath.Join(base, "file")
 	if err := os.WriteFile(broken, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r = NewRecaller(NewRanker(DirSource{Dir: proj}, RankerOptions{}), proj, Options{
-		Now: func() time.Time { return t0 }, Mounts: []Mount{mount("gone", broken)},
-	})
+	r = NewRecaller([]Mount{mount("", proj), mount("gone", broken)}, Options{Now: func() time.Time { return t0 }})
 	res, err = r.Recall(t.Context(), NewSession(), Turn{Query: "deploy to staging"})
 	if err != nil {
 		t.Fatal(err)
@@ -97,10 +113,10 @@ func TestRecallTiesProjectFirst(t *testing.T) {
 	for _, d := range []string{team, proj} {
 		writeMem(t, d, "tabs.md", "tabs", "user", "User prefers tabs", "Tabs.")
 	}
-	r := NewRecaller(NewRanker(DirSource{Dir: proj}, RankerOptions{}), proj, Options{
-		Now: func() time.Time { return t0 }, Budget: Budget{Files: 1},
-		Mounts: []Mount{{Name: "team", Dir: team, Ranker: NewRanker(DirSource{Dir: team}, RankerOptions{})}},
-	})
+	r := NewRecaller([]Mount{
+		{Dir: proj, Ranker: NewRanker(DirSource{Dir: proj}, RankerOptions{})},
+		{Name: "team", Dir: team, Ranker: NewRanker(DirSource{Dir: team}, RankerOptions{})},
+	}, Options{Now: func() time.Time { return t0 }, Budget: Budget{Files: 1}})
 	res, err := r.Recall(t.Context(), NewSession(), Turn{Query: "tabs"})
 	if err != nil {
 		t.Fatal(err)

@@ -76,9 +76,16 @@ func (r *Ranker) Index() *Index { return r.ix }
 // Len returns the number of memories in the ranker's index.
 func (r *Ranker) Len() int { return r.ix.Len() }
 
-// RefreshStats says what a Refresh changed.
+// RefreshStats says what a Refresh changed, by file (relative to the store's directory).
 type RefreshStats struct {
-	Added, Updated, Removed int
+	Added, Updated, Removed []string
+	// Relabelled are the updated files whose name, type or description changed.
+	Relabelled []string
+}
+
+// empty reports whether the Refresh changed nothing.
+func (st *RefreshStats) empty() bool {
+	return len(st.Added)+len(st.Updated)+len(st.Removed) == 0
 }
 
 // Refresh brings the index in step with the source: new and changed files are (re)read,
@@ -100,12 +107,12 @@ func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic
 		if err != nil {
 			return st, nil, err
 		}
-		st.Added = len(files)
+		st.Added = files
 		r.listed = true
-		diags, err := r.load(ctx, files)
+		diags, err := r.load(ctx, files, &st)
 		r.listed = false
-		if st.Added > 0 {
-			r.log.Debug("recall: refresh", "added", st.Added)
+		if len(files) > 0 {
+			r.log.Debug("recall: refresh", "added", len(files))
 		}
 		return st, diags, err
 	}
@@ -123,9 +130,9 @@ func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic
 			continue
 		}
 		if ok {
-			st.Updated++
+			st.Updated = append(st.Updated, fi.File)
 		} else {
-			st.Added++
+			st.Added = append(st.Added, fi.File)
 		}
 		todo = append(todo, fi.File)
 		r.infos[fi.File] = fi
@@ -134,13 +141,13 @@ func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic
 		if !present[file] {
 			r.ix.Remove(file)
 			delete(r.seen, file)
-			st.Removed++
+			st.Removed = append(st.Removed, file)
 		}
 	}
-	diags, err := r.load(ctx, todo)
+	diags, err := r.load(ctx, todo, &st)
 	r.infos = nil
-	if st != (RefreshStats{}) {
-		r.log.Debug("recall: refresh", "added", st.Added, "updated", st.Updated, "removed", st.Removed)
+	if !st.empty() {
+		r.log.Debug("recall: refresh", "added", len(st.Added), "updated", len(st.Updated), "removed", len(st.Removed))
 	}
 	return st, diags, err
 }
@@ -168,20 +175,18 @@ func (r *Ranker) refreshFeed(ctx context.Context) (RefreshStats, []memdir.Diagno
 	defer r.ix.mu.Unlock()
 	for _, f := range removed {
 		if r.ix.unlink(f) {
-			st.Removed++
+			st.Removed = append(st.Removed, f)
 		}
 		delete(r.seen, f)
 	}
 	if len(r.ix.docs) == 0 {
 		r.ix.bulkLink(as)
-		st.Added = len(as)
+		for _, a := range as {
+			st.Added = append(st.Added, a.mem.File)
+		}
 	} else {
 		for _, a := range as {
-			if _, ok := r.ix.byFile[a.mem.File]; ok {
-				st.Updated++
-			} else {
-				st.Added++
-			}
+			st.note(r.ix, a.mem)
 			r.ix.link(a)
 		}
 	}
@@ -199,19 +204,28 @@ func (r *Ranker) Update(ctx context.Context, files ...string) ([]memdir.Diagnost
 		_, diags, err := r.refreshFeed(ctx)
 		return diags, err
 	}
-	return r.load(ctx, files)
+	return r.load(ctx, files, nil)
 }
 
-// load reads files in parallel and links them into the index. Caller holds r.mu.
-func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic, error) {
+// note counts m, about to be linked into ix, as added or updated, and as relabelled when its
+// name, type or description changed. Caller holds ix.mu.
+func (st *RefreshStats) note(ix *Index, m memdir.Memory) {
+	id, ok := ix.byFile[m.File]
+	if !ok {
+		st.Added = append(st.Added, m.File)
+		return
+	}
+	st.Updated = append(st.Updated, m.File)
+	if old := ix.docs[id].mem; old.Name != m.Name || old.Type != m.Type || old.Description != m.Description {
+		st.Relabelled = append(st.Relabelled, m.File)
+	}
+}
+
+// load reads files in parallel and links them into the index, noting relabelled files in st
+// (when not nil). Caller holds r.mu.
+func (r *Ranker) load(ctx context.Context, files []string, st *RefreshStats) ([]memdir.Diagnostic, error) {
 	if len(files) == 0 {
 		return nil, nil
-	}
-	r.ix.mu.RLock()
-	cold := len(r.seen) == 0 && r.ix.coldReady()
-	r.ix.mu.RUnlock()
-	if cold {
-		return r.loadCold(ctx, files)
 	}
 	type result struct {
 		a     analysed
@@ -276,6 +290,11 @@ func (r *Ranker) load(ctx context.Context, files []string) ([]memdir.Diagnostic,
 				diags = append(diags, memdir.Diagnostic{Path: file, Severity: memdir.SevError, Message: x.err.Error()})
 			}
 			continue
+		}
+		if st != nil {
+			var seen RefreshStats
+			seen.note(r.ix, x.a.mem)
+			st.Relabelled = append(st.Relabelled, seen.Relabelled...)
 		}
 		r.ix.link(x.a)
 		r.seen[file] = FileInfo{File: file, ModTime: x.a.mem.ModTime, Size: x.a.mem.Size}

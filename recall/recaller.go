@@ -134,7 +134,7 @@ type Result struct {
 type Options struct {
 	// Selector picks from the shortlist; nil means Lexical.
 	Selector Selector
-	// Stats records what was recalled; nil records nothing.
+	// Stats records what was recalled from the project's own store; nil records nothing.
 	Stats *Stats
 	// Budget; zero fields take DefaultBudget's values.
 	Budget Budget
@@ -145,15 +145,13 @@ type Options struct {
 	// Logger receives warnings that do not fail a turn (a stats write that failed); nil
 	// discards them.
 	Logger *slog.Logger
-	// Mounts are the memory stores ranked together with the project's own (one ranking; each
-	// memory says its store). Stats are kept for the project's store only.
-	Mounts []Mount
 }
 
-// Mount is a memory store recall reads besides the project's own: a team's or an
-// organisation's, mounted by the settings.
+// Mount is one memory store recall reads: the project's own (Name "") or one mounted by the
+// settings (a team's, an organisation's).
 type Mount struct {
-	// Name is the store's name, given with each of its memories (Recalled.Store).
+	// Name is the store's name, given with each of its memories (Recalled.Store); "" for the
+	// project's own.
 	Name string
 	// Dir is the store's directory, where its files are read at injection time.
 	Dir string
@@ -171,17 +169,18 @@ func Ref(store, file string) string {
 	return store + ":" + file
 }
 
-// Recaller runs recall for user turns over one memory dir's Ranker and the mounted stores'.
+// Recaller runs recall for user turns over several memory stores ranked as one list. It is
+// safe for concurrent use; what one conversation surfaced is its Session's.
 type Recaller struct {
-	ranker *Ranker
-	stores []Mount // the project's own first (Name ""), then Options.Mounts
+	stores []Mount
 	opts   Options
 	log    *slog.Logger
 }
 
-// NewRecaller returns a Recaller over ranker, whose memory files live in dir (used to read
-// them at injection time).
-func NewRecaller(ranker *Ranker, dir string, opts Options) *Recaller {
+// NewRecaller returns a Recaller over stores, ranked as one list (Merge), the first first among
+// equal scores. The first store's refresh failing fails a turn; another's leaves it out of the
+// turn. Options.Stats counts the recalls of the project's own store, which must come first.
+func NewRecaller(stores []Mount, opts Options) *Recaller {
 	d := DefaultBudget()
 	if opts.Budget.FileLines <= 0 {
 		opts.Budget.FileLines = d.FileLines
@@ -204,25 +203,32 @@ func NewRecaller(ranker *Ranker, dir string, opts Options) *Recaller {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if len(stores) == 0 || stores[0].Name != "" {
+		opts.Stats = nil
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	stores := append([]Mount{{Dir: dir, Ranker: ranker}}, opts.Mounts...)
-	return &Recaller{ranker: ranker, stores: stores, opts: opts, log: log}
+	return &Recaller{stores: slices.Clone(stores), opts: opts, log: log}
 }
 
-// Recall runs the pipeline for one turn: refresh the index from file changes, rank, drop what
-// the session already has, let the selector pick, read and cut each pick, charge the session
-// and record statistics. It fails only when the index cannot be refreshed or the selector
-// fails; a stats write that fails is logged.
-//
-// With mounted stores, every store's index is refreshed and searched, and the hits are ranked
-// as one list, the project's first among equal scores. A mounted store that cannot be
-// refreshed is left out of this turn with an error diagnostic; only the project's fails it.
-func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, error) {
-	var res Result
-	// Every store's index catches up at once: each refresh is mostly system calls.
+// Stores returns the stores the Recaller ranks, in order: MergedHit.List indexes them.
+func (r *Recaller) Stores() []Mount { return slices.Clone(r.stores) }
+
+// Refresh brings every store's index in step with its files, all at once (each refresh is
+// mostly system calls). It fails only when the first store cannot be refreshed; another that
+// cannot is reported as an error diagnostic.
+func (r *Recaller) Refresh(ctx context.Context) ([]memdir.Diagnostic, error) {
+	diags, _, err := r.refresh(ctx)
+	return diags, err
+}
+
+// refresh is Refresh that also says which stores were refreshed (their numbers).
+func (r *Recaller) refresh(ctx context.Context) ([]memdir.Diagnostic, []int, error) {
+	if len(r.stores) == 0 {
+		return nil, nil, nil
+	}
 	type refreshed struct {
 		diags []memdir.Diagnostic
 		err   error
@@ -234,28 +240,54 @@ func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, erro
 	}
 	wg.Wait()
 	if rs[0].err != nil {
-		return res, rs[0].err
+		return nil, nil, rs[0].err
 	}
+	var diags []memdir.Diagnostic
 	live := []int{0}
 	for i, x := range rs {
-		res.Diagnostics = append(res.Diagnostics, x.diags...)
+		diags = append(diags, x.diags...)
 		if i == 0 {
 			continue
 		}
 		if x.err != nil {
 			if ctx.Err() != nil {
-				return res, ctx.Err()
+				return diags, nil, ctx.Err()
 			}
 			m := r.stores[i]
-			res.Diagnostics = append(res.Diagnostics, memdir.Diagnostic{Path: m.Dir, Severity: memdir.SevError,
+			diags = append(diags, memdir.Diagnostic{Path: m.Dir, Severity: memdir.SevError,
 				Message: fmt.Sprintf("memory store %s left out of recall: %v", m.Name, x.err)})
 			continue
 		}
 		live = append(live, i)
 	}
+	return diags, live, nil
+}
+
+// Search ranks the query over every store's index as it is (no refresh) and returns the best k
+// hits as one list (SearchAll); each hit's List is its store's place in Stores.
+func (r *Recaller) Search(query string, k int) []MergedHit {
+	live := make([]int, len(r.stores))
+	for i := range live {
+		live[i] = i
+	}
+	return r.search(live, query, k)
+}
+
+// Recall runs the pipeline for one turn: refresh the index from file changes, rank, drop what
+// the session already has, let the selector pick, read and cut each pick, charge the session
+// and record statistics. It fails only when the first store cannot be refreshed (Refresh) or
+// the selector fails; a stats write that fails is logged. Another store that cannot be
+// refreshed is left out of this turn with an error diagnostic.
+func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, error) {
+	var res Result
+	diags, live, err := r.refresh(ctx)
+	res.Diagnostics = diags
+	if err != nil || len(live) == 0 {
+		return res, err
+	}
 	if r.opts.Stats != nil && s.count() {
 		// The session's first recall: every memory now in the index was eligible in it.
-		files := r.ranker.Index().Files()
+		files := r.stores[0].Ranker.Index().Files()
 		if err := r.opts.Stats.RecordSession(context.WithoutCancel(ctx), files, r.opts.Now()); err != nil {
 			r.log.Warn("recall: recording the session", "err", err)
 		}
@@ -264,15 +296,15 @@ func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, erro
 	hits := r.search(live, t.Query, r.opts.Shortlist+b.Files*2)
 	warnOnly := map[string]bool{}
 	var short []Candidate
-	byFile := map[string]storeHit{}
+	byFile := map[string]MergedHit{}
 	for _, h := range hits {
-		m := h.Memory
-		ref := Ref(h.store.Name, m.File)
+		m, store := h.Memory, &r.stores[h.List]
+		ref := Ref(store.Name, m.File)
 		switch {
 		case s.Surfaced(ref):
 			res.Skipped = append(res.Skipped, Skip{ref, SkipSurfaced})
 			continue
-		case t.Read != nil && t.Read(storePath(h.store.Dir, m.File)):
+		case t.Read != nil && t.Read(storePath(store.Dir, m.File)):
 			res.Skipped = append(res.Skipped, Skip{ref, SkipRead})
 			continue
 		case m.Type == memdir.TypeReference && mentionsTool(m, t.Tools):
@@ -283,7 +315,7 @@ func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, erro
 			warnOnly[ref] = true
 		}
 		if len(short) < r.opts.Shortlist {
-			short = append(short, Candidate{File: ref, Store: h.store.Name, Name: m.Name, Description: m.Description, Type: m.Type, ModTime: m.ModTime, Score: h.Score})
+			short = append(short, Candidate{File: ref, Store: store.Name, Name: m.Name, Description: m.Description, Type: m.Type, ModTime: m.ModTime, Score: h.Score})
 			byFile[ref] = h
 		}
 	}
@@ -303,8 +335,9 @@ func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, erro
 			continue // invented by the selector, repeated, or over the turn's budget
 		}
 		seen[file] = true
-		rc, err := r.render(h, warnOnly[file], now)
-		rc.Store = h.store.Name
+		store := r.stores[h.List]
+		rc, err := r.render(store.Dir, h.Hit, warnOnly[file], now)
+		rc.Store = store.Name
 		if err != nil {
 			res.Skipped = append(res.Skipped, Skip{file, SkipUnreadable + ": " + err.Error()})
 			continue
@@ -314,7 +347,7 @@ func (r *Recaller) Recall(ctx context.Context, s *Session, t Turn) (Result, erro
 			continue
 		}
 		res.Memories = append(res.Memories, rc)
-		if h.store.Name == "" {
+		if store.Name == "" {
 			recalled = append(recalled, file)
 		}
 	}
@@ -338,25 +371,18 @@ func (s *Session) charge(file string, n, limit int) bool {
 	return true
 }
 
-// storeHit is a Hit of one store.
-type storeHit struct {
-	Hit
-	store *Mount
-}
-
-// search ranks the query in the stores numbered live (0, the project's, always first) and
-// merges their best k hits into one list (Merge).
-func (r *Recaller) search(live []int, query string, k int) []storeHit {
+// search ranks the query in the stores numbered live and merges their best k hits into one
+// list (SearchAll), each hit's List renumbered to its store's place in r.stores.
+func (r *Recaller) search(live []int, query string, k int) []MergedHit {
 	ss := make([]Searcher, len(live))
 	for j, i := range live {
 		ss[j] = r.stores[i].Ranker
 	}
 	merged := SearchAll(ss, query, k)
-	out := make([]storeHit, len(merged))
-	for j, h := range merged {
-		out[j] = storeHit{h.Hit, &r.stores[live[h.List]]}
+	for j := range merged {
+		merged[j].List = live[merged[j].List]
 	}
-	return out
+	return merged
 }
 
 // Searcher is a warm index to search: *Ranker and *Index are.
@@ -453,8 +479,8 @@ func AgeNote(now, modified time.Time) string {
 }
 
 // render reads the memory's current text and builds what is injected.
-func (r *Recaller) render(h storeHit, warnOnly bool, now time.Time) (Recalled, error) {
-	m, _, err := readMemory(storePath(h.store.Dir, h.Memory.File), h.Memory.File, MaxIndexedBytes)
+func (r *Recaller) render(dir string, h Hit, warnOnly bool, now time.Time) (Recalled, error) {
+	m, _, err := readMemory(storePath(dir, h.Memory.File), h.Memory.File, MaxIndexedBytes)
 	if err != nil {
 		return Recalled{}, err
 	}

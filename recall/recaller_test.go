@@ -29,7 +29,7 @@ func newTestRecaller(t *testing.T, dir string, opts Options) *Recaller {
 	if opts.Now == nil {
 		opts.Now = func() time.Time { return t0 }
 	}
-	return NewRecaller(NewRanker(DirSource{Dir: dir}, RankerOptions{}), dir, opts)
+	return NewRecaller([]Mount{{Dir: dir, Ranker: NewRanker(DirSource{Dir: dir}, RankerOptions{})}}, opts)
 }
 
 func recalledFiles(res Result) []string {
@@ -370,7 +370,7 @@ func TestStoreRanker(t *testing.T) {
 	if hits := r.Search("giraffe", 5); len(hits) != 1 || hits[0].Memory.File != "sub/b.md" {
 		t.Fatalf("giraffe: %v", files(hits))
 	}
-	writeMem(t, dir, "a.md", "alpha", "user", "alpha topic", "okapi and more words")
+	writeMem(t, dir, "a.md", "alpha", "user", "alpha topic, renamed", "okapi and more words")
 	if err := os.Remove(filepath.Join(dir, "sub", "b.md")); err != nil {
 		t.Fatal(err)
 	}
@@ -378,8 +378,8 @@ func TestStoreRanker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st != (RefreshStats{Updated: 1, Removed: 1}) {
-		t.Errorf("refresh stats = %+v", st)
+	if diff := cmp.Diff(RefreshStats{Updated: []string{"a.md"}, Removed: []string{"sub/b.md"}, Relabelled: []string{"a.md"}}, st); diff != "" {
+		t.Errorf("refresh stats (-want +got):\n%s", diff)
 	}
 	if hits := r.Search("giraffe zebra", 5); len(hits) != 0 {
 		t.Errorf("stale content found: %v", files(hits))

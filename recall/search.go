@@ -24,6 +24,7 @@ type qterm struct {
 	tid      uint32
 	w        float64
 	feedback bool
+	key      uint64 // the term's termKey (feedback terms)
 }
 
 // query is an analysed query.
@@ -334,7 +335,7 @@ func sortCands(c []cand) {
 // expand picks feedback terms from the top documents (relevance-model style: a term's weight
 // is its share of each document's length, weighted by the document's score, times its idf)
 // and returns them as extra query terms scaled to FeedbackWeight. The weights are summed by
-// term id in s.fw and the best FeedbackTerms kept by insertion (ties by term id), so a search
+// term id in s.fw and the best FeedbackTerms kept by insertion (ties by termKey), so a search
 // neither sorts nor allocates here; the result lives in s until the next search.
 func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 	p := ix.params
@@ -384,7 +385,7 @@ func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 	}
 	exp := s.exp[:0]
 	for _, tid := range s.fterms {
-		t := qterm{tid: tid, w: s.fw[tid] * ix.idf(ix.terms[tid].df), feedback: true}
+		t := qterm{tid: tid, w: s.fw[tid] * ix.idf(ix.terms[tid].df), feedback: true, key: ix.terms[tid].key}
 		s.fw[tid] = 0
 		if len(exp) == p.FeedbackTerms && !heavier(t, exp[len(exp)-1]) {
 			continue
@@ -410,10 +411,14 @@ func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 	return exp
 }
 
-// heavier orders feedback terms: higher weight first, then lower term id.
+// heavier orders feedback terms: higher weight first, then by termKey (then id, should two
+// keys collide).
 func heavier(a, b qterm) bool {
 	if a.w != b.w {
 		return a.w > b.w
+	}
+	if a.key != b.key {
+		return a.key < b.key
 	}
 	return a.tid < b.tid
 }

@@ -221,9 +221,13 @@ func expandRef(ix *Index, top []cand, q []qterm) []qterm {
 	for i := range exp {
 		exp[i].w *= ix.idf(ix.terms[exp[i].tid].df)
 		exp[i].feedback = true
+		exp[i].key = ix.terms[exp[i].tid].key
 	}
 	slices.SortFunc(exp, func(a, b qterm) int {
 		if c := cmp.Compare(b.w, a.w); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.key, b.key); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.tid, b.tid)

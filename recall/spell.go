@@ -47,7 +47,7 @@ func (ix *Index) rescue(surface string) []qterm {
 	if n >= 8 {
 		maxDist = 2
 	}
-	best, bestDist, bestDF := uint32(0), maxDist+1, int32(-1)
+	best, bestDist, bestDF, bestWord := uint32(0), maxDist+1, int32(-1), ""
 	ix.words.each(func(w string, tid uint32) {
 		if int(tid) >= len(ix.terms) || ix.terms[tid].df == 0 {
 			return
@@ -61,8 +61,8 @@ func (ix *Index) rescue(surface string) []qterm {
 			return
 		}
 		d := editDistance(surface, w, maxDist)
-		if d < bestDist || d == bestDist && (df > bestDF || df == bestDF && tid < best) {
-			best, bestDist, bestDF = tid, d, df
+		if d < bestDist || d == bestDist && (df > bestDF || df == bestDF && w < bestWord) {
+			best, bestDist, bestDF, bestWord = tid, d, df, w
 		}
 	})
 	if bestDist > maxDist {
@@ -173,7 +173,7 @@ func (ix *Index) prefixTerms(w string, skip uint32) []qterm {
 		if c := cmp.Compare(ix.terms[b.tid].df, ix.terms[a.tid].df); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.tid, b.tid)
+		return cmp.Compare(ix.terms[a.tid].key, ix.terms[b.tid].key)
 	})
 	return out[:min(len(out), maxPrefixTerms)]
 }

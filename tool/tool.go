@@ -67,10 +67,40 @@ func Set(memory bool) []*Tool {
 
 // Names returns the names of the tools an agent offers (memory tools included when
 // withMemory), in order.
-func Names(withMemory bool) []string {
-	var out []string
-	for _, t := range Set(withMemory) {
-		out = append(out, t.Name)
+func Names(withMemory bool) []string { return NewBox(withMemory).Names() }
+
+// Box is a session's tools, by name and in the order they are offered.
+type Box struct {
+	list   []*Tool
+	byName map[string]*Tool
+}
+
+// NewBox returns Set(memory) as a Box.
+func NewBox(memory bool) Box {
+	b := Box{list: Set(memory), byName: map[string]*Tool{}}
+	for _, t := range b.list {
+		b.byName[t.Name] = t
+	}
+	return b
+}
+
+// Get returns the tool called name (nil when there is none).
+func (b Box) Get(name string) *Tool { return b.byName[name] }
+
+// Names returns the tools' names, in order.
+func (b Box) Names() []string {
+	out := make([]string, len(b.list))
+	for i, t := range b.list {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// LLM returns the tools as the model is told of them, in order.
+func (b Box) LLM() []llm.Tool {
+	out := make([]llm.Tool, len(b.list))
+	for i, t := range b.list {
+		out[i] = t.LLM()
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/strata-mem/strata/work"
@@ -268,4 +269,22 @@ func resolveFile(p string, resolve func(string) string) string {
 		return ""
 	}
 	return resolve(p)
+}
+
+// Summary is a short one-line rendering of a tool input for reports: its first path, command,
+// name, pattern or query, quoted and cut at 120 bytes.
+func Summary(in json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(in, &m) != nil {
+		return "(input not a JSON object)"
+	}
+	for _, k := range []string{"file_path", "command", "path", "name", "pattern", "query"} {
+		if v, ok := m[k].(string); ok {
+			if len(v) > 120 {
+				v = v[:120] + "…"
+			}
+			return fmt.Sprintf("%s=%q", k, strings.ToValidUTF8(v, "?"))
+		}
+	}
+	return ""
 }

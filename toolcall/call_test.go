@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-mem/strata/work"
 )
 
@@ -220,3 +221,18 @@ func FuzzDecodeToolInput(f *testing.F) {
 // keySeparator is the end of an object key and its colon, with the white space JSON allows
 // between them.
 var keySeparator = regexp.MustCompile(`"[ \t\r\n]*:`)
+
+func TestSummary(t *testing.T) {
+	long := strings.Repeat("x", 130)
+	for in, want := range map[string]string{
+		`{"content":"a","file_path":"/p/f.go"}`: `file_path="/p/f.go"`,
+		`{"command":"ls\u0000"}`:                `command="ls\x00"`,
+		`{"query":"` + long + `"}`:              `query="` + long[:120] + `…"`,
+		`{"todos":[]}`:                          "",
+		`[1]`:                                   "(input not a JSON object)",
+	} {
+		if got := Summary([]byte(in)); got != want {
+			t.Errorf("Summary(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

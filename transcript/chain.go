@@ -70,27 +70,12 @@ func (g *graph) parent(e *Entry) string { return g.resolve(e.ParentUUID) }
 // excluded reports whether e takes no part in the main chain: a sidechain entry of a session.
 func (g *graph) excluded(e *Entry) bool { return g.mainline && e.IsSidechain }
 
-// BuildChain rebuilds the conversation that a resume continues, with Claude Code's semantics:
-//
-//   - Progress entries (and any other entry with a uuid that is not a message or metadata)
-//     are bridged: a parentUuid naming one continues at its parent; they are not in the chain.
-//   - The leaf is the newest user or assistant entry that ends a branch: every entry no message
-//     names as parent is walked back to the nearest user or assistant entry, and the newest of
-//     those (by timestamp, then by line) wins, so trailing system, attachment and progress
-//     lines are not the leaf. Sidechain entries are leaves only in a subagent's file.
-//   - From the leaf the chain follows parentUuid (cycle-safe), and logicalParentUuid across a
-//     compact boundary when that entry was loaded.
-//   - Parallel tool calls are recovered: Claude Code 2.1 writes each tool_use of one reply as
-//     its own assistant line sharing message.id, and each tool_result under its own call, so
-//     one parent walk misses the sibling calls and their results. Assistant lines of a reply
-//     on the chain that are off it, and the off-chain tool results of every line of that
-//     reply, are put back right after the reply's last line on the chain (calls, then
-//     results, each in timestamp order).
-//
-// The walk stops with a Problem at a cycle or at a parent missing from the file, except where
-// the missing parent is expected: history before a compact boundary that was not loaded, and a
-// subagent's first parent, which lives in the main session's file. Metadata entries and entries
-// without a uuid never join the chain.
+// BuildChain rebuilds the conversation a resume continues, as Claude Code's loader does:
+// progress and other non-message entries are bridged; the leaf is the newest user or assistant
+// entry ending a branch (sidechains only in a subagent's file); parentUuid is followed
+// cycle-safe, and logicalParentUuid across a loaded compact boundary; a reply's sibling lines
+// and their tool results (Claude Code 2.1 writes parallel calls one a line) are put back after
+// its last line on the chain. A cycle or an unexpected missing parent is a Problem.
 func BuildChain(entries []*Entry) ([]*Entry, []Problem) {
 	g := newGraph(entries)
 	leaf := g.leaf()

@@ -17,18 +17,11 @@ import (
 	"github.com/strata-mem/strata/internal/fsutil"
 )
 
-// listIndex is what listing remembers between runs: the Info of each transcript with the key
-// (size, modification and change time, inode) its file had when it was read. An entry is used
-// only while the file's key is unchanged, so the index can never show stale data; it only
-// saves reading files that did not change. Entries are kept in the order the last listing
-// returned them (newest first), each with the position at which that listing met its file
-// (directory by directory, each in the directory's own order): the next listing of unchanged
-// directories finds file k's entry through its position, without a lookup by path, and when
-// every entry still holds, the result is already in order.
-//
-// Loading decodes only what the stat pass and the sort need (path, key, last activity); the
-// rest of an entry's Info is decoded straight into the listing's result, from the file's
-// bytes, which the result's strings share.
+// listIndex is what listing remembers between runs: each transcript's Info with the key (size,
+// mtime, ctime, inode) its file had, used only while the key holds, so it is never stale.
+// Entries keep the last listing's order with the position it met each file, so an unchanged
+// directory needs no lookup by path; loading decodes only path, key and last activity, the rest
+// straight into the result, whose strings share the file's bytes.
 type listIndex struct {
 	data    string // the file; entries' strings are substrings of it
 	entries []indexEntry

@@ -163,33 +163,79 @@ func CheckWritable(s NamedStore) error {
 	return nil
 }
 
-// StoreRanker returns the recall ranker over a mounted store, made on first use and kept (its
-// index stays warm). The project's is Ranker.
-func (w *Workspace) StoreRanker(s NamedStore) *recall.Ranker {
+// StoreRanker returns the recall ranker over s, made on first use and kept (its index stays
+// warm); for the project's own store it is Ranker's.
+func (w *Workspace) StoreRanker(s NamedStore) (*recall.Ranker, error) {
+	if s.Project() {
+		return w.Ranker()
+	}
 	w.mounts.mu.Lock()
 	defer w.mounts.mu.Unlock()
 	if r, ok := w.mounts.rankers[s.Name]; ok {
-		return r
+		return r, nil
 	}
 	if w.mounts.rankers == nil {
 		w.mounts.rankers = map[string]*recall.Ranker{}
 	}
 	r := recall.NewStoreRanker(s.Store, recall.RankerOptions{Logger: w.opts.Logger})
 	w.mounts.rankers[s.Name] = r
-	return r
+	return r, nil
 }
 
-// RecallMounts returns the mounted stores as recall.Options.Mounts, each with its ranker
-// (StoreRanker); stores whose directory does not exist are left out.
-func (w *Workspace) RecallMounts() []recall.Mount {
-	var out []recall.Mount
-	for _, m := range w.mounts.stores {
-		if m.Missing {
+// RecallOptions say what a caller adds to the recall Recaller assembles.
+type RecallOptions struct {
+	// Stores names the stores to rank (NamedStore's names); nil means every store whose
+	// directory exists. They are ranked in Stores' order whatever the order of the names.
+	Stores []string
+	// Selector picks the final memories from the shortlist; nil keeps the ranker's order.
+	Selector recall.Selector
+	// Budget and Shortlist are recall.Options'; zero values take recall's defaults.
+	Budget    recall.Budget
+	Shortlist int
+	// NoStats records nothing (a search made outside a session).
+	NoStats bool
+}
+
+// Recaller is the one way recall is assembled (a session's, strata memory search, the MCP
+// server): the stores' rankers (StoreRanker, kept warm across calls), the project's recall
+// statistics (Stats, unless NoStats) and the workspace's Logger and clock. The project's store,
+// when ranked, is the first (recall.NewRecaller). A name no store has is an error wrapping
+// ErrNoStore.
+func (w *Workspace) Recaller(o RecallOptions) (*recall.Recaller, error) {
+	all, err := w.Stores()
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, name := range o.Stores {
+		ns, err := w.NamedStore(name)
+		if err != nil {
+			return nil, err
+		}
+		want[ns.Name] = true
+	}
+	var mounts []recall.Mount
+	for _, ns := range all {
+		if o.Stores == nil && ns.Missing || o.Stores != nil && !want[ns.Name] {
 			continue
 		}
-		out = append(out, recall.Mount{Name: m.Name, Dir: m.Dir, Ranker: w.StoreRanker(m)})
+		r, err := w.StoreRanker(ns)
+		if err != nil {
+			return nil, err
+		}
+		name := ns.Name
+		if ns.Project() {
+			name = ""
+		}
+		mounts = append(mounts, recall.Mount{Name: name, Dir: ns.Dir, Ranker: r})
 	}
-	return out
+	ro := recall.Options{Selector: o.Selector, Budget: o.Budget, Shortlist: o.Shortlist, Now: w.opts.Now, Logger: w.opts.Logger}
+	if !o.NoStats {
+		if ro.Stats, err = w.Stats(); err != nil {
+			return nil, err
+		}
+	}
+	return recall.NewRecaller(mounts, ro), nil
 }
 
 // addIndexes adds the project's MEMORY.md and each mounted store's to set, within one budget
@@ -214,6 +260,10 @@ func (w *Workspace) addIndexes(ctx context.Context, set *instructions.Set, proje
 			continue
 		}
 		var diags []instructions.Diagnostic
+		if idx.Built {
+			diags = append(diags, instructions.Diagnostic{Path: idx.Path, Severity: instructions.SeverityInfo,
+				Message: "no MEMORY.md: the model gets an index built from the topic files, as Claude Code builds it (strata memory lint --fix writes one)"})
+		}
 		if idx.Truncated {
 			diags = append(diags, instructions.Diagnostic{Path: idx.Path, Severity: instructions.SeverityWarning, Message: idx.Warning})
 		}

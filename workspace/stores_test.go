@@ -89,7 +89,33 @@ func TestStores(t *testing.T) {
 	if r := set.Render(); !strings.Contains(r, `store="team"`) || !strings.Contains(r, "组织的记忆") {
 		t.Errorf("render:\n%s", r)
 	}
-	if len(ws.RecallMounts()) != 2 {
-		t.Errorf("recall mounts: %v", ws.RecallMounts())
+	// Recall ranks the stores that exist, the project's first, each with the ranker kept for it.
+	names := func(o RecallOptions) []string {
+		t.Helper()
+		rc, err := ws.Recaller(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range rc.Stores() {
+			ns, err := ws.NamedStore(m.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := ws.StoreRanker(ns); r != m.Ranker {
+				t.Errorf("store %q: a ranker other than the workspace's", m.Name)
+			}
+			out = append(out, m.Name)
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{"", "team", "org"}, names(RecallOptions{})); diff != "" {
+		t.Errorf("recall stores (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"", "org"}, names(RecallOptions{Stores: []string{"ORG", "project"}})); diff != "" {
+		t.Errorf("recall stores named (-want +got):\n%s", diff)
+	}
+	if _, err := ws.Recaller(RecallOptions{Stores: []string{"nope"}}); !errors.Is(err, ErrNoStore) {
+		t.Errorf("recall of an unknown store: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/strata-mem/strata/instructions"
 	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/transcript"
 )
@@ -43,6 +44,13 @@ type Options struct {
 	// MemoryDir is the --memory-dir flag: the memory directory, relative to Cwd ("": resolved
 	// from STRATA_MEMORY_DIR, the autoMemoryDirectory setting or the project's slug).
 	MemoryDir string
+	// Mode is the session's permission mode ("": the defaultMode setting, else ask); Allow and
+	// Deny add patterns to the settings' permissions.allow and permissions.deny; AddDirs are
+	// directories outside the project the file tools may use as the project's (relative ones
+	// from Cwd). Policy applies them.
+	Mode        permission.Mode
+	Allow, Deny []string
+	AddDirs     []string
 	// Logger goes to every layer opened (nil discards); Now is their clock (nil: time.Now).
 	Logger *slog.Logger
 	Now    func() time.Time

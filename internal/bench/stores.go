@@ -94,11 +94,11 @@ func StoresSpeed(ctx context.Context, dirs []string, queries []string, coldRound
 	rep.Queries = len(queries)
 	rep.QueryP50, rep.QueryP95, rep.QueryP99 = ms(percentile(lat, 0.5)), ms(percentile(lat, 0.95)), ms(percentile(lat, 0.99))
 
-	var mounts []recall.Mount
+	mounts := []recall.Mount{{Dir: dirs[0], Ranker: rankers[0]}}
 	for i, r := range rankers[1:] {
 		mounts = append(mounts, recall.Mount{Name: filepath.Base(dirs[i+1]), Dir: dirs[i+1], Ranker: r})
 	}
-	rc := recall.NewRecaller(rankers[0], dirs[0], recall.Options{Mounts: mounts, Budget: recall.Budget{SessionBytes: math.MaxInt}})
+	rc := recall.NewRecaller(mounts, recall.Options{Budget: recall.Budget{SessionBytes: math.MaxInt}})
 	var turn []time.Duration
 	for i := range max(turns, 1) {
 		t := time.Now()

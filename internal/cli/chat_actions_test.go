@@ -1,13 +1,13 @@
 package cli
 
 import (
+	"github.com/strata-mem/strata/usage"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/permission"
 )
@@ -133,12 +133,12 @@ func TestInitPromptAndEditor(t *testing.T) {
 }
 
 func TestCostLines(t *testing.T) {
-	r := agent.UsageReport{
-		Lines: []agent.UsageLine{
-			{Kind: agent.UsageMain, Calls: 2, Priced: true, Cost: 0.0123},
-			{Kind: agent.UsageExtraction, Calls: 1, Priced: false},
+	r := usage.Report{
+		Lines: []usage.Line{
+			{Kind: usage.Main, Calls: 2, Priced: true, Cost: 0.0123},
+			{Kind: usage.Extraction, Calls: 1, Priced: false},
 		},
-		Total: agent.UsageLine{Kind: "total", Calls: 3, Priced: false, Cost: 0.0123},
+		Total: usage.Line{Kind: "total", Calls: 3, Priced: false, Cost: 0.0123},
 	}
 	lines := CostLines(r)
 	if len(lines) != 4 || !strings.Contains(lines[1], "main") || !strings.Contains(lines[1], "$0.0123") ||
@@ -146,7 +146,7 @@ func TestCostLines(t *testing.T) {
 		!strings.Contains(lines[3], "total") || !strings.Contains(lines[3], "$0.0123 + unpriced calls") {
 		t.Errorf("CostLines:\n%s", strings.Join(lines, "\n"))
 	}
-	if got := CostLines(agent.UsageReport{}); len(got) != 2 || !strings.Contains(got[1], "no model call yet") {
+	if got := CostLines(usage.Report{}); len(got) != 2 || !strings.Contains(got[1], "no model call yet") {
 		t.Errorf("empty report: %q", got)
 	}
 }

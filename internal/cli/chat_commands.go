@@ -5,6 +5,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/strata-mem/strata/usage"
 	"strings"
 
 	"github.com/strata-mem/strata/agent"
@@ -13,7 +14,7 @@ import (
 
 // CostLines renders a session's usage for /cost: a heading, one line per kind of model call
 // (the conversation, recall selection, extraction, notes, compaction, dream) and the total.
-func CostLines(r agent.UsageReport) []string {
+func CostLines(r usage.Report) []string {
 	out := []string{"Tokens this session, every model call by kind:"}
 	for _, l := range append(r.Lines, r.Total) {
 		u := l.Usage
@@ -28,7 +29,7 @@ func CostLines(r agent.UsageReport) []string {
 
 // CostText is the cost of a usage line in US dollars: "$0.0123", "$0.0123 + unpriced calls"
 // when some model had no known price, and "cost unknown" when none had.
-func CostText(l agent.UsageLine) string {
+func CostText(l usage.Line) string {
 	switch {
 	case l.Priced:
 		return fmt.Sprintf("$%.4f", l.Cost)
@@ -40,7 +41,7 @@ func CostText(l agent.UsageLine) string {
 
 // UsageStatus is the status line's part about usage: every token the session's model calls
 // used (background work included) and their cost when known.
-func UsageStatus(r agent.UsageReport) string {
+func UsageStatus(r usage.Report) string {
 	s := kTokens(r.Total.Usage.Total()) + " tokens used"
 	if r.Total.Priced && r.Total.Calls > 0 {
 		s += fmt.Sprintf(" · $%.4f", r.Total.Cost)

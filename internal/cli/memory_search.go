@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/strata-mem/strata/config"
-	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/workspace"
 )
 
@@ -42,11 +41,11 @@ recall does, with a STORE column; --store searches one.`,
 			if o.k < 1 {
 				return usagef("-k must be at least 1")
 			}
-			stores, err := readStores(app, o.mem)
+			ws, err := openMemoryWorkspace(app, o.mem)
 			if err != nil {
 				return err
 			}
-			return memorySearch(c.Context(), app, stores, strings.Join(args, " "), o)
+			return memorySearch(c.Context(), app, ws, strings.Join(args, " "), o)
 		},
 	}
 	o.mem.register(c)
@@ -67,43 +66,43 @@ type searchHitJSON struct {
 	Store       string    `json:"store,omitempty"` // a mounted store's name; absent for the project's
 }
 
-func memorySearch(ctx context.Context, app *App, stores []workspace.NamedStore, query string, o memorySearchOptions) error {
+// memorySearch ranks query over the stores the flags name (--store or --memory-dir: that one;
+// else every store whose directory exists) with the workspace's recall, recording nothing.
+func memorySearch(ctx context.Context, app *App, ws *workspace.Workspace, query string, o memorySearchOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	s := stores[0].Store
-	var mounts []recall.Mount
-	for _, st := range stores[1:] {
-		mounts = append(mounts, recall.Mount{Name: st.Name, Dir: st.Dir, Ranker: recall.NewStoreRanker(st.Store, recall.RankerOptions{})})
+	var names []string
+	if o.mem.store != "" || o.mem.dir != "" {
+		names = []string{o.mem.store}
 	}
-	first := storeLabel(stores[0]) // --store names a mounted store: it is the only one searched
-	r := recall.NewRecaller(recall.NewStoreRanker(s, recall.RankerOptions{}), s.Dir(), recall.Options{
-		Budget:    recall.Budget{Files: o.k, SessionBytes: math.MaxInt},
-		Shortlist: max(o.k, 20),
-		Now:       app.Now,
-		Mounts:    mounts,
-	})
-	res, err := r.Recall(ctx, recall.NewSession(), recall.Turn{Query: query})
+	rc, err := ws.Recaller(workspace.RecallOptions{Stores: names, NoStats: true})
 	if err != nil {
 		return err
 	}
-	for _, sk := range res.Skipped {
-		fmt.Fprintf(app.Err, "strata: warning: %s: %s\n", sk.File, sk.Reason)
+	diags, err := rc.Refresh(ctx)
+	if err != nil {
+		return err
 	}
-	hits := make([]searchHitJSON, 0, len(res.Memories))
-	for _, m := range res.Memories {
-		hits = append(hits, searchHitJSON{File: m.File, Name: m.Name, Type: string(m.Type), Score: math.Round(m.Score*1000) / 1000,
-			Description: m.Description, Path: m.Path, Modified: m.ModTime.UTC().Truncate(time.Second), Store: cmp.Or(m.Store, first)})
+	printDiagnostics(app.Err, diags)
+	stores := rc.Stores()
+	found := rc.Search(query, o.k)
+	hits := make([]searchHitJSON, 0, len(found))
+	for _, h := range found {
+		m := h.Memory
+		hits = append(hits, searchHitJSON{File: m.File, Name: m.Name, Type: string(m.Type), Score: math.Round(h.Score*1000) / 1000,
+			Description: m.Description, Path: m.Path, Modified: m.ModTime.UTC().Truncate(time.Second), Store: stores[h.List].Name})
 	}
+	dir := stores[0].Dir
 	if o.json {
 		return writeJSON(app.Out, struct {
 			Dir   string          `json:"dir"`
 			Query string          `json:"query"`
 			Hits  []searchHitJSON `json:"hits"`
-		}{s.Dir(), query, hits})
+		}{dir, query, hits})
 	}
 	if len(hits) == 0 {
-		fmt.Fprintf(app.Err, "no memory in %s matches %q\n", s.Dir(), query)
+		fmt.Fprintf(app.Err, "no memory in %s matches %q\n", dir, query)
 		return nil
 	}
 	rows := [][]string{{"FILE", "NAME", "SCORE", "DESCRIPTION"}}

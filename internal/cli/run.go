@@ -119,7 +119,14 @@ func modelConfig(app *App, ws *workspace.Workspace, model string) (llm.Config, e
 
 // newAgent builds the agent for run (and chat): settings, provider, options.
 func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver permission.Approver) (*agent.Agent, llm.Config, error) {
-	ws, err := workspace.Open(ctx, workspace.Options{Cwd: dir, Env: app.Env, Now: app.Now})
+	mode := permission.Mode("")
+	if o.mode != "" {
+		var err error
+		if mode, err = permission.ParseMode(o.mode); err != nil {
+			return nil, llm.Config{}, usagef("--permission-mode: %v", strings.TrimPrefix(err.Error(), "permission: "))
+		}
+	}
+	ws, err := workspace.Open(ctx, workspace.Options{Cwd: dir, Env: app.Env, Now: app.Now, Mode: mode, Allow: o.allow, Deny: o.deny, AddDirs: o.addDirs})
 	if err != nil {
 		return nil, llm.Config{}, &ExitError{Code: ExitFailure, Err: err}
 	}
@@ -127,12 +134,6 @@ func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver 
 	cfg, err := modelConfig(app, ws, o.model)
 	if err != nil {
 		return nil, cfg, err
-	}
-	mode := permission.Mode("")
-	if o.mode != "" {
-		if mode, err = permission.ParseMode(o.mode); err != nil {
-			return nil, cfg, usagef("--permission-mode: %v", strings.TrimPrefix(err.Error(), "permission: "))
-		}
 	}
 	prov, err := llm.New(cfg)
 	if err != nil {
@@ -148,7 +149,7 @@ func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver 
 		sync = storeSync(ws)
 	}
 	a, err := agent.New(ctx, agent.Options{Provider: prov, Model: cfg.Model, SmallModel: small, Workspace: ws,
-		Mode: mode, Allow: o.allow, Deny: o.deny, AddDirs: o.addDirs, Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont, Now: app.Now,
+		Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont,
 		ContextWindow: cfg.ContextWindow, Version: version(), NoBackground: noBackground, Sync: sync})
 	if err != nil {
 		return nil, cfg, &ExitError{Code: ExitFailure, Err: err}

@@ -1,30 +1,18 @@
-// Package shell is strata's one analyser of shell commands: the agent's permission rules
-// and the memory extractor's read-only policy both ask it what a command does, so they
-// cannot disagree about it. Commands are read by mvdan.cc/sh/v3/syntax, a well-kept bash
-// parser; this package walks its syntax tree and adds only what strata decides.
+// Package shell is strata's one analyser of shell commands, so the agent's permission rules
+// and the extractor's read-only policy cannot disagree about what a command does. Commands are
+// parsed by mvdan.cc/sh/v3/syntax; this package walks the tree and decides.
 //
-// Parse returns a Script:
-//
-//   - Commands: every simple command it runs, as words after quote removal (each with flags
-//     for "some of it was quoted" and "the shell would expand it into file names"),
-//     including the commands inside substitutions, subshells, groups, functions and
-//     compound commands, and the commands another command runs through its arguments where
-//     the analyser knows how (xargs, find -exec, env, command, exec, nice, timeout, nohup,
-//     setsid, stdbuf, sudo, doas, prlimit, setarch, taskset, ionice, chrt, busybox, the
-//     dynamic loader, sh/bash -c, eval, go -exec/-toolexec/-vettool, git --upload-pack …).
-//     A command run by another lists it in RunBy; the runner lists those words in Runs.
-//   - Constructs: everything that does more than run those commands with literal words —
-//     operators, redirections, substitutions, expansions, subshells, groups, compound
-//     commands, background jobs, assignments, ANSI-C quoting.
-//
-// The one table of programs (Known, Safe, ReadOnly) lists, per program and subcommand, the
-// options known to be safe: options that neither run another program, nor load code or
-// configuration from elsewhere, nor write where the program's usual use would not. A Bash
-// allow rule with a prefix covers a command only when every word after the prefix is a
-// plain operand or such an option (Rule.Allows); the extractor runs only the table's
-// readers (ReadOnly). Rule.Denies matches a deny rule anywhere in a command, and
-// AlwaysRule derives the rule a "don't ask again" answer saves.
-//
-// Expand makes a command's brace expansions as bash would; Fields splits a command line
-// held in a variable ($EDITOR) into its words.
+//   - Parse returns a Script: every simple command it runs (words after quote removal, flagged
+//     quoted or globbing), including those inside substitutions, subshells, groups, functions
+//     and compound commands, and those run through another's arguments (xargs, find -exec,
+//     env, sudo, nice, timeout, sh -c, eval, the dynamic loader …; RunBy and Runs link them),
+//     plus every construct beyond literal words (operators, redirections, expansions …).
+//     Input it cannot read is an error, never a guess.
+//   - One table (Known, Safe, ReadOnly) lists per program and subcommand the options known
+//     to be safe: they run no other program, load nothing from elsewhere, write nowhere
+//     unusual. Rule.Allows covers a command only when every word after the prefix is an
+//     operand or such an option; Rule.Denies matches anywhere; AlwaysRule derives the rule a
+//     "don't ask again" saves.
+//   - Expand makes brace expansions as bash would; Fields splits a command line held in a
+//     variable ($EDITOR).
 package shell

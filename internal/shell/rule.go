@@ -69,17 +69,12 @@ func (r Rule) Allows(command string) bool {
 	return Safe(c.Words, len(r.words)) == ""
 }
 
-// Denies reports whether a deny rule matches command. It matches eagerly: any simple
-// command anywhere in the command — chained, piped, backgrounded, substituted, in a
-// subshell, group, function or compound command, or run through xargs, find -exec, env,
-// sudo, sh -c, eval, nice, timeout, prlimit, setarch, the dynamic loader … — whose words
-// start with the rule's words (the last one as a string prefix: "rm:*" denies rmdir too; a
-// program given by path matches its base name; git's global options are looked through).
-// It also matches, for any rule, a command the parser cannot read and a shell or
-// interpreter that reads its script from standard input ("base64 -d x | sh"): no rule can
-// be checked against what is not written. Where a program runs what its arguments say in a
-// way the analyser does not read (ssh, flock, awk, ex -c '!…', sed's e command), the rule's
-// words are looked for anywhere in the command's text.
+// Denies reports whether a deny rule matches command, eagerly: any simple command anywhere in
+// it (chained, substituted, nested, or run through a wrapper such as xargs, env, sudo, sh -c)
+// whose words start with the rule's ("rm:*" denies rmdir too; a path matches its base name).
+// Any rule also matches a command the parser cannot read and a shell reading its script from
+// stdin; for programs whose arguments run commands the analyser does not read (ssh, awk …)
+// the rule's words are looked for anywhere in the text.
 func (r Rule) Denies(command string) bool {
 	cmd := strings.TrimSpace(command)
 	text, _ := strings.CutSuffix(r.spec, ":*")

@@ -3,7 +3,7 @@
 // the configured server.
 //
 // It replaces the official SDKs, whose package initialisers and size every strata command
-// paid for, including the offline ones (see docs/design.md).
+// paid for, including the offline ones (see docs/providers.md).
 package wire
 
 import (
