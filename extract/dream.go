@@ -155,8 +155,8 @@ type Plan struct {
 	// Short says why the plan stopped short of comparing every memory (Options.Budget,
 	// MaxCompared); "" when it did not.
 	Short string `json:"short,omitempty"`
-	// Compared counts the pairs of memories the rules compared: with the similarity index,
-	// about proportional to the store, not to its square.
+	// Compared counts the pairs of memories whose similarity the plan computed: with the
+	// similarity join, about proportional to the store, not to its square.
 	Compared int `json:"compared"`
 }
 
@@ -179,6 +179,7 @@ func (a Action) LinesOnly() bool {
 }
 
 type candidate struct {
+	id      int32 // place among the dream's memories, newest first
 	m       memdir.Memory
 	when    time.Time  // newest of frontmatter modified and mtime: what "newer" means
 	lastUse time.Time  // newest of when and last recalled
@@ -466,30 +467,24 @@ func GenericLabel(key string) bool {
 	return genericLabels[k]
 }
 
-// withoutLabelledLines returns body without the lines a generic label opens ("**Why:** the
-// outage …"): what a memory states, without the reasons and directions around it.
-func withoutLabelledLines(body string) string {
+// splitLabels returns body with every generic label ("**Why:**" …) at the start of a line left
+// out, so that two memories written in the same format are compared by what they say; body
+// without the lines such a label opens, what a memory states without the reasons and
+// directions around it; and whether there was any such line.
+func splitLabels(body string) (unlabelled, stated string, labelled bool) {
 	lines := strings.Split(body, "\n")
-	kept := lines[:0]
-	for _, line := range lines {
-		if m := keyLine(line); m == nil || !GenericLabel(m[1]) {
-			kept = append(kept, line)
-		}
-	}
-	return strings.Join(kept, "\n")
-}
-
-// withoutLabels returns body with every generic label ("**Why:**" …) at the start of a line
-// left out, so that two memories written in the same format are compared by what they say.
-func withoutLabels(body string) string {
-	lines := strings.Split(body, "\n")
+	kept := make([]string, 0, len(lines))
 	for i, line := range lines {
-		m := keyLine(line)
-		if m != nil && GenericLabel(m[1]) {
-			lines[i] = m[2]
+		if m := keyLine(line); m != nil && GenericLabel(m[1]) {
+			lines[i], labelled = m[2], true
+			continue
 		}
+		kept = append(kept, line)
 	}
-	return strings.Join(lines, "\n")
+	if !labelled {
+		return body, body, false
+	}
+	return strings.Join(lines, "\n"), strings.Join(kept, "\n"), true
 }
 
 // appendArchiveLog appends the record of a done action that moved a file other than a memory

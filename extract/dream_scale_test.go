@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,11 +72,16 @@ func genStore(tb testing.TB, n int, seed uint64) string {
 
 func planOf(tb testing.TB, dir string) Plan {
 	tb.Helper()
+	return planWith(tb, dir, Options{Now: t0, ForgetAfter: -1})
+}
+
+func planWith(tb testing.TB, dir string, opts Options) Plan {
+	tb.Helper()
 	s, err := memdir.Open(dir, memdir.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p, err := PlanDream(context.Background(), s, Options{Now: t0, ForgetAfter: -1})
+	p, err := PlanDream(context.Background(), s, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -83,22 +89,74 @@ func planOf(tb testing.TB, dir string) Plan {
 }
 
 // The similarity index changes which pairs are compared, never the plan: on generated stores
-// full of near-duplicates, copies and contradicting facts, and on the same store with
-// thresholds that the tests of the rules use, the plan equals the all-pairs plan.
+// full of near-duplicates, copies and contradicting facts, with the default duplicate threshold
+// and with thresholds below, between and above the subject threshold, the plan equals the
+// all-pairs plan.
 func TestPlanDreamIndexMatchesAllPairs(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		dir := genStore(t, 400, seed)
-		fast := planOf(t, dir)
-		exhaustive = true
-		slow := planOf(t, dir)
-		exhaustive = false
-		if fast.Archives() == 0 {
-			t.Fatal("the generated store gave nothing to archive")
+		for _, threshold := range []float64{0, 0.3, 0.6, 0.95} {
+			opts := Options{Now: t0, ForgetAfter: -1, DuplicateThreshold: threshold}
+			fast := planWith(t, dir, opts)
+			exhaustive = true
+			slow := planWith(t, dir, opts)
+			exhaustive = false
+			if fast.Archives() == 0 {
+				t.Fatal("the generated store gave nothing to archive")
+			}
+			if fast.Compared >= slow.Compared/10 {
+				t.Errorf("seed %d, threshold %v: the index compared %d pairs, all pairs %d", seed, threshold, fast.Compared, slow.Compared)
+			}
+			fast.Compared, slow.Compared = 0, 0
+			if diff := cmp.Diff(slow, fast); diff != "" {
+				t.Errorf("seed %d, threshold %v: plan with the index differs from all pairs (-all +index):\n%s", seed, threshold, diff)
+			}
 		}
-		fast.Compared, slow.Compared = 0, 0
-		if diff := cmp.Diff(slow, fast); diff != "" {
-			t.Errorf("seed %d: plan with the index differs from all pairs (-all +index):\n%s", seed, diff)
+	}
+}
+
+// selfJoin misses no pair at or over its threshold: on random sets of Zipf-drawn tokens, many of
+// them copies with a few tokens changed, it returns every pair that all pairs compared finds.
+func TestSelfJoinFindsEveryPair(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	z := rand.NewZipf(r, 1.2, 1, 300)
+	sets := make([][]uint32, 600)
+	for i := range sets {
+		var s []uint32
+		if i > 0 && i%3 == 0 {
+			s = slices.Clone(sets[r.IntN(i)])
+			for range 1 + r.IntN(4) {
+				s[r.IntN(len(s))] = 300 - uint32(z.Uint64())
+			}
+		} else {
+			for range 1 + r.IntN(30) {
+				s = append(s, 300-uint32(z.Uint64())) // the rarest first, as a join orders them
+			}
 		}
+		slices.Sort(s)
+		sets[i] = slices.Compact(s)
+	}
+	for _, th := range []float64{0.2, 0.5, 0.8, 1} {
+		got := map[[2]int32]bool{}
+		left := selfJoin(sets, 301, th, time.Time{}, func(a, b int32) { got[[2]int32{min(a, b), max(a, b)}] = true })
+		if left != nil {
+			t.Fatalf("threshold %v: %d sets left without a deadline", th, len(left))
+		}
+		want := 0
+		for a := range sets {
+			for b := range a {
+				if jaccardSets(sets[a], sets[b]) >= th {
+					want++
+					if !got[[2]int32{int32(b), int32(a)}] {
+						t.Errorf("threshold %v: pair %d, %d (similarity %.3f) not found", th, b, a, jaccardSets(sets[a], sets[b]))
+					}
+				}
+			}
+		}
+		if want == 0 || len(got) > 20*want+100 {
+			t.Errorf("threshold %v: %d pairs over it, %d returned", th, want, len(got))
+		}
+		t.Logf("threshold %v: %d pairs over it, %d returned of %d", th, want, len(got), len(sets)*(len(sets)-1)/2)
 	}
 }
 

@@ -42,10 +42,10 @@ var kindOrder = map[string]int{KindDangling: 0, KindMerge: 1, KindSupersede: 2, 
 
 // PlanDream reads the store and returns the plan; it writes nothing. It is a pipeline of one
 // rule per kind of step (duplicates, superseded, the model's proposals, forget, dangling, index,
-// stale), each returning its actions. Memories are compared only in the pairs a shingle index
-// finds able to reach the threshold (simIndex), so planning grows with the store, not with its
-// square; Options.Budget and MaxCompared bound the comparing, and Plan.Short says when a plan
-// stopped short of them.
+// stale), each returning its actions. Memories are compared only in the pairs an exact
+// similarity join over their shingles finds able to reach a threshold (simIndex), once for both
+// pairwise rules, so planning grows with the store, not with its square; Options.Budget and
+// MaxCompared bound the comparing, and Plan.Short says when a plan stopped short of them.
 func PlanDream(ctx context.Context, s *memdir.Store, opts Options) (Plan, error) {
 	opts = opts.withDefaults()
 	plan := Plan{Dir: s.Dir(), Now: opts.Now.UTC(), Actions: []Action{}}
@@ -128,12 +128,18 @@ func newDream(s *memdir.Store, opts Options, plan *Plan, mems []memdir.Memory) *
 		}
 		return d.cands[i].m.File < d.cands[j].m.File
 	})
-	compared := d.cands
-	if opts.MaxCompared > 0 && len(compared) > opts.MaxCompared {
-		compared = compared[:opts.MaxCompared]
+	compare := make([]bool, len(d.cands))
+	for i, c := range d.cands {
+		c.id = int32(i)
+		compare[i] = opts.MaxCompared <= 0 || i < opts.MaxCompared
+	}
+	if opts.MaxCompared > 0 && len(d.cands) > opts.MaxCompared {
 		d.short(fmt.Sprintf("compared the newest %d of %d memories (the size budget)", opts.MaxCompared, len(d.cands)))
 	}
-	d.sim = newSimIndex(compared, dict)
+	d.sim = newSimIndex(d.cands, compare, dict, min(DefaultSubjectThreshold, opts.DuplicateThreshold), d.deadline)
+	if d.sim.short {
+		d.outOfTime()
+	}
 	return d
 }
 
@@ -147,14 +153,19 @@ func newCandidate(m memdir.Memory, opts Options, dict *shingleDict) *candidate {
 	if st, ok := opts.Stats[m.File]; ok && st.LastRecalled.After(c.lastUse) {
 		c.lastUse = st.LastRecalled
 	}
-	body := withoutLabels(m.Body)
-	c.shing = dict.set(m.Name + "\n" + m.Description + "\n" + body)
+	name, desc := words(m.Name), words(m.Description)
+	unlabelled, stated, labelled := splitLabels(m.Body)
+	body := words(unlabelled)
+	c.shing = dict.set(name, desc, body)
 	c.body = dict.set(body)
-	statedBody := withoutLabelledLines(m.Body)
-	c.stated = dict.set(m.Name + "\n" + m.Description + "\n" + statedBody)
-	c.statedBody = dict.set(statedBody)
-	c.norm = normalise(body)
-	c.name = normalise(m.Name)
+	c.stated, c.statedBody = c.shing, c.body
+	if labelled {
+		sb := words(stated)
+		c.stated = dict.set(name, desc, sb)
+		c.statedBody = dict.set(sb)
+	}
+	c.norm = strings.Join(body, " ")
+	c.name = strings.Join(name, " ")
 	c.keys = Keys(m.Body)
 	return c
 }
@@ -199,7 +210,7 @@ func ruleDuplicates(ctx context.Context, d *dream) ([]Action, error) {
 		var dupOf *candidate
 		var sim float64
 		if d.sim.has(c) && !d.outOfTime() {
-			for _, k := range d.sim.near(c, d.opts.DuplicateThreshold, pos, len(d.kept)) {
+			for _, k := range d.sim.nearby(c, pos, len(d.kept)) {
 				if j := similarity(c, k); j >= d.opts.DuplicateThreshold || exactDuplicate(c, k) {
 					dupOf, sim = k, j
 					break
@@ -244,7 +255,7 @@ func ruleSuperseded(ctx context.Context, d *dream) ([]Action, error) {
 		}
 		overridden := map[string]string{} // key -> survivor
 		var sameDesc *candidate
-		for _, n := range d.sim.subjects(c, pos, i) {
+		for _, n := range d.sim.nearby(c, pos, i) {
 			if d.archived[n.m.File] || !sameSubject(c, n) {
 				continue // facts of another subject say nothing about this one
 			}

@@ -168,31 +168,52 @@ func (m nameMap) stampDirs(root *os.Root) {
 	}
 }
 
-// topicNames returns the topic files of the store and the NameKey of the frontmatter name of
-// each that is a regular file usable as a memory, from the name map: as it is while it is fresh, else checked
-// file by file against the directory (reading only files whose stamp changed) and rewritten. A
-// file without a name here (a symlink) is for the caller to read.
-func (s *Store) topicNames(ctx context.Context, root *os.Root) (files []string, names map[string]string, err error) {
+// restamp records in m the stamps the directories of m, and those holding file, have now: what
+// stampDirs would record after file was written into a store whose map was fresh, without going
+// through every file.
+func (m nameMap) restamp(root *os.Root, file string) {
+	for d := path.Dir(file); ; d = path.Dir(d) {
+		m.dirs[d] = stamp{}
+		if d == "." {
+			break
+		}
+	}
+	for d := range m.dirs {
+		if fi, err := root.Lstat(filepath.FromSlash(d)); err == nil {
+			m.dirs[d] = stampOf(fi)
+		} else {
+			delete(m.dirs, d)
+		}
+	}
+}
+
+// topicNames returns, sorted, the topic files of the store that may hold a memory whose name
+// has NameKey key: those the name map gives that key, and those it cannot name (a symlink: for
+// the caller to read). The map is taken as it is while it is fresh, else checked file by file
+// against the directory (reading only files whose stamp changed) and rewritten.
+func (s *Store) topicNames(ctx context.Context, root *os.Root, key string) (files []string, err error) {
 	m := s.readNames(root)
 	if m.fresh(root) {
-		names = make(map[string]string, len(m.files))
 		for f, e := range m.files {
-			files = append(files, f)
-			names[f] = e.key
+			if e.key == key {
+				files = append(files, f)
+			}
 		}
 		slices.Sort(files)
-		return files, names, nil
+		return files, nil
 	}
-	files, err = scanNames(ctx, root, ".")
+	all, err := scanNames(ctx, root, ".")
 	if err != nil {
-		return nil, nil, fmt.Errorf("memdir: list %s: %w", s.dir, err)
+		return nil, fmt.Errorf("memdir: list %s: %w", s.dir, err)
 	}
-	files = slices.DeleteFunc(files, func(f string) bool { return !isTopicPath(f) })
-	next := nameMap{dirs: map[string]stamp{}, files: make(map[string]nameEntry, len(files))}
-	names = make(map[string]string, len(files))
-	for _, f := range files {
+	next := nameMap{dirs: map[string]stamp{}, files: make(map[string]nameEntry, len(all))}
+	for _, f := range all {
+		if !isTopicPath(f) {
+			continue
+		}
 		fi, err := root.Lstat(filepath.FromSlash(f))
 		if err != nil || !fi.Mode().IsRegular() {
+			files = append(files, f)
 			continue
 		}
 		st := stampOf(fi)
@@ -200,18 +221,22 @@ func (s *Store) topicNames(ctx context.Context, root *os.Root) (files []string, 
 		if !ok || e.st != st {
 			mem, _, usable, err := s.readFile(root, entry{file: f, stamp: st})
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			if !usable {
 				continue
 			}
 			e = nameEntry{st: st, name: mem.Name, key: NameKey(mem.Name)}
 		}
-		next.files[f], names[f] = e, e.key
+		next.files[f] = e
+		if e.key == key {
+			files = append(files, f)
+		}
 	}
 	next.stampDirs(root)
 	s.writeNames(root, next)
-	return files, names, nil
+	slices.Sort(files)
+	return files, nil
 }
 
 // noteName records in the name map that file now holds the memory name, after a write under
@@ -227,7 +252,7 @@ func (s *Store) noteName(root *os.Root, file, name string) {
 	}
 	e := nameEntry{st: stampOf(fi), name: name, key: NameKey(name)}
 	m.files[file] = e
-	m.stampDirs(root)
+	m.restamp(root, file)
 	// Appended, not rewritten: a later line of a file or directory wins when the map is read.
 	var b bytes.Buffer
 	for d, st := range m.dirs {

@@ -439,15 +439,12 @@ func (s *Store) findForWrite(ctx context.Context, root *os.Root, name, idx strin
 	}
 	// The name map says which files may hold name (or a look-alike) without opening them; a
 	// file it cannot name (a symlink) is read.
-	files, keys, err := s.topicNames(ctx, root)
+	files, err := s.topicNames(ctx, root, key)
 	if err != nil {
 		return "", "", false, err
 	}
 	for _, f := range files {
 		if linked[f] || checked[f] {
-			continue
-		}
-		if k, ok := keys[f]; ok && k != key {
 			continue
 		}
 		if ok, err := try(f); err != nil || ok {

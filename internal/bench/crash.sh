@@ -4,7 +4,9 @@
 # command, kills it with SIGKILL after a random delay, reruns it, runs `memory lint --fix`,
 # and checks the store against its model: every memory live with its text or in .archive/ with
 # a record of ARCHIVE.log that names it (same content hash), the rerun succeeded, and lint
-# reports nothing left by the crash.
+# reports nothing left by the crash. Sync and an automatic compaction, which need a git remote
+# and a fake model, are killed by their Go tests (internal/cli kill_test.go), run here with
+# the same number of rounds.
 #
 #   sh internal/bench/crash.sh [ROUNDS]        (default 20 rounds per command)
 #
@@ -75,5 +77,10 @@ run "dream" "$bin" memory dream --memory-dir "$work/mem"
 run "forget --archive" "$bin" memory forget --archive "fact 2" --memory-dir "$work/mem"
 run "restore --last-dream" "$bin" memory restore --last-dream --memory-dir "$work/mem"
 changing=tabs-1.md run "memory add" "$bin" memory add --memory-dir "$work/mem" --name "tabs 1" --type project --description changed --body "a new text"
+if STRATA_KILL_ROUNDS=$rounds go test -count=1 -run 'TestSyncKilled|TestCompactKilled' -v ./internal/cli >"$work/gotest" 2>&1; then
+	grep 'rounds' "$work/gotest"
+else
+	cat "$work/gotest"; fail=1
+fi
 [ "$fail" = 0 ] && echo "crash loop: every check passed"
 exit "$fail"
