@@ -31,7 +31,6 @@ func TestImports(t *testing.T) {
 		"import:include:repo/docs/a.md",
 		"import:include:repo/docs/sub/c.md",
 		"import:include:repo/docs/b.md",
-		"import:include:repo/home.md",
 	}
 	if diff := cmp.Diff(want, f.rel(s.Sources())); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -48,6 +47,7 @@ func TestImports(t *testing.T) {
 		{SeverityError, "@missing.md: no such file"},
 		{SeverityInfo, "@docs/b.md: "},
 		{SeverityError, "@/etc/hostname: refused"},
+		{SeverityError, "@home.md: refused"}, // a link out of the working directory, to STRATA_HOME
 	} {
 		if !hasDiag(ds, w.sev, "repo/CLAUDE.md", w.msg) {
 			t.Errorf("missing %s %q in %q", w.sev, w.msg, f.diags(ds))
@@ -161,5 +161,35 @@ func TestUserInstructionsImportFromHome(t *testing.T) {
 	}
 	if strings.Contains(got, "other.md") || !hasDiag(s.Diagnostics(), SeverityError, "repo/CLAUDE.md", "@~/notes/other.md: refused") {
 		t.Errorf("the project's import of a home file must be refused: %s\n%q", got, f.diags(s.Diagnostics()))
+	}
+}
+
+// A project's imports stay inside the working directory, as Claude Code keeps them until an
+// import is approved: from a parent's CLAUDE.md too.
+func TestImportsStayInsideTheCwd(t *testing.T) {
+	files := map[string]string{
+		"repo/CLAUDE.md":     "root @docs/x.md\n",
+		"repo/docs/x.md":     "x\n",
+		"repo/sub/CLAUDE.md": "sub @../docs/y.md @z.md\n",
+		"repo/docs/y.md":     "y\n",
+		"repo/sub/z.md":      "z\n",
+	}
+	f := newFixture(t, files)
+	s := f.load("repo/sub")
+	want := []string{"project:session_start:repo/CLAUDE.md", "project:session_start:repo/sub/CLAUDE.md", "import:include:repo/sub/z.md"}
+	if diff := cmp.Diff(want, f.rel(s.Sources())); diff != "" {
+		t.Errorf("from repo/sub (-want +got):\n%s", diff)
+	}
+	if !hasDiag(s.Diagnostics(), SeverityError, "repo/CLAUDE.md", "outside the working directory") {
+		t.Errorf("no refusal of the parent's import: %q", f.diags(s.Diagnostics()))
+	}
+	s = f.load("repo")
+	if got := strings.Join(f.rel(s.Sources()), " "); !strings.Contains(got, "import:include:repo/docs/x.md") {
+		t.Errorf("from repo the same import loads: %s", got)
+	}
+	f.opts.ApprovedImports = []string{filepath.Join(f.dir, "repo/docs")}
+	s = f.load("repo/sub")
+	if got := strings.Join(f.rel(s.Sources()), " "); !strings.Contains(got, "repo/docs/x.md") || !strings.Contains(got, "repo/docs/y.md") {
+		t.Errorf("approved, both load: %s", got)
 	}
 }

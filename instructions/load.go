@@ -31,7 +31,6 @@ type Set struct {
 	max      int64
 	cwd      string   // working directory, symlinks resolved
 	root     string   // project root, symlinks resolved
-	allowed  []string // directories imports may read without approval (resolved)
 	home     string   // STRATA_HOME, resolved on first need (realHome)
 	homeDone bool     // home is resolved
 	names    []string // instruction file names per directory, without CLAUDE.local.md
@@ -428,28 +427,6 @@ func (s *Set) addf(path string, line int, sev Severity, format string, args ...a
 	s.diags = append(s.diags, Diagnostic{Path: path, Line: line, Severity: sev, Message: fmt.Sprintf(format, args...)})
 }
 
-// inside reports whether a resolved path is under the project root, STRATA_HOME or the managed dir.
-func (s *Set) inside(real string) bool {
-	if within(real, s.root) {
-		return true
-	}
-	if s.allowed == nil { // resolved on first need: most imports are inside the root
-		s.allowed = []string{s.root}
-		if h := s.realHome(); h != "" {
-			s.allowed = append(s.allowed, h)
-		}
-		if d := s.env.ManagedDir; d != "" {
-			s.allowed = append(s.allowed, filepath.Clean(resolveAllowed(d)))
-		}
-	}
-	for _, d := range s.allowed {
-		if within(real, d) {
-			return true
-		}
-	}
-	return false
-}
-
 // ownChain reports whether an import chain starts in the user's or the managed instructions
 // (STRATA_HOME, the managed dir): their author may import from anywhere, as in Claude Code,
 // where a user's CLAUDE.md imports @~/notes/x.md.
@@ -526,7 +503,7 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	// reading tells what it is (see handle.load).
 	ext := strings.ToLower(extension(abs))
 	homeWhy := s.homeImportRefusal(abs, real)
-	outside := !s.inside(real) && !s.approved(abs, real) && !s.ownChain(chain)
+	outside := !s.ownChain(chain) && !within(real, s.cwd) && !s.approved(abs, real)
 	refused := depth+1 > MaxImportDepth || outside || homeWhy != "" || binaryExt(ext) || s.excluded(abs) != ""
 	if refused {
 		err = h.stat()
@@ -574,7 +551,7 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 		return fail(SeverityError, "%s", homeWhy)
 	}
 	if outside {
-		return fail(SeverityError, "refused: %s is outside the project root (%s) and STRATA_HOME; to allow it, add it to approvedExternalImports in your user settings ($STRATA_HOME/settings.json: a project's settings may not approve imports)", real, s.root)
+		return fail(SeverityError, "refused: %s is outside the working directory (%s), where Claude Code too drops an import until it is approved; to allow it, add it to approvedExternalImports in your user settings ($STRATA_HOME/settings.json: a project's settings may not approve imports)", real, s.cwd)
 	}
 	if binaryExt(ext) {
 		return fail(SeverityError, "%s is not a text file (.%s); only text files can be imported", abs, ext)

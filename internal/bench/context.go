@@ -62,7 +62,8 @@ func Context(ctx context.Context, runs int) (ContextReport, error) {
 	}
 	opts := instructions.Options{Env: config.Env{Home: filepath.Join(dir, "home", ".strata"),
 		ManagedDir: filepath.Join(dir, "managed"), UserHome: filepath.Join(dir, "home")},
-		ScanSecrets: workspace.ScanSecrets} // a session scans every piece for secrets
+		ScanSecrets:     workspace.ScanSecrets, // a session scans every piece for secrets
+		ApprovedImports: []string{l.Root}}      // the parents' fragments lie outside the cwd: approved, as a user would
 	var set *instructions.Set
 	for range 50 {
 		if set, err = instructions.Load(ctx, l.Cwd, opts); err != nil {

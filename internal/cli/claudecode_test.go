@@ -42,6 +42,9 @@ func TestClaudeCodeParity(t *testing.T) {
 		{"imports stop after 4 hops", map[string]string{
 			"proj/CLAUDE.md": "top @f1.md\n", "proj/f1.md": "1 @f2.md\n", "proj/f2.md": "2 @f3.md\n", "proj/f3.md": "3 @f4.md\n",
 			"proj/f4.md": "4 @f5.md\n", "proj/f5.md": "5\n"}, "proj"},
+		{"a project's imports stay inside the cwd, home included", map[string]string{
+			"proj/CLAUDE.md": "root @docs/x.md @~/.claude/mine.md\n", "proj/docs/x.md": "x\n", "home/.claude/mine.md": "mine\n",
+			"proj/sub/CLAUDE.md": "sub @../docs/y.md @z.md\n", "proj/docs/y.md": "y\n", "proj/sub/z.md": "z\n"}, "proj/sub"},
 		{"nested CLAUDE.md files from the root down; 中文 names", map[string]string{
 			"proj/CLAUDE.md": "root\n", "proj/a/CLAUDE.md": "a\n", "proj/a/b/CLAUDE.md": "b\n", "proj/a/b/c/CLAUDE.md": "below the cwd\n",
 			"proj/a/b/规则.md": "rule\n", "proj/a/CLAUDE.local.md": "a local\n"}, "proj/a/b"},
