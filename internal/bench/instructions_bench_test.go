@@ -20,7 +20,8 @@ func repoSetup(b *testing.B) (synth.RepoLayout, instructions.Options) {
 		b.Fatal(err)
 	}
 	opts := instructions.Options{Env: config.Env{Home: filepath.Join(dir, "home", ".strata"), ManagedDir: filepath.Join(dir, "managed"), UserHome: filepath.Join(dir, "home")},
-		ScanSecrets: workspace.ScanSecrets} // a session scans every piece for secrets
+		ScanSecrets:     workspace.ScanSecrets, // a session scans every piece for secrets
+		ApprovedImports: []string{l.Root}}      // the parents' fragments lie outside the cwd
 	return l, opts
 }
 

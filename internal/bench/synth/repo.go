@@ -19,7 +19,8 @@ type RepoLayout struct {
 // Repo builds, under dir, the repository used by "strata bench context" and the instruction
 // loader's Go benchmarks: an 8-level directory chain with a CLAUDE.md at each level, each
 // importing a 2 KB fragment next to it, plus 2,000 sibling directories with no instruction file
-// (a loader that scans directories it does not need pays for them).
+// (a loader that scans directories it does not need pays for them). The parents' fragments lie
+// outside the working directory: a loader approves Root to read them (approvedExternalImports).
 func Repo(dir string) (RepoLayout, error) {
 	l := RepoLayout{Root: filepath.Join(dir, "repo"), Levels: 8, Siblings: 2000}
 	if err := os.MkdirAll(filepath.Join(l.Root, ".git"), 0o700); err != nil {
