@@ -282,7 +282,7 @@ func walkTree(ctx context.Context, opts Options) *projectTree {
 			return nil
 		}
 		if d.IsDir() {
-			if path != opts.Root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "vendor") {
+			if path != opts.Root && skippedDir(d.Name()) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -311,6 +311,12 @@ func (t *projectTree) has(p string) bool {
 		}
 	}
 	return false
+}
+
+// skippedDir reports whether a project walk leaves out a directory: hidden ones, node_modules
+// and vendor (what the project did not write).
+func skippedDir(name string) bool {
+	return strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor"
 }
 
 // symbolName is the identifier looked for: the last component, without "()".
@@ -363,7 +369,7 @@ func scanSymbols(ctx context.Context, opts Options, wanted map[string]bool) (sca
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path != opts.Root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
+			if path != opts.Root && skippedDir(name) {
 				return filepath.SkipDir
 			}
 			res.dirs[name] = true

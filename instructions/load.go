@@ -696,32 +696,29 @@ func (s *Set) touch(ctx context.Context, path string) []Source {
 // whether it was), less its frontmatter and block comments (indexText); diags are kept with the set's own. Calling it
 // again replaces the previous index, and the mounted stores' (AddStoreIndex) with it.
 func (s *Set) AddAutomem(path, text string, truncated bool, diags ...Diagnostic) {
-	text = indexText(text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	text = s.indexText(path, text)
 	s.automem = []Source{{Path: path, Layer: LayerAutomem, Reason: ReasonSessionStart, Bytes: len(text),
 		Tokens: tokens.Estimate(text), Truncated: truncated, Text: text}}
 	s.diags = append(s.diags, diags...)
 }
 
 // indexText is a memory index as the model gets it, as Claude Code sends it: without its
-// frontmatter and block-level HTML comments.
-func indexText(text string) string {
-	if strings.HasPrefix(text, "---") {
-		if doc, err := frontmatter.Parse([]byte(text)); err == nil && doc.Present {
-			text = doc.Body
-		}
-	}
-	return StripComments(text)
+// frontmatter (read as every instruction file's, a malformed block reported) and block-level
+// HTML comments. The caller holds s.mu.
+func (s *Set) indexText(path, text string) string {
+	body, _ := s.body(path, text)
+	return StripComments(body)
 }
 
 // AddStoreIndex adds the index of a mounted memory store after the auto-memory index, as
 // another automem piece whose Store names the store (Render says it; strata context shows
 // it). The caller has cut text to the store's share of the one index budget.
 func (s *Set) AddStoreIndex(store, path, text string, truncated bool, diags ...Diagnostic) {
-	text = indexText(text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	text = s.indexText(path, text)
 	s.automem = append(s.automem, Source{Path: path, Layer: LayerAutomem, Reason: ReasonSessionStart, Bytes: len(text),
 		Tokens: tokens.Estimate(text), Truncated: truncated, Text: text, Store: store})
 	s.diags = append(s.diags, diags...)

@@ -222,6 +222,11 @@ func TestAutomemLosesFrontmatterAndComments(t *testing.T) {
 	if got, want := srcs[len(srcs)-1].Text, "- [Tabs](tabs.md) — tabs\n  <!-- in the item -->\n"; got != want {
 		t.Errorf("index text %q, want %q", got, want)
 	}
+	// A malformed block is reported with the index's path, as an instruction file's is.
+	s.AddAutomem("MEMORY.md", "---\nkey: [unclosed\n---\n- [Tabs](tabs.md) — tabs\n", false)
+	if !hasDiag(s.Diagnostics(), SeverityError, "MEMORY.md", "") {
+		t.Errorf("malformed frontmatter of the index not reported: %q", f.diags(s.Diagnostics()))
+	}
 }
 
 func TestAutomem(t *testing.T) {
