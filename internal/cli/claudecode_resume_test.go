@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/llm/llmtest"
 )
 
@@ -254,4 +255,77 @@ func headLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// TestClaudeCodeMemoryIndexParity: the memory index the model is given, by Claude Code (its
+// first request) and by strata (strata context), for an index over the line limit with
+// frontmatter and a comment (stripped before the limit counts) and for a store without
+// MEMORY.md (an index built from the topic files).
+func TestClaudeCodeMemoryIndexParity(t *testing.T) {
+	long := []string{"---", "name: index", "---", "<!-- kept out of the model's view -->", "# 索引", ""}
+	for i := range 230 {
+		long = append(long, fmt.Sprintf("- [note %d](note%d.md) — about topic %d", i, i, i))
+	}
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+	}{
+		{"over the limit, frontmatter and a comment", map[string]string{"MEMORY.md": strings.Join(long, "\n") + "\n"}},
+		{"no MEMORY.md", map[string]string{
+			"user_prefs.md": "---\nname: prefs\ndescription: how the user likes answers\ntype: user\n---\nShort answers.\n",
+			"测试.md":         "---\nname: 测试\ndescription: 测试 notes\ntype: project\n---\nRun the tests twice.\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCCResume(t)
+			memDir := filepath.Join(c.home, ".claude", "projects", config.Slug(c.proj), "memory")
+			if err := os.MkdirAll(memDir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			for name, text := range tc.files {
+				if err := os.WriteFile(filepath.Join(memDir, name), []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.run(true, "-p", "hello")
+			theirs, theirCut := indexSection(t, requestUserText(c.request("hello").JSON), "Contents of "+filepath.Join(memDir, "MEMORY.md")+" (", "</system-reminder>")
+			ours, ourCut := indexSection(t, c.run(false, "context"), `<instructions path="`+filepath.Join(memDir, "MEMORY.md")+`"`, "</instructions>")
+			if diff := cmp.Diff(theirs, ours); diff != "" {
+				t.Errorf("index text, Claude Code (-) and strata (+):\n%s", diff)
+			}
+			if len(theirs) == 0 || (tc.files["MEMORY.md"] != "") != (theirCut != "") {
+				t.Errorf("Claude Code sent %d index lines, cut %q", len(theirs), theirCut)
+			}
+			if theirCut != ourCut {
+				t.Errorf("the cut, Claude Code %q, strata %q", theirCut, ourCut)
+			}
+		})
+	}
+}
+
+var cutSays = regexp.MustCompile(`(\d+) of (\d+) lines .*?line (\d+) \(`)
+
+// indexSection returns the lines of the section of text that starts with the line holding
+// head and ends at end, without its heading, its warning and blank lines; and the warning's
+// figures (lines left out, of how many, first line cut).
+func indexSection(t *testing.T, text, head, end string) (lines []string, cut string) {
+	t.Helper()
+	i := strings.Index(text, head)
+	if i < 0 {
+		t.Fatalf("no %q in:\n%s", head, text)
+	}
+	body := text[i:]
+	if j := strings.Index(body, end); j >= 0 {
+		body = body[:j]
+	}
+	for _, l := range strings.Split(body, "\n")[1:] {
+		switch {
+		case strings.HasPrefix(l, "> WARNING"):
+			if m := cutSays.FindStringSubmatch(l); m != nil {
+				cut = strings.Join(m[1:], " ")
+			}
+		case strings.TrimSpace(l) != "":
+			lines = append(lines, l)
+		}
+	}
+	return lines, cut
 }
