@@ -108,7 +108,7 @@ func Stat(path string) (Info, error) {
 			}
 		}
 	}
-	info.Title = Shorten(Title(custom, ai, summary, info.FirstPrompt), maxTitle)
+	info.Title = Title(custom, ai, summary, info.FirstPrompt)
 	return info, nil
 }
 

@@ -13,17 +13,21 @@ import (
 // entry of the file (a summary of another session, as a resumed 1.x session starts with, is not
 // this one's), else the first real prompt (see Session.FirstPrompt). Listing (Info.Title),
 // show, export, chat's /resume and the MCP session_search all call it.
+// The title is on one line (runs of spaces and newlines become one space) and cut to maxTitle.
 func Title(customTitle, aiTitle, summary, firstPrompt string) string {
 	for _, s := range []string{customTitle, aiTitle, summary, firstPrompt} {
 		if strings.TrimSpace(s) != "" {
-			return s
+			return titleText(s)
 		}
 	}
 	return ""
 }
 
-// maxTitle is how long a prompt taken as a title may be, in UTF-16 code units as Claude Code
-// counts (200), before it is cut and ends in "…".
+// titleText is s as a title: on one line, cut to maxTitle.
+func titleText(s string) string { return cutTitle(strings.Join(strings.Fields(s), " ")) }
+
+// maxTitle is how long a title may be, in UTF-16 code units as Claude Code counts (200), before
+// it is cut and ends in "…" (measured in 2.1.328's resume list: 200 characters, then "…").
 const maxTitle = 200
 
 // builtinCommands are Claude Code's built-in slash commands (2.1). A session opened with one of
@@ -102,17 +106,17 @@ func (p *promptScan) text(t string) bool {
 			}
 			return false
 		}
-		p.prompt = cutTitle(name + " " + args)
+		p.prompt = titleText(name + " " + args)
 		return true
 	}
 	if in, ok := tagText(t, "bash-input"); ok {
-		p.prompt = cutTitle("! " + in)
+		p.prompt = titleText("! " + in)
 		return true
 	}
 	if opensWithTag(t) || strings.HasPrefix(t, "[Request interrupted by user") || strings.HasPrefix(t, "Caveat:") {
 		return false
 	}
-	p.prompt = cutTitle(t)
+	p.prompt = titleText(t)
 	return true
 }
 
