@@ -108,7 +108,11 @@ func Stat(path string) (Info, error) {
 			}
 		}
 	}
-	info.Title = Title(custom, ai, summary, info.FirstPrompt)
+	latest := ""
+	if len(st.sums) > 0 {
+		latest = st.sums[0].summary
+	}
+	info.Title = Title(custom, ai, summary, info.FirstPrompt, latest)
 	return info, nil
 }
 
