@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -548,7 +547,7 @@ func memoryEdit(c *cobra.Command, app *App, s *memdir.Store, name string) error 
 		} else if err != nil {
 			return err
 		}
-		broken := brokenHeader(m, data)
+		broken := memdir.EditProblems(m, data)
 		if len(broken) == 0 {
 			break
 		}
@@ -586,27 +585,6 @@ func memoryEdit(c *cobra.Command, app *App, s *memdir.Store, name string) error 
 		return &ExitError{Code: ExitFailure}
 	}
 	return nil
-}
-
-// brokenHeader returns what is wrong with the header of an edited memory: frontmatter that does
-// not parse, or a name, description or type the memory had and the edit lost.
-func brokenHeader(was memdir.Memory, data []byte) []memdir.Diagnostic {
-	m, diags := memdir.ParseFile(was.Path, was.File, data)
-	var out []memdir.Diagnostic
-	for _, d := range diags {
-		if d.Severity == memdir.SevError {
-			out = append(out, d)
-		}
-	}
-	lost := func(key, had, has string) {
-		if had != "" && has == "" {
-			out = append(out, memdir.Diagnostic{Path: was.Path, Line: 1, Severity: memdir.SevError,
-				Message: "the frontmatter lost its " + key + " (it was " + strconv.Quote(had) + ")"})
-		}
-	}
-	lost("description", was.Description, m.Description)
-	lost("type", string(was.Type), string(m.Type))
-	return out
 }
 
 // keepEdit writes a refused edit of file to a new file in the temp dir and returns its path.
