@@ -93,6 +93,7 @@ func topLevelCommands() []topLevel {
 		{"lint", newLintCmd},
 		{"mcp", newMCPCmd},
 		{"run", func(app *App) *cobra.Command { return newRunCmd(app, nil) }},
+		{"ui", newUICmd},
 		{"version", newVersionCmd},
 	}
 }

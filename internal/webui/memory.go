@@ -1,0 +1,267 @@
+package webui
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/internal/fsutil"
+	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/workspace"
+)
+
+// pageSize is how many memories or sessions one page lists.
+const pageSize = 100
+
+// memView is one memory in a list.
+type memView struct {
+	Store       string // the store's name (config.ProjectStore for the project's own)
+	File        string
+	Name        string
+	Type        string
+	Description string
+	Modified    time.Time
+	Score       string // a search's score; "" in the plain list
+}
+
+// storeView is one store in the memory page's header.
+type storeView struct {
+	workspace.NamedStore
+	Count int
+}
+
+// archiveView is one restorable record of a store's archive.
+type archiveView struct {
+	Store string
+	Key   string
+	memdir.ArchiveRecord
+}
+
+type memoryData struct {
+	Now      time.Time
+	Query    string
+	Stores   []storeView
+	Memories []memView
+	Total    int
+	Page     pager
+	Archive  []archiveView
+	Problems []string
+}
+
+// pager is the position in a paged list.
+type pager struct {
+	Page, Pages int
+	Prev, Next  string // links, "" at the ends
+}
+
+func newPager(r *http.Request, total int) (p pager, lo, hi int) {
+	p.Pages = max(1, (total+pageSize-1)/pageSize)
+	p.Page, _ = strconv.Atoi(r.URL.Query().Get("page"))
+	p.Page = min(max(p.Page, 1), p.Pages)
+	link := func(n int) string {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(n))
+		return r.URL.Path + "?" + q.Encode()
+	}
+	if p.Page > 1 {
+		p.Prev = link(p.Page - 1)
+	}
+	if p.Page < p.Pages {
+		p.Next = link(p.Page + 1)
+	}
+	lo = (p.Page - 1) * pageSize
+	return p, lo, min(lo+pageSize, total)
+}
+
+// memoryData gathers the memory page: the stores, the memories of the query (all of them,
+// newest first, when the query is empty; else the ranker's best) and the archives.
+func (s *Server) memoryData(r *http.Request) (memoryData, error) {
+	d := memoryData{Now: s.ws.Now(), Query: strings.TrimSpace(r.URL.Query().Get("q"))}
+	rc, err := s.recaller(r.Context())
+	if err != nil {
+		return d, err
+	}
+	all, err := s.ws.Stores()
+	if err != nil {
+		return d, err
+	}
+	mounts := rc.Stores()
+	label := func(name string) string { return cmp.Or(name, config.ProjectStore) }
+	counts := map[string]int{}
+	var mems []memView
+	for _, m := range mounts {
+		ms := m.Ranker.Index().Memories()
+		counts[label(m.Name)] = len(ms)
+		if d.Query != "" {
+			continue
+		}
+		for _, mm := range ms {
+			mems = append(mems, memView{Store: label(m.Name), File: mm.File, Name: mm.Name, Type: string(mm.Type),
+				Description: mm.Description, Modified: mm.ModTime})
+		}
+	}
+	if d.Query != "" {
+		for _, h := range rc.Search(d.Query, 50) {
+			mm := h.Memory
+			mems = append(mems, memView{Store: label(mounts[h.List].Name), File: mm.File, Name: mm.Name, Type: string(mm.Type),
+				Description: mm.Description, Modified: mm.ModTime, Score: fmt.Sprintf("%.3f", h.Score)})
+		}
+	} else {
+		slices.SortFunc(mems, func(a, b memView) int {
+			return cmp.Or(b.Modified.Compare(a.Modified), strings.Compare(a.File, b.File))
+		})
+	}
+	for _, ns := range all {
+		d.Stores = append(d.Stores, storeView{ns, counts[ns.Name]})
+		if ns.Missing || !ns.Writable {
+			continue
+		}
+		recs, err := memdir.ReadArchiveLog(ns.Dir)
+		if err != nil {
+			d.Problems = append(d.Problems, err.Error())
+			continue
+		}
+		open := memdir.Restorable(recs)
+		for i := len(open) - 1; i >= 0 && len(open)-i <= 50; i-- {
+			d.Archive = append(d.Archive, archiveView{ns.Name, recordKey(open[i]), open[i]})
+		}
+	}
+	d.Total = len(mems)
+	var lo, hi int
+	d.Page, lo, hi = newPager(r, len(mems))
+	d.Memories = mems[lo:hi]
+	return d, nil
+}
+
+func (s *Server) memoryPage(w http.ResponseWriter, r *http.Request) {
+	d, err := s.memoryData(r)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	s.render(w, "memory", "Memory", d)
+}
+
+// memorySearch serves the list alone, for search as you type.
+func (s *Server) memorySearch(w http.ResponseWriter, r *http.Request) {
+	d, err := s.memoryData(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := s.pages["memory"].ExecuteTemplate(w, "memlist", d); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+}
+
+// recordKey names an archive record in a form: its time, action and file.
+func recordKey(r memdir.ArchiveRecord) string {
+	return r.Time.UTC().Format(time.RFC3339Nano) + "|" + r.Action + "|" + r.File
+}
+
+type editData struct {
+	Store, File, Path string
+	Text              string
+	Base              string // ContentHash of Text: the edit is refused if the file changed since
+	Writable          bool
+	Problems          []string
+	Saved             string
+}
+
+// memoryFile reads the memory file of a request's store and file, through an os.Root of the
+// store's directory: no name leaves it.
+func (s *Server) memoryFile(store, file string) (workspace.NamedStore, []byte, error) {
+	ns, err := s.ws.NamedStore(store)
+	if err != nil {
+		return ns, nil, err
+	}
+	if !memdir.IsTopicFile(file) {
+		return ns, nil, fmt.Errorf("%q is not a memory file", file)
+	}
+	root, err := os.OpenRoot(ns.Dir)
+	if err != nil {
+		return ns, nil, err
+	}
+	defer root.Close()
+	data, err := fsutil.ReadRegularIn(root, filepath.FromSlash(file), memdir.MaxWholeRead)
+	return ns, data, err
+}
+
+func (s *Server) memoryEditPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	ns, data, err := s.memoryFile(q.Get("store"), q.Get("file"))
+	if err != nil {
+		s.fail(w, http.StatusNotFound, err)
+		return
+	}
+	s.render(w, "edit", q.Get("file"), editData{Store: ns.Name, File: q.Get("file"), Path: ns.Dir, Text: string(data),
+		Base: memdir.ContentHash(data), Writable: ns.Writable && !ns.Missing, Saved: q.Get("saved")})
+}
+
+// memorySave writes an edit through memdir's Edit: the checks of strata memory edit, under
+// the store's lock, refused when the file changed since the page was loaded.
+func (s *Server) memorySave(w http.ResponseWriter, r *http.Request) {
+	store, file := r.PostFormValue("store"), r.PostFormValue("file")
+	text := strings.ReplaceAll(r.PostFormValue("text"), "\r\n", "\n") // browsers send CRLF
+	ns, err := s.ws.WritableStore(store)
+	if err != nil {
+		s.fail(w, http.StatusForbidden, err)
+		return
+	}
+	changed, err := ns.Store.Edit(r.Context(), file, []byte(text), r.PostFormValue("base"))
+	if err != nil {
+		d := editData{Store: ns.Name, File: file, Path: ns.Dir, Text: text, Base: r.PostFormValue("base"), Writable: true}
+		var ee *memdir.EditError
+		if errors.As(err, &ee) {
+			for _, p := range ee.Problems {
+				d.Problems = append(d.Problems, p.String())
+			}
+		} else {
+			d.Problems = []string{err.Error()}
+		}
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		s.render(w, "edit", file, d)
+		return
+	}
+	saved := "saved"
+	if changed {
+		saved = "saved; index line updated"
+	}
+	http.Redirect(w, r, "/memory/edit?"+url.Values{"store": {ns.Name}, "file": {file}, "saved": {saved}}.Encode(), http.StatusSeeOther)
+}
+
+// memoryRestore puts one archived record back with memdir's Restore, as strata memory restore.
+func (s *Server) memoryRestore(w http.ResponseWriter, r *http.Request) {
+	ns, err := s.ws.WritableStore(r.PostFormValue("store"))
+	if err != nil {
+		s.fail(w, http.StatusForbidden, err)
+		return
+	}
+	recs, err := memdir.ReadArchiveLog(ns.Dir)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	key := r.PostFormValue("key")
+	for _, rec := range memdir.Restorable(recs) {
+		if recordKey(rec) == key {
+			if err := ns.Store.Restore(r.Context(), rec, s.ws.Now()); err != nil {
+				s.fail(w, http.StatusConflict, err)
+				return
+			}
+			http.Redirect(w, r, "/", http.StatusSeeOther)
+			return
+		}
+	}
+	s.fail(w, http.StatusNotFound, fmt.Errorf("%q is not in the archive of %s (restored already?)", key, ns.Dir))
+}

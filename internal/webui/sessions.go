@@ -1,0 +1,197 @@
+package webui
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/transcript"
+)
+
+type sessionsData struct {
+	Now      time.Time
+	Query    string
+	Sessions []transcript.Info
+	Total    int
+	Page     pager
+	Hits     []transcript.Hit
+	Problems []string
+}
+
+// listSessions lists the project's sessions (strata's and Claude Code's share the layout),
+// newest first. Files that cannot be read are reported, the rest listed.
+func (s *Server) listSessions(r *http.Request) ([]transcript.Info, []string, error) {
+	infos, err := transcript.List(r.Context(), s.ws.TranscriptDir(), transcript.ListOptions{Index: s.opts.SessionIndex})
+	var problems []string
+	if err != nil {
+		if infos == nil {
+			return nil, nil, err
+		}
+		problems = append(problems, err.Error())
+	}
+	return infos, problems, nil
+}
+
+func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
+	d := sessionsData{Now: s.ws.Now(), Query: strings.TrimSpace(r.URL.Query().Get("q"))}
+	infos, problems, err := s.listSessions(r)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	d.Problems = problems
+	if d.Query != "" {
+		paths := make([]string, len(infos))
+		for i, in := range infos {
+			paths[i] = in.Path
+		}
+		if paths, err = transcript.WithSubagents(paths); err != nil {
+			d.Problems = append(d.Problems, err.Error())
+		}
+		if d.Hits, err = transcript.Search(r.Context(), paths, d.Query, transcript.SearchOptions{Limit: 200, PerSession: 20}); err != nil {
+			d.Problems = append(d.Problems, err.Error())
+		}
+	}
+	d.Total = len(infos)
+	var lo, hi int
+	d.Page, lo, hi = newPager(r, len(infos))
+	d.Sessions = infos[lo:hi]
+	s.render(w, "sessions", "Sessions", d)
+}
+
+// turn is one entry of a conversation as the session page shows it.
+type turn struct {
+	Line      int
+	Role      string // user, assistant, summary, system, compacted
+	Meta      bool
+	Sidechain bool
+	Time      time.Time
+	Blocks    []block
+}
+
+// block is one content block: text shown, a tool call or result folded under its summary.
+type block struct {
+	Kind    string // text, thinking, tool, result, error, other
+	Summary string
+	Text    string
+}
+
+type sessionData struct {
+	ID, Title, Path, CWD string
+	Lines                int
+	Turns                []turn
+	Repairs              []string
+	Problems             []string
+	Resume               []string
+	Query                string
+}
+
+func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("id")
+	if id == "" {
+		s.fail(w, http.StatusBadRequest, errors.New("no session id"))
+		return
+	}
+	path, err := transcript.Find(s.ws.Env().ProjectsDir(), s.ws.TranscriptDir(), id)
+	if err != nil {
+		s.fail(w, http.StatusNotFound, err)
+		return
+	}
+	sess, err := transcript.Load(r.Context(), path, transcript.ReadOptions{Full: true})
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	d := sessionData{ID: sess.ID, Title: sess.Title(), Path: path, Lines: sess.File.Lines, Query: r.URL.Query().Get("q")}
+	if len(sess.Chain) > 0 {
+		d.CWD = sess.Chain[0].CWD
+	}
+	for _, p := range transcript.ProblemLines(sess.Problems, transcript.ShownProblems) {
+		d.Problems = append(d.Problems, p)
+	}
+	for _, f := range sess.RequestFixes() {
+		d.Repairs = append(d.Repairs, f.String())
+	}
+	d.Resume = []string{"strata chat --resume " + sess.ID}
+	if d.CWD != "" {
+		d.Resume = append(d.Resume, "cd "+shellQuote(d.CWD)+" && claude --resume "+sess.ID)
+	}
+	for _, e := range sess.Chain {
+		if t, ok := turnOf(e); ok {
+			d.Turns = append(d.Turns, t)
+		}
+	}
+	s.render(w, "session", "Session "+sess.ID, d)
+}
+
+// turnOf is e as the conversation shows it; ok is false for entries that are not part of what
+// was said (progress, attachments).
+func turnOf(e *transcript.Entry) (t turn, ok bool) {
+	t = turn{Line: e.Line, Role: e.Type, Meta: e.IsMeta, Sidechain: e.IsSidechain, Time: e.Timestamp}
+	switch {
+	case e.IsCompactBoundary():
+		t.Role = "compacted"
+		return t, true
+	case e.Type == transcript.TypeSystem:
+		var text string
+		if json.Unmarshal(e.Content, &text) != nil || text == "" {
+			return t, false
+		}
+		t.Blocks = []block{{Kind: "text", Text: text}}
+		return t, true
+	case e.Type != transcript.TypeUser && e.Type != transcript.TypeAssistant:
+		return t, false
+	}
+	m, ok, err := e.DecodeMessage()
+	if err != nil || !ok {
+		return t, false
+	}
+	if e.IsCompactSummary {
+		t.Role = "summary"
+	}
+	for _, b := range m.Content {
+		switch b.Type {
+		case conversation.Text:
+			if strings.TrimSpace(b.Text) != "" {
+				t.Blocks = append(t.Blocks, block{Kind: "text", Text: b.Text})
+			}
+		case conversation.Thinking:
+			t.Blocks = append(t.Blocks, block{Kind: "thinking", Summary: "thinking", Text: b.Thinking})
+		case conversation.ToolUse:
+			t.Blocks = append(t.Blocks, block{Kind: "tool", Summary: b.Name + " " + transcript.Shorten(string(b.Input), 100), Text: indentJSON(b.Input)})
+		case conversation.ToolResult:
+			text := conversation.Message{Content: b.Content}.TextOf()
+			kind := "result"
+			if b.IsError {
+				kind = "error"
+			}
+			t.Blocks = append(t.Blocks, block{Kind: kind, Summary: kind + ": " + transcript.Shorten(text, 100), Text: text})
+		default:
+			t.Blocks = append(t.Blocks, block{Kind: "other", Summary: string(b.Type)})
+		}
+	}
+	return t, len(t.Blocks) > 0
+}
+
+func indentJSON(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
