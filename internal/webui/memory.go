@@ -16,6 +16,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/workspace"
 )
 
@@ -86,7 +87,7 @@ func newPager(r *http.Request, total int) (p pager, lo, hi int) {
 // newest first, when the query is empty; else the ranker's best) and the archives.
 func (s *Server) memoryData(r *http.Request) (memoryData, error) {
 	d := memoryData{Now: s.ws.Now(), Query: strings.TrimSpace(r.URL.Query().Get("q"))}
-	rc, err := s.recaller(r.Context())
+	rc, listed, err := s.recaller(r.Context())
 	if err != nil {
 		return d, err
 	}
@@ -95,30 +96,18 @@ func (s *Server) memoryData(r *http.Request) (memoryData, error) {
 		return d, err
 	}
 	mounts := rc.Stores()
-	label := func(name string) string { return cmp.Or(name, config.ProjectStore) }
 	counts := map[string]int{}
-	var mems []memView
 	for _, m := range mounts {
-		ms := m.Ranker.Index().Memories()
-		counts[label(m.Name)] = len(ms)
-		if d.Query != "" {
-			continue
-		}
-		for _, mm := range ms {
-			mems = append(mems, memView{Store: label(m.Name), File: mm.File, Name: mm.Name, Type: string(mm.Type),
-				Description: mm.Description, Modified: mm.ModTime})
-		}
+		counts[storeName(m.Name)] = m.Ranker.Len()
 	}
+	mems := listed
 	if d.Query != "" {
+		mems = nil
 		for _, h := range rc.Search(d.Query, 50) {
 			mm := h.Memory
-			mems = append(mems, memView{Store: label(mounts[h.List].Name), File: mm.File, Name: mm.Name, Type: string(mm.Type),
+			mems = append(mems, memView{Store: storeName(mounts[h.List].Name), File: mm.File, Name: mm.Name, Type: string(mm.Type),
 				Description: mm.Description, Modified: mm.ModTime, Score: fmt.Sprintf("%.3f", h.Score)})
 		}
-	} else {
-		slices.SortFunc(mems, func(a, b memView) int {
-			return cmp.Or(b.Modified.Compare(a.Modified), strings.Compare(a.File, b.File))
-		})
 	}
 	for _, ns := range all {
 		d.Stores = append(d.Stores, storeView{ns, counts[ns.Name]})
@@ -162,6 +151,24 @@ func (s *Server) memorySearch(w http.ResponseWriter, r *http.Request) {
 	if err := s.pages["memory"].ExecuteTemplate(w, "memlist", d); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	}
+}
+
+// storeName is a recall mount's store name as the workspace names it.
+func storeName(mount string) string { return cmp.Or(mount, config.ProjectStore) }
+
+// newestFirst lists every memory of rc's stores, newest first.
+func newestFirst(rc *recall.Recaller) []memView {
+	var mems []memView
+	for _, m := range rc.Stores() {
+		for _, mm := range m.Ranker.Index().Memories() {
+			mems = append(mems, memView{Store: storeName(m.Name), File: mm.File, Name: mm.Name, Type: string(mm.Type),
+				Description: mm.Description, Modified: mm.ModTime})
+		}
+	}
+	slices.SortFunc(mems, func(a, b memView) int {
+		return cmp.Or(b.Modified.Compare(a.Modified), strings.Compare(a.File, b.File))
+	})
+	return mems
 }
 
 // recordKey names an archive record in a form: its time, action and file.
@@ -219,6 +226,7 @@ func (s *Server) memorySave(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	changed, err := ns.Store.Edit(r.Context(), file, []byte(text), r.PostFormValue("base"))
+	s.changed()
 	if err != nil {
 		d := editData{Store: ns.Name, File: file, Path: ns.Dir, Text: text, Base: r.PostFormValue("base"), Writable: true}
 		var ee *memdir.EditError
@@ -255,7 +263,9 @@ func (s *Server) memoryRestore(w http.ResponseWriter, r *http.Request) {
 	key := r.PostFormValue("key")
 	for _, rec := range memdir.Restorable(recs) {
 		if recordKey(rec) == key {
-			if err := ns.Store.Restore(r.Context(), rec, s.ws.Now()); err != nil {
+			err := ns.Store.Restore(r.Context(), rec, s.ws.Now())
+			s.changed()
+			if err != nil {
 				s.fail(w, http.StatusConflict, err)
 				return
 			}

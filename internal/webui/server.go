@@ -58,8 +58,10 @@ type Server struct {
 	origins  map[string]bool
 	pages    map[string]*template.Template
 	log      *slog.Logger
-	mu       sync.Mutex // guards rc
+	mu       sync.Mutex // guards rc and fresh
 	rc       *recall.Recaller
+	fresh    time.Time // when rc was last refreshed; zero after a write of ours
+	listed   []memView // every memory of rc, newest first, as of fresh
 	static   http.Handler
 	staticFS fs.FS
 }
@@ -135,7 +137,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h := w.Header()
 		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Referrer-Policy", "same-origin") // "no-referrer" would make Chromium send Origin: null on form posts
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Cache-Control", "no-store")
 		// DNS rebinding: a page of another site that resolves its name to 127.0.0.1 still
@@ -195,22 +197,39 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, t string) {
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
-// recaller returns the server's recaller, refreshed: the one ranker strata memory search and
-// recall use, its indexes kept warm between requests.
-func (s *Server) recaller(ctx context.Context) (*recall.Recaller, error) {
+// refreshEvery is how long the recall index is trusted before the stores are scanned again:
+// a scan stats every file (about 100 ms for 10,000 memories), too slow for every keystroke.
+// The server's own writes invalidate it at once.
+const refreshEvery = 2 * time.Second
+
+// recaller returns the server's recaller, refreshed at most refreshEvery ago: the one ranker
+// strata memory search and recall use, its indexes kept warm between requests.
+func (s *Server) recaller(ctx context.Context) (*recall.Recaller, []memView, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rc == nil {
 		rc, err := s.ws.Recaller(workspace.RecallOptions{NoStats: true})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		s.rc = rc
 	}
-	if _, err := s.rc.Refresh(ctx); err != nil {
-		return nil, err
+	if time.Since(s.fresh) < refreshEvery {
+		return s.rc, s.listed, nil
 	}
-	return s.rc, nil
+	if _, err := s.rc.Refresh(ctx); err != nil {
+		return nil, nil, err
+	}
+	s.fresh = time.Now()
+	s.listed = newestFirst(s.rc)
+	return s.rc, s.listed, nil
+}
+
+// changed marks the recall index stale after a write of ours.
+func (s *Server) changed() {
+	s.mu.Lock()
+	s.fresh = time.Time{}
+	s.mu.Unlock()
 }
 
 // page is what every page's layout shows besides its own data.

@@ -332,7 +332,7 @@ func TestSessions(t *testing.T) {
 		t.Fatalf("sessions page: %d\n%s", code, body)
 	}
 	_, body = f.get(t, "/sessions?q=RACE+with+the+ticker")
-	if !strings.Contains(body, "1 messages contain") || !strings.Contains(body, "#L4") {
+	if !strings.Contains(body, "1 message contains") || !strings.Contains(body, "#L4") {
 		t.Fatalf("search did not find the answer on line 4:\n%s", body)
 	}
 	code, body = f.get(t, "/session?id="+sessionID[:8])

@@ -1,0 +1,158 @@
+package webui
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/strata-mem/strata/internal/sharedtest"
+)
+
+// chromium returns the headless browser to drive: $STRATA_CHROMIUM, else Debian's chromium
+// (or a Chrome) on PATH; it skips the test when there is none.
+func chromium(t *testing.T) string {
+	if p := os.Getenv("STRATA_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no chromium on PATH (apt-get install chromium, or set STRATA_CHROMIUM): the browser test needs one")
+	return ""
+}
+
+// TestBrowser drives the pages in headless Chromium as a user would: open the tokened URL,
+// search a memory as you type, edit it, find a message across sessions and open it; the store
+// passes memory lint afterwards. With STRATA_SCREENSHOTS=dir (relative to the repository
+// root) it saves a screenshot of each page there.
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	bin := chromium(t)
+	f := newFixture(t, 40)
+	shots := os.Getenv("STRATA_SCREENSHOTS")
+	if shots != "" && !filepath.IsAbs(shots) {
+		shots = filepath.Join(sharedtest.Root(t), shots)
+	}
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelT()
+
+	// The first Run starts the browser, which lives as long as that call's context.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, steps...); err != nil {
+			page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
+			t.Fatalf("%s: %v; the page:\n%s", what, err, page)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Text(sel))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return v
+	}
+	shot := func(name string) {
+		t.Helper()
+		if shots == "" {
+			return
+		}
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The tokened URL sets the cookie and lands on the memory page without the token.
+	do("open the URL", chromedp.Navigate(f.srv.URL()), chromedp.WaitVisible("#q"))
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	must(t, err)
+	if count := text("#count"); strings.Contains(loc, "token") || !strings.Contains(count, "42 memories") {
+		t.Fatalf("after opening the URL: at %s, count %q", loc, count)
+	}
+	shot("ui-memory")
+
+	// Search as you type: the list is replaced without a page load.
+	do("search", chromedp.SendKeys("#q", "deploying to staging"),
+		chromedp.Poll[chromedp.Void](`document.getElementById("count").textContent.includes("for “deploying to staging”")`))
+	if first := text("#results a.mem"); first != "deploy-steps" {
+		t.Fatalf("first hit = %q, want deploy-steps", first)
+	}
+	shot("ui-search")
+
+	// Edit it: the textarea is posted with the CSRF token, the file and its index line change.
+	do("open the memory", chromedp.Click("#results a.mem"), chromedp.WaitVisible("#text"))
+	was, err := chromedp.Run(ctx, chromedp.Value("#text"))
+	must(t, err)
+	edited := strings.Replace(was, "how to deploy the API to staging", "how to deploy the API to staging (make deploy)", 1)
+	if edited == was {
+		t.Fatalf("the editor does not hold the memory's text:\n%s", was)
+	}
+	do("save", chromedp.SetValue("#text", edited), chromedp.Click("#save"), chromedp.WaitVisible("#saved"))
+	if saved := text("#saved"); !strings.Contains(saved, "index line updated") {
+		t.Fatalf("after saving: %q", saved)
+	}
+	shot("ui-edit")
+	data, err := os.ReadFile(filepath.Join(f.store.Dir(), "deploy-steps.md"))
+	must(t, err)
+	idx, err := os.ReadFile(f.store.IndexPath())
+	must(t, err)
+	if !strings.Contains(string(data), "(make deploy)") || !strings.Contains(string(idx), "(make deploy)") {
+		t.Fatalf("the edit did not reach the store:\n%s\n%s", data, idx)
+	}
+
+	// Find a message across sessions, open the session at it.
+	do("search sessions", chromedp.Navigate(f.base+"/sessions"), chromedp.WaitVisible("#sq"),
+		chromedp.SendKeys("#sq", "ticker\n"), chromedp.WaitVisible("a.hit"))
+	shot("ui-sessions")
+	do("open the hit", chromedp.Click("a.hit"), chromedp.WaitVisible("#L4"))
+	class, err := chromedp.Run(ctx, chromedp.AttributeValue("#L4", "class"))
+	must(t, err)
+	if !strings.Contains(class.Value, "match") {
+		t.Fatalf("the message found is not marked: class %q", class.Value)
+	}
+	hidden, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(".conv .turn.hidden").length`))
+	must(t, err)
+	if hidden == 0 {
+		t.Fatal("find in the session hides no turn that lacks the text")
+	}
+	// The whole conversation again, tool calls folded, for the picture.
+	do("clear the find", chromedp.Evaluate[chromedp.Void](`void (f => { f.value = ""; f.dispatchEvent(new Event("input")) })(document.getElementById("find"))`))
+	shot("ui-session")
+
+	do("context", chromedp.Navigate(f.base+"/context"), chromedp.WaitVisible("table.ctx"))
+	if ctxText := text("table.ctx"); !strings.Contains(ctxText, "CLAUDE.md") {
+		t.Fatalf("context table lacks CLAUDE.md:\n%s", ctxText)
+	}
+	shot("ui-context")
+	lintClean(t, f.store)
+}
