@@ -1,0 +1,305 @@
+package recall
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"slices"
+	"time"
+	"unsafe"
+
+	"github.com/strata-mem/strata/memdir"
+)
+
+// The base file is laid out so that opening it is a map of the file (or one read) and a pass
+// over its small tables: posting lists and texts are used where they lie, so a search touches
+// only the pages of its own terms. Every section starts at a multiple of 8.
+//
+//	header   magic, version, fingerprint, the counts below, CRC-32C of the rest (baseSum)
+//	keys     nterms × u64: the terms' keys (termKey), ascending; term i has id i
+//	terms    nterms × {df, dfName, first posting, postings} u32
+//	postings npost × the in-memory posting (doc u32, tf per field u16, 2 bytes padding)
+//	docs     ndocs × savedDocRec: lengths, stamp, times, size, its texts in the string table
+//	words    nwords × {offset, length, term} u32, ascending by word: spelling correction's
+//	strings  every text, one after the other
+const (
+	baseHeaderLen = 72
+	termRecLen    = 16
+	postingLen    = 12
+	wordRecLen    = 12
+	docStrings    = 8 // name, description, type, author, body, file, path, hash
+	docRecLen     = 16 + 6*8 + docStrings*8
+)
+
+// canMap reports whether postings can be used where they lie in a base: the platform is
+// little-endian and lays a posting out as the file does. Else no index is saved.
+var canMap = func() bool {
+	var p posting
+	return unsafe.Sizeof(p) == postingLen && unsafe.Offsetof(p.tf) == 4 &&
+		binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+}()
+
+func align8(n int) int { return (n + 7) &^ 7 }
+
+// baseLayout gives each section's offset for the counts in a header.
+type baseLayout struct {
+	nterms, ndocs, nwords, npost, nstr       int
+	keys, terms, post, docs, words, str, end int
+}
+
+func newLayout(nterms, ndocs, nwords, npost, nstr int) baseLayout {
+	l := baseLayout{nterms: nterms, ndocs: ndocs, nwords: nwords, npost: npost, nstr: nstr}
+	l.keys = baseHeaderLen
+	l.terms = l.keys + 8*nterms
+	l.post = l.terms + termRecLen*nterms
+	l.docs = align8(l.post + postingLen*npost)
+	l.words = l.docs + docRecLen*ndocs
+	l.str = align8(l.words + wordRecLen*nwords)
+	l.end = align8(l.str + nstr)
+	return l
+}
+
+// encodeBase lays out every live memory of ix that has a stamp in snap, with its postings and
+// the words of its terms. Caller holds ix.mu (read).
+func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
+	// New dense ids: live documents in id order, live terms by key.
+	docID := make([]uint32, len(ix.docs))
+	var docs []uint32
+	for id := range ix.docs {
+		docID[id] = math.MaxUint32
+		if ix.docs[id].alive {
+			if _, ok := snap.Stamp(ix.docs[id].mem.File); ok {
+				docID[id] = uint32(len(docs))
+				docs = append(docs, uint32(id))
+			}
+		}
+	}
+	var terms []uint32
+	for tid := range ix.terms {
+		if ix.terms[tid].df > 0 {
+			terms = append(terms, uint32(tid))
+		}
+	}
+	slices.SortFunc(terms, func(a, b uint32) int { return cmp.Compare(ix.terms[a].key, ix.terms[b].key) })
+	termID := make(map[uint32]uint32, len(terms))
+	var post [][]posting
+	npost := 0
+	for i, tid := range terms {
+		termID[tid] = uint32(i)
+		var ps []posting
+		for _, list := range [][]posting{ix.terms[tid].post, ix.tails[tid]} {
+			for _, p := range list {
+				if p.doc < uint32(len(docID)) && ix.lens[p.doc].alive && docID[p.doc] != math.MaxUint32 {
+					p.doc = docID[p.doc]
+					ps = append(ps, p)
+				}
+			}
+		}
+		slices.SortFunc(ps, func(a, b posting) int { return cmp.Compare(a.doc, b.doc) })
+		post = append(post, ps)
+		npost += len(ps)
+	}
+	type word struct {
+		w   string
+		tid uint32
+	}
+	var words []word
+	ix.words.each(func(w string, tid uint32) {
+		if id, ok := termID[tid]; ok {
+			words = append(words, word{w, id})
+		}
+	})
+	slices.SortFunc(words, func(a, b word) int { return cmp.Compare(a.w, b.w) })
+	var str []byte
+	addStr := func(b []byte, s string) {
+		binary.LittleEndian.PutUint32(b, uint32(len(str)))
+		binary.LittleEndian.PutUint32(b[4:], uint32(len(s)))
+		str = append(str, s...)
+	}
+	wordRecs := make([]byte, wordRecLen*len(words))
+	for i, w := range words {
+		r := wordRecs[i*wordRecLen:]
+		addStr(r, w.w)
+		binary.LittleEndian.PutUint32(r[8:], w.tid)
+	}
+	docRecs := make([]byte, docRecLen*len(docs))
+	for i, id := range docs {
+		d := &ix.docs[id]
+		r := docRecs[i*docRecLen:]
+		for f := range numFields {
+			binary.LittleEndian.PutUint32(r[4*f:], math.Float32bits(d.len[f]))
+		}
+		st, _ := snap.Stamp(d.mem.File)
+		m := d.mem
+		for j, v := range []uint64{uint64(st.Size), uint64(st.MTime), st.Ino, uint64(m.Size), timeBits(m.ModTime), timeBits(m.Modified)} {
+			binary.LittleEndian.PutUint64(r[16+8*j:], v)
+		}
+		for j, s := range [docStrings]string{m.Name, m.Description, string(m.Type), m.Author, m.Body, m.File, m.Path, m.Hash} {
+			addStr(r[16+48+8*j:], s)
+		}
+	}
+
+	l := newLayout(len(terms), len(docs), len(words), npost, len(str))
+	b := make([]byte, l.end)
+	copy(b, cacheMagic[:])
+	binary.LittleEndian.PutUint32(b[8:], cacheVersion)
+	binary.LittleEndian.PutUint64(b[16:], cacheFingerprint())
+	for i, n := range []int{l.nterms, l.ndocs, l.nwords, l.npost, l.nstr} {
+		binary.LittleEndian.PutUint64(b[24+8*i:], uint64(n))
+	}
+	off := 0
+	for i, tid := range terms {
+		ti := &ix.terms[tid]
+		binary.LittleEndian.PutUint64(b[l.keys+8*i:], ti.key)
+		r := b[l.terms+termRecLen*i:]
+		binary.LittleEndian.PutUint32(r, uint32(ti.df))
+		binary.LittleEndian.PutUint32(r[4:], uint32(ti.dfName))
+		binary.LittleEndian.PutUint32(r[8:], uint32(off))
+		binary.LittleEndian.PutUint32(r[12:], uint32(len(post[i])))
+		for _, p := range post[i] {
+			r := b[l.post+postingLen*off:]
+			binary.LittleEndian.PutUint32(r, p.doc)
+			for f := range numFields {
+				binary.LittleEndian.PutUint16(r[4+2*f:], p.tf[f])
+			}
+			off++
+		}
+	}
+	copy(b[l.docs:], docRecs)
+	copy(b[l.words:], wordRecs)
+	copy(b[l.str:], str)
+	binary.LittleEndian.PutUint32(b[64:], baseSum(b))
+	return b
+}
+
+// baseSum is the CRC-32C of a base but for the four bytes that hold it and four of padding.
+func baseSum(b []byte) uint32 {
+	return crc32.Update(crc32.Checksum(b[:64], crcTable), crcTable, b[baseHeaderLen:])
+}
+
+func timeBits(t time.Time) uint64 {
+	if t.IsZero() {
+		return 1 << 63 // math.MinInt64: no time
+	}
+	return uint64(t.UnixNano())
+}
+
+func bitsTime(v uint64) time.Time {
+	if v == 1<<63 {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(v))
+}
+
+// openBase checks a base and links it into the empty index ix, its postings, keys and texts
+// used where they lie in data (which must stay unchanged for the life of ix). It returns the
+// stamps of the memories linked.
+func (ix *Index) openBase(data []byte) (map[string]memdir.Stamp, error) {
+	if !canMap {
+		return nil, fmt.Errorf("%w: this platform's layout differs", errCache)
+	}
+	if len(data) < baseHeaderLen || [8]byte(data[:8]) != cacheMagic {
+		return nil, fmt.Errorf("%w: not a saved index", errCache)
+	}
+	if binary.LittleEndian.Uint32(data[8:]) != cacheVersion || binary.LittleEndian.Uint64(data[16:]) != cacheFingerprint() {
+		return nil, fmt.Errorf("%w: written by another version", errCache)
+	}
+	var n [5]int
+	for i := range n {
+		v := binary.LittleEndian.Uint64(data[24+8*i:])
+		if v > uint64(len(data)) {
+			return nil, fmt.Errorf("%w: bad header", errCache)
+		}
+		n[i] = int(v)
+	}
+	l := newLayout(n[0], n[1], n[2], n[3], n[4])
+	if l.end != len(data) {
+		return nil, fmt.Errorf("%w: %d bytes, want %d", errCache, len(data), l.end)
+	}
+	if baseSum(data) != binary.LittleEndian.Uint32(data[64:]) {
+		return nil, fmt.Errorf("%w: checksum mismatch", errCache)
+	}
+	str := unsafe.String(unsafe.SliceData(data[l.str:]), l.nstr)
+	text := func(r []byte) (string, bool) {
+		o, n := int(binary.LittleEndian.Uint32(r)), int(binary.LittleEndian.Uint32(r[4:]))
+		if o > l.nstr || n > l.nstr-o {
+			return "", false
+		}
+		return str[o : o+n], true
+	}
+	var keys []uint64
+	if l.nterms > 0 {
+		keys = unsafe.Slice((*uint64)(unsafe.Pointer(&data[l.keys])), l.nterms)
+	}
+	keys = keys[:l.nterms:l.nterms]
+	for i := 1; i < len(keys); i++ {
+		if keys[i] <= keys[i-1] {
+			return nil, fmt.Errorf("%w: keys out of order", errCache)
+		}
+	}
+	var all []posting
+	if l.npost > 0 {
+		all = unsafe.Slice((*posting)(unsafe.Pointer(&data[l.post])), l.npost)
+	}
+	terms := make([]termInfo, l.nterms, roomy(l.nterms))
+	for i := range terms {
+		r := data[l.terms+termRecLen*i:]
+		off, cnt := int(binary.LittleEndian.Uint32(r[8:])), int(binary.LittleEndian.Uint32(r[12:]))
+		if off > l.npost || cnt > l.npost-off {
+			return nil, fmt.Errorf("%w: postings out of range", errCache)
+		}
+		terms[i] = termInfo{post: all[off : off+cnt : off+cnt], key: keys[i],
+			df: int32(binary.LittleEndian.Uint32(r)), dfName: int32(binary.LittleEndian.Uint32(r[4:]))}
+	}
+	words, ids := make([]string, l.nwords), make([]uint32, l.nwords)
+	for i := range words {
+		r := data[l.words+wordRecLen*i:]
+		w, ok := text(r)
+		ids[i] = binary.LittleEndian.Uint32(r[8:])
+		if !ok || int(ids[i]) >= l.nterms || i > 0 && w <= words[i-1] {
+			return nil, fmt.Errorf("%w: bad word list", errCache)
+		}
+		words[i] = w
+	}
+	docs := make([]docInfo, l.ndocs, roomy(l.ndocs))
+	lens := make([]docLens, l.ndocs, roomy(l.ndocs))
+	byFile := make(map[string]uint32, l.ndocs)
+	stamps := make(map[string]memdir.Stamp, l.ndocs)
+	var sumLen [numFields]float64
+	for i := range docs {
+		r := data[l.docs+docRecLen*i:]
+		d := &docs[i]
+		for f := range numFields {
+			d.len[f] = math.Float32frombits(binary.LittleEndian.Uint32(r[4*f:]))
+			sumLen[f] += float64(d.len[f])
+		}
+		u := func(j int) uint64 { return binary.LittleEndian.Uint64(r[16+8*j:]) }
+		var s [docStrings]string
+		for j := range s {
+			var ok bool
+			if s[j], ok = text(r[16+48+8*j:]); !ok {
+				return nil, fmt.Errorf("%w: bad text", errCache)
+			}
+		}
+		d.mem = memdir.Memory{Name: s[0], Description: s[1], Type: memdir.Type(s[2]), Author: s[3], Body: s[4],
+			File: s[5], Path: s[6], Hash: s[7], Size: int64(u(3)), ModTime: bitsTime(u(4)), Modified: bitsTime(u(5))}
+		d.alive, d.lazy = true, true
+		lens[i] = docLens{len: d.len, alive: true}
+		if _, dup := byFile[d.mem.File]; dup {
+			return nil, fmt.Errorf("%w: %s saved twice", errCache, d.mem.File)
+		}
+		byFile[d.mem.File] = uint32(i)
+		stamps[d.mem.File] = memdir.Stamp{Size: int64(u(0)), MTime: int64(u(1)), Ino: u(2)}
+	}
+	ix.dict.freezeKeys(keys)
+	ix.words.freezeWords(words, ids)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.terms, ix.docs, ix.lens, ix.byFile = terms, docs, lens, byFile
+	ix.live, ix.sumLen, ix.postings = len(docs), sumLen, l.npost
+	ix.changes++
+	ix.norm.reset()
+	return stamps, nil
+}
