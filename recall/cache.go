@@ -195,37 +195,60 @@ func decodeJournal(data []byte) (out []journalEntry, torn bool) {
 // journalPath is the journal beside the base at path.
 func journalPath(path string) string { return path + ".log" }
 
-// readCache reads the base and journal at path into the empty index ix, replaying the journal.
-// It returns the stamps of the memories now in ix, and the journal's size; a base
-// that is missing or unusable is an error (ix is then left empty).
-func (ix *Index) readCache(path string) (map[string]memdir.Stamp, int64, error) {
+// savedIndex is a saved index read from disk and not linked yet: the base (its CRC still
+// being checked), the journal's records and the stamps of the memories both give.
+type savedIndex struct {
+	base    *parsedBase
+	journal []journalEntry
+	jsize   int64
+	stamps  map[string]memdir.Stamp
+}
+
+// readSaved reads the base and journal at path. A base that is missing or unusable is an error.
+func readSaved(path string) (*savedIndex, error) {
 	data, err := mapFile(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	stamps, err := ix.openBase(data)
+	pb, err := parseBase(data)
 	if err != nil {
 		unmapFile(data)
-		return nil, 0, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	jdata, err := os.ReadFile(journalPath(path))
-	if err != nil {
-		return stamps, 0, nil // the base alone is a valid, older state
+	si := &savedIndex{base: pb, stamps: pb.stamps}
+	if jdata, err := os.ReadFile(journalPath(path)); err == nil {
+		// A journal that cannot be read leaves the base alone, a valid older state.
+		si.journal, _ = decodeJournal(jdata)
+		si.jsize = int64(len(jdata))
 	}
-	entries, _ := decodeJournal(jdata)
+	for _, je := range si.journal {
+		if je.put {
+			si.stamps[je.mem.File] = je.stamp
+		} else {
+			delete(si.stamps, je.file)
+		}
+	}
+	return si, nil
+}
+
+// open makes si the content of the empty index ix, once the base's CRC has matched, and
+// replays the journal. On an error ix is left empty and si's mapping released.
+func (ix *Index) open(si *savedIndex) error {
+	if err := ix.linkBase(si.base); err != nil {
+		unmapFile(si.base.data)
+		return err
+	}
 	z := ix.newAnalyser()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	for _, je := range entries {
-		if !je.put {
+	for _, je := range si.journal {
+		if je.put {
+			ix.link(z.analyse(je.mem))
+		} else {
 			ix.unlink(je.file)
-			delete(stamps, je.file)
-			continue
 		}
-		ix.link(z.analyse(je.mem))
-		stamps[je.mem.File] = je.stamp
 	}
-	return stamps, int64(len(jdata)), nil
+	return nil
 }
 
 // writeBase replaces the base at path with ix's memories stamped in snap and starts an empty
@@ -290,20 +313,32 @@ type cacheState struct {
 	journal int64 // the journal's size after the last append
 }
 
-// openCache fills the ranker's empty index from its saved index, if one is usable. Caller
-// holds r.mu.
-func (r *Ranker) openCache() {
-	c := r.cache
-	c.tried = true
-	stamps, jsize, err := r.ix.readCache(c.path)
+// readCache reads the ranker's saved index, if one is usable, and takes its stamps as what
+// the store's files were when it was saved; the caller links it (linkCache) once the store
+// has been scanned. Caller holds r.mu.
+func (r *Ranker) readCache() *savedIndex {
+	r.cache.tried = true
+	si, err := readSaved(r.cache.path)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			r.log.Debug("recall: saved index not used; rebuilding it", "err", err)
 		}
-		return
+		return nil
 	}
-	r.snap = memdir.SnapshotOf(stamps)
-	c.base, c.journal = true, jsize
+	r.snap = memdir.SnapshotOf(si.stamps)
+	return si
+}
+
+// linkCache makes si the ranker's index, or reports that it failed its CRC: the snapshot is
+// then reset and the caller scans the store again from nothing. Caller holds r.mu.
+func (r *Ranker) linkCache(si *savedIndex) bool {
+	if err := r.ix.open(si); err != nil {
+		r.log.Debug("recall: saved index not used; rebuilding it", "path", r.cache.path, "err", err)
+		r.snap = memdir.Snapshot{}
+		return false
+	}
+	r.cache.base, r.cache.journal = true, si.jsize
+	return true
 }
 
 // saveCache records a refresh's changes in the saved index: in the journal when a base is on

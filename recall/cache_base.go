@@ -193,10 +193,28 @@ func bitsTime(v uint64) time.Time {
 	return time.Unix(0, int64(v))
 }
 
-// openBase checks a base and links it into the empty index ix, its postings, keys and texts
-// used where they lie in data (which must stay unchanged for the life of ix). It returns the
-// stamps of the memories linked.
-func (ix *Index) openBase(data []byte) (map[string]memdir.Stamp, error) {
+// parsedBase is a base read from its file, checked but for its CRC, which is computed
+// meanwhile (sum): the stamps are what the store's change scan needs, and the scan and the
+// CRC then run at the same time.
+type parsedBase struct {
+	data   []byte
+	sum    chan bool // receives whether the CRC matched
+	keys   []uint64
+	terms  []termInfo
+	words  []string
+	ids    []uint32
+	docs   []docInfo
+	lens   []docLens
+	byFile map[string]uint32
+	stamps map[string]memdir.Stamp
+	sumLen [numFields]float64
+	npost  int
+}
+
+// parseBase reads a base whose postings, keys and texts are used where they lie in data
+// (which must stay unchanged for the life of the index they go into), and starts checking its
+// CRC. Every offset is checked, so a damaged base fails here or by its CRC, never by a panic.
+func parseBase(data []byte) (*parsedBase, error) {
 	if !canMap {
 		return nil, fmt.Errorf("%w: this platform's layout differs", errCache)
 	}
@@ -218,9 +236,18 @@ func (ix *Index) openBase(data []byte) (map[string]memdir.Stamp, error) {
 	if l.end != len(data) {
 		return nil, fmt.Errorf("%w: %d bytes, want %d", errCache, len(data), l.end)
 	}
-	if baseSum(data) != binary.LittleEndian.Uint32(data[64:]) {
-		return nil, fmt.Errorf("%w: checksum mismatch", errCache)
+	pb := &parsedBase{data: data, sum: make(chan bool, 1), npost: l.npost}
+	go func() { pb.sum <- baseSum(data) == binary.LittleEndian.Uint32(data[64:]) }()
+	if err := pb.parse(l); err != nil {
+		<-pb.sum
+		return nil, err
 	}
+	return pb, nil
+}
+
+// parse reads the sections of pb.data laid out as l.
+func (pb *parsedBase) parse(l baseLayout) error {
+	data := pb.data
 	str := unsafe.String(unsafe.SliceData(data[l.str:]), l.nstr)
 	text := func(r []byte) (string, bool) {
 		o, n := int(binary.LittleEndian.Uint32(r)), int(binary.LittleEndian.Uint32(r[4:]))
@@ -229,77 +256,83 @@ func (ix *Index) openBase(data []byte) (map[string]memdir.Stamp, error) {
 		}
 		return str[o : o+n], true
 	}
-	var keys []uint64
 	if l.nterms > 0 {
-		keys = unsafe.Slice((*uint64)(unsafe.Pointer(&data[l.keys])), l.nterms)
+		pb.keys = unsafe.Slice((*uint64)(unsafe.Pointer(&data[l.keys])), l.nterms)
 	}
-	keys = keys[:l.nterms:l.nterms]
-	for i := 1; i < len(keys); i++ {
-		if keys[i] <= keys[i-1] {
-			return nil, fmt.Errorf("%w: keys out of order", errCache)
+	pb.keys = pb.keys[:l.nterms:l.nterms]
+	for i := 1; i < len(pb.keys); i++ {
+		if pb.keys[i] <= pb.keys[i-1] {
+			return fmt.Errorf("%w: keys out of order", errCache)
 		}
 	}
 	var all []posting
 	if l.npost > 0 {
 		all = unsafe.Slice((*posting)(unsafe.Pointer(&data[l.post])), l.npost)
 	}
-	terms := make([]termInfo, l.nterms, roomy(l.nterms))
-	for i := range terms {
+	pb.terms = make([]termInfo, l.nterms, roomy(l.nterms))
+	for i := range pb.terms {
 		r := data[l.terms+termRecLen*i:]
 		off, cnt := int(binary.LittleEndian.Uint32(r[8:])), int(binary.LittleEndian.Uint32(r[12:]))
 		if off > l.npost || cnt > l.npost-off {
-			return nil, fmt.Errorf("%w: postings out of range", errCache)
+			return fmt.Errorf("%w: postings out of range", errCache)
 		}
-		terms[i] = termInfo{post: all[off : off+cnt : off+cnt], key: keys[i],
+		pb.terms[i] = termInfo{post: all[off : off+cnt : off+cnt], key: pb.keys[i],
 			df: int32(binary.LittleEndian.Uint32(r)), dfName: int32(binary.LittleEndian.Uint32(r[4:]))}
 	}
-	words, ids := make([]string, l.nwords), make([]uint32, l.nwords)
-	for i := range words {
+	pb.words, pb.ids = make([]string, l.nwords), make([]uint32, l.nwords)
+	for i := range pb.words {
 		r := data[l.words+wordRecLen*i:]
 		w, ok := text(r)
-		ids[i] = binary.LittleEndian.Uint32(r[8:])
-		if !ok || int(ids[i]) >= l.nterms || i > 0 && w <= words[i-1] {
-			return nil, fmt.Errorf("%w: bad word list", errCache)
+		pb.ids[i] = binary.LittleEndian.Uint32(r[8:])
+		if !ok || int(pb.ids[i]) >= l.nterms || i > 0 && w <= pb.words[i-1] {
+			return fmt.Errorf("%w: bad word list", errCache)
 		}
-		words[i] = w
+		pb.words[i] = w
 	}
-	docs := make([]docInfo, l.ndocs, roomy(l.ndocs))
-	lens := make([]docLens, l.ndocs, roomy(l.ndocs))
-	byFile := make(map[string]uint32, l.ndocs)
-	stamps := make(map[string]memdir.Stamp, l.ndocs)
-	var sumLen [numFields]float64
-	for i := range docs {
+	pb.docs = make([]docInfo, l.ndocs, roomy(l.ndocs))
+	pb.lens = make([]docLens, l.ndocs, roomy(l.ndocs))
+	pb.byFile = make(map[string]uint32, l.ndocs)
+	pb.stamps = make(map[string]memdir.Stamp, l.ndocs)
+	for i := range pb.docs {
 		r := data[l.docs+docRecLen*i:]
-		d := &docs[i]
+		d := &pb.docs[i]
 		for f := range numFields {
 			d.len[f] = math.Float32frombits(binary.LittleEndian.Uint32(r[4*f:]))
-			sumLen[f] += float64(d.len[f])
+			pb.sumLen[f] += float64(d.len[f])
 		}
 		u := func(j int) uint64 { return binary.LittleEndian.Uint64(r[16+8*j:]) }
 		var s [docStrings]string
 		for j := range s {
 			var ok bool
 			if s[j], ok = text(r[16+48+8*j:]); !ok {
-				return nil, fmt.Errorf("%w: bad text", errCache)
+				return fmt.Errorf("%w: bad text", errCache)
 			}
 		}
 		d.mem = memdir.Memory{Name: s[0], Description: s[1], Type: memdir.Type(s[2]), Author: s[3], Body: s[4],
 			File: s[5], Path: s[6], Hash: s[7], Size: int64(u(3)), ModTime: bitsTime(u(4)), Modified: bitsTime(u(5))}
 		d.alive, d.lazy = true, true
-		lens[i] = docLens{len: d.len, alive: true}
-		if _, dup := byFile[d.mem.File]; dup {
-			return nil, fmt.Errorf("%w: %s saved twice", errCache, d.mem.File)
+		pb.lens[i] = docLens{len: d.len, alive: true}
+		if _, dup := pb.byFile[d.mem.File]; dup {
+			return fmt.Errorf("%w: %s saved twice", errCache, d.mem.File)
 		}
-		byFile[d.mem.File] = uint32(i)
-		stamps[d.mem.File] = memdir.Stamp{Size: int64(u(0)), MTime: int64(u(1)), Ino: u(2)}
+		pb.byFile[d.mem.File] = uint32(i)
+		pb.stamps[d.mem.File] = memdir.Stamp{Size: int64(u(0)), MTime: int64(u(1)), Ino: u(2)}
 	}
-	ix.dict.freezeKeys(keys)
-	ix.words.freezeWords(words, ids)
+	return nil
+}
+
+// linkBase waits for pb's CRC and, if it matched, makes pb the content of the empty index ix.
+func (ix *Index) linkBase(pb *parsedBase) error {
+	if !<-pb.sum {
+		return fmt.Errorf("%w: checksum mismatch", errCache)
+	}
+	ix.dict.freezeKeys(pb.keys)
+	ix.words.freezeWords(pb.words, pb.ids)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.terms, ix.docs, ix.lens, ix.byFile = terms, docs, lens, byFile
-	ix.live, ix.sumLen, ix.postings = len(docs), sumLen, l.npost
+	ix.terms, ix.docs, ix.lens, ix.byFile = pb.terms, pb.docs, pb.lens, pb.byFile
+	ix.live, ix.sumLen, ix.postings = len(pb.docs), pb.sumLen, pb.npost
 	ix.changes++
 	ix.norm.reset()
-	return stamps, nil
+	return nil
 }

@@ -197,7 +197,11 @@ func TestCacheSurvivesDamage(t *testing.T) {
 		if got, err := os.ReadFile(cache); err != nil || string(got) == string(bad) {
 			t.Fatalf("base with byte %d flipped was kept (%v)", at, err)
 		}
-		if _, _, err := NewIndex(DefaultParams()).readCache(cache); err != nil {
+		si, err := readSaved(cache)
+		if err == nil {
+			err = NewIndex(DefaultParams()).open(si)
+		}
+		if err != nil {
 			t.Fatalf("base saved after the damaged one: %v", err)
 		}
 	}

@@ -162,10 +162,14 @@ func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic
 // refreshFeed is Refresh over a ChangeSource. Caller holds r.mu.
 func (r *Ranker) refreshFeed(ctx context.Context) (RefreshStats, []memdir.Diagnostic, error) {
 	var st RefreshStats
+	var si *savedIndex
 	if r.cache != nil && !r.cache.tried {
-		r.openCache()
+		si = r.readCache() // its CRC is checked while the store is scanned
 	}
 	changed, removed, next, err := r.feed.Changes(ctx, r.snap)
+	if si != nil && !r.linkCache(si) && err == nil {
+		changed, removed, next, err = r.feed.Changes(ctx, r.snap)
+	}
 	if err != nil {
 		return st, nil, err
 	}
