@@ -14,38 +14,34 @@ import (
 )
 
 // The base file is laid out so that opening it is a map of the file (or one read) and a pass
-// over its small tables: posting lists and texts are used where they lie, so a search touches
-// only the pages of its own terms. Every section starts at a multiple of 8.
+// over its small tables: keys and texts are used where they lie, and a posting list is decoded
+// the first time a search needs it (Index.postingsOf). Every section starts at a multiple of 8.
 //
 //	header   magic, version, fingerprint, the counts below, CRC-32C of the rest (baseSum)
 //	keys     nterms × u64: the terms' keys (termKey), ascending; term i has id i
 //	terms    nterms × {df, dfName, first posting, postings} u32
-//	postings npost × the in-memory posting (doc u32, tf per field u16, 2 bytes padding)
+//	postings each term's list, ascending by document: uvarints of the document's distance
+//	         from the one before, then its count in each field (decoded on first use)
 //	docs     ndocs × savedDocRec: lengths, stamp, times, size, its texts in the string table
 //	words    nwords × {offset, length, term} u32, ascending by word: spelling correction's
 //	strings  every text, one after the other
 const (
-	baseHeaderLen = 72
+	baseHeaderLen = 80
 	termRecLen    = 16
-	postingLen    = 12
 	wordRecLen    = 12
 	docStrings    = 8 // name, description, type, author, body, file, path, hash
 	docRecLen     = 16 + 6*8 + docStrings*8
 )
 
-// canMap reports whether postings can be used where they lie in a base: the platform is
-// little-endian and lays a posting out as the file does. Else no index is saved.
-var canMap = func() bool {
-	var p posting
-	return unsafe.Sizeof(p) == postingLen && unsafe.Offsetof(p.tf) == 4 &&
-		binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-}()
+// canMap reports whether keys can be used where they lie in a base: the platform is
+// little-endian, as the file is. Else no saved index is used.
+var canMap = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 func align8(n int) int { return (n + 7) &^ 7 }
 
 // baseLayout gives each section's offset for the counts in a header.
 type baseLayout struct {
-	nterms, ndocs, nwords, npost, nstr       int
+	nterms, ndocs, nwords, npost, nstr       int // npost: bytes of postings
 	keys, terms, post, docs, words, str, end int
 }
 
@@ -54,7 +50,7 @@ func newLayout(nterms, ndocs, nwords, npost, nstr int) baseLayout {
 	l.keys = baseHeaderLen
 	l.terms = l.keys + 8*nterms
 	l.post = l.terms + termRecLen*nterms
-	l.docs = align8(l.post + postingLen*npost)
+	l.docs = align8(l.post + npost)
 	l.words = l.docs + docRecLen*ndocs
 	l.str = align8(l.words + wordRecLen*nwords)
 	l.end = align8(l.str + nstr)
@@ -84,22 +80,35 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 	}
 	slices.SortFunc(terms, func(a, b uint32) int { return cmp.Compare(ix.terms[a].key, ix.terms[b].key) })
 	termID := make(map[uint32]uint32, len(terms))
-	var post [][]posting
-	npost := 0
+	var post []byte // every list, encoded
+	postOff := make([]uint32, len(terms))
+	postN := make([]uint32, len(terms))
+	var ps []posting
 	for i, tid := range terms {
 		termID[tid] = uint32(i)
-		var ps []posting
-		for _, list := range [][]posting{ix.terms[tid].post, ix.tails[tid]} {
-			for _, p := range list {
-				if p.doc < uint32(len(docID)) && ix.lens[p.doc].alive && docID[p.doc] != math.MaxUint32 {
-					p.doc = docID[p.doc]
-					ps = append(ps, p)
-				}
+		ps = ps[:0]
+		for _, p := range ix.postingsOf(tid) {
+			if p.doc < uint32(len(docID)) && ix.lens[p.doc].alive && docID[p.doc] != math.MaxUint32 {
+				p.doc = docID[p.doc]
+				ps = append(ps, p)
+			}
+		}
+		for _, p := range ix.tails[tid] {
+			if p.doc < uint32(len(docID)) && ix.lens[p.doc].alive && docID[p.doc] != math.MaxUint32 {
+				p.doc = docID[p.doc]
+				ps = append(ps, p)
 			}
 		}
 		slices.SortFunc(ps, func(a, b posting) int { return cmp.Compare(a.doc, b.doc) })
-		post = append(post, ps)
-		npost += len(ps)
+		postOff[i], postN[i] = uint32(len(post)), uint32(len(ps))
+		last := uint32(0)
+		for _, p := range ps {
+			post = binary.AppendUvarint(post, uint64(p.doc-last))
+			last = p.doc
+			for _, n := range p.tf {
+				post = binary.AppendUvarint(post, uint64(n))
+			}
+		}
 	}
 	type word struct {
 		w   string
@@ -141,42 +150,38 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 		}
 	}
 
-	l := newLayout(len(terms), len(docs), len(words), npost, len(str))
+	l := newLayout(len(terms), len(docs), len(words), len(post), len(str))
 	b := make([]byte, l.end)
 	copy(b, cacheMagic[:])
 	binary.LittleEndian.PutUint32(b[8:], cacheVersion)
 	binary.LittleEndian.PutUint64(b[16:], cacheFingerprint())
-	for i, n := range []int{l.nterms, l.ndocs, l.nwords, l.npost, l.nstr} {
+	total := 0
+	for _, n := range postN {
+		total += int(n)
+	}
+	for i, n := range []int{l.nterms, l.ndocs, l.nwords, l.npost, l.nstr, total} {
 		binary.LittleEndian.PutUint64(b[24+8*i:], uint64(n))
 	}
-	off := 0
 	for i, tid := range terms {
 		ti := &ix.terms[tid]
 		binary.LittleEndian.PutUint64(b[l.keys+8*i:], ti.key)
 		r := b[l.terms+termRecLen*i:]
 		binary.LittleEndian.PutUint32(r, uint32(ti.df))
 		binary.LittleEndian.PutUint32(r[4:], uint32(ti.dfName))
-		binary.LittleEndian.PutUint32(r[8:], uint32(off))
-		binary.LittleEndian.PutUint32(r[12:], uint32(len(post[i])))
-		for _, p := range post[i] {
-			r := b[l.post+postingLen*off:]
-			binary.LittleEndian.PutUint32(r, p.doc)
-			for f := range numFields {
-				binary.LittleEndian.PutUint16(r[4+2*f:], p.tf[f])
-			}
-			off++
-		}
+		binary.LittleEndian.PutUint32(r[8:], postOff[i])
+		binary.LittleEndian.PutUint32(r[12:], postN[i])
 	}
+	copy(b[l.post:], post)
 	copy(b[l.docs:], docRecs)
 	copy(b[l.words:], wordRecs)
 	copy(b[l.str:], str)
-	binary.LittleEndian.PutUint32(b[64:], baseSum(b))
+	binary.LittleEndian.PutUint32(b[72:], baseSum(b))
 	return b
 }
 
 // baseSum is the CRC-32C of a base but for the four bytes that hold it and four of padding.
 func baseSum(b []byte) uint32 {
-	return crc32.Update(crc32.Checksum(b[:64], crcTable), crcTable, b[baseHeaderLen:])
+	return crc32.Update(crc32.Checksum(b[:72], crcTable), crcTable, b[baseHeaderLen:])
 }
 
 func timeBits(t time.Time) uint64 {
@@ -201,6 +206,7 @@ type parsedBase struct {
 	sum    chan bool // receives whether the CRC matched
 	keys   []uint64
 	terms  []termInfo
+	packed *packed
 	words  []string
 	ids    []uint32
 	docs   []docInfo
@@ -224,7 +230,7 @@ func parseBase(data []byte) (*parsedBase, error) {
 	if binary.LittleEndian.Uint32(data[8:]) != cacheVersion || binary.LittleEndian.Uint64(data[16:]) != cacheFingerprint() {
 		return nil, fmt.Errorf("%w: written by another version", errCache)
 	}
-	var n [5]int
+	var n [6]int
 	for i := range n {
 		v := binary.LittleEndian.Uint64(data[24+8*i:])
 		if v > uint64(len(data)) {
@@ -236,8 +242,8 @@ func parseBase(data []byte) (*parsedBase, error) {
 	if l.end != len(data) {
 		return nil, fmt.Errorf("%w: %d bytes, want %d", errCache, len(data), l.end)
 	}
-	pb := &parsedBase{data: data, sum: make(chan bool, 1), npost: l.npost}
-	go func() { pb.sum <- baseSum(data) == binary.LittleEndian.Uint32(data[64:]) }()
+	pb := &parsedBase{data: data, sum: make(chan bool, 1), npost: n[5]}
+	go func() { pb.sum <- baseSum(data) == binary.LittleEndian.Uint32(data[72:]) }()
 	if err := pb.parse(l); err != nil {
 		<-pb.sum
 		return nil, err
@@ -265,20 +271,18 @@ func (pb *parsedBase) parse(l baseLayout) error {
 			return fmt.Errorf("%w: keys out of order", errCache)
 		}
 	}
-	var all []posting
-	if l.npost > 0 {
-		all = unsafe.Slice((*posting)(unsafe.Pointer(&data[l.post])), l.npost)
-	}
 	pb.terms = make([]termInfo, l.nterms, roomy(l.nterms))
+	pb.packed = &packed{data: data[l.post : l.post+l.npost], off: make([]uint32, l.nterms+1), n: make([]uint32, l.nterms), done: make([]bool, l.nterms)}
 	for i := range pb.terms {
 		r := data[l.terms+termRecLen*i:]
-		off, cnt := int(binary.LittleEndian.Uint32(r[8:])), int(binary.LittleEndian.Uint32(r[12:]))
-		if off > l.npost || cnt > l.npost-off {
+		off, cnt := binary.LittleEndian.Uint32(r[8:]), binary.LittleEndian.Uint32(r[12:])
+		if int(off) > l.npost || i > 0 && off < pb.packed.off[i-1] || int(cnt) > l.npost {
 			return fmt.Errorf("%w: postings out of range", errCache)
 		}
-		pb.terms[i] = termInfo{post: all[off : off+cnt : off+cnt], key: pb.keys[i],
-			df: int32(binary.LittleEndian.Uint32(r)), dfName: int32(binary.LittleEndian.Uint32(r[4:]))}
+		pb.packed.off[i], pb.packed.n[i] = off, cnt
+		pb.terms[i] = termInfo{key: pb.keys[i], df: int32(binary.LittleEndian.Uint32(r)), dfName: int32(binary.LittleEndian.Uint32(r[4:]))}
 	}
+	pb.packed.off[l.nterms] = uint32(l.npost)
 	pb.words, pb.ids = make([]string, l.nwords), make([]uint32, l.nwords)
 	for i := range pb.words {
 		r := data[l.words+wordRecLen*i:]
@@ -330,9 +334,59 @@ func (ix *Index) linkBase(pb *parsedBase) error {
 	ix.words.freezeWords(pb.words, pb.ids)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.terms, ix.docs, ix.lens, ix.byFile = pb.terms, pb.docs, pb.lens, pb.byFile
+	ix.terms, ix.docs, ix.lens, ix.byFile, ix.packed = pb.terms, pb.docs, pb.lens, pb.byFile, pb.packed
 	ix.live, ix.sumLen, ix.postings = len(pb.docs), pb.sumLen, pb.npost
 	ix.changes++
 	ix.norm.reset()
 	return nil
+}
+
+// packed holds the posting lists of a saved base, term i's in data[off[i]:off[i+1]] (n[i]
+// postings), until a search decodes them (done).
+type packed struct {
+	data []byte
+	off  []uint32
+	n    []uint32
+	done []bool
+}
+
+// postingsOf returns the postings of term tid in its array (its tail aside), decoding them
+// from the saved base first if need be. Searches call it under the read lock; lazyMu makes
+// the decoding safe.
+func (ix *Index) postingsOf(tid uint32) []posting {
+	pk := ix.packed
+	if pk == nil || int(tid) >= len(pk.n) {
+		return ix.terms[tid].post
+	}
+	ix.lazyMu.Lock()
+	defer ix.lazyMu.Unlock()
+	ti := &ix.terms[tid]
+	if !pk.done[tid] {
+		pk.done[tid] = true
+		ti.post = decodePostings(pk.data[pk.off[tid]:pk.off[tid+1]], int(pk.n[tid]), len(ix.docs))
+	}
+	return ti.post
+}
+
+// decodePostings decodes n postings (see encodeBase), stopping at the first that is malformed
+// or names no document (the base's CRC matched, so that is a bug, not damage).
+func decodePostings(b []byte, n, docs int) []posting {
+	out := make([]posting, 0, n)
+	doc := uint64(0)
+	for range n {
+		var v [1 + numFields]uint64
+		for j := range v {
+			x, k := binary.Uvarint(b)
+			if k <= 0 {
+				return out
+			}
+			v[j], b = x, b[k:]
+		}
+		doc += v[0]
+		if doc >= uint64(docs) || v[1] > math.MaxUint16 || v[2] > math.MaxUint16 || v[3] > math.MaxUint16 {
+			return out
+		}
+		out = append(out, posting{doc: uint32(doc), tf: [numFields]uint16{uint16(v[1]), uint16(v[2]), uint16(v[3])}})
+	}
+	return out
 }

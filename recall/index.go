@@ -148,8 +148,9 @@ type Index struct {
 	changes uint64    // bumped by every link and unlink: what norms are computed for
 	norm    normTable // every document's length normalisation, kept by norms
 
-	lazyMu sync.Mutex // guards the details of lazy documents, and lazyZ
+	lazyMu sync.Mutex // guards the details of lazy documents, lazyZ and packed
 	lazyZ  *analyser
+	packed *packed // posting lists of a saved base not decoded yet (see postingsOf)
 
 	sortedMu sync.Mutex // guards sorted, built lazily under the read lock
 	sorted   []string   // the keys of words, in order
@@ -350,6 +351,7 @@ func (ix *Index) detail(id uint32) *docInfo {
 // or is short (growing it copies little), else to its tail (see Index.tails), so no long list
 // is copied. Caller holds ix.mu.
 func (ix *Index) addPosting(tid uint32, p posting) {
+	ix.postingsOf(tid)
 	ti := &ix.terms[tid]
 	// A term has a tail only once its array was full and long, and only compact shortens an
 	// array, merging the tail in: the postings in post then tail are in the order linked.
@@ -455,7 +457,7 @@ func (ix *Index) compact() {
 	dead := func(p posting) bool { return !ix.lens[p.doc].alive }
 	for t := range ix.terms {
 		ti := &ix.terms[t]
-		ti.post = slices.DeleteFunc(ti.post, dead)
+		ti.post = slices.DeleteFunc(ix.postingsOf(uint32(t)), dead)
 		if tail, ok := ix.tails[uint32(t)]; ok {
 			ti.post = append(ti.post, slices.DeleteFunc(tail, dead)...)
 		}

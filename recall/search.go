@@ -217,7 +217,7 @@ func (ix *Index) accumulate(s *scratch, q []qterm) {
 		if !t.feedback && ti.dfName > 0 {
 			nameBonus = p.NameBonus * t.w * ix.idf(ti.dfName)
 		}
-		scorePostings(s, &p, norms, ti.post, wi, nameBonus, t.feedback)
+		scorePostings(s, &p, norms, ix.postingsOf(t.tid), wi, nameBonus, t.feedback)
 		if tail := ix.tails[t.tid]; len(tail) > 0 {
 			scorePostings(s, &p, norms, tail, wi, nameBonus, t.feedback)
 		}
