@@ -220,3 +220,38 @@ func TestCachePath(t *testing.T) {
 		t.Errorf("CachePath depends on a trailing slash")
 	}
 }
+
+// Searches at the same time on an index opened from its cache decode its posting lists and
+// analyse its memories' lines on first use: each must still see whole ones (run with -race).
+func TestCacheConcurrentSearch(t *testing.T) {
+	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "x.idx")
+	if err := synth.Memories(dir, 150, 11); err != nil {
+		t.Fatal(err)
+	}
+	qs := cacheQueries()
+	want := fresh(t, dir, qs)
+	storeRanker(t, dir, cache)
+	r := storeRanker(t, dir, cache)
+	got := make([][]string, 4)
+	done := make(chan int)
+	for g := range got {
+		go func() {
+			// Each goroutine starts at another query.
+			out := make([]string, len(qs))
+			for i := range qs {
+				j := (i + g*len(qs)/4) % len(qs)
+				out[j] = ranked(r, qs[j:j+1])[0]
+			}
+			got[g] = out
+			done <- g
+		}()
+	}
+	for range got {
+		<-done
+	}
+	for g := range got {
+		if diff := cmp.Diff(want, got[g]); diff != "" {
+			t.Fatalf("goroutine %d (-fresh +cached):\n%s", g, diff)
+		}
+	}
+}

@@ -38,8 +38,10 @@ type ColdRow struct {
 	// FirstMS is the first search, which finds no saved index: it reads every file and
 	// saves the index.
 	FirstMS float64 `json:"first_ms"`
-	// StrataMS is a search that opens the saved index (the files unchanged).
-	StrataMS float64 `json:"strata_ms"`
+	// StrataMS is a search that opens the saved index (the files unchanged); NoCacheMS one
+	// that reads every file (STRATA_RECALL_CACHE=off), as before there was a saved index.
+	StrataMS  float64 `json:"strata_ms"`
+	NoCacheMS float64 `json:"no_cache_ms"`
 	// SQLiteMS is `sqlite3` querying an FTS5 table of the same files (bm25, limit 5); 0 when
 	// sqlite3 is not installed.
 	SQLiteMS float64 `json:"sqlite3_ms,omitempty"`
@@ -61,9 +63,9 @@ type ColdReport struct {
 
 // RecallCold times whole-process searches on synthetic stores of each size (in a temporary
 // directory, removed afterwards): strata memory search once without a saved index, then
-// opts.Runs rounds of strata memory search, a sqlite3 FTS5 query over the same files (when
-// sqlite3 is on PATH) and grep -rli, alternately (see timeAlternately), all for the same
-// English query.
+// opts.Runs rounds of strata memory search, the same with the saved index turned off, a sqlite3
+// FTS5 query over the same files (when sqlite3 is on PATH) and grep -rli, alternately (see
+// timeAlternately), all for the same English query.
 func RecallCold(ctx context.Context, opts ColdOptions) (ColdReport, error) {
 	if opts.Runs < 1 {
 		return ColdReport{}, errors.New("bench recall --cold: runs must be at least 1")
@@ -125,7 +127,8 @@ func coldSize(ctx context.Context, strata, sqlite, grep string, n int, words []s
 	}
 	query := strings.Join(words, " ")
 	search := &exec.Cmd{Path: strata, Args: []string{strata, "memory", "search", "--memory-dir", mem, query}}
-	procs := []*exec.Cmd{search, {Path: grep, Args: []string{grep, "-rli", words[0], mem}}}
+	nocache := &exec.Cmd{Path: strata, Args: search.Args}
+	procs := []*exec.Cmd{search, nocache, {Path: grep, Args: []string{grep, "-rli", words[0], mem}}}
 	if sqlite != "" {
 		db := filepath.Join(dir, "fts.db")
 		build := exec.CommandContext(ctx, sqlite, db, "CREATE VIRTUAL TABLE docs USING fts5(name, body); "+
@@ -140,6 +143,7 @@ func coldSize(ctx context.Context, strata, sqlite, grep string, n int, words []s
 	for _, p := range procs {
 		p.Dir, p.Env = filepath.Join(dir, "project"), env
 	}
+	nocache.Env = append(env[:len(env):len(env)], "STRATA_RECALL_CACHE=off")
 	first := exec.CommandContext(ctx, strata, search.Args[1:]...)
 	first.Dir, first.Env = search.Dir, search.Env
 	t := time.Now()
@@ -152,10 +156,11 @@ func coldSize(ctx context.Context, strata, sqlite, grep string, n int, words []s
 		return row, err
 	}
 	row.StrataMS = ms(percentile(times[0], 0.5))
-	row.GrepMS = ms(percentile(times[1], 0.5))
+	row.NoCacheMS = ms(percentile(times[1], 0.5))
+	row.GrepMS = ms(percentile(times[2], 0.5))
 	row.GrepRatio = row.StrataMS / row.GrepMS
 	if sqlite != "" {
-		row.SQLiteMS = ms(percentile(times[2], 0.5))
+		row.SQLiteMS = ms(percentile(times[3], 0.5))
 		row.SQLiteRatio = row.StrataMS / row.SQLiteMS
 	}
 	return row, nil
