@@ -311,6 +311,7 @@ type cacheState struct {
 	tried   bool  // the saved index was read (or found missing) on the first refresh
 	base    bool  // a base matching the index is on disk, so changes go to the journal
 	journal int64 // the journal's size after the last append
+	failed  bool  // a base could not be written: this process saves nothing more
 }
 
 // readCache reads the ranker's saved index, if one is usable, and takes its stamps as what
@@ -346,7 +347,7 @@ func (r *Ranker) linkCache(si *savedIndex) bool {
 // is right, and the next process reads the files the cache misses.
 func (r *Ranker) saveCache(changed []memdir.Memory, removed []string) {
 	c := r.cache
-	if len(changed)+len(removed) == 0 && c.base {
+	if c.failed || len(changed)+len(removed) == 0 && c.base {
 		return
 	}
 	if c.base && c.journal < journalMax {
@@ -358,8 +359,9 @@ func (r *Ranker) saveCache(changed []memdir.Memory, removed []string) {
 		r.log.Debug("recall: appending to the saved index's journal", "err", err)
 	}
 	if err := r.ix.writeBase(c.path, r.snap); err != nil {
-		r.log.Warn("recall: saving the index", "path", c.path, "err", err)
-		c.base = false
+		// Not tried again by this process: each try would lay out the whole index.
+		r.log.Warn("recall: saving the index failed; the next process reads the files", "path", c.path, "err", err)
+		c.base, c.failed = false, true
 		return
 	}
 	c.base, c.journal = true, 16

@@ -255,3 +255,28 @@ func TestCacheConcurrentSearch(t *testing.T) {
 		}
 	}
 }
+
+// A cache that cannot be written costs one try, then the ranker works from the files alone.
+func TestCacheUnwritable(t *testing.T) {
+	dir, parent := t.TempDir(), t.TempDir()
+	if err := synth.Memories(dir, 110, 13); err != nil {
+		t.Fatal(err)
+	}
+	blocker := filepath.Join(parent, "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(blocker, "x.idx") // under a file: never writable
+	qs := cacheQueries()
+	r := storeRanker(t, dir, cache)
+	if !r.cache.failed || r.cache.base {
+		t.Fatalf("after a failed save: %+v, want failed", *r.cache)
+	}
+	change(t, dir, 0)
+	if _, _, err := r.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fresh(t, dir, qs), ranked(r, qs)); diff != "" {
+		t.Fatalf("ranker whose cache cannot be written (-fresh +got):\n%s", diff)
+	}
+}
