@@ -14,7 +14,7 @@ import (
 
 // storeRanker opens a store ranker over dir, saving its index at cache ("" for none), and
 // refreshes it once.
-func storeRanker(t *testing.T, dir, cache string) *Ranker {
+func storeRanker(t testing.TB, dir, cache string) *Ranker {
 	t.Helper()
 	s, err := memdir.Open(dir, memdir.Options{})
 	if err != nil {
