@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,5 +279,24 @@ func TestCacheUnwritable(t *testing.T) {
 	}
 	if diff := cmp.Diff(fresh(t, dir, qs), ranked(r, qs)); diff != "" {
 		t.Fatalf("ranker whose cache cannot be written (-fresh +got):\n%s", diff)
+	}
+}
+
+// An empty store saves an empty index; its first memory goes to the journal.
+func TestCacheEmptyStore(t *testing.T) {
+	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "x.idx")
+	if r := storeRanker(t, dir, cache); r.Len() != 0 || !r.cache.base {
+		t.Fatalf("empty store: %d memories, base %v", r.Len(), r.cache.base)
+	}
+	r := storeRanker(t, dir, cache)
+	if !r.cache.base || r.Len() != 0 {
+		t.Fatalf("reopened empty store: %d memories, base %v", r.Len(), r.cache.base)
+	}
+	writeMem(t, dir, "deploy.md", "deploy", "project", "how we deploy", "deploy on friday")
+	if _, _, err := r.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(storeRanker(t, dir, cache).Search("deploy friday", 5)); !slices.Equal(got, []string{"deploy.md"}) {
+		t.Fatalf("after the first memory: %v", got)
 	}
 }
