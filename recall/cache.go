@@ -14,15 +14,15 @@ import (
 	"github.com/strata-mem/strata/memdir"
 )
 
-// A saved index is two files: the base (Cache), every live memory as analysed (its terms'
-// keys and counts per field, its lines as terms, its fields and file stamp) with the word
-// list, checked by a CRC; and a journal beside it (Cache + ".log") of the memories strata
-// changed since, each as its text and stamp in a record of its own CRC. Opening reads the
-// base in one read and links it in bulk, replays the journal by analysing its few memories,
-// then asks the store which files changed since the stamps (memdir.Store.Changes): only
-// those are read. Nothing in the cache is trusted over the files: a memory is kept only
-// while its file's stamp is the one saved with it, so a torn, stale or foreign record costs
-// a re-read, never a wrong result.
+// A saved index is two files: the base (Cache; its layout is in cache_base.go), every live
+// memory's stamp, lengths and texts with each term's key, frequencies and posting list and the
+// word list, checked by a CRC; and a journal beside it (Cache + ".log") of the memories strata
+// changed since, each as its text and stamp in a record of its own CRC. Opening maps the base,
+// reads its tables and checks its CRC while the store is scanned for files changed since the
+// stamps (memdir.Store.Changes), links it, replays the journal by analysing its few memories,
+// and reads only the changed files. Nothing in the cache is trusted over the files: a memory
+// is kept only while its file's stamp is the one saved with it, so a torn, stale or foreign
+// record costs a re-read, never a wrong result.
 
 // cacheVersion names the layout of the files; cacheFingerprint adds what the analysis gives,
 // so a cache written by a strata that tokenized differently is not used.
