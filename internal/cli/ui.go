@@ -27,8 +27,8 @@ func newUICmd(app *App) *cobra.Command {
 		Short: "Open a local web view of this project's memory, sessions and context",
 		Long: `Serve a web view of the project on a loopback address and open it in the browser: the
 memory stores with search (the ranker recall uses), editing with the checks of strata memory
-edit, the archive with restore; the project's sessions with search and resume commands; and
-what the model is given here, piece by piece. The printed URL holds a one-time token that the
+edit, the inbox with accept and reject, the archive with restore; the project's sessions
+with search and resume commands; and what the model is given here, piece by piece. The printed URL holds a one-time token that the
 first visit exchanges for a session cookie; requests without it, naming another Host or sent
 from another site are refused. Stop it with Ctrl-C.`,
 		Example: `  strata ui

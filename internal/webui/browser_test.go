@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/strata-mem/strata/internal/sharedtest"
+	"github.com/strata-mem/strata/memdir"
 )
 
 // chromium returns the headless browser to drive: $STRATA_CHROMIUM, else Debian's chromium
@@ -39,6 +40,9 @@ func TestBrowser(t *testing.T) {
 	}
 	bin := chromium(t)
 	f := newFixture(t, 40)
+	inbox := filepath.Join(f.store.Dir(), memdir.InboxDir)
+	must(t, os.MkdirAll(inbox, 0o700))
+	must(t, os.WriteFile(filepath.Join(inbox, "ci-cache.md"), []byte("---\nname: ci-cache\ndescription: the CI cache is keyed on go.sum\ntype: project\n---\n\nKey the module cache on go.sum.\n\n**Why:** stale modules.\n**How to apply:** in every workflow.\n"), 0o600))
 	shots := os.Getenv("STRATA_SCREENSHOTS")
 	if shots != "" && !filepath.IsAbs(shots) {
 		shots = filepath.Join(sharedtest.Root(t), shots)
@@ -128,6 +132,24 @@ func TestBrowser(t *testing.T) {
 	must(t, err)
 	if !strings.Contains(string(data), "(make deploy)") || !strings.Contains(string(idx), "(make deploy)") {
 		t.Fatalf("the edit did not reach the store:\n%s\n%s", data, idx)
+	}
+
+	// Accept the extractor's proposal from the inbox.
+	do("inbox", chromedp.Navigate(f.base+"/"), chromedp.WaitVisible("button.accept"))
+	shot("ui-inbox")
+	do("accept", chromedp.Click("button.accept"))
+	// The post redirects to the memory page; wait until it has loaded without the proposal.
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		done, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && !document.querySelector("button.accept") && !!document.getElementById("q")`))
+		if err == nil && done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the memory page did not come back without the proposal: %v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.store.Dir(), "ci-cache.md")); err != nil {
+		t.Fatalf("the accepted proposal is not live: %v", err)
 	}
 
 	// Find a message across sessions, open the session at it.

@@ -55,6 +55,7 @@ type memoryData struct {
 	Total    int
 	Page     pager
 	Archive  []archiveView
+	Inbox    []proposal
 	Problems []string
 }
 
@@ -137,6 +138,9 @@ func (s *Server) memoryPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
+	var problems []string
+	d.Inbox, problems = s.inbox(r)
+	d.Problems = append(d.Problems, problems...)
 	s.render(w, "memory", "Memory", d)
 }
 

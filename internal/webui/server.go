@@ -118,6 +118,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /memory/edit", s.memoryEditPage)
 	mux.HandleFunc("POST /memory/edit", s.memorySave)
 	mux.HandleFunc("POST /memory/restore", s.memoryRestore)
+	mux.HandleFunc("POST /memory/inbox", s.inboxDecide)
 	mux.HandleFunc("GET /sessions", s.sessionsPage)
 	mux.HandleFunc("GET /session", s.sessionPage)
 	mux.HandleFunc("GET /context", s.contextPage)

@@ -380,3 +380,41 @@ func TestLoopback(t *testing.T) {
 		}
 	}
 }
+
+func TestInbox(t *testing.T) {
+	f := newFixture(t, 0)
+	f.login(t)
+	inbox := filepath.Join(f.store.Dir(), memdir.InboxDir)
+	must(t, os.MkdirAll(inbox, 0o700))
+	proposed := "---\nname: tabs\ndescription: indent Go with tabs, width 8\ntype: feedback\n---\n\ngofmt decides; tabs are 8 wide in review.\n\n**Why:** review noise.\n**How to apply:** run gofmt.\n"
+	must(t, os.WriteFile(filepath.Join(inbox, "tabs.md"), []byte(proposed), 0o600))
+	must(t, os.WriteFile(filepath.Join(inbox, "ci-cache.md"), []byte("---\nname: ci-cache\ndescription: the CI cache key <b>includes</b> go.sum\ntype: project\n---\n\nKey on go.sum.\n"), 0o600))
+
+	_, body := f.get(t, "/")
+	for _, want := range []string{"Inbox: 2 proposed", "replaces the live file", "&#43;gofmt decides; tabs are 8 wide in review.", "-gofmt decides.", "&lt;b&gt;includes&lt;/b&gt;"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("memory page lacks %q", want)
+		}
+	}
+	if code, body := f.post(t, "/memory/inbox", url.Values{"store": {"project"}, "file": {"tabs.md"}, "action": {"accept"}}); code != 200 {
+		t.Fatalf("accept: %d\n%s", code, body)
+	}
+	if data, _ := os.ReadFile(filepath.Join(f.store.Dir(), "tabs.md")); string(data) != proposed {
+		t.Fatalf("after accept, tabs.md:\n%s", data)
+	}
+	if code, body := f.post(t, "/memory/inbox", url.Values{"store": {"project"}, "file": {"ci-cache.md"}, "action": {"reject"}}); code != 200 {
+		t.Fatalf("reject: %d\n%s", code, body)
+	}
+	if _, err := os.Stat(filepath.Join(f.store.Dir(), "ci-cache.md")); !os.IsNotExist(err) {
+		t.Fatalf("a rejected proposal went live: %v", err)
+	}
+	_, body = f.get(t, "/")
+	if strings.Contains(body, "Inbox:") {
+		t.Error("the inbox still lists proposals after both were decided")
+	}
+	// The replaced version is in the archive, restorable.
+	if !strings.Contains(body, ">replace<") {
+		t.Error("the archive does not offer the version the accepted proposal replaced")
+	}
+	lintClean(t, f.store)
+}
