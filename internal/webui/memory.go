@@ -32,6 +32,19 @@ type memView struct {
 	Description string
 	Modified    time.Time
 	Score       string // a search's score; "" in the plain list
+	// Recalled is how often recall surfaced the memory, LastRecalled when (the project
+	// store's statistics; zero for a mounted store's memories).
+	Recalled     int
+	LastRecalled time.Time
+}
+
+// withStats is v with its recall statistics from stats (keyed by the project store's files).
+func withStats(v memView, stats map[string]recall.StatEntry) memView {
+	if v.Store == config.ProjectStore {
+		e := stats[v.File]
+		v.Recalled, v.LastRecalled = e.Recalled, e.LastRecalled
+	}
+	return v
 }
 
 // storeView is one store in the memory page's header.
@@ -92,6 +105,12 @@ func (s *Server) memoryData(r *http.Request) (memoryData, error) {
 	if err != nil {
 		return d, err
 	}
+	s.mu.Lock()
+	stats, statsErr := s.stats, s.statsErr // replaced, never changed in place
+	s.mu.Unlock()
+	if statsErr != nil {
+		d.Problems = append(d.Problems, "recall statistics: "+statsErr.Error())
+	}
 	all, err := s.ws.Stores()
 	if err != nil {
 		return d, err
@@ -106,8 +125,8 @@ func (s *Server) memoryData(r *http.Request) (memoryData, error) {
 		mems = nil
 		for _, h := range rc.Search(d.Query, 50) {
 			mm := h.Memory
-			mems = append(mems, memView{Store: storeName(mounts[h.List].Name), File: mm.File, Name: mm.Name, Type: string(mm.Type),
-				Description: mm.Description, Modified: mm.ModTime, Score: fmt.Sprintf("%.3f", h.Score)})
+			mems = append(mems, withStats(memView{Store: storeName(mounts[h.List].Name), File: mm.File, Name: mm.Name, Type: string(mm.Type),
+				Description: mm.Description, Modified: mm.ModTime, Score: fmt.Sprintf("%.3f", h.Score)}, stats))
 		}
 	}
 	for _, ns := range all {
@@ -161,12 +180,12 @@ func (s *Server) memorySearch(w http.ResponseWriter, r *http.Request) {
 func storeName(mount string) string { return cmp.Or(mount, config.ProjectStore) }
 
 // newestFirst lists every memory of rc's stores, newest first.
-func newestFirst(rc *recall.Recaller) []memView {
+func newestFirst(rc *recall.Recaller, stats map[string]recall.StatEntry) []memView {
 	var mems []memView
 	for _, m := range rc.Stores() {
 		for _, mm := range m.Ranker.Index().Memories() {
-			mems = append(mems, memView{Store: storeName(m.Name), File: mm.File, Name: mm.Name, Type: string(mm.Type),
-				Description: mm.Description, Modified: mm.ModTime})
+			mems = append(mems, withStats(memView{Store: storeName(m.Name), File: mm.File, Name: mm.Name, Type: string(mm.Type),
+				Description: mm.Description, Modified: mm.ModTime}, stats))
 		}
 	}
 	slices.SortFunc(mems, func(a, b memView) int {

@@ -60,8 +60,10 @@ type Server struct {
 	log      *slog.Logger
 	mu       sync.Mutex // guards rc and fresh
 	rc       *recall.Recaller
-	fresh    time.Time // when rc was last refreshed; zero after a write of ours
-	listed   []memView // every memory of rc, newest first, as of fresh
+	fresh    time.Time                   // when rc was last refreshed; zero after a write of ours
+	listed   []memView                   // every memory of rc, newest first, as of fresh
+	stats    map[string]recall.StatEntry // the project store's recall statistics, as of fresh
+	statsErr error                       // why they could not be read
 	static   http.Handler
 	staticFS fs.FS
 }
@@ -222,7 +224,13 @@ func (s *Server) recaller(ctx context.Context) (*recall.Recaller, []memView, err
 		return nil, nil, err
 	}
 	s.fresh = time.Now()
-	s.listed = newestFirst(s.rc)
+	s.stats, s.statsErr = nil, nil
+	if st, err := s.ws.Stats(); err != nil {
+		s.statsErr = err
+	} else if s.stats, err = st.Load(ctx); err != nil {
+		s.statsErr = err
+	}
+	s.listed = newestFirst(s.rc, s.stats)
 	return s.rc, s.listed, nil
 }
 

@@ -418,3 +418,29 @@ func TestInbox(t *testing.T) {
 	}
 	lintClean(t, f.store)
 }
+
+func TestRecallStats(t *testing.T) {
+	f := newFixture(t, 0)
+	st, err := f.ws.Stats()
+	must(t, err)
+	ctx := context.Background()
+	for range 3 {
+		must(t, st.Record(ctx, []string{"deploy-steps.md"}, time.Now().Add(-2*time.Hour)))
+	}
+	f.login(t)
+	_, body := f.get(t, "/")
+	row := func(name string) string {
+		i := strings.Index(body, ">"+name+"</a>")
+		if i < 0 {
+			t.Fatalf("no row for %s", name)
+		}
+		end := strings.Index(body[i:], "</tr>")
+		return body[i : i+end]
+	}
+	if r := row("deploy-steps"); !strings.Contains(r, "3× · 2h ago") {
+		t.Errorf("deploy-steps row does not say it was recalled 3 times 2h ago:\n%s", r)
+	}
+	if r := row("tabs"); !strings.Contains(r, "never") {
+		t.Errorf("tabs row does not say it was never recalled:\n%s", r)
+	}
+}
