@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -41,6 +42,9 @@ type Options struct {
 	SessionIndex string
 	// Logger gets one line per refused request; nil discards.
 	Logger *slog.Logger
+	// Poll is how often an open page's event stream checks the files for changes; 0 means
+	// 2 s.
+	Poll time.Duration
 }
 
 // Server is the web view of one workspace. Its handler refuses every request that lacks the
@@ -64,6 +68,7 @@ type Server struct {
 	listed   []memView                   // every memory of rc, newest first, as of fresh
 	stats    map[string]recall.StatEntry // the project store's recall statistics, as of fresh
 	statsErr error                       // why they could not be read
+	poll     time.Duration
 	static   http.Handler
 	staticFS fs.FS
 }
@@ -82,6 +87,7 @@ func New(opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.poll = cmp.Or(opts.Poll, refreshEvery)
 	for _, h := range []string{host, "localhost", "127.0.0.1", "::1"} {
 		hp := net.JoinHostPort(h, port)
 		s.hosts[hp] = true
@@ -124,6 +130,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /sessions", s.sessionsPage)
 	mux.HandleFunc("GET /session", s.sessionPage)
 	mux.HandleFunc("GET /context", s.contextPage)
+	mux.HandleFunc("GET /events", s.events)
 	mux.Handle("GET /static/", s.static)
 	return s.guard(mux)
 }
@@ -315,7 +322,12 @@ func pct(n, max int) int {
 // Serve answers requests on ln until ctx is done, then shuts down, waiting a few seconds for
 // requests under way.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	// Requests see a context that Shutdown cancels, so that event streams end with it.
+	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return base }}
+	hs.RegisterOnShutdown(cancel)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

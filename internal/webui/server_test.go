@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -442,5 +443,94 @@ func TestRecallStats(t *testing.T) {
 	}
 	if r := row("tabs"); !strings.Contains(r, "never") {
 		t.Errorf("tabs row does not say it was never recalled:\n%s", r)
+	}
+}
+
+func TestEvents(t *testing.T) {
+	f := newFixture(t, 0)
+	f.srv.poll = 20 * time.Millisecond
+	f.login(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", f.base+"/events", nil)
+	must(t, err)
+	resp, err := f.client.Do(req)
+	must(t, err)
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
+		t.Fatalf("events: %s, %s", resp.Status, ct)
+	}
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		buf := make([]byte, 4096)
+		for {
+			n, err := resp.Body.Read(buf)
+			for _, l := range strings.Split(string(buf[:n]), "\n") {
+				if strings.HasPrefix(l, "event: ") {
+					lines <- strings.TrimPrefix(l, "event: ")
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	expect := func(want string) {
+		t.Helper()
+		select {
+		case got, ok := <-lines:
+			if !ok || got != want {
+				t.Fatalf("event = %q (open %v), want %q", got, ok, want)
+			}
+		case <-ctx.Done():
+			t.Fatalf("no %q event", want)
+		}
+	}
+	inbox := filepath.Join(f.store.Dir(), memdir.InboxDir)
+	must(t, os.MkdirAll(inbox, 0o700))
+	must(t, os.WriteFile(filepath.Join(inbox, "new.md"), []byte("---\nname: new\ndescription: d\ntype: project\n---\n\nx\n"), 0o600))
+	expect("memory")
+	must(t, os.WriteFile(filepath.Join(f.ws.TranscriptDir(), "other.jsonl"), []byte("{}\n"), 0o600))
+	expect("sessions")
+	cancel()
+	for range lines {
+	}
+}
+
+// TestServeEndsEventStreams: stopping the server ends the open event streams instead of
+// waiting for them.
+func TestServeEndsEventStreams(t *testing.T) {
+	f := newFixture(t, 0)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	srv, err := New(Options{Workspace: f.ws, Addr: ln.Addr().String()})
+	must(t, err)
+	ctx, stop := context.WithCancel(t.Context())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(srv.URL())
+	must(t, err)
+	resp.Body.Close()
+	resp, err = c.Get("http://" + ln.Addr().String() + "/events")
+	must(t, err)
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("events: %s", resp.Status)
+	}
+	start := time.Now()
+	stop()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(4 * time.Second):
+		t.Fatal("Serve still waits for the event stream 4 s after the stop")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Serve took %v to stop", d)
 	}
 }

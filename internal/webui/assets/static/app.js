@@ -2,12 +2,11 @@
 "use strict";
 (function () {
   var live = document.querySelector("input[data-live]");
+  var refresh = null;
   if (live) {
     var results = document.getElementById("results");
     var timer = null, seq = 0;
-    live.addEventListener("input", function () {
-      clearTimeout(timer);
-      timer = setTimeout(function () {
+    refresh = function () {
         var n = ++seq;
         var q = live.value;
         fetch(live.dataset.live + "?q=" + encodeURIComponent(q), {credentials: "same-origin"})
@@ -18,7 +17,27 @@
             history.replaceState(null, "", q ? "/?q=" + encodeURIComponent(q) : "/");
           })
           .catch(function (e) { results.textContent = "search failed: " + e; });
-      }, 150);
+    };
+    live.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 150);
+    });
+  }
+
+  // Live updates: the memory list refreshes itself (the page, when nothing is typed, so the
+  // inbox and the archive do too); other pages say that they are stale.
+  var changed = function () { document.getElementById("changed").hidden = false; };
+  if (window.EventSource) {
+    var es = new EventSource("/events");
+    es.addEventListener("memory", function () {
+      if (live && live.value === "") location.reload();
+      else if (live) refresh();
+      else if (document.getElementById("text")) changed();
+    });
+    es.addEventListener("sessions", function () {
+      var sq = document.getElementById("sq");
+      if (sq && sq.value === "" && document.activeElement !== sq) location.reload();
+      else if (sq || document.getElementById("find")) changed();
     });
   }
   var find = document.getElementById("find");
