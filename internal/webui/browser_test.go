@@ -156,8 +156,8 @@ func TestBrowser(t *testing.T) {
 	do("search sessions", chromedp.Navigate(f.base+"/sessions"), chromedp.WaitVisible("#sq"),
 		chromedp.SendKeys("#sq", "ticker\n"), chromedp.WaitVisible("a.hit"))
 	shot("ui-sessions")
-	do("open the hit", chromedp.Click("a.hit"), chromedp.WaitVisible("#L4"))
-	class, err := chromedp.Run(ctx, chromedp.AttributeValue("#L4", "class"))
+	do("open the hit", chromedp.Click("a.hit"), chromedp.WaitVisible("#L5"))
+	class, err := chromedp.Run(ctx, chromedp.AttributeValue("#L5", "class"))
 	must(t, err)
 	if !strings.Contains(class.Value, "match") {
 		t.Fatalf("the message found is not marked: class %q", class.Value)

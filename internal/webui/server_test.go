@@ -96,10 +96,14 @@ func writeSession(t testing.TB, dir, cwd string) {
 		return fmt.Sprintf(`{"type":%q,"uuid":%q,"parentUuid":%s,"sessionId":%q,"cwd":%q,"timestamp":%q,"message":%s%s}`,
 			typ, uuid, p, sessionID, cwd, fmt.Sprintf(ts, i), msg, extra) + "\n"
 	}
+	// The first reply is two lines, as Claude Code writes one a content block, each with the
+	// reply's usage: it counts once.
+	usage1 := `"id":"msg_1","model":"claude-sonnet-4-5","usage":{"input_tokens":100,"output_tokens":20,"cache_read_input_tokens":1000,"cache_creation_input_tokens":0}`
 	data := line(1, "user", "u1", "", `{"role":"user","content":"Why does the flaky widget test fail on CI?"}`, "") +
-		line(2, "assistant", "a1", "u1", `{"role":"assistant","content":[{"type":"text","text":"Let me look."},{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"widget_test.go"}}]}`, "") +
-		line(3, "user", "u2", "a1", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"func TestWidget(t *testing.T) { time.Sleep(1) }"}]}`, "") +
-		line(4, "assistant", "a2", "u2", `{"role":"assistant","content":[{"type":"text","text":"The test sleeps instead of waiting on a channel: a race with the ticker."}]}`, "")
+		line(2, "assistant", "a1", "u1", `{"role":"assistant",`+usage1+`,"content":[{"type":"text","text":"Let me look."}]}`, "") +
+		line(3, "assistant", "a1b", "a1", `{"role":"assistant",`+usage1+`,"content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"widget_test.go"}}]}`, "") +
+		line(4, "user", "u2", "a1b", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"func TestWidget(t *testing.T) { time.Sleep(1) }"}]}`, "") +
+		line(5, "assistant", "a2", "u2", `{"role":"assistant","id":"msg_2","model":"claude-sonnet-4-5","usage":{"input_tokens":50,"output_tokens":30},"content":[{"type":"text","text":"The test sleeps instead of waiting on a channel: a race with the ticker."}]}`, "")
 	must(t, os.WriteFile(filepath.Join(dir, sessionID+".jsonl"), []byte(data), 0o600))
 }
 
@@ -333,14 +337,16 @@ func TestSessions(t *testing.T) {
 		t.Fatalf("sessions page: %d\n%s", code, body)
 	}
 	_, body = f.get(t, "/sessions?q=RACE+with+the+ticker")
-	if !strings.Contains(body, "1 message contains") || !strings.Contains(body, "#L4") {
-		t.Fatalf("search did not find the answer on line 4:\n%s", body)
+	if !strings.Contains(body, "1 message contains") || !strings.Contains(body, "#L5") {
+		t.Fatalf("search did not find the answer on line 5:\n%s", body)
 	}
 	code, body = f.get(t, "/session?id="+sessionID[:8])
 	if code != 200 {
 		t.Fatalf("session page: %d\n%s", code, body)
 	}
-	for _, want := range []string{`<details class="tool"><summary>Read {&#34;file_path&#34;:&#34;widget_test.go&#34;}`, "a race with the ticker", "strata chat --resume " + sessionID, `id="L4"`} {
+	for _, want := range []string{`<details class="tool"><summary>Read {&#34;file_path&#34;:&#34;widget_test.go&#34;}`, "a race with the ticker", "strata chat --resume " + sessionID, `id="L5"`,
+		// 0.0009 for the first reply (once), 0.0006 for the second, at claude-sonnet-4's list price.
+		"2 model replies · input 150 · cache write 0 · cache read 1000 · output 50 tokens · $0.0015 at list price"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("session page lacks %q", want)
 		}
