@@ -277,7 +277,7 @@ func (s *Server) fail(w http.ResponseWriter, code int, err error) {
 
 // parsePages parses the layout with each page's template.
 func parsePages() (map[string]*template.Template, error) {
-	funcs := template.FuncMap{"age": age, "pct": pct}
+	funcs := template.FuncMap{"age": age, "pct": pct, "inc": func(i int) int { return i + 1 }}
 	layout, err := template.New("").Funcs(funcs).ParseFS(assets, "assets/layout.html")
 	if err != nil {
 		return nil, err

@@ -358,15 +358,25 @@ func TestSessions(t *testing.T) {
 
 func TestContext(t *testing.T) {
 	f := newFixture(t, 0)
+	rules := filepath.Join(f.ws.Root(), ".claude", "rules")
+	must(t, os.MkdirAll(rules, 0o755))
+	must(t, os.WriteFile(filepath.Join(rules, "go.md"), []byte("---\npaths: \"**/*.go\"\n---\nWrap errors with %w.\n"), 0o644))
 	f.login(t)
 	code, body := f.get(t, "/context")
 	if code != 200 {
 		t.Fatalf("context page: %d\n%s", code, body)
 	}
-	for _, want := range []string{filepath.Join(f.ws.Root(), "CLAUDE.md"), "make test", "MEMORY.md"} {
+	for _, want := range []string{"<td>1</td><td>project</td>", filepath.Join(f.ws.Root(), "CLAUDE.md"), "make test", "<td>2</td><td>automem</td>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("context page lacks %q", want)
 		}
+	}
+	if strings.Contains(body, "Wrap errors") {
+		t.Error("a rule for Go files is loaded before any Go file is touched")
+	}
+	_, body = f.get(t, "/context?touch=src/a.go")
+	if !strings.Contains(body, "Wrap errors with %w.") || !strings.Contains(body, "added by touching "+filepath.Join(f.ws.Root(), "src", "a.go")) {
+		t.Errorf("touching src/a.go does not add the Go rule, marked:\n%s", body)
 	}
 }
 
