@@ -90,6 +90,7 @@ func topLevelCommands() []topLevel {
 		{"chat", func(app *App) *cobra.Command { return newChatCmd(app, nil) }},
 		{"context", newContextCmd},
 		{"doctor", newDoctorCmd},
+		{"hook", newHookCmd},
 		{"lint", newLintCmd},
 		{"mcp", newMCPCmd},
 		{"run", func(app *App) *cobra.Command { return newRunCmd(app, nil) }},

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/tokens"
+	"github.com/strata-mem/strata/workspace"
+)
+
+// memoryTag opens each memory strata hook adds; its ref is how a later prompt of the same
+// session knows the memory is already in context.
+const memoryTag = "<strata-memory ref="
+
+var memoryRef = regexp.MustCompile(`<strata-memory ref="([^"]+)"`)
+
+// hookRecall runs recall for a prompt over the project's memory stores and returns the
+// memories to add, within budget tokens; "" when none is worth adding.
+func hookRecall(ctx context.Context, app *App, env config.Env, in hookInput, budget int) (string, error) {
+	if strings.TrimSpace(in.Prompt) == "" || budget <= 0 {
+		return "", nil
+	}
+	ws, err := workspace.Open(ctx, workspace.Options{Cwd: in.Cwd, Env: env, Now: app.Now})
+	if err != nil {
+		return "", err
+	}
+	if !ws.AutoMemory() {
+		return "", nil
+	}
+	stores, err := ws.Stores()
+	if err != nil {
+		return "", err
+	}
+	rc, err := ws.Recaller(workspace.RecallOptions{NoStats: true})
+	if err != nil {
+		return "", err
+	}
+	s := recall.NewSession()
+	if in.TranscriptPath != "" {
+		seen, err := surfacedIn(in.TranscriptPath, stores)
+		if err != nil {
+			return "", err
+		}
+		for _, ref := range seen {
+			s.Mark(ref)
+		}
+	}
+	res, err := rc.Recall(ctx, s, recall.Turn{Query: in.Prompt})
+	if err != nil {
+		return "", err
+	}
+	return renderRecalled(res.Memories, budget), nil
+}
+
+// renderRecalled writes the memories as the hook adds them, best first, as many as fit budget
+// tokens; "" for none.
+func renderRecalled(ms []recall.Recalled, budget int) string {
+	const head = "Memories strata recalled for this prompt (the files' current text; older ones carry an age note):\n"
+	var b strings.Builder
+	used := tokens.Estimate(head)
+	for _, m := range ms {
+		var one strings.Builder
+		fmt.Fprintf(&one, "\n%s%q path=%q type=%q>\n", memoryTag, recall.Ref(m.Store, m.File), m.Path, m.Type)
+		if m.Description != "" {
+			fmt.Fprintf(&one, "%s — %s\n", m.Name, m.Description)
+		}
+		one.WriteString(strings.TrimSpace(m.Content) + "\n</strata-memory>\n")
+		t := tokens.Estimate(one.String())
+		if used+t > budget {
+			continue // a shorter one further down may still fit
+		}
+		used += t
+		b.WriteString(one.String())
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return head + b.String()
+}
+
+// transcriptLine is what surfacedIn reads of a Claude Code transcript line.
+type transcriptLine struct {
+	Type       string `json:"type"`
+	Subtype    string `json:"subtype"`
+	Attachment struct {
+		Type     string          `json:"type"`
+		Content  json.RawMessage `json:"content"`
+		Memories []struct {
+			Path string `json:"path"`
+		} `json:"memories"`
+	} `json:"attachment"`
+}
+
+// surfacedIn returns the memories (as recall Refs) a Claude Code session already has in its
+// context: those strata hook added and those Claude Code's own recall attached
+// (relevant_memories) since the last compaction. A missing transcript has none; a line that
+// does not parse is skipped (the last one may be half written).
+func surfacedIn(path string, stores []workspace.NamedStore) ([]string, error) {
+	fh, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	var refs []string
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !bytes.Contains(line, []byte("compact_boundary")) && !bytes.Contains(line, []byte("hook_additional_context")) &&
+			!bytes.Contains(line, []byte("relevant_memories")) {
+			continue
+		}
+		var l transcriptLine
+		if json.Unmarshal(line, &l) != nil {
+			continue
+		}
+		switch {
+		case l.Type == "system" && l.Subtype == "compact_boundary":
+			refs = nil // what came before left the context
+		case l.Attachment.Type == "hook_additional_context":
+			var texts []string
+			if json.Unmarshal(l.Attachment.Content, &texts) != nil {
+				continue
+			}
+			for _, t := range texts {
+				for _, m := range memoryRef.FindAllStringSubmatch(t, -1) {
+					refs = append(refs, m[1])
+				}
+			}
+		case l.Attachment.Type == "relevant_memories":
+			for _, m := range l.Attachment.Memories {
+				if ref, ok := refOf(m.Path, stores); ok {
+					refs = append(refs, ref)
+				}
+			}
+		}
+	}
+	return refs, sc.Err()
+}
+
+// refOf returns the recall Ref of the memory file at path, when it lies in one of stores.
+func refOf(path string, stores []workspace.NamedStore) (string, bool) {
+	for _, s := range stores {
+		rel, err := filepath.Rel(s.Dir, path)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		name := s.Name
+		if s.Project() {
+			name = ""
+		}
+		return recall.Ref(name, filepath.ToSlash(rel)), true
+	}
+	return "", false
+}
