@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// userSettings is a Claude Code settings file of a user who already has a hook of their own,
+// in their own formatting.
+const userSettings = `{
+    "model": "opus",
+    "hooks": {
+        "UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "my-logger" } ] } ]
+    },
+    "permissions": {"allow": ["Bash(ls:*)"]}
+}
+`
+
+// TestSetupClaudeCode: setup adds strata's hooks and MCP server keeping every other byte and
+// backing the old file up; a second run changes nothing; --uninstall gives back the files as
+// they were, byte for byte.
+func TestSetupClaudeCode(t *testing.T) {
+	app, out, _ := testApp(t)
+	settings := filepath.Join(app.Env.UserHome, ".claude", "settings.json")
+	claudeJSON := filepath.Join(app.Env.UserHome, ".claude.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	os.WriteFile(settings, []byte(userSettings), 0o600)
+	os.WriteFile(claudeJSON, []byte(`{"numStartups": 3, "mcpServers": {}}`), 0o600)
+
+	run := func(args ...string) string {
+		t.Helper()
+		out.Reset()
+		if code := Run(app, append([]string{"setup", "claude-code"}, args...)); code != 0 {
+			t.Fatalf("setup claude-code %v: exit %d", args, code)
+		}
+		return out.String()
+	}
+	run()
+	doc, _ := os.ReadFile(settings)
+	for _, ev := range setupHookEvents {
+		if !strings.Contains(gjson.GetBytes(doc, "hooks."+ev).Raw, hookCommand(ev)) {
+			t.Errorf("no strata hook for %s:\n%s", ev, doc)
+		}
+	}
+	if got := gjson.GetBytes(doc, "hooks.UserPromptSubmit.0.hooks.0.command").String(); got != "my-logger" {
+		t.Errorf("the user's own hook is gone: %s", doc)
+	}
+	for _, keep := range []string{`    "model": "opus",`, `"permissions": {"allow": ["Bash(ls:*)"]}`, `[ { "hooks": [ { "type": "command", "command": "my-logger" } ] } ,`} {
+		if !bytes.Contains(doc, []byte(keep)) {
+			t.Errorf("lost %q:\n%s", keep, doc)
+		}
+	}
+	mcp, _ := os.ReadFile(claudeJSON)
+	if gjson.GetBytes(mcp, "mcpServers.strata.args").Raw != `["mcp","--claude-code"]` || gjson.GetBytes(mcp, "numStartups").Int() != 3 {
+		t.Errorf(".claude.json = %s", mcp)
+	}
+	backups, _ := filepath.Glob(filepath.Join(app.Env.Home, "backups", "setup", "*", "*"))
+	var found bool
+	for _, b := range backups {
+		if old, _ := os.ReadFile(b); string(old) == userSettings {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no backup holds the old settings (backups %v)", backups)
+	}
+
+	if again := run(); strings.Contains(again, "wrote") {
+		t.Errorf("a second run changed files:\n%s", again)
+	}
+
+	run("--uninstall")
+	if doc, _ := os.ReadFile(settings); string(doc) != userSettings {
+		t.Errorf("after --uninstall the settings are not as they were:\n%s", doc)
+	}
+	if mcp, _ := os.ReadFile(claudeJSON); gjson.GetBytes(mcp, "mcpServers.strata").Exists() {
+		t.Errorf(".claude.json still has strata: %s", mcp)
+	}
+}
+
+// TestSetupRefusesBrokenJSON: a settings file that is not JSON is named with its line and left
+// as it is.
+func TestSetupRefusesBrokenJSON(t *testing.T) {
+	app, _, errb := testApp(t)
+	settings := filepath.Join(app.Env.UserHome, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	broken := "{\n  \"model\": \"opus\",\n  oops\n}\n"
+	os.WriteFile(settings, []byte(broken), 0o600)
+	if code := Run(app, []string{"setup", "claude-code"}); code == 0 {
+		t.Fatal("setup accepted a broken settings file")
+	}
+	if !strings.Contains(errb.String(), settings+":3:") {
+		t.Errorf("error does not name the file and line: %s", errb)
+	}
+	if doc, _ := os.ReadFile(settings); string(doc) != broken {
+		t.Errorf("the broken file was changed: %s", doc)
+	}
+}
+
+// TestSetupCodexAndGemini: both write their MCP configuration, keep the rest, do nothing the
+// second time and take it out again with --uninstall.
+func TestSetupCodexAndGemini(t *testing.T) {
+	app, out, _ := testApp(t)
+	codex := filepath.Join(app.Env.UserHome, ".codex", "config.toml")
+	gemini := filepath.Join(app.Env.UserHome, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(codex), 0o700)
+	os.MkdirAll(filepath.Dir(gemini), 0o700)
+	const toml = "model = \"o4\"\n\n[mcp_servers.other]\ncommand = \"x\"\n"
+	const gem = "{\n  \"theme\": \"dark\"\n}\n"
+	os.WriteFile(codex, []byte(toml), 0o600)
+	os.WriteFile(gemini, []byte(gem), 0o600)
+	for _, tool := range []string{"codex", "gemini"} {
+		for _, args := range [][]string{{}, {}, {"--uninstall"}} {
+			out.Reset()
+			if code := Run(app, append([]string{"setup", tool}, args...)); code != 0 {
+				t.Fatalf("setup %s %v: exit %d", tool, args, code)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(codex); string(b) != toml {
+		t.Errorf("config.toml after install and uninstall:\n%s", b)
+	}
+	if b, _ := os.ReadFile(gemini); string(b) != gem {
+		t.Errorf("gemini settings after install and uninstall:\n%s", b)
+	}
+	Run(app, []string{"setup", "codex"})
+	b, _ := os.ReadFile(codex)
+	if want := toml + "\n" + codexTable; string(b) != want {
+		t.Errorf("config.toml = %q, want %q", b, want)
+	}
+	Run(app, []string{"setup", "gemini"})
+	if b, _ := os.ReadFile(gemini); gjson.GetBytes(b, "mcpServers.strata.command").String() != "strata" || gjson.GetBytes(b, "theme").String() != "dark" {
+		t.Errorf("gemini settings = %s", b)
+	}
+}
