@@ -104,6 +104,9 @@ func runHook(ctx context.Context, app *App, f hookFlags, event string) {
 	}()
 	select {
 	case r := <-done:
+		if r.err != nil && ctx.Err() != nil {
+			r.err = fmt.Errorf("gave up after %s (the --timeout budget); nothing was added: %w", f.timeout, r.err)
+		}
 		if r.err != nil {
 			hookLog(app, event, r.err)
 			return
