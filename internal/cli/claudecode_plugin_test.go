@@ -141,9 +141,9 @@ func anyRequestHas(reqs []llmtest.Request, s string) bool {
 	return false
 }
 
-// lastUser is the last user message of a request, as JSON (Claude Code may put a system
+// lastUserJSON is the last user message of a request, as JSON (Claude Code may put a system
 // message after it).
-func lastUser(req llmtest.Request) string {
+func lastUserJSON(req llmtest.Request) string {
 	msgs, _ := req.JSON["messages"].([]any)
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if m, _ := msgs[i].(map[string]any); m["role"] == "user" {
@@ -195,7 +195,7 @@ func TestClaudeCodePlugin(t *testing.T) {
 		sessTool = "mcp__plugin_strata_strata__session_search"
 	)
 	r.srv.Fallback = func(req llmtest.Request) llmtest.Reply {
-		last := lastUser(req)
+		last := lastUserJSON(req)
 		switch {
 		case strings.Contains(last, "create a detailed summary of the conversation"):
 			return llmtest.Text("<analysis>short</analysis>\n<summary>1. Primary Request: the zebracorn step.</summary>")
