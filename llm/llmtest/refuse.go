@@ -59,9 +59,7 @@ func anthropicRefusal(msgs []any) *Refusal {
 			return refuse("messages", `first message must use the "user" role`)
 		}
 		blocks := contentBlocks(m["content"])
-		// Claude Code 2.1.328 sends an empty system message right after a compaction, and the
-		// API it talks to takes it: only user and assistant messages need content.
-		if len(blocks) == 0 && role != "system" && !(role == "assistant" && i == len(msgs)-1) {
+		if len(blocks) == 0 && !(role == "assistant" && i == len(msgs)-1) {
 			return refuse(fmt.Sprintf("messages.%d", i), "all messages must have non-empty content except for the optional final assistant message")
 		}
 		if r := thinkingRefusal(i, blocks); r != nil {

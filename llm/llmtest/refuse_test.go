@@ -28,7 +28,6 @@ func TestRefusesWhatTheAPIRefuses(t *testing.T) {
 		{"valid tool round", userParts + "," + call + `,{"role":"user","content":[` + result1 + `]}`, ""},
 		{"valid parallel round", user + "," + twoCalls + `,{"role":"user","content":[` + result2 + "," + result1 + `,{"type":"text","text":"go on"}]}`, ""},
 		{"valid final assistant prefill", user + `,{"role":"assistant","content":[]}`, ""},
-		{"valid empty system message after a compaction (Claude Code 2.1.328)", user + `,{"role":"system","content":[]},` + reply, ""},
 		{"no messages", ``, "messages: at least one message is required"},
 		{"first message the assistant's", reply + "," + user, `first message must use the "user" role`},
 		{"two user messages in a row are combined", user + "," + user, ""},
