@@ -109,7 +109,7 @@ func groups() []group {
 	return []group{
 		{"bench", "Run strata's benchmarks and print their figures",
 			"Benchmarks build their own synthetic data in a temporary directory (or read an eval set you name) and print figures; they never change your files.",
-			[]commandFactory{newBenchContextCmd, newBenchMCPCmd, newBenchRecallCmd, newBenchStartupCmd, newBenchSyncCmd, newBenchTranscriptsCmd}},
+			[]commandFactory{newBenchContextCmd, newBenchHookCmd, newBenchMCPCmd, newBenchRecallCmd, newBenchStartupCmd, newBenchSyncCmd, newBenchTranscriptsCmd}},
 		{"memory", "See and manage the auto-memory of this project",
 			"The auto-memory is a directory of markdown topic files with a MEMORY.md index, one per project\n(all worktrees of a repository share it). These commands list, show, add, forget, search and check it.",
 			[]commandFactory{newMemoryListCmd, newMemoryShowCmd, newMemoryPathCmd, newMemoryEditCmd, newMemoryAddCmd, newMemoryForgetCmd,
