@@ -41,7 +41,9 @@ memory directory and transcripts (CLAUDE_CONFIG_DIR, else ~/.claude).
   PreCompact        records the session's first request and the messages pinned with /strata:pin
   SessionStart      after a compaction: those messages, verbatim; at start-up or resume: a line
                     when proposals wait in the memory inbox, else nothing
-  SessionEnd, Stop  nothing yet (extraction runs in strata chat)
+  SessionEnd        starts the auto-dream (strata memory dream --auto) in the background when
+                    it is due (24 h and 5 sessions since the last run)
+  Stop              nothing (extraction of new memories runs in strata chat)
 
 A hook never breaks Claude Code: on any error, or past --timeout, it prints nothing, exits 0
 and writes one line to $STRATA_HOME/logs/hook.log.`,
@@ -162,7 +164,9 @@ func hookAnswer(ctx context.Context, app *App, f hookFlags, event string) (strin
 			return hookCarry(ctx, app, in, f.pinned)
 		}
 		return hookGreeting(ctx, app, env, in)
-	case "SessionEnd", "Stop":
+	case "SessionEnd":
+		return "", hookSessionEnd(ctx, app, env, in)
+	case "Stop":
 		return "", nil // Stop must print nothing: Claude Code would take it as a reason to go on
 	}
 	return "", fmt.Errorf("%w %q (strata hook answers %s)", errHookEvent, event, strings.Join(hookEvents, ", "))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -234,5 +235,32 @@ func TestHookCarriesPinnedMessages(t *testing.T) {
 	// Start-up says nothing when the inbox is empty.
 	if got := f.run(t, "SessionStart", map[string]any{"source": "startup"}); got != "" {
 		t.Errorf("start-up with nothing to say printed %q", got)
+	}
+}
+
+// TestHookSessionEndDream: SessionEnd starts strata memory dream --auto on Claude Code's
+// memory, detached, once five sessions have touched the project, and not before.
+func TestHookSessionEndDream(t *testing.T) {
+	f := newHookFixture(t)
+	f.addMemory(t, "a.md", "a", "body", 0)
+	var started [][]string
+	saved := startDetached
+	startDetached = func(c *exec.Cmd) error { started = append(started, c.Args[1:]); return nil }
+	t.Cleanup(func() { startDetached = saved })
+
+	sessions := filepath.Dir(f.memDir)
+	for i := range 5 {
+		f.run(t, "SessionEnd", map[string]any{"session_id": "s"})
+		if len(started) != 0 {
+			t.Fatalf("a dream started after %d sessions: %v", i, started)
+		}
+		if err := os.WriteFile(filepath.Join(sessions, fmt.Sprintf("s%d.jsonl", i)), []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.run(t, "SessionEnd", map[string]any{"session_id": "s"})
+	want := [][]string{{"memory", "dream", "--auto", "--cwd", f.proj}}
+	if diff := cmp.Diff(want, started); diff != "" {
+		t.Errorf("started (-want +got):\n%s", diff)
 	}
 }

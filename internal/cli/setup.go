@@ -37,14 +37,14 @@ func (f *setupFlags) add(c *cobra.Command, scopes string) {
 func hookCommand(event string) string { return "strata hook " + event }
 
 // setupHookEvents are the events setup claude-code installs, as the plugin's hooks.json does.
-var setupHookEvents = []string{"UserPromptSubmit", "SessionStart", "PreCompact"}
+var setupHookEvents = []string{"UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"}
 
 func newSetupClaudeCodeCmd(app *App) *cobra.Command {
 	var f setupFlags
 	c := &cobra.Command{
 		Use:   "claude-code",
 		Short: "Install strata's hooks and MCP server in Claude Code's settings (without the plugin)",
-		Long: `Write strata's hooks (strata hook UserPromptSubmit, SessionStart, PreCompact) into Claude Code's
+		Long: `Write strata's hooks (strata hook UserPromptSubmit, SessionStart, PreCompact, SessionEnd) into Claude Code's
 settings and its MCP server (strata mcp --claude-code) into Claude Code's MCP configuration:
 
   --scope user     ~/.claude/settings.json and ~/.claude.json (under CLAUDE_CONFIG_DIR when set)
