@@ -63,8 +63,8 @@ func editTOMLTable(doc []byte, table string, uninstall bool) []byte {
 		if len(doc) > 0 && !bytes.HasSuffix(doc, []byte("\n")) {
 			b.WriteByte('\n')
 		}
-		if len(bytes.TrimSpace(doc)) > 0 {
-			b.WriteByte('\n')
+		if len(doc) > 0 {
+			b.WriteByte('\n') // a blank line before the table, which uninstall takes out with it
 		}
 		b.WriteString(table)
 		return b.Bytes()

@@ -138,3 +138,54 @@ func TestSetupCodexAndGemini(t *testing.T) {
 		t.Errorf("gemini settings = %s", b)
 	}
 }
+
+// TestSetupClaudeCodeProject: --scope project writes the project's .claude/settings.json and
+// .mcp.json (readable by the team, to commit), not the user's files.
+func TestSetupClaudeCodeProject(t *testing.T) {
+	app, _, errb := testApp(t)
+	proj := filepath.Join(app.Env.UserHome, "proj")
+	os.MkdirAll(filepath.Join(proj, ".git"), 0o700)
+	if code := Run(app, []string{"setup", "claude-code", "--scope", "project", "--cwd", proj}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	real, _ := filepath.EvalSymlinks(proj)
+	settings, err := os.ReadFile(filepath.Join(real, ".claude", "settings.json"))
+	if err != nil || !strings.Contains(string(settings), hookCommand("UserPromptSubmit")) {
+		t.Errorf("project settings: %v %s", err, settings)
+	}
+	mcp, err := os.ReadFile(filepath.Join(real, ".mcp.json"))
+	if err != nil || gjson.GetBytes(mcp, "mcpServers.strata.command").String() != "strata" {
+		t.Errorf(".mcp.json: %v %s", err, mcp)
+	}
+	if fi, err := os.Stat(filepath.Join(real, ".mcp.json")); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf(".mcp.json mode: %v %v", fi.Mode(), err)
+	}
+	if _, err := os.Stat(filepath.Join(app.Env.UserHome, ".claude.json")); err == nil {
+		t.Error("--scope project wrote the user's .claude.json")
+	}
+}
+
+// FuzzEditTOMLTable: putting strata's table into a config.toml without one and taking it out
+// again gives back the file byte for byte, and the table is in between. (A file whose last line
+// has no newline gets one: what separated the table cannot tell them apart.)
+func FuzzEditTOMLTable(f *testing.F) {
+	f.Add("model = \"o4\"\n\n[mcp_servers.other]\ncommand = \"x\"\n")
+	f.Add("")
+	f.Add("a = 1\n")
+	f.Add("[x]\n\n\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		if strings.Contains(doc, "[mcp_servers.strata]") || doc != "" && !strings.HasSuffix(doc, "\n") {
+			return
+		}
+		in := editTOMLTable([]byte(doc), codexTable, false)
+		if !strings.Contains(string(in), codexTable) {
+			t.Fatalf("table not written: %q", in)
+		}
+		if again := editTOMLTable(in, codexTable, false); string(again) != string(in) {
+			t.Fatalf("a second install changed %q to %q", in, again)
+		}
+		if out := editTOMLTable(in, codexTable, true); string(out) != doc {
+			t.Fatalf("install then uninstall: %q, want %q", out, doc)
+		}
+	})
+}
