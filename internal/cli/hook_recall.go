@@ -42,19 +42,26 @@ func hookRecall(ctx context.Context, app *App, env config.Env, in hookInput, bud
 	if err != nil {
 		return "", err
 	}
-	rc, err := ws.Recaller(workspace.RecallOptions{NoStats: true})
+	var seen []string
+	spent := 0
+	if in.TranscriptPath != "" {
+		if seen, spent, err = surfacedIn(in.TranscriptPath, stores); err != nil {
+			return "", err
+		}
+	}
+	// The session's budget is recall's, less what this session already got since the last
+	// compaction (by strata or by Claude Code's own recall, counted as Claude Code counts it).
+	b := recall.DefaultBudget()
+	if b.SessionBytes -= spent; b.SessionBytes <= 0 {
+		return "", nil
+	}
+	rc, err := ws.Recaller(workspace.RecallOptions{NoStats: true, Budget: b})
 	if err != nil {
 		return "", err
 	}
 	s := recall.NewSession()
-	if in.TranscriptPath != "" {
-		seen, err := surfacedIn(in.TranscriptPath, stores)
-		if err != nil {
-			return "", err
-		}
-		for _, ref := range seen {
-			s.Mark(ref)
-		}
+	for _, ref := range seen {
+		s.Mark(ref)
 	}
 	res, err := rc.Recall(ctx, s, recall.Turn{Query: in.Prompt})
 	if err != nil {
@@ -97,25 +104,26 @@ type transcriptLine struct {
 		Type     string          `json:"type"`
 		Content  json.RawMessage `json:"content"`
 		Memories []struct {
-			Path string `json:"path"`
+			Path    string `json:"path"`
+			Content string `json:"content"`
 		} `json:"memories"`
 	} `json:"attachment"`
 }
 
 // surfacedIn returns the memories (as recall Refs) a Claude Code session already has in its
-// context: those strata hook added and those Claude Code's own recall attached
-// (relevant_memories) since the last compaction. A missing transcript has none; a line that
-// does not parse is skipped (the last one may be half written).
-func surfacedIn(path string, stores []workspace.NamedStore) ([]string, error) {
+// context, and the bytes of memory text they took: those strata hook added and those Claude
+// Code's own recall attached (relevant_memories) since the last compaction. A missing
+// transcript has none; a line that does not parse is skipped (the last one may be half
+// written).
+func surfacedIn(path string, stores []workspace.NamedStore) (refs []string, spent int, err error) {
 	fh, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer fh.Close()
-	var refs []string
 	sc := bufio.NewScanner(fh)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	for sc.Scan() {
@@ -130,26 +138,31 @@ func surfacedIn(path string, stores []workspace.NamedStore) ([]string, error) {
 		}
 		switch {
 		case l.Type == "system" && l.Subtype == "compact_boundary":
-			refs = nil // what came before left the context
+			refs, spent = nil, 0 // what came before left the context
 		case l.Attachment.Type == "hook_additional_context":
 			var texts []string
 			if json.Unmarshal(l.Attachment.Content, &texts) != nil {
 				continue
 			}
 			for _, t := range texts {
-				for _, m := range memoryRef.FindAllStringSubmatch(t, -1) {
+				ms := memoryRef.FindAllStringSubmatch(t, -1)
+				for _, m := range ms {
 					refs = append(refs, m[1])
+				}
+				if len(ms) > 0 {
+					spent += len(t)
 				}
 			}
 		case l.Attachment.Type == "relevant_memories":
 			for _, m := range l.Attachment.Memories {
+				spent += len(m.Content)
 				if ref, ok := refOf(m.Path, stores); ok {
 					refs = append(refs, ref)
 				}
 			}
 		}
 	}
-	return refs, sc.Err()
+	return refs, spent, sc.Err()
 }
 
 // refOf returns the recall Ref of the memory file at path, when it lies in one of stores.

@@ -148,6 +148,16 @@ func TestHookRecall(t *testing.T) {
 		t.Errorf("after a compaction the memory is not recalled again:\n%s", got)
 	}
 
+	// The session's recall budget is spent (Claude Code's own recall counts towards it).
+	b, _ = os.ReadFile(tr)
+	big, _ := json.Marshal(map[string]any{"type": "attachment", "attachment": map[string]any{"type": "relevant_memories",
+		"memories": []any{map[string]any{"path": "/elsewhere/x.md", "content": strings.Repeat("x", 61*1024)}}}})
+	os.WriteFile(tr, append(append(b, big...), '\n'), 0o600)
+	if got := f.run(t, "UserPromptSubmit", in); got != "" {
+		t.Errorf("with the session budget spent the hook added:\n%s", got)
+	}
+	os.WriteFile(tr, b, 0o600)
+
 	if got := f.run(t, "UserPromptSubmit", in, "--budget", "10"); got != "" {
 		t.Errorf("a 10-token budget added:\n%s", got)
 	}
