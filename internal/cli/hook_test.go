@@ -274,3 +274,33 @@ func TestHookSessionEndDream(t *testing.T) {
 		t.Errorf("started (-want +got):\n%s", diff)
 	}
 }
+
+// TestPluginHookScriptWithoutStrata: the plugin's hook script, with no strata on PATH, says at
+// start-up how to install it (a systemMessage Claude Code shows) and otherwise prints nothing;
+// it always exits 0.
+func TestPluginHookScriptWithoutStrata(t *testing.T) {
+	script, err := filepath.Abs("../../plugin/bin/strata-hook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	for _, event := range []string{"SessionStart", "UserPromptSubmit"} {
+		cmd := exec.Command(sh, script, event)
+		cmd.Env = []string{"PATH=" + t.TempDir()} // no strata there
+		cmd.Stdin = strings.NewReader(`{}`)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", event, err)
+		}
+		var msg struct{ SystemMessage string }
+		switch {
+		case event == "SessionStart" && (json.Unmarshal(out, &msg) != nil || !strings.Contains(msg.SystemMessage, "go install")):
+			t.Errorf("SessionStart without strata printed %q", out)
+		case event != "SessionStart" && len(out) != 0:
+			t.Errorf("%s without strata printed %q", event, out)
+		}
+	}
+}
