@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/strata-mem/strata/compact"
 	"github.com/strata-mem/strata/config"
@@ -32,11 +33,11 @@ type carried struct {
 }
 
 // sessionID is a Claude Code session id as strata accepts it in a file name.
-var sessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,99}$`)
+var sessionID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,99}$`) })
 
 // carriedPath is where PreCompact records a session's carried messages.
 func carriedPath(app *App, id string) (string, error) {
-	if !sessionID.MatchString(id) {
+	if !sessionID().MatchString(id) {
 		return "", fmt.Errorf("session id %q is not one strata can name a file after", id)
 	}
 	return filepath.Join(app.Env.Home, "claude-code", "compact", id+".json"), nil

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/recall"
@@ -23,7 +24,7 @@ import (
 // session knows the memory is already in context.
 const memoryTag = "<strata-memory ref="
 
-var memoryRef = regexp.MustCompile(`<strata-memory ref="([^"]+)"`)
+var memoryRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<strata-memory ref="([^"]+)"`) })
 
 // hookRecall runs recall for a prompt over the project's memory stores and returns the
 // memories to add, within budget tokens; "" when none is worth adding.
@@ -145,7 +146,7 @@ func surfacedIn(path string, stores []workspace.NamedStore) (refs []string, spen
 				continue
 			}
 			for _, t := range texts {
-				ms := memoryRef.FindAllStringSubmatch(t, -1)
+				ms := memoryRef().FindAllStringSubmatch(t, -1)
 				for _, m := range ms {
 					refs = append(refs, m[1])
 				}
