@@ -233,16 +233,16 @@ func applySetup(app *App, f setupFlags, edits []setupEdit) error {
 				return &ExitError{Code: ExitFailure, Err: err}
 			}
 		}
-		var trail []byte // what follows the JSON object (a newline): sjson drops it
+		var lead, trail []byte // the space around the JSON object: sjson drops it
 		if !e.text {
-			i := bytes.LastIndexByte(doc, '}')
-			doc, trail = doc[:i+1:i+1], doc[i+1:]
+			i, j := bytes.IndexByte(doc, '{'), bytes.LastIndexByte(doc, '}')
+			lead, doc, trail = doc[:i], doc[i:j+1:j+1], doc[j+1:]
 		}
 		doc, err = e.edit(doc)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.path, err)
 		}
-		doc = append(doc, trail...)
+		doc = append(append(append([]byte(nil), lead...), doc...), trail...)
 		if exists && bytes.Equal(doc, old) {
 			fmt.Fprintf(app.Out, "unchanged  %s\n", e.path)
 			continue

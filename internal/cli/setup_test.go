@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/strata-mem/strata/config"
 	"github.com/tidwall/gjson"
 )
 
@@ -186,6 +189,48 @@ func FuzzEditTOMLTable(f *testing.F) {
 		}
 		if out := editTOMLTable(in, codexTable, true); string(out) != doc {
 			t.Fatalf("install then uninstall: %q, want %q", out, doc)
+		}
+	})
+}
+
+// FuzzSetupJSONRoundTrip: for a settings file that has no hooks and no strata server yet,
+// setup then --uninstall gives it back byte for byte, whatever its formatting (except the
+// spaces inside an empty object, "{ }", which come back as "{}"; and an empty "mcpServers",
+// which --uninstall takes out with strata's entry, as it cannot tell it from one setup made).
+func FuzzSetupJSONRoundTrip(f *testing.F) {
+	f.Add(userSettings)
+	f.Add("{}")
+	f.Add("{\n  \"mcpServers\": {\"x\": {\"command\": \"y\"}},\n  \"a\": [1, 2]\n}\n")
+	f.Add("  {\"model\":\"opus\"}  \n\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		if checkJSON("f", []byte(doc)) != nil || gjson.Get(doc, "hooks").Exists() || gjson.Get(doc, "mcpServers.strata").Exists() ||
+			gjson.Get(doc, "mcpServers").Exists() && !gjson.Get(doc, "mcpServers").IsObject() ||
+			len(gjson.Parse(doc).Map()) == 0 && !strings.Contains(doc, "{}") ||
+			gjson.Get(doc, "mcpServers").IsObject() && len(gjson.Get(doc, "mcpServers").Map()) == 0 {
+			return
+		}
+		dir := t.TempDir()
+		app := &App{Out: io.Discard, Err: io.Discard, Env: config.Env{Home: filepath.Join(dir, "strata"), UserHome: dir},
+			Now: func() time.Time { return time.Unix(0, 0) }}
+		settings := filepath.Join(dir, "settings.json")
+		os.WriteFile(settings, []byte(doc), 0o600)
+		for _, uninstall := range []bool{false, true} {
+			f := setupFlags{uninstall: uninstall}
+			edits := []setupEdit{
+				{path: settings, perm: 0o600, edit: func(d []byte) ([]byte, error) { return editHooks(d, uninstall) }},
+				{path: settings, perm: 0o600, edit: func(d []byte) ([]byte, error) {
+					return editJSONKey(d, "mcpServers.strata", map[string]any{"command": "strata"}, uninstall)
+				}},
+			}
+			if err := applySetup(app, f, edits); err != nil {
+				t.Fatalf("uninstall=%v: %v", uninstall, err)
+			}
+			if b, _ := os.ReadFile(settings); !uninstall && checkJSON("f", b) != nil {
+				t.Fatalf("setup wrote invalid JSON: %q", b)
+			}
+		}
+		if b, _ := os.ReadFile(settings); string(b) != doc {
+			t.Fatalf("setup then --uninstall: %q, want %q", b, doc)
 		}
 	})
 }
