@@ -2,12 +2,10 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,30 +24,15 @@ type ccRig struct {
 	memDir     string
 }
 
-var (
-	strataOnce sync.Once
-	strataBin  string
-	strataErr  error
-)
-
-// builtStrata builds strata once for the package's tests.
+// builtStrata builds strata into the test's temporary directory (the go tool's cache makes a
+// second build a link).
 func builtStrata(t *testing.T) string {
 	t.Helper()
-	strataOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "strata-cc-")
-		if err != nil {
-			strataErr = err
-			return
-		}
-		strataBin = filepath.Join(dir, "strata")
-		if out, err := exec.Command("go", "build", "-o", strataBin, "../../cmd/strata").CombinedOutput(); err != nil {
-			strataErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if strataErr != nil {
-		t.Fatal(strataErr)
+	bin := filepath.Join(t.TempDir(), "strata")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/strata").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return strataBin
+	return bin
 }
 
 func newCCRig(t *testing.T) *ccRig {
