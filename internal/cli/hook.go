@@ -40,17 +40,23 @@ memory directory and transcripts (CLAUDE_CONFIG_DIR, else ~/.claude).
                     with age notes, never one this session already has (read from the transcript)
   PreCompact        records the session's first request and the messages pinned with /strata:pin
   SessionStart      after a compaction: those messages, verbatim; at start-up or resume: a line
-                    when proposals wait in the memory inbox, else nothing
+                    when proposals wait in the memory inbox, else nothing (and recall's saved
+                    index is brought up to date, off the first prompt's path)
   SessionEnd        starts the auto-dream (strata memory dream --auto) in the background when
                     it is due (24 h and 5 sessions since the last run)
   Stop              nothing (extraction of new memories runs in strata chat)
 
-A hook never breaks Claude Code: on any error, or past --timeout, it prints nothing, exits 0
-and writes one line to $STRATA_HOME/logs/hook.log.`,
+A hook never breaks Claude Code: on any error, or past --timeout (5s; 20s for SessionStart,
+which also builds recall's saved index), it prints nothing, exits 0 and writes one line to
+$STRATA_HOME/logs/hook.log.`,
 		Example: `  echo '{"hook_event_name":"UserPromptSubmit","cwd":".","prompt":"deploy"}' | strata hook UserPromptSubmit`,
 		Args:    cobra.ArbitraryArgs, // a wrong call is logged, never an error Claude Code would show
 		RunE: func(c *cobra.Command, args []string) error {
-			runHook(cmdCtx(c), app, f, strings.Join(args, " "))
+			event := strings.Join(args, " ")
+			if event == "SessionStart" && !c.Flags().Changed("timeout") {
+				f.timeout = sessionStartTimeout
+			}
+			runHook(cmdCtx(c), app, f, event)
 			return nil
 		},
 	}
@@ -59,6 +65,10 @@ and writes one line to $STRATA_HOME/logs/hook.log.`,
 	c.Flags().DurationVar(&f.timeout, "timeout", f.timeout, "give up (no output, exit 0) after this long")
 	return c
 }
+
+// sessionStartTimeout is SessionStart's default time budget: long enough to build recall's
+// saved index of a large store once, off the first prompt's path.
+const sessionStartTimeout = 20 * time.Second
 
 // hookInput is what Claude Code sends a command hook on stdin (2.1.328), the fields strata reads.
 type hookInput struct {

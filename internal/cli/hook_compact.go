@@ -150,7 +150,8 @@ func renderCarried(c carried, budget int) string {
 }
 
 // hookGreeting answers SessionStart at start-up, resume or clear: a line when proposed
-// memories wait in the inbox, else nothing.
+// memories wait in the inbox, else nothing. It also brings recall's saved index up to date,
+// so that the session's first prompt does not pay for building it.
 func hookGreeting(ctx context.Context, app *App, env config.Env, in hookInput) (string, error) {
 	ws, err := workspace.Open(ctx, workspace.Options{Cwd: in.Cwd, Env: env, Now: app.Now})
 	if err != nil || !ws.AutoMemory() {
@@ -159,6 +160,15 @@ func hookGreeting(ctx context.Context, app *App, env config.Env, in hookInput) (
 	store, err := ws.Store()
 	if err != nil {
 		return "", err
+	}
+	if _, err := os.Stat(store.Dir()); err == nil {
+		rc, err := ws.Recaller(workspace.RecallOptions{NoStats: true})
+		if err != nil {
+			return "", err
+		}
+		if _, err := rc.Refresh(ctx); err != nil {
+			return "", err
+		}
 	}
 	staged, err := extract.Inbox(ctx, store)
 	if err != nil || len(staged) == 0 {

@@ -147,7 +147,11 @@ func editHooks(doc []byte, uninstall bool) ([]byte, error) {
 		if have {
 			continue
 		}
-		group := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hookCommand(event), "timeout": 10}}}
+		timeout := 10 // seconds, Claude Code's limit; strata's own budget is shorter
+		if event == "SessionStart" {
+			timeout = 30
+		}
+		group := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hookCommand(event), "timeout": timeout}}}
 		if doc, err = sjson.SetBytes(doc, "hooks."+event+".-1", group); err != nil {
 			return nil, err
 		}
