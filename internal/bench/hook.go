@@ -31,7 +31,9 @@ type HookOptions struct {
 // milliseconds.
 type HookSize struct {
 	Memories int `json:"memories"`
-	// First is the first prompt's time, on a store no hook has seen (not in the percentiles).
+	// Start is the SessionStart hook's time on a store no hook has seen: it builds recall's
+	// saved index. First is the first prompt's after it (neither is in the percentiles).
+	Start float64 `json:"session_start_ms"`
 	First float64 `json:"first_ms"`
 	P50   float64 `json:"p50_ms"`
 	P99   float64 `json:"p99_ms"`
@@ -50,8 +52,8 @@ type HookReport struct {
 
 // Hook times `strata hook UserPromptSubmit` as Claude Code runs it — a whole process reading
 // the hook input on stdin — on synthetic stores of each size in Claude Code's memory directory
-// of a temporary project (removed afterwards), one prompt after another with the same
-// session.
+// of a temporary project (removed afterwards): the SessionStart hook first, as Claude Code
+// runs it, then one prompt after another in the same session.
 func Hook(ctx context.Context, o HookOptions) (HookReport, error) {
 	rep := HookReport{Runs: o.Runs}
 	for _, n := range o.Sizes {
@@ -92,26 +94,37 @@ func hookSize(ctx context.Context, o HookOptions, n int) (HookSize, error) {
 	}
 	procEnv := []string{"HOME=" + home, "STRATA_HOME=" + filepath.Join(home, ".strata"), "STRATA_MANAGED_DIR=" + env.ManagedDir,
 		"PATH=" + os.Getenv("PATH")}
-	queries := synth.Queries(o.Runs+1, 2)
-	var times []time.Duration
-	for i, q := range queries {
-		in, _ := json.Marshal(map[string]string{"hook_event_name": "UserPromptSubmit", "session_id": "bench", "cwd": proj, "prompt": q,
-			"transcript_path": filepath.Join(dir, "bench.jsonl")})
-		cmd := exec.CommandContext(ctx, o.Strata, "hook", "UserPromptSubmit")
-		cmd.Dir, cmd.Env, cmd.Stdin = proj, procEnv, bytes.NewReader(in)
+	hook := func(event string, in map[string]string) (time.Duration, int, error) {
+		in["hook_event_name"], in["session_id"], in["cwd"] = event, "bench", proj
+		b, _ := json.Marshal(in)
+		cmd := exec.CommandContext(ctx, o.Strata, "hook", event)
+		cmd.Dir, cmd.Env, cmd.Stdin = proj, procEnv, bytes.NewReader(b)
 		var out bytes.Buffer
 		cmd.Stdout = &out
 		start := time.Now()
 		if err := cmd.Run(); err != nil {
-			return res, fmt.Errorf("bench hook: %s hook UserPromptSubmit: %w", o.Strata, err)
+			return 0, 0, fmt.Errorf("bench hook: %s hook %s: %w", o.Strata, event, err)
 		}
-		d := time.Since(start)
+		return time.Since(start), out.Len(), nil
+	}
+	d, _, err := hook("SessionStart", map[string]string{"source": "startup"})
+	if err != nil {
+		return res, err
+	}
+	res.Start = ms(d)
+	queries := synth.Queries(o.Runs+1, 2)
+	var times []time.Duration
+	for i, q := range queries {
+		d, n, err := hook("UserPromptSubmit", map[string]string{"prompt": q, "transcript_path": filepath.Join(dir, "bench.jsonl")})
+		if err != nil {
+			return res, err
+		}
 		if i == 0 {
 			res.First = ms(d)
 			continue
 		}
 		times = append(times, d)
-		if out.Len() > 0 {
+		if n > 0 {
 			res.Added++
 		}
 	}
