@@ -11,6 +11,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/conversation"
@@ -100,9 +101,10 @@ type model struct {
 	status      string // the status line as of the last answer or command, shown under the input
 	completions []string
 
-	outbox   []string
-	printing bool
-	quitting bool
+	outbox    []string
+	printing  bool
+	lastPrint string // the print in flight
+	quitting  bool
 }
 
 func newModel(o Options, send func(tea.Msg)) *model {
@@ -115,9 +117,11 @@ func newModel(o Options, send func(tea.Msg)) *model {
 	return m
 }
 
+// Init queues the header; it is printed once the terminal's size is known, so that the
+// first print is cut to the screen like every other.
 func (m *model) Init() tea.Cmd {
 	m.start()
-	return m.flush()
+	return nil
 }
 
 // start queues what the UI shows first: the header and the end of a resumed conversation.
@@ -132,16 +136,30 @@ func (m *model) start() {
 // print queues text for the scrollback.
 func (m *model) print(s string) { m.outbox = append(m.outbox, s) }
 
-// flush prints the outbox as one block, then asks for the next flush: one print in flight at
-// a time keeps the scrollback in the order things happened.
+// flush prints the outbox, then asks for the next flush: one print in flight at a time keeps
+// the scrollback in the order things happened. Lines are wrapped narrower than the screen and
+// printed at most printRoom at a time: bubbletea inserts a print above the live frame by
+// moving the cursor up over both, and what does not fit between the frame and the top of the
+// screen is lost (lines, or a stale frame and blank lines left in the scrollback).
 func (m *model) flush() tea.Cmd {
-	if m.printing || len(m.outbox) == 0 {
+	if m.printing || len(m.outbox) == 0 || m.height == 0 {
 		return nil
 	}
-	text := m.drain()
-	m.printing = true
-	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+	lines := strings.Split(ansi.Hardwrap(m.drain(), m.width-1, true), "\n")
+	if room := m.printRoom(); len(lines) > room {
+		m.outbox = []string{strings.Join(lines[room:], "\n")}
+		lines = lines[:room]
+	}
+	m.printing, m.lastPrint = true, strings.Join(lines, "\n")
+	return tea.Sequence(tea.Println(m.lastPrint), func() tea.Msg { return printedMsg{} })
 }
+
+// printRoom is how many lines one print may take; the live frame keeps to the rest of the
+// screen (frameCap).
+func (m *model) printRoom() int { return max(2, m.height/3) }
+
+// frameCap is the most lines the live frame may take.
+func (m *model) frameCap() int { return max(1, m.height-m.printRoom()-1) }
 
 // drain empties the outbox and returns its text.
 func (m *model) drain() string {
@@ -346,6 +364,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 				m.ed.Set(m.hist[m.histIdx])
 			}
 		}
+	case "ctrl+l":
+		return tea.ClearScreen
 	case "ctrl+r":
 		m.search = &searchState{match: -1}
 	case "tab":

@@ -22,9 +22,6 @@ func (m *model) View() tea.View {
 		return tea.NewView("")
 	}
 	var parts []string
-	if m.running && strings.TrimSpace(m.stream) != "" {
-		parts = append(parts, "", m.liveStream())
-	}
 	if m.running && m.ask == nil {
 		parts = append(parts, "", m.spinnerLine())
 	}
@@ -51,7 +48,16 @@ func (m *model) View() tea.View {
 		}
 	}
 	parts = append(parts, sDim().Render(ansi.Truncate(foot, m.width, "…")))
-	return tea.NewView(strings.Join(parts, "\n"))
+	frame := strings.Split(strings.Join(parts, "\n"), "\n")
+	if m.running && strings.TrimSpace(m.stream) != "" {
+		if room := m.frameCap() - len(frame) - 1; m.height == 0 || room >= 2 {
+			frame = append(append([]string{""}, strings.Split(m.liveStream(room), "\n")...), frame...)
+		}
+	}
+	if c := m.frameCap(); m.height > 0 && len(frame) > c {
+		frame = frame[len(frame)-c:] // never taller than the frame may be (see flush)
+	}
+	return tea.NewView(strings.Join(frame, "\n"))
 }
 
 func (m *model) inputView() string {
@@ -145,11 +151,11 @@ func (m *model) pickerView() string {
 	return sBox().Width(w).Render(strings.Join(rows, "\n"))
 }
 
-// liveStream is the open end of the answer, cut to its last lines so that the live part
-// never outgrows the terminal (an inline view taller than the screen cannot be redrawn).
-func (m *model) liveStream() string {
+// liveStream is the open end of the answer, cut to its last room lines so that the live
+// frame keeps within its cap (0 height: not known, not cut).
+func (m *model) liveStream(room int) string {
 	lines := strings.Split(wrapPlain(m.stream, m.width-2), "\n")
-	if room := max(m.height-12, 3); m.height > 0 && len(lines) > room {
+	if m.height > 0 && len(lines) > room {
 		lines = append([]string{sDim().Render(fmt.Sprintf("… %d more lines above, printed when the block is complete", len(lines)-room+1))}, lines[len(lines)-room+1:]...)
 	}
 	return strings.Join(lines, "\n")

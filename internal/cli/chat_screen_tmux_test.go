@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-mem/strata/config"
+	"github.com/strata-mem/strata/llm/llmtest"
+)
+
+// tmuxChat is strata chat's UI running in a tmux pane of a given size against a fake model.
+type tmuxChat struct {
+	t       *testing.T
+	tmux    string
+	sock    string
+	dir     string // HOME
+	project string // the working directory
+	srv     *llmtest.Server
+}
+
+var sgrRE = regexp.MustCompile("\x1b\\[[0-9;:]*m")
+
+// startTmuxChat starts `strata ARGS` (default: chat) in a width×height pane in project (made
+// under dir when missing) and waits for the input box.
+func startTmuxChat(t *testing.T, tmux, dir, bin string, width, height int, srv *llmtest.Server, args ...string) *tmuxChat {
+	t.Helper()
+	c := &tmuxChat{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock"), dir: dir, project: filepath.Join(dir, "project"), srv: srv}
+	os.MkdirAll(c.project, 0o700)
+	if len(args) == 0 {
+		args = []string{"chat"}
+	}
+	env := []string{"HOME=" + dir, "STRATA_HOME=" + filepath.Join(dir, ".strata"), "STRATA_MANAGED_DIR=" + filepath.Join(dir, "managed"),
+		"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=" + llmtest.Key, "STRATA_PROVIDER=anthropic", "STRATA_MODEL=test-model",
+		"STRATA_STALL_TIMEOUT=60s", "TERM=xterm-256color", "STRATA_NO_BACKGROUND=1", "LANG=C.UTF-8"}
+	quotedArgs := make([]string, len(args))
+	for i, a := range args {
+		quotedArgs[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	shell := "env -i PATH=" + os.Getenv("PATH") + " " + strings.Join(env, " ") + " " + bin + " " + strings.Join(quotedArgs, " ") + "; sleep 600"
+	c.run("-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", c.project, shell)
+	c.run("set-option", "-g", "history-limit", "20000")
+	t.Cleanup(func() { exec.Command(tmux, "-S", c.sock, "kill-server").Run() })
+	return c
+}
+
+func (c *tmuxChat) run(args ...string) string {
+	c.t.Helper()
+	out, err := exec.Command(c.tmux, append([]string{"-S", c.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		c.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// screen is the visible pane, without colours.
+func (c *tmuxChat) screen() string { return sgrRE.ReplaceAllString(c.run("capture-pane", "-p"), "") }
+
+// all is the whole scrollback and the screen, without colours and trailing blank lines.
+func (c *tmuxChat) all() string {
+	return strings.TrimRight(sgrRE.ReplaceAllString(c.run("capture-pane", "-p", "-S", "-"), ""), "\n ")
+}
+
+// waitFor waits until the screen shows want.
+func (c *tmuxChat) waitFor(want string) string {
+	c.t.Helper()
+	return c.waitUntil(quoted(want), func(s string) bool { return strings.Contains(s, want) })
+}
+
+func (c *tmuxChat) waitUntil(what string, ok func(screen string) bool) string {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := c.screen()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("the terminal never showed %s; it shows:\n%s", what, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// send types text (literally) and then presses the keys.
+func (c *tmuxChat) send(text string, keys ...string) {
+	c.t.Helper()
+	if text != "" {
+		c.run("send-keys", "-t", "0", "-l", text)
+	}
+	for _, k := range keys {
+		c.run("send-keys", "-t", "0", k)
+	}
+}
+
+// paste pastes text as a bracketed paste.
+func (c *tmuxChat) paste(text string) {
+	c.t.Helper()
+	c.run("set-buffer", "-b", "p", text)
+	c.run("paste-buffer", "-p", "-b", "p", "-t", "0")
+}
+
+// idle waits until the answer ended: the status line is back and no spinner shows.
+func (c *tmuxChat) idle() string {
+	c.t.Helper()
+	return c.waitUntil("the input box without a spinner", func(s string) bool {
+		return strings.Contains(s, "╰─") && !strings.Contains(s, "esc to interrupt")
+	})
+}
+
+// checkScrollback fails unless every one of want appears in the scrollback, in order, the
+// live frame (the input box's bottom border) appears once and only at the end, no spinner is left, and no
+// run of more than two blank lines is left.
+func (c *tmuxChat) checkScrollback(label string, want []string) {
+	c.t.Helper()
+	all := c.all()
+	lines := strings.Split(all, "\n")
+	i := 0
+	for _, l := range lines {
+		if i < len(want) && strings.Contains(l, want[i]) {
+			i++
+		}
+	}
+	if i < len(want) {
+		c.t.Errorf("%s: the scrollback lost %q and %d lines after it (%d of %d in order):\n%s", label, want[i], len(want)-i-1, i, len(want), tail(all, 60))
+	}
+	if n := strings.Count(all, "╰─"); n != 1 {
+		c.t.Errorf("%s: the footer is in the scrollback %d times, want once (a stale frame):\n%s", label, n, all)
+	}
+	if strings.Contains(all, "esc to interrupt") {
+		c.t.Errorf("%s: a spinner frame is left in the scrollback:\n%s", label, all)
+	}
+	blank := 0
+	for n, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			blank++
+			if blank == 3 {
+				c.t.Errorf("%s: a run of blank lines at line %d of the scrollback:\n%s", label, n, tail(strings.Join(lines[:min(len(lines), n+5)], "\n"), 30))
+			}
+		} else {
+			blank = 0
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestChatUIKeepsEverything streams, at 140×45, 80×24 and 60×30, a 200-line code block
+// and a 300-item list (slowly, so the live view shows their open end) and checks that the
+// scrollback holds every line in order, with one live frame at the end, no spinner left and
+// no runs of blank lines. Runs with STRATA_TMUX_TEST=1.
+func TestChatUIKeepsEverything(t *testing.T) {
+	tmux, _, bin := tmuxAndBinary(t, "check strata chat's scrollback under tmux")
+	var code, list strings.Builder
+	var codeWant, listWant []string
+	code.WriteString("Here is the file:\n\n```go\n")
+	for i := 1; i <= 200; i++ {
+		fmt.Fprintf(&code, "var v%03d = %d // code line %03d\n", i, i, i)
+		codeWant = append(codeWant, fmt.Sprintf("code line %03d", i))
+	}
+	code.WriteString("```\n\nThat was all of it.\n")
+	codeWant = append(codeWant, "That was all of it.")
+	list.WriteString("The items:\n\n")
+	for i := 1; i <= 300; i++ {
+		fmt.Fprintf(&list, "- list item %03d\n", i)
+		listWant = append(listWant, fmt.Sprintf("list item %03d", i))
+	}
+	list.WriteString("\nEnd of the list.\n")
+	listWant = append(listWant, "End of the list.")
+
+	for _, size := range [][2]int{{140, 45}, {80, 24}, {60, 30}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			srv := llmtest.NewAnthropic(t)
+			srv.Script(llmtest.Text(code.String()).WithPace(time.Millisecond), llmtest.Text(list.String()).WithPace(time.Millisecond))
+			sub := t.TempDir()
+			c := startTmuxChat(t, tmux, sub, bin, size[0], size[1], srv)
+			c.idle()
+			c.send("show me the file", "Enter")
+			c.waitFor("That was all of it.")
+			c.idle()
+			c.checkScrollback("the code block", append([]string{"show me the file"}, codeWant...))
+			c.send("and the list", "Enter")
+			c.waitFor("End of the list.")
+			c.idle()
+			c.checkScrollback("the list", append(append([]string{"show me the file"}, codeWant...), listWant...))
+		})
+	}
+}
+
+// TestChatUIResumeLongSession resumes a 120-message session with /resume at 80×24 (the UI shows its last turns):
+// its end is printed, the input box is back and takes text, and Ctrl-L redraws the frame
+// without leaving a copy in the scrollback. Runs with STRATA_TMUX_TEST=1.
+func TestChatUIResumeLongSession(t *testing.T) {
+	tmux, dir, bin := tmuxAndBinary(t, "resume a long session under tmux")
+	srv := llmtest.NewAnthropic(t)
+	project := filepath.Join(dir, "project")
+	env := config.Env{Home: filepath.Join(dir, ".strata"), UserHome: dir, Getenv: func(string) string { return "" }}
+	var turns []string
+	for i := range 120 {
+		if i%2 == 0 {
+			turns = append(turns, fmt.Sprintf("question %03d", i))
+		} else {
+			turns = append(turns, fmt.Sprintf("answer %03d\n\n- one point\n- another point\n\n```\ncode %03d\n```", i, i))
+		}
+	}
+	writeSession(t, env, project, "01a22b68-1111-7000-8000-000000000001", "the long one", turns...)
+	c := startTmuxChat(t, tmux, dir, bin, 80, 24, srv)
+	c.idle()
+	c.send("/resume", "Enter")
+	c.waitFor("Resume a session")
+	c.send("", "Enter")
+	c.waitFor("answer 119")
+	c.idle()
+	c.send("typed after the resume")
+	c.waitUntil("the typed text inside the input box", func(s string) bool {
+		return strings.Contains(s, "│ › typed after the resume")
+	})
+	c.send("", "C-l")
+	time.Sleep(300 * time.Millisecond)
+	c.idle()
+	c.checkScrollback("the resumed session", []string{"Resumed session", "question 114", "answer 115", "code 117", "answer 119"})
+	if s := c.screen(); !strings.Contains(s, "│ › typed after the resume") {
+		t.Errorf("Ctrl-L lost the input:\n%s", s)
+	}
+}
