@@ -34,11 +34,36 @@ type Tool struct {
 	// run does the work on the decoded input; an error becomes an is_error result with its
 	// text.
 	run func(ctx context.Context, e Env, c toolcall.Call) (string, error)
+	// check, when set, is what run would refuse the call for before it changes anything.
+	check func(e Env, c toolcall.Call) error
 }
 
 // Run runs the tool on its decoded input c.
 func (t *Tool) Run(ctx context.Context, e Env, c toolcall.Call) (string, error) {
 	return t.run(ctx, e, c)
+}
+
+// Precheck returns the refusal Run would give c as things stand — an Edit or Write of a file
+// the model has not read, an Edit whose old text is not in the file — or nil. The agent calls
+// it before asking the user, so that no one approves a call that cannot run; Run checks
+// again, as the file may change while the question is open.
+func (t *Tool) Precheck(e Env, c toolcall.Call) error {
+	if t.check == nil {
+		return nil
+	}
+	return t.check(e, c)
+}
+
+// withCheck sets a tool's Precheck.
+func withCheck[T toolcall.Call](t *Tool, check func(e Env, in T) error) *Tool {
+	t.check = func(e Env, c toolcall.Call) error {
+		in, ok := c.(T)
+		if !ok {
+			return fmt.Errorf("%s cannot check a %s input", t.Name, c.Tool())
+		}
+		return check(e, in)
+	}
+	return t
 }
 
 // newTool makes a tool whose run takes its own input type.

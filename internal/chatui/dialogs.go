@@ -76,7 +76,11 @@ func (m *model) askKey(k tea.KeyPressMsg) tea.Cmd {
 	m.ask, m.feedback = nil, nil
 	a.reply <- reply
 	verdict := map[Answer]string{Yes: "yes", Always: "yes, and " + m.alwaysText(a.req), No: "no", NoInstead: "no: " + termtext.OneLine(termtext.Line(reply.Feedback))}[reply.Answer]
-	m.print(sDim().Render("  ? " + m.summary(a.req) + " → " + verdict))
+	what := m.summary(a.req)
+	if cmd := commandOf(a.req); cmd != "" {
+		what = "Bash " + termtext.Line(commandLine(cmd))
+	}
+	m.print(sDim().Render("  ? " + what + " → " + verdict))
 	return nil
 }
 

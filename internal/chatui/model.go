@@ -40,6 +40,9 @@ type (
 	askMsg struct {
 		req   permission.Request
 		reply chan Reply
+		diff  []string // an Edit's or Write's diff with context, as the file is now
+		// printed: the command or diff was too tall for the dialog and went to the scrollback.
+		printed bool
 	}
 	askDoneMsg struct{}
 	tickMsg    struct{ id int }
@@ -216,6 +219,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case askMsg:
 		m.ask = &msg
 		m.flushStream(true)
+		if m.height > 0 && len(m.liveLines()) > m.frameCap() {
+			m.print(strings.Join(append([]string{""}, m.askHead(min(m.width, 120)-2)...), "\n"))
+			m.ask.printed = true
+		}
 	case askDoneMsg:
 		m.ask, m.feedback = nil, nil
 	case commandMsg:
@@ -624,7 +631,7 @@ func (m *model) event(msg eventMsg) {
 	case agent.EventPermission:
 		m.flushStream(true)
 		if e.Tool != nil {
-			m.print(sErr().Render("⏺ ") + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2) + "\n" + sDim().Render("  ⎿  ") + sErr().Render(firstLine(e.Text)))
+			m.print(sErr().Render("⏺ ") + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2) + "\n" + sDim().Render("  ⎿  ") + sErr().Render(ansi.Truncate(firstLine(e.Text), m.width-6, "…")))
 		}
 	case agent.EventRetry:
 		m.print(sWarn().Render(fmt.Sprintf("  the model server failed (%s); retrying in %s", firstLine(errText(e.Err)), e.Wait.Round(time.Millisecond))))

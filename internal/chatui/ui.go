@@ -189,7 +189,7 @@ func (u *UI) Run(ctx context.Context) error {
 // what to do instead). It returns No when ctx ends.
 func (u *UI) Ask(ctx context.Context, req permission.Request) (Reply, error) {
 	reply := make(chan Reply, 1)
-	u.send(askMsg{req: req, reply: reply})
+	u.send(askMsg{req: req, reply: reply, diff: askDiff(u.o.Cwd, req)})
 	select {
 	case a := <-reply:
 		return a, nil

@@ -8,8 +8,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 // spinnerFrames are the waiting animation's frames.
@@ -21,6 +23,15 @@ func (m *model) View() tea.View {
 	if m.quitting {
 		return tea.NewView("")
 	}
+	frame := m.liveLines()
+	if c := m.frameCap(); m.height > 0 && len(frame) > c {
+		frame = frame[len(frame)-c:] // never taller than the frame may be (see flush)
+	}
+	return tea.NewView(strings.Join(frame, "\n"))
+}
+
+// liveLines is the live part's lines, before the cap.
+func (m *model) liveLines() []string {
 	var parts []string
 	if m.running && m.ask == nil {
 		parts = append(parts, "", m.spinnerLine())
@@ -54,10 +65,7 @@ func (m *model) View() tea.View {
 			frame = append(append([]string{""}, strings.Split(m.liveStream(room), "\n")...), frame...)
 		}
 	}
-	if c := m.frameCap(); m.height > 0 && len(frame) > c {
-		frame = frame[len(frame)-c:] // never taller than the frame may be (see flush)
-	}
-	return tea.NewView(strings.Join(frame, "\n"))
+	return frame
 }
 
 func (m *model) inputView() string {
@@ -101,7 +109,7 @@ func kTokens(n int) string {
 func (m *model) askView() string {
 	r := m.ask.req
 	w := min(m.width, 120)
-	body := []string{sBold().Render("Allow " + ansi.Truncate(m.summary(r), w-12, "…") + "?"), ""}
+	body := append(m.askHead(w-4), "")
 	if m.feedback != nil {
 		body = append(body, "No. What should the model do instead?",
 			m.feedback.View(sPrompt().Render("› "), w-4, ""),
@@ -185,4 +193,77 @@ func (m *model) memView() string {
 	}
 	rows = append(rows, sKey().Render("esc")+" cancel")
 	return sAskBox().Width(w).Render(strings.Join(rows, "\n"))
+}
+
+// askHead is the question with what it approves in full: a command as written, wrapped, or an
+// edit's diff with context. What does not fit in the frame was printed above it (askMsg).
+func (m *model) askHead(width int) []string {
+	r := m.ask.req
+	if m.ask.printed {
+		return []string{sBold().Render(wrapPlain("Allow "+m.summaryHead(r)+"?", width)), sDim().Render("  (shown in full above)")}
+	}
+	return append([]string{sBold().Render(wrapPlain("Allow "+m.summaryHead(r)+"?", width))}, m.askDetail(width)...)
+}
+
+// summaryHead is the question's subject: a command is shown under it, so it says "this
+// command" and why it is asked.
+func (m *model) summaryHead(r permission.Request) string {
+	if commandOf(r) == "" {
+		return m.summary(r)
+	}
+	head := "this command"
+	if _, why, ok := strings.Cut(r.Summary, " (asked because "); ok {
+		head += " (asked because " + termtext.Line(why)
+	}
+	return head
+}
+
+// askDetail is a request's command or diff, wrapped to width.
+func (m *model) askDetail(width int) []string {
+	if cmd := commandOf(m.ask.req); cmd != "" {
+		var out []string
+		for _, l := range wrap(termtext.Clean(cmd), width-2) {
+			out = append(out, "  "+sTool().Render(l))
+		}
+		return out
+	}
+	if len(m.ask.diff) > 0 {
+		return strings.Split(RenderDiff(m.ask.diff, width+2), "\n")
+	}
+	return nil
+}
+
+// commandOf is a shell request's command as written, or "".
+func commandOf(r permission.Request) string {
+	if c, err := toolcall.Decode(r.Tool, r.Input, nil); err == nil {
+		if b, ok := c.(*toolcall.Bash); ok {
+			return strings.TrimRight(b.Command, "\n")
+		}
+	}
+	return ""
+}
+
+// askDiff is the diff an Edit or Write request would make to the file as it is now (nil for
+// other tools, or when the edit cannot apply: the agent refuses those before asking).
+func askDiff(cwd string, r permission.Request) []string {
+	c, err := toolcall.Decode(r.Tool, r.Input, func(p string) string { return absIn(cwd, p) })
+	if err != nil {
+		return nil
+	}
+	read := func(path string) string {
+		b, _ := fsutil.ReadRegular(path, 8<<20) // a new file: all added
+		return string(b)
+	}
+	switch c := c.(type) {
+	case *toolcall.Edit:
+		before := read(c.FilePath)
+		done, err := c.Apply(before)
+		if err != nil {
+			return nil
+		}
+		return Diff(before, done.Text)
+	case *toolcall.Write:
+		return Diff(read(c.FilePath), c.Content)
+	}
+	return nil
 }
