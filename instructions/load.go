@@ -712,6 +712,20 @@ func (s *Set) indexText(path, text string) string {
 	return StripComments(body)
 }
 
+// IndexView is a memory index as the model reads it, before any limit cuts it: without its
+// frontmatter and block-level HTML comments (Claude Code strips them first, so they take no
+// line of the 200). A malformed frontmatter block is kept, for indexText to report.
+func IndexView(text string) string {
+	if strings.HasPrefix(text, "---") {
+		doc, err := frontmatter.Parse([]byte(text))
+		if err != nil {
+			return StripComments(text)
+		}
+		text = doc.Body
+	}
+	return StripComments(text)
+}
+
 // AddStoreIndex adds the index of a mounted memory store after the auto-memory index, as
 // another automem piece whose Store names the store (Render says it; strata context shows
 // it). The caller has cut text to the store's share of the one index budget.

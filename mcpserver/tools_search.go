@@ -163,7 +163,7 @@ func (s *Server) instructionsTool(ctx context.Context, req *mcp.CallToolRequest,
 			extra = append(extra, r.store.Dir())
 		}
 	}
-	idxs, errs := memdir.LoadIndexes(ctx, stores)
+	idxs, errs := memdir.LoadIndexes(ctx, stores, nil)
 	for i, ix := range idxs {
 		switch {
 		case errs[i] != nil:

@@ -100,8 +100,13 @@ func TruncateIndex(text string, maxLines, maxChars int) (out string, truncated b
 	if len(why) == 0 {
 		return text, false, ""
 	}
-	warning = fmt.Sprintf("%s is %s, so only part of it was loaded. Keep each index line short and move detail into topic files; consolidate or forget memories to bring the index under the limit.",
-		IndexFile, strings.Join(why, " and "))
+	first := countLines(cut.text) + 1
+	line, _, _ := strings.Cut(text[len(cut.text):], "\n")
+	if tokens.Chars(line) > 80 {
+		line = line[:tokens.CharsPrefix(line, 80)] + "…"
+	}
+	warning = fmt.Sprintf("%s is %s, so only part of it was loaded: %d of %d lines are left out, from line %d (%q) on. Keep each index line short and move detail into topic files; consolidate or forget memories to bring the index under the limit.",
+		IndexFile, strings.Join(why, " and "), countLines(text)-first+1, countLines(text), first, line)
 	return cut.text, true, warning
 }
 
@@ -245,23 +250,13 @@ func indexLinks(root *os.Root, raw string) []IndexLink {
 // fits its share is never cut and the project's is cut last among equals. Each index is cut to
 // its share as LoadIndex cuts one (cutIndex), with a warning that says the limits are shared.
 // A store with topic files and no MEMORY.md gets an index built from the files (Built), as
-// Claude Code builds one. errs[i] is the error reading stores[i]'s index (that index then
-// counts as missing).
-func LoadIndexes(ctx context.Context, stores []*Store) (idx []IndexText, errs []error) {
+// Claude Code builds one. view, when set, gives each index as the model reads it before the
+// limits apply (Claude Code strips frontmatter and comments first, so they do not count).
+// errs[i] is the error reading stores[i]'s index (that index then counts as missing).
+func LoadIndexes(ctx context.Context, stores []*Store, view func(string) string) (idx []IndexText, errs []error) {
 	idx = make([]IndexText, len(stores))
 	errs = make([]error, len(stores))
 	if len(stores) == 0 {
-		return idx, errs
-	}
-	if len(stores) == 1 {
-		idx[0], errs[0] = stores[0].LoadIndex(ctx)
-		if errs[0] == nil && !idx[0].Exists {
-			if raw := stores[0].builtIndex(ctx); raw != "" {
-				idx[0].Exists, idx[0].Built = true, true
-				idx[0].Lines, idx[0].Bytes, idx[0].Chars = countLines(raw), len(raw), tokens.Chars(raw)
-				idx[0].Text, idx[0].Truncated, idx[0].Warning = TruncateIndex(raw, stores[0].opts.MaxIndexLines, stores[0].opts.MaxIndexBytes)
-			}
-		}
 		return idx, errs
 	}
 	raws := make([]string, len(stores))
@@ -282,9 +277,12 @@ func LoadIndexes(ctx context.Context, stores []*Store) (idx []IndexText, errs []
 			continue
 		}
 		raw := string(frontmatter.Normalize([]byte(data)))
-		raws[i] = raw
 		idx[i].Exists = true
 		idx[i].Lines, idx[i].Bytes, idx[i].Chars = countLines(raw), len(raw), tokens.Chars(raw)
+		if view != nil {
+			raw = view(raw)
+		}
+		raws[i] = raw
 	}
 	maxLines, maxChars := stores[0].opts.MaxIndexLines, stores[0].opts.MaxIndexBytes
 	needLines := make([]int, len(stores))
@@ -308,7 +306,7 @@ func LoadIndexes(ctx context.Context, stores []*Store) (idx []IndexText, errs []
 			continue
 		}
 		idx[i].Text, idx[i].Truncated, idx[i].Warning = TruncateIndex(raw, lineShare[i], charShare[i])
-		if idx[i].Truncated {
+		if idx[i].Truncated && present > 1 {
 			idx[i].Warning += fmt.Sprintf(" The %d memory stores' indexes share the limits of %d lines and %d characters; this one's share was %d lines and %d characters.",
 				present, maxLines, maxChars, lineShare[i], charShare[i])
 		}

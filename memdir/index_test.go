@@ -194,7 +194,7 @@ func TestLoadIndex(t *testing.T) {
 	idx, _ := os.ReadFile(s.IndexPath())
 	os.WriteFile(s.IndexPath(), append([]byte("\ufeff# Index\r\n"), idx...), 0o600)
 	it, _ = s.LoadIndex(t.Context())
-	want := "# Index\n- [a](a.md) — one\n\n> WARNING: MEMORY.md is 3 lines (limit: 2 lines), so only part of it was loaded."
+	want := "# Index\n- [a](a.md) — one\n\n> WARNING: MEMORY.md is 3 lines (limit: 2 lines), so only part of it was loaded: 1 of 3 lines are left out, from line 3 (\"- [b](b.md) — two\") on."
 	if !it.Truncated || it.Lines != 3 || !strings.HasPrefix(it.Content(), want) {
 		t.Errorf("Content = %q\nwant prefix %q", it.Content(), want)
 	}
@@ -256,7 +256,7 @@ func TestLoadIndexesBuildsAMissingIndex(t *testing.T) {
 	}
 	other := newTestStore(t, Options{})
 	for _, stores := range [][]*Store{{s}, {s, other}} {
-		idx, errs := LoadIndexes(t.Context(), stores)
+		idx, errs := LoadIndexes(t.Context(), stores, nil)
 		if errs[0] != nil || !idx[0].Exists || !idx[0].Built {
 			t.Fatalf("%d stores: index %+v, %v; want built", len(stores), idx[0], errs[0])
 		}

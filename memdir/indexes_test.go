@@ -53,7 +53,7 @@ func TestLoadIndexesShareOneBudget(t *testing.T) {
 	}
 	missing, _ := Open(filepath.Join(base, "none"), Options{})
 	stores = append(stores, missing)
-	idx, errs := LoadIndexes(t.Context(), stores)
+	idx, errs := LoadIndexes(t.Context(), stores, nil)
 	for _, err := range errs {
 		if err != nil {
 			t.Fatal(err)
@@ -79,7 +79,7 @@ func TestLoadIndexesShareOneBudget(t *testing.T) {
 		t.Errorf("warning: %s", idx[0].Warning)
 	}
 	// One store alone is LoadIndex.
-	one, errs := LoadIndexes(t.Context(), stores[:1])
+	one, errs := LoadIndexes(t.Context(), stores[:1], nil)
 	want, _ := stores[0].LoadIndex(t.Context())
 	if errs[0] != nil || one[0] != want {
 		t.Errorf("one store: %+v, want %+v", one[0], want)

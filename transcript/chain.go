@@ -28,10 +28,13 @@ type graph struct {
 	// sidechain entries (1.x inline subagents) never form the main chain. A file of sidechain
 	// entries only is a subagent's.
 	mainline bool
+	// over and logical replace a message's parent and a boundary's logical parent (relink).
+	over, logical map[string]string
 }
 
 func newGraph(entries []*Entry) *graph {
-	g := &graph{entries: entries, byUUID: make(map[string]*Entry, len(entries)), bridge: map[string]string{}}
+	g := &graph{entries: entries, byUUID: make(map[string]*Entry, len(entries)), bridge: map[string]string{},
+		over: map[string]string{}, logical: map[string]string{}}
 	for _, e := range entries {
 		switch {
 		case e.UUID == "" || metadataTypes[e.Type]:
@@ -48,6 +51,7 @@ func newGraph(entries []*Entry) *graph {
 			}
 		}
 	}
+	g.relink()
 	return g
 }
 
@@ -65,14 +69,20 @@ func (g *graph) resolve(id string) string {
 }
 
 // parent returns the uuid of e's parent message ("" for a root).
-func (g *graph) parent(e *Entry) string { return g.resolve(e.ParentUUID) }
+func (g *graph) parent(e *Entry) string {
+	if p, ok := g.over[e.UUID]; ok {
+		return p
+	}
+	return g.resolve(e.ParentUUID)
+}
 
 // excluded reports whether e takes no part in the main chain: a sidechain entry of a session.
 func (g *graph) excluded(e *Entry) bool { return g.mainline && e.IsSidechain }
 
 // BuildChain rebuilds the conversation a resume continues, as Claude Code's loader does:
 // progress and other non-message entries are bridged; the leaf is the newest user or assistant
-// entry ending a branch (sidechains only in a subagent's file); parentUuid is followed
+// entry ending a branch (sidechains only in a subagent's file), with the attachments that
+// follow it; a compaction's preserved segment is relinked after its summary; parentUuid is followed
 // cycle-safe, and logicalParentUuid across a loaded compact boundary; a reply's sibling lines
 // and their tool results (Claude Code 2.1 writes parallel calls one a line) are put back after
 // its last line on the chain. A cycle or an unexpected missing parent is a Problem.
@@ -96,7 +106,7 @@ func (g *graph) leaf() *Entry {
 			}
 		}
 	}
-	var best *Entry
+	var best, end *Entry
 	bestPos := -1
 	pos := make(map[*Entry]int, len(g.byUUID))
 	for i, e := range g.entries {
@@ -114,13 +124,13 @@ func (g *graph) leaf() *Entry {
 				continue
 			}
 			if !g.excluded(e) && (best == nil || newer(e, pos[e], best, bestPos)) {
-				best, bestPos = e, pos[e]
+				best, bestPos, end = e, pos[e], t
 			}
 			break
 		}
 	}
 	if best != nil {
-		return best
+		return g.trailing(best, end)
 	}
 	// No user or assistant entry: the newest message of the file, so that a file of system
 	// entries still shows them.
@@ -130,6 +140,23 @@ func (g *graph) leaf() *Entry {
 		}
 	}
 	return nil
+}
+
+// trailing returns the last of the attachments that follow best on the way to the branch end
+// (best itself when none does): Claude Code 2.1.3xx keeps them on the chain, the file it
+// re-attached after a compaction above all, and hangs the next message under them.
+func (g *graph) trailing(best, end *Entry) *Entry {
+	var path []*Entry // end back to best, exclusive
+	seen := map[string]bool{}
+	for e := end; e != nil && e != best && !seen[e.UUID]; e = g.byUUID[g.parent(e)] {
+		seen[e.UUID] = true
+		path = append(path, e)
+	}
+	out := best
+	for i := len(path) - 1; i >= 0 && path[i].Type == TypeAttachment; i-- {
+		out = path[i]
+	}
+	return out
 }
 
 // newer reports whether a (at index ia of the file) is newer than b (at ib): a later
@@ -154,9 +181,9 @@ func (g *graph) walk(leaf *Entry) ([]*Entry, []Problem) {
 		seen[e.UUID] = true
 		rev = append(rev, e)
 		next := g.parent(e)
-		if next == "" && e.ParentUUID == "" && e.LogicalParentUUID != "" {
-			next = g.resolve(e.LogicalParentUUID)
-			if g.byUUID[next] == nil {
+		if next == "" && e.ParentUUID == "" && (e.LogicalParentUUID != "" || g.logical[e.UUID] != "") {
+			next = g.logicalParent(e)
+			if next == "" || g.byUUID[next] == nil {
 				break // history before the compaction was not loaded
 			}
 		}
@@ -304,6 +331,24 @@ func turns(entries []*Entry, left func(e *Entry, err error)) ([]Turn, error) {
 	var ids []string // message.id of each assistant turn in out ("" for user turns)
 	var errs []error
 	for _, e := range entries {
+		if m, ok := e.attachmentMessage(); ok {
+			if left != nil {
+				m.Origin = e.Line
+				for i := range m.Content {
+					m.Content[i].Origin = e.Line
+				}
+			}
+			// Like Claude Code, an attachment goes before the user messages that precede it
+			// since the last reply, tool result or summary.
+			j := len(out)
+			for j > 0 && out[j-1].Role == conversation.User && !hasToolResult(out[j-1].Last()) &&
+				out[j-1].Last().Type != TypeAttachment && !out[j-1].Last().IsCompactSummary {
+				j--
+			}
+			out = slices.Insert(out, j, Turn{Message: m, Entries: []*Entry{e}})
+			ids = slices.Insert(ids, j, "")
+			continue
+		}
 		if e.Type != TypeUser && e.Type != TypeAssistant {
 			continue
 		}

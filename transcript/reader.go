@@ -113,6 +113,9 @@ func ReadFile(ctx context.Context, path string, opts ReadOptions) (*File, error)
 	}
 	if !opts.Full && fi.Size() > large {
 		start, err := lastBoundary(ctx, f, fi.Size())
+		if err == nil && start > 0 {
+			start, err = keptBefore(ctx, f, fi.Size(), start)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("transcript: %s: %w", path, err)
 		}
@@ -241,25 +244,53 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 
 var boundaryMark = []byte(`"compact_boundary"`)
 
-// lastBoundary finds the start of the last compact boundary line by scanning backwards from the
-// end in blocks; 0 when there is none.
+// lastBoundary finds the start of the last compact boundary line; 0 when there is none.
 func lastBoundary(ctx context.Context, r io.ReaderAt, size int64) (int64, error) {
+	off, err := lastMatch(ctx, r, size, size, boundaryMark, (*Entry).IsCompactBoundary)
+	return max(off, 0), err
+}
+
+// keptBefore moves a read that starts at the boundary line at start back to the first message
+// its compaction kept verbatim (a preserved segment's head), so the kept messages are loaded.
+func keptBefore(ctx context.Context, r io.ReaderAt, size, start int64) (int64, error) {
+	_, line, err := lineAround(r, size, start)
+	if err != nil {
+		return 0, err
+	}
+	b, _ := ParseEntry(line)
+	if b == nil {
+		return start, nil
+	}
+	seg, ok := b.preserved()
+	if !ok {
+		return start, nil
+	}
+	head, err := lastMatch(ctx, r, size, start, []byte(`"`+seg.head+`"`), func(e *Entry) bool { return e.UUID == seg.head })
+	if err != nil || head < 0 {
+		return start, err
+	}
+	return head, nil
+}
+
+// lastMatch finds the start of the last line before end that holds mark and parses to an entry
+// match accepts, scanning backwards in blocks; -1 when there is none.
+func lastMatch(ctx context.Context, r io.ReaderAt, size, end int64, mark []byte, match func(*Entry) bool) (int64, error) {
 	const block = 1 << 20
-	buf := make([]byte, block+len(boundaryMark))
-	for end := size; end > 0; {
+	buf := make([]byte, block+len(mark))
+	for end > 0 {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
 		start := max(0, end-block)
 		// Read overlapping the next block by the mark's length so a mark cut by the block edge
 		// is still found.
-		readEnd := min(size, end+int64(len(boundaryMark)))
+		readEnd := min(size, end+int64(len(mark)))
 		b := buf[:readEnd-start]
 		if _, err := r.ReadAt(b, start); err != nil && err != io.EOF {
 			return 0, err
 		}
 		for hi := len(b); ; {
-			i := bytes.LastIndex(b[:hi], boundaryMark)
+			i := bytes.LastIndex(b[:hi], mark)
 			if i < 0 {
 				break
 			}
@@ -267,7 +298,7 @@ func lastBoundary(ctx context.Context, r io.ReaderAt, size int64) (int64, error)
 			if err != nil {
 				return 0, err
 			}
-			if e, _ := ParseEntry(line); e != nil && e.IsCompactBoundary() {
+			if e, _ := ParseEntry(line); e != nil && match(e) {
 				return ls, nil
 			}
 			hi = i
@@ -278,7 +309,7 @@ func lastBoundary(ctx context.Context, r io.ReaderAt, size int64) (int64, error)
 		}
 		end = start
 	}
-	return 0, nil
+	return -1, nil
 }
 
 // lineAround returns the start offset and the bytes (without newline) of the line holding

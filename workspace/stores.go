@@ -249,7 +249,7 @@ func (w *Workspace) addIndexes(ctx context.Context, set *instructions.Set, proje
 			names = append(names, m.Name)
 		}
 	}
-	idxs, errs := memdir.LoadIndexes(ctx, stores)
+	idxs, errs := memdir.LoadIndexes(ctx, stores, instructions.IndexView)
 	for i, idx := range idxs {
 		if errs[i] != nil {
 			// Unreadable index: say so; the session still starts without it.

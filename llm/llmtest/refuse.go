@@ -40,17 +40,17 @@ func (s *Server) refusal(body map[string]any) *Refusal {
 }
 
 // anthropicRefusal applies the Messages API's rules: at least one message, the first the
-// user's, roles alternating, no empty content or blank text block, tool_use ids unique, every
+// user's, no empty content or blank text block, tool_use ids unique, every
 // tool_use answered by a tool_result at the start of the next message, every tool_result
 // answering a tool_use of the message before.
 func anthropicRefusal(msgs []any) *Refusal {
 	refuse := func(param, format string, args ...any) *Refusal {
 		return &Refusal{Param: param, Message: param + ": " + fmt.Sprintf(format, args...)}
 	}
+	msgs = combined(msgs)
 	if len(msgs) == 0 {
 		return refuse("messages", "at least one message is required")
 	}
-	prevRole := ""
 	ids := map[string]bool{} // tool_use ids so far
 	for i, raw := range msgs {
 		m, _ := raw.(map[string]any)
@@ -58,10 +58,6 @@ func anthropicRefusal(msgs []any) *Refusal {
 		if i == 0 && role != "user" {
 			return refuse("messages", `first message must use the "user" role`)
 		}
-		if role == prevRole {
-			return refuse("messages", `roles must alternate between "user" and "assistant", but found multiple %q roles in a row`, role)
-		}
-		prevRole = role
 		blocks := contentBlocks(m["content"])
 		if len(blocks) == 0 && !(role == "assistant" && i == len(msgs)-1) {
 			return refuse(fmt.Sprintf("messages.%d", i), "all messages must have non-empty content except for the optional final assistant message")
@@ -135,6 +131,33 @@ func anthropicRefusal(msgs []any) *Refusal {
 		}
 	}
 	return nil
+}
+
+// combined is the conversation as the API reads it: system messages (Claude Code 2.1.3xx sends
+// them mid-conversation, one with empty content) are instructions, not turns, and consecutive
+// messages of one role are combined into one. An empty message stays, to be refused.
+func combined(msgs []any) []any {
+	out := make([]any, 0, len(msgs))
+	for _, raw := range msgs {
+		m, _ := raw.(map[string]any)
+		if m["role"] == "system" {
+			continue
+		}
+		if n := len(out); n > 0 {
+			prev := out[n-1].(map[string]any)
+			a, b := contentBlocks(prev["content"]), contentBlocks(m["content"])
+			if prev["role"] == m["role"] && len(a) > 0 && len(b) > 0 {
+				content := make([]any, 0, len(a)+len(b))
+				for _, x := range append(a, b...) {
+					content = append(content, x)
+				}
+				out[n-1] = map[string]any{"role": m["role"], "content": content}
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // thinkingRefusal applies the API's rules on the thinking blocks of message i: a thinking block
