@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -74,7 +75,9 @@ type model struct {
 	now    func() time.Time
 
 	ed        editor
-	pastes    []string // what was pasted into ed since it was last cleared, in order
+	pastes    []string          // what was pasted into ed since it was last cleared, in order
+	pasted    map[string]string // long pastes by their placeholder, for the session
+	pasteN    int
 	hist      []string
 	histIdx   int // len(hist) when not browsing
 	draft     string
@@ -200,8 +203,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		case m.feedback != nil:
 			m.feedback.Insert(msg.Content)
 		case m.ask == nil && m.picker == nil:
-			m.ed.Insert(msg.Content)
-			m.pastes = append(m.pastes, strings.ReplaceAll(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\r", "\n"))
+			m.paste(strings.ReplaceAll(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\r", "\n"))
 		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
@@ -387,6 +389,43 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 
 type clearNoticeMsg struct{}
 
+// Long pastes stand in the input as one placeholder line: more lines or bytes than these.
+const (
+	pasteMaxLines = 10
+	pasteMaxBytes = 2000
+)
+
+// paste puts pasted text into the input: as it is, or, when long, as a placeholder line
+// ("[Pasted text #1 +120 lines]") that submit replaces by the text. Either way the text is
+// remembered as pasted, for the message's provenance.
+func (m *model) paste(text string) {
+	m.pastes = append(m.pastes, text)
+	lines := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
+	if lines <= pasteMaxLines && len(text) <= pasteMaxBytes {
+		m.ed.Insert(text)
+		return
+	}
+	m.pasteN++
+	size := fmt.Sprintf("+%d lines", lines)
+	if lines == 1 {
+		size = fmt.Sprintf("%d chars", len([]rune(text)))
+	}
+	ph := fmt.Sprintf("[Pasted text #%d %s]", m.pasteN, size)
+	if m.pasted == nil {
+		m.pasted = map[string]string{}
+	}
+	m.pasted[ph] = text
+	m.ed.Insert(ph)
+}
+
+// expandPastes replaces the placeholders in text by the pastes they stand for.
+func (m *model) expandPastes(text string) string {
+	for ph, p := range m.pasted {
+		text = strings.ReplaceAll(text, ph, p)
+	}
+	return text
+}
+
 // submit sends what the input holds: a slash command, `!` shell, `#` memory, or a message.
 func (m *model) submit(text string) tea.Cmd {
 	trim := strings.TrimSpace(text)
@@ -424,23 +463,37 @@ func (m *model) submit(text string) tea.Cmd {
 		return nil
 	}
 	m.print(userLine(text, m.width))
-	return m.startTurn(inputOf(text, pastes))
+	for ph, p := range m.pasted { // a placeholder recalled from the history is a paste too
+		if strings.Contains(text, ph) {
+			pastes = append(pastes, p)
+		}
+	}
+	return m.startTurn(inputOf(m.expandPastes(text), pastes))
 }
 
-// inputOf marks the parts of text that are pastes, as recorded when they arrived: each paste,
-// in order, where it still stands whole in text (one edited since is typed text now).
+// inputOf marks the parts of text that are pastes, as recorded when they arrived: the first
+// paste that still stands whole in text, then the next after it (one edited since is typed
+// text now).
 func inputOf(text string, pastes []string) conversation.Input {
 	var in conversation.Input
-	for _, p := range pastes {
-		i := strings.Index(text, p)
-		if p == "" || i < 0 {
-			continue
+	pastes = slices.DeleteFunc(slices.Clone(pastes), func(p string) bool { return p == "" })
+	for {
+		at, k := -1, -1
+		for j, p := range pastes {
+			if i := strings.Index(text, p); i >= 0 && (at < 0 || i < at) {
+				at, k = i, j
+			}
 		}
-		if i > 0 {
-			in.Parts = append(in.Parts, conversation.Part{Origin: conversation.Typed, Text: text[:i]})
+		if k < 0 {
+			break
+		}
+		p := pastes[k]
+		pastes = slices.Delete(pastes, k, k+1)
+		if at > 0 {
+			in.Parts = append(in.Parts, conversation.Part{Origin: conversation.Typed, Text: text[:at]})
 		}
 		in.Parts = append(in.Parts, conversation.Part{Origin: conversation.Pasted, Text: p})
-		text = text[i+len(p):]
+		text = text[at+len(p):]
 	}
 	if text != "" || len(in.Parts) == 0 {
 		in.Parts = append(in.Parts, conversation.Part{Origin: conversation.Typed, Text: text})

@@ -316,6 +316,43 @@ func TestPasteProvenance(t *testing.T) {
 	}
 }
 
+// TestLongPasteIsOnePlaceholder: a paste over pasteMaxLines stands in the input as one line,
+// the message carries it whole as a pasted part between the typed ones, and the scrollback
+// shows the placeholder; a second paste gets the next number; a long single line is counted in
+// characters.
+func TestLongPasteIsOnePlaceholder(t *testing.T) {
+	h := newHarness(t, Options{})
+	var log strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&log, "line %d\r\n", i)
+	}
+	h.typeText("see ")
+	h.m.update(tea.PasteMsg{Content: log.String()})
+	h.typeText(" and ")
+	h.m.update(tea.PasteMsg{Content: strings.Repeat("z", 3000)})
+	if got := h.m.ed.String(); got != "see [Pasted text #1 +120 lines] and [Pasted text #2 3000 chars]" {
+		t.Fatalf("input = %q", got)
+	}
+	if v := h.view(); strings.Contains(v, "line 7") {
+		t.Errorf("the paste is drawn in the input:\n%s", v)
+	}
+	h.pump(h.startTurn(h.press("enter")))
+	whole := strings.ReplaceAll(log.String(), "\r\n", "\n")
+	want := []conversation.Input{{Parts: []conversation.Part{{Origin: conversation.Typed, Text: "see "}, {Origin: conversation.Pasted, Text: whole},
+		{Origin: conversation.Typed, Text: " and "}, {Origin: conversation.Pasted, Text: strings.Repeat("z", 3000)}}}}
+	if diff := cmp.Diff(want, h.b.inputs); diff != "" {
+		t.Errorf("inputs (-want +got):\n%s", diff)
+	}
+	if out := h.printed(); !strings.Contains(out, "› see [Pasted text #1 +120 lines] and [Pasted text #2 3000 chars]") || strings.Contains(out, "line 7") {
+		t.Errorf("printed:\n%s", out)
+	}
+	// Recalled from the history, the placeholder is the paste again.
+	h.pump(h.startTurn(h.press("up", "enter")))
+	if n := len(h.b.inputs); n != 2 || h.b.inputs[1].Text() != h.b.inputs[0].Text() {
+		t.Errorf("the recalled message is not the same: %d inputs", n)
+	}
+}
+
 func TestHistoryAcrossSessions(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history.jsonl")
 	h := newHarness(t, Options{History: History{Path: path, Project: "/p"}})

@@ -102,7 +102,11 @@ func (c *tmuxChat) send(text string, keys ...string) {
 // paste pastes text as a bracketed paste.
 func (c *tmuxChat) paste(text string) {
 	c.t.Helper()
-	c.run("set-buffer", "-b", "p", text)
+	f := filepath.Join(c.dir, "paste.txt")
+	if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+	c.run("load-buffer", "-b", "p", f) // set-buffer takes no more than a command line
 	c.run("paste-buffer", "-p", "-b", "p", "-t", "0")
 }
 
@@ -157,7 +161,8 @@ func tail(s string, n int) string {
 // TestChatUIKeepsEverything streams, at 140×45, 80×24 and 60×30, a 200-line code block
 // and a 300-item list (slowly, so the live view shows their open end) and checks that the
 // scrollback holds every line in order, with one live frame at the end, no spinner left and
-// no runs of blank lines. Runs with STRATA_TMUX_TEST=1.
+// no runs of blank lines; then a 1,000-line paste stands as one placeholder line and is sent
+// whole. Runs with STRATA_TMUX_TEST=1.
 func TestChatUIKeepsEverything(t *testing.T) {
 	tmux, _, bin := tmuxAndBinary(t, "check strata chat's scrollback under tmux")
 	var code, list strings.Builder
@@ -177,10 +182,16 @@ func TestChatUIKeepsEverything(t *testing.T) {
 	list.WriteString("\nEnd of the list.\n")
 	listWant = append(listWant, "End of the list.")
 
+	var pb strings.Builder
+	for i := 1; i <= 1000; i++ {
+		fmt.Fprintf(&pb, "log line %04d: %s\n", i, map[bool]string{true: "done", false: "ok"}[i == 1000])
+	}
+	paste := pb.String()
+
 	for _, size := range [][2]int{{140, 45}, {80, 24}, {60, 30}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			srv := llmtest.NewAnthropic(t)
-			srv.Script(llmtest.Text(code.String()).WithPace(time.Millisecond), llmtest.Text(list.String()).WithPace(time.Millisecond))
+			srv.Script(llmtest.Text(code.String()).WithPace(time.Millisecond), llmtest.Text(list.String()).WithPace(time.Millisecond), llmtest.Text("Got the log."))
 			sub := t.TempDir()
 			c := startTmuxChat(t, tmux, sub, bin, size[0], size[1], srv)
 			c.idle()
@@ -192,6 +203,37 @@ func TestChatUIKeepsEverything(t *testing.T) {
 			c.waitFor("End of the list.")
 			c.idle()
 			c.checkScrollback("the list", append(append([]string{"show me the file"}, codeWant...), listWant...))
+
+			// A 1,000-line paste is one placeholder line in the input, and is sent whole.
+			c.send("why does this fail? ")
+			c.paste(paste)
+			s := c.waitFor("[Pasted text #1 +1000 lines]")
+			if strings.Contains(s, "log line 0") {
+				t.Errorf("the paste's lines are on screen:\n%s", s)
+			}
+			c.send("", "Enter")
+			c.waitFor("Got the log.")
+			c.idle()
+			reqs := srv.Requests()
+			if last := string(reqs[len(reqs)-1].Prompt()); !strings.Contains(last, "why does this fail? log line 0001") || !strings.Contains(last, `log line 1000: done\n`) {
+				t.Errorf("the paste was not sent whole; the last prompt ends:\n%s", tail(last, 5))
+			}
+			files, _ := filepath.Glob(filepath.Join(sub, ".strata", "projects", "*", "*.jsonl"))
+			var journal []byte
+			for _, f := range files {
+				b, _ := os.ReadFile(f)
+				journal = append(journal, b...)
+			}
+			if want := fmt.Sprintf(`{"origin":"pasted","bytes":%d}`, len(paste)); !strings.Contains(string(journal), want) {
+				t.Errorf("the transcript does not keep the paste apart (%s) in %d files", want, len(files))
+			}
+			all := c.all()
+			if strings.Contains(all, "log line 0") {
+				t.Errorf("the paste's lines reached the scrollback")
+			}
+			if !strings.Contains(all, "› why does this fail? [Pasted text #1 +1000 lines]") {
+				t.Errorf("the sent message is not shown with its placeholder:\n%s", tail(all, 10))
+			}
 		})
 	}
 }
