@@ -2,13 +2,18 @@ package chatui
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/strata-mem/strata/agent"
+	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/permission"
 )
 
@@ -92,5 +97,24 @@ func TestAskShowsTheEditDiffWithContext(t *testing.T) {
 			t.Fatalf("the dialog lacks %q after what came before:\n%s", w, v)
 		}
 		at += i
+	}
+}
+
+func TestMessagesForPeople(t *testing.T) {
+	overloaded := &llm.Error{Provider: "anthropic", URL: "https://api.example.invalid", Status: 529, Type: "overloaded_error",
+		Message: "Overloaded", Kind: llm.ErrOverloaded, Hint: "try again later"}
+	if got, want := retryText(fmt.Errorf("agent: request 2: %w", overloaded), 1234*time.Millisecond), "  ⎿  the model server: server overloaded (HTTP 529) · retrying in 1.2s"; got != want {
+		t.Errorf("retryText = %q, want %q", got, want)
+	}
+	if got := humanError(errors.New("agent: memdir: write notes.md: disk full")); got != "write notes.md: disk full" {
+		t.Errorf("humanError = %q", got)
+	}
+	if got := humanError(errors.New("open x: no such file")); got != "open x: no such file" {
+		t.Errorf("humanError cut a prefix that is no package: %q", got)
+	}
+	h := newHarness(t, Options{})
+	h.m.update(eventMsg{e: agent.Event{Kind: agent.EventRetry, Err: overloaded, Wait: time.Second}})
+	if out := h.printed(); strings.Count(out, "\n") != 0 || strings.Contains(out, "llm:") {
+		t.Errorf("a retry printed %q", out)
 	}
 }

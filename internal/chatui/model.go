@@ -18,6 +18,7 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/termtext"
+	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tokens"
 )
@@ -63,6 +64,7 @@ type (
 		err   error
 	}
 	editorDoneMsg struct{ err error }
+	firstMsg      struct{} // send Options.Prompt
 )
 
 // model is the bubbletea model: the input box, the live answer and the dialogs. Finished
@@ -127,6 +129,9 @@ func newModel(o Options, send func(tea.Msg)) *model {
 // first print is cut to the screen like every other.
 func (m *model) Init() tea.Cmd {
 	m.start()
+	if strings.TrimSpace(m.o.Prompt) != "" {
+		return func() tea.Msg { return firstMsg{} }
+	}
 	return nil
 }
 
@@ -194,6 +199,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.width, m.height = max(20, msg.Width), msg.Height
 	case printedMsg:
 		m.printing = false
+	case firstMsg:
+		return m.submit(m.o.Prompt)
 	case clearNoticeMsg:
 		if !m.lastCtrlC.IsZero() && m.now().Sub(m.lastCtrlC) >= exitWindow {
 			m.lastCtrlC, m.notice = time.Time{}, ""
@@ -233,14 +240,14 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			m.print(strings.TrimRight(msg.out, "\n"))
 		}
 		if msg.err != nil {
-			m.print(sErr().Render("strata: " + termtext.Line(msg.err.Error())))
+			m.print(sErr().Render(humanError(msg.err)))
 		}
 		if msg.quit {
 			return m.quit()
 		}
 	case sessionsMsg:
 		if msg.err != nil {
-			m.print(sErr().Render("strata: " + termtext.Line(msg.err.Error())))
+			m.print(sErr().Render(humanError(msg.err)))
 		}
 		if len(msg.list) == 0 {
 			m.print("No sessions in this directory yet.")
@@ -249,14 +256,14 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.picker = &pickerState{all: msg.list}
 	case resumedMsg:
 		if msg.err != nil {
-			m.print(sErr().Render("strata: cannot resume: " + termtext.Line(msg.err.Error())))
+			m.print(sErr().Render("cannot resume: " + humanError(msg.err)))
 			break
 		}
 		m.showResumed(msg.id, msg.turns)
 		m.status = m.o.Backend.Status()
 	case editorDoneMsg:
 		if msg.err != nil {
-			m.print(sErr().Render("strata: editor: " + termtext.Line(msg.err.Error())))
+			m.print(sErr().Render("editor: " + humanError(msg.err)))
 		}
 	}
 	return nil
@@ -586,7 +593,7 @@ func (m *model) command(line string) tea.Cmd {
 	case name == "/memory" && strings.TrimSpace(arg) != "" && m.o.Hooks.EditMemory != nil:
 		c, err := m.o.Hooks.EditMemory(strings.TrimSpace(arg))
 		if err != nil {
-			m.print(sErr().Render("strata: " + termtext.Line(err.Error())))
+			m.print(sErr().Render(humanError(err)))
 			return nil
 		}
 		return tea.ExecProcess(c, func(err error) tea.Msg { return editorDoneMsg{err} })
@@ -687,7 +694,7 @@ func (m *model) event(msg eventMsg) {
 			m.print(sErr().Render("⏺ ") + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2) + "\n" + sDim().Render("  ⎿  ") + sErr().Render(ansi.Truncate(firstLine(e.Text), m.width-6, "…")))
 		}
 	case agent.EventRetry:
-		m.print(sWarn().Render(fmt.Sprintf("  the model server failed (%s); retrying in %s", firstLine(errText(e.Err)), e.Wait.Round(time.Millisecond))))
+		m.print(sWarn().Render(ansi.Truncate(retryText(e.Err, e.Wait), m.width-1, "…")))
 	case EventAttached:
 		m.print(sDim().Render("  attached " + termtext.Line(e.Text)))
 	case EventWarning:
@@ -703,11 +710,36 @@ func (m *model) event(msg eventMsg) {
 	}
 }
 
-func errText(err error) string {
-	if err == nil {
-		return ""
+// retryText is the one line a retry gets: what the server did, and when the next try is.
+func retryText(err error, wait time.Duration) string {
+	what := "failed"
+	var e *llm.Error
+	if errors.As(err, &e) {
+		what = e.Kind.Error()
+		if e.Status != 0 {
+			what += fmt.Sprintf(" (HTTP %d)", e.Status)
+		}
 	}
-	return err.Error()
+	return fmt.Sprintf("  ⎿  the model server: %s · retrying in %s", what, wait.Round(100*time.Millisecond))
+}
+
+// packages are the names with which strata's packages start their errors ("memdir: …"), for
+// the code that logs them; the UI shows the rest.
+var packages = map[string]bool{"agent": true, "chatui": true, "compact": true, "config": true, "conversation": true,
+	"extract": true, "fsutil": true, "instructions": true, "llm": true, "mcpserver": true, "memdir": true, "memsync": true,
+	"permission": true, "prompt": true, "recall": true, "tool": true, "toolcall": true, "transcript": true, "usage": true,
+	"work": true, "workspace": true}
+
+// humanError is err for a person: one line, without package prefixes.
+func humanError(err error) string {
+	s := termtext.Line(err.Error())
+	for {
+		pkg, rest, ok := strings.Cut(s, ": ")
+		if !ok || !packages[pkg] {
+			return s
+		}
+		s = rest
+	}
 }
 
 func firstLine(s string) string {
@@ -736,7 +768,7 @@ func (m *model) turnDone(err error) {
 	case errors.Is(err, context.Canceled):
 		m.print(sWarn().Render("  ⎿  Interrupted") + sDim().Render(" · what should the model do instead?"))
 	case err != nil:
-		m.print(sErr().Render("strata: " + termtext.Line(err.Error())))
+		m.print(sErr().Render(humanError(err)))
 	}
 	if m.status = m.o.Backend.Status(); m.status != "" {
 		m.print(sDim().Render(m.status))

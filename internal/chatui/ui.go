@@ -121,6 +121,8 @@ type Options struct {
 	// resumed conversation, after it.
 	Header  string
 	Resumed []Turn
+	// Prompt, when set, is sent as the first message.
+	Prompt string
 	// AlwaysText says what the dialog's "a" does for a request ("don't ask again for
 	// Bash(echo:*) in this project …"); nil: "don't ask again for RULE".
 	AlwaysText func(permission.Request) string

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -27,7 +28,7 @@ func newChatCmd(app *App, runF func(ctx context.Context, app *App, o runOptions)
 	}
 	var o runOptions
 	c := &cobra.Command{
-		Use:   "chat",
+		Use:   `chat ["PROMPT"]`,
 		Short: "Talk with the agent interactively, with every memory layer",
 		Long: `Talk with the agent in the terminal. Its answers stream as they arrive; tool calls are shown as
 they run. File edits and shell commands ask for a yes (y), a no (n) or "don't ask again" (a:
@@ -43,13 +44,22 @@ answer a status line shows the model, the context used and the session id.
 
 Slash commands: /help, /context, /memory [N], /init, /model [NAME], /todos, /cost, /resume [ID],
 /clear, /compact, /pin TEXT, /exit. !COMMAND runs a shell command and adds it and its output to the
-conversation; #TEXT saves a memory; @PATH in a message attaches the file.`,
+conversation; #TEXT saves a memory; @PATH in a message attaches the file.
+
+PROMPT, when given, is the first message. As with Claude Code, strata "PROMPT" is the same as
+strata chat "PROMPT", and strata -p "PROMPT" the same as strata run "PROMPT".`,
 		Example: `  strata chat
+  strata "what does this repository do?"
   strata chat --continue
   strata chat --resume 01a22b68 --model claude-opus-4-1
   strata chat --permission-mode accept-edits --allow 'Bash(go test:*)'`,
-		Args: noArgs,
-		RunE: func(c *cobra.Command, args []string) error { return runF(c.Context(), app, o) },
+		Args: rangeArgs(0, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.prompt = args[0]
+			}
+			return runF(c.Context(), app, o)
+		},
 	}
 	f := c.Flags()
 	f.StringVar(&o.resume, "resume", "", "continue the session with this id (or unique id prefix)")
@@ -117,6 +127,10 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 		c.showRecent()
 	}
 	fmt.Fprintln(c.out, "Type a message; /help for commands; Ctrl-C stops an answer, Ctrl-D quits.")
+	if strings.TrimSpace(o.prompt) != "" {
+		fmt.Fprintf(c.out, "\n› %s\n", termtext.Line(o.prompt))
+		c.send(ctx, o.prompt)
+	}
 	for {
 		fmt.Fprint(c.out, "\n› ")
 		line, err := c.in.ReadString('\n')
@@ -260,7 +274,7 @@ func (c *chat) statusLine() string {
 		cx := c.a.Context()
 		used = cx.System + cx.Instructions + cx.Tools + cx.Messages
 	}
-	return fmt.Sprintf("── %s · context %s of %s · session %s · %s", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), shortID(c.a.SessionID()), UsageStatus(c.a.Usage()))
+	return fmt.Sprintf("── %s · context %s of %s · session %s · %s", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), c.shortID(), UsageStatus(c.a.Usage()))
 }
 
 func kTokens(n int) string {
@@ -270,11 +284,22 @@ func kTokens(n int) string {
 	return fmt.Sprint(n)
 }
 
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
+// shortID is the session id's shortest prefix of at least 8 characters that no other session
+// of the project begins with, as git shortens hashes: ids are time-ordered, so sessions started
+// within a minute share their first 8. It is worked out anew each time, as a later session can
+// make a prefix ambiguous.
+func (c *chat) shortID() string {
+	id := c.a.SessionID()
+	ids := []string{id}
+	if path := c.a.TranscriptPath(); path != "" {
+		entries, _ := os.ReadDir(filepath.Dir(path)) // unreadable: the id alone
+		for _, e := range entries {
+			if name, ok := strings.CutSuffix(e.Name(), ".jsonl"); ok && name != id {
+				ids = append(ids, name)
+			}
+		}
 	}
-	return id
+	return UniquePrefixes(ids, 8)[0]
 }
 
 // approve asks the user about a tool call: y, n (or "n TEXT": no, and tell the model TEXT) or,

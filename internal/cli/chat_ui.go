@@ -49,6 +49,7 @@ func (c *chat) runUI(ctx context.Context) error {
 		History:    chatui.History{Path: filepath.Join(c.app.Env.Home, "history.jsonl"), Project: c.dir},
 		Header:     header,
 		Resumed:    resumed,
+		Prompt:     c.o.prompt,
 	})
 	err := c.ui.Run(ctx)
 	c.close(ctx)
