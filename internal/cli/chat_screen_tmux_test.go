@@ -275,7 +275,8 @@ func TestChatUIResumeLongSession(t *testing.T) {
 	}
 }
 
-// TestChatUIApprovalsShowEverything asks, at 140×45, 80×24 and 60×30, about a 400-character
+// TestChatUIApprovalsShowEverything starts as strata "PROMPT" and asks, at 140×45, 80×24 and
+// 60×30, about a 400-character
 // command and a 6-line script (each shown whole, the script as written, not quoted) and an
 // Edit (its diff, with context lines, on screen above the answers). Runs with
 // STRATA_TMUX_TEST=1.
@@ -307,10 +308,11 @@ func TestChatUIApprovalsShowEverything(t *testing.T) {
 			sub := t.TempDir()
 			os.MkdirAll(filepath.Join(sub, "project"), 0o700)
 			os.WriteFile(filepath.Join(sub, "project", "config.go"), []byte("package acme\n\n// Port is where it listens.\nconst Port = 8080\n\nconst Host = \"localhost\"\n"), 0o600)
-			c := startTmuxChat(t, tmux, sub, bin, size[0], size[1], srv)
-			c.idle()
-			c.send("set things up", "Enter")
+			c := startTmuxChat(t, tmux, sub, bin, size[0], size[1], srv, "set things up") // strata "PROMPT", as with claude
 			s := c.waitFor("Allow this command?")
+			if !strings.Contains(c.all(), "› set things up") {
+				t.Errorf("the first message from the command line is not shown:\n%s", c.all())
+			}
 			if !strings.Contains(flat(s), strings.Join(strings.Fields(long), "")) {
 				t.Errorf("the long command is not whole in the dialog:\n%s", s)
 			}
