@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,6 +14,7 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/prompt"
+	"github.com/strata-mem/strata/transcript"
 	"github.com/strata-mem/strata/workspace"
 )
 
@@ -87,4 +91,25 @@ func TestResumeAfterCrashInsideToolCall(t *testing.T) {
 		t.Errorf("last message after resume = %+v; want an interrupted result for t9", last)
 	}
 	loadTranscript(t, b)
+}
+
+// A file without a conversation (summaries or titles only) is not resumed, as Claude Code
+// refuses it ("No conversation found").
+func TestResumeRefusesFileWithoutConversation(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	id := "55555555-5555-4555-8555-555555555555"
+	path := transcript.SessionPath(f.env, f.dir, id)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"type":"summary","summary":"Only","leafUuid":"zz1"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(context.Background(), Options{Provider: f.prov, Resume: id, Open: workspace.Options{Cwd: f.dir, Env: f.env}})
+	if !errors.Is(err, ErrResumeNotFound) || !strings.Contains(err.Error(), "no conversation") {
+		t.Errorf("err = %v", err)
+	}
+	if data, _ := os.ReadFile(path); strings.Count(string(data), "\n") != 1 {
+		t.Errorf("the file was written to:\n%s", data)
+	}
 }

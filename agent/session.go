@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -79,6 +80,12 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	sess, err := transcript.Load(ctx, path, transcript.ReadOptions{Logger: a.log})
 	if err != nil {
 		return fmt.Errorf("agent: resume: %w", err)
+	}
+	if !slices.ContainsFunc(sess.Chain, func(e *transcript.Entry) bool {
+		return e.Type == transcript.TypeUser || e.Type == transcript.TypeAssistant
+	}) {
+		// Claude Code refuses it too ("No conversation found").
+		return fmt.Errorf("%w: %s holds no conversation", ErrResumeNotFound, path)
 	}
 	a.sess.id = sess.ID
 	for _, p := range transcript.ProblemLines(sess.Problems, transcript.ShownProblems) {

@@ -108,7 +108,11 @@ func Stat(path string) (Info, error) {
 			}
 		}
 	}
-	info.Title = Shorten(Title(custom, ai, summary, info.FirstPrompt), maxTitle)
+	latest := ""
+	if len(st.sums) > 0 {
+		latest = st.sums[0].summary
+	}
+	info.Title = Title(custom, ai, summary, info.FirstPrompt, latest)
 	return info, nil
 }
 

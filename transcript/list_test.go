@@ -526,7 +526,7 @@ func TestStatLongFirstPrompt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := Shorten(prompt, maxTitle); info.Title != want || info.FirstPrompt == "" {
+		if want := titleText(prompt); info.Title != want || info.FirstPrompt == "" {
 			t.Errorf("%d-byte prompt: title %q, want %q", n, info.Title, want)
 		}
 		if info.Created.IsZero() || info.CWD != "/src/app" || info.Branch != "main" {

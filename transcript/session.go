@@ -122,7 +122,7 @@ type Metadata struct {
 // Title is the title the metadata alone gives: the user's custom title, else the generated
 // one. A session's title by the full rule (a summary of this session, else its first prompt)
 // is Session.Title; see the package function Title.
-func (m Metadata) Title() string { return Title(m.CustomTitle, m.AITitle, "", "") }
+func (m Metadata) Title() string { return Title(m.CustomTitle, m.AITitle, "", "", "") }
 
 // List returns the latest metadata entries (for Options.Metadata).
 func (m Metadata) List() []*Entry {

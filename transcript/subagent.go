@@ -68,8 +68,9 @@ func Subagents(sessionPath string) ([]Subagent, error) {
 // WithSubagents returns sessions (transcript paths) followed by the subagent transcripts that
 // belong to them in each of Claude Code's layouts: 2.1's <session>/subagents/agent-*.jsonl and
 // 2.0's agent-*.jsonl files in the sessions' project directories. 1.x kept subagents inline, as
-// sidechain lines of the session's own file, so they are searched with it. Each file appears
-// once; a directory that cannot be read is reported in the error and the rest is returned.
+// sidechain lines of the session's own file, so they are searched with it. The subagents of a
+// session whose file is gone are included too (their directory is still in the project). Each
+// file appears once; a directory that cannot be read is reported in the error and the rest is returned.
 func WithSubagents(sessions []string) ([]string, error) {
 	out := append([]string(nil), sessions...)
 	seen := map[string]bool{}
@@ -105,8 +106,17 @@ func WithSubagents(sessions []string) ([]string, error) {
 			continue
 		}
 		for _, e := range ents {
-			if n := e.Name(); e.Type().IsRegular() && IsSubagentFile(n) {
+			n := e.Name()
+			switch {
+			case e.Type().IsRegular() && IsSubagentFile(n):
 				add(filepath.Join(d, n))
+			case e.IsDir() && n != "memory":
+				// A 2.1 session directory: its subagents are searched even when the
+				// session's own file is gone.
+				subs, _ := Subagents(filepath.Join(d, n) + ".jsonl")
+				for _, s := range subs {
+					add(s.Path)
+				}
 			}
 		}
 	}

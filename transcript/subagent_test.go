@@ -23,6 +23,10 @@ func TestSearchSubagentLayouts(t *testing.T) {
 	// 2.0: agent-<id>.jsonl beside the sessions; its entries name the session.
 	writeLines(t, filepath.Join(dir, "agent-b20.jsonl"),
 		`{"parentUuid":null,"isSidechain":true,"agentId":"b20","sessionId":"s2","type":"user","message":{"role":"user","content":"old layout needle"},"uuid":"z1"}`)
+	// 2.1, the session's own file gone: its subagents are still searched.
+	writeLines(t, filepath.Join(dir, "s9", "subagents", "agent-c21.jsonl"),
+		`{"parentUuid":"gone","isSidechain":true,"agentId":"c21","sessionId":"s9","type":"user","message":{"role":"user","content":"orphan needle"},"uuid":"w1"}`)
+	writeLines(t, filepath.Join(dir, "memory", "MEMORY.md"), "- needle in memory, not a transcript")
 
 	// Listing still shows only the two sessions.
 	infos, err := List(t.Context(), dir, ListOptions{})
@@ -51,6 +55,7 @@ func TestSearchSubagentLayouts(t *testing.T) {
 		{"s1", "inline1", true, "s1.jsonl"},
 		{"s1", "a21", true, "agent-a21.jsonl"},
 		{"s2", "b20", true, "agent-b20.jsonl"},
+		{"s9", "c21", true, "agent-c21.jsonl"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("hits (-want +got):\n%s", diff)

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 	"strings"
 
@@ -11,19 +12,24 @@ import (
 // Title is the one rule for a session's title, the one Claude Code's resume list shows: the
 // user's custom title, else the AI-generated title, else the latest summary whose leafUuid is an
 // entry of the file (a summary of another session, as a resumed 1.x session starts with, is not
-// this one's), else the first real prompt (see Session.FirstPrompt). Listing (Info.Title),
-// show, export, chat's /resume and the MCP session_search all call it.
-func Title(customTitle, aiTitle, summary, firstPrompt string) string {
-	for _, s := range []string{customTitle, aiTitle, summary, firstPrompt} {
+// this one's), else the first real prompt (see Session.FirstPrompt), else any summary the file
+// holds (a file of summaries only: 2.1.328 shows the latest, measured). Listing (Info.Title),
+// show, export, chat's /resume and the MCP session_search all call it. The title is on one
+// line (runs of spaces and newlines become one space) and cut to maxTitle.
+func Title(customTitle, aiTitle, summary, firstPrompt, anySummary string) string {
+	for _, s := range []string{customTitle, aiTitle, summary, firstPrompt, anySummary} {
 		if strings.TrimSpace(s) != "" {
-			return s
+			return titleText(s)
 		}
 	}
 	return ""
 }
 
-// maxTitle is how long a prompt taken as a title may be, in UTF-16 code units as Claude Code
-// counts (200), before it is cut and ends in "…".
+// titleText is s as a title: on one line, cut to maxTitle.
+func titleText(s string) string { return cutTitle(strings.Join(strings.Fields(s), " ")) }
+
+// maxTitle is how long a title may be, in UTF-16 code units as Claude Code counts (200), before
+// it is cut and ends in "…" (measured in 2.1.328's resume list: 200 characters, then "…").
 const maxTitle = 200
 
 // builtinCommands are Claude Code's built-in slash commands (2.1). A session opened with one of
@@ -102,17 +108,17 @@ func (p *promptScan) text(t string) bool {
 			}
 			return false
 		}
-		p.prompt = cutTitle(name + " " + args)
+		p.prompt = titleText(name + " " + args)
 		return true
 	}
 	if in, ok := tagText(t, "bash-input"); ok {
-		p.prompt = cutTitle("! " + in)
+		p.prompt = titleText("! " + in)
 		return true
 	}
 	if opensWithTag(t) || strings.HasPrefix(t, "[Request interrupted by user") || strings.HasPrefix(t, "Caveat:") {
 		return false
 	}
-	p.prompt = cutTitle(t)
+	p.prompt = titleText(t)
 	return true
 }
 
@@ -214,6 +220,13 @@ func (s *Session) sidechainOnly() bool {
 
 // Summary returns the latest summary whose leafUuid is an entry of the loaded file, or "".
 func (s *Session) Summary() string {
+	own, _ := s.summaries()
+	return own
+}
+
+// summaries returns the latest summary whose leafUuid is an entry of the loaded file, and the
+// latest summary of any leaf.
+func (s *Session) summaries() (own, latest string) {
 	uuids := map[string]bool{}
 	for _, e := range s.File.Entries {
 		if e.UUID != "" && e.Type != TypeSummary {
@@ -221,17 +234,21 @@ func (s *Session) Summary() string {
 		}
 	}
 	all := append(append([]*Entry(nil), s.File.Earlier...), s.File.Entries...)
-	for i := len(all) - 1; i >= 0; i-- {
-		if e := all[i]; e.Type == TypeSummary && e.Summary != "" && uuids[e.LeafUUID] {
-			return e.Summary
+	for i := len(all) - 1; i >= 0 && own == ""; i-- {
+		if e := all[i]; e.Type == TypeSummary && e.Summary != "" {
+			latest = cmp.Or(latest, e.Summary)
+			if uuids[e.LeafUUID] {
+				own = e.Summary
+			}
 		}
 	}
-	return ""
+	return own, latest
 }
 
 // Title returns the session's title (see the package function Title).
 func (s *Session) Title() string {
-	return Title(s.Meta.CustomTitle, s.Meta.AITitle, s.Summary(), s.FirstPrompt())
+	own, latest := s.summaries()
+	return Title(s.Meta.CustomTitle, s.Meta.AITitle, own, s.FirstPrompt(), latest)
 }
 
 // summaryLeaf is a summary found while listing, with the entry it names.

@@ -21,7 +21,7 @@ func TestTitleOrder(t *testing.T) {
 		{" ", "", "", "prompt", "prompt"},
 		{"", "", "", "", ""},
 	} {
-		if got := Title(c.custom, c.ai, c.summary, c.prompt); got != c.want {
+		if got := Title(c.custom, c.ai, c.summary, c.prompt, ""); got != c.want {
 			t.Errorf("Title(%q, %q, %q, %q) = %q, want %q", c.custom, c.ai, c.summary, c.prompt, got, c.want)
 		}
 	}
@@ -116,6 +116,13 @@ func TestTitlesAgree(t *testing.T) {
 			`{"parentUuid":null,"type":"user","isMeta":true,"message":{"role":"user","content":"Caveat: meta"},"uuid":"m1"}`,
 			`{"parentUuid":"m1","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"out"}]},"uuid":"r1"}`,
 			userLine("u1", "r1", "the real one")}, "the real one"},
+		// A file of summaries only: 2.1.328's resume list shows the latest (measured).
+		{"summaries only", []string{`{"type":"summary","summary":"First foreign","leafUuid":"zz1"}`, `{"type":"summary","summary":"Second foreign","leafUuid":"zz2"}`}, "Second foreign"},
+		// Claude Code 2.1.328's resume list shows a long prompt's first 200 characters, then "…".
+		{"long prompt", []string{userLine("u1", "", "start"+strings.Repeat(" abcdefghij", 30))},
+			"start" + strings.Repeat(" abcdefghij", 17) + " abcdefg…"},
+		{"long custom title on one line", []string{userLine("u1", "", "p"), `{"type":"custom-title","customTitle":"` + strings.Repeat(`标题\n`, 120) + `","sessionId":"s"}`},
+			strings.TrimSpace(strings.Repeat("标题 ", 67)) + "…"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -242,7 +249,7 @@ func TestCorpusTitles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			loaded := Shorten(s.Title(), maxTitle)
+			loaded := s.Title()
 			if !headTooSmall[name] && info.Title != loaded {
 				t.Errorf("listing says %q, loading %q", info.Title, loaded)
 			}

@@ -53,7 +53,7 @@ func ResumeChoices(ctx context.Context, env config.Env, cwd string, limit int) (
 	}
 	out := make([]ResumeChoice, len(infos))
 	for i, in := range infos {
-		out[i] = ResumeChoice{ID: in.ID, Prefix: prefixes[i], Title: termtext.Line(transcript.Shorten(in.Label(), 200)),
+		out[i] = ResumeChoice{ID: in.ID, Prefix: prefixes[i], Title: termtext.Line(in.Label()),
 			Time: in.LastActivity, Messages: countMessages(in.Path), Path: in.Path}
 	}
 	return out, err

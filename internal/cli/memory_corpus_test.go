@@ -104,7 +104,7 @@ func TestCorpusYearOldStores(t *testing.T) {
 
 			out, _ = run("memory", "list", "--json")
 			var list struct {
-				Memories []struct{ File, Type string } `json:"memories"`
+				Memories []struct{ File, Type, Name string } `json:"memories"`
 			}
 			if err := json.Unmarshal([]byte(out), &list); err != nil {
 				t.Fatalf("list --json: %v\n%s", err, out)
@@ -124,6 +124,34 @@ func TestCorpusYearOldStores(t *testing.T) {
 			for _, line := range strings.Split(strings.TrimSpace(table), "\n")[1:] {
 				if !regexp.MustCompile(`  (user|feedback|project|reference)  `).MatchString(line) {
 					t.Errorf("list row without its type: %s", line)
+				}
+			}
+
+			// The dream carried out (the index is over its 200 lines): nothing is archived
+			// without evidence about the memory, and recall still finds every memory.
+			out, code = run("memory", "dream", "--json")
+			if code != ExitOK {
+				t.Fatalf("dream: exit %d\n%s", code, out)
+			}
+			var done struct {
+				Actions []extract.Action `json:"actions"`
+			}
+			if err := json.Unmarshal([]byte(out), &done); err != nil {
+				t.Fatalf("dream --json: %v\n%s", err, out)
+			}
+			for _, a := range done.Actions {
+				if a.Archive && a.Kind != extract.KindMerge {
+					t.Errorf("dream archived %s (%s): %s", a.File, a.Kind, a.Reason)
+				}
+			}
+			for _, m := range list.Memories {
+				if _, err := os.Stat(filepath.Join(dir, m.File)); err != nil {
+					t.Errorf("%s is gone after the dream: %v", m.File, err)
+					continue
+				}
+				out, _ := run("memory", "search", "--json", "-k", "5", m.Name)
+				if !strings.Contains(out, `"file": "`+m.File+`"`) {
+					t.Errorf("recall does not find %s by its name %q after the dream", m.File, m.Name)
 				}
 			}
 		})

@@ -251,7 +251,7 @@ func sessionsShow(ctx context.Context, app *App, cwdFlag, id string, asJSON bool
 	w := app.Out
 	fmt.Fprintf(w, "session %s\n", termtext.Line(s.ID))
 	if t := title; t != "" {
-		fmt.Fprintf(w, "title   %s\n", termtext.Line(transcript.Shorten(t, 200)))
+		fmt.Fprintf(w, "title   %s\n", termtext.Line(t))
 	}
 	fmt.Fprintf(w, "file    %s\n", termtext.Line(s.File.Path))
 	if len(s.Chain) > 0 && s.Chain[0].CWD != "" {
