@@ -54,8 +54,8 @@ type Turn struct {
 // Hooks are the optional commands the UI offers when the caller provides them; a nil hook
 // makes its feature say it is not available.
 type Hooks struct {
-	// Shell runs a `!command` with the session's permissions and returns its output, which
-	// the UI shows and the model sees with the next message.
+	// Shell runs a `!command` as the user's own (only deny rules refuse it) and returns its
+	// output, which the UI shows and the model sees with the next message.
 	Shell func(ctx context.Context, command string) (string, error)
 	// MemoryTypes are the types a `#text` memory can be saved as, each picked by its key;
 	// Remember saves it and says where it went.
