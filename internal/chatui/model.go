@@ -97,6 +97,8 @@ type model struct {
 	usedToks int
 	frame    int
 	thinking bool              // the model is thinking (its thinking is not shown)
+	tool     *agent.ToolCall   // the tool call running, named in the spinner
+	queue    []queued          // messages sent during the answer, in order
 	befores  map[string]string // Write's old content by tool call id
 
 	jobs        jobs
@@ -223,7 +225,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.event(msg)
 	case turnDoneMsg:
 		if msg.id == m.turnID {
-			m.turnDone(msg.err)
+			return m.turnDone(msg.err)
 		}
 	case askMsg:
 		m.ask = &msg
@@ -329,13 +331,18 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.stopTurn()
 		}
 	case "enter":
-		if m.running {
-			return nil // one answer at a time; the text stays in the box
-		}
 		text := m.ed.String()
 		if strings.HasSuffix(text, "\\") && m.ed.pos == len(m.ed.text) {
 			m.ed.Backspace()
 			m.ed.Insert("\n")
+			return nil
+		}
+		if m.running { // one answer at a time: the message waits for this one to end
+			if strings.TrimSpace(text) != "" {
+				m.queue = append(m.queue, queued{text, m.pastes})
+				m.ed.Set("")
+				m.pastes = nil
+			}
 			return nil
 		}
 		return m.submit(text)
@@ -669,10 +676,12 @@ func (m *model) event(msg eventMsg) {
 		m.outToks = 0
 	case agent.EventToolStart:
 		m.flushStream(true)
+		m.tool = e.Tool
 		if e.Tool != nil && e.Tool.Name == "Write" {
 			m.befores[e.Tool.ID] = msg.before
 		}
 	case agent.EventToolEnd:
+		m.tool = nil
 		if e.Tool == nil {
 			break
 		}
@@ -760,9 +769,11 @@ func (m *model) flushStream(all bool) {
 	m.stream = open
 }
 
-func (m *model) turnDone(err error) {
+// turnDone ends the answer; the next queued message, if any, is sent, unless the answer was
+// interrupted or failed: then the queue goes back into the input, to be sent or changed.
+func (m *model) turnDone(err error) tea.Cmd {
 	m.flushStream(true)
-	m.running, m.cancel = false, nil
+	m.running, m.cancel, m.tool = false, nil, nil
 	m.ask, m.feedback = nil, nil
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -773,4 +784,33 @@ func (m *model) turnDone(err error) {
 	if m.status = m.o.Backend.Status(); m.status != "" {
 		m.print(sDim().Render(m.status))
 	}
+	if len(m.queue) == 0 {
+		return nil
+	}
+	if err != nil {
+		var texts []string
+		for _, q := range m.queue {
+			texts = append(texts, q.text)
+			m.pastes = append(m.pastes, q.pastes...)
+		}
+		if !m.ed.Empty() {
+			texts = append(texts, m.ed.String())
+		}
+		m.ed.Set(strings.Join(texts, "\n"))
+		m.queue = nil
+		return nil
+	}
+	q := m.queue[0]
+	m.queue = m.queue[1:]
+	saved := m.pastes
+	m.pastes = q.pastes
+	cmd := m.submit(q.text)
+	m.pastes = saved // what is being typed keeps its own pastes
+	return cmd
+}
+
+// queued is a message sent while an answer ran.
+type queued struct {
+	text   string
+	pastes []string
 }

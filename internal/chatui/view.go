@@ -93,10 +93,17 @@ func (m *model) spinnerLine() string {
 	toks := m.usedToks + m.outToks
 	frame := spinnerFrames[m.frame%len(spinnerFrames)]
 	word := " Working…"
-	if m.thinking {
+	switch {
+	case m.tool != nil:
+		word = " Running " + ansi.Truncate(ToolLine(m.tool.Name, m.tool.Input, m.o.Cwd, m.width), max(10, m.width-50), "…") + "…"
+	case m.thinking:
 		word = " Thinking…"
 	}
-	return sSpinner().Render(frame+word) + sDim().Render(fmt.Sprintf(" (%s · ↓ %s tokens · esc to interrupt)", el, kTokens(toks)))
+	line := sSpinner().Render(frame+word) + sDim().Render(fmt.Sprintf(" (%s · ↓ %s tokens · esc to interrupt)", el, kTokens(toks)))
+	for _, q := range m.queue {
+		line += "\n" + sDim().Render(ansi.Truncate("  ⎿  queued: "+termtext.OneLine(q.text), m.width-1, "…"))
+	}
+	return line
 }
 
 func kTokens(n int) string {
