@@ -52,3 +52,33 @@ func TestQueueAndRunningTool(t *testing.T) {
 		t.Errorf("input after the interrupt = %q, want the queued message", got)
 	}
 }
+
+// TestSlashMenu: "/" opens a menu of the commands the text begins; ↓ chooses, Tab completes
+// (with a space for a command that takes arguments), Enter runs the chosen command.
+func TestSlashMenu(t *testing.T) {
+	cmds := []Command{{Name: "/clear", Help: "start a new session"}, {Name: "/compact", Args: "[text]", Help: "compact now"}, {Name: "/cost", Help: "tokens used"}, {Name: "/model", Args: "[NAME]", Help: "switch"}}
+	h := newHarness(t, Options{Commands: cmds})
+	h.typeText("/c")
+	v := h.view()
+	for _, want := range []string{"/clear", "/compact [text]", "compact now", "/cost"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the menu lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "/model") {
+		t.Errorf("the menu offers a command that does not match:\n%s", v)
+	}
+	h.press("down", "tab")
+	if got := h.m.ed.String(); got != "/compact " {
+		t.Errorf("Tab completed to %q", got)
+	}
+	if v := h.view(); strings.Contains(v, "compact now") {
+		t.Errorf("the menu stays open after the command is complete:\n%s", v)
+	}
+	h.m.ed.Set("")
+	h.typeText("/co")
+	h.m.update(h.press("down", "enter")())
+	if got := strings.Join(h.b.commands, "|"); got != "/cost" {
+		t.Errorf("Enter ran %q, want /cost", got)
+	}
+}

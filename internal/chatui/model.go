@@ -99,6 +99,7 @@ type model struct {
 	thinking bool              // the model is thinking (its thinking is not shown)
 	tool     *agent.ToolCall   // the tool call running, named in the spinner
 	queue    []queued          // messages sent during the answer, in order
+	menuSel  int               // the chosen line of the / menu
 	befores  map[string]string // Write's old content by tool call id
 
 	jobs        jobs
@@ -306,6 +307,12 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	if s != "tab" {
 		m.completions = nil
 	}
+	if menu := m.slashMenu(); len(menu) > 0 && m.menuKey(s, menu) {
+		if s == "enter" {
+			return m.submit(m.ed.String())
+		}
+		return nil
+	}
 	switch s {
 	case "ctrl+c":
 		now := m.now()
@@ -396,9 +403,52 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	default:
 		if k.Text != "" {
 			m.ed.Insert(k.Text)
+			m.menuSel = 0
 		}
 	}
 	return nil
+}
+
+// slashMenu is what the `/` menu offers for the input: the commands its text begins, while
+// it is one word after a slash.
+func (m *model) slashMenu() []Command {
+	text := m.ed.String()
+	if !strings.HasPrefix(text, "/") || strings.ContainsAny(text, " \n") {
+		return nil
+	}
+	var out []Command
+	for _, c := range m.o.Commands {
+		if strings.HasPrefix(c.Name, text) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// menuKey handles a key while the `/` menu is open: ↑/↓ choose, Tab completes the chosen
+// command, Enter completes it before it is sent. It reports whether it took the key.
+func (m *model) menuKey(s string, menu []Command) bool {
+	m.menuSel = min(m.menuSel, len(menu)-1)
+	c := menu[m.menuSel]
+	switch s {
+	case "up":
+		m.menuSel = (m.menuSel + len(menu) - 1) % len(menu)
+	case "down":
+		m.menuSel = (m.menuSel + 1) % len(menu)
+	case "tab":
+		m.ed.Set(c.Name)
+		if c.Args != "" {
+			m.ed.Insert(" ")
+		}
+	case "enter":
+		if m.running || m.ed.String() == c.Name {
+			return false
+		}
+		m.ed.Set(c.Name)
+	default:
+		return false
+	}
+	return true
 }
 
 type clearNoticeMsg struct{}

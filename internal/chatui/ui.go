@@ -71,6 +71,11 @@ type Hooks struct {
 	Init func() (prompt string, exists bool)
 }
 
+// Command is a slash command as the `/` menu shows it: "/model", "[NAME]", what it does.
+type Command struct {
+	Name, Args, Help string
+}
+
 // MemoryType is one choice of the `#` question.
 type MemoryType struct {
 	Key, Name, Help string
@@ -123,6 +128,8 @@ type Options struct {
 	Resumed []Turn
 	// Prompt, when set, is sent as the first message.
 	Prompt string
+	// Commands are the slash commands the `/` menu offers.
+	Commands []Command
 	// AlwaysText says what the dialog's "a" does for a request ("don't ask again for
 	// Bash(echo:*) in this project …"); nil: "don't ask again for RULE".
 	AlwaysText func(permission.Request) string

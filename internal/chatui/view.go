@@ -51,6 +51,9 @@ func (m *model) liveLines() []string {
 	if len(m.completions) > 0 {
 		parts = append(parts, sDim().Render(ansi.Truncate(strings.Join(m.completions, "  "), m.width, "…")))
 	}
+	if menu := m.slashMenu(); len(menu) > 0 && m.ask == nil && m.picker == nil && m.search == nil {
+		parts = append(parts, m.menuView(menu)...)
+	}
 	foot := m.notice
 	if foot == "" && m.ask == nil && m.picker == nil {
 		foot = "enter send · shift+enter or \\ newline · ↑ history · ctrl+r search · esc interrupt · ctrl+d quit"
@@ -274,3 +277,23 @@ func askDiff(cwd string, r permission.Request) []string {
 	}
 	return nil
 }
+
+// menuView is the `/` menu: up to menuLines commands around the chosen one, with their help.
+func (m *model) menuView(menu []Command) []string {
+	sel := min(m.menuSel, len(menu)-1)
+	start := max(0, min(sel-menuLines/2, len(menu)-menuLines))
+	var out []string
+	for i := start; i < len(menu) && i < start+menuLines; i++ {
+		c := menu[i]
+		row := ansi.Truncate(fmt.Sprintf("  %-16s %s", strings.TrimSpace(c.Name+" "+c.Args), c.Help), m.width-1, "…")
+		if i == sel {
+			out = append(out, sSelected().Render(row))
+		} else {
+			out = append(out, sDim().Render(row))
+		}
+	}
+	return out
+}
+
+// menuLines is how many commands the `/` menu shows at once.
+const menuLines = 6

@@ -348,22 +348,33 @@ func (c *chat) resumeTo(ctx context.Context, id string) error {
 	return nil
 }
 
-const chatHelp = `Commands:
-  /help            this list
-  /context         what is in the model's context now, by source, with token estimates
-  /memory [N]      the auto-memory, its index and the files to edit; N opens one in $EDITOR
-  /init            have the model write a CLAUDE.md for this project
-  /model [NAME]    show the model, or switch to NAME
-  /todos           the current todo list
-  /cost            tokens used in this session
-  /resume [ID]     list recent sessions, or switch to one
-  /clear           start a new session (memories and files stay)
-  /compact [text]  compact the conversation now (text: what the summary should focus on)
-  /pin TEXT        send TEXT pinned: every compaction carries it verbatim, whatever its age
-  /exit            quit (Ctrl-D works too)
-  !COMMAND         run a shell command (same permissions); it and its output go to the conversation
-  #TEXT            save TEXT as a memory (asks which type)
-  @PATH            in a message: attach the file, as the Read tool reads it`
+// chatCommands are the chat's slash commands: /help lists them, the UI's menu offers them.
+var chatCommands = []chatui.Command{
+	{Name: "/help", Help: "this list"},
+	{Name: "/context", Help: "what is in the model's context now, by source, with token estimates"},
+	{Name: "/memory", Args: "[N]", Help: "the auto-memory, its index and the files to edit; N opens one in $EDITOR"},
+	{Name: "/init", Help: "have the model write a CLAUDE.md for this project"},
+	{Name: "/model", Args: "[NAME]", Help: "show the model, or switch to NAME (opus, sonnet, haiku or an id)"},
+	{Name: "/todos", Help: "the current todo list"},
+	{Name: "/cost", Help: "tokens used in this session"},
+	{Name: "/resume", Args: "[ID]", Help: "list recent sessions, or switch to one"},
+	{Name: "/clear", Help: "start a new session (memories and files stay)"},
+	{Name: "/compact", Args: "[text]", Help: "compact the conversation now (text: what the summary should focus on)"},
+	{Name: "/pin", Args: "TEXT", Help: "send TEXT pinned: every compaction carries it verbatim, whatever its age"},
+	{Name: "/exit", Help: "quit (Ctrl-D works too)"},
+}
+
+// chatHelp is /help's text.
+func chatHelp() string {
+	lines := []string{"Commands:"}
+	for _, c := range chatCommands {
+		lines = append(lines, fmt.Sprintf("  %-16s %s", strings.TrimSpace(c.Name+" "+c.Args), c.Help))
+	}
+	return strings.Join(append(lines,
+		"  !COMMAND         run your own shell command (nothing is asked); it and its output go to the conversation",
+		"  #TEXT            save TEXT as a memory (asks which type)",
+		"  @PATH            in a message: attach the file, as the Read tool reads it"), "\n")
+}
 
 // slash runs a slash command; quit is true for /exit.
 func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
@@ -372,7 +383,7 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 	w := c.out
 	switch cmd {
 	case "/help", "/?":
-		fmt.Fprintln(w, chatHelp)
+		fmt.Fprintln(w, chatHelp())
 	case "/exit", "/quit":
 		return true, nil
 	case "/context":

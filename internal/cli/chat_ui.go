@@ -50,6 +50,7 @@ func (c *chat) runUI(ctx context.Context) error {
 		Header:     header,
 		Resumed:    resumed,
 		Prompt:     c.o.prompt,
+		Commands:   chatCommands,
 	})
 	err := c.ui.Run(ctx)
 	c.close(ctx)
