@@ -353,4 +353,16 @@ func (a *Agent) MemoryDir() string {
 func (a *Agent) Workspace() *workspace.Workspace { return a.opts.Workspace }
 
 // PermissionMode returns the session's permission mode.
-func (a *Agent) PermissionMode() permission.Mode { return a.perms.Mode }
+func (a *Agent) PermissionMode() permission.Mode {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.perms.Mode
+}
+
+// SetPermissionMode switches the session's permission mode (chat's Shift-Tab); the calls
+// decided from then on follow it, the running turn's included.
+func (a *Agent) SetPermissionMode(m permission.Mode) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.perms.Mode = m
+}

@@ -296,3 +296,33 @@ func TestRefusedCallsAreNotAskedAbout(t *testing.T) {
 		t.Errorf("asked about %q, want only the edit that can run", asked)
 	}
 }
+
+// In plan mode the model may read but not change anything, and is told to present its plan;
+// switching the mode lets the next call through.
+func TestPlanModeDeniesChanges(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("a.txt", "alpha\n")
+	f.srv.Script(
+		llmtest.Blocks(llmtest.ToolUse("t1", "Read", `{"file_path":"a.txt"}`), llmtest.ToolUse("t2", "Bash", `{"command":"echo hi"}`)),
+		llmtest.Text("Plan: change alpha."),
+		llmtest.Blocks(llmtest.ToolUse("t3", "Bash", `{"command":"echo hi"}`)),
+		llmtest.Text("done"),
+	)
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModePlan}, Approver: func(context.Context, permission.Request) (permission.Answer, error) {
+		return permission.Answer{Allow: true}, nil
+	}})
+	if _, err := a.Run(context.Background(), "plan it", nil); err != nil {
+		t.Fatal(err)
+	}
+	got := toolResults(f.srv.Requests()[1])
+	if len(got) != 2 || !strings.Contains(got[0], "alpha") || !strings.Contains(got[1], "plan mode") {
+		t.Errorf("results in plan mode: %q", got)
+	}
+	a.SetPermissionMode(permission.ModeAsk)
+	if _, err := a.Run(context.Background(), "go ahead", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := toolResults(f.srv.Requests()[3]); len(got) != 1 || got[0] != "hi\n" {
+		t.Errorf("results after the switch: %q", got)
+	}
+}

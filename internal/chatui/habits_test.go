@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/strata-mem/strata/agent"
 )
 
@@ -80,5 +82,25 @@ func TestSlashMenu(t *testing.T) {
 	h.m.update(h.press("down", "enter")())
 	if got := strings.Join(h.b.commands, "|"); got != "/cost" {
 		t.Errorf("Enter ran %q, want /cost", got)
+	}
+}
+
+// TestShiftTabCyclesTheMode: Shift-Tab asks the session for the next mode and shows it under
+// the input; ask mode shows nothing.
+func TestShiftTabCyclesTheMode(t *testing.T) {
+	modes := []string{"accept-edits", "plan", "ask"}
+	i := 0
+	h := newHarness(t, Options{Hooks: Hooks{CycleMode: func() string { i++; return modes[i-1] }}})
+	h.m.update(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
+	if v := h.view(); !strings.Contains(v, "accept edits on") {
+		t.Errorf("after one Shift-Tab:\n%s", v)
+	}
+	h.m.update(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
+	if v := h.view(); !strings.Contains(v, "plan mode on") {
+		t.Errorf("after two:\n%s", v)
+	}
+	h.m.update(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
+	if v := h.view(); strings.Contains(v, "mode on") || strings.Contains(v, "edits on") || i != 3 {
+		t.Errorf("after three (%d calls):\n%s", i, v)
 	}
 }

@@ -100,6 +100,7 @@ type model struct {
 	tool     *agent.ToolCall   // the tool call running, named in the spinner
 	queue    []queued          // messages sent during the answer, in order
 	menuSel  int               // the chosen line of the / menu
+	mode     string            // the permission mode
 	befores  map[string]string // Write's old content by tool call id
 
 	jobs        jobs
@@ -119,7 +120,7 @@ type model struct {
 }
 
 func newModel(o Options, send func(tea.Msg)) *model {
-	m := &model{o: o, send: send, width: 80, now: time.Now, befores: map[string]string{}}
+	m := &model{o: o, send: send, width: 80, now: time.Now, befores: map[string]string{}, mode: o.Mode}
 	hist, err := o.History.Load()
 	if err != nil {
 		m.notice = err.Error()
@@ -396,6 +397,12 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case "ctrl+l":
 		return tea.ClearScreen
+	case "shift+tab":
+		if m.o.Hooks.CycleMode == nil {
+			m.notice = "Switching the permission mode is not available in this build."
+			break
+		}
+		m.mode = m.o.Hooks.CycleMode()
 	case "ctrl+r":
 		m.search = &searchState{match: -1}
 	case "tab":

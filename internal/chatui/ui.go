@@ -66,6 +66,9 @@ type Hooks struct {
 	// EditMemory returns the editor command that /memory ARG opens ($VISUAL or $EDITOR on a
 	// memory or instruction file); the UI hands it the terminal while it runs.
 	EditMemory func(arg string) (*exec.Cmd, error)
+	// CycleMode switches the session to the next permission mode (Shift-Tab) and returns its
+	// name.
+	CycleMode func() string
 	// Init returns the message /init sends (the model writes the project's CLAUDE.md), and
 	// whether the file exists already, in which case the UI asks first.
 	Init func() (prompt string, exists bool)
@@ -126,6 +129,8 @@ type Options struct {
 	// resumed conversation, after it.
 	Header  string
 	Resumed []Turn
+	// Mode is the session's permission mode at start, shown under the input unless "ask".
+	Mode string
 	// Prompt, when set, is sent as the first message.
 	Prompt string
 	// Commands are the slash commands the `/` menu offers.

@@ -54,6 +54,9 @@ func (m *model) liveLines() []string {
 	if menu := m.slashMenu(); len(menu) > 0 && m.ask == nil && m.picker == nil && m.search == nil {
 		parts = append(parts, m.menuView(menu)...)
 	}
+	if line := modeLine(m.mode); line != "" && m.ask == nil && m.picker == nil {
+		parts = append(parts, line)
+	}
 	foot := m.notice
 	if foot == "" && m.ask == nil && m.picker == nil {
 		foot = "enter send · shift+enter or \\ newline · ↑ history · ctrl+r search · esc interrupt · ctrl+d quit"
@@ -297,3 +300,16 @@ func (m *model) menuView(menu []Command) []string {
 
 // menuLines is how many commands the `/` menu shows at once.
 const menuLines = 6
+
+// modeLine is the line under the input that names a permission mode other than ask.
+func modeLine(mode string) string {
+	switch mode {
+	case "accept-edits":
+		return sSelected().Render("⏵⏵ accept edits on") + sDim().Render(" (shift+tab to cycle)")
+	case "plan":
+		return sSelected().Render("⏸ plan mode on") + sDim().Render(" (shift+tab to cycle): the model reads and plans, nothing changes")
+	case "bypass":
+		return sErr().Render("⏵⏵ bypass permissions on") + sDim().Render(" (shift+tab to cycle)")
+	}
+	return ""
+}

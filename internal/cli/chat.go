@@ -67,7 +67,7 @@ strata chat "PROMPT", and strata -p "PROMPT" the same as strata run "PROMPT".`,
 	f.StringVar(&o.model, "model", "", "model to use (default: STRATA_MODEL, the model setting, or the provider's default)")
 	f.StringArrayVar(&o.allow, "allow", nil, "allow tool calls matching a pattern without asking; repeatable")
 	f.StringArrayVar(&o.deny, "deny", nil, "deny tool calls matching a pattern; repeatable")
-	f.StringVar(&o.mode, "permission-mode", "", "ask (default), accept-edits or bypass")
+	f.StringVar(&o.mode, "permission-mode", "", "ask (default), accept-edits, plan (read and plan, change nothing) or bypass; Shift-Tab cycles ask, accept-edits and plan")
 	f.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "stop an answer after this many model requests")
 	addBackgroundFlag(c, &o)

@@ -51,6 +51,7 @@ func (c *chat) runUI(ctx context.Context) error {
 		Resumed:    resumed,
 		Prompt:     c.o.prompt,
 		Commands:   chatCommands,
+		Mode:       string(c.a.PermissionMode()),
 	})
 	err := c.ui.Run(ctx)
 	c.close(ctx)

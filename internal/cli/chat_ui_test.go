@@ -42,6 +42,14 @@ func TestChatBackendAndHooks(t *testing.T) {
 		t.Error("useUI with a strings.Reader as input")
 	}
 	b := &chatBackend{c: c}
+	// Shift-Tab's cycle: bypass (from the command line) goes back to ask, then accept-edits,
+	// plan and ask again; the session follows.
+	for _, want := range []string{"ask", "accept-edits", "plan", "ask"} {
+		if got := c.uiHooks().CycleMode(); got != want || string(c.a.PermissionMode()) != want {
+			t.Errorf("CycleMode = %q (session %q), want %q", got, c.a.PermissionMode(), want)
+		}
+	}
+	c.a.SetPermissionMode("bypass")
 
 	var events []agent.Event
 	if err := b.Run(ctx, conversation.TypedInput("what does @README.md say?"), func(e agent.Event) { events = append(events, e) }); err != nil {

@@ -89,7 +89,7 @@ consistent and can be resumed.`,
 	f.IntVar(&o.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model requests (default %d)", agent.DefaultMaxTurns))
 	f.StringArrayVar(&o.allow, "allow", nil, `allow tool calls matching a pattern, e.g. 'Bash(go test:*)' or 'Edit(src/**)'; repeatable`)
 	f.StringArrayVar(&o.deny, "deny", nil, "deny tool calls matching a pattern; repeatable; wins over every allow")
-	f.StringVar(&o.mode, "permission-mode", "", "ask (default: edits and shell need an allow pattern), accept-edits or bypass")
+	f.StringVar(&o.mode, "permission-mode", "", "ask (default: edits and shell need an allow pattern), accept-edits, plan (nothing may change) or bypass")
 	f.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")
 	f.BoolVar(&o.verbose, "verbose", false, "with text output, print tool calls and retries to standard error")
 	addBackgroundFlag(c, &o)
