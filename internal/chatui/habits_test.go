@@ -104,3 +104,40 @@ func TestShiftTabCyclesTheMode(t *testing.T) {
 		t.Errorf("after three (%d calls):\n%s", i, v)
 	}
 }
+
+// TestAtPicker: "@" opens a picker of the files the Files hook finds for the text after it,
+// updated as it is typed; ↓ chooses, Enter puts the file in place; Esc closes the picker.
+func TestAtPicker(t *testing.T) {
+	var asked []string
+	files := func(q string, max int) []string {
+		asked = append(asked, q)
+		if q == "" {
+			return []string{"README.md", "docs/chat.md"}
+		}
+		return []string{"internal/chatui/model.go", "internal/chatui/view.go"}
+	}
+	h := newHarness(t, Options{Hooks: Hooks{Files: files}})
+	h.typeText("look at @")
+	if v := h.view(); !strings.Contains(v, "@README.md") || !strings.Contains(v, "@docs/chat.md") {
+		t.Errorf("the picker does not list the files:\n%s", v)
+	}
+	h.typeText("cm")
+	if v := h.view(); !strings.Contains(v, "@internal/chatui/view.go") || strings.Contains(v, "@README.md") {
+		t.Errorf("the picker was not updated:\n%s", v)
+	}
+	h.press("down", "enter")
+	if got := h.m.ed.String(); got != "look at @internal/chatui/view.go " {
+		t.Errorf("input = %q", got)
+	}
+	if v := h.view(); strings.Contains(v, "@internal/chatui/model.go") || len(h.b.prompts) != 0 {
+		t.Errorf("the picker stayed open or Enter sent the message:\n%s", v)
+	}
+	h.typeText("and @x")
+	h.press("esc")
+	if v := h.view(); strings.Contains(v, "@internal/chatui/model.go") {
+		t.Errorf("Esc did not close the picker:\n%s", v)
+	}
+	if strings.Join(asked, ",") != ",c,cm,,x" {
+		t.Errorf("queries: %q", asked)
+	}
+}

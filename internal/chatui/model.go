@@ -96,11 +96,15 @@ type model struct {
 	outToks  int
 	usedToks int
 	frame    int
-	thinking bool              // the model is thinking (its thinking is not shown)
-	tool     *agent.ToolCall   // the tool call running, named in the spinner
-	queue    []queued          // messages sent during the answer, in order
-	menuSel  int               // the chosen line of the / menu
-	mode     string            // the permission mode
+	thinking bool            // the model is thinking (its thinking is not shown)
+	tool     *agent.ToolCall // the tool call running, named in the spinner
+	queue    []queued        // messages sent during the answer, in order
+	menuSel  int             // the chosen line of the / menu
+	mode     string          // the permission mode
+	atList   []string        // the @ picker's files; nil: closed
+	atSel    int
+	atQuery  string            // what atList was found for
+	atClosed string            // the mention Esc closed the picker on
 	befores  map[string]string // Write's old content by tool call id
 
 	jobs        jobs
@@ -314,6 +318,10 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if len(m.atList) > 0 && m.atKey(s) {
+		return nil
+	}
+	defer m.findFiles()
 	switch s {
 	case "ctrl+c":
 		now := m.now()
@@ -414,6 +422,42 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// atPicker is how many files the @ picker shows.
+const atPicker = 6
+
+// findFiles fills the @ picker for the word at the cursor, when it is an @mention.
+func (m *model) findFiles() {
+	word, _ := m.ed.WordAtCursor()
+	if m.o.Hooks.Files == nil || !strings.HasPrefix(word, "@") || word == m.atClosed {
+		m.atList, m.atSel = nil, 0
+		return
+	}
+	if q := word[1:]; q != m.atQuery || m.atList == nil {
+		m.atList, m.atSel, m.atQuery = m.o.Hooks.Files(q, atPicker), 0, q
+	}
+}
+
+// atKey handles a key while the @ picker is open: ↑/↓ choose, Tab or Enter puts the chosen
+// file in place of the mention, Esc closes the picker. It reports whether it took the key.
+func (m *model) atKey(s string) bool {
+	switch s {
+	case "up":
+		m.atSel = (m.atSel + len(m.atList) - 1) % len(m.atList)
+	case "down":
+		m.atSel = (m.atSel + 1) % len(m.atList)
+	case "tab", "enter":
+		_, start := m.ed.WordAtCursor()
+		m.ed.ReplaceWord(start, "@"+m.atList[m.atSel]+" ")
+		m.atList = nil
+	case "esc":
+		m.atClosed, _ = m.ed.WordAtCursor()
+		m.atList = nil
+	default:
+		return false
+	}
+	return true
 }
 
 // slashMenu is what the `/` menu offers for the input: the commands its text begins, while

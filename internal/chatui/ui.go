@@ -63,6 +63,9 @@ type Hooks struct {
 	Remember    func(ctx context.Context, typ, text string) (string, error)
 	// Complete lists the paths that complete an @mention's prefix (without the @).
 	Complete func(prefix string) []string
+	// Files lists at most max project files that match an @mention's text fuzzily, best
+	// first, for the @ picker (nil: Tab completes with Complete instead).
+	Files func(query string, max int) []string
 	// EditMemory returns the editor command that /memory ARG opens ($VISUAL or $EDITOR on a
 	// memory or instruction file); the UI hands it the terminal while it runs.
 	EditMemory func(arg string) (*exec.Cmd, error)

@@ -54,6 +54,17 @@ func (m *model) liveLines() []string {
 	if menu := m.slashMenu(); len(menu) > 0 && m.ask == nil && m.picker == nil && m.search == nil {
 		parts = append(parts, m.menuView(menu)...)
 	}
+	if len(m.atList) > 0 && m.ask == nil && m.picker == nil && m.search == nil {
+		for i, f := range m.atList {
+			row := ansi.Truncate("  @"+termtext.Line(f), m.width-1, "…")
+			if i == m.atSel {
+				row = sSelected().Render(row)
+			} else {
+				row = sDim().Render(row)
+			}
+			parts = append(parts, row)
+		}
+	}
 	if line := modeLine(m.mode); line != "" && m.ask == nil && m.picker == nil {
 		parts = append(parts, line)
 	}

@@ -55,6 +55,7 @@ func (c *chat) uiHooks() chatui.Hooks {
 		Complete: func(prefix string) []string {
 			return CompletePaths(c.a.Cwd(), prefix, c.a.Gitignored, 20)
 		},
+		Files: (&projectFiles{root: c.a.Cwd(), ignored: c.a.Gitignored, now: c.app.Now}).Find,
 		EditMemory: func(arg string) (*exec.Cmd, error) {
 			files := MemoryFiles(context.Background(), c.a)
 			n, err := strconv.Atoi(arg)
