@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/prompt"
 	"github.com/strata-mem/strata/transcript"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // installSession writes data as the transcript of session id in the fixture's project.
@@ -95,7 +97,8 @@ func resumeOnce(t *testing.T, f *fixture, id string, before *transcript.Session)
 	}
 }
 
-// TestResumeCorpusSessions: every session of the shared corpus resumes, on both wire
+// TestResumeCorpusSessions: every session of the shared corpus resumes (a file with no
+// conversation is refused, as Claude Code refuses it), on both wire
 // formats, with a request the refusing fake accepts that keeps every call of the live chain;
 // afterwards the old chain is intact under the new turn, which is the leaf.
 func TestResumeCorpusSessions(t *testing.T) {
@@ -121,6 +124,16 @@ func TestResumeCorpusSessions(t *testing.T) {
 				before, err := transcript.Load(t.Context(), p, transcript.ReadOptions{})
 				if err != nil {
 					t.Fatal(err)
+				}
+				if !slices.ContainsFunc(before.Chain, func(e *transcript.Entry) bool {
+					return e.Type == transcript.TypeUser || e.Type == transcript.TypeAssistant
+				}) {
+					// No conversation: refused, as Claude Code refuses it.
+					_, err := New(t.Context(), Options{Provider: f.prov, Resume: id, Open: workspace.Options{Cwd: f.dir, Env: f.env}})
+					if !errors.Is(err, ErrResumeNotFound) {
+						t.Errorf("resuming a file without a conversation: err = %v", err)
+					}
+					return
 				}
 				resumeOnce(t, f, id, before)
 				after, err := transcript.Load(t.Context(), p, transcript.ReadOptions{})

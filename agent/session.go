@@ -81,15 +81,19 @@ func (a *Agent) restore(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("agent: resume: %w", err)
 	}
+	a.sess.id = sess.ID
+	for _, p := range transcript.ProblemLines(sess.Problems, transcript.ShownProblems) {
+		a.warn("resume %s: %s", path, p)
+	}
 	if !slices.ContainsFunc(sess.Chain, func(e *transcript.Entry) bool {
 		return e.Type == transcript.TypeUser || e.Type == transcript.TypeAssistant
 	}) {
 		// Claude Code refuses it too ("No conversation found").
-		return fmt.Errorf("%w: %s holds no conversation", ErrResumeNotFound, path)
-	}
-	a.sess.id = sess.ID
-	for _, p := range transcript.ProblemLines(sess.Problems, transcript.ShownProblems) {
-		a.warn("resume %s: %s", path, p)
+		why := ""
+		if n := len(sess.Problems); n > 0 {
+			why = fmt.Sprintf(" (%d problems, the first: %s; strata sessions show lists them)", n, sess.Problems[0])
+		}
+		return fmt.Errorf("%w: %s holds no conversation%s", ErrResumeNotFound, path, why)
 	}
 	chain, repair, err := sess.History(a.now())
 	if err != nil {

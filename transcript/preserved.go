@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/strata-mem/strata/conversation"
@@ -106,18 +107,28 @@ func (e *Entry) attachmentMessage() (conversation.Message, bool) {
 		return conversation.Message{}, false
 	}
 	var a struct {
-		Type string `json:"type"`
+		Attachment struct {
+			Type string `json:"type"`
+		} `json:"attachment"`
+		Rendered []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"rendered"`
+		Role string `json:"renderedRole"`
 	}
-	var rendered []struct {
-		Content json.RawMessage `json:"content"`
+	if e.Raw != nil {
+		if !bytes.Contains(e.Raw, []byte(`"rendered"`)) || json.Unmarshal(e.Raw, &a) != nil {
+			return conversation.Message{}, false
+		}
+	} else {
+		e.field("attachment", &a.Attachment)
+		e.field("rendered", &a.Rendered)
+		e.field("renderedRole", &a.Role)
 	}
-	var role string
-	e.field("renderedRole", &role)
-	if !e.field("attachment", &a) || !spokenAttachments[a.Type] || (role != "" && role != "user") || !e.field("rendered", &rendered) {
+	if !spokenAttachments[a.Attachment.Type] || (a.Role != "" && a.Role != "user") {
 		return conversation.Message{}, false
 	}
 	m := conversation.Message{Role: conversation.User}
-	for _, r := range rendered {
+	for _, r := range a.Rendered {
 		var s string
 		var bs []conversation.Block
 		switch {
