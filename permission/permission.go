@@ -148,6 +148,8 @@ func covers(rule, tool string) bool {
 		return tool == "Write"
 	case rule == "Read":
 		return tool == "Glob" || tool == "Grep"
+	case strings.HasPrefix(rule, "mcp__") && !strings.Contains(rule[len("mcp__"):], "__"):
+		return strings.HasPrefix(tool, rule+"__") // mcp__server: every tool of the server, as in Claude Code
 	}
 	return false
 }

@@ -110,7 +110,9 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	c := &chat{app: app, in: bufio.NewReader(app.In), out: app.Out, o: o, dir: dir}
+	c := &chat{app: app, in: bufio.NewReader(app.In), out: app.Out, dir: dir}
+	o.askMCP = c.askServer
+	c.o = o
 	if err := c.open(ctx, o); err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/strata-mem/strata/llm"
 	_ "github.com/strata-mem/strata/llm/anthropic" // registers the provider
 	_ "github.com/strata-mem/strata/llm/openai"    // registers the provider
+	"github.com/strata-mem/strata/mcpclient"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/transcript"
 	"github.com/strata-mem/strata/workspace"
@@ -37,6 +38,9 @@ type runOptions struct {
 	verbose  bool
 	// prompt is chat's first message ("": none).
 	prompt string
+	// askMCP asks whether a project's MCP server never asked about may be used (nil: it is
+	// left out).
+	askMCP func(mcpclient.Server) bool
 	// noBackground turns off session notes, memory extraction and auto-dream
 	// (--no-background, or STRATA_NO_BACKGROUND=1).
 	noBackground bool
@@ -150,10 +154,15 @@ func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver 
 	if !noBackground {
 		sync = storeSync(ws)
 	}
+	tools, servers := mcpTools(ctx, app, dir, o.askMCP)
 	a, err := agent.New(ctx, agent.Options{Provider: prov, Model: cfg.Model, SmallModel: small, Workspace: ws,
 		Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont,
-		ContextWindow: cfg.ContextWindow, Version: version(), NoBackground: noBackground, Sync: sync})
+		ContextWindow: cfg.ContextWindow, Version: version(), NoBackground: noBackground, Sync: sync,
+		Tools: tools, Servers: servers})
 	if err != nil {
+		if servers != nil {
+			servers.Close()
+		}
 		return nil, cfg, &ExitError{Code: ExitFailure, Err: err}
 	}
 	return a, cfg, nil
