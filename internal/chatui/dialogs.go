@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/termtext"
@@ -80,7 +81,7 @@ func (m *model) askKey(k tea.KeyPressMsg) tea.Cmd {
 	if cmd := commandOf(a.req); cmd != "" {
 		what = "Bash " + termtext.Line(commandLine(cmd))
 	}
-	m.print(sDim().Render("  ? " + what + " → " + verdict))
+	m.print(sDim().Render("  ? " + ansi.Truncate(what, max(20, m.width-8-cols(verdict)), "…") + " → " + verdict))
 	return nil
 }
 

@@ -59,6 +59,23 @@ func (c *tmuxChat) run(args ...string) string {
 	return string(out)
 }
 
+// shot writes the pane, with its colours, as docs/img's SVG screenshot name when
+// STRATA_SCREENSHOTS names a directory (relative to the repository's root).
+func (c *tmuxChat) shot(name string, width int) {
+	c.t.Helper()
+	dir := os.Getenv("STRATA_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join("..", "..", dir)
+	}
+	svg := screenshotSVG(c.run("capture-pane", "-e", "-p"), width)
+	if err := os.WriteFile(filepath.Join(dir, name+".svg"), []byte(svg), 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
 // screen is the visible pane, without colours.
 func (c *tmuxChat) screen() string { return sgrRE.ReplaceAllString(c.run("capture-pane", "-p"), "") }
 
@@ -208,6 +225,9 @@ func TestChatUIKeepsEverything(t *testing.T) {
 			c.send("why does this fail? ")
 			c.paste(paste)
 			s := c.waitFor("[Pasted text #1 +1000 lines]")
+			if size[0] == 140 {
+				c.shot("chat-paste", size[0])
+			}
 			if strings.Contains(s, "log line 0") {
 				t.Errorf("the paste's lines are on screen:\n%s", s)
 			}
@@ -234,6 +254,19 @@ func TestChatUIKeepsEverything(t *testing.T) {
 			if !strings.Contains(all, "› why does this fail? [Pasted text #1 +1000 lines]") {
 				t.Errorf("the sent message is not shown with its placeholder:\n%s", tail(all, 10))
 			}
+
+			// "/" opens the menu of commands; Tab completes the chosen one.
+			c.send("/c")
+			c.waitFor("/compact [text]")
+			if size[0] == 140 {
+				c.shot("chat-slash-menu", size[0])
+			}
+			c.send("", "Down", "Down", "Down", "Tab") // /context, /cost, /clear, /compact
+			s = c.waitFor("│ › /compact ")
+			if !strings.Contains(s, "╭─") {
+				t.Errorf("the input box lost its top border:\n%s", s)
+			}
+			c.send("", "C-u")
 		})
 	}
 }
@@ -320,6 +353,9 @@ func TestChatUIApprovalsShowEverything(t *testing.T) {
 			s = c.waitFor("gofmt -l")
 			c.waitFor("esc No")
 			s = c.screen()
+			if size[0] == 140 {
+				c.shot("chat-approve-script", size[0])
+			}
 			for _, l := range strings.Split(script, "\n") {
 				if !strings.Contains(s, "│   "+l) {
 					t.Errorf("script line %q is not shown as written:\n%s", l, s)
@@ -337,6 +373,9 @@ func TestChatUIApprovalsShowEverything(t *testing.T) {
 					t.Fatalf("the screen lacks %q after what came before (the diff goes above the answers):\n%s", want, s)
 				}
 				at += i
+			}
+			if size[0] == 140 {
+				c.shot("chat-approve-edit", size[0])
 			}
 			c.send("y")
 			c.waitFor("All asked.")
