@@ -60,8 +60,10 @@ func TestMemorySaveOddInput(t *testing.T) {
 			t.Errorf("memory_get %q found %q", name, g.Memory.Name)
 		}
 	}
+	// Recall's saved index lives in the user's cache directory, by design outside the store.
+	cache := filepath.Join(f.env.UserHome, ".cache", "strata", "recall")
 	err := filepath.WalkDir(f.dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || filepath.Dir(p) == cache {
 			return err
 		}
 		if rel, _ := filepath.Rel(list.Dir, p); rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {

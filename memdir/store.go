@@ -525,6 +525,32 @@ type Snapshot struct {
 // Len returns the number of files the snapshot has seen.
 func (s Snapshot) Len() int { return len(s.stamps) }
 
+// Stamp is one file's change stamp as a Snapshot records it (size, mtime in nanoseconds,
+// inode): what a cache of the store's memories keeps beside each memory, so that a later
+// process can hand it back (SnapshotOf) and Changes reads only the files changed since.
+type Stamp struct {
+	Size  int64
+	MTime int64
+	Ino   uint64
+}
+
+// Stamp returns the stamp the snapshot holds for the topic file file.
+func (s Snapshot) Stamp(file string) (Stamp, bool) {
+	st, ok := s.stamps[file]
+	return Stamp{st.size, st.mtime, st.ino}, ok
+}
+
+// SnapshotOf returns a Snapshot that has seen exactly the given files at the given stamps:
+// Changes from it re-reads every file whose stamp differs and reports the others that are
+// gone. It has walked no directory, so Unchanged from it is false.
+func SnapshotOf(stamps map[string]Stamp) Snapshot {
+	s := Snapshot{stamps: make(map[string]stamp, len(stamps))}
+	for f, st := range stamps {
+		s.stamps[f] = stamp{st.Size, st.MTime, st.Ino}
+	}
+	return s
+}
+
 // Changes reports what changed since the snapshot since, reading only files whose size, mtime
 // or inode differ: changed holds the new and modified memories (sorted by File), removed the
 // File names that are gone (or became unusable, e.g. binary), and next the snapshot to pass

@@ -103,6 +103,41 @@ func TestChangesReadsOnlyChangedFiles(t *testing.T) {
 	}
 }
 
+// A snapshot rebuilt from its stamps (a saved index's) is as good as the one Changes returned.
+func TestSnapshotOfStamps(t *testing.T) {
+	dir := t.TempDir()
+	writeRaw(t, dir, "a.md", "---\nname: a\n---\none\n")
+	writeRaw(t, dir, "b.md", "---\nname: b\n---\ntwo\n")
+	s, _ := Open(dir, Options{})
+	_, _, snap, err := s.Changes(t.Context(), Snapshot{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamps := map[string]Stamp{}
+	for _, f := range []string{"a.md", "b.md"} {
+		st, ok := snap.Stamp(f)
+		if !ok || st.Size == 0 || st.MTime == 0 {
+			t.Fatalf("Stamp(%s) = %+v, %v", f, st, ok)
+		}
+		stamps[f] = st
+	}
+	if _, ok := snap.Stamp("c.md"); ok {
+		t.Error("Stamp of a file never seen reports one")
+	}
+	stamps["gone.md"] = Stamp{Size: 1}
+	writeRaw(t, dir, "a.md", "---\nname: a\n---\none, longer now\n")
+	changed, removed, _, err := s.Changes(t.Context(), SnapshotOf(stamps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a.md"}, files(changed)); diff != "" {
+		t.Errorf("changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"gone.md"}, removed); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+}
+
 func TestResolvePrecedence(t *testing.T) {
 	home := t.TempDir()
 	cwd := t.TempDir()

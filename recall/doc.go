@@ -11,6 +11,12 @@
 //     query, nor after a change: only the changed memories' postings and length
 //     normalisations are computed again, and the rankings are bit for bit those of a full
 //     rebuild.
+//   - A store ranker may save its index (RankerOptions.Cache, CachePath: in the user's cache
+//     directory, never among the store's files): a base file mapped into memory, whose
+//     posting lists and texts are used where they lie, and a journal of the memories strata
+//     changed since. A new process opens it in milliseconds and reads only the files whose
+//     stamp (size, mtime, inode) differs from the one saved with each memory; a base that is
+//     missing, damaged or written by another version is rebuilt from the files.
 //   - Tokenize turns text into terms: NFKC and case folding, English stopwords removed and
 //     words stemmed (Porter, plus common irregular forms), CJK text as character bigrams and
 //     unigrams, so Chinese and Japanese memories are found by Chinese and Japanese queries.
@@ -37,5 +43,9 @@
 // under the stats lock: a crash loses at most the recall being appended (its torn line is
 // skipped, then cut off), and the sidecar records how much of the log it holds, so a crash
 // during a fold counts nothing twice. Searching several stores (SearchAll) gives exactly the
-// list that ranking each store in full and merging (Merge) gives.
+// list that ranking each store in full and merging (Merge) gives. A saved index is never
+// trusted over the files: each memory in it is used only while its file keeps the stamp saved
+// with it, the base is replaced by a rename and checked by a CRC, and a journal record torn by
+// a crash ends the replay, so a crash at any point costs re-reads, never a wrong result. An
+// index opened from its cache ranks as the index of the process that saved it did.
 package recall

@@ -110,6 +110,9 @@ type docInfo struct {
 	named []bool   // terms[i] occurs in the name
 	lines []uint32 // description and body as term ids, lineBreak between lines
 	alive bool
+	// lazy: terms, tfs, named and lines are not filled in yet (a memory of a saved index;
+	// see Index.detail).
+	lazy bool
 }
 
 // docLens is what scoring reads for every posting: kept apart from docInfo so the loop over a
@@ -144,6 +147,10 @@ type Index struct {
 	tails   map[uint32][]posting
 	changes uint64    // bumped by every link and unlink: what norms are computed for
 	norm    normTable // every document's length normalisation, kept by norms
+
+	lazyMu sync.Mutex // guards the details of lazy documents, lazyZ and packed
+	lazyZ  *analyser
+	packed *packed // posting lists of a saved base not decoded yet (see postingsOf)
 
 	sortedMu sync.Mutex // guards sorted, built lazily under the read lock
 	sorted   []string   // the keys of words, in order
@@ -281,8 +288,8 @@ func (ix *Index) growTerms() {
 // linkAs links an analysed memory under doc id. Caller holds ix.mu, has removed any memory
 // with the same file and grown terms.
 func (ix *Index) linkAs(a analysed, id uint32) {
-	d := docInfo{mem: a.mem, len: a.len, alive: true, terms: a.tids, lines: a.lines,
-		tfs: make([]uint16, len(a.tids)), named: make([]bool, len(a.tids))}
+	d := docInfo{mem: a.mem, len: a.len, alive: true}
+	d.setDetail(a)
 	ix.dict.keyMu.RLock()
 	defer ix.dict.keyMu.RUnlock()
 	for i, tid := range a.tids {
@@ -292,15 +299,9 @@ func (ix *Index) linkAs(a analysed, id uint32) {
 		}
 		ix.addPosting(tid, posting{doc: id, tf: a.tf[i]})
 		ti.df++
-		if a.tf[i][fieldName] > 0 {
+		if d.named[i] {
 			ti.dfName++
-			d.named[i] = true
 		}
-		total := 0
-		for _, n := range a.tf[i] {
-			total += int(n)
-		}
-		d.tfs[i] = uint16(min(total, math.MaxUint16))
 	}
 	ix.postings += len(a.tids)
 	ix.changes++
@@ -314,10 +315,43 @@ func (ix *Index) linkAs(a analysed, id uint32) {
 	}
 }
 
+// setDetail fills in what a memory's analysis gives beyond its postings: its distinct terms
+// with their total counts and whether each is in the name, and its lines as terms.
+func (d *docInfo) setDetail(a analysed) {
+	d.terms, d.lines, d.lazy = a.tids, a.lines, false
+	d.tfs, d.named = make([]uint16, len(a.tids)), make([]bool, len(a.tids))
+	for i := range a.tids {
+		total := 0
+		for _, n := range a.tf[i] {
+			total += int(n)
+		}
+		d.tfs[i] = uint16(min(total, math.MaxUint16))
+		d.named[i] = a.tf[i][fieldName] > 0
+	}
+}
+
+// detail returns document id with its terms and lines, analysing its memory again first when
+// it came from a saved index (which keeps postings, not each memory's terms): the analysis is
+// the one that built the postings, so it gives the very terms, counts and lines. Searches
+// call it under the read lock for the few documents they rerank; lazyMu makes that safe.
+func (ix *Index) detail(id uint32) *docInfo {
+	d := &ix.docs[id]
+	ix.lazyMu.Lock()
+	defer ix.lazyMu.Unlock()
+	if d.lazy {
+		if ix.lazyZ == nil {
+			ix.lazyZ = ix.newAnalyser()
+		}
+		d.setDetail(ix.lazyZ.analyse(d.mem))
+	}
+	return d
+}
+
 // addPosting appends p to the postings of term tid: in place while the term's array has room
 // or is short (growing it copies little), else to its tail (see Index.tails), so no long list
 // is copied. Caller holds ix.mu.
 func (ix *Index) addPosting(tid uint32, p posting) {
+	ix.postingsOf(tid)
 	ti := &ix.terms[tid]
 	// A term has a tail only once its array was full and long, and only compact shortens an
 	// array, merging the tail in: the postings in post then tail are in the order linked.
@@ -394,7 +428,7 @@ func (ix *Index) unlink(file string) bool {
 		return false
 	}
 	delete(ix.byFile, file)
-	d := &ix.docs[id]
+	d := ix.detail(id)
 	for i, tid := range d.terms {
 		ix.terms[tid].df--
 		if d.named[i] {
@@ -423,7 +457,7 @@ func (ix *Index) compact() {
 	dead := func(p posting) bool { return !ix.lens[p.doc].alive }
 	for t := range ix.terms {
 		ti := &ix.terms[t]
-		ti.post = slices.DeleteFunc(ti.post, dead)
+		ti.post = slices.DeleteFunc(ix.postingsOf(uint32(t)), dead)
 		if tail, ok := ix.tails[uint32(t)]; ok {
 			ti.post = append(ti.post, slices.DeleteFunc(tail, dead)...)
 		}

@@ -20,6 +20,9 @@ type RankerOptions struct {
 	Workers int
 	// Logger receives debug messages; nil discards them.
 	Logger *slog.Logger
+	// Cache is the file a store ranker (NewStoreRanker) saves its index in, so that the next
+	// process opens it instead of reading every memory (see CachePath); "" saves nothing.
+	Cache string
 }
 
 // Ranker is the offline lexical ranker: an Index kept in step with a Source. The first Refresh
@@ -29,6 +32,7 @@ type Ranker struct {
 	src     Source
 	feed    ChangeSource    // set instead of src for a store that tracks its own changes
 	snap    memdir.Snapshot // what feed reported last
+	cache   *cacheState     // the saved index of a feed, if any
 	ix      *Index
 	workers int
 	log     *slog.Logger
@@ -67,6 +71,9 @@ type ChangeSource interface {
 func NewStoreRanker(store ChangeSource, opts RankerOptions) *Ranker {
 	r := NewRanker(nil, opts)
 	r.feed = store
+	if opts.Cache != "" {
+		r.cache = &cacheState{path: opts.Cache}
+	}
 	return r
 }
 
@@ -155,10 +162,28 @@ func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic
 // refreshFeed is Refresh over a ChangeSource. Caller holds r.mu.
 func (r *Ranker) refreshFeed(ctx context.Context) (RefreshStats, []memdir.Diagnostic, error) {
 	var st RefreshStats
+	var si *savedIndex
+	if r.cache != nil && !r.cache.tried {
+		si = r.readCache() // its CRC is checked while the store is scanned
+	}
 	changed, removed, next, err := r.feed.Changes(ctx, r.snap)
+	if si != nil && !r.linkCache(si) && err == nil {
+		changed, removed, next, err = r.feed.Changes(ctx, r.snap)
+	}
 	if err != nil {
 		return st, nil, err
 	}
+	r.apply(&st, changed, removed)
+	r.snap = next
+	if r.cache != nil {
+		r.saveCache(changed, removed)
+	}
+	return st, nil, nil
+}
+
+// apply links the changed memories into the index (analysed in parallel) and drops the
+// removed ones, noting them in st. Caller holds r.mu.
+func (r *Ranker) apply(st *RefreshStats, changed []memdir.Memory, removed []string) {
 	as := make([]analysed, len(changed))
 	workers := min(r.workers, len(changed))
 	var wg sync.WaitGroup
@@ -190,8 +215,6 @@ func (r *Ranker) refreshFeed(ctx context.Context) (RefreshStats, []memdir.Diagno
 			r.ix.link(a)
 		}
 	}
-	r.snap = next
-	return st, nil, nil
 }
 
 // Update re-reads the named files now (after the caller wrote them), without scanning the whole

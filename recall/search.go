@@ -217,7 +217,7 @@ func (ix *Index) accumulate(s *scratch, q []qterm) {
 		if !t.feedback && ti.dfName > 0 {
 			nameBonus = p.NameBonus * t.w * ix.idf(ti.dfName)
 		}
-		scorePostings(s, &p, norms, ti.post, wi, nameBonus, t.feedback)
+		scorePostings(s, &p, norms, ix.postingsOf(t.tid), wi, nameBonus, t.feedback)
 		if tail := ix.tails[t.tid]; len(tail) > 0 {
 			scorePostings(s, &p, norms, tail, wi, nameBonus, t.feedback)
 		}
@@ -361,7 +361,7 @@ func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 	s.fterms = s.fterms[:0]
 	best := top[0].score
 	for _, c := range top {
-		d := &ix.docs[c.doc]
+		d := ix.detail(c.doc)
 		dl := float64(d.len[fieldName] + d.len[fieldDesc] + d.len[fieldBody])
 		if dl == 0 {
 			continue
@@ -471,7 +471,7 @@ func (ix *Index) rerank(s *scratch, top []cand, q query, k int) []cand {
 		if !ix.exhaustive && bar.full() && c.score+bonusBound(p, s.acc[c.doc].cov, pairMax) < bar.min() {
 			continue
 		}
-		lines := ix.docs[c.doc].lines
+		lines := ix.detail(c.doc).lines
 		best, cur := 0.0, 0.0
 		var seen uint64
 		clear(pairTF)

@@ -177,7 +177,7 @@ func (w *Workspace) StoreRanker(s NamedStore) (*recall.Ranker, error) {
 	if w.mounts.rankers == nil {
 		w.mounts.rankers = map[string]*recall.Ranker{}
 	}
-	r := recall.NewStoreRanker(s.Store, recall.RankerOptions{Logger: w.opts.Logger})
+	r := recall.NewStoreRanker(s.Store, w.rankerOptions(s.Dir))
 	w.mounts.rankers[s.Name] = r
 	return r, nil
 }

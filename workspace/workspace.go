@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -219,9 +220,31 @@ func (w *Workspace) Ranker() (*recall.Ranker, error) {
 			w.rankerErr = err
 			return
 		}
-		w.ranker = recall.NewStoreRanker(s, recall.RankerOptions{Logger: w.opts.Logger})
+		w.ranker = recall.NewStoreRanker(s, w.rankerOptions(s.Dir()))
 	})
 	return w.ranker, w.rankerErr
+}
+
+// rankerOptions are the options of the ranker over the store in dir: the workspace's logger,
+// and the store's saved index in the user's cache directory ($XDG_CACHE_HOME, else ~/.cache,
+// ~/Library/Caches on macOS), so a fresh process opens the index instead of reading every
+// memory; none when there is no home directory or STRATA_RECALL_CACHE is "off".
+func (w *Workspace) rankerOptions(dir string) recall.RankerOptions {
+	o := recall.RankerOptions{Logger: w.opts.Logger}
+	cache := w.env.Var("XDG_CACHE_HOME")
+	switch {
+	case w.env.Var("STRATA_RECALL_CACHE") == "off":
+		return o
+	case filepath.IsAbs(cache):
+	case w.env.UserHome == "":
+		return o
+	case runtime.GOOS == "darwin":
+		cache = filepath.Join(w.env.UserHome, "Library", "Caches")
+	default:
+		cache = filepath.Join(w.env.UserHome, ".cache")
+	}
+	o.Cache = recall.CachePath(cache, dir)
+	return o
 }
 
 // Stats returns the recall statistics of the memory directory.

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"text/tabwriter"
 
@@ -19,6 +21,9 @@ type benchRecallOptions struct {
 	queries   int
 	rounds    int
 	stores    int
+	cold      bool
+	sizes     []int
+	strata    string
 }
 
 func newBenchRecallCmd(app *App) *cobra.Command {
@@ -42,9 +47,21 @@ With --stores S (and --synthetic N): write S stores of N memories each, the firs
 project's and the others mounted, and print recall across them: cold (a session's first
 recall: every index built, then one ranking across the stores), warm (ranking in every warm
 index and merging into one list; target p50 under 1 ms for three stores of 10,000) and a
-whole recall turn (every store scanned for changes, ranked, merged and the picks read).`,
+whole recall turn (every store scanned for changes, ranked, merged and the picks read).
+
+With --cold: write synthetic stores of --sizes memories (default 200, 1,000 and 10,000) and
+time whole processes on each, alternately (--rounds times): strata memory search, which opens
+the index saved beside the store; the same with the saved index off (STRATA_RECALL_CACHE=off,
+reading every file); sqlite3 querying an FTS5 table of the same files (bm25,
+limit 5; left out with a message when sqlite3 is not installed); grep -rli. The first search,
+which builds and saves the index, is timed once. Targets: 10,000 memories within 2× of
+sqlite3, 200 within 2× of grep.`,
 		Args: func(c *cobra.Command, args []string) error {
 			switch {
+			case o.cold && (o.synthetic > 0 || o.stores > 0 || len(args) > 0):
+				return usagef("--cold takes no DIR, --synthetic or --stores (--sizes sets the stores)")
+			case o.cold:
+				return nil
 			case o.stores < 0 || o.stores > 0 && o.synthetic == 0:
 				return usagef("--stores S goes with --synthetic N (S stores of N memories each)")
 			case o.synthetic > 0 && len(args) > 0:
@@ -57,6 +74,9 @@ whole recall turn (every store scanned for changes, ranked, merged and the picks
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if o.cold {
+				return runBenchRecallCold(c.Context(), app, o)
+			}
 			if o.stores > 0 {
 				return runBenchRecallStores(c.Context(), app, o)
 			}
@@ -70,6 +90,9 @@ whole recall turn (every store scanned for changes, ranked, merged and the picks
 	c.Flags().IntVar(&o.synthetic, "synthetic", 0, "measure speed on a synthetic store of N memories instead of quality on DIR")
 	c.Flags().IntVar(&o.queries, "queries", 1000, "with --synthetic: number of timed warm queries")
 	c.Flags().IntVar(&o.rounds, "rounds", 20, "with --synthetic: number of timed change-then-query rounds (with --stores: cold starts and whole turns)")
+	c.Flags().BoolVar(&o.cold, "cold", false, "time whole-process searches against sqlite3 FTS5 and grep")
+	c.Flags().IntSliceVar(&o.sizes, "sizes", []int{200, 1000, 10000}, "with --cold: store sizes, in memories")
+	c.Flags().StringVar(&o.strata, "strata", "", "with --cold: strata binary to time (default: the one running)")
 	c.Flags().IntVar(&o.stores, "stores", 0, "with --synthetic N: measure recall across this many stores of N memories each")
 	return c
 }
@@ -174,5 +197,41 @@ func runBenchRecallStores(ctx context.Context, app *App, o benchRecallOptions) e
 	fmt.Fprintf(app.Out, "cold (%d fresh starts):    p50 %9.3f ms, p95 %9.3f ms (every index built, then one ranking)\n", rep.ColdRounds, rep.ColdP50, rep.ColdP95)
 	fmt.Fprintf(app.Out, "warm (%d queries):      p50 %9.3f ms, p95 %9.3f ms (ranked in every store, merged; target p50 < 1 ms); %.3f ms CPU a query\n", rep.Queries, rep.QueryP50, rep.QueryP95, rep.QueryCPUMS)
 	fmt.Fprintf(app.Out, "recall turn (%d turns):    p50 %9.3f ms, p95 %9.3f ms (every store scanned for changes, ranked, picks read)\n", rep.Turns, rep.TurnP50, rep.TurnP95)
+	return nil
+}
+
+func runBenchRecallCold(ctx context.Context, app *App, o benchRecallOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.rounds < 1 || len(o.sizes) == 0 || slices.Min(o.sizes) < 1 {
+		return usagef("--rounds and every --sizes must be at least 1")
+	}
+	strata := cmp.Or(o.strata, os.Args[0])
+	rep, err := bench.RecallCold(ctx, bench.ColdOptions{Strata: strata, Sizes: o.sizes, Runs: o.rounds})
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if o.json {
+		return writeJSON(app.Out, rep)
+	}
+	fmt.Fprintf(app.Out, "whole-process search for %q, medians of %d alternating rounds (ms)\n", rep.Query, rep.Runs)
+	if rep.NoSQLite != "" {
+		fmt.Fprintf(app.Out, "%s\n", rep.NoSQLite)
+	}
+	fmt.Fprintln(app.Out)
+	tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "memories\tfirst (saves index)\tstrata\tno saved index\tsqlite3 FTS5\tgrep -rli\tstrata/sqlite3\tstrata/grep\t")
+	for _, r := range rep.Rows {
+		sq, ratio := "-", "-"
+		if r.SQLiteMS > 0 {
+			sq, ratio = fmt.Sprintf("%.1f", r.SQLiteMS), fmt.Sprintf("%.2f×", r.SQLiteRatio)
+		}
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%s\t%.2f×\t\n", r.Memories, r.FirstMS, r.StrataMS, r.NoCacheMS, sq, r.GrepMS, ratio, r.GrepRatio)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(app.Out, "\ntargets: 10,000 memories within %.0f× of sqlite3, 200 within %.0f× of grep\n", bench.ColdSQLiteTarget, bench.ColdGrepTarget)
 	return nil
 }

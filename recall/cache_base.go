@@ -1,0 +1,392 @@
+package recall
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"slices"
+	"time"
+	"unsafe"
+
+	"github.com/strata-mem/strata/memdir"
+)
+
+// The base file is laid out so that opening it is a map of the file (or one read) and a pass
+// over its small tables: keys and texts are used where they lie, and a posting list is decoded
+// the first time a search needs it (Index.postingsOf). Every section starts at a multiple of 8.
+//
+//	header   magic, version, fingerprint, the counts below, CRC-32C of the rest (baseSum)
+//	keys     nterms × u64: the terms' keys (termKey), ascending; term i has id i
+//	terms    nterms × {df, dfName, first posting, postings} u32
+//	postings each term's list, ascending by document: uvarints of the document's distance
+//	         from the one before, then its count in each field (decoded on first use)
+//	docs     ndocs × savedDocRec: lengths, stamp, times, size, its texts in the string table
+//	words    nwords × {offset, length, term} u32, ascending by word: spelling correction's
+//	strings  every text, one after the other
+const (
+	baseHeaderLen = 80
+	termRecLen    = 16
+	wordRecLen    = 12
+	docStrings    = 8 // name, description, type, author, body, file, path, hash
+	docRecLen     = 16 + 6*8 + docStrings*8
+)
+
+// canMap reports whether keys can be used where they lie in a base: the platform is
+// little-endian, as the file is. Else no saved index is used.
+var canMap = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+func align8(n int) int { return (n + 7) &^ 7 }
+
+// baseLayout gives each section's offset for the counts in a header.
+type baseLayout struct {
+	nterms, ndocs, nwords, npost, nstr       int // npost: bytes of postings
+	keys, terms, post, docs, words, str, end int
+}
+
+func newLayout(nterms, ndocs, nwords, npost, nstr int) baseLayout {
+	l := baseLayout{nterms: nterms, ndocs: ndocs, nwords: nwords, npost: npost, nstr: nstr}
+	l.keys = baseHeaderLen
+	l.terms = l.keys + 8*nterms
+	l.post = l.terms + termRecLen*nterms
+	l.docs = align8(l.post + npost)
+	l.words = l.docs + docRecLen*ndocs
+	l.str = align8(l.words + wordRecLen*nwords)
+	l.end = align8(l.str + nstr)
+	return l
+}
+
+// encodeBase lays out every live memory of ix that has a stamp in snap, with its postings and
+// the words of its terms. Caller holds ix.mu (read).
+func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
+	// New dense ids: live documents in id order, live terms by key.
+	docID := make([]uint32, len(ix.docs))
+	var docs []uint32
+	for id := range ix.docs {
+		docID[id] = math.MaxUint32
+		if ix.docs[id].alive {
+			if _, ok := snap.Stamp(ix.docs[id].mem.File); ok {
+				docID[id] = uint32(len(docs))
+				docs = append(docs, uint32(id))
+			}
+		}
+	}
+	var terms []uint32
+	for tid := range ix.terms {
+		if ix.terms[tid].df > 0 {
+			terms = append(terms, uint32(tid))
+		}
+	}
+	slices.SortFunc(terms, func(a, b uint32) int { return cmp.Compare(ix.terms[a].key, ix.terms[b].key) })
+	termID := make(map[uint32]uint32, len(terms))
+	var post []byte // every list, encoded
+	postOff := make([]uint32, len(terms))
+	postN := make([]uint32, len(terms))
+	var ps []posting
+	for i, tid := range terms {
+		termID[tid] = uint32(i)
+		ps = ps[:0]
+		for _, p := range ix.postingsOf(tid) {
+			if p.doc < uint32(len(docID)) && ix.lens[p.doc].alive && docID[p.doc] != math.MaxUint32 {
+				p.doc = docID[p.doc]
+				ps = append(ps, p)
+			}
+		}
+		for _, p := range ix.tails[tid] {
+			if p.doc < uint32(len(docID)) && ix.lens[p.doc].alive && docID[p.doc] != math.MaxUint32 {
+				p.doc = docID[p.doc]
+				ps = append(ps, p)
+			}
+		}
+		slices.SortFunc(ps, func(a, b posting) int { return cmp.Compare(a.doc, b.doc) })
+		postOff[i], postN[i] = uint32(len(post)), uint32(len(ps))
+		last := uint32(0)
+		for _, p := range ps {
+			post = binary.AppendUvarint(post, uint64(p.doc-last))
+			last = p.doc
+			for _, n := range p.tf {
+				post = binary.AppendUvarint(post, uint64(n))
+			}
+		}
+	}
+	type word struct {
+		w   string
+		tid uint32
+	}
+	var words []word
+	ix.words.each(func(w string, tid uint32) {
+		if id, ok := termID[tid]; ok {
+			words = append(words, word{w, id})
+		}
+	})
+	slices.SortFunc(words, func(a, b word) int { return cmp.Compare(a.w, b.w) })
+	var str []byte
+	addStr := func(b []byte, s string) {
+		binary.LittleEndian.PutUint32(b, uint32(len(str)))
+		binary.LittleEndian.PutUint32(b[4:], uint32(len(s)))
+		str = append(str, s...)
+	}
+	wordRecs := make([]byte, wordRecLen*len(words))
+	for i, w := range words {
+		r := wordRecs[i*wordRecLen:]
+		addStr(r, w.w)
+		binary.LittleEndian.PutUint32(r[8:], w.tid)
+	}
+	docRecs := make([]byte, docRecLen*len(docs))
+	for i, id := range docs {
+		d := &ix.docs[id]
+		r := docRecs[i*docRecLen:]
+		for f := range numFields {
+			binary.LittleEndian.PutUint32(r[4*f:], math.Float32bits(d.len[f]))
+		}
+		st, _ := snap.Stamp(d.mem.File)
+		m := d.mem
+		for j, v := range []uint64{uint64(st.Size), uint64(st.MTime), st.Ino, uint64(m.Size), timeBits(m.ModTime), timeBits(m.Modified)} {
+			binary.LittleEndian.PutUint64(r[16+8*j:], v)
+		}
+		for j, s := range [docStrings]string{m.Name, m.Description, string(m.Type), m.Author, m.Body, m.File, m.Path, m.Hash} {
+			addStr(r[16+48+8*j:], s)
+		}
+	}
+
+	l := newLayout(len(terms), len(docs), len(words), len(post), len(str))
+	b := make([]byte, l.end)
+	copy(b, cacheMagic[:])
+	binary.LittleEndian.PutUint32(b[8:], cacheVersion)
+	binary.LittleEndian.PutUint64(b[16:], cacheFingerprint())
+	total := 0
+	for _, n := range postN {
+		total += int(n)
+	}
+	for i, n := range []int{l.nterms, l.ndocs, l.nwords, l.npost, l.nstr, total} {
+		binary.LittleEndian.PutUint64(b[24+8*i:], uint64(n))
+	}
+	for i, tid := range terms {
+		ti := &ix.terms[tid]
+		binary.LittleEndian.PutUint64(b[l.keys+8*i:], ti.key)
+		r := b[l.terms+termRecLen*i:]
+		binary.LittleEndian.PutUint32(r, uint32(ti.df))
+		binary.LittleEndian.PutUint32(r[4:], uint32(ti.dfName))
+		binary.LittleEndian.PutUint32(r[8:], postOff[i])
+		binary.LittleEndian.PutUint32(r[12:], postN[i])
+	}
+	copy(b[l.post:], post)
+	copy(b[l.docs:], docRecs)
+	copy(b[l.words:], wordRecs)
+	copy(b[l.str:], str)
+	binary.LittleEndian.PutUint32(b[72:], baseSum(b))
+	return b
+}
+
+// baseSum is the CRC-32C of a base but for the four bytes that hold it and four of padding.
+func baseSum(b []byte) uint32 {
+	return crc32.Update(crc32.Checksum(b[:72], crcTable), crcTable, b[baseHeaderLen:])
+}
+
+func timeBits(t time.Time) uint64 {
+	if t.IsZero() {
+		return 1 << 63 // math.MinInt64: no time
+	}
+	return uint64(t.UnixNano())
+}
+
+func bitsTime(v uint64) time.Time {
+	if v == 1<<63 {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(v))
+}
+
+// parsedBase is a base read from its file, checked but for its CRC, which is computed
+// meanwhile (sum): the stamps are what the store's change scan needs, and the scan and the
+// CRC then run at the same time.
+type parsedBase struct {
+	data   []byte
+	sum    chan bool // receives whether the CRC matched
+	keys   []uint64
+	terms  []termInfo
+	packed *packed
+	words  []string
+	ids    []uint32
+	docs   []docInfo
+	lens   []docLens
+	byFile map[string]uint32
+	stamps map[string]memdir.Stamp
+	sumLen [numFields]float64
+	npost  int
+}
+
+// parseBase reads a base whose postings, keys and texts are used where they lie in data
+// (which must stay unchanged for the life of the index they go into), and starts checking its
+// CRC. Every offset is checked, so a damaged base fails here or by its CRC, never by a panic.
+func parseBase(data []byte) (*parsedBase, error) {
+	if !canMap {
+		return nil, fmt.Errorf("%w: this platform's layout differs", errCache)
+	}
+	if len(data) < baseHeaderLen || [8]byte(data[:8]) != cacheMagic {
+		return nil, fmt.Errorf("%w: not a saved index", errCache)
+	}
+	if binary.LittleEndian.Uint32(data[8:]) != cacheVersion || binary.LittleEndian.Uint64(data[16:]) != cacheFingerprint() {
+		return nil, fmt.Errorf("%w: written by another version", errCache)
+	}
+	var n [6]int
+	for i := range n {
+		v := binary.LittleEndian.Uint64(data[24+8*i:])
+		if v > uint64(len(data)) {
+			return nil, fmt.Errorf("%w: bad header", errCache)
+		}
+		n[i] = int(v)
+	}
+	l := newLayout(n[0], n[1], n[2], n[3], n[4])
+	if l.end != len(data) {
+		return nil, fmt.Errorf("%w: %d bytes, want %d", errCache, len(data), l.end)
+	}
+	pb := &parsedBase{data: data, sum: make(chan bool, 1), npost: n[5]}
+	go func() { pb.sum <- baseSum(data) == binary.LittleEndian.Uint32(data[72:]) }()
+	if err := pb.parse(l); err != nil {
+		<-pb.sum
+		return nil, err
+	}
+	return pb, nil
+}
+
+// parse reads the sections of pb.data laid out as l.
+func (pb *parsedBase) parse(l baseLayout) error {
+	data := pb.data
+	str := unsafe.String(unsafe.SliceData(data[l.str:]), l.nstr)
+	text := func(r []byte) (string, bool) {
+		o, n := int(binary.LittleEndian.Uint32(r)), int(binary.LittleEndian.Uint32(r[4:]))
+		if o > l.nstr || n > l.nstr-o {
+			return "", false
+		}
+		return str[o : o+n], true
+	}
+	if l.nterms > 0 {
+		pb.keys = unsafe.Slice((*uint64)(unsafe.Pointer(&data[l.keys])), l.nterms)
+	}
+	pb.keys = pb.keys[:l.nterms:l.nterms]
+	for i := 1; i < len(pb.keys); i++ {
+		if pb.keys[i] <= pb.keys[i-1] {
+			return fmt.Errorf("%w: keys out of order", errCache)
+		}
+	}
+	pb.terms = make([]termInfo, l.nterms, roomy(l.nterms))
+	pb.packed = &packed{data: data[l.post : l.post+l.npost], off: make([]uint32, l.nterms+1), n: make([]uint32, l.nterms), done: make([]bool, l.nterms)}
+	for i := range pb.terms {
+		r := data[l.terms+termRecLen*i:]
+		off, cnt := binary.LittleEndian.Uint32(r[8:]), binary.LittleEndian.Uint32(r[12:])
+		if int(off) > l.npost || i > 0 && off < pb.packed.off[i-1] || int(cnt) > l.npost {
+			return fmt.Errorf("%w: postings out of range", errCache)
+		}
+		pb.packed.off[i], pb.packed.n[i] = off, cnt
+		pb.terms[i] = termInfo{key: pb.keys[i], df: int32(binary.LittleEndian.Uint32(r)), dfName: int32(binary.LittleEndian.Uint32(r[4:]))}
+	}
+	pb.packed.off[l.nterms] = uint32(l.npost)
+	pb.words, pb.ids = make([]string, l.nwords), make([]uint32, l.nwords)
+	for i := range pb.words {
+		r := data[l.words+wordRecLen*i:]
+		w, ok := text(r)
+		pb.ids[i] = binary.LittleEndian.Uint32(r[8:])
+		if !ok || int(pb.ids[i]) >= l.nterms || i > 0 && w <= pb.words[i-1] {
+			return fmt.Errorf("%w: bad word list", errCache)
+		}
+		pb.words[i] = w
+	}
+	pb.docs = make([]docInfo, l.ndocs, roomy(l.ndocs))
+	pb.lens = make([]docLens, l.ndocs, roomy(l.ndocs))
+	pb.byFile = make(map[string]uint32, l.ndocs)
+	pb.stamps = make(map[string]memdir.Stamp, l.ndocs)
+	for i := range pb.docs {
+		r := data[l.docs+docRecLen*i:]
+		d := &pb.docs[i]
+		for f := range numFields {
+			d.len[f] = math.Float32frombits(binary.LittleEndian.Uint32(r[4*f:]))
+			pb.sumLen[f] += float64(d.len[f])
+		}
+		u := func(j int) uint64 { return binary.LittleEndian.Uint64(r[16+8*j:]) }
+		var s [docStrings]string
+		for j := range s {
+			var ok bool
+			if s[j], ok = text(r[16+48+8*j:]); !ok {
+				return fmt.Errorf("%w: bad text", errCache)
+			}
+		}
+		d.mem = memdir.Memory{Name: s[0], Description: s[1], Type: memdir.Type(s[2]), Author: s[3], Body: s[4],
+			File: s[5], Path: s[6], Hash: s[7], Size: int64(u(3)), ModTime: bitsTime(u(4)), Modified: bitsTime(u(5))}
+		d.alive, d.lazy = true, true
+		pb.lens[i] = docLens{len: d.len, alive: true}
+		if _, dup := pb.byFile[d.mem.File]; dup {
+			return fmt.Errorf("%w: %s saved twice", errCache, d.mem.File)
+		}
+		pb.byFile[d.mem.File] = uint32(i)
+		pb.stamps[d.mem.File] = memdir.Stamp{Size: int64(u(0)), MTime: int64(u(1)), Ino: u(2)}
+	}
+	return nil
+}
+
+// linkBase waits for pb's CRC and, if it matched, makes pb the content of the empty index ix.
+func (ix *Index) linkBase(pb *parsedBase) error {
+	if !<-pb.sum {
+		return fmt.Errorf("%w: checksum mismatch", errCache)
+	}
+	ix.dict.freezeKeys(pb.keys)
+	ix.words.freezeWords(pb.words, pb.ids)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.terms, ix.docs, ix.lens, ix.byFile, ix.packed = pb.terms, pb.docs, pb.lens, pb.byFile, pb.packed
+	ix.live, ix.sumLen, ix.postings = len(pb.docs), pb.sumLen, pb.npost
+	ix.changes++
+	ix.norm.reset()
+	return nil
+}
+
+// packed holds the posting lists of a saved base, term i's in data[off[i]:off[i+1]] (n[i]
+// postings), until a search decodes them (done).
+type packed struct {
+	data []byte
+	off  []uint32
+	n    []uint32
+	done []bool
+}
+
+// postingsOf returns the postings of term tid in its array (its tail aside), decoding them
+// from the saved base first if need be. Searches call it under the read lock; lazyMu makes
+// the decoding safe.
+func (ix *Index) postingsOf(tid uint32) []posting {
+	pk := ix.packed
+	if pk == nil || int(tid) >= len(pk.n) {
+		return ix.terms[tid].post
+	}
+	ix.lazyMu.Lock()
+	defer ix.lazyMu.Unlock()
+	ti := &ix.terms[tid]
+	if !pk.done[tid] {
+		pk.done[tid] = true
+		ti.post = decodePostings(pk.data[pk.off[tid]:pk.off[tid+1]], int(pk.n[tid]), len(ix.docs))
+	}
+	return ti.post
+}
+
+// decodePostings decodes n postings (see encodeBase), stopping at the first that is malformed
+// or names no document (the base's CRC matched, so that is a bug, not damage).
+func decodePostings(b []byte, n, docs int) []posting {
+	out := make([]posting, 0, n)
+	doc := uint64(0)
+	for range n {
+		var v [1 + numFields]uint64
+		for j := range v {
+			x, k := binary.Uvarint(b)
+			if k <= 0 {
+				return out
+			}
+			v[j], b = x, b[k:]
+		}
+		doc += v[0]
+		if doc >= uint64(docs) || v[1] > math.MaxUint16 || v[2] > math.MaxUint16 || v[3] > math.MaxUint16 {
+			return out
+		}
+		out = append(out, posting{doc: uint32(doc), tf: [numFields]uint16{uint16(v[1]), uint16(v[2]), uint16(v[3])}})
+	}
+	return out
+}

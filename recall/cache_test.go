@@ -1,0 +1,302 @@
+package recall
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-mem/strata/internal/bench/synth"
+	"github.com/strata-mem/strata/memdir"
+)
+
+// storeRanker opens a store ranker over dir, saving its index at cache ("" for none), and
+// refreshes it once.
+func storeRanker(t testing.TB, dir, cache string) *Ranker {
+	t.Helper()
+	s, err := memdir.Open(dir, memdir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewStoreRanker(s, RankerOptions{Cache: cache})
+	if _, _, err := r.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// ranked is every query's top ten as "file score" lines.
+func ranked(r *Ranker, queries []string) []string {
+	var out []string
+	for _, q := range queries {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s:", q)
+		for _, h := range r.Search(q, 10) {
+			fmt.Fprintf(&b, " %s %.12g", h.Memory.File, h.Score)
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// cacheQueries are synthetic queries (English and Chinese), their words misspelt, cut to a
+// prefix and run together, so spelling correction and compounds read the saved word list.
+func cacheQueries() []string {
+	qs := synth.Queries(60, 7)
+	for _, q := range qs[:20] {
+		if w := strings.Fields(q); len(w) > 1 && len(w[0]) > 6 {
+			qs = append(qs, w[0][:len(w[0])-1]+"x "+w[1], w[0][:5], w[0]+w[1])
+		}
+	}
+	return append(qs, "deploy friday", "数据库 部署")
+}
+
+// fresh is the ranking of the memories in dir by an index built from the files.
+func fresh(t *testing.T, dir string, queries []string) []string {
+	t.Helper()
+	return ranked(storeRanker(t, dir, ""), queries)
+}
+
+func TestCacheRanksAsFreshBuild(t *testing.T) {
+	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "x.idx")
+	if err := synth.Memories(dir, 300, 3); err != nil {
+		t.Fatal(err)
+	}
+	qs := cacheQueries()
+	want := fresh(t, dir, qs)
+	if diff := cmp.Diff(want, ranked(storeRanker(t, dir, cache), qs)); diff != "" {
+		t.Fatalf("index that saved itself ranks differently (-fresh +saving):\n%s", diff)
+	}
+	r := storeRanker(t, dir, cache)
+	if !r.cache.base || r.Len() != 300 {
+		t.Fatalf("second ranker: base %v, %d memories; want the saved index of 300", r.cache.base, r.Len())
+	}
+	if diff := cmp.Diff(want, ranked(r, qs)); diff != "" {
+		t.Fatalf("index opened from the cache ranks differently (-fresh +cached):\n%s", diff)
+	}
+}
+
+// change edits, adds and removes memories in dir, as another process or a hand would.
+func change(t *testing.T, dir string, round int) {
+	t.Helper()
+	writeMem(t, dir, synth.MemoryFile(round), "edited", "project", fmt.Sprintf("edited in round %d", round), strings.Repeat("rollback staging database ", round+1))
+	writeMem(t, dir, fmt.Sprintf("new-%d.md", round), "new", "project", "a new memory", "deploy on friday to 数据库 staging")
+	if err := os.Remove(filepath.Join(dir, synth.MemoryFile(100+round))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCacheFollowsChanges(t *testing.T) {
+	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "x.idx")
+	if err := synth.Memories(dir, 200, 5); err != nil {
+		t.Fatal(err)
+	}
+	qs := cacheQueries()
+	storeRanker(t, dir, cache)
+	// A warm ranker sees changes and writes them to the journal; a new one replays it. Both
+	// rank as a warm ranker without a cache that saw the same changes (plain), which differs
+	// from a fresh build only in keeping the written forms of words no memory uses any more
+	// for spelling correction.
+	warm, plain := storeRanker(t, dir, cache), storeRanker(t, dir, "")
+	for round := range 3 {
+		change(t, dir, round)
+		for _, r := range []*Ranker{warm, plain} {
+			if _, _, err := r.Refresh(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := ranked(plain, qs)
+		if diff := cmp.Diff(want, ranked(warm, qs)); diff != "" {
+			t.Fatalf("round %d: warm ranker (-fresh +warm):\n%s", round, diff)
+		}
+		cold := storeRanker(t, dir, cache)
+		if diff := cmp.Diff(want, ranked(cold, qs)); diff != "" {
+			t.Fatalf("round %d: ranker from base and journal (-fresh +cached):\n%s", round, diff)
+		}
+	}
+	if fi, err := os.Stat(journalPath(cache)); err != nil || fi.Size() <= 16 {
+		t.Fatalf("journal after three rounds of changes: %v, %v; want records", fi, err)
+	}
+	// Changes made while no strata ran are found by their stamps.
+	change(t, dir, 3)
+	if _, _, err := plain.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ranked(plain, qs), ranked(storeRanker(t, dir, cache), qs)); diff != "" {
+		t.Fatalf("after changes outside strata (-fresh +cached):\n%s", diff)
+	}
+}
+
+// TestCacheSurvivesDamage cuts the journal at every record and inside records, as a crash in
+// the middle of an append leaves it, and damages the base, as a crash before its data reached
+// the disk or a bad sector would: every search still ranks as the index of the files does.
+func TestCacheSurvivesDamage(t *testing.T) {
+	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "x.idx")
+	if err := synth.Memories(dir, 120, 9); err != nil {
+		t.Fatal(err)
+	}
+	qs := cacheQueries()
+	storeRanker(t, dir, cache)
+	warm, plain := storeRanker(t, dir, cache), storeRanker(t, dir, "")
+	for round := range 3 {
+		change(t, dir, round)
+		for _, r := range []*Ranker{warm, plain} {
+			if _, _, err := r.Refresh(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A damaged cache is rebuilt from the files, which forgets the written forms of words no
+	// memory uses any more (see TestCacheFollowsChanges): either ranking is right.
+	want, rebuilt := ranked(plain, qs), fresh(t, dir, qs)
+	check := func(what string, r *Ranker) {
+		t.Helper()
+		got := ranked(r, qs)
+		if cmp.Equal(got, want) || cmp.Equal(got, rebuilt) {
+			return
+		}
+		t.Fatalf("%s (-warm +cached):\n%s", what, cmp.Diff(want, got))
+	}
+	base, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	journal, err := os.ReadFile(journalPath(cache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore := func(b, j []byte) {
+		t.Helper()
+		if err := os.WriteFile(cache, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(journalPath(cache), j, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, torn := decodeJournal(journal)
+	if torn || len(entries) < 6 {
+		t.Fatalf("journal: %d records, torn %v; want at least 6 whole ones", len(entries), torn)
+	}
+	for cut := 0; cut < len(journal); cut += max(1, len(journal)/40) {
+		restore(base, journal[:cut])
+		check(fmt.Sprintf("journal cut at %d of %d", cut, len(journal)), storeRanker(t, dir, cache))
+	}
+	flipped := append([]byte(nil), journal...)
+	flipped[len(flipped)/2] ^= 0x40
+	restore(base, flipped)
+	check("journal with a flipped byte", storeRanker(t, dir, cache))
+	for _, at := range []int{0, 9, 30, 66, baseHeaderLen + 3, len(base) / 3, len(base) - 1} {
+		bad := append([]byte(nil), base...)
+		bad[at] ^= 0x01
+		restore(bad, journal)
+		check(fmt.Sprintf("base with byte %d flipped", at), storeRanker(t, dir, cache))
+		// The damaged base was not used: the ranker built the index and saved it again.
+		if got, err := os.ReadFile(cache); err != nil || string(got) == string(bad) {
+			t.Fatalf("base with byte %d flipped was kept (%v)", at, err)
+		}
+		si, err := readSaved(cache)
+		if err == nil {
+			err = NewIndex(DefaultParams()).open(si)
+		}
+		if err != nil {
+			t.Fatalf("base saved after the damaged one: %v", err)
+		}
+	}
+	for _, n := range []int{0, 10, len(base) / 2} {
+		restore(base[:n], journal)
+		check(fmt.Sprintf("base cut at %d", n), storeRanker(t, dir, cache))
+	}
+}
+
+func TestCachePath(t *testing.T) {
+	a, b := CachePath("/c", "/m/one"), CachePath("/c", "/m/two")
+	if a == b || !strings.HasPrefix(a, filepath.Join("/c", "strata", "recall")+string(filepath.Separator)) {
+		t.Errorf("CachePath: %q and %q; want two files under /c/strata/recall", a, b)
+	}
+	if CachePath("/c", "/m/one/") != a {
+		t.Errorf("CachePath depends on a trailing slash")
+	}
+}
+
+// Searches at the same time on an index opened from its cache decode its posting lists and
+// analyse its memories' lines on first use: each must still see whole ones (run with -race).
+func TestCacheConcurrentSearch(t *testing.T) {
+	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "x.idx")
+	if err := synth.Memories(dir, 150, 11); err != nil {
+		t.Fatal(err)
+	}
+	qs := cacheQueries()
+	want := fresh(t, dir, qs)
+	storeRanker(t, dir, cache)
+	r := storeRanker(t, dir, cache)
+	got := make([][]string, 4)
+	done := make(chan int)
+	for g := range got {
+		go func() {
+			// Each goroutine starts at another query.
+			out := make([]string, len(qs))
+			for i := range qs {
+				j := (i + g*len(qs)/4) % len(qs)
+				out[j] = ranked(r, qs[j:j+1])[0]
+			}
+			got[g] = out
+			done <- g
+		}()
+	}
+	for range got {
+		<-done
+	}
+	for g := range got {
+		if diff := cmp.Diff(want, got[g]); diff != "" {
+			t.Fatalf("goroutine %d (-fresh +cached):\n%s", g, diff)
+		}
+	}
+}
+
+// A cache that cannot be written costs one try, then the ranker works from the files alone.
+func TestCacheUnwritable(t *testing.T) {
+	dir, parent := t.TempDir(), t.TempDir()
+	if err := synth.Memories(dir, 110, 13); err != nil {
+		t.Fatal(err)
+	}
+	blocker := filepath.Join(parent, "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(blocker, "x.idx") // under a file: never writable
+	qs := cacheQueries()
+	r := storeRanker(t, dir, cache)
+	if !r.cache.failed || r.cache.base {
+		t.Fatalf("after a failed save: %+v, want failed", *r.cache)
+	}
+	change(t, dir, 0)
+	if _, _, err := r.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fresh(t, dir, qs), ranked(r, qs)); diff != "" {
+		t.Fatalf("ranker whose cache cannot be written (-fresh +got):\n%s", diff)
+	}
+}
+
+// An empty store saves an empty index; its first memory goes to the journal.
+func TestCacheEmptyStore(t *testing.T) {
+	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "x.idx")
+	if r := storeRanker(t, dir, cache); r.Len() != 0 || !r.cache.base {
+		t.Fatalf("empty store: %d memories, base %v", r.Len(), r.cache.base)
+	}
+	r := storeRanker(t, dir, cache)
+	if !r.cache.base || r.Len() != 0 {
+		t.Fatalf("reopened empty store: %d memories, base %v", r.Len(), r.cache.base)
+	}
+	writeMem(t, dir, "deploy.md", "deploy", "project", "how we deploy", "deploy on friday")
+	if _, _, err := r.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(storeRanker(t, dir, cache).Search("deploy friday", 5)); !slices.Equal(got, []string{"deploy.md"}) {
+		t.Fatalf("after the first memory: %v", got)
+	}
+}
