@@ -55,9 +55,10 @@ var deps = map[string]string{
 	"agent":                "compact conversation extract instructions internal/sandbox llm memdir permission prompt recall tool toolcall transcript usage work workspace < config internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai memsync tokens",
 	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio memdir memsync recall transcript workspace < internal/sharedtest",
 	"mcpserver":            "config instructions internal/fsutil memdir recall transcript workspace < internal/bench internal/bench/synth",
+	"mcpclient":            "config internal/fsutil",
 	"internal/webui":       "config conversation extract instructions internal/fsutil llm memdir recall transcript workspace < internal/bench/synth internal/sharedtest",
-	"internal/chatui":      "agent conversation internal/fsutil internal/termtext permission tokens < llm",
-	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/chatui internal/fastio internal/fsutil internal/sandbox internal/shell internal/termtext internal/webui llm llm/anthropic llm/openai mcpserver memdir memsync permission recall tokens transcript usage workspace < internal/sharedtest llm/llmtest",
+	"internal/chatui":      "agent conversation internal/fsutil internal/termtext llm permission tokens toolcall",
+	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/chatui internal/fastio internal/fsutil internal/sandbox internal/shell internal/termtext internal/webui llm llm/anthropic llm/openai mcpclient mcpserver memdir memsync permission recall tool transcript usage workspace < internal/sharedtest llm/llmtest",
 	"cmd/strata":           "internal/cli internal/sandbox",
 }
 
@@ -67,7 +68,7 @@ var deps = map[string]string{
 var rungs = [][]string{
 	{"internal/fsutil", "internal/fastio", "internal/sandbox", "internal/sharedtest", "internal/shell", "internal/termtext", "llm/internal/wire", "tokens", "frontmatter", "config"},
 	{"conversation", "work"},
-	{"transcript", "memdir", "instructions", "toolcall"},
+	{"transcript", "memdir", "instructions", "toolcall", "mcpclient"},
 	{"recall", "internal/bench/synth", "memsync", "permission"},
 	{"llm", "llm/anthropic", "llm/openai", "llm/llmtest"},
 	{"compact", "extract", "tool", "usage"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"reflect"
 	"sync"
@@ -48,6 +49,11 @@ type Options struct {
 	Open workspace.Options
 	// Approver is asked about calls that need a yes; nil denies them (non-interactive use).
 	Approver permission.Approver
+	// Tools are offered after strata's own: the tools of MCP servers (tool.External), decided
+	// as shell commands are (forks: under their policies).
+	Tools []*tool.Tool
+	// Servers, when set, is closed by Close: the MCP servers whose Tools the session offers.
+	Servers io.Closer
 
 	// MaxTurns caps the model requests of one Run (0: DefaultMaxTurns).
 	MaxTurns int
@@ -175,7 +181,7 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		}
 		recallS = recall.NewSession()
 	}
-	a.tools = tool.NewBox(a.store != nil)
+	a.tools = tool.NewBox(a.store != nil).With(opts.Tools...)
 	a.prompt = prompt.New(prompt.Options{Instructions: instr, Tools: a.tools.LLM(), Recall: recallS, Recaller: recaller, Cwd: a.cwd,
 		MemoryDir: a.MemoryDir(), Model: opts.Model, Now: a.now, Logger: a.log})
 	for _, src := range instr.Sources() {
@@ -301,6 +307,11 @@ func (a *Agent) Close(ctx context.Context) error {
 		cancel()
 	}
 	a.prompt.Close()
+	if a.opts.Servers != nil {
+		if err := a.opts.Servers.Close(); err != nil {
+			a.log.Warn("agent: closing the MCP servers", "err", err)
+		}
+	}
 	return a.sess.close(ctx)
 }
 
@@ -353,4 +364,16 @@ func (a *Agent) MemoryDir() string {
 func (a *Agent) Workspace() *workspace.Workspace { return a.opts.Workspace }
 
 // PermissionMode returns the session's permission mode.
-func (a *Agent) PermissionMode() permission.Mode { return a.perms.Mode }
+func (a *Agent) PermissionMode() permission.Mode {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.perms.Mode
+}
+
+// SetPermissionMode switches the session's permission mode (chat's Shift-Tab); the calls
+// decided from then on follow it, the running turn's included.
+func (a *Agent) SetPermissionMode(m permission.Mode) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.perms.Mode = m
+}

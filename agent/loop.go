@@ -158,7 +158,7 @@ func (l *loop) call(ctx context.Context, call *ToolCall, n int) (string, bool) {
 	if t == nil {
 		return fmt.Sprintf("There is no tool called %q. The tools are: %s.", call.Name, strings.Join(l.tools.Names(), ", ")), true
 	}
-	c, err := tool.Decode(l.env, t.Name, call.Input)
+	c, err := t.Decode(l.env, call.Input)
 	if err != nil {
 		return err.Error(), true
 	}

@@ -78,9 +78,15 @@ func TestProtectedFilesAlwaysAsk(t *testing.T) {
 				blocks = append(blocks, use("e"+string(rune('a'+i)), "Edit", map[string]any{"file_path": p, "old_string": "bare", "new_string": "fsmonitor"}))
 			}
 			blocks = append(blocks, use("ok", "Write", map[string]any{"file_path": "src/new.go", "content": "package src\n"}))
-			f.srv.Script(llmtest.Blocks(blocks...), llmtest.Text("done"))
+			// The model reads the files first, as writing over a file it has not read is
+			// refused before anyone is asked.
+			var reads []conversation.Block
+			for i, p := range []string{".git/config", ".claude/settings.json", userSettings, strataSettings} {
+				reads = append(reads, use("r"+string(rune('a'+i)), "Read", map[string]any{"file_path": p}))
+			}
+			f.srv.Script(llmtest.Blocks(reads...), llmtest.Blocks(blocks...), llmtest.Text("done"))
 			log := &askLog{}
-			a := f.agent(Options{Approver: log.approve, Open: workspace.Options{Mode: mode, Allow: []string{"Edit", "Write(**)"}}})
+			a := f.agent(Options{Approver: log.approve, Open: workspace.Options{Mode: mode, Allow: []string{"Edit", "Write(**)", "Read(//**)"}}})
 			if _, err := a.Run(context.Background(), "go", nil); err != nil {
 				t.Fatal(err)
 			}

@@ -260,3 +260,69 @@ func TestIssue26RulesEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+// An Edit or Write the tool would refuse (a file not read, an old text not in it) is refused
+// before the user is asked, with the tool's own message; one that can run is asked about.
+func TestRefusedCallsAreNotAskedAbout(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("a.txt", "alpha\n")
+	f.write("b.txt", "beta\n")
+	f.srv.Script(
+		llmtest.Blocks(
+			llmtest.ToolUse("t1", "Edit", `{"file_path":"a.txt","old_string":"alpha","new_string":"ALPHA"}`),
+			llmtest.ToolUse("t2", "Write", `{"file_path":"b.txt","content":"B"}`),
+			llmtest.ToolUse("t3", "Read", `{"file_path":"a.txt"}`),
+			llmtest.ToolUse("t4", "Edit", `{"file_path":"a.txt","old_string":"gamma","new_string":"GAMMA"}`),
+			llmtest.ToolUse("t5", "Edit", `{"file_path":"a.txt","old_string":"alpha","new_string":"ALPHA"}`),
+		),
+		llmtest.Text("done"),
+	)
+	var asked []string
+	approver := func(_ context.Context, r permission.Request) (permission.Answer, error) {
+		asked = append(asked, r.Summary)
+		return permission.Answer{Allow: true}, nil
+	}
+	a := f.agent(Options{Approver: approver})
+	if _, err := a.Run(context.Background(), "go", nil); err != nil {
+		t.Fatal(err)
+	}
+	got := toolResults(f.srv.Requests()[1])
+	for i, want := range []string{"has not been read yet", "has not been read yet", "alpha", "old_string was not found", "Edited"} {
+		if i >= len(got) || !strings.Contains(got[i], want) {
+			t.Errorf("result %d = %q, want it to contain %q", i+1, at(got, i), want)
+		}
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], "a.txt") {
+		t.Errorf("asked about %q, want only the edit that can run", asked)
+	}
+}
+
+// In plan mode the model may read but not change anything, and is told to present its plan;
+// switching the mode lets the next call through.
+func TestPlanModeDeniesChanges(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("a.txt", "alpha\n")
+	f.srv.Script(
+		llmtest.Blocks(llmtest.ToolUse("t1", "Read", `{"file_path":"a.txt"}`), llmtest.ToolUse("t2", "Bash", `{"command":"echo hi"}`)),
+		llmtest.Text("Plan: change alpha."),
+		llmtest.Blocks(llmtest.ToolUse("t3", "Bash", `{"command":"echo hi"}`)),
+		llmtest.Text("done"),
+	)
+	a := f.agent(Options{Open: workspace.Options{Mode: permission.ModePlan}, Approver: func(context.Context, permission.Request) (permission.Answer, error) {
+		return permission.Answer{Allow: true}, nil
+	}})
+	if _, err := a.Run(context.Background(), "plan it", nil); err != nil {
+		t.Fatal(err)
+	}
+	got := toolResults(f.srv.Requests()[1])
+	if len(got) != 2 || !strings.Contains(got[0], "alpha") || !strings.Contains(got[1], "plan mode") {
+		t.Errorf("results in plan mode: %q", got)
+	}
+	a.SetPermissionMode(permission.ModeAsk)
+	if _, err := a.Run(context.Background(), "go ahead", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := toolResults(f.srv.Requests()[3]); len(got) != 1 || got[0] != "hi\n" {
+		t.Errorf("results after the switch: %q", got)
+	}
+}

@@ -116,7 +116,13 @@ func (t *turn) failed(ctx context.Context, resp *llm.Response, done map[string]b
 }
 
 func (t *turn) decide(ctx context.Context, tl *tool.Tool, call *ToolCall, c toolcall.Call, n int) (bool, string, bool) {
-	if ok, msg := t.a.permit(ctx, tl, call, permission.SubjectOf(c)); !ok {
+	precheck := func() error { return tl.Precheck(sessionEnv{t.a}, c) }
+	ok, msg, err := t.a.permit(ctx, tl, call, permission.SubjectOf(c), precheck)
+	switch {
+	case err != nil: // refused as the tool would refuse it, before the user was asked
+		t.sink(Event{Kind: EventToolEnd, Turn: n, Tool: call, Output: err.Error(), IsError: true})
+		return false, err.Error(), true
+	case !ok:
 		t.sink(Event{Kind: EventPermission, Turn: n, Tool: call, Text: msg})
 		return false, msg, true
 	}
@@ -185,16 +191,17 @@ func (a *Agent) recordPartial(resp *llm.Response, done map[string]bool, cancelle
 }
 
 // permit decides a call whose decoded input has subject s; the message explains a denial to
-// the model.
-func (a *Agent) permit(ctx context.Context, t *tool.Tool, call *ToolCall, s permission.Subject) (bool, string) {
+// the model. A call the rules leave to the user is first prechecked: its refusal is returned
+// as the error, and no one is asked.
+func (a *Agent) permit(ctx context.Context, t *tool.Tool, call *ToolCall, s permission.Subject, precheck func() error) (bool, string, error) {
 	a.mu.Lock()
 	d, why := a.perms.Check(t.Name, t.Class, s)
 	a.mu.Unlock()
 	switch d {
 	case permission.Allow:
-		return true, ""
+		return true, "", nil
 	case permission.Deny:
-		return false, fmt.Sprintf("Permission denied: %s is %s. Do not try to achieve the same effect another way; tell the user what you wanted to do.", describe(t.Name, s), why)
+		return false, fmt.Sprintf("Permission denied: %s is %s. Do not try to achieve the same effect another way; tell the user what you wanted to do.", describe(t.Name, s), why), nil
 	}
 	sug := permission.Suggest(t.Name, s, a.cwd)
 	summary := describe(t.Name, s)
@@ -203,9 +210,9 @@ func (a *Agent) permit(ctx context.Context, t *tool.Tool, call *ToolCall, s perm
 	}
 	if a.opts.Approver == nil {
 		if a.perms.Protects(s) != "" {
-			return false, fmt.Sprintf("Permission denied: %s needs the user's approval in every mode, and this session cannot ask. Tell the user what you wanted to do.", summary)
+			return false, fmt.Sprintf("Permission denied: %s needs the user's approval in every mode, and this session cannot ask. Tell the user what you wanted to do.", summary), nil
 		}
-		return false, fmt.Sprintf("Permission denied: %s needs the user's approval, and this session cannot ask (non-interactive, permission mode %s). The user can allow it with --allow '%s' or the setting permissions.allow, or with --permission-mode. Tell the user what you wanted to do.", summary, a.perms.Mode, sug)
+		return false, fmt.Sprintf("Permission denied: %s needs the user's approval, and this session cannot ask (non-interactive, permission mode %s). The user can allow it with --allow '%s' or the setting permissions.allow, or with --permission-mode. Tell the user what you wanted to do.", summary, a.perms.Mode, sug), nil
 	}
 	req := permission.Request{Tool: t.Name, Input: call.Input, Summary: summary, Suggest: sug}
 	req.Always, req.AlwaysSaved = permission.AlwaysRule(t.Name, s.Command)
@@ -215,22 +222,25 @@ func (a *Agent) permit(ctx context.Context, t *tool.Tool, call *ToolCall, s perm
 	if a.perms.Protects(s) != "" {
 		req.Always, req.Suggest = "", "" // no rule allows a protected file
 	}
+	if err := precheck(); err != nil {
+		return false, "", err
+	}
 	ans, err := a.opts.Approver(ctx, req)
 	if err != nil {
-		return false, fmt.Sprintf("Permission was not given: %v", err)
+		return false, fmt.Sprintf("Permission was not given: %v", err), nil
 	}
 	if !ans.Allow {
 		if fb := strings.TrimSpace(ans.Feedback); fb != "" {
-			return false, fmt.Sprintf("Permission denied: the user declined %s and said what to do instead:\n%s", describe(t.Name, s), fb)
+			return false, fmt.Sprintf("Permission denied: the user declined %s and said what to do instead:\n%s", describe(t.Name, s), fb), nil
 		}
-		return false, fmt.Sprintf("Permission denied: the user declined %s. Ask them how to proceed, or do something else.", describe(t.Name, s))
+		return false, fmt.Sprintf("Permission denied: the user declined %s. Ask them how to proceed, or do something else.", describe(t.Name, s)), nil
 	}
 	if ans.Always && req.Always != "" {
 		if err := a.allowAlways(req.Always, req.AlwaysSaved); err != nil {
 			a.warn("don't ask again for %s: %v", req.Always, err)
 		}
 	}
-	return true, ""
+	return true, "", nil
 }
 
 // endTurn runs when Run returns: it stores the working memory if it changed, and flushes and

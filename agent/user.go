@@ -8,14 +8,17 @@ import (
 	"strings"
 
 	"github.com/strata-mem/strata/conversation"
+	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/tool"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 // What a person at the chat does besides sending messages: run a shell command ("!"), attach
 // a file ("@path"), switch the model. Each goes through the same code as the model's own
-// calls, so the rules are the same.
+// calls, so the deny rules are the same; what the user typed is not asked about.
 
-// ErrDenied is returned by Shell and ReadFile when the permission rules, the mode or the user
-// refuse the call; the error's text says why.
+// ErrDenied is returned by Shell and ReadFile when the deny rules refuse the call; the error's
+// text says why.
 var ErrDenied = errors.New("agent: permission denied")
 
 // Denied is the refusal Shell and ReadFile return: Reason is the permission check's answer,
@@ -26,8 +29,8 @@ func (e *Denied) Error() string { return ErrDenied.Error() + ": " + e.Reason }
 func (e *Denied) Unwrap() error { return ErrDenied }
 
 // Shell runs command as the user's own shell command (chat's "!command", Claude Code's bash
-// mode): through the Bash tool, with the same permission check as a call of the model (deny
-// rules, the mode, the Approver), then adds the command and its output to the conversation as a
+// mode): through the Bash tool, refused only by the deny rules (nobody is asked: the user typed
+// it), then adds the command and its output to the conversation as a
 // user message (<bash-input>, <bash-stdout>), so the next turn sees them. Events (tool start
 // and end) go to sink. isErr reports a command that failed (its output says how); a refused
 // call is an error wrapping ErrDenied, and adds nothing.
@@ -70,22 +73,41 @@ func (a *Agent) ReadFile(ctx context.Context, path string) (string, error) {
 }
 
 // userCall runs the user's own call id of tool name with input {key: value} as a model's call
-// runs (events to sink); a refusal is a *Denied.
+// runs (events to sink), except that nobody is asked: what the user typed is theirs to run, and
+// only the deny rules refuse it (a *Denied).
 func (a *Agent) userCall(ctx context.Context, id, name, key, value string, sink Sink) (string, bool, error) {
 	in, _ := json.Marshal(map[string]string{key: value})
 	denied := ""
-	out, isErr := a.loop(func(e Event) {
+	l := a.loop(func(e Event) {
 		if e.Kind == EventPermission {
 			denied = e.Text
 		}
 		if sink != nil {
 			sink(e)
 		}
-	}).call(ctx, &ToolCall{ID: id, Name: name, Input: in}, 0)
+	})
+	l.h = userTurn{l.h.(*turn)}
+	out, isErr := l.call(ctx, &ToolCall{ID: id, Name: name, Input: in}, 0)
 	if denied != "" {
 		return "", true, &Denied{denied}
 	}
 	return out, isErr, nil
+}
+
+// userTurn is the handler of the user's own calls: the deny rules decide, nothing is asked.
+type userTurn struct{ *turn }
+
+func (t userTurn) decide(ctx context.Context, tl *tool.Tool, call *ToolCall, c toolcall.Call, n int) (bool, string, bool) {
+	s := permission.SubjectOf(c)
+	t.a.mu.Lock()
+	d, why := t.a.perms.Check(tl.Name, tl.Class, s)
+	t.a.mu.Unlock()
+	if d != permission.Deny {
+		return true, "", false
+	}
+	msg := fmt.Sprintf("%s is %s", describe(tl.Name, s), why)
+	t.sink(Event{Kind: EventPermission, Turn: n, Tool: call, Text: msg})
+	return false, msg, true
 }
 
 // SetModel switches the session's model for the next requests (chat's /model): the main

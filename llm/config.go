@@ -34,6 +34,21 @@ const (
 	DefaultLocalContextWindow = 32768
 )
 
+// modelAliases are the short model names Claude Code accepts, by provider, and the model ids
+// they stand for.
+var modelAliases = map[string]map[string]string{
+	Anthropic: {"opus": "claude-opus-4-5", "sonnet": DefaultAnthropicModel, "haiku": DefaultAnthropicSmallModel},
+}
+
+// ResolveModel returns the provider's model id for an alias ("opus", "sonnet", "haiku", in
+// any case, as Claude Code's settings and --model take them), or model unchanged.
+func ResolveModel(provider, model string) string {
+	if id, ok := modelAliases[provider][strings.ToLower(strings.TrimSpace(model))]; ok {
+		return id
+	}
+	return model
+}
+
 // Config says which provider, endpoint and models to use. FromEnv fills it from the
 // environment and settings; tests build one by hand.
 type Config struct {
@@ -193,6 +208,7 @@ func FromEnv(env config.Env, settings Settings) (Config, error) {
 	if m := first(env.Var("STRATA_SMALL_MODEL"), settings.SmallModel); m != "" {
 		c.SmallModel = m
 	}
+	c.Model, c.SmallModel = ResolveModel(provider, c.Model), ResolveModel(provider, c.SmallModel)
 	if c.Model == "" {
 		return c, &ConfigError{Problem: fmt.Sprintf("strata: set STRATA_MODEL (or the model setting) to a model the server at %s serves (for Ollama: ollama list).", c.BaseURL)}
 	}

@@ -48,6 +48,10 @@ func TestFromEnv(t *testing.T) {
 			got{"anthropic", "a", llm.DefaultAnthropicURL, "claude-x", "claude-y", false, 150_000, "STRATA_CONTEXT_WINDOW", 4096}},
 		{"settings provider", map[string]string{"OPENAI_API_KEY": "o", "ANTHROPIC_API_KEY": "a"}, llm.Settings{Provider: "openai", Model: "gpt-5.1"},
 			got{"openai", "o", llm.DefaultOpenAIURL, "gpt-5.1", llm.DefaultOpenAISmallModel, false, 400_000, "default for gpt-5*", llm.DefaultMaxOutputTokens}},
+		{"aliases as Claude Code's settings give them", map[string]string{"ANTHROPIC_API_KEY": "a"}, llm.Settings{Model: "opus", SmallModel: "Haiku"},
+			got{"anthropic", "a", llm.DefaultAnthropicURL, "claude-opus-4-5", "claude-haiku-4-5", false, 200_000, "default for claude-*", llm.DefaultMaxOutputTokens}},
+		{"an alias is no model of another provider", map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1", "STRATA_MODEL": "sonnet"}, llm.Settings{},
+			got{"openai", "", "http://localhost:11434/v1", "sonnet", "sonnet", true, 32_768, "default for unknown models", 0}},
 		{"anthropic proxy", map[string]string{"ANTHROPIC_BASE_URL": "http://proxy:4000", "ANTHROPIC_API_KEY": "a"}, llm.Settings{},
 			got{"anthropic", "a", "http://proxy:4000", llm.DefaultAnthropicModel, llm.DefaultAnthropicSmallModel, true, 200_000, "default for claude-*", llm.DefaultMaxOutputTokens}},
 	}

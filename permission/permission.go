@@ -28,7 +28,13 @@ const (
 	ModeAcceptEdits Mode = "accept-edits"
 	// ModeBypass: every tool call is allowed, except what a deny pattern names.
 	ModeBypass Mode = "bypass"
+	// ModePlan: nothing changes: reads are decided as in ModeAsk, file writes, shell commands
+	// and memory writes are denied, so that the model plans before anyone lets it act.
+	ModePlan Mode = "plan"
 )
+
+// planWhy is why a call is denied in ModePlan.
+const planWhy = "not allowed in plan mode, where nothing may change: finish the plan and present it; the user switches the mode (Shift-Tab) to carry it out"
 
 // ParseMode accepts a mode name ("" means ModeAsk; Claude Code's "default", "acceptEdits" and
 // "bypassPermissions" are accepted too).
@@ -40,8 +46,10 @@ func ParseMode(s string) (Mode, error) {
 		return ModeAcceptEdits, nil
 	case "bypass", "bypassPermissions":
 		return ModeBypass, nil
+	case "plan":
+		return ModePlan, nil
 	}
-	return "", fmt.Errorf("permission: unknown permission mode %q (use ask, accept-edits or bypass)", s)
+	return "", fmt.Errorf("permission: unknown permission mode %q (use ask, accept-edits, plan or bypass)", s)
 }
 
 // Class groups tools by what they can do.
@@ -140,6 +148,8 @@ func covers(rule, tool string) bool {
 		return tool == "Write"
 	case rule == "Read":
 		return tool == "Glob" || tool == "Grep"
+	case strings.HasPrefix(rule, "mcp__") && !strings.Contains(rule[len("mcp__"):], "__"):
+		return strings.HasPrefix(tool, rule+"__") // mcp__server: every tool of the server, as in Claude Code
 	}
 	return false
 }
@@ -231,6 +241,9 @@ func (p *Set) Check(tool string, c Class, s Subject) (d Decision, why string) {
 		if covers(r.Tool, tool) && p.matches(r, s, true) {
 			return Deny, fmt.Sprintf("denied by the permission rule %q", r.String())
 		}
+	}
+	if p.Mode == ModePlan && (c == ClassEdit || c == ClassExec || c == ClassMemory) {
+		return Deny, planWhy // whatever the allow rules say
 	}
 	if c == ClassEdit {
 		if why := p.Protects(s); why != "" {

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/strata-mem/strata/internal/shell"
@@ -77,8 +78,36 @@ func TestPermissionsCheck(t *testing.T) {
 	}
 }
 
+// TestPlanMode: in plan mode reads are decided as in ask mode, and edits, shell commands and
+// memory writes are denied whatever the allow rules say; the todo list may change.
+func TestPlanMode(t *testing.T) {
+	p, err := New(ModePlan, []string{"Edit", "Bash(go test:*)"}, nil, "/p", "/home/u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		tool string
+		c    Class
+		s    Subject
+		want Decision
+	}{
+		{"Read", ClassRead, Subject{Path: "/p/a.go"}, Allow},
+		{"Read", ClassRead, Subject{Path: "/etc/hosts"}, AskUser},
+		{"TodoWrite", ClassState, Subject{}, Allow},
+		{"Edit", ClassEdit, Subject{Path: "/p/a.go"}, Deny},
+		{"Write", ClassEdit, Subject{Path: "/p/.git/config"}, Deny},
+		{"Bash", ClassExec, Subject{Command: "go test ./..."}, Deny},
+		{"memory_save", ClassMemory, Subject{}, Deny},
+	} {
+		got, why := p.Check(tt.tool, tt.c, tt.s)
+		if got != tt.want || got == Deny && !strings.Contains(why, "plan mode") {
+			t.Errorf("%s %+v: %v (%s), want %v", tt.tool, tt.s, got, why, tt.want)
+		}
+	}
+}
+
 func TestParseMode(t *testing.T) {
-	for in, want := range map[string]Mode{"": ModeAsk, "default": ModeAsk, "acceptEdits": ModeAcceptEdits, "accept-edits": ModeAcceptEdits, "bypass": ModeBypass, "bypassPermissions": ModeBypass} {
+	for in, want := range map[string]Mode{"": ModeAsk, "default": ModeAsk, "acceptEdits": ModeAcceptEdits, "accept-edits": ModeAcceptEdits, "bypass": ModeBypass, "bypassPermissions": ModeBypass, "plan": ModePlan} {
 		if got, err := ParseMode(in); err != nil || got != want {
 			t.Errorf("ParseMode(%q) = %v, %v", in, got, err)
 		}

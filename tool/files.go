@@ -252,14 +252,11 @@ func errText(err error) string {
 	return err.Error()
 }
 
-var writeTool = newTool("Write", permission.ClassEdit, func(ctx context.Context, e Env, p *toolcall.Write) (string, error) {
-	if p.FilePath == "" {
-		return "", errors.New("file_path is required")
-	}
+var writeTool = withCheck(newTool("Write", permission.ClassEdit, func(ctx context.Context, e Env, p *toolcall.Write) (string, error) {
 	path := p.FilePath
 	e.Touch(ctx, path)
-	if err := e.Cache().CheckWritable(path); err != nil {
-		return "", refusal(err)
+	if err := checkWrite(e, p); err != nil {
+		return "", err
 	}
 	_, statErr := os.Stat(path)
 	created := errors.Is(statErr, fs.ErrNotExist)
@@ -271,7 +268,39 @@ var writeTool = newTool("Write", permission.ClassEdit, func(ctx context.Context,
 		return fmt.Sprintf("Created %s (%d lines).", path, lineCount(p.Content)), nil
 	}
 	return fmt.Sprintf("Wrote %s (%d lines).", path, lineCount(p.Content)), nil
-})
+}), checkWrite)
+
+// checkWrite refuses a Write without a path, or over a file the model has not read as it is.
+func checkWrite(e Env, p *toolcall.Write) error {
+	if p.FilePath == "" {
+		return errors.New("file_path is required")
+	}
+	if err := e.Cache().CheckWritable(p.FilePath); err != nil {
+		return refusal(err)
+	}
+	return nil
+}
+
+// checkEdit refuses an Edit that cannot change the file: no path, an empty or no-op change, a
+// file the model has not read as it is, or an old text not found once in it (the file is read
+// here for that; a read error is left to the edit itself).
+func checkEdit(e Env, p *toolcall.Edit) error {
+	if p.FilePath == "" {
+		return errors.New("file_path is required")
+	}
+	if err := p.Check(); err != nil {
+		return err
+	}
+	if err := e.Cache().CheckWritable(p.FilePath); err != nil {
+		return refusal(err)
+	}
+	if data, err := fsutil.ReadRegular(p.FilePath, editMaxBytes); err == nil {
+		if _, err := p.Apply(string(data)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // refusal turns a read-cache refusal into the message for the model.
 func refusal(err error) error {
@@ -346,7 +375,7 @@ func lineCount(s string) int {
 	return n
 }
 
-var editTool = newTool("Edit", permission.ClassEdit, func(ctx context.Context, e Env, p *toolcall.Edit) (string, error) {
+var editTool = withCheck(newTool("Edit", permission.ClassEdit, func(ctx context.Context, e Env, p *toolcall.Edit) (string, error) {
 	if p.FilePath == "" {
 		return "", errors.New("file_path is required")
 	}
@@ -375,7 +404,7 @@ var editTool = newTool("Edit", permission.ClassEdit, func(ctx context.Context, e
 	}
 	recordWrite(e, path, done.Text)
 	return done.Summary(path), nil
-})
+}), checkEdit)
 
 var globTool = newTool("Glob", permission.ClassRead, func(ctx context.Context, e Env, p *toolcall.Glob) (string, error) {
 	base := p.Path

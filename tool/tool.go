@@ -6,7 +6,10 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -34,11 +37,77 @@ type Tool struct {
 	// run does the work on the decoded input; an error becomes an is_error result with its
 	// text.
 	run func(ctx context.Context, e Env, c toolcall.Call) (string, error)
+	// check, when set, is what run would refuse the call for before it changes anything.
+	check func(e Env, c toolcall.Call) error
+	// spec, when set, is an external tool's description and schema (External).
+	spec *llm.Tool
+}
+
+// External is a tool served by someone else, an MCP server's: its input is any JSON object,
+// passed on as it is (the server validates it), and it is decided as a shell command is, so
+// that it asks unless a rule (its name, or mcp__server for all of a server's) allows it.
+// call returns the result's text and whether it is an error.
+func External(name, description string, schema json.RawMessage, call func(ctx context.Context, args json.RawMessage) (string, bool, error)) *Tool {
+	return &Tool{Name: name, Class: permission.ClassExec, spec: &llm.Tool{Name: name, Description: description, InputSchema: schema},
+		run: func(ctx context.Context, _ Env, c toolcall.Call) (string, error) {
+			in, ok := c.(*toolcall.External)
+			if !ok {
+				return "", fmt.Errorf("%s cannot run a %s input", name, c.Tool())
+			}
+			out, isErr, err := call(ctx, in.Args)
+			if err == nil && isErr {
+				err = errors.New(out)
+			}
+			return out, err
+		}}
+}
+
+// Decode validates and decodes a call's input for this tool (see the package's Decode).
+func (t *Tool) Decode(e Env, in json.RawMessage) (toolcall.Call, error) {
+	if t.spec != nil {
+		return toolcall.DecodeExternal(t.Name, in)
+	}
+	return Decode(e, t.Name, in)
+}
+
+// With returns the box with ts added after its own tools (a name it has already is skipped).
+func (b Box) With(ts ...*Tool) Box {
+	out := Box{list: slices.Clone(b.list), byName: maps.Clone(b.byName)}
+	for _, t := range ts {
+		if out.byName[t.Name] == nil {
+			out.list = append(out.list, t)
+			out.byName[t.Name] = t
+		}
+	}
+	return out
 }
 
 // Run runs the tool on its decoded input c.
 func (t *Tool) Run(ctx context.Context, e Env, c toolcall.Call) (string, error) {
 	return t.run(ctx, e, c)
+}
+
+// Precheck returns the refusal Run would give c as things stand — an Edit or Write of a file
+// the model has not read, an Edit whose old text is not in the file — or nil. The agent calls
+// it before asking the user, so that no one approves a call that cannot run; Run checks
+// again, as the file may change while the question is open.
+func (t *Tool) Precheck(e Env, c toolcall.Call) error {
+	if t.check == nil {
+		return nil
+	}
+	return t.check(e, c)
+}
+
+// withCheck sets a tool's Precheck.
+func withCheck[T toolcall.Call](t *Tool, check func(e Env, in T) error) *Tool {
+	t.check = func(e Env, c toolcall.Call) error {
+		in, ok := c.(T)
+		if !ok {
+			return fmt.Errorf("%s cannot check a %s input", t.Name, c.Tool())
+		}
+		return check(e, in)
+	}
+	return t
 }
 
 // newTool makes a tool whose run takes its own input type.
@@ -107,6 +176,9 @@ func (b Box) LLM() []llm.Tool {
 
 // LLM is the tool as the model is told of it: name, description and input schema.
 func (t *Tool) LLM() llm.Tool {
+	if t.spec != nil {
+		return *t.spec
+	}
 	schema, err := toolcall.Schema(t.Name)
 	if err != nil {
 		panic(fmt.Sprintf("tool: %s: %v", t.Name, err))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/termtext"
@@ -76,7 +77,11 @@ func (m *model) askKey(k tea.KeyPressMsg) tea.Cmd {
 	m.ask, m.feedback = nil, nil
 	a.reply <- reply
 	verdict := map[Answer]string{Yes: "yes", Always: "yes, and " + m.alwaysText(a.req), No: "no", NoInstead: "no: " + termtext.OneLine(termtext.Line(reply.Feedback))}[reply.Answer]
-	m.print(sDim().Render("  ? " + m.summary(a.req) + " → " + verdict))
+	what := m.summary(a.req)
+	if cmd := commandOf(a.req); cmd != "" {
+		what = "Bash " + termtext.Line(commandLine(cmd))
+	}
+	m.print(sDim().Render("  ? " + ansi.Truncate(what, max(20, m.width-8-cols(verdict)), "…") + " → " + verdict))
 	return nil
 }
 

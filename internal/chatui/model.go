@@ -6,16 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/termtext"
+	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tokens"
 )
@@ -39,6 +42,9 @@ type (
 	askMsg struct {
 		req   permission.Request
 		reply chan Reply
+		diff  []string // an Edit's or Write's diff with context, as the file is now
+		// printed: the command or diff was too tall for the dialog and went to the scrollback.
+		printed bool
 	}
 	askDoneMsg struct{}
 	tickMsg    struct{ id int }
@@ -58,6 +64,7 @@ type (
 		err   error
 	}
 	editorDoneMsg struct{ err error }
+	firstMsg      struct{} // send Options.Prompt
 )
 
 // model is the bubbletea model: the input box, the live answer and the dialogs. Finished
@@ -70,7 +77,9 @@ type model struct {
 	now    func() time.Time
 
 	ed        editor
-	pastes    []string // what was pasted into ed since it was last cleared, in order
+	pastes    []string          // what was pasted into ed since it was last cleared, in order
+	pasted    map[string]string // long pastes by their placeholder, for the session
+	pasteN    int
 	hist      []string
 	histIdx   int // len(hist) when not browsing
 	draft     string
@@ -87,7 +96,15 @@ type model struct {
 	outToks  int
 	usedToks int
 	frame    int
-	thinking bool              // the model is thinking (its thinking is not shown)
+	thinking bool            // the model is thinking (its thinking is not shown)
+	tool     *agent.ToolCall // the tool call running, named in the spinner
+	queue    []queued        // messages sent during the answer, in order
+	menuSel  int             // the chosen line of the / menu
+	mode     string          // the permission mode
+	atList   []string        // the @ picker's files; nil: closed
+	atSel    int
+	atQuery  string            // what atList was found for
+	atClosed string            // the mention Esc closed the picker on
 	befores  map[string]string // Write's old content by tool call id
 
 	jobs        jobs
@@ -100,13 +117,14 @@ type model struct {
 	status      string // the status line as of the last answer or command, shown under the input
 	completions []string
 
-	outbox   []string
-	printing bool
-	quitting bool
+	outbox    []string
+	printing  bool
+	lastPrint string // the print in flight
+	quitting  bool
 }
 
 func newModel(o Options, send func(tea.Msg)) *model {
-	m := &model{o: o, send: send, width: 80, now: time.Now, befores: map[string]string{}}
+	m := &model{o: o, send: send, width: 80, now: time.Now, befores: map[string]string{}, mode: o.Mode}
 	hist, err := o.History.Load()
 	if err != nil {
 		m.notice = err.Error()
@@ -115,9 +133,14 @@ func newModel(o Options, send func(tea.Msg)) *model {
 	return m
 }
 
+// Init queues the header; it is printed once the terminal's size is known, so that the
+// first print is cut to the screen like every other.
 func (m *model) Init() tea.Cmd {
 	m.start()
-	return m.flush()
+	if strings.TrimSpace(m.o.Prompt) != "" {
+		return func() tea.Msg { return firstMsg{} }
+	}
+	return nil
 }
 
 // start queues what the UI shows first: the header and the end of a resumed conversation.
@@ -132,16 +155,30 @@ func (m *model) start() {
 // print queues text for the scrollback.
 func (m *model) print(s string) { m.outbox = append(m.outbox, s) }
 
-// flush prints the outbox as one block, then asks for the next flush: one print in flight at
-// a time keeps the scrollback in the order things happened.
+// flush prints the outbox, then asks for the next flush: one print in flight at a time keeps
+// the scrollback in the order things happened. Lines are wrapped narrower than the screen and
+// printed at most printRoom at a time: bubbletea inserts a print above the live frame by
+// moving the cursor up over both, and what does not fit between the frame and the top of the
+// screen is lost (lines, or a stale frame and blank lines left in the scrollback).
 func (m *model) flush() tea.Cmd {
-	if m.printing || len(m.outbox) == 0 {
+	if m.printing || len(m.outbox) == 0 || m.height == 0 {
 		return nil
 	}
-	text := m.drain()
-	m.printing = true
-	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+	lines := strings.Split(ansi.Hardwrap(m.drain(), m.width-1, true), "\n")
+	if room := m.printRoom(); len(lines) > room {
+		m.outbox = []string{strings.Join(lines[room:], "\n")}
+		lines = lines[:room]
+	}
+	m.printing, m.lastPrint = true, strings.Join(lines, "\n")
+	return tea.Sequence(tea.Println(m.lastPrint), func() tea.Msg { return printedMsg{} })
 }
+
+// printRoom is how many lines one print may take; the live frame keeps to the rest of the
+// screen (frameCap).
+func (m *model) printRoom() int { return max(2, m.height/3) }
+
+// frameCap is the most lines the live frame may take.
+func (m *model) frameCap() int { return max(1, m.height-m.printRoom()-1) }
 
 // drain empties the outbox and returns its text.
 func (m *model) drain() string {
@@ -170,6 +207,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.width, m.height = max(20, msg.Width), msg.Height
 	case printedMsg:
 		m.printing = false
+	case firstMsg:
+		return m.submit(m.o.Prompt)
 	case clearNoticeMsg:
 		if !m.lastCtrlC.IsZero() && m.now().Sub(m.lastCtrlC) >= exitWindow {
 			m.lastCtrlC, m.notice = time.Time{}, ""
@@ -179,8 +218,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		case m.feedback != nil:
 			m.feedback.Insert(msg.Content)
 		case m.ask == nil && m.picker == nil:
-			m.ed.Insert(msg.Content)
-			m.pastes = append(m.pastes, strings.ReplaceAll(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\r", "\n"))
+			m.paste(strings.ReplaceAll(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\r", "\n"))
 		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
@@ -193,11 +231,15 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.event(msg)
 	case turnDoneMsg:
 		if msg.id == m.turnID {
-			m.turnDone(msg.err)
+			return m.turnDone(msg.err)
 		}
 	case askMsg:
 		m.ask = &msg
 		m.flushStream(true)
+		if m.height > 0 && len(m.liveLines()) > m.frameCap() {
+			m.print(strings.Join(append([]string{""}, m.askHead(min(m.width, 120)-2)...), "\n"))
+			m.ask.printed = true
+		}
 	case askDoneMsg:
 		m.ask, m.feedback = nil, nil
 	case commandMsg:
@@ -206,14 +248,14 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			m.print(strings.TrimRight(msg.out, "\n"))
 		}
 		if msg.err != nil {
-			m.print(sErr().Render("strata: " + termtext.Line(msg.err.Error())))
+			m.print(sErr().Render(humanError(msg.err)))
 		}
 		if msg.quit {
 			return m.quit()
 		}
 	case sessionsMsg:
 		if msg.err != nil {
-			m.print(sErr().Render("strata: " + termtext.Line(msg.err.Error())))
+			m.print(sErr().Render(humanError(msg.err)))
 		}
 		if len(msg.list) == 0 {
 			m.print("No sessions in this directory yet.")
@@ -222,14 +264,14 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.picker = &pickerState{all: msg.list}
 	case resumedMsg:
 		if msg.err != nil {
-			m.print(sErr().Render("strata: cannot resume: " + termtext.Line(msg.err.Error())))
+			m.print(sErr().Render("cannot resume: " + humanError(msg.err)))
 			break
 		}
 		m.showResumed(msg.id, msg.turns)
 		m.status = m.o.Backend.Status()
 	case editorDoneMsg:
 		if msg.err != nil {
-			m.print(sErr().Render("strata: editor: " + termtext.Line(msg.err.Error())))
+			m.print(sErr().Render("editor: " + humanError(msg.err)))
 		}
 	}
 	return nil
@@ -270,6 +312,16 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	if s != "tab" {
 		m.completions = nil
 	}
+	if menu := m.slashMenu(); len(menu) > 0 && m.menuKey(s, menu) {
+		if s == "enter" {
+			return m.submit(m.ed.String())
+		}
+		return nil
+	}
+	if len(m.atList) > 0 && m.atKey(s) {
+		return nil
+	}
+	defer m.findFiles()
 	switch s {
 	case "ctrl+c":
 		now := m.now()
@@ -295,13 +347,18 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.stopTurn()
 		}
 	case "enter":
-		if m.running {
-			return nil // one answer at a time; the text stays in the box
-		}
 		text := m.ed.String()
 		if strings.HasSuffix(text, "\\") && m.ed.pos == len(m.ed.text) {
 			m.ed.Backspace()
 			m.ed.Insert("\n")
+			return nil
+		}
+		if m.running { // one answer at a time: the message waits for this one to end
+			if strings.TrimSpace(text) != "" {
+				m.queue = append(m.queue, queued{text, m.pastes})
+				m.ed.Set("")
+				m.pastes = nil
+			}
 			return nil
 		}
 		return m.submit(text)
@@ -346,6 +403,14 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 				m.ed.Set(m.hist[m.histIdx])
 			}
 		}
+	case "ctrl+l":
+		return tea.ClearScreen
+	case "shift+tab":
+		if m.o.Hooks.CycleMode == nil {
+			m.notice = "Switching the permission mode is not available in this build."
+			break
+		}
+		m.mode = m.o.Hooks.CycleMode()
 	case "ctrl+r":
 		m.search = &searchState{match: -1}
 	case "tab":
@@ -353,12 +418,128 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	default:
 		if k.Text != "" {
 			m.ed.Insert(k.Text)
+			m.menuSel = 0
 		}
 	}
 	return nil
 }
 
+// atPicker is how many files the @ picker shows.
+const atPicker = 6
+
+// findFiles fills the @ picker for the word at the cursor, when it is an @mention.
+func (m *model) findFiles() {
+	word, _ := m.ed.WordAtCursor()
+	if m.o.Hooks.Files == nil || !strings.HasPrefix(word, "@") || word == m.atClosed {
+		m.atList, m.atSel = nil, 0
+		return
+	}
+	if q := word[1:]; q != m.atQuery || m.atList == nil {
+		m.atList, m.atSel, m.atQuery = m.o.Hooks.Files(q, atPicker), 0, q
+	}
+}
+
+// atKey handles a key while the @ picker is open: ↑/↓ choose, Tab or Enter puts the chosen
+// file in place of the mention, Esc closes the picker. It reports whether it took the key.
+func (m *model) atKey(s string) bool {
+	switch s {
+	case "up":
+		m.atSel = (m.atSel + len(m.atList) - 1) % len(m.atList)
+	case "down":
+		m.atSel = (m.atSel + 1) % len(m.atList)
+	case "tab", "enter":
+		_, start := m.ed.WordAtCursor()
+		m.ed.ReplaceWord(start, "@"+m.atList[m.atSel]+" ")
+		m.atList = nil
+	case "esc":
+		m.atClosed, _ = m.ed.WordAtCursor()
+		m.atList = nil
+	default:
+		return false
+	}
+	return true
+}
+
+// slashMenu is what the `/` menu offers for the input: the commands its text begins, while
+// it is one word after a slash.
+func (m *model) slashMenu() []Command {
+	text := m.ed.String()
+	if !strings.HasPrefix(text, "/") || strings.ContainsAny(text, " \n") {
+		return nil
+	}
+	var out []Command
+	for _, c := range m.o.Commands {
+		if strings.HasPrefix(c.Name, text) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// menuKey handles a key while the `/` menu is open: ↑/↓ choose, Tab completes the chosen
+// command, Enter completes it before it is sent. It reports whether it took the key.
+func (m *model) menuKey(s string, menu []Command) bool {
+	m.menuSel = min(m.menuSel, len(menu)-1)
+	c := menu[m.menuSel]
+	switch s {
+	case "up":
+		m.menuSel = (m.menuSel + len(menu) - 1) % len(menu)
+	case "down":
+		m.menuSel = (m.menuSel + 1) % len(menu)
+	case "tab":
+		m.ed.Set(c.Name)
+		if c.Args != "" {
+			m.ed.Insert(" ")
+		}
+	case "enter":
+		if m.running || m.ed.String() == c.Name {
+			return false
+		}
+		m.ed.Set(c.Name)
+	default:
+		return false
+	}
+	return true
+}
+
 type clearNoticeMsg struct{}
+
+// Long pastes stand in the input as one placeholder line: more lines or bytes than these.
+const (
+	pasteMaxLines = 10
+	pasteMaxBytes = 2000
+)
+
+// paste puts pasted text into the input: as it is, or, when long, as a placeholder line
+// ("[Pasted text #1 +120 lines]") that submit replaces by the text. Either way the text is
+// remembered as pasted, for the message's provenance.
+func (m *model) paste(text string) {
+	m.pastes = append(m.pastes, text)
+	lines := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
+	if lines <= pasteMaxLines && len(text) <= pasteMaxBytes {
+		m.ed.Insert(text)
+		return
+	}
+	m.pasteN++
+	size := fmt.Sprintf("+%d lines", lines)
+	if lines == 1 {
+		size = fmt.Sprintf("%d chars", len([]rune(text)))
+	}
+	ph := fmt.Sprintf("[Pasted text #%d %s]", m.pasteN, size)
+	if m.pasted == nil {
+		m.pasted = map[string]string{}
+	}
+	m.pasted[ph] = text
+	m.ed.Insert(ph)
+}
+
+// expandPastes replaces the placeholders in text by the pastes they stand for.
+func (m *model) expandPastes(text string) string {
+	for ph, p := range m.pasted {
+		text = strings.ReplaceAll(text, ph, p)
+	}
+	return text
+}
 
 // submit sends what the input holds: a slash command, `!` shell, `#` memory, or a message.
 func (m *model) submit(text string) tea.Cmd {
@@ -397,23 +578,37 @@ func (m *model) submit(text string) tea.Cmd {
 		return nil
 	}
 	m.print(userLine(text, m.width))
-	return m.startTurn(inputOf(text, pastes))
+	for ph, p := range m.pasted { // a placeholder recalled from the history is a paste too
+		if strings.Contains(text, ph) {
+			pastes = append(pastes, p)
+		}
+	}
+	return m.startTurn(inputOf(m.expandPastes(text), pastes))
 }
 
-// inputOf marks the parts of text that are pastes, as recorded when they arrived: each paste,
-// in order, where it still stands whole in text (one edited since is typed text now).
+// inputOf marks the parts of text that are pastes, as recorded when they arrived: the first
+// paste that still stands whole in text, then the next after it (one edited since is typed
+// text now).
 func inputOf(text string, pastes []string) conversation.Input {
 	var in conversation.Input
-	for _, p := range pastes {
-		i := strings.Index(text, p)
-		if p == "" || i < 0 {
-			continue
+	pastes = slices.DeleteFunc(slices.Clone(pastes), func(p string) bool { return p == "" })
+	for {
+		at, k := -1, -1
+		for j, p := range pastes {
+			if i := strings.Index(text, p); i >= 0 && (at < 0 || i < at) {
+				at, k = i, j
+			}
 		}
-		if i > 0 {
-			in.Parts = append(in.Parts, conversation.Part{Origin: conversation.Typed, Text: text[:i]})
+		if k < 0 {
+			break
+		}
+		p := pastes[k]
+		pastes = slices.Delete(pastes, k, k+1)
+		if at > 0 {
+			in.Parts = append(in.Parts, conversation.Part{Origin: conversation.Typed, Text: text[:at]})
 		}
 		in.Parts = append(in.Parts, conversation.Part{Origin: conversation.Pasted, Text: p})
-		text = text[i+len(p):]
+		text = text[at+len(p):]
 	}
 	if text != "" || len(in.Parts) == 0 {
 		in.Parts = append(in.Parts, conversation.Part{Origin: conversation.Typed, Text: text})
@@ -506,7 +701,7 @@ func (m *model) command(line string) tea.Cmd {
 	case name == "/memory" && strings.TrimSpace(arg) != "" && m.o.Hooks.EditMemory != nil:
 		c, err := m.o.Hooks.EditMemory(strings.TrimSpace(arg))
 		if err != nil {
-			m.print(sErr().Render("strata: " + termtext.Line(err.Error())))
+			m.print(sErr().Render(humanError(err)))
 			return nil
 		}
 		return tea.ExecProcess(c, func(err error) tea.Msg { return editorDoneMsg{err} })
@@ -582,10 +777,12 @@ func (m *model) event(msg eventMsg) {
 		m.outToks = 0
 	case agent.EventToolStart:
 		m.flushStream(true)
+		m.tool = e.Tool
 		if e.Tool != nil && e.Tool.Name == "Write" {
 			m.befores[e.Tool.ID] = msg.before
 		}
 	case agent.EventToolEnd:
+		m.tool = nil
 		if e.Tool == nil {
 			break
 		}
@@ -604,10 +801,10 @@ func (m *model) event(msg eventMsg) {
 	case agent.EventPermission:
 		m.flushStream(true)
 		if e.Tool != nil {
-			m.print(sErr().Render("⏺ ") + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2) + "\n" + sDim().Render("  ⎿  ") + sErr().Render(firstLine(e.Text)))
+			m.print(sErr().Render("⏺ ") + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2) + "\n" + sDim().Render("  ⎿  ") + sErr().Render(ansi.Truncate(firstLine(e.Text), m.width-6, "…")))
 		}
 	case agent.EventRetry:
-		m.print(sWarn().Render(fmt.Sprintf("  the model server failed (%s); retrying in %s", firstLine(errText(e.Err)), e.Wait.Round(time.Millisecond))))
+		m.print(sWarn().Render(ansi.Truncate(retryText(e.Err, e.Wait), m.width-1, "…")))
 	case EventAttached:
 		m.print(sDim().Render("  attached " + termtext.Line(e.Text)))
 	case EventWarning:
@@ -623,11 +820,36 @@ func (m *model) event(msg eventMsg) {
 	}
 }
 
-func errText(err error) string {
-	if err == nil {
-		return ""
+// retryText is the one line a retry gets: what the server did, and when the next try is.
+func retryText(err error, wait time.Duration) string {
+	what := "failed"
+	var e *llm.Error
+	if errors.As(err, &e) {
+		what = e.Kind.Error()
+		if e.Status != 0 {
+			what += fmt.Sprintf(" (HTTP %d)", e.Status)
+		}
 	}
-	return err.Error()
+	return fmt.Sprintf("  ⎿  the model server: %s · retrying in %s", what, wait.Round(100*time.Millisecond))
+}
+
+// packages are the names with which strata's packages start their errors ("memdir: …"), for
+// the code that logs them; the UI shows the rest.
+var packages = map[string]bool{"agent": true, "chatui": true, "compact": true, "config": true, "conversation": true,
+	"extract": true, "fsutil": true, "instructions": true, "llm": true, "mcpserver": true, "memdir": true, "memsync": true,
+	"permission": true, "prompt": true, "recall": true, "tool": true, "toolcall": true, "transcript": true, "usage": true,
+	"work": true, "workspace": true}
+
+// humanError is err for a person: one line, without package prefixes.
+func humanError(err error) string {
+	s := termtext.Line(err.Error())
+	for {
+		pkg, rest, ok := strings.Cut(s, ": ")
+		if !ok || !packages[pkg] {
+			return s
+		}
+		s = rest
+	}
 }
 
 func firstLine(s string) string {
@@ -648,17 +870,48 @@ func (m *model) flushStream(all bool) {
 	m.stream = open
 }
 
-func (m *model) turnDone(err error) {
+// turnDone ends the answer; the next queued message, if any, is sent, unless the answer was
+// interrupted or failed: then the queue goes back into the input, to be sent or changed.
+func (m *model) turnDone(err error) tea.Cmd {
 	m.flushStream(true)
-	m.running, m.cancel = false, nil
+	m.running, m.cancel, m.tool = false, nil, nil
 	m.ask, m.feedback = nil, nil
 	switch {
 	case errors.Is(err, context.Canceled):
 		m.print(sWarn().Render("  ⎿  Interrupted") + sDim().Render(" · what should the model do instead?"))
 	case err != nil:
-		m.print(sErr().Render("strata: " + termtext.Line(err.Error())))
+		m.print(sErr().Render(humanError(err)))
 	}
 	if m.status = m.o.Backend.Status(); m.status != "" {
 		m.print(sDim().Render(m.status))
 	}
+	if len(m.queue) == 0 {
+		return nil
+	}
+	if err != nil {
+		var texts []string
+		for _, q := range m.queue {
+			texts = append(texts, q.text)
+			m.pastes = append(m.pastes, q.pastes...)
+		}
+		if !m.ed.Empty() {
+			texts = append(texts, m.ed.String())
+		}
+		m.ed.Set(strings.Join(texts, "\n"))
+		m.queue = nil
+		return nil
+	}
+	q := m.queue[0]
+	m.queue = m.queue[1:]
+	saved := m.pastes
+	m.pastes = q.pastes
+	cmd := m.submit(q.text)
+	m.pastes = saved // what is being typed keeps its own pastes
+	return cmd
+}
+
+// queued is a message sent while an answer ran.
+type queued struct {
+	text   string
+	pastes []string
 }

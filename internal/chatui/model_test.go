@@ -316,6 +316,43 @@ func TestPasteProvenance(t *testing.T) {
 	}
 }
 
+// TestLongPasteIsOnePlaceholder: a paste over pasteMaxLines stands in the input as one line,
+// the message carries it whole as a pasted part between the typed ones, and the scrollback
+// shows the placeholder; a second paste gets the next number; a long single line is counted in
+// characters.
+func TestLongPasteIsOnePlaceholder(t *testing.T) {
+	h := newHarness(t, Options{})
+	var log strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&log, "line %d\r\n", i)
+	}
+	h.typeText("see ")
+	h.m.update(tea.PasteMsg{Content: log.String()})
+	h.typeText(" and ")
+	h.m.update(tea.PasteMsg{Content: strings.Repeat("z", 3000)})
+	if got := h.m.ed.String(); got != "see [Pasted text #1 +120 lines] and [Pasted text #2 3000 chars]" {
+		t.Fatalf("input = %q", got)
+	}
+	if v := h.view(); strings.Contains(v, "line 7") {
+		t.Errorf("the paste is drawn in the input:\n%s", v)
+	}
+	h.pump(h.startTurn(h.press("enter")))
+	whole := strings.ReplaceAll(log.String(), "\r\n", "\n")
+	want := []conversation.Input{{Parts: []conversation.Part{{Origin: conversation.Typed, Text: "see "}, {Origin: conversation.Pasted, Text: whole},
+		{Origin: conversation.Typed, Text: " and "}, {Origin: conversation.Pasted, Text: strings.Repeat("z", 3000)}}}}
+	if diff := cmp.Diff(want, h.b.inputs); diff != "" {
+		t.Errorf("inputs (-want +got):\n%s", diff)
+	}
+	if out := h.printed(); !strings.Contains(out, "› see [Pasted text #1 +120 lines] and [Pasted text #2 3000 chars]") || strings.Contains(out, "line 7") {
+		t.Errorf("printed:\n%s", out)
+	}
+	// Recalled from the history, the placeholder is the paste again.
+	h.pump(h.startTurn(h.press("up", "enter")))
+	if n := len(h.b.inputs); n != 2 || h.b.inputs[1].Text() != h.b.inputs[0].Text() {
+		t.Errorf("the recalled message is not the same: %d inputs", n)
+	}
+}
+
 func TestHistoryAcrossSessions(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history.jsonl")
 	h := newHarness(t, Options{History: History{Path: path, Project: "/p"}})
@@ -727,11 +764,43 @@ func TestLiveStreamFitsTheScreen(t *testing.T) {
 	h.m.running = true
 	h.m.stream = "```go\n" + strings.Repeat("x := 1\n", 100) // an open code block
 	v := h.view()
-	if n := strings.Count(v, "\n") + 1; n > 30 {
-		t.Errorf("the live part is %d lines on a 30-line screen", n)
+	if n := strings.Count(v, "\n") + 1; n > h.m.frameCap() || h.m.frameCap() >= 30 {
+		t.Errorf("the live part is %d lines on a 30-line screen (cap %d)", n, h.m.frameCap())
 	}
-	if !strings.Contains(v, "more lines above") {
-		t.Errorf("the cut is not said:\n%s", v)
+	if !strings.Contains(v, "more lines above") || !strings.Contains(v, "╰") {
+		t.Errorf("the cut is not said, or the input box is gone:\n%s", v)
+	}
+}
+
+// TestPrintsAreCutToTheRoomAboveTheFrame: a print taller than the room between the live frame
+// and the top of the screen is sent in pieces, each line narrower than the screen, in order.
+func TestPrintsAreCutToTheRoomAboveTheFrame(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.m.update(tea.WindowSizeMsg{Width: 40, Height: 24})
+	var want []string
+	for i := range 100 {
+		want = append(want, fmt.Sprintf("line %03d %s", i, strings.Repeat("x", i%50)))
+	}
+	h.m.print(strings.Join(want, "\n"))
+	var got []string
+	for range 200 {
+		if h.m.flush() == nil {
+			break
+		}
+		piece := h.m.lastPrint
+		if n := strings.Count(piece, "\n") + 1; n > h.m.printRoom() || n+h.m.frameCap() >= 24 {
+			t.Fatalf("a print of %d lines with a frame of up to %d on a 24-line screen", n, h.m.frameCap())
+		}
+		for _, l := range strings.Split(piece, "\n") {
+			if w := displayWidth(l); w >= 40 {
+				t.Errorf("printed line %q is %d columns on a 40-column screen", l, w)
+			}
+		}
+		got = append(got, piece)
+		h.m.update(printedMsg{})
+	}
+	if joined := strings.ReplaceAll(strings.Join(got, "\n"), "\n", ""); joined != strings.Join(want, "") {
+		t.Errorf("the pieces do not add up to the print:\n%s", strings.Join(got, "\n"))
 	}
 }
 

@@ -26,7 +26,7 @@ func ToolLine(name string, input []byte, cwd string, width int) string {
 	arg := ""
 	switch {
 	case str("command") != "":
-		arg = str("command")
+		arg = commandLine(str("command"))
 	case str("file_path") != "":
 		arg = relTo(cwd, str("file_path"))
 	case str("pattern") != "":
@@ -54,6 +54,20 @@ func ToolLine(name string, input []byte, cwd string, width int) string {
 		line += " " + arg
 	}
 	return ansi.Truncate(line, width, "…")
+}
+
+// commandLine is a shell command on one line: its first line, and how many follow (a script
+// is not flattened into what would read as one command).
+func commandLine(cmd string) string {
+	lines := strings.Split(strings.TrimSpace(cmd), "\n")
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	more := "+1 line"
+	if len(lines) > 2 {
+		more = fmt.Sprintf("+%d lines", len(lines)-1)
+	}
+	return strings.TrimSpace(lines[0]) + " … (" + more + ")"
 }
 
 func relTo(cwd, p string) string {

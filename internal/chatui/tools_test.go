@@ -16,7 +16,7 @@ func TestToolLine(t *testing.T) {
 		{"Read", `{"file_path":"/src/acme/handler.go"}`, "Read handler.go"},
 		{"Read", `{"file_path":"/etc/hosts"}`, "Read /etc/hosts"},
 		{"Bash", `{"command":"go test ./..."}`, "Bash go test ./..."},
-		{"Bash", `{"command":"echo a\n  echo b"}`, "Bash echo a echo b"},
+		{"Bash", `{"command":"echo a\n  echo b"}`, "Bash echo a … (+1 line)"},
 		{"Grep", `{"pattern":"TODO","path":"/src/acme/internal"}`, "Grep TODO in internal"},
 		{"Glob", `{"pattern":"**/*.go"}`, "Glob **/*.go"},
 		{"TodoWrite", `{"todos":[{},{}]}`, "TodoWrite 2 items"},

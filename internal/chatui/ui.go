@@ -54,8 +54,8 @@ type Turn struct {
 // Hooks are the optional commands the UI offers when the caller provides them; a nil hook
 // makes its feature say it is not available.
 type Hooks struct {
-	// Shell runs a `!command` with the session's permissions and returns its output, which
-	// the UI shows and the model sees with the next message.
+	// Shell runs a `!command` as the user's own (only deny rules refuse it) and returns its
+	// output, which the UI shows and the model sees with the next message.
 	Shell func(ctx context.Context, command string) (string, error)
 	// MemoryTypes are the types a `#text` memory can be saved as, each picked by its key;
 	// Remember saves it and says where it went.
@@ -63,12 +63,23 @@ type Hooks struct {
 	Remember    func(ctx context.Context, typ, text string) (string, error)
 	// Complete lists the paths that complete an @mention's prefix (without the @).
 	Complete func(prefix string) []string
+	// Files lists at most max project files that match an @mention's text fuzzily, best
+	// first, for the @ picker (nil: Tab completes with Complete instead).
+	Files func(query string, max int) []string
 	// EditMemory returns the editor command that /memory ARG opens ($VISUAL or $EDITOR on a
 	// memory or instruction file); the UI hands it the terminal while it runs.
 	EditMemory func(arg string) (*exec.Cmd, error)
+	// CycleMode switches the session to the next permission mode (Shift-Tab) and returns its
+	// name.
+	CycleMode func() string
 	// Init returns the message /init sends (the model writes the project's CLAUDE.md), and
 	// whether the file exists already, in which case the UI asks first.
 	Init func() (prompt string, exists bool)
+}
+
+// Command is a slash command as the `/` menu shows it: "/model", "[NAME]", what it does.
+type Command struct {
+	Name, Args, Help string
 }
 
 // MemoryType is one choice of the `#` question.
@@ -121,6 +132,12 @@ type Options struct {
 	// resumed conversation, after it.
 	Header  string
 	Resumed []Turn
+	// Mode is the session's permission mode at start, shown under the input unless "ask".
+	Mode string
+	// Prompt, when set, is sent as the first message.
+	Prompt string
+	// Commands are the slash commands the `/` menu offers.
+	Commands []Command
 	// AlwaysText says what the dialog's "a" does for a request ("don't ask again for
 	// Bash(echo:*) in this project …"); nil: "don't ask again for RULE".
 	AlwaysText func(permission.Request) string
@@ -189,7 +206,7 @@ func (u *UI) Run(ctx context.Context) error {
 // what to do instead). It returns No when ctx ends.
 func (u *UI) Ask(ctx context.Context, req permission.Request) (Reply, error) {
 	reply := make(chan Reply, 1)
-	u.send(askMsg{req: req, reply: reply})
+	u.send(askMsg{req: req, reply: reply, diff: askDiff(u.o.Cwd, req)})
 	select {
 	case a := <-reply:
 		return a, nil

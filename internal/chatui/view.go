@@ -8,8 +8,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/toolcall"
 )
 
 // spinnerFrames are the waiting animation's frames.
@@ -21,10 +23,16 @@ func (m *model) View() tea.View {
 	if m.quitting {
 		return tea.NewView("")
 	}
-	var parts []string
-	if m.running && strings.TrimSpace(m.stream) != "" {
-		parts = append(parts, "", m.liveStream())
+	frame := m.liveLines()
+	if c := m.frameCap(); m.height > 0 && len(frame) > c {
+		frame = frame[len(frame)-c:] // never taller than the frame may be (see flush)
 	}
+	return tea.NewView(strings.Join(frame, "\n"))
+}
+
+// liveLines is the live part's lines, before the cap.
+func (m *model) liveLines() []string {
+	var parts []string
 	if m.running && m.ask == nil {
 		parts = append(parts, "", m.spinnerLine())
 	}
@@ -43,6 +51,23 @@ func (m *model) View() tea.View {
 	if len(m.completions) > 0 {
 		parts = append(parts, sDim().Render(ansi.Truncate(strings.Join(m.completions, "  "), m.width, "…")))
 	}
+	if menu := m.slashMenu(); len(menu) > 0 && m.ask == nil && m.picker == nil && m.search == nil {
+		parts = append(parts, m.menuView(menu)...)
+	}
+	if len(m.atList) > 0 && m.ask == nil && m.picker == nil && m.search == nil {
+		for i, f := range m.atList {
+			row := ansi.Truncate("  @"+termtext.Line(f), m.width-1, "…")
+			if i == m.atSel {
+				row = sSelected().Render(row)
+			} else {
+				row = sDim().Render(row)
+			}
+			parts = append(parts, row)
+		}
+	}
+	if line := modeLine(m.mode); line != "" && m.ask == nil && m.picker == nil {
+		parts = append(parts, line)
+	}
 	foot := m.notice
 	if foot == "" && m.ask == nil && m.picker == nil {
 		foot = "enter send · shift+enter or \\ newline · ↑ history · ctrl+r search · esc interrupt · ctrl+d quit"
@@ -51,7 +76,13 @@ func (m *model) View() tea.View {
 		}
 	}
 	parts = append(parts, sDim().Render(ansi.Truncate(foot, m.width, "…")))
-	return tea.NewView(strings.Join(parts, "\n"))
+	frame := strings.Split(strings.Join(parts, "\n"), "\n")
+	if m.running && strings.TrimSpace(m.stream) != "" {
+		if room := m.frameCap() - len(frame) - 1; m.height == 0 || room >= 2 {
+			frame = append(append([]string{""}, strings.Split(m.liveStream(room), "\n")...), frame...)
+		}
+	}
+	return frame
 }
 
 func (m *model) inputView() string {
@@ -79,10 +110,17 @@ func (m *model) spinnerLine() string {
 	toks := m.usedToks + m.outToks
 	frame := spinnerFrames[m.frame%len(spinnerFrames)]
 	word := " Working…"
-	if m.thinking {
+	switch {
+	case m.tool != nil:
+		word = " Running " + ansi.Truncate(ToolLine(m.tool.Name, m.tool.Input, m.o.Cwd, m.width), max(10, m.width-50), "…") + "…"
+	case m.thinking:
 		word = " Thinking…"
 	}
-	return sSpinner().Render(frame+word) + sDim().Render(fmt.Sprintf(" (%s · ↓ %s tokens · esc to interrupt)", el, kTokens(toks)))
+	line := sSpinner().Render(frame+word) + sDim().Render(fmt.Sprintf(" (%s · ↓ %s tokens · esc to interrupt)", el, kTokens(toks)))
+	for _, q := range m.queue {
+		line += "\n" + sDim().Render(ansi.Truncate("  ⎿  queued: "+termtext.OneLine(q.text), m.width-1, "…"))
+	}
+	return line
 }
 
 func kTokens(n int) string {
@@ -95,7 +133,7 @@ func kTokens(n int) string {
 func (m *model) askView() string {
 	r := m.ask.req
 	w := min(m.width, 120)
-	body := []string{sBold().Render("Allow " + ansi.Truncate(m.summary(r), w-12, "…") + "?"), ""}
+	body := append(m.askHead(w-4), "")
 	if m.feedback != nil {
 		body = append(body, "No. What should the model do instead?",
 			m.feedback.View(sPrompt().Render("› "), w-4, ""),
@@ -145,11 +183,11 @@ func (m *model) pickerView() string {
 	return sBox().Width(w).Render(strings.Join(rows, "\n"))
 }
 
-// liveStream is the open end of the answer, cut to its last lines so that the live part
-// never outgrows the terminal (an inline view taller than the screen cannot be redrawn).
-func (m *model) liveStream() string {
+// liveStream is the open end of the answer, cut to its last room lines so that the live
+// frame keeps within its cap (0 height: not known, not cut).
+func (m *model) liveStream(room int) string {
 	lines := strings.Split(wrapPlain(m.stream, m.width-2), "\n")
-	if room := max(m.height-12, 3); m.height > 0 && len(lines) > room {
+	if m.height > 0 && len(lines) > room {
 		lines = append([]string{sDim().Render(fmt.Sprintf("… %d more lines above, printed when the block is complete", len(lines)-room+1))}, lines[len(lines)-room+1:]...)
 	}
 	return strings.Join(lines, "\n")
@@ -179,4 +217,110 @@ func (m *model) memView() string {
 	}
 	rows = append(rows, sKey().Render("esc")+" cancel")
 	return sAskBox().Width(w).Render(strings.Join(rows, "\n"))
+}
+
+// askHead is the question with what it approves in full: a command as written, wrapped, or an
+// edit's diff with context. What does not fit in the frame was printed above it (askMsg).
+func (m *model) askHead(width int) []string {
+	r := m.ask.req
+	if m.ask.printed {
+		return []string{sBold().Render(wrapPlain("Allow "+m.summaryHead(r)+"?", width)), sDim().Render("  (shown in full above)")}
+	}
+	return append([]string{sBold().Render(wrapPlain("Allow "+m.summaryHead(r)+"?", width))}, m.askDetail(width)...)
+}
+
+// summaryHead is the question's subject: a command is shown under it, so it says "this
+// command" and why it is asked.
+func (m *model) summaryHead(r permission.Request) string {
+	if commandOf(r) == "" {
+		return m.summary(r)
+	}
+	head := "this command"
+	if _, why, ok := strings.Cut(r.Summary, " (asked because "); ok {
+		head += " (asked because " + termtext.Line(why)
+	}
+	return head
+}
+
+// askDetail is a request's command or diff, wrapped to width.
+func (m *model) askDetail(width int) []string {
+	if cmd := commandOf(m.ask.req); cmd != "" {
+		var out []string
+		for _, l := range wrap(termtext.Clean(cmd), width-2) {
+			out = append(out, "  "+sTool().Render(l))
+		}
+		return out
+	}
+	if len(m.ask.diff) > 0 {
+		return strings.Split(RenderDiff(m.ask.diff, width+2), "\n")
+	}
+	return nil
+}
+
+// commandOf is a shell request's command as written, or "".
+func commandOf(r permission.Request) string {
+	if c, err := toolcall.Decode(r.Tool, r.Input, nil); err == nil {
+		if b, ok := c.(*toolcall.Bash); ok {
+			return strings.TrimRight(b.Command, "\n")
+		}
+	}
+	return ""
+}
+
+// askDiff is the diff an Edit or Write request would make to the file as it is now (nil for
+// other tools, or when the edit cannot apply: the agent refuses those before asking).
+func askDiff(cwd string, r permission.Request) []string {
+	c, err := toolcall.Decode(r.Tool, r.Input, func(p string) string { return absIn(cwd, p) })
+	if err != nil {
+		return nil
+	}
+	read := func(path string) string {
+		b, _ := fsutil.ReadRegular(path, 8<<20) // a new file: all added
+		return string(b)
+	}
+	switch c := c.(type) {
+	case *toolcall.Edit:
+		before := read(c.FilePath)
+		done, err := c.Apply(before)
+		if err != nil {
+			return nil
+		}
+		return Diff(before, done.Text)
+	case *toolcall.Write:
+		return Diff(read(c.FilePath), c.Content)
+	}
+	return nil
+}
+
+// menuView is the `/` menu: up to menuLines commands around the chosen one, with their help.
+func (m *model) menuView(menu []Command) []string {
+	sel := min(m.menuSel, len(menu)-1)
+	start := max(0, min(sel-menuLines/2, len(menu)-menuLines))
+	var out []string
+	for i := start; i < len(menu) && i < start+menuLines; i++ {
+		c := menu[i]
+		row := ansi.Truncate(fmt.Sprintf("  %-16s %s", strings.TrimSpace(c.Name+" "+c.Args), c.Help), m.width-1, "…")
+		if i == sel {
+			out = append(out, sSelected().Render(row))
+		} else {
+			out = append(out, sDim().Render(row))
+		}
+	}
+	return out
+}
+
+// menuLines is how many commands the `/` menu shows at once.
+const menuLines = 6
+
+// modeLine is the line under the input that names a permission mode other than ask.
+func modeLine(mode string) string {
+	switch mode {
+	case "accept-edits":
+		return sSelected().Render("⏵⏵ accept edits on") + sDim().Render(" (shift+tab to cycle)")
+	case "plan":
+		return sSelected().Render("⏸ plan mode on") + sDim().Render(" (shift+tab to cycle): the model reads and plans, nothing changes")
+	case "bypass":
+		return sErr().Render("⏵⏵ bypass permissions on") + sDim().Render(" (shift+tab to cycle)")
+	}
+	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -27,7 +28,7 @@ func newChatCmd(app *App, runF func(ctx context.Context, app *App, o runOptions)
 	}
 	var o runOptions
 	c := &cobra.Command{
-		Use:   "chat",
+		Use:   `chat ["PROMPT"]`,
 		Short: "Talk with the agent interactively, with every memory layer",
 		Long: `Talk with the agent in the terminal. Its answers stream as they arrive; tool calls are shown as
 they run. File edits and shell commands ask for a yes (y), a no (n) or "don't ask again" (a:
@@ -43,13 +44,22 @@ answer a status line shows the model, the context used and the session id.
 
 Slash commands: /help, /context, /memory [N], /init, /model [NAME], /todos, /cost, /resume [ID],
 /clear, /compact, /pin TEXT, /exit. !COMMAND runs a shell command and adds it and its output to the
-conversation; #TEXT saves a memory; @PATH in a message attaches the file.`,
+conversation; #TEXT saves a memory; @PATH in a message attaches the file.
+
+PROMPT, when given, is the first message. As with Claude Code, strata "PROMPT" is the same as
+strata chat "PROMPT", and strata -p "PROMPT" the same as strata run "PROMPT".`,
 		Example: `  strata chat
+  strata "what does this repository do?"
   strata chat --continue
   strata chat --resume 01a22b68 --model claude-opus-4-1
   strata chat --permission-mode accept-edits --allow 'Bash(go test:*)'`,
-		Args: noArgs,
-		RunE: func(c *cobra.Command, args []string) error { return runF(c.Context(), app, o) },
+		Args: rangeArgs(0, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.prompt = args[0]
+			}
+			return runF(c.Context(), app, o)
+		},
 	}
 	f := c.Flags()
 	f.StringVar(&o.resume, "resume", "", "continue the session with this id (or unique id prefix)")
@@ -57,7 +67,7 @@ conversation; #TEXT saves a memory; @PATH in a message attaches the file.`,
 	f.StringVar(&o.model, "model", "", "model to use (default: STRATA_MODEL, the model setting, or the provider's default)")
 	f.StringArrayVar(&o.allow, "allow", nil, "allow tool calls matching a pattern without asking; repeatable")
 	f.StringArrayVar(&o.deny, "deny", nil, "deny tool calls matching a pattern; repeatable")
-	f.StringVar(&o.mode, "permission-mode", "", "ask (default), accept-edits or bypass")
+	f.StringVar(&o.mode, "permission-mode", "", "ask (default), accept-edits, plan (read and plan, change nothing) or bypass; Shift-Tab cycles ask, accept-edits and plan")
 	f.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "stop an answer after this many model requests")
 	addBackgroundFlag(c, &o)
@@ -100,7 +110,9 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	c := &chat{app: app, in: bufio.NewReader(app.In), out: app.Out, o: o, dir: dir}
+	c := &chat{app: app, in: bufio.NewReader(app.In), out: app.Out, dir: dir}
+	o.askMCP = c.askServer
+	c.o = o
 	if err := c.open(ctx, o); err != nil {
 		return err
 	}
@@ -117,6 +129,10 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 		c.showRecent()
 	}
 	fmt.Fprintln(c.out, "Type a message; /help for commands; Ctrl-C stops an answer, Ctrl-D quits.")
+	if strings.TrimSpace(o.prompt) != "" {
+		fmt.Fprintf(c.out, "\n› %s\n", termtext.Line(o.prompt))
+		c.send(ctx, o.prompt)
+	}
 	for {
 		fmt.Fprint(c.out, "\n› ")
 		line, err := c.in.ReadString('\n')
@@ -260,7 +276,7 @@ func (c *chat) statusLine() string {
 		cx := c.a.Context()
 		used = cx.System + cx.Instructions + cx.Tools + cx.Messages
 	}
-	return fmt.Sprintf("── %s · context %s of %s · session %s · %s", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), shortID(c.a.SessionID()), UsageStatus(c.a.Usage()))
+	return fmt.Sprintf("── %s · context %s of %s · session %s · %s", c.cfg.Model, kTokens(used), kTokens(c.cfg.ContextWindow), c.shortID(), UsageStatus(c.a.Usage()))
 }
 
 func kTokens(n int) string {
@@ -270,11 +286,22 @@ func kTokens(n int) string {
 	return fmt.Sprint(n)
 }
 
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
+// shortID is the session id's shortest prefix of at least 8 characters that no other session
+// of the project begins with, as git shortens hashes: ids are time-ordered, so sessions started
+// within a minute share their first 8. It is worked out anew each time, as a later session can
+// make a prefix ambiguous.
+func (c *chat) shortID() string {
+	id := c.a.SessionID()
+	ids := []string{id}
+	if path := c.a.TranscriptPath(); path != "" {
+		entries, _ := os.ReadDir(filepath.Dir(path)) // unreadable: the id alone
+		for _, e := range entries {
+			if name, ok := strings.CutSuffix(e.Name(), ".jsonl"); ok && name != id {
+				ids = append(ids, name)
+			}
+		}
 	}
-	return id
+	return UniquePrefixes(ids, 8)[0]
 }
 
 // approve asks the user about a tool call: y, n (or "n TEXT": no, and tell the model TEXT) or,
@@ -323,22 +350,33 @@ func (c *chat) resumeTo(ctx context.Context, id string) error {
 	return nil
 }
 
-const chatHelp = `Commands:
-  /help            this list
-  /context         what is in the model's context now, by source, with token estimates
-  /memory [N]      the auto-memory, its index and the files to edit; N opens one in $EDITOR
-  /init            have the model write a CLAUDE.md for this project
-  /model [NAME]    show the model, or switch to NAME
-  /todos           the current todo list
-  /cost            tokens used in this session
-  /resume [ID]     list recent sessions, or switch to one
-  /clear           start a new session (memories and files stay)
-  /compact [text]  compact the conversation now (text: what the summary should focus on)
-  /pin TEXT        send TEXT pinned: every compaction carries it verbatim, whatever its age
-  /exit            quit (Ctrl-D works too)
-  !COMMAND         run a shell command (same permissions); it and its output go to the conversation
-  #TEXT            save TEXT as a memory (asks which type)
-  @PATH            in a message: attach the file, as the Read tool reads it`
+// chatCommands are the chat's slash commands: /help lists them, the UI's menu offers them.
+var chatCommands = []chatui.Command{
+	{Name: "/help", Help: "this list"},
+	{Name: "/context", Help: "what is in the model's context now, by source, with token estimates"},
+	{Name: "/memory", Args: "[N]", Help: "the auto-memory, its index and the files to edit; N opens one in $EDITOR"},
+	{Name: "/init", Help: "have the model write a CLAUDE.md for this project"},
+	{Name: "/model", Args: "[NAME]", Help: "show the model, or switch to NAME (opus, sonnet, haiku or an id)"},
+	{Name: "/todos", Help: "the current todo list"},
+	{Name: "/cost", Help: "tokens used in this session"},
+	{Name: "/resume", Args: "[ID]", Help: "list recent sessions, or switch to one"},
+	{Name: "/clear", Help: "start a new session (memories and files stay)"},
+	{Name: "/compact", Args: "[text]", Help: "compact the conversation now (text: what the summary should focus on)"},
+	{Name: "/pin", Args: "TEXT", Help: "send TEXT pinned: every compaction carries it verbatim, whatever its age"},
+	{Name: "/exit", Help: "quit (Ctrl-D works too)"},
+}
+
+// chatHelp is /help's text.
+func chatHelp() string {
+	lines := []string{"Commands:"}
+	for _, c := range chatCommands {
+		lines = append(lines, fmt.Sprintf("  %-16s %s", strings.TrimSpace(c.Name+" "+c.Args), c.Help))
+	}
+	return strings.Join(append(lines,
+		"  !COMMAND         run your own shell command (nothing is asked); it and its output go to the conversation",
+		"  #TEXT            save TEXT as a memory (asks which type)",
+		"  @PATH            in a message: attach the file, as the Read tool reads it"), "\n")
+}
 
 // slash runs a slash command; quit is true for /exit.
 func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
@@ -347,7 +385,7 @@ func (c *chat) slash(ctx context.Context, line string) (quit bool, err error) {
 	w := c.out
 	switch cmd {
 	case "/help", "/?":
-		fmt.Fprintln(w, chatHelp)
+		fmt.Fprintln(w, chatHelp())
 	case "/exit", "/quit":
 		return true, nil
 	case "/context":

@@ -12,6 +12,7 @@ import (
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/termtext"
+	"github.com/strata-mem/strata/llm"
 )
 
 // The line mode's side of the chat actions (chat_actions.go): "!", "#", "@", /init, /model,
@@ -121,6 +122,7 @@ func (c *chat) model(arg string) {
 		fmt.Fprintf(c.out, "Model: %s (context window %s). Switch with /model NAME.\n", c.cfg.Model, kTokens(c.cfg.ContextWindow))
 		return
 	}
+	arg = llm.ResolveModel(c.cfg.Provider, arg)
 	w, from := ModelWindow(c.a.Workspace().Settings(), arg)
 	c.a.SetModel(arg, w)
 	c.cfg.Model, c.cfg.ContextWindow, c.lastCtx = arg, w, 0

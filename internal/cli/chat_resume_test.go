@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-mem/strata/config"
@@ -50,8 +51,9 @@ func writeSession(t *testing.T, env config.Env, cwd, id, title string, turns ...
 		if role == "assistant" {
 			content = fmt.Sprintf(`[{"type":"text","text":%q}]`, text)
 		}
-		fmt.Fprintf(&b, `{"type":%q,"uuid":%q,"parentUuid":%s,"sessionId":%q,"timestamp":"2026-01-02T03:04:0%dZ","cwd":%q,"message":{"role":%q,"content":%s}}`+"\n",
-			role, uuid, parent, id, i, cwd, role, content)
+		at := time.Date(2026, 1, 2, 3, 4, i, 0, time.UTC).Format(time.RFC3339)
+		fmt.Fprintf(&b, `{"type":%q,"uuid":%q,"parentUuid":%s,"sessionId":%q,"timestamp":%q,"cwd":%q,"message":{"role":%q,"content":%s}}`+"\n",
+			role, uuid, parent, id, at, cwd, role, content)
 		parent = fmt.Sprintf("%q", uuid)
 	}
 	if title != "" {

@@ -49,6 +49,9 @@ func (c *chat) runUI(ctx context.Context) error {
 		History:    chatui.History{Path: filepath.Join(c.app.Env.Home, "history.jsonl"), Project: c.dir},
 		Header:     header,
 		Resumed:    resumed,
+		Prompt:     c.o.prompt,
+		Commands:   chatCommands,
+		Mode:       string(c.a.PermissionMode()),
 	})
 	err := c.ui.Run(ctx)
 	c.close(ctx)

@@ -11,6 +11,7 @@ import (
 	"github.com/strata-mem/strata/agent"
 	"github.com/strata-mem/strata/internal/chatui"
 	"github.com/strata-mem/strata/internal/termtext"
+	"github.com/strata-mem/strata/permission"
 )
 
 // uiHooks gives the UI the chat actions of chat_actions.go (the line mode calls the same
@@ -54,6 +55,7 @@ func (c *chat) uiHooks() chatui.Hooks {
 		Complete: func(prefix string) []string {
 			return CompletePaths(c.a.Cwd(), prefix, c.a.Gitignored, 20)
 		},
+		Files: (&projectFiles{root: c.a.Cwd(), ignored: c.a.Gitignored, now: c.app.Now}).Find,
 		EditMemory: func(arg string) (*exec.Cmd, error) {
 			files := MemoryFiles(context.Background(), c.a)
 			n, err := strconv.Atoi(arg)
@@ -62,6 +64,24 @@ func (c *chat) uiHooks() chatui.Hooks {
 			}
 			return EditorCommand(c.app.Env, files[n-1].Path), nil
 		},
-		Init: func() (string, bool) { return InitPrompt(c.a.Workspace().Tree()) },
+		Init:      func() (string, bool) { return InitPrompt(c.a.Workspace().Tree()) },
+		CycleMode: c.cycleMode,
 	}
+}
+
+// nextMode is the mode Shift-Tab switches to, in Claude Code's order; bypass, chosen on the
+// command line, goes back to ask.
+var nextMode = map[permission.Mode]permission.Mode{
+	permission.ModeAsk: permission.ModeAcceptEdits, permission.ModeAcceptEdits: permission.ModePlan,
+	permission.ModePlan: permission.ModeAsk, permission.ModeBypass: permission.ModeAsk,
+}
+
+// cycleMode switches the session to the next permission mode and returns its name.
+func (c *chat) cycleMode() string {
+	m, ok := nextMode[c.a.PermissionMode()]
+	if !ok {
+		m = permission.ModeAsk
+	}
+	c.a.SetPermissionMode(m)
+	return string(m)
 }

@@ -42,6 +42,14 @@ func TestChatBackendAndHooks(t *testing.T) {
 		t.Error("useUI with a strings.Reader as input")
 	}
 	b := &chatBackend{c: c}
+	// Shift-Tab's cycle: bypass (from the command line) goes back to ask, then accept-edits,
+	// plan and ask again; the session follows.
+	for _, want := range []string{"ask", "accept-edits", "plan", "ask"} {
+		if got := c.uiHooks().CycleMode(); got != want || string(c.a.PermissionMode()) != want {
+			t.Errorf("CycleMode = %q (session %q), want %q", got, c.a.PermissionMode(), want)
+		}
+	}
+	c.a.SetPermissionMode("bypass")
 
 	var events []agent.Event
 	if err := b.Run(ctx, conversation.TypedInput("what does @README.md say?"), func(e agent.Event) { events = append(events, e) }); err != nil {
@@ -57,6 +65,20 @@ func TestChatBackendAndHooks(t *testing.T) {
 	if p := string(srv.Requests()[0].Prompt()); !strings.Contains(p, "port 9090") {
 		t.Errorf("the mention was not attached to the request:\n%s", p)
 	}
+	// The status line's id is as long as it must be to be unambiguous among the project's
+	// sessions (another one sharing its first 12 characters here).
+	sid := c.a.SessionID()
+	if st := b.Status(); !strings.Contains(st, "session "+sid[:8]+" ") {
+		t.Errorf("status %q lacks the 8-character id", st)
+	}
+	twin := filepath.Join(filepath.Dir(c.a.TranscriptPath()), sid[:12]+"0000-7000-8000-000000000000.jsonl")
+	if err := os.WriteFile(twin, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st := b.Status(); !strings.Contains(st, "session "+sid[:13]) {
+		t.Errorf("status %q does not tell the session from %s", st, filepath.Base(twin))
+	}
+	os.Remove(twin)
 	if st := b.Status(); !strings.Contains(st, "test-model") || !strings.Contains(st, "tokens used") {
 		t.Errorf("Status() = %q", st)
 	}

@@ -166,7 +166,7 @@ func TestChatUIUnderTmux(t *testing.T) {
 	run("send-keys", "-t", "0", "a")
 	waitText("Both echoes ran.")
 	// Each answered question leaves one line in the scrollback.
-	if n := strings.Count(plain(screen()), `? the command "echo`); n != 1 {
+	if n := strings.Count(plain(screen()), "? Bash echo"); n != 1 {
 		t.Errorf("the permission dialog was answered %d times for echo one / echo two, want once:\n%s", n, plain(screen()))
 	}
 	if !strings.Contains(plain(screen()), "⏺ Bash echo two") {

@@ -246,13 +246,72 @@ func Run(app *App, args []string) int {
 	return execute(app, newRoot(app, reachable(args)), args)
 }
 
-// defaultCommand is the command line strata runs: "chat" when it has no argument at all, as
-// Claude Code and Gemini CLI start their chat; any flag or word keeps its meaning.
+// defaultCommand is the command line strata runs, taking Claude Code's shapes: no argument
+// is "chat"; -p or --print (anywhere before "--") is "run" with the other arguments, the
+// prompt read from standard input when none is given; a first argument that is a prompt
+// rather than a command is "chat" with that first message. Any other line keeps its meaning.
 func defaultCommand(args []string) []string {
 	if len(args) == 0 {
 		return []string{"chat"}
 	}
+	if isTopLevel(args[0]) || cobraCommands[args[0]] {
+		return args
+	}
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-p" || a == "--print" {
+			rest := append(append([]string{"run"}, args[:i]...), args[i+1:]...)
+			if !hasPositional(rest[1:]) {
+				rest = append(rest, "-")
+			}
+			return rest
+		}
+	}
+	if isPrompt(args[0]) {
+		return append([]string{"chat"}, args...)
+	}
 	return args
+}
+
+// cobraCommands are the commands cobra adds itself.
+var cobraCommands = map[string]bool{"help": true, "completion": true, "__complete": true, "__completeNoDesc": true}
+
+// runValueFlags are run's flags that take a value (hasPositional skips the value).
+var runValueFlags = map[string]bool{"--output-format": true, "--resume": true, "--model": true, "--max-turns": true,
+	"--allow": true, "--deny": true, "--permission-mode": true, "--cwd": true, "--add-dir": true}
+
+// hasPositional reports whether run's arguments include a prompt.
+func hasPositional(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i+1 < len(args)
+		case runValueFlags[a]:
+			i++
+		case !strings.HasPrefix(a, "-") || a == "-":
+			return true
+		}
+	}
+	return false
+}
+
+// isPrompt reports whether a first argument that names no command is a prompt: anything but
+// one lowercase word of letters, digits and dashes, which reads as a mistyped command and gets
+// cobra's error and suggestions (a one-word prompt goes through strata chat WORD).
+func isPrompt(arg string) bool {
+	return arg != "" && !strings.HasPrefix(arg, "-") && !isCommandWord(arg)
+}
+
+func isCommandWord(s string) bool {
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || i > 0 && (r >= '0' && r <= '9' || r == '-')) {
+			return false
+		}
+	}
+	return true
 }
 
 // execute runs args against the command tree root and returns the exit code.

@@ -18,6 +18,7 @@ import (
 	"github.com/strata-mem/strata/llm"
 	_ "github.com/strata-mem/strata/llm/anthropic" // registers the provider
 	_ "github.com/strata-mem/strata/llm/openai"    // registers the provider
+	"github.com/strata-mem/strata/mcpclient"
 	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/transcript"
 	"github.com/strata-mem/strata/workspace"
@@ -35,6 +36,11 @@ type runOptions struct {
 	mode     string
 	cwd      string
 	verbose  bool
+	// prompt is chat's first message ("": none).
+	prompt string
+	// askMCP asks whether a project's MCP server never asked about may be used (nil: it is
+	// left out).
+	askMCP func(mcpclient.Server) bool
 	// noBackground turns off session notes, memory extraction and auto-dream
 	// (--no-background, or STRATA_NO_BACKGROUND=1).
 	noBackground bool
@@ -87,7 +93,7 @@ consistent and can be resumed.`,
 	f.IntVar(&o.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model requests (default %d)", agent.DefaultMaxTurns))
 	f.StringArrayVar(&o.allow, "allow", nil, `allow tool calls matching a pattern, e.g. 'Bash(go test:*)' or 'Edit(src/**)'; repeatable`)
 	f.StringArrayVar(&o.deny, "deny", nil, "deny tool calls matching a pattern; repeatable; wins over every allow")
-	f.StringVar(&o.mode, "permission-mode", "", "ask (default: edits and shell need an allow pattern), accept-edits or bypass")
+	f.StringVar(&o.mode, "permission-mode", "", "ask (default: edits and shell need an allow pattern), accept-edits, plan (nothing may change) or bypass")
 	f.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")
 	f.BoolVar(&o.verbose, "verbose", false, "with text output, print tool calls and retries to standard error")
 	addBackgroundFlag(c, &o)
@@ -112,7 +118,7 @@ func modelConfig(app *App, ws *workspace.Workspace, model string) (llm.Config, e
 		return cfg, &ExitError{Code: ExitFailure}
 	}
 	if model != "" {
-		cfg.Model = model
+		cfg.Model = llm.ResolveModel(cfg.Provider, model)
 	}
 	return cfg, nil
 }
@@ -148,10 +154,15 @@ func newAgent(ctx context.Context, app *App, dir string, o runOptions, approver 
 	if !noBackground {
 		sync = storeSync(ws)
 	}
+	tools, servers := mcpTools(ctx, app, dir, o.askMCP)
 	a, err := agent.New(ctx, agent.Options{Provider: prov, Model: cfg.Model, SmallModel: small, Workspace: ws,
 		Approver: approver, MaxTurns: o.maxTurns, Resume: o.resume, Continue: o.cont,
-		ContextWindow: cfg.ContextWindow, Version: version(), NoBackground: noBackground, Sync: sync})
+		ContextWindow: cfg.ContextWindow, Version: version(), NoBackground: noBackground, Sync: sync,
+		Tools: tools, Servers: servers})
 	if err != nil {
+		if servers != nil {
+			servers.Close()
+		}
 		return nil, cfg, &ExitError{Code: ExitFailure, Err: err}
 	}
 	return a, cfg, nil
@@ -166,16 +177,29 @@ func envOn(v string) bool {
 	return true
 }
 
-// runResult is the --output-format json object (and the last stream-json event).
+// runResult is the --output-format json object (and the last stream-json event), with Claude
+// Code's fields: type "result", subtype success, error_max_turns or error_during_execution,
+// the duration, the cost (0 for a model without a known price) and the calls denied.
 type runResult struct {
-	Type      string    `json:"type,omitempty"`
-	Result    string    `json:"result"`
-	SessionID string    `json:"session_id"`
-	IsError   bool      `json:"is_error"`
-	Error     string    `json:"error,omitempty"`
-	NumTurns  int       `json:"num_turns"`
-	Model     string    `json:"model"`
-	Usage     llm.Usage `json:"usage"`
+	Type              string             `json:"type"`
+	Subtype           string             `json:"subtype"`
+	Result            string             `json:"result"`
+	SessionID         string             `json:"session_id"`
+	IsError           bool               `json:"is_error"`
+	Error             string             `json:"error,omitempty"`
+	DurationMs        int64              `json:"duration_ms"`
+	NumTurns          int                `json:"num_turns"`
+	Model             string             `json:"model"`
+	TotalCostUSD      float64            `json:"total_cost_usd"`
+	Usage             llm.Usage          `json:"usage"`
+	PermissionDenials []permissionDenial `json:"permission_denials"`
+}
+
+// permissionDenial is a tool call the permissions refused, as Claude Code lists it.
+type permissionDenial struct {
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	ToolInput json.RawMessage `json:"tool_input"`
 }
 
 func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
@@ -232,21 +256,38 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 		printWarnings(app.Err, a, seen)
 		reportBackground(app, o, a.Background(), emit)
 	}()
-	var sink agent.Sink
+	var show agent.Sink
 	switch {
 	case o.format == "stream-json":
 		emit(streamLine{Type: "system", Subtype: "init", SessionID: a.SessionID(), Model: cfg.Model, Cwd: a.Cwd(),
 			Tools: a.Tools(), Transcript: a.TranscriptPath()})
-		sink = func(e agent.Event) { streamEvent(emit, e) }
+		show = func(e agent.Event) { streamEvent(emit, e) }
 	case o.format == "text" && o.verbose:
-		sink = func(e agent.Event) { verboseEvent(app.Err, e) }
+		show = func(e agent.Event) { verboseEvent(app.Err, e) }
 	}
+	denials := []permissionDenial{}
+	sink := func(e agent.Event) {
+		if e.Kind == agent.EventPermission && e.Tool != nil {
+			denials = append(denials, permissionDenial{e.Tool.Name, e.Tool.ID, e.Tool.Input})
+		}
+		if show != nil {
+			show(e)
+		}
+	}
+	start := app.Now()
 	res, runErr := a.RunInput(ctx, in, sink)
 	seen = printWarnings(app.Err, a, seen)
-	out := runResult{Result: res.Text, SessionID: a.SessionID(), IsError: runErr != nil, NumTurns: res.Turns, Model: cfg.Model, Usage: res.Usage}
+	out := runResult{Type: "result", Subtype: "success", Result: res.Text, SessionID: a.SessionID(), IsError: runErr != nil,
+		DurationMs: app.Now().Sub(start).Milliseconds(), NumTurns: res.Turns, Model: cfg.Model, Usage: res.Usage, PermissionDenials: denials}
+	if p, ok := llm.PriceOf(cfg.Model); ok {
+		out.TotalCostUSD = p.Cost(res.Usage)
+	}
 	if runErr != nil {
-		out.Error = runErr.Error()
-		if errors.Is(runErr, context.Canceled) {
+		out.Subtype, out.Error = "error_during_execution", runErr.Error()
+		switch {
+		case errors.Is(runErr, agent.ErrMaxTurns):
+			out.Subtype = "error_max_turns"
+		case errors.Is(runErr, context.Canceled):
 			out.Error = "interrupted"
 		}
 	}
@@ -256,7 +297,6 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 			fmt.Fprintf(app.Err, "strata: writing output: %v\n", err)
 		}
 	case "stream-json":
-		out.Type = "result"
 		emit(out)
 	default:
 		if res.Text != "" {

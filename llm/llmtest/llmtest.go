@@ -173,6 +173,8 @@ type Reply struct {
 	Usage      llm.Usage      `json:"usage,omitzero"`
 	// Fault, when set, replaces or interrupts the reply.
 	Fault Fault `json:"fault,omitzero"`
+	// Pace is the pause before each streamed event after the first, as a slow model streams.
+	Pace time.Duration `json:"pace,omitempty"`
 }
 
 // FaultKind names an injected failure.
@@ -260,6 +262,9 @@ func Overloaded() Reply { return StatusError(529, "overloaded_error", "Overloade
 
 // WithUsage sets the reply's usage.
 func (r Reply) WithUsage(u llm.Usage) Reply { r.Usage = u; return r }
+
+// WithPace makes the stream pause d before each event after the first.
+func (r Reply) WithPace(d time.Duration) Reply { r.Pace = d; return r }
 
 // StallAfter makes the stream go silent after n events.
 func (r Reply) StallAfter(n int) Reply { r.Fault = Fault{Kind: FaultStall, After: n}; return r }
@@ -376,7 +381,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		includeUsage, _ := At(rec.JSON, "stream_options", "include_usage").(bool)
 		events = openaiEvents(reply, model, call, includeUsage)
 	}
-	s.writeStream(w, r, events, reply.Fault)
+	s.writeStream(w, r, events, reply.Fault, reply.Pace)
 }
 
 func (s *Server) keyOK(r *http.Request) bool {
@@ -420,7 +425,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, reply Reply, model string) {
 	json.NewEncoder(w).Encode(body)
 }
 
-func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, events []sseEvent, f Fault) {
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, events []sseEvent, f Fault, pace time.Duration) {
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -429,6 +434,13 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, events []ss
 		if f.Kind != NoFault && i == f.After {
 			s.fault(w, r, f, flusher)
 			return
+		}
+		if pace > 0 && i > 0 {
+			select {
+			case <-time.After(pace):
+			case <-r.Context().Done():
+				return
+			}
 		}
 		var buf bytes.Buffer
 		writeSSE(&buf, ev)
