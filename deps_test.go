@@ -56,7 +56,7 @@ var deps = map[string]string{
 	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio memdir memsync recall transcript workspace < internal/sharedtest",
 	"mcpserver":            "config instructions internal/fsutil memdir recall transcript workspace < internal/bench internal/bench/synth",
 	"internal/chatui":      "agent conversation internal/fsutil internal/termtext permission tokens < llm",
-	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/chatui internal/fastio internal/fsutil internal/sandbox internal/shell internal/termtext llm llm/anthropic llm/openai mcpserver memdir memsync permission recall transcript usage workspace < internal/sharedtest llm/llmtest",
+	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/chatui internal/fastio internal/fsutil internal/sandbox internal/shell internal/termtext llm llm/anthropic llm/openai mcpserver memdir memsync permission recall tokens transcript usage workspace < internal/sharedtest llm/llmtest",
 	"cmd/strata":           "internal/cli internal/sandbox",
 }
 

@@ -360,3 +360,21 @@ func renderSummary(summary string, c carriedMessages) string {
 	}
 	return b.String()
 }
+
+// Pinned returns what a compaction of entries carries whatever its age, verbatim, oldest
+// first: the session's first request ("" when entries begin after an earlier summary that did
+// not carry it) and the messages the user pinned, those carried inside an earlier summary
+// included. Compaction and anything that must restore them after someone else's compaction
+// (strata hook) read them here, so both keep the same messages.
+func Pinned(entries []conversation.Entry) (first string, pinned []string) {
+	msgs, fromStart := userMessages(entries)
+	for i, m := range msgs {
+		switch {
+		case i == 0 && fromStart, m.pin == pinFirst && first == "":
+			first = m.whole
+		case m.pin != "":
+			pinned = append(pinned, m.whole)
+		}
+	}
+	return first, pinned
+}

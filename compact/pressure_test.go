@@ -413,3 +413,15 @@ func TestRunRefusesATinyGain(t *testing.T) {
 		t.Errorf("message %q does not say the gain is too small", err)
 	}
 }
+
+// TestPinned: Pinned gives what compaction pins, verbatim: the first request and the messages
+// the user pinned, nothing by its words.
+func TestPinned(t *testing.T) {
+	first, pinned := Pinned(historyOf([]any{"fix the parser", "From now on always answer in French.", pin("walk down the hallways"), "ok"}, 10))
+	if first != "fix the parser" {
+		t.Errorf("first = %q", first)
+	}
+	if diff := cmp.Diff([]string{"walk down the hallways"}, pinned); diff != "" {
+		t.Errorf("pinned (-want +got):\n%s", diff)
+	}
+}

@@ -31,6 +31,9 @@ const rootsTimeout = 5 * time.Second
 type Options struct {
 	// Env gives STRATA_HOME, STRATA_MANAGED_DIR, HOME and other variables (STRATA_MEMORY_DIR).
 	Env config.Env
+	// ClaudeHome is Claude Code's configuration directory (~/.claude): session_search also
+	// covers its transcripts of the project. Empty, or Env.Home, adds nothing.
+	ClaudeHome string
 	// Project is the project directory (the --project flag). When empty, the project is the
 	// first file:// root the client reports, else WorkDir.
 	Project string

@@ -64,3 +64,43 @@ func TestSessionSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionSearchClaudeCode: with ClaudeHome, session_search also covers Claude Code's
+// transcripts of the project, and each hit says how to resume its session: with claude for
+// Claude Code's, with strata chat for strata's.
+func TestSessionSearchClaudeCode(t *testing.T) {
+	f := newFixture(t)
+	claude := filepath.Join(t.TempDir(), ".claude")
+	ce := f.env
+	ce.Home = claude
+	write := func(dir, id, text string) {
+		t.Helper()
+		os.MkdirAll(dir, 0o700)
+		line := fmt.Sprintf(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":%q,"cwd":%q,"message":{"role":"user","content":%q}}`+"\n", id, f.project, text)
+		if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(line), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(transcript.ProjectDir(f.env, f.project), "strata-1", "the quokka cache was slow")
+	write(transcript.ProjectDir(ce, f.project), "claude-1", "we chose the quokka cache")
+	for _, withClaude := range []bool{false, true} {
+		cs := connect(t, f.server(t, func(o *Options) {
+			if withClaude {
+				o.ClaudeHome = claude
+			}
+		}), nil)
+		var out SessionSearchOutput
+		mustCall(t, cs, "session_search", SessionSearchInput{Query: "quokka"}, &out)
+		got := map[string]string{}
+		for _, h := range out.Hits {
+			got[h.SessionID] = h.Resume
+		}
+		want := map[string]string{"strata-1": "strata chat --resume strata-1"}
+		if withClaude {
+			want["claude-1"] = "claude --resume claude-1"
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("ClaudeHome set %v: hits and resume commands %v, want %v", withClaude, got, want)
+		}
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/transcript"
 )
 
@@ -33,6 +35,7 @@ type SessionHit struct {
 	Type      string `json:"type" jsonschema:"user, assistant, summary …"`
 	Line      int    `json:"line" jsonschema:"line of the transcript file"`
 	Snippet   string `json:"snippet" jsonschema:"the matching text with some context"`
+	Resume    string `json:"resume" jsonschema:"the command that resumes the session: claude --resume ID for Claude Code's, strata chat --resume ID for strata's"`
 }
 
 // SessionSearchOutput is session_search's result.
@@ -41,12 +44,24 @@ type SessionSearchOutput struct {
 	Sessions int          `json:"sessions" jsonschema:"how many session transcripts were searched"`
 }
 
+// sessionDirs returns the transcript directories of the working directory and the project
+// root under each home, in that order.
+func sessionDirs(homes []config.Env, dir, root string) []string {
+	var out []string
+	for _, env := range homes {
+		for _, cwd := range []string{dir, root} {
+			out = append(out, transcript.ProjectDir(env, cwd))
+		}
+	}
+	return out
+}
+
 // addSessionTools registers session_search.
 func (s *Server) addSessionTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name: "session_search",
-		Description: "Search the transcripts of earlier sessions in this project (strata's and Claude Code's, when they share STRATA_HOME), their subagents' included, for a word or phrase, " +
-			"and return short snippets of the messages that contain it, with the session they come from. Use it to recall what was decided or tried before.",
+		Description: "Search the transcripts of earlier sessions in this project, strata's and Claude Code's, their subagents' included, for a word or phrase, " +
+			"and return short snippets of the messages that contain it, with the session they come from and the command that resumes it. Use it to recall what was decided or tried before.",
 		Annotations: readOnly("Search past sessions"),
 	}, s.sessionSearch)
 }
@@ -70,12 +85,21 @@ func (s *Server) sessionSearch(ctx context.Context, req *mcp.CallToolRequest, in
 	}
 	var paths []string
 	seen := map[string]bool{}
-	for _, cwd := range []string{p.dir, p.root} {
-		dir := transcript.ProjectDir(p.env, cwd)
+	homes := []config.Env{p.env}
+	if h := s.opts.ClaudeHome; h != "" && h != p.env.Home {
+		ce := p.env
+		ce.Home = h
+		homes = append(homes, ce)
+	}
+	claudeDirs := map[string]bool{}
+	for _, dir := range sessionDirs(homes, p.dir, p.root) {
 		if seen[dir] {
 			continue
 		}
 		seen[dir] = true
+		if s.opts.ClaudeHome != "" && strings.HasPrefix(dir, filepath.Join(s.opts.ClaudeHome, "projects")+string(filepath.Separator)) {
+			claudeDirs[dir] = true
+		}
 		files, err := transcript.Files(dir)
 		if err != nil {
 			return nil, SessionSearchOutput{}, fmt.Errorf("session_search: %w", err)
@@ -105,7 +129,11 @@ func (s *Server) sessionSearch(ctx context.Context, req *mcp.CallToolRequest, in
 			}
 			titles[parent] = title
 		}
-		hit := SessionHit{SessionID: h.SessionID, AgentID: h.AgentID, Title: title, Type: h.Type, Line: h.Line, Snippet: h.Snippet}
+		hit := SessionHit{SessionID: h.SessionID, AgentID: h.AgentID, Title: title, Type: h.Type, Line: h.Line, Snippet: h.Snippet,
+			Resume: "strata chat --resume " + h.SessionID}
+		if claudeDirs[filepath.Dir(parent)] {
+			hit.Resume = "claude --resume " + h.SessionID
+		}
 		if !h.Time.IsZero() {
 			hit.Time = h.Time.UTC().Format(time.RFC3339)
 		}

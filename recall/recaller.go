@@ -66,6 +66,14 @@ func (s *Session) Used() int {
 	return s.used
 }
 
+// Mark records file (a Ref) as surfaced, as when a session's earlier turns are read back from
+// its transcript: it will not be injected again, and costs nothing of the session budget.
+func (s *Session) Mark(file string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.surfaced[file] = true
+}
+
 // Surfaced reports whether file was injected since the session started or was reset.
 func (s *Session) Surfaced(file string) bool {
 	s.mu.Lock()

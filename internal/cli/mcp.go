@@ -27,6 +27,7 @@ type mcpFlags struct {
 	poll      time.Duration
 	idle      time.Duration
 	verbose   bool
+	claude    bool
 }
 
 func newMCPCmd(app *App) *cobra.Command {
@@ -38,7 +39,8 @@ func newMCPCmd(app *App) *cobra.Command {
 Desktop, Cursor, Codex, Gemini CLI or any other MCP client shares strata's memory.
 
 Tools: memory_search, memory_get, memory_save, memory_forget, memory_list, instructions and
-session_search. Resources: strata://memory/MEMORY.md and strata://memory/<file> for every memory,
+session_search (over strata's and Claude Code's transcripts of the project, each hit with the
+command that resumes it). Resources: strata://memory/MEMORY.md and strata://memory/<file> for every memory,
 with change notifications when files change on disk.
 
 By default the server speaks MCP over stdin/stdout (the client starts it). With --http it
@@ -52,6 +54,9 @@ stores (read or read-write) that user may reach, and each request must carry one
 A user sees only the stores granted ("project" is this project's own memory; the others are
 mounted by memoryStores or STRATA_MEMORY_STORES); every write records its user as the memory's
 author. See docs/team-memory.md for the file's format.
+
+With --claude-code (the Claude Code plugin's way), the memory and transcripts are Claude Code's
+own, under CLAUDE_CONFIG_DIR or ~/.claude, as strata hook uses them.
 
 The project is --project, else the first root the client reports, else the working directory.
 Nothing outside the project, STRATA_HOME and the memory directory can be read through the server.`,
@@ -91,6 +96,7 @@ Nothing outside the project, STRATA_HOME and the memory directory can be read th
 	c.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "also accept browser requests from this `ORIGIN` (loopback origins always are)")
 	c.Flags().DurationVar(&f.poll, "poll", mcpserver.DefaultPollInterval, "how often to look for memory files changed on disk (0 turns it off)")
 	c.Flags().DurationVar(&f.idle, "session-timeout", 0, "close an HTTP session after this long without a request (default: the mcpSessionTimeoutMinutes setting, else 5m)")
+	c.Flags().BoolVar(&f.claude, "claude-code", false, "serve Claude Code's own memory directory and transcripts (CLAUDE_CONFIG_DIR, else ~/.claude), as the Claude Code plugin does")
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "log what the server does on stderr")
 	return c
 }
@@ -131,7 +137,11 @@ func runMCP(ctx context.Context, app *App, f mcpFlags) error {
 	if poll == 0 {
 		poll = -1
 	}
-	opts := mcpserver.Options{Env: app.Env, Project: f.project, MemoryDir: f.memoryDir, PollInterval: poll,
+	env := app.Env
+	if f.claude {
+		env = claudeCodeEnv(env)
+	}
+	opts := mcpserver.Options{Env: env, ClaudeHome: claudeCodeEnv(app.Env).Home, Project: f.project, MemoryDir: f.memoryDir, PollInterval: poll,
 		Logger: log, Version: version(), Now: app.Now}
 	if f.project == "" {
 		wd, err := app.Getwd()
