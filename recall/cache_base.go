@@ -207,8 +207,7 @@ type parsedBase struct {
 	keys   []uint64
 	terms  []termInfo
 	packed *packed
-	words  []string
-	ids    []uint32
+	words  savedWords
 	docs   []docInfo
 	lens   []docLens
 	byFile map[string]uint32
@@ -272,27 +271,13 @@ func (pb *parsedBase) parse(l baseLayout) error {
 		}
 	}
 	pb.terms = make([]termInfo, l.nterms, roomy(l.nterms))
-	pb.packed = &packed{data: data[l.post : l.post+l.npost], off: make([]uint32, l.nterms+1), n: make([]uint32, l.nterms), done: make([]bool, l.nterms)}
+	recs := data[l.terms : l.terms+termRecLen*l.nterms]
+	pb.packed = &packed{data: data[l.post : l.post+l.npost], recs: recs}
 	for i := range pb.terms {
-		r := data[l.terms+termRecLen*i:]
-		off, cnt := binary.LittleEndian.Uint32(r[8:]), binary.LittleEndian.Uint32(r[12:])
-		if int(off) > l.npost || i > 0 && off < pb.packed.off[i-1] || int(cnt) > l.npost {
-			return fmt.Errorf("%w: postings out of range", errCache)
-		}
-		pb.packed.off[i], pb.packed.n[i] = off, cnt
+		r := recs[termRecLen*i:]
 		pb.terms[i] = termInfo{key: pb.keys[i], df: int32(binary.LittleEndian.Uint32(r)), dfName: int32(binary.LittleEndian.Uint32(r[4:]))}
 	}
-	pb.packed.off[l.nterms] = uint32(l.npost)
-	pb.words, pb.ids = make([]string, l.nwords), make([]uint32, l.nwords)
-	for i := range pb.words {
-		r := data[l.words+wordRecLen*i:]
-		w, ok := text(r)
-		pb.ids[i] = binary.LittleEndian.Uint32(r[8:])
-		if !ok || int(pb.ids[i]) >= l.nterms || i > 0 && w <= pb.words[i-1] {
-			return fmt.Errorf("%w: bad word list", errCache)
-		}
-		pb.words[i] = w
-	}
+	pb.words = savedWords{recs: data[l.words : l.words+wordRecLen*l.nwords], str: str, nterms: uint32(l.nterms)}
 	pb.docs = make([]docInfo, l.ndocs, roomy(l.ndocs))
 	pb.lens = make([]docLens, l.ndocs, roomy(l.ndocs))
 	pb.byFile = make(map[string]uint32, l.ndocs)
@@ -331,7 +316,7 @@ func (ix *Index) linkBase(pb *parsedBase) error {
 		return fmt.Errorf("%w: checksum mismatch", errCache)
 	}
 	ix.dict.freezeKeys(pb.keys)
-	ix.words.freezeWords(pb.words, pb.ids)
+	ix.words.freezeWords(pb.words)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.terms, ix.docs, ix.lens, ix.byFile, ix.packed = pb.terms, pb.docs, pb.lens, pb.byFile, pb.packed
@@ -341,13 +326,28 @@ func (ix *Index) linkBase(pb *parsedBase) error {
 	return nil
 }
 
-// packed holds the posting lists of a saved base, term i's in data[off[i]:off[i+1]] (n[i]
-// postings), until a search decodes them (done).
+// packed holds the posting lists of a saved base where they lie: term i's record in recs
+// (see encodeBase) gives where its list starts in data and how many postings it has. A search
+// decodes a list the first time it needs it; a term whose post is still nil is not decoded.
 type packed struct {
 	data []byte
-	off  []uint32
-	n    []uint32
-	done []bool
+	recs []byte
+}
+
+// list returns the encoded postings of term tid and their number: from its record's offset to
+// the next term's (or the end), empty if the record is out of range (the CRC matched, so that
+// is a bug, not damage).
+func (pk *packed) list(tid uint32) ([]byte, int) {
+	r := pk.recs[termRecLen*int(tid):]
+	off, n := int(binary.LittleEndian.Uint32(r[8:])), int(binary.LittleEndian.Uint32(r[12:]))
+	end := len(pk.data)
+	if next := termRecLen * (int(tid) + 1); next < len(pk.recs) {
+		end = int(binary.LittleEndian.Uint32(pk.recs[next+8:]))
+	}
+	if off > end || end > len(pk.data) {
+		return nil, 0
+	}
+	return pk.data[off:end], n
 }
 
 // postingsOf returns the postings of term tid in its array (its tail aside), decoding them
@@ -355,17 +355,57 @@ type packed struct {
 // the decoding safe.
 func (ix *Index) postingsOf(tid uint32) []posting {
 	pk := ix.packed
-	if pk == nil || int(tid) >= len(pk.n) {
+	if pk == nil || int(tid) >= len(pk.recs)/termRecLen {
 		return ix.terms[tid].post
 	}
 	ix.lazyMu.Lock()
 	defer ix.lazyMu.Unlock()
 	ti := &ix.terms[tid]
-	if !pk.done[tid] {
-		pk.done[tid] = true
-		ti.post = decodePostings(pk.data[pk.off[tid]:pk.off[tid+1]], int(pk.n[tid]), len(ix.docs))
+	if ti.post == nil {
+		b, n := pk.list(tid)
+		ti.post = decodePostings(b, n, len(ix.docs))
 	}
 	return ti.post
+}
+
+// savedWords is a base's word list where it lies: records of {offset, length, term id} into
+// str, ascending by word (see encodeBase).
+type savedWords struct {
+	recs   []byte
+	str    string
+	nterms uint32
+}
+
+func (w savedWords) len() int { return len(w.recs) / wordRecLen }
+
+// at returns the i-th word and its term id; a record out of range (the CRC matched, so that is
+// a bug, not damage) gives "" and term 0.
+func (w savedWords) at(i int) (string, uint32) {
+	r := w.recs[wordRecLen*i:]
+	o, n, id := int(binary.LittleEndian.Uint32(r)), int(binary.LittleEndian.Uint32(r[4:])), binary.LittleEndian.Uint32(r[8:])
+	if o > len(w.str) || n > len(w.str)-o || id >= w.nterms {
+		return "", 0
+	}
+	return w.str[o : o+n], id
+}
+
+// find returns the term id of word s, by binary search.
+func (w savedWords) find(s string) (uint32, bool) {
+	lo, hi := 0, w.len()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ws, _ := w.at(m); ws < s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < w.len() {
+		if ws, id := w.at(lo); ws == s {
+			return id, true
+		}
+	}
+	return 0, false
 }
 
 // decodePostings decodes n postings (see encodeBase), stopping at the first that is malformed

@@ -29,10 +29,9 @@ type dict struct {
 	// The frozen layer of an index opened from a saved one (see freeze): looked up by binary
 	// search where it lies, never copied into the shards. A hashed dict's baseKeys are the
 	// saved terms' keys in order, term i having id i; a word dict's baseWords are the saved
-	// words in order, with their term ids in baseIDs.
+	// words in order, with their term ids.
 	baseKeys  []uint64
-	baseWords []string
-	baseIDs   []uint32
+	baseWords savedWords
 }
 
 const dictShards = 64
@@ -76,10 +75,7 @@ func (d *dict) base(s string, key uint64) (uint32, bool) {
 		i, ok := slices.BinarySearch(d.baseKeys, key)
 		return uint32(i), ok
 	}
-	if i, ok := slices.BinarySearch(d.baseWords, s); ok {
-		return d.baseIDs[i], true
-	}
-	return 0, false
+	return d.baseWords.find(s)
 }
 
 // lookup returns the id of s, if s was interned.
@@ -176,7 +172,7 @@ func (d *dict) putIfAbsent(s string, id uint32) {
 
 // len returns the number of entries.
 func (d *dict) len() int {
-	n := len(d.baseKeys) + len(d.baseWords)
+	n := len(d.baseKeys) + d.baseWords.len()
 	for i := range d.shards {
 		sh := &d.shards[i]
 		sh.mu.RLock()
@@ -189,8 +185,8 @@ func (d *dict) len() int {
 // each calls f for every entry, one shard at a time (under that shard's read lock). A hashed
 // dict has no strings to give.
 func (d *dict) each(f func(s string, id uint32)) {
-	for i, w := range d.baseWords {
-		f(w, d.baseIDs[i])
+	for i := range d.baseWords.len() {
+		f(d.baseWords.at(i))
 	}
 	for i := range d.shards {
 		sh := &d.shards[i]
@@ -208,7 +204,7 @@ func (d *dict) freezeKeys(keys []uint64) {
 	d.next.Store(uint32(len(keys)))
 }
 
-// freezeWords makes words, sorted, with their term ids, the frozen layer of an empty word dict.
-func (d *dict) freezeWords(words []string, ids []uint32) {
-	d.baseWords, d.baseIDs = words, ids
+// freezeWords makes words the frozen layer of an empty word dict.
+func (d *dict) freezeWords(words savedWords) {
+	d.baseWords = words
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -41,6 +43,7 @@ recall does, with a STORE column; --store searches one.`,
 			if o.k < 1 {
 				return usagef("-k must be at least 1")
 			}
+			defer oneShotGC()()
 			ws, err := openMemoryWorkspace(app, o.mem)
 			if err != nil {
 				return err
@@ -52,6 +55,24 @@ recall does, with a STORE column; --store searches one.`,
 	c.Flags().IntVarP(&o.k, "k", "k", 5, "how many memories to show at most")
 	c.Flags().BoolVar(&o.json, "json", false, "print as JSON")
 	return c
+}
+
+// oneShotHeap is the heap up to which a one-shot command runs without collecting.
+const oneShotHeap = 512 << 20
+
+// oneShotGC turns the garbage collector off, but for a heap past oneShotHeap, for a command
+// that does one piece of work and exits, unless GOGC or GOMEMLIMIT set the collector; it
+// returns what puts the settings back.
+func oneShotGC() (restore func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	gc := debug.SetGCPercent(-1)
+	limit := debug.SetMemoryLimit(oneShotHeap)
+	return func() {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(gc)
+	}
 }
 
 // searchHitJSON is one result of `strata memory search --json`.

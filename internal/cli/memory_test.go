@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -144,5 +145,29 @@ func TestMemoryTableWidths(t *testing.T) {
 	}
 	if cols[0] != cols[1] || cols[1] != cols[2] || cols[2] != cols[3] {
 		t.Errorf("SCORE columns at %v:\n%s", cols, out)
+	}
+}
+
+func TestOneShotGCPutsSettingsBack(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	gc, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(-1)
+	defer func() { debug.SetGCPercent(gc); debug.SetMemoryLimit(limit) }()
+	restore := oneShotGC()
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Errorf("GC percent while a one-shot command runs = %d, want -1 (off)", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != oneShotHeap {
+		t.Errorf("memory limit while a one-shot command runs = %d, want %d", got, oneShotHeap)
+	}
+	restore()
+	if got := debug.SetGCPercent(-1); got != 100 {
+		t.Errorf("GC percent after = %d, want 100", got)
+	}
+	debug.SetGCPercent(100)
+	t.Setenv("GOGC", "50")
+	oneShotGC()()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("with GOGC set, GC percent = %d, want it left at 100", got)
 	}
 }
