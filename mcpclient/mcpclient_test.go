@@ -50,7 +50,7 @@ func TestLoad(t *testing.T) {
 
 func TestConsent(t *testing.T) {
 	env := config.Env{Home: t.TempDir()}
-	c := ConsentFor(env, "/work/proj")
+	c := ConsentFor(env, "/src/proj")
 	if _, asked, err := c.Answer("notes"); asked || err != nil {
 		t.Fatalf("asked before any answer (%v)", err)
 	}
@@ -67,7 +67,7 @@ func TestConsent(t *testing.T) {
 		t.Error("the no was not kept")
 	}
 	// Another project (with the same slug) has its own answers.
-	if _, asked, _ := ConsentFor(env, "/work-proj").Answer("notes"); asked {
+	if _, asked, _ := ConsentFor(env, "/src-proj").Answer("notes"); asked {
 		t.Error("an answer leaked to another project")
 	}
 }
