@@ -304,6 +304,14 @@ func assembledTokens(b Budget, summary string, c carriedMessages, attach []strin
 	return n
 }
 
+// pinnedOver says that the pinned messages cond do not fit the room left for them.
+func pinnedOver(cond []userMsg, room int) string {
+	if room == 0 {
+		return fmt.Sprintf("Your %d pinned messages (about %d tokens) do not fit: the current request fills the room kept for pinned messages", len(cond), msgTokens(cond))
+	}
+	return fmt.Sprintf("Your %d pinned messages (about %d tokens) are over the %d tokens kept for them", len(cond), msgTokens(cond), room)
+}
+
 // finish condenses the pinned messages when they exceed their budget, builds the entries and
 // the new context, and refuses a result that is not smaller than the context was.
 func finish(ctx context.Context, in Input, r *Result, method Method, summary string, c carriedMessages, attach []string, kept []conversation.Entry) (*Result, error) {
@@ -320,12 +328,12 @@ func finish(ctx context.Context, in Input, r *Result, method Method, summary str
 		if err != nil {
 			// Never dropped: the pinned messages stay verbatim, and the note says so.
 			in.Logger.Warn("compact: pinned messages kept verbatim", "err", err)
-			notes = append(notes, fmt.Sprintf("Your %d pinned messages (about %d tokens) are over their budget of %d and could not be condensed (%v); they are kept verbatim.", len(cond), msgTokens(cond), room, err))
+			notes = append(notes, fmt.Sprintf("%s and could not be condensed (%v); they are kept verbatim.", pinnedOver(cond, room), err))
 		} else if tokens.Estimate(text) < msgTokens(cond) { // a longer "condensation" is not one
 			held, verbatim, lost := condensation(text, cond, room-tokens.Estimate(text))
 			if len(held) == 0 {
 				in.Logger.Warn("compact: the condensation has an item for none of the pinned messages; kept verbatim")
-				notes = append(notes, fmt.Sprintf("Your %d pinned messages (about %d tokens) are over their budget of %d, and the model's condensation did not list them one by one; they are kept verbatim.", len(cond), msgTokens(cond), room))
+				notes = append(notes, pinnedOver(cond, room)+", and the model's condensation did not list them one by one; they are kept verbatim.")
 			} else {
 				c.condensed, c.lost = describe(held), describe(lost)
 				c.pinned = append(append([]userMsg{{text: text, whole: text, pin: pinCondensed}}, verbatim...), whole...)

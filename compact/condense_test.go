@@ -190,3 +190,14 @@ func TestCondensationThatHoldsNothing(t *testing.T) {
 		t.Errorf("note %q", r.Note)
 	}
 }
+
+// The note never speaks of a budget of 0: with no room left, it says the request fills it.
+func TestPinnedOverNote(t *testing.T) {
+	msgs := []userMsg{{text: "Always run make verify."}}
+	if got := pinnedOver(msgs, 0); strings.Contains(got, " 0 ") || !strings.Contains(got, "the current request fills") {
+		t.Errorf("room 0: %q", got)
+	}
+	if got := pinnedOver(msgs, 120); !strings.Contains(got, "over the 120 tokens kept for them") {
+		t.Errorf("room 120: %q", got)
+	}
+}
