@@ -151,6 +151,9 @@ func (b *Background) loop(dir string, nudge <-chan struct{}) {
 	lastLine := ""
 	retry := false // the last sync failed or could not reach the upstream
 	syncNow := func(ctx context.Context) {
+		// The stamps are taken before the sync: a file written while it runs (a session's
+		// first write) is still a change afterwards, and is synced in its turn.
+		_, _, before, stampErr := store.Changes(ctx, snap)
 		rep, err := b.o.Sync(ctx, dir, b.o.Options)
 		retry = err != nil || rep.Offline
 		line := ""
@@ -171,8 +174,8 @@ func (b *Background) loop(dir string, nudge <-chan struct{}) {
 			b.report(line)
 		}
 		lastLine = line
-		if _, _, next, err := store.Changes(ctx, snap); err == nil {
-			snap = next
+		if stampErr == nil {
+			snap = before
 		}
 	}
 	syncNow(ctx)
