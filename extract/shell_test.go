@@ -122,46 +122,21 @@ func TestReadOnlyCommand(t *testing.T) {
 	}
 }
 
-// unquotedGT reports whether s has a '>' outside quotes, by shell quoting rules (single quotes
-// literal, double quotes with backslash escapes, backslash escapes outside quotes).
-func unquotedGT(s string) bool {
+// shellText reads s by shell quoting rules (single quotes literal, double quotes with
+// backslash escapes, backslash escapes outside quotes, '#' starting a word opens a comment):
+// code is s up to its comment, bare the bytes of code outside quotes (the rest of an unclosed
+// single quote counts as bare, to stay on the safe side).
+func shellText(s string) (code, bare string) {
+	var out strings.Builder
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
+		switch c := s[i]; c {
 		case '\\':
 			i++
 		case '\'':
 			j := strings.IndexByte(s[i+1:], '\'')
 			if j < 0 {
-				return strings.Contains(s[i+1:], ">")
-			}
-			i += j + 1
-		case '"':
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' {
-					i++
-				}
-			}
-		case '>':
-			return true
-		case '#':
-			if i == 0 || s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\n' || s[i-1] == ';' {
-				return false // a comment to the end
-			}
-		}
-	}
-	return false
-}
-
-// beforeComment returns s up to its first comment: a '#' outside quotes that starts a word.
-func beforeComment(s string) string {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return s
+				out.WriteString(s[i+1:])
+				return s, out.String()
 			}
 			i += j + 1
 		case '"':
@@ -172,11 +147,26 @@ func beforeComment(s string) string {
 			}
 		case '#':
 			if i == 0 || strings.IndexByte(" \t\n;|&(", s[i-1]) >= 0 {
-				return s[:i]
+				return s[:i], out.String()
 			}
+			out.WriteByte(c)
+		default:
+			out.WriteByte(c)
 		}
 	}
-	return s
+	return s, out.String()
+}
+
+// unquotedGT reports whether s has a '>' outside quotes and comments.
+func unquotedGT(s string) bool {
+	_, bare := shellText(s)
+	return strings.Contains(bare, ">")
+}
+
+// beforeComment returns s up to its first comment.
+func beforeComment(s string) string {
+	code, _ := shellText(s)
+	return code
 }
 
 func FuzzReadOnlyCommand(f *testing.F) {
