@@ -32,6 +32,7 @@ type query struct {
 	terms []qterm
 	pairs [][2]uint32 // adjacent query words, in order
 	total float64     // weight × idf of all non-feedback terms: the base of coverage
+	when  *period     // the time the query names, if any (and Params.Time is on)
 }
 
 // scratch holds a search's per-document accumulators, reused across searches, so a warm
@@ -86,12 +87,16 @@ func (ix *Index) Search(text string, k int) []Hit {
 		return nil
 	}
 	toks := Tokenize(stripQuestionPhrases(text), nil)
+	when, timed := queryPeriod(text)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.live == 0 {
 		return nil
 	}
 	q := ix.analyseQuery(toks)
+	if timed && ix.params.Time > 0 {
+		q.when = &when
+	}
 	if len(q.terms) == 0 {
 		return nil
 	}
@@ -106,7 +111,7 @@ func (ix *Index) Search(text string, k int) []Hit {
 			ix.accumulate(s, exp)
 		}
 	}
-	rerank := p.Passage > 0 || p.Proximity > 0 && len(q.pairs) > 0
+	rerank := p.Passage > 0 || p.Proximity > 0 && len(q.pairs) > 0 || q.when != nil
 	depth := k
 	if rerank {
 		depth = max(k, p.RerankDepth)
@@ -455,6 +460,11 @@ func (ix *Index) rerank(s *scratch, top []cand, q query, k int) []cand {
 		pairMax += p.Proximity * pairIDF[i] * (p.K1 + 1)
 	}
 	pairTF := make([]int, len(q.pairs))
+	timeBonus := 0.0
+	if q.when != nil {
+		timeBonus = p.Time * q.total
+		pairMax += timeBonus
+	}
 	// A 64-bit filter of the query's term ids lets most of a document's tokens be skipped
 	// with one AND.
 	var mask uint64
@@ -506,12 +516,25 @@ func (ix *Index) rerank(s *scratch, top []cand, q query, k int) []cand {
 				bonus += p.Proximity * pairIDF[k] * tf * (p.K1 + 1) / (p.K1 + tf)
 			}
 		}
+		if timeBonus > 0 && ix.speaksOf(c.doc, *q.when) {
+			bonus += timeBonus
+		}
 		c.score += bonus
 		bar.add(c.score)
 		kept = append(kept, c)
 	}
 	sortCands(kept)
 	return kept
+}
+
+// speaksOf reports whether document id speaks of the time p.
+func (ix *Index) speaksOf(id uint32, p period) bool {
+	for _, s := range ix.datesOf(id) {
+		if p.matches(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // bonusBound is the most rerank can add to a document whose matched query weight (its
