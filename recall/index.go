@@ -49,6 +49,13 @@ type Params struct {
 	// term's idf among names: the name says what a memory is about, and a term that sets a
 	// few names apart (a person, a tool, a topic) should not drown in the body's counts.
 	NameBonus float64
+	// SecondRound weighs a second retrieval round, run when the best hit scores more than
+	// twice the next (one memory matched the query well, the rest little of it): the
+	// SecondTerms rarest terms of the best hit that the query lacks score the first round's
+	// candidates again, and SecondRound times the best score goes to the one the second round
+	// scores best (less to the others, in proportion). 0 turns it off.
+	SecondRound float64
+	SecondTerms int
 	// Time weighs a memory that speaks of the time a query names ("in May", "on 8 May 2023",
 	// "in 2022": its own date, a date in its text, or "last week" counted from its own date)
 	// against the query's total weight; the bonus goes to the top RerankDepth documents.
@@ -75,6 +82,8 @@ func DefaultParams() Params {
 		RerankDepth:     50,
 		NameBonus:       2,
 		Time:            0.5,
+		SecondRound:     0.5,
+		SecondTerms:     20,
 		PrefixExpansion: false,
 	}
 }
