@@ -184,6 +184,9 @@ var relativeRE = sync.OnceValue(func() *regexp.Regexp {
 		`)\b`)
 })
 
+// maxAgo bounds "N units ago": a larger N is no date to match.
+const maxAgo = 1000
+
 var counts = map[string]int{
 	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
 	"eight": 8, "nine": 9, "ten": 10, "a few": 3, "a couple of": 2,
@@ -224,6 +227,9 @@ func relativeSpans(text string, own int32) []span {
 			n, ok := counts[strings.ToLower(m[4])]
 			if !ok {
 				n = atoi(m[4])
+			}
+			if n <= 0 || n > maxAgo {
+				continue
 			}
 			dir := -1
 			if strings.EqualFold(m[6], "later") {

@@ -110,3 +110,27 @@ func TestTimeOfQuery(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMemoryDates: any text gives spans whose start is not after their end, and a query period
+// that matches its own span.
+func FuzzMemoryDates(f *testing.F) {
+	for _, s := range []string{
+		"Session 1, 1:56 pm on 8 May, 2023. About: Caroline.",
+		"went there 99999999999999 years ago on 31 February 2023",
+		"2023-13-45 and 0000-00-00 in May, last Friday, next year, a couple of weeks later",
+		"June 31st, 9999; 1 Jan 1900; two weekends ago",
+	} {
+		f.Add(s, int64(1683504000))
+	}
+	f.Fuzz(func(t *testing.T, text string, modified int64) {
+		m := time.Unix(modified%(1<<36), 0).UTC()
+		for _, s := range memoryDates(m, text) {
+			if s.from > s.to {
+				t.Errorf("span %v: start after end", s)
+			}
+		}
+		if p, ok := queryPeriod(text); ok && p.month == 0 && !p.matches(p.s) {
+			t.Errorf("period %v does not match its own span", p)
+		}
+	})
+}
