@@ -127,6 +127,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /memory/edit", s.memorySave)
 	mux.HandleFunc("POST /memory/restore", s.memoryRestore)
 	mux.HandleFunc("POST /memory/inbox", s.inboxDecide)
+	mux.HandleFunc("GET /dream", s.dreamPage)
+	mux.HandleFunc("POST /dream", s.dreamDecide)
 	mux.HandleFunc("GET /sessions", s.sessionsPage)
 	mux.HandleFunc("GET /session", s.sessionPage)
 	mux.HandleFunc("GET /context", s.contextPage)
@@ -283,7 +285,7 @@ func parsePages() (map[string]*template.Template, error) {
 		return nil, err
 	}
 	out := map[string]*template.Template{}
-	for _, name := range []string{"memory", "edit", "sessions", "session", "context", "error"} {
+	for _, name := range []string{"memory", "edit", "dream", "sessions", "session", "context", "error"} {
 		t, err := template.Must(layout.Clone()).ParseFS(assets, "assets/"+name+".html")
 		if err != nil {
 			return nil, err
