@@ -54,7 +54,8 @@ func serve(b *testing.B, h http.Handler, s *Server, path string) {
 
 // BenchmarkPages measures the server-side time of the memory page and a search on a
 // 10,000-memory store, and of the session list of 1,000 sessions (docs/ui.md has figures);
-// Rescan is the memory page when the stores are scanned again (at most every refreshEvery).
+// Rescan is the memory page when the stores are scanned again (at most every refreshEvery),
+// NoSpendIndex the session list before each session's tokens and cost are remembered.
 func BenchmarkPages(b *testing.B) {
 	s := benchServer(b, 10_000, 1_000)
 	h := s.Handler()
@@ -67,6 +68,8 @@ func BenchmarkPages(b *testing.B) {
 		{"MemoryPage10kRescan", func(int) string { s.changed(); return "/" }}, // the scan every refreshEvery
 		{"MemorySearch10k", func(i int) string { return "/memory/search?q=" + urlQuery(queries[i%len(queries)]) }},
 		{"SessionList1k", func(int) string { return "/sessions" }},
+		// The first visit without the spend index: every transcript read whole once.
+		{"SessionList1kNoSpendIndex", func(int) string { s.spends = &spendIndex{}; return "/sessions" }},
 	} {
 		serve(b, h, s, bc.path(0)) // warm
 		b.Run(bc.name, func(b *testing.B) {

@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,6 +40,8 @@ type Options struct {
 	Addr string
 	// SessionIndex is the file in which listing sessions remembers what it read
 	// (transcript.ListOptions.Index); "" reads every transcript's head and tail each time.
+	// Each session's tokens and cost are remembered beside it, in the same name with the
+	// extension .spend.
 	SessionIndex string
 	// Logger gets one line per refused request; nil discards.
 	Logger *slog.Logger
@@ -68,6 +71,7 @@ type Server struct {
 	listed   []memView                   // every memory of rc, newest first, as of fresh
 	stats    map[string]recall.StatEntry // the project store's recall statistics, as of fresh
 	statsErr error                       // why they could not be read
+	spends   *spendIndex
 	poll     time.Duration
 	static   http.Handler
 	staticFS fs.FS
@@ -88,6 +92,10 @@ func New(opts Options) (*Server, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.poll = cmp.Or(opts.Poll, refreshEvery)
+	s.spends = &spendIndex{}
+	if opts.SessionIndex != "" {
+		s.spends.path = strings.TrimSuffix(opts.SessionIndex, filepath.Ext(opts.SessionIndex)) + ".spend"
+	}
 	for _, h := range []string{host, "localhost", "127.0.0.1", "::1"} {
 		hp := net.JoinHostPort(h, port)
 		s.hosts[hp] = true
@@ -279,7 +287,7 @@ func (s *Server) fail(w http.ResponseWriter, code int, err error) {
 
 // parsePages parses the layout with each page's template.
 func parsePages() (map[string]*template.Template, error) {
-	funcs := template.FuncMap{"age": age, "pct": pct, "inc": func(i int) int { return i + 1 }}
+	funcs := template.FuncMap{"age": age, "pct": pct, "count": count, "dollars": dollars, "inc": func(i int) int { return i + 1 }}
 	layout, err := template.New("").Funcs(funcs).ParseFS(assets, "assets/layout.html")
 	if err != nil {
 		return nil, err
@@ -311,6 +319,26 @@ func age(now, t time.Time) string {
 	default:
 		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 	}
+}
+
+// count is n in a short form: 950, 12.3k, 4.5M.
+func count(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	default:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	}
+}
+
+// dollars is d in dollars, to the cent from $1 on and to a hundredth of a cent below.
+func dollars(d float64) string {
+	if d >= 1 || d == 0 {
+		return fmt.Sprintf("$%.2f", d)
+	}
+	return fmt.Sprintf("$%.4f", d)
 }
 
 // pct is n as a percentage of max, for bar widths.

@@ -1,7 +1,6 @@
 package webui
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -9,15 +8,21 @@ import (
 	"time"
 
 	"github.com/strata-mem/strata/conversation"
-	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/transcript"
 )
+
+// sessionRow is one session of the list with what its model calls took.
+type sessionRow struct {
+	transcript.Info
+	Spend spend
+}
 
 type sessionsData struct {
 	Now      time.Time
 	Query    string
-	Sessions []transcript.Info
+	Sessions []sessionRow
 	Total    int
+	Chart    chart
 	Page     pager
 	Hits     []transcript.Hit
 	Problems []string
@@ -57,10 +62,17 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 			d.Problems = append(d.Problems, err.Error())
 		}
 	}
+	spends, err := s.spends.of(r.Context(), infos)
+	if err != nil {
+		d.Problems = append(d.Problems, err.Error())
+	}
+	d.Chart = spendChart(spends)
 	d.Total = len(infos)
 	var lo, hi int
 	d.Page, lo, hi = newPager(r, len(infos))
-	d.Sessions = infos[lo:hi]
+	for i := lo; i < hi; i++ {
+		d.Sessions = append(d.Sessions, sessionRow{infos[i], spends[i].Total})
+	}
 	s.render(w, "sessions", "Sessions", d)
 }
 
@@ -92,53 +104,6 @@ type sessionData struct {
 	Cost                 spend
 }
 
-// spend is what a session's model calls took: the providers' usage summed over its replies,
-// and its list price where every model's is known.
-type spend struct {
-	Usage    conversation.Usage
-	Dollars  float64
-	Replies  int
-	Unpriced []string // models with no known price: Dollars leaves them out
-}
-
-// spendOf sums the usage of the replies in chain: Claude Code repeats a reply's usage on each
-// of its lines, so a reply (a Turn) counts once, with its last line's usage.
-func spendOf(chain []*transcript.Entry) spend {
-	var sp spend
-	turns, _ := transcript.Turns(chain) // entries that do not decode are shown as problems already
-	seen := map[string]bool{}
-	for _, t := range turns {
-		var u *conversation.Usage
-		var model string
-		for _, e := range t.Entries {
-			if eu := e.Usage(); eu != nil {
-				u = eu
-				var m struct {
-					Model string `json:"model"`
-				}
-				if json.Unmarshal(e.Message, &m) == nil && m.Model != "" {
-					model = m.Model
-				}
-			}
-		}
-		if u == nil {
-			continue
-		}
-		sp.Replies++
-		sp.Usage.InputTokens += u.InputTokens
-		sp.Usage.OutputTokens += u.OutputTokens
-		sp.Usage.CacheCreationInputTokens += u.CacheCreationInputTokens
-		sp.Usage.CacheReadInputTokens += u.CacheReadInputTokens
-		if p, ok := llm.PriceOf(model); ok {
-			sp.Dollars += p.Cost(*u)
-		} else if !seen[model] {
-			seen[model] = true
-			sp.Unpriced = append(sp.Unpriced, cmp.Or(model, "(no model named)"))
-		}
-	}
-	return sp
-}
-
 func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("id")
 	if id == "" {
@@ -156,7 +121,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := sessionData{ID: sess.ID, Title: sess.Title(), Path: path, Lines: sess.File.Lines, Query: r.URL.Query().Get("q"),
-		Cost: spendOf(sess.Chain)}
+		Cost: spendOf(sess.Chain).Total}
 	if len(sess.Chain) > 0 {
 		d.CWD = sess.Chain[0].CWD
 	}
