@@ -33,7 +33,7 @@ func chromium(t *testing.T) string {
 
 // TestBrowser drives the pages in headless Chromium as a user would: open the tokened URL,
 // search a memory as you type, edit it, accept an inbox proposal, apply and undo a dream step,
-// find a message across sessions and open it; the store
+// find a message across sessions, open it and its subagent; the store
 // passes memory lint afterwards. With STRATA_SCREENSHOTS=dir (relative to the repository
 // root) it saves a screenshot of each page there.
 func TestBrowser(t *testing.T) {
@@ -189,6 +189,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	// Find a message across sessions, open the session at it.
+	writeSubagent(t, f, "a7e1")
 	do("search sessions", chromedp.Navigate(f.base+"/sessions"), chromedp.WaitVisible("#sq"),
 		chromedp.SendKeys("#sq", "ticker\n"), chromedp.WaitVisible("a.hit"))
 	shot("ui-sessions")
@@ -206,6 +207,10 @@ func TestBrowser(t *testing.T) {
 	// The whole conversation again, tool calls folded, for the picture.
 	do("clear the find", chromedp.Evaluate[chromedp.Void](`void (f => { f.value = ""; f.dispatchEvent(new Event("input")) })(document.getElementById("find"))`))
 	shot("ui-session")
+	do("open the subagent", chromedp.Click("ul.subagents a.agent"), chromedp.WaitVisible("#parent"))
+	if conv := text(".conv"); !strings.Contains(conv, "The ticker is created in newWidget") {
+		t.Fatalf("the subagent page lacks its reply:\n%s", conv)
+	}
 
 	do("context", chromedp.Navigate(f.base+"/context"), chromedp.WaitVisible("table.ctx"))
 	if ctxText := text("table.ctx"); !strings.Contains(ctxText, "CLAUDE.md") {
