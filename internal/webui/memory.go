@@ -16,6 +16,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/memsync"
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/workspace"
 )
@@ -51,6 +52,10 @@ func withStats(v memView, stats map[string]recall.StatEntry) memView {
 type storeView struct {
 	workspace.NamedStore
 	Count int
+	// Sync is where a store shared through git stands (nil for the others); SyncErr why it
+	// could not be read.
+	Sync    *memsync.Status
+	SyncErr string
 }
 
 // archiveView is one restorable record of a store's archive.
@@ -130,7 +135,16 @@ func (s *Server) memoryData(r *http.Request) (memoryData, error) {
 		}
 	}
 	for _, ns := range all {
-		d.Stores = append(d.Stores, storeView{ns, counts[ns.Name]})
+		sv := storeView{NamedStore: ns, Count: counts[ns.Name]}
+		if ns.Synced() {
+			st, err := s.syncStatus(r.Context(), ns.Dir)
+			if err != nil {
+				sv.SyncErr = err.Error()
+			} else {
+				sv.Sync = &st
+			}
+		}
+		d.Stores = append(d.Stores, sv)
 		if ns.Missing || !ns.Writable {
 			continue
 		}

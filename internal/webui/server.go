@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/strata-mem/strata/memsync"
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/workspace"
 )
@@ -72,6 +73,7 @@ type Server struct {
 	stats    map[string]recall.StatEntry // the project store's recall statistics, as of fresh
 	statsErr error                       // why they could not be read
 	spends   *spendIndex
+	syncs    map[string]syncEntry // a synced store's directory → its status; guarded by mu
 	poll     time.Duration
 	static   http.Handler
 	staticFS fs.FS
@@ -251,11 +253,40 @@ func (s *Server) recaller(ctx context.Context) (*recall.Recaller, []memView, err
 	return s.rc, s.listed, nil
 }
 
-// changed marks the recall index stale after a write of ours.
+// changed marks the recall index and the sync states stale after a write of ours.
 func (s *Server) changed() {
 	s.mu.Lock()
 	s.fresh = time.Time{}
+	clear(s.syncs)
 	s.mu.Unlock()
+}
+
+// syncEntry is a synced store's status as read at a time.
+type syncEntry struct {
+	at  time.Time
+	st  memsync.Status
+	err error
+}
+
+// syncEvery is how long a store's sync status is trusted: reading it runs git a few times.
+const syncEvery = 10 * time.Second
+
+// syncStatus is memsync's status of the store dir, read at most syncEvery ago.
+func (s *Server) syncStatus(ctx context.Context, dir string) (memsync.Status, error) {
+	s.mu.Lock()
+	e, ok := s.syncs[dir]
+	s.mu.Unlock()
+	if ok && time.Since(e.at) < syncEvery {
+		return e.st, e.err
+	}
+	st, err := memsync.ReadStatus(ctx, dir, memsync.Options{})
+	s.mu.Lock()
+	if s.syncs == nil {
+		s.syncs = map[string]syncEntry{}
+	}
+	s.syncs[dir] = syncEntry{time.Now(), st, err}
+	s.mu.Unlock()
+	return st, err
 }
 
 // page is what every page's layout shows besides its own data.

@@ -35,7 +35,13 @@ const sessionID = "5f0c1b2a-0000-4000-8000-000000000001"
 // newFixture builds the project; memories are written through the store's Add.
 func newFixture(t testing.TB, memories int) *fixture {
 	t.Helper()
-	root := t.TempDir()
+	return newFixtureAt(t, t.TempDir(), memories)
+}
+
+// newFixtureAt is newFixture in root, where a test may have put settings first
+// (home/.strata/settings.json).
+func newFixtureAt(t testing.TB, root string, memories int) *fixture {
+	t.Helper()
 	project := filepath.Join(root, "project")
 	must(t, os.MkdirAll(project, 0o755))
 	must(t, os.WriteFile(filepath.Join(project, "CLAUDE.md"), []byte("# Project\nRun `make test` before committing.\n"), 0o644))
