@@ -125,7 +125,7 @@ func (s *Server) dreamDecide(w http.ResponseWriter, r *http.Request) {
 	default:
 		err = fmt.Errorf("action %q: want apply, reject, undo or undo-last", r.PostFormValue("action"))
 	}
-	s.changed()
+	s.changed(r.Context())
 	if err != nil {
 		s.fail(w, http.StatusConflict, err)
 		return

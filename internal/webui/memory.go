@@ -263,7 +263,7 @@ func (s *Server) memorySave(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	changed, err := ns.Store.Edit(r.Context(), file, []byte(text), r.PostFormValue("base"))
-	s.changed()
+	s.changed(r.Context())
 	if err != nil {
 		d := editData{Store: ns.Name, File: file, Path: ns.Dir, Text: text, Base: r.PostFormValue("base"), Writable: true}
 		var ee *memdir.EditError
@@ -293,7 +293,7 @@ func (s *Server) memoryRestore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, err = s.restoreRecord(r, ns, r.PostFormValue("key"))
-	s.changed()
+	s.changed(r.Context())
 	switch {
 	case errors.Is(err, errNotArchived):
 		s.fail(w, http.StatusNotFound, err)

@@ -66,7 +66,12 @@ type Server struct {
 	origins  map[string]bool
 	pages    map[string]*template.Template
 	log      *slog.Logger
-	mu       sync.Mutex // guards rc and fresh
+	mu       sync.Mutex // guards rc, fresh, listed, stats, statsErr, scanning and syncs
+	scan     sync.Mutex // held by the one rescan that runs
+	scanning bool       // a background rescan runs
+	bg       sync.WaitGroup
+	bgctx    context.Context // cancelled by Close
+	bgstop   context.CancelFunc
 	rc       *recall.Recaller
 	fresh    time.Time                   // when rc was last refreshed; zero after a write of ours
 	listed   []memView                   // every memory of rc, newest first, as of fresh
@@ -79,7 +84,8 @@ type Server struct {
 	staticFS fs.FS
 }
 
-// New returns a server for opts.Workspace reachable at opts.Addr.
+// New returns a server for opts.Workspace reachable at opts.Addr; Close stops its background
+// work.
 func New(opts Options) (*Server, error) {
 	if opts.Workspace == nil {
 		return nil, errors.New("webui: no workspace")
@@ -94,6 +100,7 @@ func New(opts Options) (*Server, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.poll = cmp.Or(opts.Poll, refreshEvery)
+	s.bgctx, s.bgstop = context.WithCancel(context.Background())
 	s.spends = &spendIndex{}
 	if opts.SessionIndex != "" {
 		s.spends.path = strings.TrimSuffix(opts.SessionIndex, filepath.Ext(opts.SessionIndex)) + ".spend"
@@ -220,45 +227,91 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, t string) {
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
 // refreshEvery is how long the recall index is trusted before the stores are scanned again:
-// a scan stats every file (about 100 ms for 10,000 memories), too slow for every keystroke.
-// The server's own writes invalidate it at once.
+// a scan stats every file (about 100 ms for 10,000 memories), too slow for a request, so it
+// runs in the background while requests see the last one. The server's own writes scan at
+// once, before they answer.
 const refreshEvery = 2 * time.Second
 
-// recaller returns the server's recaller, refreshed at most refreshEvery ago: the one ranker
-// strata memory search and recall use, its indexes kept warm between requests.
+// recaller returns the server's recaller and its memories, newest first: the one ranker
+// strata memory search and recall use, its indexes kept warm between requests. The first call
+// scans the stores; later ones return at once, starting a scan in the background when the last
+// is older than refreshEvery.
 func (s *Server) recaller(ctx context.Context) (*recall.Recaller, []memView, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.rc == nil {
-		rc, err := s.ws.Recaller(workspace.RecallOptions{NoStats: true})
-		if err != nil {
+	rc, listed, fresh := s.rc, s.listed, s.fresh
+	due := rc != nil && !s.scanning && time.Since(fresh) >= refreshEvery
+	if due {
+		s.scanning = true
+	}
+	s.mu.Unlock()
+	switch {
+	case rc == nil || fresh.IsZero():
+		if err := s.rescan(ctx); err != nil {
 			return nil, nil, err
 		}
-		s.rc = rc
-	}
-	if time.Since(s.fresh) < refreshEvery {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		return s.rc, s.listed, nil
+	case due:
+		s.bg.Go(func() {
+			if err := s.rescan(s.bgctx); err != nil {
+				s.log.Warn("webui: rescan of the memory stores", "err", err)
+			}
+			s.mu.Lock()
+			s.scanning = false
+			s.mu.Unlock()
+		})
 	}
-	if _, err := s.rc.Refresh(ctx); err != nil {
-		return nil, nil, err
-	}
-	s.fresh = time.Now()
-	s.stats, s.statsErr = nil, nil
-	if st, err := s.ws.Stats(); err != nil {
-		s.statsErr = err
-	} else if s.stats, err = st.Load(ctx); err != nil {
-		s.statsErr = err
-	}
-	s.listed = newestFirst(s.rc, s.stats)
-	return s.rc, s.listed, nil
+	return rc, listed, nil
 }
 
-// changed marks the recall index and the sync states stale after a write of ours.
-func (s *Server) changed() {
+// rescan brings the recall index in step with the stores' files and lists them again; one
+// runs at a time.
+func (s *Server) rescan(ctx context.Context) error {
+	s.scan.Lock()
+	defer s.scan.Unlock()
 	s.mu.Lock()
-	s.fresh = time.Time{}
+	rc := s.rc
+	s.mu.Unlock()
+	if rc == nil {
+		var err error
+		if rc, err = s.ws.Recaller(workspace.RecallOptions{NoStats: true}); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	if _, err := rc.Refresh(ctx); err != nil {
+		return err
+	}
+	var stats map[string]recall.StatEntry
+	var statsErr error
+	if st, err := s.ws.Stats(); err != nil {
+		statsErr = err
+	} else if stats, err = st.Load(ctx); err != nil {
+		statsErr = err
+	}
+	listed := newestFirst(rc, stats)
+	s.mu.Lock()
+	s.rc, s.fresh, s.listed, s.stats, s.statsErr = rc, start, listed, stats, statsErr
+	s.mu.Unlock()
+	return nil
+}
+
+// changed scans the stores again after a write of ours, so that the page the write redirects
+// to shows it, and drops the sync states.
+func (s *Server) changed(ctx context.Context) {
+	s.mu.Lock()
 	clear(s.syncs)
 	s.mu.Unlock()
+	if err := s.rescan(context.WithoutCancel(ctx)); err != nil {
+		s.log.Warn("webui: rescan of the memory stores", "err", err)
+	}
+}
+
+// Close stops the background scans and waits for them.
+func (s *Server) Close() {
+	s.bgstop()
+	s.bg.Wait()
 }
 
 // syncEntry is a synced store's status as read at a time.

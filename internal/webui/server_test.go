@@ -65,6 +65,7 @@ func newFixtureAt(t testing.TB, root string, memories int) *fixture {
 	ln := httptest.NewUnstartedServer(nil)
 	f.srv, err = New(Options{Workspace: ws, Addr: ln.Listener.Addr().String(), SessionIndex: filepath.Join(root, "sessions.gob")})
 	must(t, err)
+	t.Cleanup(f.srv.Close)
 	ln.Config.Handler = f.srv.Handler()
 	ln.Start()
 	t.Cleanup(ln.Close)
@@ -554,5 +555,36 @@ func TestServeEndsEventStreams(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("Serve took %v to stop", d)
+	}
+}
+
+// due makes the recall index older than refreshEvery, so that the next request starts a scan.
+func (s *Server) due() {
+	s.mu.Lock()
+	s.fresh = time.Now().Add(-refreshEvery)
+	s.mu.Unlock()
+}
+
+// TestBackgroundRescan: a request when a scan is due answers from the last scan and starts
+// one in the background; a later request sees what it found.
+func TestBackgroundRescan(t *testing.T) {
+	f := newFixture(t, 0)
+	f.login(t)
+	if _, body := f.get(t, "/"); !strings.Contains(body, "2 memories, newest first") {
+		t.Fatalf("first page:\n%s", body)
+	}
+	f.add(t, memdir.Input{Name: "written-elsewhere", Description: "a memory another process wrote", Type: memdir.TypeUser, Body: "Prefers short answers."})
+	f.srv.due()
+	if _, body := f.get(t, "/"); !strings.Contains(body, "2 memories, newest first") {
+		t.Fatalf("the request that starts the scan waited for it:\n%s", body)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, body := f.get(t, "/")
+		if strings.Contains(body, "3 memories, newest first") && strings.Contains(body, "written-elsewhere") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the background scan never showed the new memory:\n%s", body)
+		}
 	}
 }

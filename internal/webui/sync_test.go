@@ -61,7 +61,7 @@ func TestSyncState(t *testing.T) {
 		t.Fatalf("the memory page does not show the team store in sync (and only it):\n%s", body)
 	}
 	add("on-call")
-	f.srv.changed()
+	f.srv.changed(t.Context())
 	_, body = f.get(t, "/")
 	if !strings.Contains(body, `<span class="tag">2 changed</span>`) || strings.Contains(body, "in sync") {
 		t.Fatalf("after a local change:\n%s", body)
