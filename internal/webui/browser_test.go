@@ -190,8 +190,18 @@ func TestBrowser(t *testing.T) {
 
 	// Find a message across sessions, open the session at it.
 	writeSubagent(t, f, "a7e1")
+	for i := range 14 { // two weeks of other sessions, for the chart of tokens and cost
+		id := fmt.Sprintf("5f0c1b2a-0000-4000-8000-1000000000%02d", i)
+		day := time.Date(2026, 2, 16+i, 15, 0, 0, 0, time.UTC).Format(time.RFC3339)
+		line := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"` + id + `","cwd":"` + f.ws.Root() + `","timestamp":"` + day + `","message":{"role":"user","content":"Review change ` + fmt.Sprint(100+i) + `"}}` + "\n" +
+			`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"` + id + `","timestamp":"` + day + `","message":{"role":"assistant","id":"msg_1","model":"claude-sonnet-4-5","usage":{"input_tokens":` + fmt.Sprint(2000+900*(i%5)) + `,"output_tokens":` + fmt.Sprint(400+300*(i%3)) + `,"cache_read_input_tokens":` + fmt.Sprint(20000*(i%4)) + `},"content":[{"type":"text","text":"Looks good."}]}}` + "\n"
+		must(t, os.WriteFile(filepath.Join(f.ws.TranscriptDir(), id+".jsonl"), []byte(line), 0o600))
+	}
 	do("search sessions", chromedp.Navigate(f.base+"/sessions"), chromedp.WaitVisible("#sq"),
 		chromedp.SendKeys("#sq", "ticker\n"), chromedp.WaitVisible("a.hit"))
+	if bars, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#chart rect.tok").length`)); err != nil || bars < 14 {
+		t.Fatalf("the chart has %d bars (%v), want a day each", bars, err)
+	}
 	shot("ui-sessions")
 	do("open the hit", chromedp.Click("a.hit"), chromedp.WaitVisible("#L5"))
 	class, err := chromedp.Run(ctx, chromedp.AttributeValue("#L5", "class"))
