@@ -11,19 +11,11 @@ import (
 	"github.com/strata-mem/strata/workspace"
 )
 
-// dreamStep is one action of the dream's plan as the page shows it.
-type dreamStep struct {
-	extract.Action
-	// Decidable marks a step that can be carried out or rejected on its own (it archives or
-	// takes index lines out, and has an id); the rest are reports (stale, conflict).
-	Decidable bool
-}
-
 type dreamData struct {
 	Store    string
 	Stores   []string // the stores that take writes
 	Dir      string
-	Steps    []dreamStep
+	Steps    []extract.Action
 	Index    extract.IndexUsage
 	Rejected int
 	Short    string
@@ -79,7 +71,7 @@ func (s *Server) dreamPage(w http.ResponseWriter, r *http.Request) {
 		d.Problems = append(d.Problems, err.Error())
 	}
 	for _, a := range plan.Actions {
-		d.Steps = append(d.Steps, dreamStep{a, a.ID != "" && (a.Archive || a.Proposed)})
+		d.Steps = append(d.Steps, a)
 	}
 	d.Index, d.Rejected, d.Short = plan.Index, plan.Rejected, plan.Short
 	recs, err := memdir.ReadArchiveLog(ns.Dir)
@@ -170,7 +162,7 @@ func (s *Server) dreamReject(r *http.Request, ns workspace.NamedStore, id string
 		return "", err
 	}
 	for _, a := range plan.Actions {
-		if id != "" && a.ID == id && (a.Archive || a.Proposed) {
+		if a.Decidable() && a.ID == id {
 			if err := extract.RejectSteps(ns.Dir, s.ws.Now(), []extract.Action{a}); err != nil {
 				return "", err
 			}
