@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/strata-mem/strata/extract"
+	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/workspace"
 )
@@ -22,6 +23,9 @@ type dreamData struct {
 	Journal  []archiveView // the dreams' restorable steps, newest first: each can be undone
 	Done     string        // what the last post did
 	Problems []string
+	// Model is the configured model the page can ask for merges and contradictions; NoModel
+	// says why there is none.
+	Model, NoModel string
 }
 
 // dreamOptions are the options `strata memory dream --accept` plans with: the workspace's
@@ -74,6 +78,11 @@ func (s *Server) dreamPage(w http.ResponseWriter, r *http.Request) {
 		d.Steps = append(d.Steps, a)
 	}
 	d.Index, d.Rejected, d.Short = plan.Index, plan.Rejected, plan.Short
+	if cfg, err := s.ws.LLMConfig(); err != nil {
+		d.NoModel = err.Error()
+	} else {
+		d.Model = cfg.Model
+	}
 	recs, err := memdir.ReadArchiveLog(ns.Dir)
 	if err != nil {
 		d.Problems = append(d.Problems, err.Error())
@@ -105,6 +114,8 @@ func (s *Server) dreamDecide(w http.ResponseWriter, r *http.Request) {
 		done, err = s.dreamApply(r, ns, id)
 	case "reject":
 		done, err = s.dreamReject(r, ns, id)
+	case "ask":
+		done, err = s.dreamAsk(r, ns)
 	case "undo":
 		var rec memdir.ArchiveRecord
 		if rec, err = s.restoreRecord(r, ns, r.PostFormValue("key")); err == nil {
@@ -115,7 +126,7 @@ func (s *Server) dreamDecide(w http.ResponseWriter, r *http.Request) {
 		recs, err = extract.UndoLastDream(r.Context(), ns.Store, s.ws.Now())
 		done = fmt.Sprintf("undone: the last dream's %d step(s)", len(recs))
 	default:
-		err = fmt.Errorf("action %q: want apply, reject, undo or undo-last", r.PostFormValue("action"))
+		err = fmt.Errorf("action %q: want apply, reject, ask, undo or undo-last", r.PostFormValue("action"))
 	}
 	s.changed(r.Context())
 	if err != nil {
@@ -170,4 +181,31 @@ func (s *Server) dreamReject(r *http.Request, ns workspace.NamedStore, id string
 		}
 	}
 	return "", fmt.Errorf("step %q is not in the dream's plan of %s", id, ns.Dir)
+}
+
+// dreamAsk asks the configured model once for merges and contradictions and saves its
+// proposals for the plan, as `strata memory dream` does before planning; nothing is archived.
+// Each proposal is checked as the CLI checks it: one the rules do not back stays proposed.
+func (s *Server) dreamAsk(r *http.Request, ns workspace.NamedStore) (string, error) {
+	cfg, err := s.ws.LLMConfig()
+	if err != nil {
+		return "", err
+	}
+	p, err := llm.New(cfg)
+	if err != nil {
+		return "", err
+	}
+	co, _, err := s.dreamOptions(ns)
+	if err != nil {
+		return "", err
+	}
+	co.DryRun, co.Propose, co.Provider, co.Model = true, true, p, cfg.Model
+	res, err := extract.Consolidate(r.Context(), ns.Store, co)
+	if err != nil {
+		return "", fmt.Errorf("%w; nothing was changed", err)
+	}
+	if err := extract.SaveModelProposals(ns.Dir, res.Proposals); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s proposed %d merge(s) or contradiction(s); each is in the plan with its reason", cfg.Model, len(res.Proposals)), nil
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/strata-mem/strata/extract"
+	_ "github.com/strata-mem/strata/llm/anthropic"
+	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memdir"
 )
 
@@ -43,7 +45,8 @@ func TestDream(t *testing.T) {
 
 	code, body := f.get(t, "/dream")
 	ids := formValues(body, "id")
-	if code != http.StatusOK || len(ids) != 2 || !strings.Contains(body, "backup-new.md") || !strings.Contains(body, "duplicate") {
+	if code != http.StatusOK || len(ids) != 2 || !strings.Contains(body, "backup-new.md") || !strings.Contains(body, "duplicate") ||
+		!strings.Contains(body, "No model to ask") || strings.Contains(body, `value="ask"`) {
 		t.Fatalf("the plan: %d, ids %q\n%s", code, ids, body)
 	}
 	// The page only plans: nothing moved.
@@ -130,5 +133,58 @@ func TestDreamStepChangedSincePlanned(t *testing.T) {
 	}
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("the changed file was moved: %v", err)
+	}
+}
+
+// TestDreamAskModel: the page asks the configured model once; its proposal is in the plan with
+// its reason, only proposed when the rules do not back it, and applying it asks nothing more.
+// A reply that is not the asked JSON changes nothing.
+func TestDreamAskModel(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	vars := map[string]string{"ANTHROPIC_BASE_URL": srv.URL, "ANTHROPIC_API_KEY": llmtest.Key, "STRATA_PROVIDER": "anthropic", "STRATA_MODEL": "test-model"}
+	f := newFixtureAt(t, t.TempDir(), 0, func(k string) string { return vars[k] })
+	f.login(t)
+	f.add(t, memdir.Input{Name: "coffee", Description: "the team coffee", Type: memdir.TypeUser, Body: "The team drinks its coffee black."})
+
+	_, body := f.get(t, "/dream")
+	if !strings.Contains(body, `value="ask" class="ask">Ask test-model</button>`) || len(formValues(body, "id")) != 0 {
+		t.Fatalf("before asking:\n%s", body)
+	}
+	srv.Script(llmtest.Text(`{"merges": [{"archive": "coffee.md", "keep": "tabs.md", "reason": "both are <b>team</b> habits"}], "contradictions": []}`))
+	code, body := f.post(t, "/dream", url.Values{"store": {"project"}, "action": {"ask"}})
+	if code != http.StatusOK || !strings.Contains(body, "test-model proposed 1 merge(s)") {
+		t.Fatalf("ask: %d\n%s", code, body)
+	}
+	ids := formValues(body, "id")
+	if len(ids) != 1 || !strings.Contains(body, "the model: both are &lt;b&gt;team&lt;/b&gt; habits") || !strings.Contains(body, "only proposed: ") {
+		t.Fatalf("the model's proposal is not in the plan, escaped, with why it is only proposed (ids %q):\n%s", ids, body)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests, want 1", n)
+	}
+	if _, err := f.store.Get(context.Background(), "coffee"); err != nil {
+		t.Fatalf("asking archived: %v", err)
+	}
+
+	code, body = f.post(t, "/dream", url.Values{"store": {"project"}, "id": {ids[0]}, "action": {"apply"}})
+	if code != http.StatusOK || !strings.Contains(body, "applied: merge coffee.md") {
+		t.Fatalf("apply the model's proposal: %d\n%s", code, body)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("applying asked the model again: %d requests", n)
+	}
+	lintClean(t, f.store)
+
+	saved, err := os.ReadFile(filepath.Join(f.store.Dir(), filepath.FromSlash(extract.ModelProposalsFile)))
+	must(t, err)
+	srv.Script(llmtest.Text(`{"merges": [{"archive": "deploy-steps.md"}]}`))
+	code, body = f.post(t, "/dream", url.Values{"store": {"project"}, "action": {"ask"}})
+	if code != http.StatusConflict || !strings.Contains(body, "not the asked JSON") || !strings.Contains(body, "nothing was changed") {
+		t.Fatalf("a malformed reply: %d\n%s", code, body)
+	}
+	after, err := os.ReadFile(filepath.Join(f.store.Dir(), filepath.FromSlash(extract.ModelProposalsFile)))
+	must(t, err)
+	if string(after) != string(saved) {
+		t.Fatalf("a malformed reply changed the saved proposals:\n%s", after)
 	}
 }

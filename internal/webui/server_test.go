@@ -35,17 +35,17 @@ const sessionID = "5f0c1b2a-0000-4000-8000-000000000001"
 // newFixture builds the project; memories are written through the store's Add.
 func newFixture(t testing.TB, memories int) *fixture {
 	t.Helper()
-	return newFixtureAt(t, t.TempDir(), memories)
+	return newFixtureAt(t, t.TempDir(), memories, nil)
 }
 
 // newFixtureAt is newFixture in root, where a test may have put settings first
-// (home/.strata/settings.json).
-func newFixtureAt(t testing.TB, root string, memories int) *fixture {
+// (home/.strata/settings.json), with the environment variables of getenv (nil: none).
+func newFixtureAt(t testing.TB, root string, memories int, getenv func(string) string) *fixture {
 	t.Helper()
 	project := filepath.Join(root, "project")
 	must(t, os.MkdirAll(project, 0o755))
 	must(t, os.WriteFile(filepath.Join(project, "CLAUDE.md"), []byte("# Project\nRun `make test` before committing.\n"), 0o644))
-	env := config.Env{Home: filepath.Join(root, "home", ".strata"), ManagedDir: filepath.Join(root, "managed"), UserHome: filepath.Join(root, "home")}
+	env := config.Env{Home: filepath.Join(root, "home", ".strata"), ManagedDir: filepath.Join(root, "managed"), UserHome: filepath.Join(root, "home"), Getenv: getenv}
 	ctx := context.Background()
 	ws, err := workspace.Open(ctx, workspace.Options{Cwd: project, Env: env})
 	must(t, err)

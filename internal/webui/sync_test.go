@@ -53,7 +53,7 @@ func TestSyncState(t *testing.T) {
 	settings := filepath.Join(root, "home", ".strata", "settings.json")
 	must(t, os.MkdirAll(filepath.Dir(settings), 0o700))
 	must(t, os.WriteFile(settings, []byte(`{"memoryStores": [{"name": "team", "path": "`+team+`", "writable": true}]}`), 0o600))
-	f := newFixtureAt(t, root, 0)
+	f := newFixtureAt(t, root, 0, nil)
 	f.login(t)
 
 	_, body := f.get(t, "/")
