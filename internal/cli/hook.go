@@ -45,7 +45,7 @@ memory directory and transcripts (CLAUDE_CONFIG_DIR, else ~/.claude).
   SessionEnd        starts in the background: extraction of new memories from the session into
                     the inbox (strata memory extract), when a model is configured; the
                     auto-dream (strata memory dream --auto), when it is due (24 h and 5
-                    sessions since the last run)
+                    sessions since the last run); STRATA_NO_BACKGROUND=1 turns both off
   Stop              nothing
 
 A hook never breaks Claude Code: on any error, or past --timeout (5s; 20s for SessionStart,

@@ -26,8 +26,12 @@ var startDetached = func(c *exec.Cmd) error {
 // project: extraction of new memories from the session into the inbox (strata memory extract)
 // when a model is configured and extraction is on, and the auto-dream (strata memory dream
 // --auto: exact duplicates archived, the rest proposed) when its gate is open (24 h and 5
-// sessions since the last run; the dream checks it again under its lock).
+// sessions since the last run; the dream checks it again under its lock). STRATA_NO_BACKGROUND
+// turns both off, as it does in strata run and chat.
 func hookSessionEnd(ctx context.Context, app *App, env config.Env, in hookInput) error {
+	if envOn(env.Var("STRATA_NO_BACKGROUND")) {
+		return nil
+	}
 	ws, err := workspace.Open(ctx, workspace.Options{Cwd: in.Cwd, Env: env, Now: app.Now})
 	if err != nil || !ws.AutoMemory() {
 		return err
