@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/strata-mem/strata/conversation"
@@ -128,26 +130,42 @@ func (x *spendIndex) of(ctx context.Context, infos []transcript.Info) ([]session
 		x.byPath = x.load()
 	}
 	out := make([]sessionSpend, len(infos))
-	var errs []error
-	fresh := 0
+	var todo []int // the transcripts to read, read by a worker a core
 	for i, in := range infos {
 		e, ok := x.byPath[in.Path]
 		if ok && e.Size == in.Size && e.LastActivity == in.LastActivity.UnixNano() {
 			out[i] = e.Spend
-			continue
+		} else {
+			todo = append(todo, i)
 		}
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		sess, err := transcript.Load(ctx, in.Path, transcript.ReadOptions{Full: true})
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out[i] = spendOf(sess.Chain)
-		x.byPath[in.Path] = spendEntry{in.Size, in.LastActivity.UnixNano(), out[i]}
-		fresh++
 	}
+	errs := make([]error, len(todo))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Go(func() {
+			for j := int(next.Add(1) - 1); j < len(todo) && ctx.Err() == nil; j = int(next.Add(1) - 1) {
+				sess, err := transcript.Load(ctx, infos[todo[j]].Path, transcript.ReadOptions{Full: true})
+				if err != nil {
+					errs[j] = err
+					continue
+				}
+				out[todo[j]] = spendOf(sess.Chain)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	fresh := 0
+	for j, i := range todo {
+		if errs[j] == nil {
+			x.byPath[infos[i].Path] = spendEntry{infos[i].Size, infos[i].LastActivity.UnixNano(), out[i]}
+			fresh++
+		}
+	}
+	var saveErr error
 	if fresh > 0 || len(x.byPath) > len(infos) {
 		keep := make(map[string]spendEntry, len(infos))
 		for _, in := range infos {
@@ -156,11 +174,9 @@ func (x *spendIndex) of(ctx context.Context, infos []transcript.Info) ([]session
 			}
 		}
 		x.byPath = keep
-		if err := x.save(); err != nil {
-			errs = append(errs, err)
-		}
+		saveErr = x.save()
 	}
-	return out, errors.Join(errs...)
+	return out, errors.Join(append(errs, saveErr)...)
 }
 
 // load reads the index file; a missing, older or damaged one is an empty index (it only saves
