@@ -1,10 +1,14 @@
 package webui
 
 import (
+	"context"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/strata-mem/strata/extract"
 	"github.com/strata-mem/strata/llm"
@@ -26,6 +30,74 @@ type dreamData struct {
 	// Model is the configured model the page can ask for merges and contradictions; NoModel
 	// says why there is none.
 	Model, NoModel string
+	// Planning is set while the plan is still being made (the page reloads itself), since
+	// Since seconds.
+	Planning bool
+	Since    int
+}
+
+// planEntry is a dream plan of one store as it was at key, made in the background: planning
+// compares the similar memories pairwise, seconds on a store of thousands, too slow to hold a
+// request. A page waits up to planWait for it, then says it is planning and reloads.
+type planEntry struct {
+	key      uint64
+	started  time.Time
+	done     chan struct{}
+	cancel   context.CancelFunc
+	plan     extract.Plan
+	problems []string
+	err      error
+}
+
+// planWait is how long the dream page waits for a plan before it answers "planning".
+const planWait = time.Second
+
+// planned returns the plan of ns for the store as it is now, starting one in the background
+// when there is none (a plan of an older state is cancelled); ready is false when it is not
+// done within planWait.
+func (s *Server) planned(ctx context.Context, ns workspace.NamedStore) (e *planEntry, ready bool) {
+	key := s.dreamKey(ctx, ns)
+	s.mu.Lock()
+	e = s.plans[ns.Dir]
+	if e == nil || e.key != key {
+		if e != nil {
+			e.cancel()
+		}
+		pctx, cancel := context.WithCancel(s.bgctx)
+		e = &planEntry{key: key, started: time.Now(), done: make(chan struct{}), cancel: cancel}
+		s.plans[ns.Dir] = e
+		s.bg.Go(func() {
+			defer close(e.done)
+			e.plan, e.problems, e.err = s.planDream(pctx, ns)
+		})
+	}
+	s.mu.Unlock()
+	t := time.NewTimer(planWait)
+	defer t.Stop()
+	select {
+	case <-e.done:
+		return e, true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return e, false
+}
+
+// dreamKey fingerprints what the dream of ns plans from: its memories (as of the last scan,
+// which the server's own writes bring up to date), its inbox and its .archive directory (the
+// logs of what was done and rejected, the model's saved proposals).
+func (s *Server) dreamKey(ctx context.Context, ns workspace.NamedStore) uint64 {
+	h := fnv.New64a()
+	if _, listed, err := s.recaller(ctx); err == nil {
+		for _, m := range listed {
+			if m.Store == ns.Name {
+				fmt.Fprintf(h, "%s\x00%d\x00", m.File, m.Modified.UnixNano())
+			}
+		}
+	}
+	hashDir(h, filepath.Join(ns.Dir, memdir.InboxDir))
+	hashDir(h, filepath.Join(ns.Dir, memdir.ArchiveDir))
+	return h.Sum64()
 }
 
 // dreamOptions are the options `strata memory dream --accept` plans with: the workspace's
@@ -45,13 +117,13 @@ func (s *Server) dreamOptions(ns workspace.NamedStore) (extract.ConsolidateOptio
 }
 
 // dreamPlan is the dry run of the dream of ns: what `strata memory dream --dry-run` prints.
-func (s *Server) dreamPlan(r *http.Request, ns workspace.NamedStore) (extract.Plan, []string, error) {
+func (s *Server) dreamPlan(ctx context.Context, ns workspace.NamedStore) (extract.Plan, []string, error) {
 	co, problems, err := s.dreamOptions(ns)
 	if err != nil {
 		return extract.Plan{}, problems, err
 	}
 	co.DryRun = true
-	res, err := extract.Consolidate(r.Context(), ns.Store, co)
+	res, err := extract.Consolidate(ctx, ns.Store, co)
 	return res.Plan, append(problems, res.Warnings...), err
 }
 
@@ -69,15 +141,17 @@ func (s *Server) dreamPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	plan, problems, err := s.dreamPlan(r, ns)
-	d.Problems = problems
-	if err != nil {
-		d.Problems = append(d.Problems, err.Error())
+	e, ready := s.planned(r.Context(), ns)
+	if ready {
+		d.Problems = e.problems
+		if e.err != nil {
+			d.Problems = append(d.Problems, e.err.Error())
+		}
+		d.Steps = e.plan.Actions
+		d.Index, d.Rejected, d.Short = e.plan.Index, e.plan.Rejected, e.plan.Short
+	} else {
+		d.Planning, d.Since = true, int(time.Since(e.started).Seconds())
 	}
-	for _, a := range plan.Actions {
-		d.Steps = append(d.Steps, a)
-	}
-	d.Index, d.Rejected, d.Short = plan.Index, plan.Rejected, plan.Short
 	if cfg, err := s.ws.LLMConfig(); err != nil {
 		d.NoModel = err.Error()
 	} else {
@@ -167,12 +241,18 @@ func (s *Server) dreamApply(r *http.Request, ns workspace.NamedStore, id string)
 }
 
 // dreamReject records the step id as rejected, as `strata memory dream --reject ID` does.
+// The plan is the page's, made in the background (waited for when it is not done yet).
 func (s *Server) dreamReject(r *http.Request, ns workspace.NamedStore, id string) (string, error) {
-	plan, _, err := s.dreamPlan(r, ns)
-	if err != nil {
-		return "", err
+	e, _ := s.planned(r.Context(), ns)
+	select {
+	case <-e.done:
+	case <-r.Context().Done():
+		return "", r.Context().Err()
 	}
-	for _, a := range plan.Actions {
+	if e.err != nil {
+		return "", e.err
+	}
+	for _, a := range e.plan.Actions {
 		if a.Decidable() && a.ID == id {
 			if err := extract.RejectSteps(ns.Dir, s.ws.Now(), []extract.Action{a}); err != nil {
 				return "", err

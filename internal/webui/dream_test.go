@@ -10,12 +10,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/strata-mem/strata/extract"
 	_ "github.com/strata-mem/strata/llm/anthropic"
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // addDuplicates adds two memories whose text is the same: the dream merges the older into the
@@ -186,5 +189,48 @@ func TestDreamAskModel(t *testing.T) {
 	must(t, err)
 	if string(after) != string(saved) {
 		t.Fatalf("a malformed reply changed the saved proposals:\n%s", after)
+	}
+}
+
+// TestDreamPlansInBackground: a plan that takes long does not hold the page: it says it is
+// planning, then shows the plan once made; the plan is made once per state of the store, and
+// a change of the store plans again, cancelling a plan of the old state.
+func TestDreamPlansInBackground(t *testing.T) {
+	f := newFixture(t, 0)
+	f.login(t)
+	f.addDuplicates(t, "backup-old", "backup-new", "backup")
+	release := make(chan struct{})
+	var calls, cancelled atomic.Int32
+	f.srv.planDream = func(ctx context.Context, ns workspace.NamedStore) (extract.Plan, []string, error) {
+		calls.Add(1)
+		select {
+		case <-release:
+		case <-ctx.Done():
+			cancelled.Add(1)
+			return extract.Plan{}, nil, ctx.Err()
+		}
+		return f.srv.dreamPlan(ctx, ns)
+	}
+	code, body := f.get(t, "/dream")
+	if code != http.StatusOK || !strings.Contains(body, `id="planning"`) || strings.Contains(body, `value="apply"`) {
+		t.Fatalf("a slow plan: %d\n%s", code, body)
+	}
+	// The store changes while it plans: the old plan is cancelled, a new one starts.
+	f.addDuplicates(t, "report-old", "report-new", "report")
+	f.srv.changed(t.Context())
+	if _, body = f.get(t, "/dream"); !strings.Contains(body, `id="planning"`) {
+		t.Fatalf("after a change, not planning:\n%s", body)
+	}
+	close(release)
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Contains(body, `id="planning"`) && time.Now().Before(deadline) {
+		_, body = f.get(t, "/dream")
+	}
+	if ids := formValues(body, "id"); len(ids) != 2 {
+		t.Fatalf("the plan once made: %d steps, want 2\n%s", len(ids), body)
+	}
+	f.get(t, "/dream")
+	if calls.Load() != 2 || cancelled.Load() != 1 {
+		t.Errorf("planned %d times (%d cancelled), want 2 (1 cancelled): one plan per state of the store", calls.Load(), cancelled.Load())
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/strata-mem/strata/extract"
 	"github.com/strata-mem/strata/memsync"
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/workspace"
@@ -78,10 +79,13 @@ type Server struct {
 	stats    map[string]recall.StatEntry // the project store's recall statistics, as of fresh
 	statsErr error                       // why they could not be read
 	spends   *spendIndex
-	syncs    map[string]syncEntry // a synced store's directory → its status; guarded by mu
-	poll     time.Duration
-	static   http.Handler
-	staticFS fs.FS
+	syncs    map[string]syncEntry  // a synced store's directory → its status; guarded by mu
+	plans    map[string]*planEntry // a store's directory → its dream plan; guarded by mu
+	// planDream makes a dream plan (dreamPlan; tests slow it down).
+	planDream func(context.Context, workspace.NamedStore) (extract.Plan, []string, error)
+	poll      time.Duration
+	static    http.Handler
+	staticFS  fs.FS
 }
 
 // New returns a server for opts.Workspace reachable at opts.Addr; Close stops its background
@@ -95,7 +99,8 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("webui: address %q: %w", opts.Addr, err)
 	}
 	s := &Server{ws: opts.Workspace, opts: opts, token: randomHex(), session: randomHex(), csrf: randomHex(),
-		hosts: map[string]bool{}, origins: map[string]bool{}, log: opts.Logger}
+		hosts: map[string]bool{}, origins: map[string]bool{}, plans: map[string]*planEntry{}, log: opts.Logger}
+	s.planDream = s.dreamPlan
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
