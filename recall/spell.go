@@ -49,10 +49,10 @@ func (ix *Index) rescue(surface string) []qterm {
 	}
 	best, bestDist, bestDF, bestWord := uint32(0), maxDist+1, int32(-1), ""
 	ix.words.each(func(w string, tid uint32) {
-		if int(tid) >= len(ix.terms) || ix.terms[tid].df == 0 {
+		if int(tid) >= ix.terms.len() || ix.terms.at(tid).df == 0 {
 			return
 		}
-		df := ix.terms[tid].df
+		df := ix.terms.at(tid).df
 		if d := len(w) - len(surface); d > 2*maxDist*utf8.UTFMax || -d > 2*maxDist*utf8.UTFMax {
 			return // cheap length filter in bytes before counting runes
 		}
@@ -74,7 +74,7 @@ func (ix *Index) rescue(surface string) []qterm {
 // liveWord returns the term of a known surface word that is still in some memory.
 func (ix *Index) liveWord(w string) (uint32, bool) {
 	tid, ok := ix.words.lookup(w)
-	if !ok || int(tid) >= len(ix.terms) || ix.terms[tid].df == 0 {
+	if !ok || int(tid) >= ix.terms.len() || ix.terms.at(tid).df == 0 {
 		return 0, false
 	}
 	return tid, true
@@ -170,10 +170,10 @@ func (ix *Index) prefixTerms(w string, skip uint32) []qterm {
 		out = append(out, qterm{tid: tid, w: prefixWeight})
 	}
 	slices.SortFunc(out, func(a, b qterm) int {
-		if c := cmp.Compare(ix.terms[b.tid].df, ix.terms[a.tid].df); c != 0 {
+		if c := cmp.Compare(ix.terms.at(b.tid).df, ix.terms.at(a.tid).df); c != 0 {
 			return c
 		}
-		return cmp.Compare(ix.terms[a.tid].key, ix.terms[b.tid].key)
+		return cmp.Compare(ix.terms.at(a.tid).key, ix.terms.at(b.tid).key)
 	})
 	return out[:min(len(out), maxPrefixTerms)]
 }
