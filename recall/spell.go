@@ -49,10 +49,6 @@ func (ix *Index) rescue(surface string) []qterm {
 	}
 	best, bestDist, bestDF, bestWord := uint32(0), maxDist+1, int32(-1), ""
 	ix.words.each(func(w string, tid uint32) {
-		if int(tid) >= ix.terms.len() || ix.terms.at(tid).df == 0 {
-			return
-		}
-		df := ix.terms.at(tid).df
 		if d := len(w) - len(surface); d > 2*maxDist*utf8.UTFMax || -d > 2*maxDist*utf8.UTFMax {
 			return // cheap length filter in bytes before counting runes
 		}
@@ -60,7 +56,16 @@ func (ix *Index) rescue(surface string) []qterm {
 		if m-n > maxDist || n-m > maxDist {
 			return
 		}
+		// The distance before the term's df: most words are too far, and reading a df of a
+		// saved base fills in its chunk of the term table.
 		d := editDistance(surface, w, maxDist)
+		if d > maxDist || int(tid) >= ix.terms.len() {
+			return
+		}
+		df := ix.terms.at(tid).df
+		if df == 0 {
+			return
+		}
 		if d < bestDist || d == bestDist && (df > bestDF || df == bestDF && w < bestWord) {
 			best, bestDist, bestDF, bestWord = tid, d, df, w
 		}
