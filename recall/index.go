@@ -201,6 +201,9 @@ type analyser struct {
 	slot        map[string]int32 // term → index in the current memory's tids
 	last        []string         // the last written form recorded for each of tids
 	toks        []Token
+	// again: the memories were analysed before (a saved base's, see Index.detail), so their
+	// written forms are in the word list already and are not looked up there again.
+	again bool
 }
 
 func (ix *Index) newAnalyser() *analyser {
@@ -237,7 +240,7 @@ func (z *analyser) analyse(m memdir.Memory) analysed {
 				// Record each written form of a word once in a row: enough for spelling
 				// correction to know "deploying" as well as "deploy".
 				tid := a.tids[i]
-				if t.Surface != "" && z.last[i] != t.Surface {
+				if !z.again && t.Surface != "" && z.last[i] != t.Surface {
 					z.last[i] = t.Surface
 					z.words.putIfAbsent(t.Surface, tid)
 				}
@@ -339,6 +342,7 @@ func (ix *Index) detail(id uint32) *docInfo {
 	if d.lazy {
 		if ix.lazyZ == nil {
 			ix.lazyZ = ix.newAnalyser()
+			ix.lazyZ.again = true
 		}
 		d.setDetail(ix.lazyZ.analyse(d.mem))
 	}
