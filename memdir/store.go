@@ -266,8 +266,10 @@ func (s *Store) scan(ctx context.Context, root *os.Root) ([]entry, []Diagnostic,
 			return nil
 		}
 		defer d.Close()
-		if info, err := d.Lstat("."); err == nil {
-			out = append(out, entry{file: rel, stamp: stamp{size: info.Size, mtime: info.MTime, ino: info.Ino}, dir: true})
+		if rel == "." { // a subdirectory's stamp is taken by its parent, even when it cannot be read
+			if info, err := d.Lstat("."); err == nil {
+				out = append(out, entry{file: rel, stamp: stamp{size: info.Size, mtime: info.MTime, ino: info.Ino}, dir: true})
+			}
 		}
 		for _, e := range ents {
 			p := join(e.Name)
@@ -292,6 +294,7 @@ func (s *Store) scan(ctx context.Context, root *os.Root) ([]entry, []Diagnostic,
 				if p == LogsDir {
 					continue
 				}
+				out = append(out, entry{file: p, stamp: stamp{size: info.Size, mtime: info.MTime, ino: info.Ino}, dir: true})
 				if err := walk(p); err != nil {
 					return err
 				}
