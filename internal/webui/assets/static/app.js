@@ -24,6 +24,9 @@
     });
   }
 
+  // The dream page while its plan is being made: look again shortly.
+  if (document.getElementById("planning")) setTimeout(function () { location.reload(); }, 1500);
+
   // Live updates: the memory list refreshes itself (the page, when nothing is typed, so the
   // inbox and the archive do too); other pages say that they are stale.
   var changed = function () { document.getElementById("changed").hidden = false; };
