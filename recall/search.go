@@ -442,11 +442,11 @@ func (ix *Index) secondRound(top []cand, q query) []cand {
 	d := ix.detail(top[0].doc)
 	var exp []qterm
 	for _, tid := range d.terms {
-		df := ix.terms[tid].df
+		df := ix.terms.at(tid).df
 		if df < 2 || int(df)*5 > ix.live || slices.ContainsFunc(q.terms, func(t qterm) bool { return t.tid == tid }) {
 			continue // as in expand: a term of one memory leads nowhere, a common one everywhere
 		}
-		exp = append(exp, qterm{tid: tid, w: ix.idf(df), feedback: true, key: ix.terms[tid].key})
+		exp = append(exp, qterm{tid: tid, w: ix.idf(df), feedback: true, key: ix.terms.at(tid).key})
 	}
 	if len(exp) == 0 {
 		return top
