@@ -34,7 +34,7 @@ var deps = map[string]string{
 	"conversation":         "tokens",
 	"work":                 "< internal/sharedtest",
 	"instructions":         "config frontmatter internal/fastio internal/fsutil tokens < internal/sharedtest",
-	"memdir":               "config frontmatter internal/fsutil internal/termtext tokens < internal/sharedtest",
+	"memdir":               "config frontmatter internal/fastio internal/fsutil internal/termtext tokens < internal/sharedtest",
 	"toolcall":             "work",
 	"transcript":           "config conversation internal/fastio internal/fsutil internal/termtext < internal/sharedtest",
 	"internal/bench/synth": "internal/fsutil transcript < config conversation instructions memdir",

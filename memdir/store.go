@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/strata-mem/strata/internal/fastio"
 	"github.com/strata-mem/strata/internal/fsutil"
 )
 
@@ -221,65 +222,98 @@ func (s *Store) openRoot() (root *os.Root, ok bool, err error) {
 
 // scan lists the candidate topic files with their stamps, sorted by path. Symlinks are
 // followed only when they stay inside the memory dir; others, and files that are not regular,
-// become diagnostics.
-// Walked directories are returned too (dir set), for Snapshot.
+// become diagnostics. Walked directories are returned too (dir set), for Snapshot.
+//
+// Each directory is read in one pass and its entries stat-ed relative to it (fastio): only
+// names that may be topic files or directories are stat-ed, a subdirectory is opened without
+// following a symlink, and a symlink is resolved through root. Nothing is read here; reads go
+// through root.
 func (s *Store) scan(ctx context.Context, root *os.Root) ([]entry, []Diagnostic, error) {
 	var out []entry
 	var diags []Diagnostic
-	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
+	warn := func(rel, msg string) {
+		diags = append(diags, Diagnostic{Path: s.abs(rel), Severity: SevWarning, Message: msg})
+	}
+	// link adds the topic file symlink p if it leads to a regular file inside the memory dir.
+	link := func(p string) {
+		fi, err := root.Stat(filepath.FromSlash(p))
+		switch {
+		case err != nil:
+			warn(p, "symlink not followed (it leads outside the memory dir or nowhere): "+unwrapPath(err))
+		case !fi.Mode().IsRegular():
+			warn(p, "not a regular file; skipped")
+		default:
+			out = append(out, entry{file: p, stamp: stampOf(fi)})
 		}
+	}
+	var walk func(rel string) error
+	walk = func(rel string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		join := func(name string) string { return name }
+		if rel != "." {
+			join = func(name string) string { return rel + "/" + name }
+		}
+		d, ents, err := fastio.ReadDirAll(s.abs(rel), rel != ".", func(name string) bool {
+			return !strings.HasPrefix(name, ".") // hidden at any level: neither a topic file nor walked
+		})
 		if err != nil {
-			if p == "." {
+			if rel == "." {
 				return err
 			}
-			diags = append(diags, Diagnostic{Path: s.abs(p), Severity: SevWarning, Message: "cannot read: " + unwrapPath(err)})
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
+			warn(rel, "cannot read: "+unwrapPath(err))
 			return nil
 		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || p == LogsDir) {
-				return fs.SkipDir
+		defer d.Close()
+		if rel == "." { // a subdirectory's stamp is taken by its parent, even when it cannot be read
+			if info, err := d.Lstat("."); err == nil {
+				out = append(out, entry{file: rel, stamp: stamp{size: info.Size, mtime: info.MTime, ino: info.Ino}, dir: true})
 			}
-			if fi, err := root.Lstat(filepath.FromSlash(p)); err == nil {
-				out = append(out, entry{file: p, stamp: stampOf(fi), dir: true})
-			}
-			return nil
 		}
-		if !isTopicPath(p) {
-			return nil
-		}
-		var fi fs.FileInfo
-		if d.Type()&fs.ModeSymlink != 0 {
-			fi, err = root.Stat(filepath.FromSlash(p))
-			if err != nil {
-				diags = append(diags, Diagnostic{Path: s.abs(p), Severity: SevWarning, Message: "symlink not followed (it leads outside the memory dir or nowhere): " + unwrapPath(err)})
-				return nil
+		for _, e := range ents {
+			p := join(e.Name)
+			if !e.Dir && !isTopicPath(p) && (e.Regular || e.Symlink) {
+				continue // neither walked nor a topic file, and no stat needed to know it
 			}
-		} else {
-			fi, err = d.Info()
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil // removed while we looked
+			if e.Symlink {
+				if isTopicPath(p) {
+					link(p)
 				}
-				diags = append(diags, Diagnostic{Path: s.abs(p), Severity: SevWarning, Message: "cannot stat: " + unwrapPath(err)})
-				return nil
+				continue
+			}
+			info, err := d.Lstat(e.Name)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				continue // removed while we looked
+			case err != nil && !isTopicPath(p):
+				continue
+			case err != nil:
+				warn(p, "cannot stat: "+unwrapPath(err))
+			case info.Mode.IsDir():
+				if p == LogsDir {
+					continue
+				}
+				out = append(out, entry{file: p, stamp: stamp{size: info.Size, mtime: info.MTime, ino: info.Ino}, dir: true})
+				if err := walk(p); err != nil {
+					return err
+				}
+			case !isTopicPath(p):
+			case info.Mode&fs.ModeSymlink != 0: // the directory did not say
+				link(p)
+			case !info.Mode.IsRegular():
+				warn(p, "not a regular file; skipped")
+			default:
+				out = append(out, entry{file: p, stamp: stamp{size: info.Size, mtime: info.MTime, ino: info.Ino}})
 			}
 		}
-		if !fi.Mode().IsRegular() {
-			diags = append(diags, Diagnostic{Path: s.abs(p), Severity: SevWarning, Message: "not a regular file; skipped"})
-			return nil
-		}
-		out = append(out, entry{file: p, stamp: stampOf(fi)})
 		return nil
-	})
-	if err != nil {
+	}
+	if err := walk("."); err != nil {
 		return nil, diags, fmt.Errorf("memdir: list %s: %w", s.dir, err)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].file < out[j].file })
+	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Path < diags[j].Path })
 	return out, diags, nil
 }
 
@@ -557,7 +591,7 @@ func SnapshotOf(stamps map[string]Stamp) Snapshot {
 // next time. It is how a warm index stays current without re-reading unchanged files. Changes
 // with a zero Snapshot returns every memory, like List.
 func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, removed []string, next Snapshot, err error) {
-	next = Snapshot{stamps: map[string]stamp{}, dirs: map[string]stamp{}, bad: map[string]stamp{}}
+	next = Snapshot{stamps: make(map[string]stamp, len(since.stamps)), dirs: map[string]stamp{}, bad: map[string]stamp{}}
 	root, ok, err := s.openRoot()
 	if err != nil {
 		return nil, nil, since, err

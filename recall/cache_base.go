@@ -73,12 +73,12 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 		}
 	}
 	var terms []uint32
-	for tid := range ix.terms {
-		if ix.terms[tid].df > 0 {
+	for tid := range ix.terms.len() {
+		if ix.terms.at(uint32(tid)).df > 0 {
 			terms = append(terms, uint32(tid))
 		}
 	}
-	slices.SortFunc(terms, func(a, b uint32) int { return cmp.Compare(ix.terms[a].key, ix.terms[b].key) })
+	slices.SortFunc(terms, func(a, b uint32) int { return cmp.Compare(ix.terms.at(a).key, ix.terms.at(b).key) })
 	termID := make(map[uint32]uint32, len(terms))
 	var post []byte // every list, encoded
 	postOff := make([]uint32, len(terms))
@@ -163,7 +163,7 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 		binary.LittleEndian.PutUint64(b[24+8*i:], uint64(n))
 	}
 	for i, tid := range terms {
-		ti := &ix.terms[tid]
+		ti := ix.terms.at(tid)
 		binary.LittleEndian.PutUint64(b[l.keys+8*i:], ti.key)
 		r := b[l.terms+termRecLen*i:]
 		binary.LittleEndian.PutUint32(r, uint32(ti.df))
@@ -205,7 +205,7 @@ type parsedBase struct {
 	data   []byte
 	sum    chan bool // receives whether the CRC matched
 	keys   []uint64
-	terms  []termInfo
+	terms  termTable
 	packed *packed
 	words  savedWords
 	docs   []docInfo
@@ -270,13 +270,9 @@ func (pb *parsedBase) parse(l baseLayout) error {
 			return fmt.Errorf("%w: keys out of order", errCache)
 		}
 	}
-	pb.terms = make([]termInfo, l.nterms, roomy(l.nterms))
 	recs := data[l.terms : l.terms+termRecLen*l.nterms]
+	pb.terms = baseTerms(pb.keys, recs)
 	pb.packed = &packed{data: data[l.post : l.post+l.npost], recs: recs}
-	for i := range pb.terms {
-		r := recs[termRecLen*i:]
-		pb.terms[i] = termInfo{key: pb.keys[i], df: int32(binary.LittleEndian.Uint32(r)), dfName: int32(binary.LittleEndian.Uint32(r[4:]))}
-	}
 	pb.words = savedWords{recs: data[l.words : l.words+wordRecLen*l.nwords], str: str, nterms: uint32(l.nterms)}
 	pb.docs = make([]docInfo, l.ndocs, roomy(l.ndocs))
 	pb.lens = make([]docLens, l.ndocs, roomy(l.ndocs))
@@ -356,11 +352,11 @@ func (pk *packed) list(tid uint32) ([]byte, int) {
 func (ix *Index) postingsOf(tid uint32) []posting {
 	pk := ix.packed
 	if pk == nil || int(tid) >= len(pk.recs)/termRecLen {
-		return ix.terms[tid].post
+		return ix.terms.at(tid).post
 	}
 	ix.lazyMu.Lock()
 	defer ix.lazyMu.Unlock()
-	ti := &ix.terms[tid]
+	ti := ix.terms.at(tid)
 	if ti.post == nil {
 		b, n := pk.list(tid)
 		ti.post = decodePostings(b, n, len(ix.docs))

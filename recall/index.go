@@ -154,7 +154,7 @@ type Index struct {
 	words *dict // every written word seen → its term's id, for spelling correction
 
 	mu     sync.RWMutex
-	terms  []termInfo // by term id; may be shorter than dict until the next link
+	terms  termTable // by term id; may be shorter than dict until the next link
 	docs   []docInfo
 	lens   []docLens // by doc id, next to each other for the scoring loop
 	byFile map[string]uint32
@@ -220,6 +220,9 @@ type analyser struct {
 	slot        map[string]int32 // term → index in the current memory's tids
 	last        []string         // the last written form recorded for each of tids
 	toks        []Token
+	// again: the memories were analysed before (a saved base's, see Index.detail), so their
+	// written forms are in the word list already and are not looked up there again.
+	again bool
 }
 
 func (ix *Index) newAnalyser() *analyser {
@@ -256,7 +259,7 @@ func (z *analyser) analyse(m memdir.Memory) analysed {
 				// Record each written form of a word once in a row: enough for spelling
 				// correction to know "deploying" as well as "deploy".
 				tid := a.tids[i]
-				if t.Surface != "" && z.last[i] != t.Surface {
+				if !z.again && t.Surface != "" && z.last[i] != t.Surface {
 					z.last[i] = t.Surface
 					z.words.putIfAbsent(t.Surface, tid)
 				}
@@ -299,9 +302,7 @@ func (ix *Index) link(a analysed) {
 
 // growTerms extends terms to cover every id the dictionary handed out. Caller holds ix.mu.
 func (ix *Index) growTerms() {
-	if n := int(ix.dict.next.Load()); n > len(ix.terms) {
-		ix.terms = append(ix.terms, make([]termInfo, n-len(ix.terms))...)
-	}
+	ix.terms.grow(int(ix.dict.next.Load()))
 }
 
 // linkAs links an analysed memory under doc id. Caller holds ix.mu, has removed any memory
@@ -312,7 +313,7 @@ func (ix *Index) linkAs(a analysed, id uint32) {
 	ix.dict.keyMu.RLock()
 	defer ix.dict.keyMu.RUnlock()
 	for i, tid := range a.tids {
-		ti := &ix.terms[tid]
+		ti := ix.terms.at(tid)
 		if ti.key == 0 {
 			ti.key = ix.dict.keys[tid] // interned before a was analysed, so stored
 		}
@@ -360,6 +361,7 @@ func (ix *Index) detail(id uint32) *docInfo {
 	if d.lazy {
 		if ix.lazyZ == nil {
 			ix.lazyZ = ix.newAnalyser()
+			ix.lazyZ.again = true
 		}
 		d.setDetail(ix.lazyZ.analyse(d.mem))
 	}
@@ -383,7 +385,7 @@ func (ix *Index) datesOf(id uint32) []span {
 // is copied. Caller holds ix.mu.
 func (ix *Index) addPosting(tid uint32, p posting) {
 	ix.postingsOf(tid)
-	ti := &ix.terms[tid]
+	ti := ix.terms.at(tid)
 	// A term has a tail only once its array was full and long, and only compact shortens an
 	// array, merging the tail in: the postings in post then tail are in the order linked.
 	if len(ti.post) < cap(ti.post) || len(ti.post) < tailMin {
@@ -410,7 +412,7 @@ func (ix *Index) bulkLink(as []analysed) {
 		last[a.mem.File] = i // of a file given twice, the last one wins, as with link
 	}
 	ix.growTerms()
-	counts := make([]int32, len(ix.terms))
+	counts := make([]int32, ix.terms.len())
 	n := 0
 	for i, a := range as {
 		if last[a.mem.File] != i {
@@ -429,7 +431,7 @@ func (ix *Index) bulkLink(as []analysed) {
 	off := 0
 	for tid, c := range counts {
 		if c > 0 {
-			ix.terms[tid].post = all[off : off : off+int(c)]
+			ix.terms.at(uint32(tid)).post = all[off : off : off+int(c)]
 			off += int(c)
 		}
 	}
@@ -461,9 +463,9 @@ func (ix *Index) unlink(file string) bool {
 	delete(ix.byFile, file)
 	d := ix.detail(id)
 	for i, tid := range d.terms {
-		ix.terms[tid].df--
+		ix.terms.at(tid).df--
 		if d.named[i] {
-			ix.terms[tid].dfName--
+			ix.terms.at(tid).dfName--
 		}
 	}
 	for f := range numFields {
@@ -486,8 +488,8 @@ func (ix *Index) unlink(file string) bool {
 func (ix *Index) compact() {
 	ix.postings = 0
 	dead := func(p posting) bool { return !ix.lens[p.doc].alive }
-	for t := range ix.terms {
-		ti := &ix.terms[t]
+	for t := range ix.terms.len() {
+		ti := ix.terms.at(uint32(t))
 		ti.post = slices.DeleteFunc(ix.postingsOf(uint32(t)), dead)
 		if tail, ok := ix.tails[uint32(t)]; ok {
 			ti.post = append(ti.post, slices.DeleteFunc(tail, dead)...)

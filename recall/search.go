@@ -188,7 +188,7 @@ func (ix *Index) analyseQuery(toks []Token) query {
 		prevTid, prevWord, prevSurface = tid, ok && t.Surface != "", t.Surface
 	}
 	for _, t := range q.terms {
-		q.total += t.w * ix.idf(ix.terms[t.tid].df)
+		q.total += t.w * ix.idf(ix.terms.at(t.tid).df)
 	}
 	return q
 }
@@ -208,7 +208,7 @@ func stripQuestionPhrases(q string) string {
 // liveTerm returns the id of a term that is in at least one memory.
 func (ix *Index) liveTerm(term string) (uint32, bool) {
 	tid, ok := ix.dict.lookup(term)
-	if !ok || int(tid) >= len(ix.terms) || ix.terms[tid].df == 0 {
+	if !ok || int(tid) >= ix.terms.len() || ix.terms.at(tid).df == 0 {
 		return 0, false
 	}
 	return tid, true
@@ -225,7 +225,7 @@ func (ix *Index) accumulate(s *scratch, q []qterm) {
 	p := ix.params
 	norms := ix.norms()
 	for _, t := range q {
-		ti := &ix.terms[t.tid]
+		ti := ix.terms.at(t.tid)
 		idf := ix.idf(ti.df)
 		wi := t.w * idf
 		nameBonus := 0.0
@@ -357,7 +357,7 @@ func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 	if len(top) == 0 || top[0].score <= 0 || p.FeedbackTerms <= 0 {
 		return nil
 	}
-	s.terms(len(ix.terms))
+	s.terms(ix.terms.len())
 	var inQuery uint64 // a filter of the query's term ids; a hit is checked against q
 	for _, t := range q {
 		inQuery |= 1 << (t.tid & 63)
@@ -385,7 +385,7 @@ func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 			// A term of one memory only cannot bring in another; a term in more than a
 			// fifth of them is too common to say what the top memories are about (and
 			// costs the most to score).
-			if df := ix.terms[tid].df; df < 2 || int(df)*5 > ix.live || isQuery(tid) {
+			if df := ix.terms.at(tid).df; df < 2 || int(df)*5 > ix.live || isQuery(tid) {
 				continue
 			}
 			w := c.score / best * float64(d.tfs[i]) / dl
@@ -400,7 +400,7 @@ func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 	}
 	exp := s.exp[:0]
 	for _, tid := range s.fterms {
-		t := qterm{tid: tid, w: s.fw[tid] * ix.idf(ix.terms[tid].df), feedback: true, key: ix.terms[tid].key}
+		t := qterm{tid: tid, w: s.fw[tid] * ix.idf(ix.terms.at(tid).df), feedback: true, key: ix.terms.at(tid).key}
 		s.fw[tid] = 0
 		if len(exp) == p.FeedbackTerms && !heavier(t, exp[len(exp)-1]) {
 			continue
@@ -442,11 +442,11 @@ func (ix *Index) secondRound(top []cand, q query) []cand {
 	d := ix.detail(top[0].doc)
 	var exp []qterm
 	for _, tid := range d.terms {
-		df := ix.terms[tid].df
+		df := ix.terms.at(tid).df
 		if df < 2 || int(df)*5 > ix.live || slices.ContainsFunc(q.terms, func(t qterm) bool { return t.tid == tid }) {
 			continue // as in expand: a term of one memory leads nowhere, a common one everywhere
 		}
-		exp = append(exp, qterm{tid: tid, w: ix.idf(df), feedback: true, key: ix.terms[tid].key})
+		exp = append(exp, qterm{tid: tid, w: ix.idf(df), feedback: true, key: ix.terms.at(tid).key})
 	}
 	if len(exp) == 0 {
 		return top
@@ -514,7 +514,7 @@ func (ix *Index) rerank(s *scratch, top []cand, q query, k int) []cand {
 	var terms []qw
 	for _, t := range q.terms {
 		if !t.feedback {
-			terms = append(terms, qw{t.tid, t.w * ix.idf(ix.terms[t.tid].df)})
+			terms = append(terms, qw{t.tid, t.w * ix.idf(ix.terms.at(t.tid).df)})
 		}
 	}
 	if len(terms) > 64 {
@@ -523,7 +523,7 @@ func (ix *Index) rerank(s *scratch, top []cand, q query, k int) []cand {
 	pairIDF := make([]float64, len(q.pairs))
 	pairMax := 0.0 // the most the proximity bonus can add
 	for i, pr := range q.pairs {
-		pairIDF[i] = max(ix.idf(ix.terms[pr[0]].df), ix.idf(ix.terms[pr[1]].df))
+		pairIDF[i] = max(ix.idf(ix.terms.at(pr[0]).df), ix.idf(ix.terms.at(pr[1]).df))
 		pairMax += p.Proximity * pairIDF[i] * (p.K1 + 1)
 	}
 	pairTF := make([]int, len(q.pairs))

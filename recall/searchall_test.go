@@ -203,7 +203,7 @@ func expandRef(ix *Index, top []cand, q []qterm) []qterm {
 			// A term of one memory only cannot bring in another; a term in more than a
 			// fifth of them is too common to say what the top memories are about (and
 			// costs the most to score).
-			if df := ix.terms[tid].df; df < 2 || int(df)*5 > ix.live || inQuery[tid] {
+			if df := ix.terms.at(tid).df; df < 2 || int(df)*5 > ix.live || inQuery[tid] {
 				continue
 			}
 			ws = append(ws, qterm{tid: tid, w: c.score / best * float64(d.tfs[i]) / dl})
@@ -219,9 +219,9 @@ func expandRef(ix *Index, top []cand, q []qterm) []qterm {
 		exp = append(exp, t)
 	}
 	for i := range exp {
-		exp[i].w *= ix.idf(ix.terms[exp[i].tid].df)
+		exp[i].w *= ix.idf(ix.terms.at(exp[i].tid).df)
 		exp[i].feedback = true
-		exp[i].key = ix.terms[exp[i].tid].key
+		exp[i].key = ix.terms.at(exp[i].tid).key
 	}
 	slices.SortFunc(exp, func(a, b qterm) int {
 		if c := cmp.Compare(b.w, a.w); c != 0 {

@@ -52,10 +52,6 @@ func (ix *Index) rescue(surface string) []qterm {
 	}
 	best, bestDist, bestDF, bestWord := uint32(0), maxDist+1, int32(-1), ""
 	ix.words.each(func(w string, tid uint32) {
-		if int(tid) >= len(ix.terms) || ix.terms[tid].df == 0 {
-			return
-		}
-		df := ix.terms[tid].df
 		if d := len(w) - len(surface); d > 2*maxDist*utf8.UTFMax || -d > 2*maxDist*utf8.UTFMax {
 			return // cheap length filter in bytes before counting runes
 		}
@@ -63,7 +59,16 @@ func (ix *Index) rescue(surface string) []qterm {
 		if m-n > maxDist || n-m > maxDist {
 			return
 		}
+		// The distance before the term's df: most words are too far, and reading a df of a
+		// saved base fills in its chunk of the term table.
 		d := editDistance(surface, w, maxDist)
+		if d > maxDist || int(tid) >= ix.terms.len() {
+			return
+		}
+		df := ix.terms.at(tid).df
+		if df == 0 {
+			return
+		}
 		if d < bestDist || d == bestDist && (df > bestDF || df == bestDF && w < bestWord) {
 			best, bestDist, bestDF, bestWord = tid, d, df, w
 		}
@@ -81,7 +86,7 @@ func (ix *Index) rescue(surface string) []qterm {
 // liveWord returns the term of a known surface word that is still in some memory.
 func (ix *Index) liveWord(w string) (uint32, bool) {
 	tid, ok := ix.words.lookup(w)
-	if !ok || int(tid) >= len(ix.terms) || ix.terms[tid].df == 0 {
+	if !ok || int(tid) >= ix.terms.len() || ix.terms.at(tid).df == 0 {
 		return 0, false
 	}
 	return tid, true
@@ -181,10 +186,10 @@ func (ix *Index) prefixTerms(w string, skip uint32) []qterm {
 		out = append(out, qterm{tid: tid, w: prefixWeight})
 	}
 	slices.SortFunc(out, func(a, b qterm) int {
-		if c := cmp.Compare(ix.terms[b.tid].df, ix.terms[a.tid].df); c != 0 {
+		if c := cmp.Compare(ix.terms.at(b.tid).df, ix.terms.at(a.tid).df); c != 0 {
 			return c
 		}
-		return cmp.Compare(ix.terms[a.tid].key, ix.terms[b.tid].key)
+		return cmp.Compare(ix.terms.at(a.tid).key, ix.terms.at(b.tid).key)
 	})
 	return out[:min(len(out), maxPrefixTerms)]
 }

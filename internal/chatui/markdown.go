@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -19,7 +18,7 @@ import (
 
 // mdParser is a CommonMark parser with GitHub's tables and strike-through, built on first use.
 var mdParser = sync.OnceValue(func() parser.Parser {
-	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
+	return goldmark.New(goldmark.WithParserOptions(gfmOptions()...)).Parser()
 })
 
 // Markdown renders markdown as models write it — headings, paragraphs with bold, italic,
@@ -28,11 +27,14 @@ var mdParser = sync.OnceValue(func() parser.Parser {
 // wrapped to width display columns (CJK characters count two). It is parsed as CommonMark
 // (goldmark). The model's text is made terminal-safe first (termtext.Clean): escape sequences
 // it sent are removed, so the only escapes in the result are the renderer's own.
-func Markdown(src string, width int) string {
+func Markdown(src string, width int) string { return markdownWith(mdParser(), src, width) }
+
+// markdownWith is Markdown with the parser p.
+func markdownWith(p parser.Parser, src string, width int) string {
 	width = max(width, 20)
 	source := []byte(strings.TrimRight(termtext.Clean(src), "\n"))
 	r := mdRenderer{src: source}
-	out := r.blocks(mdParser().Parse(text.NewReader(source)), width, lipgloss.NewStyle())
+	out := r.blocks(p.Parse(text.NewReader(source)), width, lipgloss.NewStyle())
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
 	}

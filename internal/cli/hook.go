@@ -54,6 +54,7 @@ $STRATA_HOME/logs/hook.log.`,
 		Example: `  echo '{"hook_event_name":"UserPromptSubmit","cwd":".","prompt":"deploy"}' | strata hook UserPromptSubmit`,
 		Args:    cobra.ArbitraryArgs, // a wrong call is logged, never an error Claude Code would show
 		RunE: func(c *cobra.Command, args []string) error {
+			defer oneShotGC()() // a hook is one piece of work, often on Claude Code's every prompt
 			event := strings.Join(args, " ")
 			if event == "SessionStart" && !c.Flags().Changed("timeout") {
 				f.timeout = sessionStartTimeout

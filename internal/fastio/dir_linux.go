@@ -34,7 +34,20 @@ var direntPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); retur
 // name in the read buffer and must not retain it. The caller closes the Dir. A missing
 // directory gives an error that matches fs.ErrNotExist.
 func ReadDir(path string, keep func(name string) bool) (*Dir, []Entry, error) {
+	return readDir(path, false, false, keep)
+}
+
+// ReadDirAll is ReadDir for entries of every type (but . and ..), with the type the directory
+// gives; with noFollow, a path that is a symlink is refused (unix.ELOOP) instead of followed.
+func ReadDirAll(path string, noFollow bool, keep func(name string) bool) (*Dir, []Entry, error) {
+	return readDir(path, true, noFollow, keep)
+}
+
+func readDir(path string, all, noFollow bool, keep func(name string) bool) (*Dir, []Entry, error) {
 	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+	if noFollow {
+		flags |= unix.O_NOFOLLOW
+	}
 	fd, err := sysOpen(path, flags)
 	if err != nil {
 		return nil, nil, &os.PathError{Op: "open", Path: path, Err: err}
@@ -61,7 +74,7 @@ func ReadDir(path string, keep func(name string) bool) (*Dir, []Entry, error) {
 		buf = buf[:len(buf)+n]
 	}
 	*pooled = buf[:0]
-	return &Dir{fd: fd, path: path}, parseDirents(buf, keep), nil
+	return &Dir{fd: fd, path: path}, parseDirents(buf, all, keep), nil
 }
 
 // parseDirents returns the entries of getdents64 records (ino 8, off 8, reclen 2, type 1,
@@ -69,7 +82,7 @@ func ReadDir(path string, keep func(name string) bool) (*Dir, []Entry, error) {
 // in place in buf and must not keep it; the names returned share one string holding just
 // them, and the entries are allocated once (copying all of buf and growing the slice came to
 // about 120 KB for a directory of 1,000 transcripts, more than the rest of a listing's reads).
-func parseDirents(buf []byte, keep func(string) bool) []Entry {
+func parseDirents(buf []byte, all bool, keep func(string) bool) []Entry {
 	records := 0
 	for range direntRecords(buf) {
 		records++
@@ -79,8 +92,11 @@ func parseDirents(buf []byte, keep func(string) bool) []Entry {
 	for rec := range direntRecords(buf) {
 		typ := buf[rec+18]
 		name := unsafe.String(&buf[rec+19], direntNameLen(buf, rec))
-		if (typ == unix.DT_REG || typ == unix.DT_UNKNOWN) && keep(name) {
-			ents = append(ents, Entry{Name: name, Regular: typ == unix.DT_REG})
+		if all && (name == "." || name == "..") {
+			continue
+		}
+		if (all || typ == unix.DT_REG || typ == unix.DT_UNKNOWN) && keep(name) {
+			ents = append(ents, Entry{Name: name, Regular: typ == unix.DT_REG, Dir: typ == unix.DT_DIR, Symlink: typ == unix.DT_LNK})
 			size += len(name)
 		}
 	}
@@ -92,10 +108,10 @@ func parseDirents(buf []byte, keep func(string) bool) []Entry {
 	for _, e := range ents {
 		b.WriteString(e.Name)
 	}
-	all, off := b.String(), 0
+	names, off := b.String(), 0
 	for i := range ents {
 		n := len(ents[i].Name)
-		ents[i].Name = all[off : off+n]
+		ents[i].Name = names[off : off+n]
 		off += n
 	}
 	return ents

@@ -3,6 +3,7 @@
 package fastio
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,6 +27,33 @@ func ReadDir(path string, keep func(name string) bool) (*Dir, []Entry, error) {
 	for _, e := range des {
 		if e.Type().IsRegular() && keep(e.Name()) { // os.ReadDir resolved unknown types
 			ents = append(ents, Entry{Name: e.Name(), Regular: true})
+		}
+	}
+	return &Dir{path: path}, ents, nil
+}
+
+// errDirSymlink is ReadDirAll's error, with noFollow, for a symlink.
+var errDirSymlink = errors.New("is a symlink")
+
+// ReadDirAll is ReadDir for entries of every type, with their types; with noFollow, a path
+// that is a symlink is refused instead of followed.
+func ReadDirAll(path string, noFollow bool, keep func(name string) bool) (*Dir, []Entry, error) {
+	if noFollow {
+		if fi, err := os.Lstat(path); err != nil {
+			return nil, nil, err
+		} else if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, nil, &fs.PathError{Op: "open", Path: path, Err: errDirSymlink}
+		}
+	}
+	des, err := os.ReadDir(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ents []Entry
+	for _, e := range des {
+		if keep(e.Name()) {
+			t := e.Type()
+			ents = append(ents, Entry{Name: e.Name(), Regular: t.IsRegular(), Dir: t.IsDir(), Symlink: t&fs.ModeSymlink != 0})
 		}
 	}
 	return &Dir{path: path}, ents, nil

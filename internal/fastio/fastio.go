@@ -18,12 +18,13 @@ type Info struct {
 	ID    FileID // the file's identity: equal for two names of one file
 }
 
-// Entry is a directory entry that may be a regular file.
+// Entry is a directory entry that may be a regular file (of ReadDirAll: any entry).
 type Entry struct {
 	Name string
-	// Regular is true when the directory said the entry is a regular file; false when it did
-	// not say (Dir.Lstat tells).
-	Regular bool
+	// Regular, Dir and Symlink are true when the directory said the entry is a regular file, a
+	// directory or a symlink; all are false when it did not say or it is of another type
+	// (Dir.Lstat tells).
+	Regular, Dir, Symlink bool
 }
 
 // ErrNotRegular is returned by ReadHead for a file that is not a regular file.

@@ -147,6 +147,53 @@ func TestReadDir(t *testing.T) {
 	}
 }
 
+// TestReadDirAll: every entry that passes keep, with the type the directory gives (or none),
+// never . or ..; with noFollow a symlink to a directory is refused, without it followed.
+func TestReadDirAll(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.md"), "a")
+	write(t, filepath.Join(dir, "skip.md"), "s")
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, "a.md", filepath.Join(dir, "link.md"))
+	d, ents, err := ReadDirAll(dir, false, func(name string) bool { return name != "skip.md" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	got := map[string]string{}
+	for _, e := range ents {
+		info, err := d.Lstat(e.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case e.Regular && !info.Mode.IsRegular(), e.Dir && !info.Mode.IsDir(), e.Symlink && info.Mode&fs.ModeSymlink == 0:
+			t.Errorf("%s: the directory said %+v, stat says %v", e.Name, e, info.Mode)
+		}
+		got[e.Name] = info.Mode.Type().String()
+	}
+	want := map[string]string{"a.md": "----------", "sub": "d---------", "link.md": "L---------"}
+	if len(got) != len(want) {
+		t.Errorf("entries = %v, want %v", got, want)
+	}
+	for n, m := range want {
+		if got[n] != m {
+			t.Errorf("%s: %q, want %q (all: %v)", n, got[n], m, got)
+		}
+	}
+	symlink(t, "sub", filepath.Join(dir, "sublink"))
+	if _, _, err := ReadDirAll(filepath.Join(dir, "sublink"), true, func(string) bool { return true }); err == nil {
+		t.Error("ReadDirAll with noFollow opened a symlink")
+	}
+	if d, _, err := ReadDirAll(filepath.Join(dir, "sublink"), false, func(string) bool { return true }); err != nil {
+		t.Errorf("ReadDirAll without noFollow: %v", err)
+	} else {
+		d.Close()
+	}
+}
+
 // TestDirLookups: Lstat, Type and Open relative to a Dir agree with the path-based calls, while
 // the Dir is open and after it is closed.
 func TestDirLookups(t *testing.T) {
