@@ -50,9 +50,10 @@ type (
 	tickMsg    struct{ id int }
 	printedMsg struct{}
 	commandMsg struct {
-		out  string
-		quit bool
-		err  error
+		out    string
+		quit   bool
+		err    error
+		output *toolOutput // a `!` command's, for the Ctrl-O view
 	}
 	sessionsMsg struct {
 		list []Session
@@ -106,6 +107,8 @@ type model struct {
 	atQuery  string            // what atList was found for
 	atClosed string            // the mention Esc closed the picker on
 	befores  map[string]string // Write's old content by tool call id
+	outputs  []toolOutput      // the tool outputs the Ctrl-O view shows
+	viewer   *viewerState      // the Ctrl-O view; nil: closed
 
 	jobs        jobs
 	ask         *askMsg
@@ -244,6 +247,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.ask, m.feedback = nil, nil
 	case commandMsg:
 		m.status = m.o.Backend.Status() // /model, /clear, /compact change it
+		if msg.output != nil {
+			m.keepOutput(*msg.output)
+		}
 		if msg.out != "" {
 			m.print(strings.TrimRight(msg.out, "\n"))
 		}
@@ -294,6 +300,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case m.ask != nil:
 		return m.askKey(k)
+	case m.viewer != nil:
+		return m.viewerKey(k)
 	case m.picker != nil:
 		return m.pickerKey(k)
 	case m.search != nil:
@@ -405,6 +413,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case "ctrl+l":
 		return tea.ClearScreen
+	case "ctrl+o":
+		m.openViewer()
 	case "shift+tab":
 		if m.o.Hooks.CycleMode == nil {
 			m.notice = "Switching the permission mode is not available in this build."
@@ -564,7 +574,7 @@ func (m *model) submit(text string) tea.Cmd {
 		width := m.width // the model is not read off the event loop
 		return m.background(func(ctx context.Context) tea.Msg {
 			out, err := m.o.Hooks.Shell(ctx, cmd)
-			return commandMsg{out: Preview(out, err != nil, width), err: err}
+			return commandMsg{out: Preview(out, err != nil, width), err: err, output: &toolOutput{line: sWarn().Render("! ") + termtext.Line(cmd), text: out, isErr: err != nil}}
 		})
 	case strings.HasPrefix(trim, "#"):
 		m.memText = strings.TrimSpace(trim[1:])
@@ -791,6 +801,7 @@ func (m *model) event(msg eventMsg) {
 			mark = sErr().Render("⏺ ")
 		}
 		lines := []string{mark + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2)}
+		m.keepOutput(toolOutput{line: lines[0], text: e.Output, isErr: e.IsError})
 		if d := EditDiff(e.Tool.Name, e.Tool.Input, m.befores[e.Tool.ID], msg.line, m.width); d != "" && !e.IsError {
 			lines = append(lines, d)
 		} else {

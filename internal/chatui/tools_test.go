@@ -40,7 +40,7 @@ func TestPreview(t *testing.T) {
 	for i := 1; i <= 10; i++ {
 		fmt.Fprintf(&b, "line %d\n", i)
 	}
-	want := "  ⎿  line 1\n     line 2\n     line 3\n     line 4\n     … +6 lines"
+	want := "  ⎿  line 1\n     line 2\n     line 3\n     line 4\n     … +6 lines (ctrl+o to expand)"
 	if got := plain(Preview(b.String(), false, 80)); got != want {
 		t.Errorf("Preview = %q, want %q", got, want)
 	}

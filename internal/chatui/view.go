@@ -39,6 +39,8 @@ func (m *model) liveLines() []string {
 	switch {
 	case m.ask != nil:
 		parts = append(parts, "", m.askView())
+	case m.viewer != nil:
+		parts = append(parts, "", m.viewerView())
 	case m.picker != nil:
 		parts = append(parts, "", m.pickerView())
 	case m.memText != "":
@@ -51,10 +53,11 @@ func (m *model) liveLines() []string {
 	if len(m.completions) > 0 {
 		parts = append(parts, sDim().Render(ansi.Truncate(strings.Join(m.completions, "  "), m.width, "…")))
 	}
-	if menu := m.slashMenu(); len(menu) > 0 && m.ask == nil && m.picker == nil && m.search == nil {
+	open := m.ask != nil || m.picker != nil || m.viewer != nil // a dialog over the input
+	if menu := m.slashMenu(); len(menu) > 0 && !open && m.search == nil {
 		parts = append(parts, m.menuView(menu)...)
 	}
-	if len(m.atList) > 0 && m.ask == nil && m.picker == nil && m.search == nil {
+	if len(m.atList) > 0 && !open && m.search == nil {
 		for i, f := range m.atList {
 			row := ansi.Truncate("  @"+termtext.Line(f), m.width-1, "…")
 			if i == m.atSel {
@@ -65,11 +68,11 @@ func (m *model) liveLines() []string {
 			parts = append(parts, row)
 		}
 	}
-	if line := modeLine(m.mode); line != "" && m.ask == nil && m.picker == nil {
+	if line := modeLine(m.mode); line != "" && !open {
 		parts = append(parts, line)
 	}
 	foot := m.notice
-	if foot == "" && m.ask == nil && m.picker == nil {
+	if foot == "" && !open {
 		foot = "enter send · shift+enter or \\ newline · ↑ history · ctrl+r search · esc interrupt · ctrl+d quit"
 		if m.status != "" {
 			foot = m.status + "  ·  " + foot
