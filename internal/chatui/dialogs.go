@@ -115,7 +115,7 @@ func (m *model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "enter", "tab", "right", "left":
 		if s.match >= 0 {
-			m.ed.Set(m.hist[s.match])
+			m.recall(m.hist[s.match])
 			m.histIdx = s.match
 		}
 		m.search = nil
@@ -143,7 +143,7 @@ func (m *model) findHistory(q string, from int) int {
 		return -1
 	}
 	for i := min(from, len(m.hist)-1); i >= 0; i-- {
-		if strings.Contains(strings.ToLower(m.hist[i]), strings.ToLower(q)) {
+		if strings.Contains(strings.ToLower(m.hist[i].Text), strings.ToLower(q)) {
 			return i
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -81,7 +82,7 @@ type model struct {
 	pastes    []string          // what was pasted into ed since it was last cleared, in order
 	pasted    map[string]string // long pastes by their placeholder, for the session
 	pasteN    int
-	hist      []string
+	hist      []Prompt
 	histIdx   int // len(hist) when not browsing
 	draft     string
 	hint      string // the input's placeholder
@@ -398,7 +399,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 				m.draft = m.ed.String()
 			}
 			m.histIdx--
-			m.ed.Set(m.hist[m.histIdx])
+			m.recall(m.hist[m.histIdx])
 		}
 	case "down":
 		if !m.ed.OnLastLine() {
@@ -408,7 +409,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			if m.histIdx == len(m.hist) {
 				m.ed.Set(m.draft)
 			} else {
-				m.ed.Set(m.hist[m.histIdx])
+				m.recall(m.hist[m.histIdx])
 			}
 		}
 	case "ctrl+l":
@@ -665,13 +666,49 @@ func (m *model) closeJobs() {
 }
 
 func (m *model) addHistory(text string) {
-	if n := len(m.hist); n == 0 || m.hist[n-1] != text {
-		m.hist = append(m.hist, text)
+	p := Prompt{Text: text}
+	for _, ph := range placeholderRE.FindAllString(text, -1) {
+		if paste, ok := m.pasted[ph]; ok {
+			if p.Pastes == nil {
+				p.Pastes = map[string]string{}
+			}
+			p.Pastes[ph] = paste
+		}
+	}
+	if n := len(m.hist); n == 0 || m.hist[n-1].Text != text {
+		m.hist = append(m.hist, p)
 	}
 	m.histIdx, m.draft = len(m.hist), ""
-	if err := m.o.History.Add(text, m.now()); err != nil {
-		m.notice = "history: " + err.Error()
+	if err := m.o.History.Add(p, m.now()); err != nil {
+		m.notice = "history: " + humanError(err)
 	}
+}
+
+// recall puts a prompt of the history into the input, its pastes again behind their
+// placeholders. A placeholder keeps its number unless this session has used the number: then
+// it takes the next one, so that each placeholder stands for one paste.
+func (m *model) recall(p Prompt) {
+	text := p.Text
+	for _, sub := range placeholderRE.FindAllStringSubmatchIndex(p.Text, -1) {
+		ph := p.Text[sub[0]:sub[1]]
+		paste, ok := p.Pastes[ph]
+		if !ok || m.pasted[ph] == paste {
+			continue
+		}
+		n, _ := strconv.Atoi(p.Text[sub[2]:sub[3]])
+		to := ph
+		if n <= m.pasteN {
+			n = m.pasteN + 1
+			to = p.Text[sub[0]:sub[2]] + strconv.Itoa(n) + p.Text[sub[3]:sub[1]]
+			text = strings.Replace(text, ph, to, 1)
+		}
+		m.pasteN = n
+		if m.pasted == nil {
+			m.pasted = map[string]string{}
+		}
+		m.pasted[to] = paste
+	}
+	m.ed.Set(text)
 }
 
 func userLine(text string, width int) string {

@@ -394,7 +394,7 @@ func TestHistoryAcrossSessions(t *testing.T) {
 
 func TestHistorySearch(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.m.hist = []string{"go test ./...", "git status", "go vet ./agent"}
+	h.m.hist = []Prompt{{Text: "go test ./..."}, {Text: "git status"}, {Text: "go vet ./agent"}}
 	h.m.histIdx = len(h.m.hist)
 	h.press("ctrl+r")
 	h.typeText("go")

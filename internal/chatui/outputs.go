@@ -2,6 +2,7 @@ package chatui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -11,11 +12,12 @@ import (
 )
 
 // The Ctrl-O view: a tool call's whole output, opened over the input from its folded preview
-// in the scrollback, scrolled in the live frame and closed again.
+// in the scrollback, scrolled in the live frame and closed again; on an input that holds paste
+// placeholders, the pastes they stand for, before they are sent.
 
-// toolOutput is one tool call's output, kept for the Ctrl-O view.
+// toolOutput is one tool call's output (or a paste), kept for the Ctrl-O view.
 type toolOutput struct {
-	line  string // the tool line, as the scrollback shows it
+	line  string // the tool line, as the scrollback shows it (a paste: its placeholder)
 	text  string
 	isErr bool
 }
@@ -23,8 +25,9 @@ type toolOutput struct {
 // outputsKept is how many outputs the view keeps, the newest last.
 const outputsKept = 50
 
-// viewerState is the open view: which output, and its first line shown.
+// viewerState is the open view: what it shows, which of them, and its first line shown.
 type viewerState struct {
+	list    []toolOutput
 	at, top int
 }
 
@@ -33,19 +36,33 @@ func (m *model) keepOutput(o toolOutput) {
 	m.outputs = append(m.outputs, o)
 	if n := len(m.outputs); n > outputsKept {
 		m.outputs = append([]toolOutput(nil), m.outputs[n-outputsKept:]...)
-		if m.viewer != nil {
-			m.viewer.at = max(0, m.viewer.at-(n-outputsKept))
-		}
 	}
 }
 
-// openViewer opens the view on the newest output, or says there is none.
+// openViewer opens the view on the pastes the input holds, else on the newest output, or
+// says there is none.
 func (m *model) openViewer() {
+	if ps := m.inputPastes(); len(ps) > 0 {
+		m.viewer = &viewerState{list: ps}
+		return
+	}
 	if len(m.outputs) == 0 {
 		m.notice = "No tool output yet: ctrl+o shows a tool's whole output once one has run."
 		return
 	}
-	m.viewer = &viewerState{at: len(m.outputs) - 1}
+	m.viewer = &viewerState{list: slices.Clone(m.outputs), at: len(m.outputs) - 1}
+}
+
+// inputPastes is the pastes whose placeholders the input holds, in their order there.
+func (m *model) inputPastes() []toolOutput {
+	text := m.ed.String()
+	var out []toolOutput
+	for _, ph := range placeholderRE.FindAllString(text, -1) {
+		if p, ok := m.pasted[ph]; ok {
+			out = append(out, toolOutput{line: sUser().Render(ph), text: p})
+		}
+	}
+	return out
 }
 
 // viewerRows is how many output lines the view shows: the frame's room less the spinner, the
@@ -60,7 +77,7 @@ func (m *model) viewerRows() int {
 // viewerLines is the viewed output wrapped to the screen (a wide character takes two
 // columns).
 func (m *model) viewerLines() []string {
-	o := m.outputs[m.viewer.at]
+	o := m.viewer.list[m.viewer.at]
 	text := strings.ReplaceAll(strings.TrimRight(termtext.Clean(o.text), "\n"), "\t", "    ")
 	if strings.TrimSpace(text) == "" {
 		return []string{"(no output)"}
@@ -100,7 +117,7 @@ func (m *model) viewerKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "right", "l":
-		if v.at < len(m.outputs)-1 {
+		if v.at < len(v.list)-1 {
 			v.at, v.top = v.at+1, 0
 		}
 		return nil
@@ -113,7 +130,7 @@ func (m *model) viewerKey(k tea.KeyPressMsg) tea.Cmd {
 // the keys with where the view is in the output.
 func (m *model) viewerView() string {
 	v := m.viewer
-	o := m.outputs[v.at]
+	o := v.list[v.at]
 	lines := m.viewerLines()
 	rows := m.viewerRows()
 	end := min(len(lines), v.top+rows)
@@ -121,11 +138,11 @@ func (m *model) viewerView() string {
 	if o.isErr {
 		st = sErr()
 	}
-	out := []string{o.line + sDim().Render(fmt.Sprintf("  (output %d of %d)", v.at+1, len(m.outputs)))}
+	out := []string{o.line + sDim().Render(fmt.Sprintf("  (%d of %d)", v.at+1, len(v.list)))}
 	for _, l := range lines[v.top:end] {
 		out = append(out, "  "+st.Render(l))
 	}
 	where := fmt.Sprintf("lines %d–%d of %d", v.top+1, end, len(lines))
-	out = append(out, sDim().Render(ansi.Truncate(where+" · ↑/↓ pgup/pgdn scroll · ←/→ other tool · ctrl+o or esc close", m.width-1, "…")))
+	out = append(out, sDim().Render(ansi.Truncate(where+" · ↑/↓ pgup/pgdn scroll · ←/→ the others · ctrl+o or esc close", m.width-1, "…")))
 	return strings.Join(out, "\n")
 }

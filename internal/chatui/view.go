@@ -74,6 +74,9 @@ func (m *model) liveLines() []string {
 	foot := m.notice
 	if foot == "" && !open {
 		foot = "enter send · shift+enter or \\ newline · ↑ history · ctrl+r search · esc interrupt · ctrl+d quit"
+		if placeholderRE.MatchString(m.ed.String()) {
+			foot = "ctrl+o show the pasted text · " + foot
+		}
 		if m.status != "" {
 			foot = m.status + "  ·  " + foot
 		}
@@ -93,7 +96,7 @@ func (m *model) inputView() string {
 	if m.search != nil {
 		found := ""
 		if m.search.match >= 0 {
-			found = termtext.OneLine(m.hist[m.search.match])
+			found = termtext.OneLine(m.hist[m.search.match].Text)
 		}
 		line := fmt.Sprintf("(reverse-i-search)`%s': %s", m.search.query, termtext.Line(found))
 		return sBox().Width(m.width).Render(ansi.Truncate(line, inner, "…"))
