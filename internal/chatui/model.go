@@ -67,6 +67,15 @@ type (
 	}
 	editorDoneMsg struct{ err error }
 	firstMsg      struct{} // send Options.Prompt
+	openedMsg     struct {
+		op  Opened
+		err error
+	}
+	confirmMsg struct {
+		question string
+		detail   []string
+		reply    chan bool
+	}
 )
 
 // model is the bubbletea model: the input box, the live answer and the dialogs. Finished
@@ -88,6 +97,9 @@ type model struct {
 	hint      string // the input's placeholder
 	notice    string // one line under the input (the Ctrl-C hint, errors)
 	lastCtrlC time.Time
+
+	opening bool  // Options.Open runs: messages wait for it
+	openErr error // why the session could not be opened
 
 	// The running answer.
 	turnID   int
@@ -140,11 +152,37 @@ func newModel(o Options, send func(tea.Msg)) *model {
 // Init queues the header; it is printed once the terminal's size is known, so that the
 // first print is cut to the screen like every other.
 func (m *model) Init() tea.Cmd {
+	if m.o.Open != nil {
+		m.opening = true
+		return m.background(func(ctx context.Context) tea.Msg {
+			op, err := m.o.Open(ctx)
+			return openedMsg{op, err}
+		})
+	}
 	m.start()
 	if strings.TrimSpace(m.o.Prompt) != "" {
 		return func() tea.Msg { return firstMsg{} }
 	}
 	return nil
+}
+
+// opened starts the UI on the session Options.Open opened: the header, the first message or
+// those typed meanwhile. A session that did not open ends the UI.
+func (m *model) opened(msg openedMsg) tea.Cmd {
+	m.opening, m.cancel = false, nil
+	if msg.err != nil {
+		m.openErr = msg.err
+		return m.quit()
+	}
+	m.o.Header, m.o.Resumed, m.o.Hooks, m.mode = msg.op.Header, msg.op.Resumed, msg.op.Hooks, msg.op.Mode
+	m.start()
+	for _, n := range msg.op.Notes {
+		m.print(sWarn().Render(termtext.Line(n)))
+	}
+	if strings.TrimSpace(m.o.Prompt) != "" {
+		m.queue = append([]queued{{text: m.o.Prompt}}, m.queue...)
+	}
+	return m.next(false)
 }
 
 // start queues what the UI shows first: the header and the end of a resumed conversation.
@@ -213,6 +251,15 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.printing = false
 	case firstMsg:
 		return m.submit(m.o.Prompt)
+	case openedMsg:
+		return m.opened(msg)
+	case confirmMsg:
+		reply := msg.reply
+		m.confirm = &confirmState{question: msg.question, detail: msg.detail, done: func(yes bool) tea.Cmd {
+			reply <- yes
+			m.print(sDim().Render("  ? " + ansi.Truncate(termtext.Line(msg.question), m.width-12, "…") + " → " + map[bool]string{true: "yes", false: "no"}[yes]))
+			return nil
+		}}
 	case clearNoticeMsg:
 		if !m.lastCtrlC.IsZero() && m.now().Sub(m.lastCtrlC) >= exitWindow {
 			m.lastCtrlC, m.notice = time.Time{}, ""
@@ -362,7 +409,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.ed.Insert("\n")
 			return nil
 		}
-		if m.running { // one answer at a time: the message waits for this one to end
+		if m.running || m.opening { // one answer at a time: the message waits for this one to end
 			if strings.TrimSpace(text) != "" {
 				m.queue = append(m.queue, queued{text, m.pastes})
 				m.ed.Set("")
@@ -503,7 +550,7 @@ func (m *model) menuKey(s string, menu []Command) bool {
 			m.ed.Insert(" ")
 		}
 	case "enter":
-		if m.running || m.ed.String() == c.Name {
+		if m.running || m.opening || m.ed.String() == c.Name {
 			return false
 		}
 		m.ed.Set(c.Name)
@@ -735,7 +782,14 @@ func (m *model) command(line string) tea.Cmd {
 	case name == "/init" && m.o.Hooks.Init != nil:
 		prompt, exists := m.o.Hooks.Init()
 		if exists {
-			m.confirm = &confirmState{question: "This project has a CLAUDE.md. Let the model revise it?", yes: prompt}
+			m.confirm = &confirmState{question: "This project has a CLAUDE.md. Let the model revise it?", done: func(yes bool) tea.Cmd {
+				if !yes {
+					m.print(sDim().Render("  CLAUDE.md left as it is."))
+					return nil
+				}
+				m.print(userLine("/init", m.width))
+				return m.startTurn(conversation.TypedInput(prompt))
+			}}
 			return nil
 		}
 		m.print(userLine(line, m.width))
@@ -918,8 +972,7 @@ func (m *model) flushStream(all bool) {
 	m.stream = open
 }
 
-// turnDone ends the answer; the next queued message, if any, is sent, unless the answer was
-// interrupted or failed: then the queue goes back into the input, to be sent or changed.
+// turnDone ends the answer and sends the next queued message.
 func (m *model) turnDone(err error) tea.Cmd {
 	m.flushStream(true)
 	m.running, m.cancel, m.tool = false, nil, nil
@@ -933,10 +986,16 @@ func (m *model) turnDone(err error) tea.Cmd {
 	if m.status = m.o.Backend.Status(); m.status != "" {
 		m.print(sDim().Render(m.status))
 	}
+	return m.next(err != nil)
+}
+
+// next sends the first queued message, if any; after an answer that failed or was
+// interrupted the queue goes back into the input instead, to be sent or changed.
+func (m *model) next(failed bool) tea.Cmd {
 	if len(m.queue) == 0 {
 		return nil
 	}
-	if err != nil {
+	if failed {
 		var texts []string
 		for _, q := range m.queue {
 			texts = append(texts, q.text)

@@ -20,8 +20,8 @@ var spinnerFrames = []string{"·", "✢", "✳", "✶", "✻", "✽", "✻", "�
 // View draws the live part under the scrollback: the open end of the answer, the spinner, a
 // dialog or the input box, and one line of notices.
 func (m *model) View() tea.View {
-	if m.quitting {
-		return tea.NewView("")
+	if m.quitting || m.height == 0 {
+		return tea.NewView("") // nothing before the size is known: a frame drawn then would be left behind
 	}
 	frame := m.liveLines()
 	if c := m.frameCap(); m.height > 0 && len(frame) > c {
@@ -36,6 +36,9 @@ func (m *model) liveLines() []string {
 	if m.running && m.ask == nil {
 		parts = append(parts, "", m.spinnerLine())
 	}
+	if m.opening && m.confirm == nil {
+		parts = append(parts, "", sDim().Render("  starting the session…")+m.queueLines())
+	}
 	switch {
 	case m.ask != nil:
 		parts = append(parts, "", m.askView())
@@ -46,7 +49,7 @@ func (m *model) liveLines() []string {
 	case m.memText != "":
 		parts = append(parts, "", m.memView())
 	case m.confirm != nil:
-		parts = append(parts, "", sAskBox().Width(min(m.width, 100)).Render(sBold().Render(m.confirm.question)+"\n"+sKey().Render("y")+" yes   "+sKey().Render("n")+" no"))
+		parts = append(parts, "", m.confirmView())
 	default:
 		parts = append(parts, "", m.inputView())
 	}
@@ -123,10 +126,27 @@ func (m *model) spinnerLine() string {
 		word = " Thinking…"
 	}
 	line := sSpinner().Render(frame+word) + sDim().Render(fmt.Sprintf(" (%s · ↓ %s tokens · esc to interrupt)", el, kTokens(toks)))
+	return line + m.queueLines()
+}
+
+// queueLines is the messages waiting to be sent, a line each.
+func (m *model) queueLines() string {
+	var b strings.Builder
 	for _, q := range m.queue {
-		line += "\n" + sDim().Render(ansi.Truncate("  ⎿  queued: "+termtext.OneLine(q.text), m.width-1, "…"))
+		b.WriteString("\n" + sDim().Render(ansi.Truncate("  ⎿  queued: "+termtext.OneLine(q.text), m.width-1, "…")))
 	}
-	return line
+	return b.String()
+}
+
+// confirmView is a yes/no question, what it is about under it.
+func (m *model) confirmView() string {
+	w := min(m.width, 100)
+	rows := []string{sBold().Render(wrapPlain(m.confirm.question, w-4))}
+	for _, d := range m.confirm.detail {
+		rows = append(rows, sDim().Render(wrapPlain(d, w-4)))
+	}
+	rows = append(rows, "", sKey().Render("y")+" yes   "+sKey().Render("n")+" no")
+	return sAskBox().Width(w).Render(strings.Join(rows, "\n"))
 }
 
 func kTokens(n int) string {

@@ -110,14 +110,14 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	c := &chat{app: app, in: bufio.NewReader(app.In), out: app.Out, dir: dir}
+	c := &chat{app: app, in: bufio.NewReader(app.In), out: app.Out, dir: dir, o: o}
+	if c.useUI() {
+		return c.runUI(ctx) // it opens the session itself, to ask its questions in the UI
+	}
 	o.askMCP = c.askServer
 	c.o = o
 	if err := c.open(ctx, o); err != nil {
 		return err
-	}
-	if c.useUI() {
-		return c.runUI(ctx)
 	}
 	defer func() {
 		c.close(ctx)
