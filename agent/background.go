@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -166,6 +167,30 @@ func (a *Agent) afterTurn(res Result) {
 	if bg.extract != nil {
 		bg.extract.Turn(snap.As(usage.Extraction))
 	}
+}
+
+// Extract runs one memory extraction now, in the foreground, over the conversation's messages
+// from index from on (0: all of them; past the end, as after a compaction: all of them),
+// writing in mode; the model calls count as extraction.
+// `strata memory extract` uses it on a finished session, which it resumes without a
+// transcript and without background work. It returns the messages the conversation has (the
+// next run's from) with what the run did.
+func (a *Agent) Extract(ctx context.Context, mode extract.WriteMode, from int) (int, extract.OnceResult, error) {
+	a.runMu.Lock()
+	defer a.runMu.Unlock()
+	if a.store == nil {
+		return 0, extract.OnceResult{}, errors.New("auto-memory is off here: there is no memory to extract into")
+	}
+	snap := a.snapshotBase().As(usage.Extraction)
+	if from < 0 || from > snap.Messages {
+		from = 0 // the conversation is shorter than last time: a compaction rewrote it
+	}
+	if from == snap.Messages {
+		return snap.Messages, extract.OnceResult{}, nil
+	}
+	res, err := extract.Once(ctx, extract.WorkerOptions{Store: a.store, Mode: mode, MaxTurns: ExtractMaxTurns, Now: a.now,
+		Warn: func(msg string) { a.warn("%s", msg) }}, snap, from)
+	return snap.Messages, res, err
 }
 
 // noteMemoryWrite records that the main agent changed the memory dir itself, so the next

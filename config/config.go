@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/strata-mem/strata/internal/fsutil"
@@ -65,6 +66,22 @@ func expandHome(p, home string) string {
 
 // ProjectsDir is $STRATA_HOME/projects, where per-project memory and transcripts live.
 func (e Env) ProjectsDir() string { return filepath.Join(e.Home, "projects") }
+
+// CacheDir is the user's cache directory as this environment names it ($XDG_CACHE_HOME when
+// absolute, else ~/.cache, ~/Library/Caches on macOS; "" without a home directory): where
+// strata keeps what it can rebuild, never under STRATA_HOME.
+func (e Env) CacheDir() string {
+	if c := e.Var("XDG_CACHE_HOME"); filepath.IsAbs(c) {
+		return c
+	}
+	switch {
+	case e.UserHome == "":
+		return ""
+	case runtime.GOOS == "darwin":
+		return filepath.Join(e.UserHome, "Library", "Caches")
+	}
+	return filepath.Join(e.UserHome, ".cache")
+}
 
 // Settings are the keys strata understands. A nil pointer or empty slice means "not set".
 type Settings struct {

@@ -166,24 +166,54 @@ func (w *Worker) extractOnce(ctx context.Context) error {
 	if from >= snap.Messages {
 		return nil
 	}
-	st := w.o.Store
-	conf, err := OpenConfined(st, w.o.Mode)
+	res, err := Once(ctx, w.o, snap, from)
+	w.mu.Lock()
+	w.stats.Extractions++
+	w.stats.Written = append(w.stats.Written, res.Written...)
+	w.stats.Denied = append(w.stats.Denied, res.Denied...)
+	w.mu.Unlock()
 	if err != nil {
 		return w.failed(err)
+	}
+	return nil
+}
+
+// OnceResult is what one extraction run did.
+type OnceResult struct {
+	// Written are the memory files written (or staged), relative to the memory dir; Denied
+	// the extractor's refused calls, one line each.
+	Written, Denied []string
+}
+
+// Once runs one extraction over the messages of snap from index from on: a fork reads them
+// and saves what is worth remembering, in o.Mode, under Policy. Of o it uses Store, Mode,
+// MaxTurns (0: MaxTurns), Now and Warn. The Worker runs it in the background; `strata memory
+// extract` runs it once over a finished session.
+func Once(ctx context.Context, o WorkerOptions, snap compact.Snapshot, from int) (OnceResult, error) {
+	if o.MaxTurns <= 0 {
+		o.MaxTurns = MaxTurns
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	st := o.Store
+	conf, err := OpenConfined(st, o.Mode)
+	if err != nil {
+		return OnceResult{}, err
 	}
 	defer conf.Close()
 	if snap.Sources != nil {
 		conf.HoldUngrounded(snap.Sources)
 	}
 	guidance, err := Guidance(st.Dir())
-	if err != nil && w.o.Warn != nil {
-		w.o.Warn(fmt.Sprintf("memory extraction: %v (going on without it)", err))
+	if err != nil && o.Warn != nil {
+		o.Warn(fmt.Sprintf("memory extraction: %v (going on without it)", err))
 	}
 	var manifest string
 	if mems, _, err := st.List(ctx); err == nil {
 		manifest = recall.Manifest(mems, recall.MaxManifestEntries)
 	}
-	if w.o.Mode == WriteConfirm {
+	if o.Mode == WriteConfirm {
 		// Proposals still waiting for the user: update them rather than propose them again.
 		if staged, err := Inbox(ctx, st); err == nil {
 			for _, s := range staged {
@@ -191,17 +221,9 @@ func (w *Worker) extractOnce(ctx context.Context) error {
 			}
 		}
 	}
-	prompt := Prompt(PromptInput{MemDir: st.Dir(), Mode: w.o.Mode, NewMessages: snap.Messages - from, Guidance: guidance, Manifest: manifest})
-	res, err := snap.Forker.Fork(ctx, prompt, w.o.MaxTurns, Policy(conf, w.o.Now))
-	w.mu.Lock()
-	w.stats.Extractions++
-	w.stats.Written = append(w.stats.Written, conf.Written()...)
-	w.stats.Denied = append(w.stats.Denied, res.Denied...)
-	w.mu.Unlock()
-	if err != nil {
-		return w.failed(err)
-	}
-	return nil
+	prompt := Prompt(PromptInput{MemDir: st.Dir(), Mode: o.Mode, NewMessages: snap.Messages - from, Guidance: guidance, Manifest: manifest})
+	res, err := snap.Forker.Fork(ctx, prompt, o.MaxTurns, Policy(conf, o.Now))
+	return OnceResult{Written: conf.Written(), Denied: res.Denied}, err
 }
 
 func (w *Worker) failed(err error) error {

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"time"
 
@@ -231,17 +230,9 @@ func (w *Workspace) Ranker() (*recall.Ranker, error) {
 // memory; none when there is no home directory or STRATA_RECALL_CACHE is "off".
 func (w *Workspace) rankerOptions(dir string) recall.RankerOptions {
 	o := recall.RankerOptions{Logger: w.opts.Logger}
-	cache := w.env.Var("XDG_CACHE_HOME")
-	switch {
-	case w.env.Var("STRATA_RECALL_CACHE") == "off":
+	cache := w.env.CacheDir()
+	if cache == "" || w.env.Var("STRATA_RECALL_CACHE") == "off" {
 		return o
-	case filepath.IsAbs(cache):
-	case w.env.UserHome == "":
-		return o
-	case runtime.GOOS == "darwin":
-		cache = filepath.Join(w.env.UserHome, "Library", "Caches")
-	default:
-		cache = filepath.Join(w.env.UserHome, ".cache")
 	}
 	o.Cache = recall.CachePath(cache, dir)
 	return o

@@ -22,6 +22,7 @@ type ccRig struct {
 	path       string // PATH with strata's directory first
 	srv        *llmtest.Server
 	memDir     string
+	extraEnv   []string // added to Claude Code's environment (and so its hooks')
 }
 
 // builtStrata builds strata into the test's temporary directory (the go tool's cache makes a
@@ -61,8 +62,8 @@ func newCCRig(t *testing.T) *ccRig {
 }
 
 func (r *ccRig) env() []string {
-	return []string{"PATH=" + r.path, "HOME=" + r.home, "ANTHROPIC_BASE_URL=" + r.srv.URL, "ANTHROPIC_API_KEY=" + llmtest.Key,
-		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+	return append([]string{"PATH=" + r.path, "HOME=" + r.home, "ANTHROPIC_BASE_URL=" + r.srv.URL, "ANTHROPIC_API_KEY=" + llmtest.Key,
+		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}, r.extraEnv...)
 }
 
 // claude runs Claude Code in the project and returns its output; it fails the test when
@@ -160,7 +161,9 @@ func toolResult(reqs []llmtest.Request, id string) string {
 // Claude Code and checks, request by request: a memory that only its body matches reaches the
 // model after UserPromptSubmit; after /compact the first request and a /strata:pin message
 // are in the next request, from SessionStart; memory_search and session_search called
-// through Claude Code return results, session search with the command that resumes.
+// through Claude Code return results, session search with the command that resumes; at
+// SessionEnd the extractor, run in the background on the session, proposes a memory in the
+// inbox.
 func TestClaudeCodePlugin(t *testing.T) {
 	r := newCCRig(t)
 	repo, err := filepath.Abs("../..")
@@ -182,6 +185,9 @@ func TestClaudeCodePlugin(t *testing.T) {
 		switch {
 		case strings.Contains(last, "create a detailed summary of the conversation"):
 			return llmtest.Text("<analysis>short</analysis>\n<summary>1. Primary Request: the zebracorn step.</summary>")
+		case strings.Contains(last, "Look at the last") && !strings.Contains(last, "tool_result"): // strata memory extract
+			return llmtest.Blocks(llmtest.ToolUse("toolu_x", "memory_save",
+				`{"name":"zebracorn order","description":"the zebracorn step comes before tagging","type":"project","body":"Migrate, then tag."}`))
 		case strings.Contains(last, "tool_result"):
 			return llmtest.Text("done")
 		case strings.Contains(last, "CALL-MEMORY-SEARCH"):
@@ -198,6 +204,26 @@ func TestClaudeCodePlugin(t *testing.T) {
 	if !anyRequestHas(r.since(n), "Run the zebracorn migration before tagging.") {
 		t.Fatalf("the memory only its body matches is in no request after UserPromptSubmit")
 	}
+	// SessionEnd started strata memory extract, detached: wait for its proposal and its cursor
+	// (written last), then keep later sessions' background work off so none outlives the test.
+	staged := filepath.Join(r.memDir, ".inbox", "zebracorn-order.md")
+	cursors := filepath.Join(r.home, ".cache", "strata", "extract", "*.json")
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		_, err := os.Stat(staged)
+		done, _ := filepath.Glob(cursors)
+		if err == nil && len(done) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(r.home, ".strata", "logs", "extract.log"))
+			hook, _ := os.ReadFile(filepath.Join(r.home, ".strata", "logs", "hook.log"))
+			t.Fatalf("no proposal from SessionEnd's extraction after 60 s (staged: %v, cursors %v)\nextract.log: %s\nhook.log: %s", err, done, log, hook)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(r.memDir, "zebracorn-order.md")); err == nil {
+		t.Errorf("the extracted memory was written live, not proposed in the inbox")
+	}
+	r.extraEnv = append(r.extraEnv, "STRATA_NO_BACKGROUND=1")
 
 	r.claude("-p", "/strata:pin Never edit files under vendor/.", "--resume", id)
 	r.claude("-p", "/compact", "--resume", id)
@@ -237,6 +263,7 @@ func TestClaudeCodeHookTrouble(t *testing.T) {
 		t.Fatalf("setup claude-code: exit %d: %s", code, errb)
 	}
 	r.srv.Fallback = func(llmtest.Request) llmtest.Reply { return llmtest.Text("the answer stands") }
+	r.extraEnv = []string{"STRATA_NO_BACKGROUND=1"} // no extraction outliving the test
 	if err := os.RemoveAll(r.memDir); err != nil {
 		t.Fatal(err)
 	}

@@ -42,9 +42,11 @@ memory directory and transcripts (CLAUDE_CONFIG_DIR, else ~/.claude).
   SessionStart      after a compaction: those messages, verbatim; at start-up or resume: a line
                     when proposals wait in the memory inbox, else nothing (and recall's saved
                     index is brought up to date, off the first prompt's path)
-  SessionEnd        starts the auto-dream (strata memory dream --auto) in the background when
-                    it is due (24 h and 5 sessions since the last run)
-  Stop              nothing (extraction of new memories runs in strata chat)
+  SessionEnd        starts in the background: extraction of new memories from the session into
+                    the inbox (strata memory extract), when a model is configured; the
+                    auto-dream (strata memory dream --auto), when it is due (24 h and 5
+                    sessions since the last run); STRATA_NO_BACKGROUND=1 turns both off
+  Stop              nothing
 
 A hook never breaks Claude Code: on any error, or past --timeout (5s; 20s for SessionStart,
 which also builds recall's saved index), it prints nothing, exits 0 and writes one line to

@@ -94,6 +94,7 @@ func topLevelCommands() []topLevel {
 		{"lint", newLintCmd},
 		{"mcp", newMCPCmd},
 		{"run", func(app *App) *cobra.Command { return newRunCmd(app, nil) }},
+		{"status", newStatusCmd},
 		{"ui", newUICmd},
 		{"version", newVersionCmd},
 	}
@@ -114,7 +115,7 @@ func groups() []group {
 		{"memory", "See and manage the auto-memory of this project",
 			"The auto-memory is a directory of markdown topic files with a MEMORY.md index, one per project\n(all worktrees of a repository share it). These commands list, show, add, forget, search and check it.",
 			[]commandFactory{newMemoryListCmd, newMemoryShowCmd, newMemoryPathCmd, newMemoryEditCmd, newMemoryAddCmd, newMemoryForgetCmd,
-				newMemoryLintCmd, newMemoryDreamCmd, newMemoryInboxCmd, newMemoryRestoreCmd, newMemorySearchCmd, newMemorySyncCmd}},
+				newMemoryLintCmd, newMemoryDreamCmd, newMemoryExtractCmd, newMemoryInboxCmd, newMemoryRestoreCmd, newMemorySearchCmd, newMemorySyncCmd}},
 		{"setup", "Connect strata to Claude Code, Codex or Gemini CLI",
 			"Each subcommand writes strata's entries into another tool's configuration, keeping every other byte,\nbacking up a file before it changes it, and taking them out again with --uninstall.",
 			[]commandFactory{newSetupClaudeCodeCmd, newSetupCodexCmd, newSetupGeminiCmd}},
