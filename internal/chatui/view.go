@@ -20,8 +20,10 @@ var spinnerFrames = []string{"·", "✢", "✳", "✶", "✻", "✽", "✻", "�
 // View draws the live part under the scrollback: the open end of the answer, the spinner, a
 // dialog or the input box, and one line of notices.
 func (m *model) View() tea.View {
-	if m.quitting || m.height == 0 {
-		return tea.NewView("") // nothing before the size is known: a frame drawn then would be left behind
+	if m.quitting || m.height == 0 || (m.opening && m.confirm == nil) {
+		// Nothing before the size is known, nor while the session opens unless it asks: a
+		// frame drawn before the first print can be left behind in the scrollback.
+		return tea.NewView("")
 	}
 	frame := m.liveLines()
 	if c := m.frameCap(); m.height > 0 && len(frame) > c {
@@ -35,9 +37,6 @@ func (m *model) liveLines() []string {
 	var parts []string
 	if m.running && m.ask == nil {
 		parts = append(parts, "", m.spinnerLine())
-	}
-	if m.opening && m.confirm == nil {
-		parts = append(parts, "", sDim().Render("  starting the session…")+m.queueLines())
 	}
 	switch {
 	case m.ask != nil:

@@ -424,6 +424,9 @@ func TestChatUIMCPConsent(t *testing.T) {
 	if strings.Contains(all, "[y/N]") {
 		t.Errorf("the terminal prompt was used:\n%s", all)
 	}
+	if strings.Contains(all, "came with the repository") {
+		t.Errorf("the answered dialog is left in the scrollback:\n%s", all)
+	}
 	reqs := srv.Requests()
 	if len(reqs) != 2 || !strings.Contains(string(reqs[0].Body), `"name":"mcp__strata__memory_search"`) || !strings.Contains(string(reqs[1].Body), `"tool_use_id":"m1"`) {
 		t.Fatalf("the server's tool was not offered, or its result not sent back (%d requests)", len(reqs))
