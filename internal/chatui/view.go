@@ -179,14 +179,15 @@ func (m *model) pickerView() string {
 	p := m.picker
 	list := p.filtered()
 	w := min(m.width, 120)
-	rows := []string{sBold().Render("Resume a session") + sDim().Render("  ↑/↓ choose · type to search · enter resume · esc cancel"),
+	rows := []string{ansi.Truncate(sBold().Render("Resume a session")+sDim().Render("  ↑/↓ choose · type to search · enter resume · esc cancel"), w-4, "…"),
 		sPrompt().Render("search: ") + p.query}
 	idW := 0
 	for _, s := range list {
 		idW = max(idW, cols(s.Short))
 	}
-	start := max(0, p.cursor-9)
-	for i := start; i < len(list) && i < start+10; i++ {
+	n := m.listRows(10, 6) // the blank line, the box's borders, its two head lines and the foot
+	start := max(0, p.cursor-n+1)
+	for i := start; i < len(list) && i < start+n; i++ {
 		s := list[i]
 		title := termtext.Line(s.Title)
 		when := s.When.Local().Format("Jan 02 15:04")
@@ -320,9 +321,10 @@ func askDiff(cwd string, r permission.Request) []string {
 // menuView is the `/` menu: up to menuLines commands around the chosen one, with their help.
 func (m *model) menuView(menu []Command) []string {
 	sel := min(m.menuSel, len(menu)-1)
-	start := max(0, min(sel-menuLines/2, len(menu)-menuLines))
+	n := m.listRows(menuLines, 6) // the blank line, the input box and the foot
+	start := max(0, min(sel-n/2, len(menu)-n))
 	var out []string
-	for i := start; i < len(menu) && i < start+menuLines; i++ {
+	for i := start; i < len(menu) && i < start+n; i++ {
 		c := menu[i]
 		row := ansi.Truncate(fmt.Sprintf("  %-16s %s", strings.TrimSpace(c.Name+" "+c.Args), c.Help), m.width-1, "…")
 		if i == sel {
@@ -336,6 +338,16 @@ func (m *model) menuView(menu []Command) []string {
 
 // menuLines is how many commands the `/` menu shows at once.
 const menuLines = 6
+
+// listRows is how many rows of a list (the / menu, the resume picker) the frame has room
+// for, at most want, when around them other lines take; at least one. A list fitted here
+// keeps the frame within its cap, which would otherwise cut its top: the box's border.
+func (m *model) listRows(want, other int) int {
+	if m.height == 0 {
+		return want
+	}
+	return max(1, min(want, m.frameCap()-other))
+}
 
 // modeLine is the line under the input that names a permission mode other than ask.
 func modeLine(mode string) string {
