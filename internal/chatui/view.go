@@ -76,11 +76,11 @@ func (m *model) liveLines() []string {
 	foot := m.notice
 	if foot == "" && !open {
 		foot = "enter send · shift+enter or \\ newline · ↑ history · ctrl+r search · esc interrupt · ctrl+d quit"
-		if placeholderRE.MatchString(m.ed.String()) {
-			foot = "ctrl+o show the pasted text · " + foot
-		}
 		if m.status != "" {
 			foot = m.status + "  ·  " + foot
+		}
+		if placeholderRE.MatchString(m.ed.String()) { // first, so that a narrow screen shows it
+			foot = "ctrl+o show the pasted text · " + foot
 		}
 	}
 	parts = append(parts, sDim().Render(ansi.Truncate(foot, m.width, "…")))

@@ -228,9 +228,17 @@ func TestChatUIKeepsEverything(t *testing.T) {
 			if size[0] == 140 {
 				c.shot("chat-paste", size[0])
 			}
-			if strings.Contains(s, "log line 0") {
-				t.Errorf("the paste's lines are on screen:\n%s", s)
+			if strings.Contains(s, "log line 0") || !strings.Contains(s, "ctrl+o show the pasted text") {
+				t.Errorf("the paste's lines are on screen, or the hint does not name ctrl+o:\n%s", s)
 			}
+			// Ctrl-O shows the paste whole before it is sent, and closes again.
+			c.send("", "C-o")
+			c.waitFor("[Pasted text #1 +1000 lines]  (1 of 1)")
+			c.waitFor("log line 0001: ok")
+			c.send("", "End")
+			c.waitFor("log line 1000: done")
+			c.send("", "Escape")
+			c.waitFor("│ › why does this fail? [Pasted text #1 +1000 lines]")
 			c.send("", "Enter")
 			c.waitFor("Got the log.")
 			c.idle()
@@ -254,6 +262,14 @@ func TestChatUIKeepsEverything(t *testing.T) {
 			if !strings.Contains(all, "› why does this fail? [Pasted text #1 +1000 lines]") {
 				t.Errorf("the sent message is not shown with its placeholder:\n%s", tail(all, 10))
 			}
+			// ↑ brings the message back with its placeholder, the paste behind it.
+			c.send("", "Up")
+			c.waitFor("│ › why does this fail? [Pasted text #1 +1000 lines]")
+			c.send("", "C-o")
+			c.waitFor("log line 0001: ok")
+			c.send("", "Escape")
+			c.waitUntil("the view closed", func(s string) bool { return !strings.Contains(s, "(1 of 1)") && strings.Contains(s, "╰─") })
+			c.send("", "C-u")
 
 			// "/" opens the menu of commands; Tab completes the chosen one.
 			c.send("/c")
