@@ -181,7 +181,9 @@ func TestChatUIUnderTmux(t *testing.T) {
 	run("send-keys", "-t", "0", "Left")
 	waitText("Bash echo one  (3 of 4)")
 	run("send-keys", "-t", "0", "Escape")
-	waitFor("the input back", func(_, text string) bool { return !strings.Contains(text, "(3 of 4)") && strings.Contains(text, "enter send") })
+	waitFor("the input back", func(_, text string) bool {
+		return !strings.Contains(text, "(3 of 4)") && strings.Contains(text, "enter send")
+	})
 
 	// The spinner while an answer stalls; Esc interrupts it.
 	run("send-keys", "-t", "0", "-l", "and now wait")
