@@ -468,3 +468,18 @@ func TestChatUIMCPConsent(t *testing.T) {
 		t.Errorf("the chat asked again:\n%s", all)
 	}
 }
+
+// TestChatUINoModel: with no model configured the UI, which opens the session itself, ends
+// and says how to configure one (exit 1), as the line mode does. Runs with STRATA_TMUX_TEST=1.
+func TestChatUINoModel(t *testing.T) {
+	tmux, dir, bin := tmuxAndBinary(t, "start strata chat's UI with no model under tmux")
+	c := &tmuxChat{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock"), dir: dir, project: dir}
+	shell := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " STRATA_HOME=" + filepath.Join(dir, ".strata") +
+		" TERM=xterm-256color LANG=C.UTF-8 " + bin + " chat; echo exit=$?; sleep 600"
+	c.run("-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", "-c", dir, shell)
+	t.Cleanup(func() { exec.Command(tmux, "-S", c.sock, "kill-server").Run() })
+	c.waitFor("exit=1")
+	if s := c.all(); !strings.Contains(s, "no model provider is configured") || !strings.Contains(s, "These commands work without a model") {
+		t.Errorf("the chat did not say why it ended:\n%s", s)
+	}
+}

@@ -34,6 +34,7 @@ func (c *chat) useUI() bool {
 // the session's background work is done (so its tokens are counted).
 func (c *chat) runUI(ctx context.Context) error {
 	b := &chatBackend{c: c}
+	var notes strings.Builder // what the opening printed
 	c.ui = chatui.New(chatui.Options{
 		Backend:    b,
 		AlwaysText: AlwaysText,
@@ -43,10 +44,12 @@ func (c *chat) runUI(ctx context.Context) error {
 		History:    chatui.History{Path: filepath.Join(c.app.Env.Home, "history.jsonl"), Project: c.dir},
 		Prompt:     c.o.prompt,
 		Commands:   chatCommands,
-		Open:       func(askCtx context.Context) (chatui.Opened, error) { return c.openUI(ctx, askCtx, b) },
+		Open:       func(askCtx context.Context) (chatui.Opened, error) { return c.openUI(ctx, askCtx, b, &notes) },
 	})
 	err := c.ui.Run(ctx)
-	if c.a != nil {
+	if c.a == nil { // not opened: say why once the terminal is the shell's again
+		io.WriteString(c.app.Err, notes.String())
+	} else {
 		c.close(ctx)
 		fmt.Fprintln(c.out, ExitSummary(c.a))
 	}
@@ -56,11 +59,10 @@ func (c *chat) runUI(ctx context.Context) error {
 
 // openUI opens the session while the UI shows: a project's MCP server never asked about is
 // asked about in the UI's dialog (askCtx ends when the user quits first), and what the
-// opening would print goes to the UI instead of under it.
-func (c *chat) openUI(ctx, askCtx context.Context, b *chatBackend) (chatui.Opened, error) {
-	var notes strings.Builder
+// opening prints goes to notes: shown in the UI, or after it when the session did not open.
+func (c *chat) openUI(ctx, askCtx context.Context, b *chatBackend, notes *strings.Builder) (chatui.Opened, error) {
 	out, errOut := c.out, c.app.Err
-	c.out, c.app.Err = &notes, &notes
+	c.out, c.app.Err = notes, notes
 	o := c.o
 	o.askMCP = func(s mcpclient.Server) (bool, bool) { return c.askServerUI(askCtx, s) }
 	err := c.open(ctx, o)
