@@ -56,7 +56,7 @@ var deps = map[string]string{
 	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio memdir memsync recall transcript workspace < internal/sharedtest",
 	"mcpserver":            "config instructions internal/fsutil memdir recall transcript workspace < internal/bench internal/bench/synth",
 	"mcpclient":            "config internal/fsutil",
-	"internal/webui":       "config conversation extract instructions internal/fsutil llm memdir recall transcript workspace < internal/bench/synth internal/sharedtest",
+	"internal/webui":       "config conversation extract instructions internal/fsutil llm memdir memsync recall transcript workspace < internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest",
 	"internal/chatui":      "agent conversation internal/fsutil internal/termtext llm permission tokens toolcall",
 	"internal/cli":         "agent compact config conversation extract instructions internal/bench internal/bench/synth internal/chatui internal/fastio internal/fsutil internal/sandbox internal/shell internal/termtext internal/webui llm llm/anthropic llm/openai mcpclient mcpserver memdir memsync permission recall tokens tool transcript usage workspace < internal/sharedtest llm/llmtest",
 	"cmd/strata":           "internal/cli internal/sandbox",

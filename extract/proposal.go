@@ -100,6 +100,11 @@ func memoryContent(m memdir.Memory) string {
 	return strings.Join([]string{m.Name, m.Description, string(m.Type), m.Modified.UTC().Format(time.RFC3339Nano), m.Body}, "\x00")
 }
 
+// Decidable reports whether a person can accept or reject the step on its own: it archives or
+// takes index lines out (now or once accepted) and has an id. The rest are reports (stale,
+// conflict).
+func (a Action) Decidable() bool { return a.ID != "" && (a.Archive || a.Proposed) }
+
 // Matches reports whether sel names the step: its file, its id, or its kind ("dangling" selects
 // every dangling step). It is how --accept and --reject pick steps.
 func (a Action) Matches(sel string) bool {

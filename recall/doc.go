@@ -5,7 +5,8 @@
 //   - Manifest renders the memory dir as one line per file, newest first, from the first
 //     HeaderLines lines of each file only (LoadHeaders), at most MaxManifestEntries lines.
 //   - Ranker is the offline lexical ranker: an Index (BM25F over name, description and body,
-//     with proximity, passage, coverage and feedback refinements; see Params) kept warm over
+//     with proximity, passage, coverage, feedback, time and second-round refinements; see
+//     Params) kept warm over
 //     a Source. Refresh re-reads only files whose mtime or size changed and drops vanished
 //     ones; Update re-reads files a caller knows it changed. The index is never rebuilt per
 //     query, nor after a change: only the changed memories' postings and length

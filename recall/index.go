@@ -49,6 +49,18 @@ type Params struct {
 	// term's idf among names: the name says what a memory is about, and a term that sets a
 	// few names apart (a person, a tool, a topic) should not drown in the body's counts.
 	NameBonus float64
+	// SecondRound weighs a second retrieval round, run when the best hit scores more than
+	// twice the next (one memory matched the query well, the rest little of it): the
+	// SecondTerms rarest terms of the best hit that the query lacks score the first round's
+	// candidates again, and SecondRound times the best score goes to the one the second round
+	// scores best (less to the others, in proportion). 0 turns it off.
+	SecondRound float64
+	SecondTerms int
+	// Time weighs a memory that speaks of the time a query names ("in May", "on 8 May 2023",
+	// "in 2022": its own date, a date in its text, or "last week" counted from its own date)
+	// against the query's total weight; the bonus goes to the top RerankDepth documents.
+	// 0 turns it off.
+	Time float64
 	// PrefixExpansion lets a query word of five letters or more also match the longer known
 	// words it begins ("grandma" → "grandmother"), at half weight.
 	PrefixExpansion bool
@@ -69,6 +81,9 @@ func DefaultParams() Params {
 		Passage:         0.5,
 		RerankDepth:     50,
 		NameBonus:       2,
+		Time:            0.5,
+		SecondRound:     0.5,
+		SecondTerms:     20,
 		PrefixExpansion: false,
 	}
 }
@@ -113,6 +128,10 @@ type docInfo struct {
 	// lazy: terms, tfs, named and lines are not filled in yet (a memory of a saved index;
 	// see Index.detail).
 	lazy bool
+	// dates are the spans of time the memory speaks of (memoryDates), found the first time a
+	// search asks (see Index.datesOf); dated says they were.
+	dates []span
+	dated bool
 }
 
 // docLens is what scoring reads for every posting: kept apart from docInfo so the loop over a
@@ -345,6 +364,18 @@ func (ix *Index) detail(id uint32) *docInfo {
 		d.setDetail(ix.lazyZ.analyse(d.mem))
 	}
 	return d
+}
+
+// datesOf returns the spans of time document id speaks of, reading them from its text the
+// first time. Searches call it under the read lock; lazyMu makes that safe.
+func (ix *Index) datesOf(id uint32) []span {
+	d := &ix.docs[id]
+	ix.lazyMu.Lock()
+	defer ix.lazyMu.Unlock()
+	if !d.dated {
+		d.dates, d.dated = memoryDates(d.mem.Modified, d.mem.Description+"\n"+d.mem.Body), true
+	}
+	return d.dates
 }
 
 // addPosting appends p to the postings of term tid: in place while the term's array has room

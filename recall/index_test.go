@@ -170,3 +170,19 @@ func TestConcurrentSearchAndUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownWordMatchesLongerForm: a query word no memory has, that neither splits nor is a
+// misspelling, matches the known words that begin with all of it but its last letter; a
+// shorter word does not.
+func TestUnknownWordMatchesLongerForm(t *testing.T) {
+	ix := NewIndex(DefaultParams())
+	ix.Put(mem("a.md", "necklace", "A necklace from her grandmother in Sweden", ""))
+	ix.Put(mem("b.md", "cooking", "Dinner with friends", ""))
+	ix.Put(mem("c.md", "photos", "Photography of lakes", ""))
+	if hits := ix.Search("grandma", 2); len(hits) != 1 || hits[0].Memory.File != "a.md" {
+		t.Errorf("grandma → %v, want a.md only", files(hits))
+	}
+	if hits := ix.Search("photx", 2); len(hits) != 0 { // five letters: too short
+		t.Errorf("photx → %v, want nothing", files(hits))
+	}
+}

@@ -32,6 +32,7 @@ type query struct {
 	terms []qterm
 	pairs [][2]uint32 // adjacent query words, in order
 	total float64     // weight × idf of all non-feedback terms: the base of coverage
+	when  *period     // the time the query names, if any (and Params.Time is on)
 }
 
 // scratch holds a search's per-document accumulators, reused across searches, so a warm
@@ -44,6 +45,7 @@ type scratch struct {
 	fw     []float64
 	fterms []uint32
 	exp    []qterm
+	first  []cand // the first round's candidates, before rerank
 }
 
 // docAcc is one document's accumulators, side by side: the scoring loop touches both.
@@ -86,12 +88,16 @@ func (ix *Index) Search(text string, k int) []Hit {
 		return nil
 	}
 	toks := Tokenize(stripQuestionPhrases(text), nil)
+	when, timed := queryPeriod(text)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.live == 0 {
 		return nil
 	}
 	q := ix.analyseQuery(toks)
+	if timed && ix.params.Time > 0 {
+		q.when = &when
+	}
 	if len(q.terms) == 0 {
 		return nil
 	}
@@ -106,16 +112,25 @@ func (ix *Index) Search(text string, k int) []Hit {
 			ix.accumulate(s, exp)
 		}
 	}
-	rerank := p.Passage > 0 || p.Proximity > 0 && len(q.pairs) > 0
+	rerank := p.Passage > 0 || p.Proximity > 0 && len(q.pairs) > 0 || q.when != nil
 	depth := k
 	if rerank {
 		depth = max(k, p.RerankDepth)
 	}
 	top := ix.top(s, q.total, depth)
-	if rerank {
-		top = ix.rerank(s, top, q, k)
-		top = top[:min(k, len(top))]
+	if p.SecondRound > 0 {
+		s.first = append(s.first[:0], top...) // rerank compacts top in place
 	}
+	if rerank {
+		top = ix.rerank(s, top, q, max(k, 2))
+	}
+	if p.SecondRound > 0 && len(top) > 1 && top[1].score < secondGap*top[0].score {
+		if len(top) < len(s.first) { // rerank dropped some: rerank them all
+			top = ix.rerank(s, s.first, q, len(s.first))
+		}
+		top = ix.secondRound(top, q)
+	}
+	top = top[:min(k, len(top))]
 	hits := make([]Hit, len(top))
 	for i, c := range top {
 		hits[i] = Hit{Memory: ix.docs[c.doc].mem, Score: c.score}
@@ -411,6 +426,63 @@ func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 	return exp
 }
 
+// secondGap is the share of the best hit's score below which the second hit makes the first
+// round's shape one best hit and a tail that matched little of the query: the second round runs.
+const secondGap = 0.5
+
+// secondRound scores the candidates top (best first, reranked) again with the rarest terms of
+// the best hit that the query lacks (the names, places and things it speaks of), so that the
+// tail is ordered by what the one memory that matched well leads to: the second piece of a
+// question that needs two. A candidate's new score is its score plus SecondRound times the
+// best score times its share of the best second-round score, so the first round's order holds
+// unless the second round's evidence is strong. Only candidates of the first round (which
+// matched the query) are scored.
+func (ix *Index) secondRound(top []cand, q query) []cand {
+	p := ix.params
+	d := ix.detail(top[0].doc)
+	var exp []qterm
+	for _, tid := range d.terms {
+		df := ix.terms[tid].df
+		if df < 2 || int(df)*5 > ix.live || slices.ContainsFunc(q.terms, func(t qterm) bool { return t.tid == tid }) {
+			continue // as in expand: a term of one memory leads nowhere, a common one everywhere
+		}
+		exp = append(exp, qterm{tid: tid, w: ix.idf(df), feedback: true, key: ix.terms[tid].key})
+	}
+	if len(exp) == 0 {
+		return top
+	}
+	slices.SortFunc(exp, func(a, b qterm) int {
+		switch {
+		case heavier(a, b):
+			return -1
+		case heavier(b, a):
+			return 1
+		}
+		return 0
+	})
+	exp = exp[:min(len(exp), p.SecondTerms)]
+	for i := range exp {
+		exp[i].w /= exp[0].w
+	}
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	s.reset(len(ix.docs))
+	ix.accumulate(s, exp)
+	best2 := 0.0
+	for _, c := range top {
+		best2 = max(best2, s.acc[c.doc].score)
+	}
+	if best2 == 0 {
+		return top
+	}
+	w := p.SecondRound * top[0].score / best2
+	for i := range top {
+		top[i].score += w * s.acc[top[i].doc].score
+	}
+	sortCands(top)
+	return top
+}
+
 // heavier orders feedback terms: higher weight first, then by termKey (then id, should two
 // keys collide).
 func heavier(a, b qterm) bool {
@@ -455,6 +527,11 @@ func (ix *Index) rerank(s *scratch, top []cand, q query, k int) []cand {
 		pairMax += p.Proximity * pairIDF[i] * (p.K1 + 1)
 	}
 	pairTF := make([]int, len(q.pairs))
+	timeBonus := 0.0
+	if q.when != nil {
+		timeBonus = p.Time * q.total
+		pairMax += timeBonus
+	}
 	// A 64-bit filter of the query's term ids lets most of a document's tokens be skipped
 	// with one AND.
 	var mask uint64
@@ -506,12 +583,25 @@ func (ix *Index) rerank(s *scratch, top []cand, q query, k int) []cand {
 				bonus += p.Proximity * pairIDF[k] * tf * (p.K1 + 1) / (p.K1 + tf)
 			}
 		}
+		if timeBonus > 0 && ix.speaksOf(c.doc, *q.when) {
+			bonus += timeBonus
+		}
 		c.score += bonus
 		bar.add(c.score)
 		kept = append(kept, c)
 	}
 	sortCands(kept)
 	return kept
+}
+
+// speaksOf reports whether document id speaks of the time p.
+func (ix *Index) speaksOf(id uint32, p period) bool {
+	for _, s := range ix.datesOf(id) {
+		if p.matches(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // bonusBound is the most rerank can add to a document whose matched query weight (its

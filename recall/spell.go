@@ -12,7 +12,10 @@ import (
 //  1. a compound written as one word is split into two known words ("roadtrip" → "road trip");
 //  2. a misspelt word is replaced by the known word within a small edit distance ("educaton"
 //     → "education": one edit for words of 4–7 letters, two from 8), the most frequent
-//     one winning ties.
+//     one winning ties;
+//  3. a word of six letters or more that is neither matches the known words that begin with
+//     all of it but its last letter, another form of the same word ("grandma" →
+//     "grandmother"), at prefixWeight.
 //
 // And two adjacent query words that are known joined ("road trip" where the memories say
 // "roadtrip") also match the joined word.
@@ -65,10 +68,14 @@ func (ix *Index) rescue(surface string) []qterm {
 			best, bestDist, bestDF, bestWord = tid, d, df, w
 		}
 	})
-	if bestDist > maxDist {
+	if bestDist <= maxDist {
+		return []qterm{{tid: best, w: correctionWeight}}
+	}
+	if n < minStemLen {
 		return nil
 	}
-	return []qterm{{tid: best, w: correctionWeight}}
+	_, last := utf8.DecodeLastRuneInString(surface)
+	return ix.prefixTerms(surface[:len(surface)-last], ^uint32(0))
 }
 
 // liveWord returns the term of a known surface word that is still in some memory.
@@ -128,8 +135,12 @@ func nearStopword(w string) bool {
 }
 
 // minPrefixLen is the shortest query word that is expanded to the longer words it begins
-// ("grandma" → "grandmother", "photo" → "photography").
+// ("photo" → "photography").
 const minPrefixLen = 5
+
+// minStemLen is the shortest unknown query word that matches the known words beginning with
+// all of it but its last letter (see rescue).
+const minStemLen = 6
 
 // prefixWeight scales a prefix expansion; maxPrefixTerms bounds how many are added.
 const (

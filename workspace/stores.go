@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -54,6 +55,16 @@ type NamedStore struct {
 
 // Project reports whether s is the project's own store.
 func (s NamedStore) Project() bool { return s.From == "" }
+
+// Synced reports whether s is a store shared through git (memsync): mounted, writable,
+// existing, with .git at its top.
+func (s NamedStore) Synced() bool {
+	if s.Project() || !s.Writable || s.Missing {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(s.Dir, ".git"))
+	return err == nil
+}
 
 // mounts is the workspace's mounted stores, resolved once.
 type mounts struct {

@@ -277,7 +277,7 @@ func rejectSteps(app *App, plan extract.Plan, sels []string, asJSON bool, now ti
 	for _, sel := range sels {
 		n := 0
 		for _, a := range plan.Actions {
-			if a.ID != "" && (a.Archive || a.Proposed) && a.Matches(sel) {
+			if a.Decidable() && a.Matches(sel) {
 				steps = append(steps, a)
 				n++
 			}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -181,10 +179,7 @@ func short(id string) string {
 func storeSync(ws *workspace.Workspace) agent.StoreSync {
 	var dirs []string
 	for _, ns := range ws.MountedStores() {
-		if !ns.Writable || ns.Missing {
-			continue
-		}
-		if _, err := os.Lstat(filepath.Join(ns.Dir, ".git")); err == nil {
+		if ns.Synced() {
 			dirs = append(dirs, ns.Dir)
 		}
 	}

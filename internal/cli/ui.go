@@ -60,6 +60,7 @@ func runUI(ctx context.Context, app *App, o uiOptions) error {
 		ln.Close()
 		return err
 	}
+	defer srv.Close()
 	fmt.Fprintf(app.Out, "strata ui: %s\n(the link works once; Ctrl-C stops the server)\n", srv.URL())
 	if !o.noOpen {
 		if err := openBrowser(srv.URL()); err != nil {

@@ -2,6 +2,7 @@ package webui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +32,8 @@ func chromium(t *testing.T) string {
 }
 
 // TestBrowser drives the pages in headless Chromium as a user would: open the tokened URL,
-// search a memory as you type, edit it, find a message across sessions and open it; the store
+// search a memory as you type, edit it, accept an inbox proposal, apply and undo a dream step,
+// find a message across sessions, open it and its subagent; the store
 // passes memory lint afterwards. With STRATA_SCREENSHOTS=dir (relative to the repository
 // root) it saves a screenshot of each page there.
 func TestBrowser(t *testing.T) {
@@ -96,6 +98,21 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 
+	// loaded waits until a page that a click navigated to has loaded and cond (JavaScript) holds;
+	// evaluating while the page navigates fails, so it tries again.
+	loaded := func(what, cond string) {
+		t.Helper()
+		var err error
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			var ok bool
+			if ok, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && (`+cond+`)`)); err == nil && ok {
+				return
+			}
+		}
+		page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
+		t.Fatalf("%s: not loaded (%v); the page:\n%s", what, err, page)
+	}
+
 	// The tokened URL sets the cookie and lands on the memory page without the token.
 	do("open the URL", chromedp.Navigate(f.srv.URL()), chromedp.WaitVisible("#q"))
 	loc, err := chromedp.Run(ctx, chromedp.Location())
@@ -139,22 +156,52 @@ func TestBrowser(t *testing.T) {
 	shot("ui-inbox")
 	do("accept", chromedp.Click("button.accept"))
 	// The post redirects to the memory page; wait until it has loaded without the proposal.
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		done, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && !document.querySelector("button.accept") && !!document.getElementById("q")`))
-		if err == nil && done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the memory page did not come back without the proposal: %v", err)
-		}
-	}
+	loaded("the memory page without the proposal", `!document.querySelector("button.accept") && !!document.getElementById("q")`)
 	if _, err := os.Stat(filepath.Join(f.store.Dir(), "ci-cache.md")); err != nil {
 		t.Fatalf("the accepted proposal is not live: %v", err)
 	}
 
+	// Apply one step of the dream's plan, then undo it from the journal.
+	f.addDuplicates(t, "backup-old", "backup-new", "backup")
+	for i := range 97 { // the files the notes name, so that the plan flags none of them as stale
+		p := filepath.Join(f.ws.Root(), "docs", fmt.Sprintf("topic-%d.md", i))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, nil, 0o644))
+	}
+	must(t, os.WriteFile(filepath.Join(f.ws.Root(), "go.sum"), nil, 0o644))
+	do("dream", chromedp.Navigate(f.base+"/dream"), chromedp.WaitVisible("button.apply"))
+	if plan := text("table.plan"); !strings.Contains(plan, "backup-old.md") || !strings.Contains(plan, "backup-new.md") {
+		t.Fatalf("the plan lacks the duplicate:\n%s", plan)
+	}
+	shot("ui-dream")
+	old := filepath.Join(f.store.Dir(), "backup-old.md")
+	do("apply", chromedp.Click("button.apply"), chromedp.WaitVisible("#done"), chromedp.WaitVisible("button.undo"))
+	if done := text("#done"); !strings.Contains(done, "applied: merge backup-old.md") {
+		t.Fatalf("after apply: %q", done)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Fatalf("the applied merge left backup-old.md: %v", err)
+	}
+	do("undo", chromedp.Click("button.undo"))
+	loaded("the dream page after undo", `(d => !!d && d.textContent.includes("undone"))(document.getElementById("done"))`)
+	if _, err := os.Stat(old); err != nil {
+		t.Fatalf("undo did not bring backup-old.md back: %v", err)
+	}
+
 	// Find a message across sessions, open the session at it.
+	writeSubagent(t, f, "a7e1")
+	for i := range 14 { // two weeks of other sessions, for the chart of tokens and cost
+		id := fmt.Sprintf("5f0c1b2a-0000-4000-8000-1000000000%02d", i)
+		day := time.Date(2026, 2, 16+i, 15, 0, 0, 0, time.UTC).Format(time.RFC3339)
+		line := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"` + id + `","cwd":"` + f.ws.Root() + `","timestamp":"` + day + `","message":{"role":"user","content":"Review change ` + fmt.Sprint(100+i) + `"}}` + "\n" +
+			`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"` + id + `","timestamp":"` + day + `","message":{"role":"assistant","id":"msg_1","model":"claude-sonnet-4-5","usage":{"input_tokens":` + fmt.Sprint(2000+900*(i%5)) + `,"output_tokens":` + fmt.Sprint(400+300*(i%3)) + `,"cache_read_input_tokens":` + fmt.Sprint(20000*(i%4)) + `},"content":[{"type":"text","text":"Looks good."}]}}` + "\n"
+		must(t, os.WriteFile(filepath.Join(f.ws.TranscriptDir(), id+".jsonl"), []byte(line), 0o600))
+	}
 	do("search sessions", chromedp.Navigate(f.base+"/sessions"), chromedp.WaitVisible("#sq"),
 		chromedp.SendKeys("#sq", "ticker\n"), chromedp.WaitVisible("a.hit"))
+	if bars, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#chart rect.tok").length`)); err != nil || bars < 14 {
+		t.Fatalf("the chart has %d bars (%v), want a day each", bars, err)
+	}
 	shot("ui-sessions")
 	do("open the hit", chromedp.Click("a.hit"), chromedp.WaitVisible("#L5"))
 	class, err := chromedp.Run(ctx, chromedp.AttributeValue("#L5", "class"))
@@ -170,6 +217,10 @@ func TestBrowser(t *testing.T) {
 	// The whole conversation again, tool calls folded, for the picture.
 	do("clear the find", chromedp.Evaluate[chromedp.Void](`void (f => { f.value = ""; f.dispatchEvent(new Event("input")) })(document.getElementById("find"))`))
 	shot("ui-session")
+	do("open the subagent", chromedp.Click("ul.subagents a.agent"), chromedp.WaitVisible("#parent"))
+	if conv := text(".conv"); !strings.Contains(conv, "The ticker is created in newWidget") {
+		t.Fatalf("the subagent page lacks its reply:\n%s", conv)
+	}
 
 	do("context", chromedp.Navigate(f.base+"/context"), chromedp.WaitVisible("table.ctx"))
 	if ctxText := text("table.ctx"); !strings.Contains(ctxText, "CLAUDE.md") {

@@ -77,7 +77,7 @@ func (s *Server) inboxDecide(w http.ResponseWriter, r *http.Request) {
 	default:
 		err = fmt.Errorf("action %q: want accept or reject", r.PostFormValue("action"))
 	}
-	s.changed()
+	s.changed(r.Context())
 	if err != nil {
 		s.fail(w, http.StatusConflict, err)
 		return

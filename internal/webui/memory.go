@@ -16,6 +16,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/internal/fsutil"
 	"github.com/strata-mem/strata/memdir"
+	"github.com/strata-mem/strata/memsync"
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/workspace"
 )
@@ -51,6 +52,10 @@ func withStats(v memView, stats map[string]recall.StatEntry) memView {
 type storeView struct {
 	workspace.NamedStore
 	Count int
+	// Sync is where a store shared through git stands (nil for the others); SyncErr why it
+	// could not be read.
+	Sync    *memsync.Status
+	SyncErr string
 }
 
 // archiveView is one restorable record of a store's archive.
@@ -130,7 +135,16 @@ func (s *Server) memoryData(r *http.Request) (memoryData, error) {
 		}
 	}
 	for _, ns := range all {
-		d.Stores = append(d.Stores, storeView{ns, counts[ns.Name]})
+		sv := storeView{NamedStore: ns, Count: counts[ns.Name]}
+		if ns.Synced() {
+			st, err := s.syncStatus(r.Context(), ns.Dir)
+			if err != nil {
+				sv.SyncErr = err.Error()
+			} else {
+				sv.Sync = &st
+			}
+		}
+		d.Stores = append(d.Stores, sv)
 		if ns.Missing || !ns.Writable {
 			continue
 		}
@@ -249,7 +263,7 @@ func (s *Server) memorySave(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	changed, err := ns.Store.Edit(r.Context(), file, []byte(text), r.PostFormValue("base"))
-	s.changed()
+	s.changed(r.Context())
 	if err != nil {
 		d := editData{Store: ns.Name, File: file, Path: ns.Dir, Text: text, Base: r.PostFormValue("base"), Writable: true}
 		var ee *memdir.EditError
@@ -271,30 +285,39 @@ func (s *Server) memorySave(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/memory/edit?"+url.Values{"store": {ns.Name}, "file": {file}, "saved": {saved}}.Encode(), http.StatusSeeOther)
 }
 
-// memoryRestore puts one archived record back with memdir's Restore, as strata memory restore.
+// memoryRestore puts one archived record back, as strata memory restore does.
 func (s *Server) memoryRestore(w http.ResponseWriter, r *http.Request) {
 	ns, err := s.ws.WritableStore(r.PostFormValue("store"))
 	if err != nil {
 		s.fail(w, http.StatusForbidden, err)
 		return
 	}
+	_, err = s.restoreRecord(r, ns, r.PostFormValue("key"))
+	s.changed(r.Context())
+	switch {
+	case errors.Is(err, errNotArchived):
+		s.fail(w, http.StatusNotFound, err)
+	case err != nil:
+		s.fail(w, http.StatusConflict, err)
+	default:
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+	}
+}
+
+// errNotArchived is returned by restoreRecord when no restorable record has the key.
+var errNotArchived = errors.New("not in the archive")
+
+// restoreRecord restores the restorable record of ns's archive whose recordKey is key with
+// memdir's Restore, under the store's lock.
+func (s *Server) restoreRecord(r *http.Request, ns workspace.NamedStore, key string) (memdir.ArchiveRecord, error) {
 	recs, err := memdir.ReadArchiveLog(ns.Dir)
 	if err != nil {
-		s.fail(w, http.StatusInternalServerError, err)
-		return
+		return memdir.ArchiveRecord{}, err
 	}
-	key := r.PostFormValue("key")
 	for _, rec := range memdir.Restorable(recs) {
 		if recordKey(rec) == key {
-			err := ns.Store.Restore(r.Context(), rec, s.ws.Now())
-			s.changed()
-			if err != nil {
-				s.fail(w, http.StatusConflict, err)
-				return
-			}
-			http.Redirect(w, r, "/", http.StatusSeeOther)
-			return
+			return rec, ns.Store.Restore(r.Context(), rec, s.ws.Now())
 		}
 	}
-	s.fail(w, http.StatusNotFound, fmt.Errorf("%q is not in the archive of %s (restored already?)", key, ns.Dir))
+	return memdir.ArchiveRecord{}, fmt.Errorf("%q: %w of %s (restored already?)", key, errNotArchived, ns.Dir)
 }

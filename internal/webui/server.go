@@ -15,11 +15,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/strata-mem/strata/memsync"
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/workspace"
 )
@@ -39,6 +41,8 @@ type Options struct {
 	Addr string
 	// SessionIndex is the file in which listing sessions remembers what it read
 	// (transcript.ListOptions.Index); "" reads every transcript's head and tail each time.
+	// Each session's tokens and cost are remembered beside it, in the same name with the
+	// extension .spend.
 	SessionIndex string
 	// Logger gets one line per refused request; nil discards.
 	Logger *slog.Logger
@@ -62,18 +66,26 @@ type Server struct {
 	origins  map[string]bool
 	pages    map[string]*template.Template
 	log      *slog.Logger
-	mu       sync.Mutex // guards rc and fresh
+	mu       sync.Mutex // guards rc, fresh, listed, stats, statsErr, scanning and syncs
+	scan     sync.Mutex // held by the one rescan that runs
+	scanning bool       // a background rescan runs
+	bg       sync.WaitGroup
+	bgctx    context.Context // cancelled by Close
+	bgstop   context.CancelFunc
 	rc       *recall.Recaller
 	fresh    time.Time                   // when rc was last refreshed; zero after a write of ours
 	listed   []memView                   // every memory of rc, newest first, as of fresh
 	stats    map[string]recall.StatEntry // the project store's recall statistics, as of fresh
 	statsErr error                       // why they could not be read
+	spends   *spendIndex
+	syncs    map[string]syncEntry // a synced store's directory → its status; guarded by mu
 	poll     time.Duration
 	static   http.Handler
 	staticFS fs.FS
 }
 
-// New returns a server for opts.Workspace reachable at opts.Addr.
+// New returns a server for opts.Workspace reachable at opts.Addr; Close stops its background
+// work.
 func New(opts Options) (*Server, error) {
 	if opts.Workspace == nil {
 		return nil, errors.New("webui: no workspace")
@@ -88,6 +100,11 @@ func New(opts Options) (*Server, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.poll = cmp.Or(opts.Poll, refreshEvery)
+	s.bgctx, s.bgstop = context.WithCancel(context.Background())
+	s.spends = &spendIndex{}
+	if opts.SessionIndex != "" {
+		s.spends.path = strings.TrimSuffix(opts.SessionIndex, filepath.Ext(opts.SessionIndex)) + ".spend"
+	}
 	for _, h := range []string{host, "localhost", "127.0.0.1", "::1"} {
 		hp := net.JoinHostPort(h, port)
 		s.hosts[hp] = true
@@ -127,6 +144,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /memory/edit", s.memorySave)
 	mux.HandleFunc("POST /memory/restore", s.memoryRestore)
 	mux.HandleFunc("POST /memory/inbox", s.inboxDecide)
+	mux.HandleFunc("GET /dream", s.dreamPage)
+	mux.HandleFunc("POST /dream", s.dreamDecide)
 	mux.HandleFunc("GET /sessions", s.sessionsPage)
 	mux.HandleFunc("GET /session", s.sessionPage)
 	mux.HandleFunc("GET /context", s.contextPage)
@@ -208,44 +227,119 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, t string) {
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
 // refreshEvery is how long the recall index is trusted before the stores are scanned again:
-// a scan stats every file (about 100 ms for 10,000 memories), too slow for every keystroke.
-// The server's own writes invalidate it at once.
+// a scan stats every file (about 100 ms for 10,000 memories), too slow for a request, so it
+// runs in the background while requests see the last one. The server's own writes scan at
+// once, before they answer.
 const refreshEvery = 2 * time.Second
 
-// recaller returns the server's recaller, refreshed at most refreshEvery ago: the one ranker
-// strata memory search and recall use, its indexes kept warm between requests.
+// recaller returns the server's recaller and its memories, newest first: the one ranker
+// strata memory search and recall use, its indexes kept warm between requests. The first call
+// scans the stores; later ones return at once, starting a scan in the background when the last
+// is older than refreshEvery.
 func (s *Server) recaller(ctx context.Context) (*recall.Recaller, []memView, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.rc == nil {
-		rc, err := s.ws.Recaller(workspace.RecallOptions{NoStats: true})
-		if err != nil {
+	rc, listed, fresh := s.rc, s.listed, s.fresh
+	due := rc != nil && !s.scanning && time.Since(fresh) >= refreshEvery
+	if due {
+		s.scanning = true
+	}
+	s.mu.Unlock()
+	switch {
+	case rc == nil || fresh.IsZero():
+		if err := s.rescan(ctx); err != nil {
 			return nil, nil, err
 		}
-		s.rc = rc
-	}
-	if time.Since(s.fresh) < refreshEvery {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		return s.rc, s.listed, nil
+	case due:
+		s.bg.Go(func() {
+			if err := s.rescan(s.bgctx); err != nil {
+				s.log.Warn("webui: rescan of the memory stores", "err", err)
+			}
+			s.mu.Lock()
+			s.scanning = false
+			s.mu.Unlock()
+		})
 	}
-	if _, err := s.rc.Refresh(ctx); err != nil {
-		return nil, nil, err
-	}
-	s.fresh = time.Now()
-	s.stats, s.statsErr = nil, nil
-	if st, err := s.ws.Stats(); err != nil {
-		s.statsErr = err
-	} else if s.stats, err = st.Load(ctx); err != nil {
-		s.statsErr = err
-	}
-	s.listed = newestFirst(s.rc, s.stats)
-	return s.rc, s.listed, nil
+	return rc, listed, nil
 }
 
-// changed marks the recall index stale after a write of ours.
-func (s *Server) changed() {
+// rescan brings the recall index in step with the stores' files and lists them again; one
+// runs at a time.
+func (s *Server) rescan(ctx context.Context) error {
+	s.scan.Lock()
+	defer s.scan.Unlock()
 	s.mu.Lock()
-	s.fresh = time.Time{}
+	rc := s.rc
 	s.mu.Unlock()
+	if rc == nil {
+		var err error
+		if rc, err = s.ws.Recaller(workspace.RecallOptions{NoStats: true}); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	if _, err := rc.Refresh(ctx); err != nil {
+		return err
+	}
+	var stats map[string]recall.StatEntry
+	var statsErr error
+	if st, err := s.ws.Stats(); err != nil {
+		statsErr = err
+	} else if stats, err = st.Load(ctx); err != nil {
+		statsErr = err
+	}
+	listed := newestFirst(rc, stats)
+	s.mu.Lock()
+	s.rc, s.fresh, s.listed, s.stats, s.statsErr = rc, start, listed, stats, statsErr
+	s.mu.Unlock()
+	return nil
+}
+
+// changed scans the stores again after a write of ours, so that the page the write redirects
+// to shows it, and drops the sync states.
+func (s *Server) changed(ctx context.Context) {
+	s.mu.Lock()
+	clear(s.syncs)
+	s.mu.Unlock()
+	if err := s.rescan(context.WithoutCancel(ctx)); err != nil {
+		s.log.Warn("webui: rescan of the memory stores", "err", err)
+	}
+}
+
+// Close stops the background scans and waits for them.
+func (s *Server) Close() {
+	s.bgstop()
+	s.bg.Wait()
+}
+
+// syncEntry is a synced store's status as read at a time.
+type syncEntry struct {
+	at  time.Time
+	st  memsync.Status
+	err error
+}
+
+// syncEvery is how long a store's sync status is trusted: reading it runs git a few times.
+const syncEvery = 10 * time.Second
+
+// syncStatus is memsync's status of the store dir, read at most syncEvery ago.
+func (s *Server) syncStatus(ctx context.Context, dir string) (memsync.Status, error) {
+	s.mu.Lock()
+	e, ok := s.syncs[dir]
+	s.mu.Unlock()
+	if ok && time.Since(e.at) < syncEvery {
+		return e.st, e.err
+	}
+	st, err := memsync.ReadStatus(ctx, dir, memsync.Options{})
+	s.mu.Lock()
+	if s.syncs == nil {
+		s.syncs = map[string]syncEntry{}
+	}
+	s.syncs[dir] = syncEntry{time.Now(), st, err}
+	s.mu.Unlock()
+	return st, err
 }
 
 // page is what every page's layout shows besides its own data.
@@ -277,13 +371,13 @@ func (s *Server) fail(w http.ResponseWriter, code int, err error) {
 
 // parsePages parses the layout with each page's template.
 func parsePages() (map[string]*template.Template, error) {
-	funcs := template.FuncMap{"age": age, "pct": pct, "inc": func(i int) int { return i + 1 }}
+	funcs := template.FuncMap{"age": age, "pct": pct, "count": count, "dollars": dollars, "inc": func(i int) int { return i + 1 }}
 	layout, err := template.New("").Funcs(funcs).ParseFS(assets, "assets/layout.html")
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]*template.Template{}
-	for _, name := range []string{"memory", "edit", "sessions", "session", "context", "error"} {
+	for _, name := range []string{"memory", "edit", "dream", "sessions", "session", "context", "error"} {
 		t, err := template.Must(layout.Clone()).ParseFS(assets, "assets/"+name+".html")
 		if err != nil {
 			return nil, err
@@ -309,6 +403,26 @@ func age(now, t time.Time) string {
 	default:
 		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 	}
+}
+
+// count is n in a short form: 950, 12.3k, 4.5M.
+func count(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	default:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	}
+}
+
+// dollars is d in dollars, to the cent from $1 on and to a hundredth of a cent below.
+func dollars(d float64) string {
+	if d >= 1 || d == 0 {
+		return fmt.Sprintf("$%.2f", d)
+	}
+	return fmt.Sprintf("$%.4f", d)
 }
 
 // pct is n as a percentage of max, for bar widths.

@@ -35,11 +35,17 @@ const sessionID = "5f0c1b2a-0000-4000-8000-000000000001"
 // newFixture builds the project; memories are written through the store's Add.
 func newFixture(t testing.TB, memories int) *fixture {
 	t.Helper()
-	root := t.TempDir()
+	return newFixtureAt(t, t.TempDir(), memories, nil)
+}
+
+// newFixtureAt is newFixture in root, where a test may have put settings first
+// (home/.strata/settings.json), with the environment variables of getenv (nil: none).
+func newFixtureAt(t testing.TB, root string, memories int, getenv func(string) string) *fixture {
+	t.Helper()
 	project := filepath.Join(root, "project")
 	must(t, os.MkdirAll(project, 0o755))
 	must(t, os.WriteFile(filepath.Join(project, "CLAUDE.md"), []byte("# Project\nRun `make test` before committing.\n"), 0o644))
-	env := config.Env{Home: filepath.Join(root, "home", ".strata"), ManagedDir: filepath.Join(root, "managed"), UserHome: filepath.Join(root, "home")}
+	env := config.Env{Home: filepath.Join(root, "home", ".strata"), ManagedDir: filepath.Join(root, "managed"), UserHome: filepath.Join(root, "home"), Getenv: getenv}
 	ctx := context.Background()
 	ws, err := workspace.Open(ctx, workspace.Options{Cwd: project, Env: env})
 	must(t, err)
@@ -59,6 +65,7 @@ func newFixture(t testing.TB, memories int) *fixture {
 	ln := httptest.NewUnstartedServer(nil)
 	f.srv, err = New(Options{Workspace: ws, Addr: ln.Listener.Addr().String(), SessionIndex: filepath.Join(root, "sessions.gob")})
 	must(t, err)
+	t.Cleanup(f.srv.Close)
 	ln.Config.Handler = f.srv.Handler()
 	ln.Start()
 	t.Cleanup(ln.Close)
@@ -548,5 +555,36 @@ func TestServeEndsEventStreams(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("Serve took %v to stop", d)
+	}
+}
+
+// due makes the recall index older than refreshEvery, so that the next request starts a scan.
+func (s *Server) due() {
+	s.mu.Lock()
+	s.fresh = time.Now().Add(-refreshEvery)
+	s.mu.Unlock()
+}
+
+// TestBackgroundRescan: a request when a scan is due answers from the last scan and starts
+// one in the background; a later request sees what it found.
+func TestBackgroundRescan(t *testing.T) {
+	f := newFixture(t, 0)
+	f.login(t)
+	if _, body := f.get(t, "/"); !strings.Contains(body, "2 memories, newest first") {
+		t.Fatalf("first page:\n%s", body)
+	}
+	f.add(t, memdir.Input{Name: "written-elsewhere", Description: "a memory another process wrote", Type: memdir.TypeUser, Body: "Prefers short answers."})
+	f.srv.due()
+	if _, body := f.get(t, "/"); !strings.Contains(body, "2 memories, newest first") {
+		t.Fatalf("the request that starts the scan waited for it:\n%s", body)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, body := f.get(t, "/")
+		if strings.Contains(body, "3 memories, newest first") && strings.Contains(body, "written-elsewhere") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the background scan never showed the new memory:\n%s", body)
+		}
 	}
 }

@@ -1,23 +1,31 @@
 package webui
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/strata-mem/strata/conversation"
-	"github.com/strata-mem/strata/llm"
 	"github.com/strata-mem/strata/transcript"
 )
+
+// sessionRow is one session of the list with what its model calls took.
+type sessionRow struct {
+	transcript.Info
+	Spend spend
+}
 
 type sessionsData struct {
 	Now      time.Time
 	Query    string
-	Sessions []transcript.Info
+	Sessions []sessionRow
 	Total    int
+	Chart    chart
 	Page     pager
 	Hits     []transcript.Hit
 	Problems []string
@@ -57,10 +65,17 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 			d.Problems = append(d.Problems, err.Error())
 		}
 	}
+	spends, err := s.spends.of(r.Context(), infos)
+	if err != nil {
+		d.Problems = append(d.Problems, err.Error())
+	}
+	d.Chart = spendChart(spends)
 	d.Total = len(infos)
 	var lo, hi int
 	d.Page, lo, hi = newPager(r, len(infos))
-	d.Sessions = infos[lo:hi]
+	for i := lo; i < hi; i++ {
+		d.Sessions = append(d.Sessions, sessionRow{infos[i], spends[i].Total})
+	}
 	s.render(w, "sessions", "Sessions", d)
 }
 
@@ -79,10 +94,13 @@ type block struct {
 	Kind    string // text, thinking, tool, result, error, other
 	Summary string
 	Text    string
+	Agent   string // the subagent a tool call started, "" for none
 }
 
 type sessionData struct {
 	ID, Title, Path, CWD string
+	Agent                string // the subagent shown, "" for the session itself
+	Subagents            []subagentView
 	Lines                int
 	Turns                []turn
 	Repairs              []string
@@ -92,55 +110,15 @@ type sessionData struct {
 	Cost                 spend
 }
 
-// spend is what a session's model calls took: the providers' usage summed over its replies,
-// and its list price where every model's is known.
-type spend struct {
-	Usage    conversation.Usage
-	Dollars  float64
-	Replies  int
-	Unpriced []string // models with no known price: Dollars leaves them out
-}
-
-// spendOf sums the usage of the replies in chain: Claude Code repeats a reply's usage on each
-// of its lines, so a reply (a Turn) counts once, with its last line's usage.
-func spendOf(chain []*transcript.Entry) spend {
-	var sp spend
-	turns, _ := transcript.Turns(chain) // entries that do not decode are shown as problems already
-	seen := map[string]bool{}
-	for _, t := range turns {
-		var u *conversation.Usage
-		var model string
-		for _, e := range t.Entries {
-			if eu := e.Usage(); eu != nil {
-				u = eu
-				var m struct {
-					Model string `json:"model"`
-				}
-				if json.Unmarshal(e.Message, &m) == nil && m.Model != "" {
-					model = m.Model
-				}
-			}
-		}
-		if u == nil {
-			continue
-		}
-		sp.Replies++
-		sp.Usage.InputTokens += u.InputTokens
-		sp.Usage.OutputTokens += u.OutputTokens
-		sp.Usage.CacheCreationInputTokens += u.CacheCreationInputTokens
-		sp.Usage.CacheReadInputTokens += u.CacheReadInputTokens
-		if p, ok := llm.PriceOf(model); ok {
-			sp.Dollars += p.Cost(*u)
-		} else if !seen[model] {
-			seen[model] = true
-			sp.Unpriced = append(sp.Unpriced, cmp.Or(model, "(no model named)"))
-		}
-	}
-	return sp
+// subagentView is one subagent of a session as its page links it.
+type subagentView struct {
+	transcript.Subagent
+	Spend spend
 }
 
 func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
-	id := r.URL.Query().Get("id")
+	q := r.URL.Query()
+	id, agent := q.Get("id"), q.Get("agent")
 	if id == "" {
 		s.fail(w, http.StatusBadRequest, errors.New("no session id"))
 		return
@@ -150,13 +128,20 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, err)
 		return
 	}
+	parent := path
+	if agent != "" {
+		if path, err = subagentPath(parent, agent); err != nil {
+			s.fail(w, http.StatusNotFound, err)
+			return
+		}
+	}
 	sess, err := transcript.Load(r.Context(), path, transcript.ReadOptions{Full: true})
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
-	d := sessionData{ID: sess.ID, Title: sess.Title(), Path: path, Lines: sess.File.Lines, Query: r.URL.Query().Get("q"),
-		Cost: spendOf(sess.Chain)}
+	d := sessionData{ID: transcript.SessionIDOf(parent), Agent: agent, Title: sess.Title(), Path: path, Lines: sess.File.Lines, Query: q.Get("q"),
+		Cost: spendOf(sess.Chain).Total}
 	if len(sess.Chain) > 0 {
 		d.CWD = sess.Chain[0].CWD
 	}
@@ -166,21 +151,65 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	for _, f := range sess.RequestFixes() {
 		d.Repairs = append(d.Repairs, f.String())
 	}
-	d.Resume = []string{"strata chat --resume " + sess.ID}
-	if d.CWD != "" {
-		d.Resume = append(d.Resume, "cd "+shellQuote(d.CWD)+" && claude --resume "+sess.ID)
+	byToolUse := map[string]string{} // the tool call that started a subagent → the subagent
+	if agent == "" {
+		d.Resume = []string{"strata chat --resume " + d.ID}
+		if d.CWD != "" {
+			d.Resume = append(d.Resume, "cd "+shellQuote(d.CWD)+" && claude --resume "+d.ID)
+		}
+		subs, err := transcript.Subagents(path)
+		if err != nil {
+			d.Problems = append(d.Problems, err.Error())
+		}
+		for _, sub := range subs {
+			v := subagentView{Subagent: sub}
+			if sub.MetaErr != nil {
+				d.Problems = append(d.Problems, sub.MetaErr.Error())
+			}
+			if ss, err := transcript.Load(r.Context(), sub.Path, transcript.ReadOptions{Full: true}); err != nil {
+				d.Problems = append(d.Problems, err.Error())
+			} else {
+				v.Spend = spendOf(ss.Chain).Total
+			}
+			d.Subagents = append(d.Subagents, v)
+			if sub.Meta.ParentToolUseID != "" {
+				byToolUse[sub.Meta.ParentToolUseID] = sub.AgentID
+			}
+		}
 	}
 	for _, e := range sess.Chain {
-		if t, ok := turnOf(e); ok {
+		if t, ok := turnOf(e, byToolUse); ok {
 			d.Turns = append(d.Turns, t)
 		}
 	}
-	s.render(w, "session", "Session "+sess.ID, d)
+	title := "Session " + d.ID
+	if agent != "" {
+		title = "Subagent " + agent + " of session " + d.ID
+	}
+	s.render(w, "session", title, d)
+}
+
+// subagentPath is the transcript of subagent agent of the session whose transcript is
+// parent: Claude Code 2.1's <session>/subagents/agent-<id>.jsonl, else 2.0's agent-<id>.jsonl
+// beside the session.
+func subagentPath(parent, agent string) (string, error) {
+	if err := transcript.ValidID(agent); err != nil {
+		return "", err
+	}
+	p := transcript.SubagentPath(parent, agent)
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	old := filepath.Join(filepath.Dir(parent), "agent-"+agent+".jsonl")
+	if _, err := os.Stat(old); err != nil {
+		return "", fmt.Errorf("session %s has no subagent %q (neither %s nor %s)", transcript.SessionIDOf(parent), agent, p, old)
+	}
+	return old, nil
 }
 
 // turnOf is e as the conversation shows it; ok is false for entries that are not part of what
 // was said (progress, attachments).
-func turnOf(e *transcript.Entry) (t turn, ok bool) {
+func turnOf(e *transcript.Entry, byToolUse map[string]string) (t turn, ok bool) {
 	t = turn{Line: e.Line, Role: e.Type, Meta: e.IsMeta, Sidechain: e.IsSidechain, Time: e.Timestamp}
 	switch {
 	case e.IsCompactBoundary():
@@ -212,7 +241,7 @@ func turnOf(e *transcript.Entry) (t turn, ok bool) {
 		case conversation.Thinking:
 			t.Blocks = append(t.Blocks, block{Kind: "thinking", Summary: "thinking", Text: b.Thinking})
 		case conversation.ToolUse:
-			t.Blocks = append(t.Blocks, block{Kind: "tool", Summary: b.Name + " " + transcript.Shorten(string(b.Input), 100), Text: indentJSON(b.Input)})
+			t.Blocks = append(t.Blocks, block{Kind: "tool", Summary: b.Name + " " + transcript.Shorten(string(b.Input), 100), Text: indentJSON(b.Input), Agent: byToolUse[b.ID]})
 		case conversation.ToolResult:
 			text := conversation.Message{Content: b.Content}.TextOf()
 			kind := "result"
