@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/strata-mem/strata/internal/fsutil"
@@ -61,8 +62,9 @@ type pastedRecord struct {
 // of its own, so that the tail Load reads still holds many prompts.
 const pasteInline = 16 << 10
 
-// placeholderRE matches a paste's placeholder; its group is the paste's number.
-var placeholderRE = regexp.MustCompile(`\[Pasted text #(\d+) [^\]\n]*\]`)
+// placeholderRE matches a paste's placeholder; its group is the paste's number. It is
+// compiled on first use, not at every strata start.
+var placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[Pasted text #(\d+) [^\]\n]*\]`) })
 
 // historyTail is how much of the file's end Load reads, and historyMax how many prompts it
 // keeps.
@@ -117,7 +119,7 @@ func (h History) Load() ([]Prompt, error) {
 // their files when kept apart.
 func (h History) pastes(e historyEntry) map[string]string {
 	var out map[string]string
-	for _, m := range placeholderRE.FindAllStringSubmatch(e.Display, -1) {
+	for _, m := range placeholderRE().FindAllStringSubmatch(e.Display, -1) {
 		r, ok := e.PastedContents[m[1]]
 		text := r.Content
 		if r.ContentHash != "" {
@@ -161,7 +163,7 @@ func (h History) Add(p Prompt, now time.Time) error {
 		return fmt.Errorf("chatui: history: %w", err)
 	}
 	e := historyEntry{Display: p.Text, Timestamp: now.UnixMilli(), Project: h.Project}
-	for _, m := range placeholderRE.FindAllStringSubmatch(p.Text, -1) {
+	for _, m := range placeholderRE().FindAllStringSubmatch(p.Text, -1) {
 		text, ok := p.Pastes[m[0]]
 		if !ok {
 			continue

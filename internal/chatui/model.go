@@ -714,7 +714,7 @@ func (m *model) closeJobs() {
 
 func (m *model) addHistory(text string) {
 	p := Prompt{Text: text}
-	for _, ph := range placeholderRE.FindAllString(text, -1) {
+	for _, ph := range placeholderRE().FindAllString(text, -1) {
 		if paste, ok := m.pasted[ph]; ok {
 			if p.Pastes == nil {
 				p.Pastes = map[string]string{}
@@ -736,7 +736,7 @@ func (m *model) addHistory(text string) {
 // it takes the next one, so that each placeholder stands for one paste.
 func (m *model) recall(p Prompt) {
 	text := p.Text
-	for _, sub := range placeholderRE.FindAllStringSubmatchIndex(p.Text, -1) {
+	for _, sub := range placeholderRE().FindAllStringSubmatchIndex(p.Text, -1) {
 		ph := p.Text[sub[0]:sub[1]]
 		paste, ok := p.Pastes[ph]
 		if !ok || m.pasted[ph] == paste {

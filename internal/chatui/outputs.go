@@ -57,7 +57,7 @@ func (m *model) openViewer() {
 func (m *model) inputPastes() []toolOutput {
 	text := m.ed.String()
 	var out []toolOutput
-	for _, ph := range placeholderRE.FindAllString(text, -1) {
+	for _, ph := range placeholderRE().FindAllString(text, -1) {
 		if p, ok := m.pasted[ph]; ok {
 			out = append(out, toolOutput{line: sUser().Render(ph), text: p})
 		}

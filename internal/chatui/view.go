@@ -79,7 +79,7 @@ func (m *model) liveLines() []string {
 		if m.status != "" {
 			foot = m.status + "  ·  " + foot
 		}
-		if placeholderRE.MatchString(m.ed.String()) { // first, so that a narrow screen shows it
+		if placeholderRE().MatchString(m.ed.String()) { // first, so that a narrow screen shows it
 			foot = "ctrl+o show the pasted text · " + foot
 		}
 	}
