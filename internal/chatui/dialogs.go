@@ -8,7 +8,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/termtext"
 	"github.com/strata-mem/strata/permission"
 )
@@ -115,7 +114,7 @@ func (m *model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "enter", "tab", "right", "left":
 		if s.match >= 0 {
-			m.ed.Set(m.hist[s.match])
+			m.recall(m.hist[s.match])
 			m.histIdx = s.match
 		}
 		m.search = nil
@@ -143,7 +142,7 @@ func (m *model) findHistory(q string, from int) int {
 		return -1
 	}
 	for i := min(from, len(m.hist)-1); i >= 0; i-- {
-		if strings.Contains(strings.ToLower(m.hist[i]), strings.ToLower(q)) {
+		if strings.Contains(strings.ToLower(m.hist[i].Text), strings.ToLower(q)) {
 			return i
 		}
 	}
@@ -173,10 +172,12 @@ func (m *model) memKey(s string) tea.Cmd {
 	})
 }
 
-// confirmState is a yes/no question (/init over an existing CLAUDE.md); yes sends its
-// message.
+// confirmState is a yes/no question (/init over an existing CLAUDE.md, a project's MCP
+// server); done gets the answer: y is yes, n, Esc, Ctrl-C and Enter no.
 type confirmState struct {
-	question, yes string
+	question string
+	detail   []string
+	done     func(yes bool) tea.Cmd
 }
 
 func (m *model) confirmKey(s string) tea.Cmd {
@@ -184,11 +185,10 @@ func (m *model) confirmKey(s string) tea.Cmd {
 	switch s {
 	case "y", "Y":
 		m.confirm = nil
-		m.print(userLine("/init", m.width))
-		return m.startTurn(conversation.TypedInput(c.yes))
+		return c.done(true)
 	case "n", "N", "esc", "ctrl+c", "enter":
 		m.confirm = nil
-		m.print(sDim().Render("  CLAUDE.md left as it is."))
+		return c.done(false)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -50,9 +51,10 @@ type (
 	tickMsg    struct{ id int }
 	printedMsg struct{}
 	commandMsg struct {
-		out  string
-		quit bool
-		err  error
+		out    string
+		quit   bool
+		err    error
+		output *toolOutput // a `!` command's, for the Ctrl-O view
 	}
 	sessionsMsg struct {
 		list []Session
@@ -65,6 +67,15 @@ type (
 	}
 	editorDoneMsg struct{ err error }
 	firstMsg      struct{} // send Options.Prompt
+	openedMsg     struct {
+		op  Opened
+		err error
+	}
+	confirmMsg struct {
+		question string
+		detail   []string
+		reply    chan bool
+	}
 )
 
 // model is the bubbletea model: the input box, the live answer and the dialogs. Finished
@@ -80,12 +91,15 @@ type model struct {
 	pastes    []string          // what was pasted into ed since it was last cleared, in order
 	pasted    map[string]string // long pastes by their placeholder, for the session
 	pasteN    int
-	hist      []string
+	hist      []Prompt
 	histIdx   int // len(hist) when not browsing
 	draft     string
 	hint      string // the input's placeholder
 	notice    string // one line under the input (the Ctrl-C hint, errors)
 	lastCtrlC time.Time
+
+	opening bool  // Options.Open runs: messages wait for it
+	openErr error // why the session could not be opened
 
 	// The running answer.
 	turnID   int
@@ -106,6 +120,8 @@ type model struct {
 	atQuery  string            // what atList was found for
 	atClosed string            // the mention Esc closed the picker on
 	befores  map[string]string // Write's old content by tool call id
+	outputs  []toolOutput      // the tool outputs the Ctrl-O view shows
+	viewer   *viewerState      // the Ctrl-O view; nil: closed
 
 	jobs        jobs
 	ask         *askMsg
@@ -136,11 +152,37 @@ func newModel(o Options, send func(tea.Msg)) *model {
 // Init queues the header; it is printed once the terminal's size is known, so that the
 // first print is cut to the screen like every other.
 func (m *model) Init() tea.Cmd {
+	if m.o.Open != nil {
+		m.opening = true
+		return m.background(func(ctx context.Context) tea.Msg {
+			op, err := m.o.Open(ctx)
+			return openedMsg{op, err}
+		})
+	}
 	m.start()
 	if strings.TrimSpace(m.o.Prompt) != "" {
 		return func() tea.Msg { return firstMsg{} }
 	}
 	return nil
+}
+
+// opened starts the UI on the session Options.Open opened: the header, the first message or
+// those typed meanwhile. A session that did not open ends the UI.
+func (m *model) opened(msg openedMsg) tea.Cmd {
+	m.opening, m.cancel = false, nil
+	if msg.err != nil {
+		m.openErr = msg.err
+		return m.quit()
+	}
+	m.o.Header, m.o.Resumed, m.o.Hooks, m.mode = msg.op.Header, msg.op.Resumed, msg.op.Hooks, msg.op.Mode
+	m.start()
+	for _, n := range msg.op.Notes {
+		m.print(sWarn().Render(termtext.Line(n)))
+	}
+	if strings.TrimSpace(m.o.Prompt) != "" {
+		m.queue = append([]queued{{text: m.o.Prompt}}, m.queue...)
+	}
+	return m.next(false)
 }
 
 // start queues what the UI shows first: the header and the end of a resumed conversation.
@@ -209,6 +251,15 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.printing = false
 	case firstMsg:
 		return m.submit(m.o.Prompt)
+	case openedMsg:
+		return m.opened(msg)
+	case confirmMsg:
+		reply := msg.reply
+		m.confirm = &confirmState{question: msg.question, detail: msg.detail, done: func(yes bool) tea.Cmd {
+			reply <- yes
+			m.print(sDim().Render("  ? " + ansi.Truncate(termtext.Line(msg.question), m.width-12, "…") + " → " + map[bool]string{true: "yes", false: "no"}[yes]))
+			return nil
+		}}
 	case clearNoticeMsg:
 		if !m.lastCtrlC.IsZero() && m.now().Sub(m.lastCtrlC) >= exitWindow {
 			m.lastCtrlC, m.notice = time.Time{}, ""
@@ -244,6 +295,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.ask, m.feedback = nil, nil
 	case commandMsg:
 		m.status = m.o.Backend.Status() // /model, /clear, /compact change it
+		if msg.output != nil {
+			m.keepOutput(*msg.output)
+		}
 		if msg.out != "" {
 			m.print(strings.TrimRight(msg.out, "\n"))
 		}
@@ -294,6 +348,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case m.ask != nil:
 		return m.askKey(k)
+	case m.viewer != nil:
+		return m.viewerKey(k)
 	case m.picker != nil:
 		return m.pickerKey(k)
 	case m.search != nil:
@@ -353,7 +409,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.ed.Insert("\n")
 			return nil
 		}
-		if m.running { // one answer at a time: the message waits for this one to end
+		if m.running || m.opening { // one answer at a time: the message waits for this one to end
 			if strings.TrimSpace(text) != "" {
 				m.queue = append(m.queue, queued{text, m.pastes})
 				m.ed.Set("")
@@ -390,7 +446,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 				m.draft = m.ed.String()
 			}
 			m.histIdx--
-			m.ed.Set(m.hist[m.histIdx])
+			m.recall(m.hist[m.histIdx])
 		}
 	case "down":
 		if !m.ed.OnLastLine() {
@@ -400,11 +456,13 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			if m.histIdx == len(m.hist) {
 				m.ed.Set(m.draft)
 			} else {
-				m.ed.Set(m.hist[m.histIdx])
+				m.recall(m.hist[m.histIdx])
 			}
 		}
 	case "ctrl+l":
 		return tea.ClearScreen
+	case "ctrl+o":
+		m.openViewer()
 	case "shift+tab":
 		if m.o.Hooks.CycleMode == nil {
 			m.notice = "Switching the permission mode is not available in this build."
@@ -492,7 +550,7 @@ func (m *model) menuKey(s string, menu []Command) bool {
 			m.ed.Insert(" ")
 		}
 	case "enter":
-		if m.running || m.ed.String() == c.Name {
+		if m.running || m.opening || m.ed.String() == c.Name {
 			return false
 		}
 		m.ed.Set(c.Name)
@@ -564,7 +622,7 @@ func (m *model) submit(text string) tea.Cmd {
 		width := m.width // the model is not read off the event loop
 		return m.background(func(ctx context.Context) tea.Msg {
 			out, err := m.o.Hooks.Shell(ctx, cmd)
-			return commandMsg{out: Preview(out, err != nil, width), err: err}
+			return commandMsg{out: Preview(out, err != nil, width), err: err, output: &toolOutput{line: sWarn().Render("! ") + termtext.Line(cmd), text: out, isErr: err != nil}}
 		})
 	case strings.HasPrefix(trim, "#"):
 		m.memText = strings.TrimSpace(trim[1:])
@@ -655,13 +713,49 @@ func (m *model) closeJobs() {
 }
 
 func (m *model) addHistory(text string) {
-	if n := len(m.hist); n == 0 || m.hist[n-1] != text {
-		m.hist = append(m.hist, text)
+	p := Prompt{Text: text}
+	for _, ph := range placeholderRE().FindAllString(text, -1) {
+		if paste, ok := m.pasted[ph]; ok {
+			if p.Pastes == nil {
+				p.Pastes = map[string]string{}
+			}
+			p.Pastes[ph] = paste
+		}
+	}
+	if n := len(m.hist); n == 0 || m.hist[n-1].Text != text {
+		m.hist = append(m.hist, p)
 	}
 	m.histIdx, m.draft = len(m.hist), ""
-	if err := m.o.History.Add(text, m.now()); err != nil {
-		m.notice = "history: " + err.Error()
+	if err := m.o.History.Add(p, m.now()); err != nil {
+		m.notice = "history: " + humanError(err)
 	}
+}
+
+// recall puts a prompt of the history into the input, its pastes again behind their
+// placeholders. A placeholder keeps its number unless this session has used the number: then
+// it takes the next one, so that each placeholder stands for one paste.
+func (m *model) recall(p Prompt) {
+	text := p.Text
+	for _, sub := range placeholderRE().FindAllStringSubmatchIndex(p.Text, -1) {
+		ph := p.Text[sub[0]:sub[1]]
+		paste, ok := p.Pastes[ph]
+		if !ok || m.pasted[ph] == paste {
+			continue
+		}
+		n, _ := strconv.Atoi(p.Text[sub[2]:sub[3]])
+		to := ph
+		if n <= m.pasteN {
+			n = m.pasteN + 1
+			to = p.Text[sub[0]:sub[2]] + strconv.Itoa(n) + p.Text[sub[3]:sub[1]]
+			text = strings.Replace(text, ph, to, 1)
+		}
+		m.pasteN = n
+		if m.pasted == nil {
+			m.pasted = map[string]string{}
+		}
+		m.pasted[to] = paste
+	}
+	m.ed.Set(text)
 }
 
 func userLine(text string, width int) string {
@@ -688,7 +782,14 @@ func (m *model) command(line string) tea.Cmd {
 	case name == "/init" && m.o.Hooks.Init != nil:
 		prompt, exists := m.o.Hooks.Init()
 		if exists {
-			m.confirm = &confirmState{question: "This project has a CLAUDE.md. Let the model revise it?", yes: prompt}
+			m.confirm = &confirmState{question: "This project has a CLAUDE.md. Let the model revise it?", done: func(yes bool) tea.Cmd {
+				if !yes {
+					m.print(sDim().Render("  CLAUDE.md left as it is."))
+					return nil
+				}
+				m.print(userLine("/init", m.width))
+				return m.startTurn(conversation.TypedInput(prompt))
+			}}
 			return nil
 		}
 		m.print(userLine(line, m.width))
@@ -791,6 +892,7 @@ func (m *model) event(msg eventMsg) {
 			mark = sErr().Render("⏺ ")
 		}
 		lines := []string{mark + ToolLine(e.Tool.Name, e.Tool.Input, m.o.Cwd, m.width-2)}
+		m.keepOutput(toolOutput{line: lines[0], text: e.Output, isErr: e.IsError})
 		if d := EditDiff(e.Tool.Name, e.Tool.Input, m.befores[e.Tool.ID], msg.line, m.width); d != "" && !e.IsError {
 			lines = append(lines, d)
 		} else {
@@ -870,8 +972,7 @@ func (m *model) flushStream(all bool) {
 	m.stream = open
 }
 
-// turnDone ends the answer; the next queued message, if any, is sent, unless the answer was
-// interrupted or failed: then the queue goes back into the input, to be sent or changed.
+// turnDone ends the answer and sends the next queued message.
 func (m *model) turnDone(err error) tea.Cmd {
 	m.flushStream(true)
 	m.running, m.cancel, m.tool = false, nil, nil
@@ -885,10 +986,16 @@ func (m *model) turnDone(err error) tea.Cmd {
 	if m.status = m.o.Backend.Status(); m.status != "" {
 		m.print(sDim().Render(m.status))
 	}
+	return m.next(err != nil)
+}
+
+// next sends the first queued message, if any; after an answer that failed or was
+// interrupted the queue goes back into the input instead, to be sent or changed.
+func (m *model) next(failed bool) tea.Cmd {
 	if len(m.queue) == 0 {
 		return nil
 	}
-	if err != nil {
+	if failed {
 		var texts []string
 		for _, q := range m.queue {
 			texts = append(texts, q.text)

@@ -133,6 +133,14 @@ func key(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	case "space":
 		return tea.KeyPressMsg{Code: ' ', Text: " "}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "end":
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
 	}
 	if c, ok := strings.CutPrefix(s, "ctrl+"); ok {
 		return tea.KeyPressMsg{Code: rune(c[0]), Mod: tea.ModCtrl}
@@ -386,7 +394,7 @@ func TestHistoryAcrossSessions(t *testing.T) {
 
 func TestHistorySearch(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.m.hist = []string{"go test ./...", "git status", "go vet ./agent"}
+	h.m.hist = []Prompt{{Text: "go test ./..."}, {Text: "git status"}, {Text: "go vet ./agent"}}
 	h.m.histIdx = len(h.m.hist)
 	h.press("ctrl+r")
 	h.typeText("go")

@@ -95,7 +95,7 @@ func Preview(out string, isErr bool, width int) string {
 	var b strings.Builder
 	for i, l := range lines {
 		if i == previewLines {
-			fmt.Fprintf(&b, "\n%s", sDim().Render(fmt.Sprintf("     … +%d lines", len(lines)-previewLines)))
+			fmt.Fprintf(&b, "\n%s", sDim().Render(fmt.Sprintf("     … +%d lines (ctrl+o to expand)", len(lines)-previewLines)))
 			break
 		}
 		lead := "     "

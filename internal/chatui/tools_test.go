@@ -40,7 +40,7 @@ func TestPreview(t *testing.T) {
 	for i := 1; i <= 10; i++ {
 		fmt.Fprintf(&b, "line %d\n", i)
 	}
-	want := "  ⎿  line 1\n     line 2\n     line 3\n     line 4\n     … +6 lines"
+	want := "  ⎿  line 1\n     line 2\n     line 3\n     line 4\n     … +6 lines (ctrl+o to expand)"
 	if got := plain(Preview(b.String(), false, 80)); got != want {
 		t.Errorf("Preview = %q, want %q", got, want)
 	}
@@ -117,11 +117,11 @@ func TestHistoryFile(t *testing.T) {
 	h := History{Path: path, Project: "/p"}
 	now := time.UnixMilli(1700000000000)
 	for _, p := range []string{"one", "two", "two", "多行\n输入"} {
-		if err := h.Add(p, now); err != nil {
+		if err := h.Add(Prompt{Text: p}, now); err != nil {
 			t.Fatal(err)
 		}
 	}
-	History{Path: path, Project: "/q"}.Add("other project", now)
+	History{Path: path, Project: "/q"}.Add(Prompt{Text: "other project"}, now)
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("{not json\n{\"display\":\"torn")
 	f.Close()
@@ -129,7 +129,7 @@ func TestHistoryFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff([]string{"one", "two", "多行\n输入"}, got); d != "" {
+	if d := cmp.Diff([]Prompt{{Text: "one"}, {Text: "two"}, {Text: "多行\n输入"}}, got); d != "" {
 		t.Errorf("Load (-want +got):\n%s", d)
 	}
 	b, _ := os.ReadFile(path)
@@ -153,7 +153,7 @@ func TestHistoryReadsOnlyTheTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != historyMax || got[len(got)-1] != "prompt 19999" || got[0] != fmt.Sprintf("prompt %05d", 20000-historyMax) {
+	if len(got) != historyMax || got[len(got)-1].Text != "prompt 19999" || got[0].Text != fmt.Sprintf("prompt %05d", 20000-historyMax) {
 		t.Errorf("Load gave %d prompts, %q … %q", len(got), got[0], got[len(got)-1])
 	}
 }

@@ -143,6 +143,20 @@ type Options struct {
 	AlwaysText func(permission.Request) string
 	// Env is the environment the terminal is described by (TERM, COLORTERM, …).
 	Env []string
+	// Open, when set, opens the session once the UI shows, so that what it asks (Confirm)
+	// is asked in the UI; its Opened replaces Header, Resumed, Mode and Hooks. Messages typed
+	// meanwhile wait for it; an error ends the UI, and Run returns it.
+	Open func(ctx context.Context) (Opened, error)
+}
+
+// Opened is what Options.Open gives the UI once the session is open.
+type Opened struct {
+	Header  string
+	Resumed []Turn
+	Mode    string
+	Hooks   Hooks
+	// Notes are warnings the opening had, shown after the header.
+	Notes []string
 }
 
 // UI is the interactive chat on a terminal. Run shows it; Ask is the permission prompt the
@@ -199,7 +213,23 @@ func (u *UI) Run(ctx context.Context) error {
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
+	if err == nil {
+		err = u.m.openErr
+	}
 	return err
+}
+
+// Confirm asks a yes/no question in the UI's dialog (question in bold, detail under it) and
+// waits for the answer; answered is false when ctx ended first (the user quit).
+func (u *UI) Confirm(ctx context.Context, question string, detail []string) (yes, answered bool) {
+	reply := make(chan bool, 1)
+	u.send(confirmMsg{question: question, detail: detail, reply: reply})
+	select {
+	case yes := <-reply:
+		return yes, true
+	case <-ctx.Done():
+		return false, false
+	}
 }
 
 // Ask shows the permission dialog for req and waits for one key (and, after n, the text of

@@ -20,7 +20,9 @@ var spinnerFrames = []string{"·", "✢", "✳", "✶", "✻", "✽", "✻", "�
 // View draws the live part under the scrollback: the open end of the answer, the spinner, a
 // dialog or the input box, and one line of notices.
 func (m *model) View() tea.View {
-	if m.quitting {
+	if m.quitting || m.height == 0 || (m.opening && m.confirm == nil) {
+		// Nothing before the size is known, nor while the session opens unless it asks: a
+		// frame drawn before the first print can be left behind in the scrollback.
 		return tea.NewView("")
 	}
 	frame := m.liveLines()
@@ -39,22 +41,25 @@ func (m *model) liveLines() []string {
 	switch {
 	case m.ask != nil:
 		parts = append(parts, "", m.askView())
+	case m.viewer != nil:
+		parts = append(parts, "", m.viewerView())
 	case m.picker != nil:
 		parts = append(parts, "", m.pickerView())
 	case m.memText != "":
 		parts = append(parts, "", m.memView())
 	case m.confirm != nil:
-		parts = append(parts, "", sAskBox().Width(min(m.width, 100)).Render(sBold().Render(m.confirm.question)+"\n"+sKey().Render("y")+" yes   "+sKey().Render("n")+" no"))
+		parts = append(parts, "", m.confirmView())
 	default:
 		parts = append(parts, "", m.inputView())
 	}
 	if len(m.completions) > 0 {
 		parts = append(parts, sDim().Render(ansi.Truncate(strings.Join(m.completions, "  "), m.width, "…")))
 	}
-	if menu := m.slashMenu(); len(menu) > 0 && m.ask == nil && m.picker == nil && m.search == nil {
+	open := m.ask != nil || m.picker != nil || m.viewer != nil // a dialog over the input
+	if menu := m.slashMenu(); len(menu) > 0 && !open && m.search == nil {
 		parts = append(parts, m.menuView(menu)...)
 	}
-	if len(m.atList) > 0 && m.ask == nil && m.picker == nil && m.search == nil {
+	if len(m.atList) > 0 && !open && m.search == nil {
 		for i, f := range m.atList {
 			row := ansi.Truncate("  @"+termtext.Line(f), m.width-1, "…")
 			if i == m.atSel {
@@ -65,14 +70,17 @@ func (m *model) liveLines() []string {
 			parts = append(parts, row)
 		}
 	}
-	if line := modeLine(m.mode); line != "" && m.ask == nil && m.picker == nil {
+	if line := modeLine(m.mode); line != "" && !open {
 		parts = append(parts, line)
 	}
 	foot := m.notice
-	if foot == "" && m.ask == nil && m.picker == nil {
+	if foot == "" && !open {
 		foot = "enter send · shift+enter or \\ newline · ↑ history · ctrl+r search · esc interrupt · ctrl+d quit"
 		if m.status != "" {
 			foot = m.status + "  ·  " + foot
+		}
+		if placeholderRE().MatchString(m.ed.String()) { // first, so that a narrow screen shows it
+			foot = "ctrl+o show the pasted text · " + foot
 		}
 	}
 	parts = append(parts, sDim().Render(ansi.Truncate(foot, m.width, "…")))
@@ -90,7 +98,7 @@ func (m *model) inputView() string {
 	if m.search != nil {
 		found := ""
 		if m.search.match >= 0 {
-			found = termtext.OneLine(m.hist[m.search.match])
+			found = termtext.OneLine(m.hist[m.search.match].Text)
 		}
 		line := fmt.Sprintf("(reverse-i-search)`%s': %s", m.search.query, termtext.Line(found))
 		return sBox().Width(m.width).Render(ansi.Truncate(line, inner, "…"))
@@ -117,10 +125,27 @@ func (m *model) spinnerLine() string {
 		word = " Thinking…"
 	}
 	line := sSpinner().Render(frame+word) + sDim().Render(fmt.Sprintf(" (%s · ↓ %s tokens · esc to interrupt)", el, kTokens(toks)))
+	return line + m.queueLines()
+}
+
+// queueLines is the messages waiting to be sent, a line each.
+func (m *model) queueLines() string {
+	var b strings.Builder
 	for _, q := range m.queue {
-		line += "\n" + sDim().Render(ansi.Truncate("  ⎿  queued: "+termtext.OneLine(q.text), m.width-1, "…"))
+		b.WriteString("\n" + sDim().Render(ansi.Truncate("  ⎿  queued: "+termtext.OneLine(q.text), m.width-1, "…")))
 	}
-	return line
+	return b.String()
+}
+
+// confirmView is a yes/no question, what it is about under it.
+func (m *model) confirmView() string {
+	w := min(m.width, 100)
+	rows := []string{sBold().Render(wrapPlain(m.confirm.question, w-4))}
+	for _, d := range m.confirm.detail {
+		rows = append(rows, sDim().Render(wrapPlain(d, w-4)))
+	}
+	rows = append(rows, "", sKey().Render("y")+" yes   "+sKey().Render("n")+" no")
+	return sAskBox().Width(w).Render(strings.Join(rows, "\n"))
 }
 
 func kTokens(n int) string {
@@ -154,14 +179,15 @@ func (m *model) pickerView() string {
 	p := m.picker
 	list := p.filtered()
 	w := min(m.width, 120)
-	rows := []string{sBold().Render("Resume a session") + sDim().Render("  ↑/↓ choose · type to search · enter resume · esc cancel"),
+	rows := []string{ansi.Truncate(sBold().Render("Resume a session")+sDim().Render("  ↑/↓ choose · type to search · enter resume · esc cancel"), w-4, "…"),
 		sPrompt().Render("search: ") + p.query}
 	idW := 0
 	for _, s := range list {
 		idW = max(idW, cols(s.Short))
 	}
-	start := max(0, p.cursor-9)
-	for i := start; i < len(list) && i < start+10; i++ {
+	n := m.listRows(10, 6) // the blank line, the box's borders, its two head lines and the foot
+	start := max(0, p.cursor-n+1)
+	for i := start; i < len(list) && i < start+n; i++ {
 		s := list[i]
 		title := termtext.Line(s.Title)
 		when := s.When.Local().Format("Jan 02 15:04")
@@ -295,9 +321,10 @@ func askDiff(cwd string, r permission.Request) []string {
 // menuView is the `/` menu: up to menuLines commands around the chosen one, with their help.
 func (m *model) menuView(menu []Command) []string {
 	sel := min(m.menuSel, len(menu)-1)
-	start := max(0, min(sel-menuLines/2, len(menu)-menuLines))
+	n := m.listRows(menuLines, 6) // the blank line, the input box and the foot
+	start := max(0, min(sel-n/2, len(menu)-n))
 	var out []string
-	for i := start; i < len(menu) && i < start+menuLines; i++ {
+	for i := start; i < len(menu) && i < start+n; i++ {
 		c := menu[i]
 		row := ansi.Truncate(fmt.Sprintf("  %-16s %s", strings.TrimSpace(c.Name+" "+c.Args), c.Help), m.width-1, "…")
 		if i == sel {
@@ -311,6 +338,16 @@ func (m *model) menuView(menu []Command) []string {
 
 // menuLines is how many commands the `/` menu shows at once.
 const menuLines = 6
+
+// listRows is how many rows of a list (the / menu, the resume picker) the frame has room
+// for, at most want, when around them other lines take; at least one. A list fitted here
+// keeps the frame within its cap, which would otherwise cut its top: the box's border.
+func (m *model) listRows(want, other int) int {
+	if m.height == 0 {
+		return want
+	}
+	return max(1, min(want, m.frameCap()-other))
+}
 
 // modeLine is the line under the input that names a permission mode other than ask.
 func modeLine(mode string) string {

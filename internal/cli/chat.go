@@ -38,8 +38,8 @@ Ctrl-D (or /exit) quits.
 
 On a terminal it is an inline terminal UI: rendered markdown, a spinner, tool calls with their
 output and diffs, a multi-line input (Shift-Enter, Alt-Enter or a trailing \ for a new line),
-history (Up, Ctrl-R), a permission dialog answered with one key, Esc to interrupt, Ctrl-C twice
-to quit. In a pipe or with TERM=dumb it reads lines and writes text, nothing more. After each
+history (Up, Ctrl-R), a permission dialog answered with one key, Ctrl-O to see a tool's whole
+output (or a paste's before it is sent), Esc to interrupt, Ctrl-C twice to quit. In a pipe or with TERM=dumb it reads lines and writes text, nothing more. After each
 answer a status line shows the model, the context used and the session id.
 
 Slash commands: /help, /context, /memory [N], /init, /model [NAME], /todos, /cost, /resume [ID],
@@ -110,14 +110,14 @@ func runChat(ctx context.Context, app *App, o runOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	c := &chat{app: app, in: bufio.NewReader(app.In), out: app.Out, dir: dir}
+	c := &chat{app: app, in: bufio.NewReader(app.In), out: app.Out, dir: dir, o: o}
+	if c.useUI() {
+		return c.runUI(ctx) // it opens the session itself, to ask its questions in the UI
+	}
 	o.askMCP = c.askServer
 	c.o = o
 	if err := c.open(ctx, o); err != nil {
 		return err
-	}
-	if c.useUI() {
-		return c.runUI(ctx)
 	}
 	defer func() {
 		c.close(ctx)

@@ -228,9 +228,17 @@ func TestChatUIKeepsEverything(t *testing.T) {
 			if size[0] == 140 {
 				c.shot("chat-paste", size[0])
 			}
-			if strings.Contains(s, "log line 0") {
-				t.Errorf("the paste's lines are on screen:\n%s", s)
+			if strings.Contains(s, "log line 0") || !strings.Contains(s, "ctrl+o show the pasted text") {
+				t.Errorf("the paste's lines are on screen, or the hint does not name ctrl+o:\n%s", s)
 			}
+			// Ctrl-O shows the paste whole before it is sent, and closes again.
+			c.send("", "C-o")
+			c.waitFor("[Pasted text #1 +1000 lines]  (1 of 1)")
+			c.waitFor("log line 0001: ok")
+			c.send("", "End")
+			c.waitFor("log line 1000: done")
+			c.send("", "Escape")
+			c.waitFor("│ › why does this fail? [Pasted text #1 +1000 lines]")
 			c.send("", "Enter")
 			c.waitFor("Got the log.")
 			c.idle()
@@ -254,6 +262,14 @@ func TestChatUIKeepsEverything(t *testing.T) {
 			if !strings.Contains(all, "› why does this fail? [Pasted text #1 +1000 lines]") {
 				t.Errorf("the sent message is not shown with its placeholder:\n%s", tail(all, 10))
 			}
+			// ↑ brings the message back with its placeholder, the paste behind it.
+			c.send("", "Up")
+			c.waitFor("│ › why does this fail? [Pasted text #1 +1000 lines]")
+			c.send("", "C-o")
+			c.waitFor("log line 0001: ok")
+			c.send("", "Escape")
+			c.waitUntil("the view closed", func(s string) bool { return !strings.Contains(s, "(1 of 1)") && strings.Contains(s, "╰─") })
+			c.send("", "C-u")
 
 			// "/" opens the menu of commands; Tab completes the chosen one.
 			c.send("/c")
@@ -384,5 +400,86 @@ func TestChatUIApprovalsShowEverything(t *testing.T) {
 				t.Errorf("the approved edit did not happen:\n%s", b)
 			}
 		})
+	}
+}
+
+// TestChatUIMCPConsent: a project's .mcp.json names the project's own `strata mcp`. The chat
+// asks whether to use it in its own dialog, inside the UI (no terminal prompt before it);
+// after y the model calls the server's tool, the permission dialog asks about it, and the
+// server's result reaches the model. The answer is kept: a second chat does not ask. Runs with
+// STRATA_TMUX_TEST=1.
+func TestChatUIMCPConsent(t *testing.T) {
+	tmux, dir, bin := tmuxAndBinary(t, "ask about a project's MCP server in strata chat's UI under tmux")
+	project := filepath.Join(dir, "project")
+	os.MkdirAll(project, 0o700)
+	mcp, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"strata": map[string]any{"command": bin, "args": []string{"mcp"}}}})
+	os.WriteFile(filepath.Join(project, ".mcp.json"), mcp, 0o600)
+	srv := llmtest.NewAnthropic(t)
+	srv.Script(
+		llmtest.Blocks(llmtest.ToolUse("m1", "mcp__strata__memory_search", `{"query":"deploy"}`)),
+		llmtest.Text("The server answered."),
+	)
+	c := startTmuxChat(t, tmux, dir, bin, 80, 24, srv)
+	s := c.waitFor(`Use the MCP server "strata" of this project's .mcp.json?`)
+	if !strings.Contains(s, "╭─") || !strings.Contains(s, bin+" mcp") || !strings.Contains(s, "y yes") {
+		t.Errorf("the question is not the UI's dialog with the server's command:\n%s", s)
+	}
+	c.send("y")
+	c.idle()
+	c.send("how do we deploy?", "Enter")
+	c.waitFor("Allow")
+	c.send("y")
+	c.waitFor("The server answered.")
+	c.idle()
+	all := c.all()
+	for _, want := range []string{`MCP server "strata" of this project's .mcp.json? → yes`, "strata chat · test-model", "⏺ mcp__strata__memory_search", "The server answered."} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the scrollback lacks %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "[y/N]") {
+		t.Errorf("the terminal prompt was used:\n%s", all)
+	}
+	if strings.Contains(all, "came with the repository") {
+		t.Errorf("the answered dialog is left in the scrollback:\n%s", all)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[0].Body), `"name":"mcp__strata__memory_search"`) || !strings.Contains(string(reqs[1].Body), `"tool_use_id":"m1"`) {
+		t.Fatalf("the server's tool was not offered, or its result not sent back (%d requests)", len(reqs))
+	}
+	if strings.Contains(string(reqs[1].Body), `"is_error":true`) {
+		t.Errorf("the MCP call failed:\n%s", tail(string(reqs[1].Body), 5))
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, ".strata", "projects", "*", "mcp-servers.json"))
+	if len(files) != 1 {
+		t.Fatalf("the answer was not kept (%d files)", len(files))
+	}
+
+	// A second chat in the project does not ask again.
+	c.run("kill-server")
+	for i := 0; i < 50 && exec.Command(tmux, "-S", c.sock, "has-session").Run() == nil; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	os.Remove(c.sock)
+	srv2 := llmtest.NewAnthropic(t)
+	c2 := startTmuxChat(t, tmux, dir, bin, 80, 24, srv2)
+	c2.idle()
+	if all := c2.all(); strings.Contains(all, "Use the MCP server") {
+		t.Errorf("the chat asked again:\n%s", all)
+	}
+}
+
+// TestChatUINoModel: with no model configured the UI, which opens the session itself, ends
+// and says how to configure one (exit 1), as the line mode does. Runs with STRATA_TMUX_TEST=1.
+func TestChatUINoModel(t *testing.T) {
+	tmux, dir, bin := tmuxAndBinary(t, "start strata chat's UI with no model under tmux")
+	c := &tmuxChat{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock"), dir: dir, project: dir}
+	shell := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " STRATA_HOME=" + filepath.Join(dir, ".strata") +
+		" TERM=xterm-256color LANG=C.UTF-8 " + bin + " chat; echo exit=$?; sleep 600"
+	c.run("-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", "-c", dir, shell)
+	t.Cleanup(func() { exec.Command(tmux, "-S", c.sock, "kill-server").Run() })
+	c.waitFor("exit=1")
+	if s := c.all(); !strings.Contains(s, "no model provider is configured") || !strings.Contains(s, "These commands work without a model") {
+		t.Errorf("the chat did not say why it ended:\n%s", s)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/internal/chatui"
 	"github.com/strata-mem/strata/internal/termtext"
+	"github.com/strata-mem/strata/mcpclient"
 	"github.com/strata-mem/strata/permission"
 )
 
@@ -29,35 +30,61 @@ func (c *chat) useUI() bool {
 	return ok1 && ok2 && t != "" && t != "dumb" && term.IsTerminal(in.Fd()) && term.IsTerminal(out.Fd())
 }
 
-// runUI runs the session in the terminal UI and prints the exit summary after the session's
-// background work is done (so its tokens are counted).
+// runUI opens the session inside the terminal UI, runs it, and prints the exit summary after
+// the session's background work is done (so its tokens are counted).
 func (c *chat) runUI(ctx context.Context) error {
-	header := fmt.Sprintf("strata chat · %s · session %s · permissions %s", c.cfg.Model, c.a.SessionID(), c.a.PermissionMode())
 	b := &chatBackend{c: c}
-	var resumed []chatui.Turn
-	if c.o.resume != "" || c.o.cont {
-		header += fmt.Sprintf("\nResumed: %d messages.", len(c.a.History()))
-		resumed = b.turns()
-	}
+	var notes strings.Builder // what the opening printed
 	c.ui = chatui.New(chatui.Options{
 		Backend:    b,
-		Hooks:      c.uiHooks(),
 		AlwaysText: AlwaysText,
 		In:         c.app.In,
 		Out:        c.out,
 		Cwd:        c.dir,
 		History:    chatui.History{Path: filepath.Join(c.app.Env.Home, "history.jsonl"), Project: c.dir},
-		Header:     header,
-		Resumed:    resumed,
 		Prompt:     c.o.prompt,
 		Commands:   chatCommands,
-		Mode:       string(c.a.PermissionMode()),
+		Open:       func(askCtx context.Context) (chatui.Opened, error) { return c.openUI(ctx, askCtx, b, &notes) },
 	})
 	err := c.ui.Run(ctx)
-	c.close(ctx)
+	if c.a == nil { // not opened: say why once the terminal is the shell's again
+		io.WriteString(c.app.Err, notes.String())
+	} else {
+		c.close(ctx)
+		fmt.Fprintln(c.out, ExitSummary(c.a))
+	}
 	c.ui = nil
-	fmt.Fprintln(c.out, ExitSummary(c.a))
 	return err
+}
+
+// openUI opens the session while the UI shows: a project's MCP server never asked about is
+// asked about in the UI's dialog (askCtx ends when the user quits first), and what the
+// opening prints goes to notes: shown in the UI, or after it when the session did not open.
+func (c *chat) openUI(ctx, askCtx context.Context, b *chatBackend, notes *strings.Builder) (chatui.Opened, error) {
+	out, errOut := c.out, c.app.Err
+	c.out, c.app.Err = notes, notes
+	o := c.o
+	o.askMCP = func(s mcpclient.Server) (bool, bool) { return c.askServerUI(askCtx, s) }
+	err := c.open(ctx, o)
+	c.out, c.app.Err = out, errOut
+	if err != nil {
+		return chatui.Opened{}, err
+	}
+	op := chatui.Opened{
+		Header: fmt.Sprintf("strata chat · %s · session %s · permissions %s", c.cfg.Model, c.a.SessionID(), c.a.PermissionMode()),
+		Mode:   string(c.a.PermissionMode()),
+		Hooks:  c.uiHooks(),
+	}
+	if c.o.resume != "" || c.o.cont {
+		op.Header += fmt.Sprintf("\nResumed: %d messages.", len(c.a.History()))
+		op.Resumed = b.turns()
+	}
+	for _, l := range strings.Split(strings.TrimSpace(notes.String()), "\n") {
+		if l = strings.TrimPrefix(l, "strata: "); l != "" {
+			op.Notes = append(op.Notes, l)
+		}
+	}
+	return op, nil
 }
 
 // errNoAnswer is what the UI shows when a turn ends without text, as the line mode's

@@ -175,6 +175,15 @@ func TestChatUIUnderTmux(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(project, ".claude", "settings.local.json")); err != nil || !strings.Contains(string(b), `"Bash(echo:*)"`) {
 		t.Errorf("the rule was not saved to .claude/settings.local.json (%v):\n%s", err, b)
 	}
+	// Ctrl-O opens the last tool's whole output; ← the one before; Esc closes it.
+	run("send-keys", "-t", "0", "C-o")
+	waitText("Bash echo two  (4 of 4)")
+	run("send-keys", "-t", "0", "Left")
+	waitText("Bash echo one  (3 of 4)")
+	run("send-keys", "-t", "0", "Escape")
+	waitFor("the input back", func(_, text string) bool {
+		return !strings.Contains(text, "(3 of 4)") && strings.Contains(text, "enter send")
+	})
 
 	// The spinner while an answer stalls; Esc interrupts it.
 	run("send-keys", "-t", "0", "-l", "and now wait")

@@ -40,7 +40,7 @@ type runOptions struct {
 	prompt string
 	// askMCP asks whether a project's MCP server never asked about may be used (nil: it is
 	// left out).
-	askMCP func(mcpclient.Server) bool
+	askMCP func(mcpclient.Server) (yes, answered bool)
 	// noBackground turns off session notes, memory extraction and auto-dream
 	// (--no-background, or STRATA_NO_BACKGROUND=1).
 	noBackground bool
