@@ -50,22 +50,35 @@ func TestBrowser(t *testing.T) {
 		shots = filepath.Join(sharedtest.Root(t), shots)
 	}
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelT()
-
-	// The first Run starts the browser, which lives as long as that call's context.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
+	// The first Run starts the browser, which lives as long as that call's context. Chromium
+	// now and then dies at start on a machine busy with other tests ("chrome failed to start",
+	// a crash before it prints its address): a fresh one is tried, up to three times.
+	var ctx context.Context
+	for try := 1; ; try++ {
+		opts := []chromedp.ExecAllocatorOption{
+			chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+			chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860),
+			chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
+		}
+		actx, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
+		bctx, cancel := chromedp.NewContext(actx)
+		tctx, cancelT := context.WithTimeout(bctx, 90*time.Second)
+		err := chromedp.Do(tctx)
+		if err == nil {
+			ctx = tctx
+			defer cancelAlloc()
+			defer cancel()
+			defer cancelT()
+			break
+		}
+		cancelT()
+		cancel()
+		cancelAlloc()
+		if try == 3 || !strings.Contains(err.Error(), "failed to start") {
+			t.Fatalf("start %s: %v", bin, err)
+		}
+		t.Logf("start %s (try %d): %v", bin, try, err)
 	}
 	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
