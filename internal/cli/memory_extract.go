@@ -138,7 +138,7 @@ func memoryExtract(c *cobra.Command, app *App, f extractFlags) error {
 	if r.From == n {
 		r.Note = "nothing new since the last extraction"
 	}
-	if err := cur.save(path, n); err != nil {
+	if err := cur.save(extractMark{Messages: n, Compactions: from.Compactions}); err != nil {
 		fmt.Fprintf(app.Err, "strata: warning: %v (the next run reads the whole session again)\n", err)
 	}
 	if f.asJSON {
@@ -186,8 +186,8 @@ func compactions(path string) (int, error) {
 	return bytes.Count(data, []byte(`"`+transcript.SubtypeCompactBoundary+`"`)), err
 }
 
-// from returns where the next extraction starts: 0 with no cursor, or when the transcript has
-// been compacted since.
+// from returns where the next extraction starts, with the transcript's compactions now: 0
+// with no cursor, or when the transcript has been compacted since.
 func (c extractCursor) from(path string) (extractMark, error) {
 	n, err := compactions(path)
 	if err != nil {
@@ -203,16 +203,13 @@ func (c extractCursor) from(path string) (extractMark, error) {
 	return extractMark{Compactions: n}, nil
 }
 
-// save records that the first messages of the transcript at path have been read.
-func (c extractCursor) save(path string, messages int) error {
+// save records m: the messages read, and the compactions the transcript had when it was
+// read (one made while the extraction ran makes the next run read all again).
+func (c extractCursor) save(m extractMark) error {
 	if c.file == "" {
 		return nil
 	}
-	n, err := compactions(path)
-	if err != nil {
-		return err
-	}
-	data, _ := json.Marshal(extractMark{Messages: messages, Compactions: n})
+	data, _ := json.Marshal(m)
 	return fsutil.WriteFile(c.file, data, 0o600)
 }
 

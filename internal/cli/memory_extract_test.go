@@ -80,6 +80,36 @@ func TestMemoryExtract(t *testing.T) {
 	if p := string(srv.Requests()[len(srv.Requests())-1].Prompt()); !strings.Contains(p, "last 2 messages") {
 		t.Errorf("the third run did not read just the 2 new messages:\n%s", p)
 	}
+
+	// Claude Code compacts the session (a boundary, its summary, then more talk): the
+	// conversation is rewritten, so all of it is read again, from its summary on.
+	path := filepath.Join(filepath.Dir(f.memDir), sid+".jsonl")
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(fh, `{"type":"system","subtype":"compact_boundary","uuid":"b-1","parentUuid":null,"logicalParentUuid":"%s-3","sessionId":%q,"timestamp":"2026-01-02T04:00:00Z","cwd":%q,"content":"Conversation compacted","level":"info","compactMetadata":{"trigger":"manual","preTokens":900}}`+"\n", sid[:8], sid, f.proj)
+	fmt.Fprintf(fh, `{"type":"user","uuid":"s-1","parentUuid":"b-1","isCompactSummary":true,"sessionId":%q,"timestamp":"2026-01-02T04:00:01Z","cwd":%q,"message":{"role":"user","content":"This session is being continued from a previous conversation. Summary: staging port 7421, deploys on Fridays."}}`+"\n", sid, f.proj)
+	parent := "s-1" // more talk than before the compaction, so a cursor kept across it would skip some
+	for i := range 8 {
+		role, content := "user", fmt.Sprintf("%q", fmt.Sprintf("step %d of the release", i))
+		if i%2 == 1 {
+			role, content = "assistant", fmt.Sprintf(`[{"type":"text","text":"done %d"}]`, i)
+		}
+		uuid := fmt.Sprintf("p-%d", i)
+		fmt.Fprintf(fh, `{"type":%q,"uuid":%q,"parentUuid":%q,"sessionId":%q,"timestamp":"2026-01-02T04:01:0%dZ","cwd":%q,"message":{"role":%q,"content":%s}}`+"\n",
+			role, uuid, parent, sid, i, f.proj, role, content)
+		parent = uuid
+	}
+	fh.Close()
+	srv.Script(llmtest.Text("Nothing new worth keeping."))
+	r4 := run()
+	if r4.From != 0 || r4.Messages <= r3.Messages {
+		t.Errorf("after a compaction: %+v, want all %d+ messages since the summary read, from 0", r4, r3.Messages)
+	}
+	if p := string(srv.Requests()[len(srv.Requests())-1].Prompt()); !strings.Contains(p, "deploys on Fridays") || strings.Contains(p, "Remember: the staging port") {
+		t.Errorf("after a compaction the extractor did not read the summary's conversation alone:\n%s", p)
+	}
 }
 
 // TestMemoryExtractRefusals: no model configured says how to configure one; a session that
