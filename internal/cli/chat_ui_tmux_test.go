@@ -100,7 +100,11 @@ func TestChatUIUnderTmux(t *testing.T) {
 	// Markdown is rendered: no raw ** or ##, the heading and code coloured.
 	run("send-keys", "-t", "0", "-l", "what is in this repo?")
 	run("send-keys", "-t", "0", "Enter")
-	s := waitText("listen(")
+	// The answer is printed above the live frame, which is redrawn on the next tick: wait for
+	// the frame that no longer streams it.
+	s := waitFor(`the answer printed and the turn over`, func(_, text string) bool {
+		return strings.Contains(text, "listen(") && !strings.Contains(text, "Working…")
+	})
 	text := plain(s)
 	for _, raw := range []string{"**acme-api**", "## Layout", "`cmd/server`", "```"} {
 		if strings.Contains(text, raw) {
