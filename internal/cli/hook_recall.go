@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -23,6 +24,9 @@ import (
 // memoryTag opens each memory strata hook adds; its ref is how a later prompt of the same
 // session knows the memory is already in context.
 const memoryTag = "<strata-memory ref="
+
+// hookShortlist is the longest shortlist a prompt's recall uses (recall's default).
+const hookShortlist = 20
 
 var memoryRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<strata-memory ref="([^"]+)"`) })
 
@@ -56,7 +60,12 @@ func hookRecall(ctx context.Context, app *App, env config.Env, in hookInput, bud
 	if b.SessionBytes -= spent; b.SessionBytes <= 0 {
 		return "", nil
 	}
-	rc, err := ws.Recaller(workspace.RecallOptions{NoStats: true, Budget: b})
+	// The default selector keeps the ranker's order, so the shortlist needs no more than this
+	// turn's picks past what the session already has (those are skipped); every place past it
+	// is a candidate the ranker must score exactly for nothing.
+	slices.Sort(seen)
+	seen = slices.Compact(seen)
+	rc, err := ws.Recaller(workspace.RecallOptions{NoStats: true, Budget: b, Shortlist: min(b.Files+len(seen), hookShortlist)})
 	if err != nil {
 		return "", err
 	}

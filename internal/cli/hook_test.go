@@ -163,6 +163,29 @@ func TestHookRecall(t *testing.T) {
 	}
 }
 
+// TestHookRecallPastSurfaced: with the session holding the best matches, a prompt gets the
+// next best, as many as a turn shows, however many it already has.
+func TestHookRecallPastSurfaced(t *testing.T) {
+	f := newHookFixture(t)
+	for i := range 30 { // equal matches: the ranker orders them by file name
+		f.addMemory(t, fmt.Sprintf("m%02d.md", i), "a note", "The zebracorn stable rules.", 0)
+	}
+	tr := filepath.Join(f.app.Env.UserHome, "session.jsonl")
+	var had []string
+	for i := range 12 {
+		had = append(had, memoryTag+fmt.Sprintf("%q", fmt.Sprintf("m%02d.md", i)))
+	}
+	writeLines(t, tr, map[string]any{"type": "attachment", "attachment": map[string]any{"type": "hook_additional_context", "content": had}})
+	got := f.run(t, "UserPromptSubmit", map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "zebracorn", "transcript_path": tr})
+	var refs []string
+	for _, m := range memoryRef().FindAllStringSubmatch(got, -1) {
+		refs = append(refs, m[1])
+	}
+	if want := []string{"m12.md", "m13.md", "m14.md", "m15.md", "m16.md"}; !cmp.Equal(want, refs) {
+		t.Errorf("recalled (-want +got):\n%s", cmp.Diff(want, refs))
+	}
+}
+
 // TestHookNeverFails: bad input, an unknown event and a hook past its time budget print
 // nothing, exit 0 and leave one line each in the hook log.
 func TestHookNeverFails(t *testing.T) {
