@@ -327,3 +327,20 @@ func TestPluginHookScriptWithoutStrata(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHasMarker: hasMarker finds a marker word wherever it is in the line.
+func FuzzHasMarker(f *testing.F) {
+	for _, s := range []string{`{"type":"system","subtype":"compact_boundary"}`, "hook_hook_additional_context", "relevant__memories",
+		"_memories relevant", "compact_boundar", "x_relevant_memories_", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		want := false
+		for _, m := range transcriptMarkers {
+			want = want || strings.Contains(line, m[0]+m[1])
+		}
+		if got := hasMarker([]byte(line)); got != want {
+			t.Errorf("hasMarker(%q) = %v, want %v", line, got, want)
+		}
+	})
+}
