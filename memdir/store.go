@@ -197,12 +197,7 @@ func isTopicPath(p string) bool {
 	if p == LogsDir || strings.HasPrefix(p, LogsDir+"/") {
 		return false
 	}
-	for _, part := range strings.Split(p, "/") {
-		if strings.HasPrefix(part, ".") {
-			return false
-		}
-	}
-	return true
+	return !strings.HasPrefix(p, ".") && !strings.Contains(p, "/.") // no part is hidden
 }
 
 // openRoot opens the memory dir as an os.Root, so that no read or write follows a symlink out
@@ -272,7 +267,8 @@ func (s *Store) scan(ctx context.Context, root *os.Root) ([]entry, []Diagnostic,
 				out = append(out, entry{file: rel, stamp: stamp{size: info.Size, mtime: info.MTime, ino: info.Ino}, dir: true})
 			}
 		}
-		var names []string // to stat: what may be walked or a topic file, and is no symlink
+		names := make([]string, 0, len(ents)) // to stat: what may be walked or a topic file, and is no symlink
+		out = slices.Grow(out, len(ents))
 		for _, e := range ents {
 			p := join(e.Name)
 			switch {
