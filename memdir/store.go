@@ -2,6 +2,7 @@ package memdir
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -590,24 +591,27 @@ func (s Snapshot) Stamp(file string) (Stamp, bool) {
 // and reports the others that are gone. It has walked no directory, so Unchanged from it is
 // false. Files given in order are not sorted again.
 func SnapshotOf(stamps iter.Seq2[string, Stamp]) Snapshot {
-	var s Snapshot
+	type given struct {
+		fileStamp
+		n int
+	}
+	var all []given
 	sorted := true
 	for f, st := range stamps {
-		if n := len(s.files); n > 0 && s.files[n-1].file >= f {
+		if n := len(all); n > 0 && all[n-1].file >= f {
 			sorted = false
 		}
-		s.files = append(s.files, fileStamp{f, stamp{st.Size, st.MTime, st.Ino}})
+		all = append(all, given{fileStamp{f, stamp{st.Size, st.MTime, st.Ino}}, len(all)})
 	}
 	if !sorted {
-		slices.SortStableFunc(s.files, func(a, b fileStamp) int { return strings.Compare(a.file, b.file) })
-		out := s.files[:0]
-		for i, f := range s.files {
-			if i+1 < len(s.files) && s.files[i+1].file == f.file {
-				continue // the last stamp given wins
-			}
-			out = append(out, f)
+		slices.SortFunc(all, func(a, b given) int { return cmp.Or(strings.Compare(a.file, b.file), a.n-b.n) })
+	}
+	s := Snapshot{files: make([]fileStamp, 0, len(all))}
+	for i, g := range all {
+		if i+1 < len(all) && all[i+1].file == g.file {
+			continue // the last stamp given wins
 		}
-		s.files = out
+		s.files = append(s.files, g.fileStamp)
 	}
 	return s
 }
