@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -122,9 +122,10 @@ type transcriptLine struct {
 
 // surfacedIn returns the memories (as recall Refs) a Claude Code session already has in its
 // context, and the bytes of memory text they took: those strata hook added and those Claude
-// Code's own recall attached (relevant_memories) since the last compaction. A missing
-// transcript has none; a line that does not parse is skipped (the last one may be half
-// written).
+// Code's own recall attached (relevant_memories) since the last compaction. It reads the
+// transcript from its end back to that compaction, so a long session costs what its context
+// holds, not its whole history. A missing transcript has none; a line that does not parse is
+// skipped (the last one may be half written).
 func surfacedIn(path string, stores []workspace.NamedStore) (refs []string, spent int, err error) {
 	fh, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -134,24 +135,25 @@ func surfacedIn(path string, stores []workspace.NamedStore) (refs []string, spen
 		return nil, 0, err
 	}
 	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	err = linesBackward(fh, fi.Size(), transcriptChunk, func(line []byte) bool {
 		if !hasMarker(line) {
-			continue
+			return true
 		}
 		var l transcriptLine
 		if json.Unmarshal(line, &l) != nil {
-			continue
+			return true
 		}
 		switch {
 		case l.Type == "system" && l.Subtype == "compact_boundary":
-			refs, spent = nil, 0 // what came before left the context
+			return false // what came before left the context
 		case l.Attachment.Type == "hook_additional_context":
 			var texts []string
 			if json.Unmarshal(l.Attachment.Content, &texts) != nil {
-				continue
+				return true
 			}
 			for _, t := range texts {
 				ms := memoryRef().FindAllStringSubmatch(t, -1)
@@ -170,8 +172,78 @@ func surfacedIn(path string, stores []workspace.NamedStore) (refs []string, spen
 				}
 			}
 		}
+		return true
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading the transcript %s: %w", path, err)
 	}
-	return refs, spent, sc.Err()
+	return refs, spent, nil
+}
+
+// transcriptChunk is how many bytes of a transcript surfacedIn reads at a time.
+const transcriptChunk = 64 << 10
+
+// maxTranscriptLine is the longest transcript line surfacedIn reads.
+const maxTranscriptLine = 64 << 20
+
+// errLongLine is returned by linesBackward for a line longer than maxTranscriptLine.
+var errLongLine = errors.New("a line is longer than 64 MB")
+
+// linesBackward calls fn with the lines of r's first size bytes, last first, until fn returns
+// false; a line is passed without its newline, and only for the call. The lines are those
+// bufio.ScanLines gives but for its dropping of a carriage return: an empty last line after
+// the final newline is none. r is read chunk bytes at a time, from the end.
+func linesBackward(r io.ReaderAt, size int64, chunk int, fn func([]byte) bool) error {
+	if size == 0 {
+		return nil
+	}
+	var one [1]byte
+	if _, err := r.ReadAt(one[:], size-1); err != nil && err != io.EOF {
+		return err
+	}
+	end := size
+	if one[0] == '\n' {
+		end-- // the final newline ends the last line; no line follows it
+	}
+	var buf []byte
+	var nls []int // the newlines in buf, found forwards (IndexByte is vector code, LastIndexByte is not)
+	carry := 0    // buf[:carry] is the tail of a line whose start is not read yet
+	for end > 0 {
+		n := int(min(end, int64(max(chunk, carry))))
+		if need := n + carry; cap(buf) < need {
+			nb := make([]byte, need, max(need+chunk/4, 2*cap(buf)))
+			copy(nb[n:], buf[:carry])
+			buf = nb
+		} else {
+			buf = buf[:need]
+			copy(buf[n:], buf[:carry])
+		}
+		if _, err := r.ReadAt(buf[:n], end-int64(n)); err != nil && err != io.EOF {
+			return err
+		}
+		end -= int64(n)
+		nls = nls[:0]
+		for off := 0; off < n; { // buf[n:] is carried: it has none
+			i := bytes.IndexByte(buf[off:n], '\n')
+			if i < 0 {
+				break
+			}
+			nls = append(nls, off+i)
+			off += i + 1
+		}
+		hi := len(buf)
+		for _, nl := range slices.Backward(nls) {
+			if !fn(buf[nl+1 : hi]) {
+				return nil
+			}
+			hi = nl
+		}
+		if carry = hi; carry > maxTranscriptLine {
+			return errLongLine
+		}
+	}
+	fn(buf[:carry])
+	return nil
 }
 
 // transcriptMarkers are the words that put a transcript line in surfacedIn's view, split at

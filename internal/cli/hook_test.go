@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // hookFixture is a project with Claude Code's memory directory under a scratch HOME.
@@ -341,6 +343,35 @@ func FuzzHasMarker(f *testing.F) {
 		}
 		if got := hasMarker([]byte(line)); got != want {
 			t.Errorf("hasMarker(%q) = %v, want %v", line, got, want)
+		}
+	})
+}
+
+// FuzzLinesBackward: linesBackward gives a file's lines last first, whatever the chunk size,
+// and stops when asked.
+func FuzzLinesBackward(f *testing.F) {
+	f.Add("a\nb\n", uint8(1), uint8(9))
+	f.Add("first\n\nthird line, longer than a chunk\nlast without newline", uint8(4), uint8(2))
+	f.Add("\n", uint8(3), uint8(9))
+	f.Add("", uint8(1), uint8(1))
+	f.Fuzz(func(t *testing.T, content string, chunk, stop uint8) {
+		size, most := 1+int(chunk%64), 1+int(stop%16)
+		var want []string
+		if content != "" {
+			want = strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+			slices.Reverse(want)
+		}
+		want = want[:min(len(want), most)]
+		var got []string
+		err := linesBackward(strings.NewReader(content), int64(len(content)), size, func(line []byte) bool {
+			got = append(got, string(line))
+			return len(got) < most
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cmp.Equal(want, got, cmpopts.EquateEmpty()) {
+			t.Errorf("linesBackward(%q, chunk %d, at most %d) (-want +got):\n%s", content, size, most, cmp.Diff(want, got))
 		}
 	})
 }
