@@ -148,6 +148,7 @@ func FuzzMemoryDates(f *testing.F) {
 		"went there 99999999999999 years ago on 31 February 2023",
 		"2023-13-45 and 0000-00-00 in May, last Friday, next year, a couple of weeks later",
 		"June 31st, 9999; 1 Jan 1900; two weekends ago",
+		"2023年十二月三十一日，两个月后；十十十月；2023年13月40日", "2021년 6월 3일, 2주 전, 지난 주", "3ヶ月前と先月",
 	} {
 		f.Add(s, int64(1683504000))
 	}
@@ -198,3 +199,4 @@ func TestTimeOfQueryCJK(t *testing.T) {
 		}
 	}
 }
+
