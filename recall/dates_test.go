@@ -199,4 +199,3 @@ func TestTimeOfQueryCJK(t *testing.T) {
 		}
 	}
 }
-
