@@ -188,6 +188,38 @@ func TestHookRecallPastSurfaced(t *testing.T) {
 	}
 }
 
+// TestSurfacedInLongTranscript: over a transcript of many chunks, what the session got after
+// its last compaction counts, what it got before does not.
+func TestSurfacedInLongTranscript(t *testing.T) {
+	added := func(file string) any {
+		return map[string]any{"type": "attachment", "attachment": map[string]any{"type": "hook_additional_context",
+			"content": []string{memoryTag + fmt.Sprintf("%q", file) + ">…"}}}
+	}
+	var lines []any
+	filler := func(kb int) {
+		for i := range kb {
+			lines = append(lines, map[string]any{"type": "user", "n": i, "text": strings.Repeat("compact_boundar relevant memories ", 28)})
+		}
+	}
+	lines = append(lines, added("before.md"))
+	filler(300)
+	lines = append(lines, map[string]any{"type": "system", "subtype": "compact_boundary"})
+	filler(200)
+	lines = append(lines, added("after.md"))
+	filler(100)
+	lines = append(lines, added("last.md"))
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeLines(t, path, lines...)
+	refs, spent, err := surfacedIn(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(refs)
+	if want := []string{"after.md", "last.md"}; !cmp.Equal(want, refs) || spent == 0 {
+		t.Errorf("surfaced %v (%d bytes), want %v", refs, spent, want)
+	}
+}
+
 // TestHookNeverFails: bad input, an unknown event and a hook past its time budget print
 // nothing, exit 0 and leave one line each in the hook log.
 func TestHookNeverFails(t *testing.T) {
