@@ -26,7 +26,7 @@ import (
 
 // cacheVersion names the layout of the files; cacheFingerprint adds what the analysis gives,
 // so a cache written by a strata that tokenized differently is not used.
-const cacheVersion = 1
+const cacheVersion = 2
 
 var (
 	cacheMagic   = [8]byte{'S', 'T', 'R', 'A', 'T', 'A', 'R', 'X'}

@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"math"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -22,7 +24,8 @@ import (
 //	terms    nterms × {df, dfName, first posting, postings} u32
 //	postings each term's list, ascending by document: uvarints of the document's distance
 //	         from the one before, then its count in each field (decoded on first use)
-//	docs     ndocs × savedDocRec: lengths, stamp, times, size, its texts in the string table
+//	docs     ndocs × docRecLen, ascending by file: lengths, stamp, times, size, its texts in
+//	         the string table (the files first)
 //	words    nwords × {offset, length, term} u32, ascending by word: spelling correction's
 //	strings  every text, one after the other
 const (
@@ -31,6 +34,7 @@ const (
 	wordRecLen    = 12
 	docStrings    = 8 // name, description, type, author, body, file, path, hash
 	docRecLen     = 16 + 6*8 + docStrings*8
+	docFileAt     = 16 + 6*8 + 5*8 // where a document record's file is
 )
 
 // canMap reports whether keys can be used where they lie in a base: the platform is
@@ -60,17 +64,22 @@ func newLayout(nterms, ndocs, nwords, npost, nstr int) baseLayout {
 // encodeBase lays out every live memory of ix that has a stamp in snap, with its postings and
 // the words of its terms. Caller holds ix.mu (read).
 func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
-	// New dense ids: live documents in id order, live terms by key.
-	docID := make([]uint32, len(ix.docs))
+	// New dense ids: live documents by file, live terms by key.
 	var docs []uint32
 	for id := range ix.docs {
-		docID[id] = math.MaxUint32
-		if ix.docs[id].alive {
-			if _, ok := snap.Stamp(ix.docs[id].mem.File); ok {
-				docID[id] = uint32(len(docs))
+		if ix.lens[id].alive {
+			if _, ok := snap.Stamp(ix.fileOf(uint32(id))); ok {
 				docs = append(docs, uint32(id))
 			}
 		}
+	}
+	slices.SortFunc(docs, func(a, b uint32) int { return strings.Compare(ix.fileOf(a), ix.fileOf(b)) })
+	docID := make([]uint32, len(ix.docs))
+	for id := range docID {
+		docID[id] = math.MaxUint32
+	}
+	for i, id := range docs {
+		docID[id] = uint32(i)
 	}
 	var terms []uint32
 	for tid := range ix.terms.len() {
@@ -133,9 +142,13 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 		addStr(r, w.w)
 		binary.LittleEndian.PutUint32(r[8:], w.tid)
 	}
+	// The files first, side by side: an open reads every one of them and no other text.
 	docRecs := make([]byte, docRecLen*len(docs))
 	for i, id := range docs {
-		d := &ix.docs[id]
+		addStr(docRecs[i*docRecLen+docFileAt:], ix.fileOf(id))
+	}
+	for i, id := range docs {
+		d := ix.doc(id)
 		r := docRecs[i*docRecLen:]
 		for f := range numFields {
 			binary.LittleEndian.PutUint32(r[4*f:], math.Float32bits(d.len[f]))
@@ -145,8 +158,10 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 		for j, v := range []uint64{uint64(st.Size), uint64(st.MTime), st.Ino, uint64(m.Size), timeBits(m.ModTime), timeBits(m.Modified)} {
 			binary.LittleEndian.PutUint64(r[16+8*j:], v)
 		}
-		for j, s := range [docStrings]string{m.Name, m.Description, string(m.Type), m.Author, m.Body, m.File, m.Path, m.Hash} {
-			addStr(r[16+48+8*j:], s)
+		for j, s := range [docStrings]string{m.Name, m.Description, string(m.Type), m.Author, m.Body, "", m.Path, m.Hash} {
+			if 16+48+8*j != docFileAt {
+				addStr(r[16+48+8*j:], s)
+			}
 		}
 	}
 
@@ -208,9 +223,8 @@ type parsedBase struct {
 	terms  termTable
 	packed *packed
 	words  savedWords
-	docs   []docInfo
+	docs   *savedDocs
 	lens   []docLens
-	byFile map[string]uint32
 	stamps map[string]memdir.Stamp
 	sumLen [numFields]float64
 	npost  int
@@ -218,7 +232,8 @@ type parsedBase struct {
 
 // parseBase reads a base whose postings, keys and texts are used where they lie in data
 // (which must stay unchanged for the life of the index they go into), and starts checking its
-// CRC. Every offset is checked, so a damaged base fails here or by its CRC, never by a panic.
+// CRC. Every offset read here is checked, so a damaged base fails here or by its CRC, never by
+// a panic; the rest is read only once the CRC matched.
 func parseBase(data []byte) (*parsedBase, error) {
 	if !canMap {
 		return nil, fmt.Errorf("%w: this platform's layout differs", errCache)
@@ -250,63 +265,44 @@ func parseBase(data []byte) (*parsedBase, error) {
 	return pb, nil
 }
 
-// parse reads the sections of pb.data laid out as l.
+// parse reads the sections of pb.data laid out as l: the documents' lengths, files and stamps;
+// their other texts are read when a document is first used (savedDocs.doc).
 func (pb *parsedBase) parse(l baseLayout) error {
 	data := pb.data
 	str := unsafe.String(unsafe.SliceData(data[l.str:]), l.nstr)
-	text := func(r []byte) (string, bool) {
-		o, n := int(binary.LittleEndian.Uint32(r)), int(binary.LittleEndian.Uint32(r[4:]))
-		if o > l.nstr || n > l.nstr-o {
-			return "", false
-		}
-		return str[o : o+n], true
-	}
 	if l.nterms > 0 {
 		pb.keys = unsafe.Slice((*uint64)(unsafe.Pointer(&data[l.keys])), l.nterms)
 	}
 	pb.keys = pb.keys[:l.nterms:l.nterms]
-	for i := 1; i < len(pb.keys); i++ {
-		if pb.keys[i] <= pb.keys[i-1] {
-			return fmt.Errorf("%w: keys out of order", errCache)
-		}
-	}
 	recs := data[l.terms : l.terms+termRecLen*l.nterms]
 	pb.terms = baseTerms(pb.keys, recs)
 	pb.packed = &packed{data: data[l.post : l.post+l.npost], recs: recs}
 	pb.words = savedWords{recs: data[l.words : l.words+wordRecLen*l.nwords], str: str, nterms: uint32(l.nterms)}
-	pb.docs = make([]docInfo, l.ndocs, roomy(l.ndocs))
+	pb.docs = &savedDocs{recs: data[l.docs : l.docs+docRecLen*l.ndocs], str: str}
 	pb.lens = make([]docLens, l.ndocs, roomy(l.ndocs))
-	pb.byFile = make(map[string]uint32, l.ndocs)
 	pb.stamps = make(map[string]memdir.Stamp, l.ndocs)
-	for i := range pb.docs {
-		r := data[l.docs+docRecLen*i:]
-		d := &pb.docs[i]
+	prev := ""
+	for i := range pb.lens {
+		r := pb.docs.rec(i)
+		d := &pb.lens[i]
 		for f := range numFields {
 			d.len[f] = math.Float32frombits(binary.LittleEndian.Uint32(r[4*f:]))
 			pb.sumLen[f] += float64(d.len[f])
 		}
+		d.alive = true
+		file, ok := pb.docs.text(r[docFileAt:])
+		if !ok || i > 0 && file <= prev {
+			return fmt.Errorf("%w: bad document table", errCache)
+		}
+		prev = file
 		u := func(j int) uint64 { return binary.LittleEndian.Uint64(r[16+8*j:]) }
-		var s [docStrings]string
-		for j := range s {
-			var ok bool
-			if s[j], ok = text(r[16+48+8*j:]); !ok {
-				return fmt.Errorf("%w: bad text", errCache)
-			}
-		}
-		d.mem = memdir.Memory{Name: s[0], Description: s[1], Type: memdir.Type(s[2]), Author: s[3], Body: s[4],
-			File: s[5], Path: s[6], Hash: s[7], Size: int64(u(3)), ModTime: bitsTime(u(4)), Modified: bitsTime(u(5))}
-		d.alive, d.lazy = true, true
-		pb.lens[i] = docLens{len: d.len, alive: true}
-		if _, dup := pb.byFile[d.mem.File]; dup {
-			return fmt.Errorf("%w: %s saved twice", errCache, d.mem.File)
-		}
-		pb.byFile[d.mem.File] = uint32(i)
-		pb.stamps[d.mem.File] = memdir.Stamp{Size: int64(u(0)), MTime: int64(u(1)), Ino: u(2)}
+		pb.stamps[file] = memdir.Stamp{Size: int64(u(0)), MTime: int64(u(1)), Ino: u(2)}
 	}
 	return nil
 }
 
 // linkBase waits for pb's CRC and, if it matched, makes pb the content of the empty index ix.
+// Its documents are filled in as they are first used (Index.doc).
 func (ix *Index) linkBase(pb *parsedBase) error {
 	if !<-pb.sum {
 		return fmt.Errorf("%w: checksum mismatch", errCache)
@@ -315,11 +311,77 @@ func (ix *Index) linkBase(pb *parsedBase) error {
 	ix.words.freezeWords(pb.words)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.terms, ix.docs, ix.lens, ix.byFile, ix.packed = pb.terms, pb.docs, pb.lens, pb.byFile, pb.packed
-	ix.live, ix.sumLen, ix.postings = len(pb.docs), pb.sumLen, pb.npost
+	// Memory fresh from the system: pages of documents never used are never touched.
+	ix.docs = make([]docInfo, len(pb.lens), cap(pb.lens))
+	ix.filled = make([]atomic.Bool, len(pb.lens))
+	ix.saved, ix.byFile.saved = pb.docs, pb.docs
+	ix.terms, ix.lens, ix.packed = pb.terms, pb.lens, pb.packed
+	ix.live, ix.sumLen, ix.postings = len(pb.lens), pb.sumLen, pb.npost
 	ix.changes++
 	ix.norm.reset()
 	return nil
+}
+
+// savedDocs is a base's document table where it lies: records of docRecLen ascending by file
+// (see encodeBase), their texts in str. Document i of an index opened from it is record i.
+type savedDocs struct {
+	recs []byte
+	str  string
+}
+
+func (sd *savedDocs) len() int { return len(sd.recs) / docRecLen }
+
+func (sd *savedDocs) rec(i int) []byte { return sd.recs[docRecLen*i : docRecLen*(i+1)] }
+
+// text returns the text a record's {offset, length} at r names, and whether it is in range.
+func (sd *savedDocs) text(r []byte) (string, bool) {
+	o, n := int(binary.LittleEndian.Uint32(r)), int(binary.LittleEndian.Uint32(r[4:]))
+	if o > len(sd.str) || n > len(sd.str)-o {
+		return "", false
+	}
+	return sd.str[o : o+n], true
+}
+
+// file returns document i's file.
+func (sd *savedDocs) file(i int) string {
+	f, _ := sd.text(sd.rec(i)[docFileAt:])
+	return f
+}
+
+// find returns the document whose file is file, by binary search.
+func (sd *savedDocs) find(file string) (uint32, bool) {
+	lo, hi := 0, sd.len()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if sd.file(m) < file {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < sd.len() && sd.file(lo) == file {
+		return uint32(lo), true
+	}
+	return 0, false
+}
+
+// doc returns document i as an index holds it, its terms not analysed yet (lazy). A text out
+// of range (the CRC matched, so that is a bug, not damage) reads as "".
+func (sd *savedDocs) doc(i int) docInfo {
+	r := sd.rec(i)
+	var d docInfo
+	for f := range numFields {
+		d.len[f] = math.Float32frombits(binary.LittleEndian.Uint32(r[4*f:]))
+	}
+	u := func(j int) uint64 { return binary.LittleEndian.Uint64(r[16+8*j:]) }
+	var s [docStrings]string
+	for j := range s {
+		s[j], _ = sd.text(r[16+48+8*j:])
+	}
+	d.mem = memdir.Memory{Name: s[0], Description: s[1], Type: memdir.Type(s[2]), Author: s[3], Body: s[4],
+		File: s[5], Path: s[6], Hash: s[7], Size: int64(u(3)), ModTime: bitsTime(u(4)), Modified: bitsTime(u(5))}
+	d.lazy = true
+	return d
 }
 
 // packed holds the posting lists of a saved base where they lie: term i's record in recs

@@ -300,3 +300,57 @@ func TestCacheEmptyStore(t *testing.T) {
 		t.Fatalf("after the first memory: %v", got)
 	}
 }
+
+// TestCacheOpensLazily checks that an index opened from a saved base fills in only the
+// documents a search uses, and that every way to read its memories gives what a fresh build
+// holds.
+func TestCacheOpensLazily(t *testing.T) {
+	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "x.idx")
+	if err := synth.Memories(dir, 300, 4); err != nil {
+		t.Fatal(err)
+	}
+	storeRanker(t, dir, cache)
+	r, plain := storeRanker(t, dir, cache), storeRanker(t, dir, "")
+	filled := func() int {
+		n := 0
+		for i := range r.ix.filled {
+			if r.ix.filled[i].Load() {
+				n++
+			}
+		}
+		return n
+	}
+	if !r.cache.base || len(r.ix.filled) != 300 || filled() != 0 {
+		t.Fatalf("opened: base %v, %d saved documents, %d filled in; want 300, none filled in", r.cache.base, len(r.ix.filled), filled())
+	}
+	r.Search(synth.Queries(1, 9)[0], 5)
+	if n := filled(); n == 0 || n > 100 {
+		t.Fatalf("one search filled in %d of 300 documents; want a few", n)
+	}
+	files := r.ix.Files()
+	slices.Sort(files)
+	want := plain.ix.Files()
+	slices.Sort(want)
+	if diff := cmp.Diff(want, files); diff != "" {
+		t.Fatalf("Files (-fresh +opened):\n%s", diff)
+	}
+	for _, f := range want {
+		got, ok := r.ix.Get(f)
+		m, _ := plain.ix.Get(f)
+		if !ok || got != m {
+			t.Fatalf("Get(%s) = %+v, %v; want %+v", f, got, ok, m)
+		}
+		if got, ok := r.ix.Find(m.Name); !ok || got.File != f {
+			t.Fatalf("Find(%q) = %s, %v; want %s", m.Name, got.File, ok, f)
+		}
+	}
+	if _, ok := r.ix.Get("missing.md"); ok {
+		t.Fatal("Get of a file never saved found one")
+	}
+	if !r.ix.Remove(synth.MemoryFile(7)) || r.ix.Remove(synth.MemoryFile(7)) {
+		t.Fatal("Remove of a saved memory: want true once, then false")
+	}
+	if _, ok := r.ix.Get(synth.MemoryFile(7)); ok || len(r.ix.Memories()) != 299 {
+		t.Fatalf("after Remove: still found, or %d memories; want 299", len(r.ix.Memories()))
+	}
+}

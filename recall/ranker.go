@@ -233,13 +233,13 @@ func (r *Ranker) Update(ctx context.Context, files ...string) ([]memdir.Diagnost
 // note counts m, about to be linked into ix, as added or updated, and as relabelled when its
 // name, type or description changed. Caller holds ix.mu.
 func (st *RefreshStats) note(ix *Index, m memdir.Memory) {
-	id, ok := ix.byFile[m.File]
+	id, ok := ix.byFile.get(m.File)
 	if !ok {
 		st.Added = append(st.Added, m.File)
 		return
 	}
 	st.Updated = append(st.Updated, m.File)
-	if old := ix.docs[id].mem; old.Name != m.Name || old.Type != m.Type || old.Description != m.Description {
+	if old := ix.doc(id).mem; old.Name != m.Name || old.Type != m.Type || old.Description != m.Description {
 		st.Relabelled = append(st.Relabelled, m.File)
 	}
 }

@@ -122,7 +122,7 @@ func (ix *Index) Search(text string, k int) []Hit {
 	top = top[:min(k, len(top))]
 	hits := make([]Hit, len(top))
 	for i, c := range top {
-		hits[i] = Hit{Memory: ix.docs[c.doc].mem, Score: c.score}
+		hits[i] = Hit{Memory: ix.doc(c.doc).mem, Score: c.score}
 	}
 	return hits
 }
@@ -310,7 +310,7 @@ func (ix *Index) top(s *scratch, total float64, k int) []cand {
 		if sc <= 0 || len(h) == k && sc < h[0].score {
 			continue // cannot enter the heap: skip reading the file name
 		}
-		c := cand{doc: d, score: sc, file: ix.docs[d].mem.File}
+		c := cand{doc: d, score: sc, file: ix.fileOf(d)}
 		if len(h) < k {
 			h = append(h, c) // heap.Push would box c: an allocation per candidate
 			heap.Fix(&h, len(h)-1)
