@@ -2,6 +2,7 @@ package memdir
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -196,12 +198,7 @@ func isTopicPath(p string) bool {
 	if p == LogsDir || strings.HasPrefix(p, LogsDir+"/") {
 		return false
 	}
-	for _, part := range strings.Split(p, "/") {
-		if strings.HasPrefix(part, ".") {
-			return false
-		}
-	}
-	return true
+	return !strings.HasPrefix(p, ".") && !strings.Contains(p, "/.") // no part is hidden
 }
 
 // openRoot opens the memory dir as an os.Root, so that no read or write follows a symlink out
@@ -271,18 +268,24 @@ func (s *Store) scan(ctx context.Context, root *os.Root) ([]entry, []Diagnostic,
 				out = append(out, entry{file: rel, stamp: stamp{size: info.Size, mtime: info.MTime, ino: info.Ino}, dir: true})
 			}
 		}
+		names := make([]string, 0, len(ents)) // to stat: what may be walked or a topic file, and is no symlink
+		out = slices.Grow(out, len(ents))
 		for _, e := range ents {
 			p := join(e.Name)
-			if !e.Dir && !isTopicPath(p) && (e.Regular || e.Symlink) {
-				continue // neither walked nor a topic file, and no stat needed to know it
-			}
-			if e.Symlink {
+			switch {
+			case !e.Dir && !isTopicPath(p) && (e.Regular || e.Symlink):
+				// neither walked nor a topic file, and no stat needed to know it
+			case e.Symlink:
 				if isTopicPath(p) {
 					link(p)
 				}
-				continue
+			default:
+				names = append(names, e.Name)
 			}
-			info, err := d.Lstat(e.Name)
+		}
+		infos, errs := d.LstatMany(names)
+		for i, name := range names {
+			p, info, err := join(name), infos[i], errs[i]
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
 				continue // removed while we looked
@@ -312,7 +315,7 @@ func (s *Store) scan(ctx context.Context, root *os.Root) ([]entry, []Diagnostic,
 	if err := walk("."); err != nil {
 		return nil, diags, fmt.Errorf("memdir: list %s: %w", s.dir, err)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].file < out[j].file })
+	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.file, b.file) })
 	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Path < diags[j].Path })
 	return out, diags, nil
 }
@@ -551,13 +554,18 @@ func sameKey(mems []Memory, name string) []Memory {
 // zero Snapshot has seen nothing. Snapshots are values: keep the one Changes returned and pass
 // it to the next call.
 type Snapshot struct {
-	stamps map[string]stamp
-	dirs   map[string]stamp // the directories walked, for Unchanged
-	bad    map[string]stamp // files seen but not usable (binary, unreadable): not re-read until they change
+	files []fileStamp      // the usable topic files, sorted by name
+	dirs  map[string]stamp // the directories walked, for Unchanged
+	bad   map[string]stamp // files seen but not usable (binary, unreadable): not re-read until they change
+}
+
+type fileStamp struct {
+	file string
+	st   stamp
 }
 
 // Len returns the number of files the snapshot has seen.
-func (s Snapshot) Len() int { return len(s.stamps) }
+func (s Snapshot) Len() int { return len(s.files) }
 
 // Stamp is one file's change stamp as a Snapshot records it (size, mtime in nanoseconds,
 // inode): what a cache of the store's memories keeps beside each memory, so that a later
@@ -570,17 +578,40 @@ type Stamp struct {
 
 // Stamp returns the stamp the snapshot holds for the topic file file.
 func (s Snapshot) Stamp(file string) (Stamp, bool) {
-	st, ok := s.stamps[file]
-	return Stamp{st.size, st.mtime, st.ino}, ok
+	i, ok := slices.BinarySearchFunc(s.files, file, func(f fileStamp, file string) int { return strings.Compare(f.file, file) })
+	if !ok {
+		return Stamp{}, false
+	}
+	st := s.files[i].st
+	return Stamp{st.size, st.mtime, st.ino}, true
 }
 
-// SnapshotOf returns a Snapshot that has seen exactly the given files at the given stamps:
-// Changes from it re-reads every file whose stamp differs and reports the others that are
-// gone. It has walked no directory, so Unchanged from it is false.
-func SnapshotOf(stamps map[string]Stamp) Snapshot {
-	s := Snapshot{stamps: make(map[string]stamp, len(stamps))}
+// SnapshotOf returns a Snapshot that has seen exactly the given files at the given stamps (a
+// file given twice: its last stamp): Changes from it re-reads every file whose stamp differs
+// and reports the others that are gone. It has walked no directory, so Unchanged from it is
+// false. Files given in order are not sorted again.
+func SnapshotOf(stamps iter.Seq2[string, Stamp]) Snapshot {
+	type given struct {
+		fileStamp
+		n int
+	}
+	var all []given
+	sorted := true
 	for f, st := range stamps {
-		s.stamps[f] = stamp{st.Size, st.MTime, st.Ino}
+		if n := len(all); n > 0 && all[n-1].file >= f {
+			sorted = false
+		}
+		all = append(all, given{fileStamp{f, stamp{st.Size, st.MTime, st.Ino}}, len(all)})
+	}
+	if !sorted {
+		slices.SortFunc(all, func(a, b given) int { return cmp.Or(strings.Compare(a.file, b.file), a.n-b.n) })
+	}
+	s := Snapshot{files: make([]fileStamp, 0, len(all))}
+	for i, g := range all {
+		if i+1 < len(all) && all[i+1].file == g.file {
+			continue // the last stamp given wins
+		}
+		s.files = append(s.files, g.fileStamp)
 	}
 	return s
 }
@@ -591,7 +622,7 @@ func SnapshotOf(stamps map[string]Stamp) Snapshot {
 // next time. It is how a warm index stays current without re-reading unchanged files. Changes
 // with a zero Snapshot returns every memory, like List.
 func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, removed []string, next Snapshot, err error) {
-	next = Snapshot{stamps: make(map[string]stamp, len(since.stamps)), dirs: map[string]stamp{}, bad: map[string]stamp{}}
+	next = Snapshot{files: make([]fileStamp, 0, len(since.files)), dirs: map[string]stamp{}, bad: map[string]stamp{}}
 	root, ok, err := s.openRoot()
 	if err != nil {
 		return nil, nil, since, err
@@ -602,16 +633,20 @@ func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, 
 		if err != nil {
 			return nil, nil, since, err
 		}
+		old := since.files // both sorted: walked together
 		for _, e := range ents {
 			if e.dir {
 				next.dirs[e.file] = e.stamp
 				continue
 			}
-			if old, seen := since.stamps[e.file]; seen && old == e.stamp {
-				next.stamps[e.file] = e.stamp
+			for len(old) > 0 && old[0].file < e.file {
+				old = old[1:]
+			}
+			if len(old) > 0 && old[0].file == e.file && old[0].st == e.stamp {
+				next.files = append(next.files, fileStamp{e.file, e.stamp})
 				continue
 			}
-			if old, seen := since.bad[e.file]; seen && old == e.stamp {
+			if st, seen := since.bad[e.file]; seen && st == e.stamp {
 				next.bad[e.file] = e.stamp
 				continue
 			}
@@ -623,16 +658,19 @@ func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, 
 				next.bad[e.file] = e.stamp
 				continue
 			}
-			next.stamps[e.file] = e.stamp
+			next.files = append(next.files, fileStamp{e.file, e.stamp})
 			changed = append(changed, m)
 		}
 	}
-	for f := range since.stamps {
-		if _, ok := next.stamps[f]; !ok {
-			removed = append(removed, f)
+	now := next.files
+	for _, f := range since.files { // sorted, as is now: what now lacks is gone
+		for len(now) > 0 && now[0].file < f.file {
+			now = now[1:]
+		}
+		if len(now) == 0 || now[0].file != f.file {
+			removed = append(removed, f.file)
 		}
 	}
-	sort.Strings(removed)
 	return changed, removed, next, nil
 }
 

@@ -1,6 +1,7 @@
 package memdir
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,7 +127,7 @@ func TestSnapshotOfStamps(t *testing.T) {
 	}
 	stamps["gone.md"] = Stamp{Size: 1}
 	writeRaw(t, dir, "a.md", "---\nname: a\n---\none, longer now\n")
-	changed, removed, _, err := s.Changes(t.Context(), SnapshotOf(stamps))
+	changed, removed, _, err := s.Changes(t.Context(), SnapshotOf(maps.All(stamps)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +136,31 @@ func TestSnapshotOfStamps(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"gone.md"}, removed); diff != "" {
 		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+	// Out of order, b.md given twice: its last stamp counts.
+	given := []struct {
+		f  string
+		st Stamp
+	}{{"gone.md", Stamp{Size: 1}}, {"b.md", Stamp{Size: 99}}, {"a.md", stamps["a.md"]}, {"b.md", stamps["b.md"]}}
+	snap = SnapshotOf(func(yield func(string, Stamp) bool) {
+		for _, g := range given {
+			if !yield(g.f, g.st) {
+				return
+			}
+		}
+	})
+	if snap.Len() != 3 {
+		t.Errorf("snapshot of 3 files given 4 times has %d", snap.Len())
+	}
+	changed, removed, _, err = s.Changes(t.Context(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a.md"}, files(changed)); diff != "" {
+		t.Errorf("out of order: changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"gone.md"}, removed); diff != "" {
+		t.Errorf("out of order: removed (-want +got):\n%s", diff)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -326,7 +327,7 @@ func (r *Ranker) readCache() *savedIndex {
 		}
 		return nil
 	}
-	r.snap = memdir.SnapshotOf(si.stamps)
+	r.snap = memdir.SnapshotOf(maps.All(si.stamps))
 	return si
 }
 

@@ -2,6 +2,7 @@ package fastio
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -344,5 +345,39 @@ func TestMaxRSSKB(t *testing.T) {
 	}
 	if !ok || kb < 100 || kb > 10<<20 { // a Go test binary holds more than 100 KB and less than 10 GB
 		t.Errorf("MaxRSSKB = %v, %v", kb, ok)
+	}
+}
+
+// TestLstatMany checks that the split lookups give, name for name, what Lstat gives: sizes of
+// files written with distinct lengths, and the missing names' errors in their places.
+func TestLstatMany(t *testing.T) {
+	dir := t.TempDir()
+	var names []string
+	for i := range 1500 {
+		name := fmt.Sprintf("f%04d.md", i)
+		if i%7 != 3 {
+			write(t, filepath.Join(dir, name), strings.Repeat("x", i))
+		}
+		names = append(names, name)
+	}
+	d, _, err := ReadDir(dir, func(string) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, n := range []int{0, 3, len(names)} {
+		infos, errs := d.LstatMany(names[:n])
+		if len(infos) != n || len(errs) != n {
+			t.Fatalf("%d names: %d infos, %d errors", n, len(infos), len(errs))
+		}
+		for i := range n {
+			if i%7 == 3 {
+				if !errors.Is(errs[i], fs.ErrNotExist) {
+					t.Errorf("%s: error %v, want not-exist", names[i], errs[i])
+				}
+			} else if errs[i] != nil || infos[i].Size != int64(i) {
+				t.Errorf("%s: %+v, %v; want size %d", names[i], infos[i], errs[i], i)
+			}
+		}
 	}
 }
