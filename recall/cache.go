@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -197,12 +198,53 @@ func decodeJournal(data []byte) (out []journalEntry, torn bool) {
 func journalPath(path string) string { return path + ".log" }
 
 // savedIndex is a saved index read from disk and not linked yet: the base (its CRC still
-// being checked), the journal's records and the stamps of the memories both give.
+// being checked) and the journal's records.
 type savedIndex struct {
 	base    *parsedBase
 	journal []journalEntry
 	jsize   int64
-	stamps  map[string]memdir.Stamp
+}
+
+// stamps yields the file and stamp of every memory the base and journal give, in order of
+// file: the base's, sorted, with the journal's puts merged in and what it changed or removed
+// left out.
+func (si *savedIndex) stamps(yield func(string, memdir.Stamp) bool) {
+	last := map[string]int{} // file → its last journal entry
+	for i, je := range si.journal {
+		f := je.file
+		if je.put {
+			f = je.mem.File
+		}
+		last[f] = i
+	}
+	var puts []int
+	for _, i := range last {
+		if si.journal[i].put {
+			puts = append(puts, i)
+		}
+	}
+	slices.SortFunc(puts, func(a, b int) int { return strings.Compare(si.journal[a].mem.File, si.journal[b].mem.File) })
+	sd := si.base.docs
+	for i := range sd.len() {
+		f := sd.file(i)
+		for len(puts) > 0 && si.journal[puts[0]].mem.File < f {
+			if je := &si.journal[puts[0]]; !yield(je.mem.File, je.stamp) {
+				return
+			}
+			puts = puts[1:]
+		}
+		if _, changed := last[f]; changed {
+			continue
+		}
+		if !yield(f, sd.stamp(i)) {
+			return
+		}
+	}
+	for _, i := range puts {
+		if je := &si.journal[i]; !yield(je.mem.File, je.stamp) {
+			return
+		}
+	}
 }
 
 // readSaved reads the base and journal at path. A base that is missing or unusable is an error.
@@ -216,18 +258,11 @@ func readSaved(path string) (*savedIndex, error) {
 		unmapFile(data)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	si := &savedIndex{base: pb, stamps: pb.stamps}
+	si := &savedIndex{base: pb}
 	if jdata, err := os.ReadFile(journalPath(path)); err == nil {
 		// A journal that cannot be read leaves the base alone, a valid older state.
 		si.journal, _ = decodeJournal(jdata)
 		si.jsize = int64(len(jdata))
-	}
-	for _, je := range si.journal {
-		if je.put {
-			si.stamps[je.mem.File] = je.stamp
-		} else {
-			delete(si.stamps, je.file)
-		}
 	}
 	return si, nil
 }
@@ -327,7 +362,7 @@ func (r *Ranker) readCache() *savedIndex {
 		}
 		return nil
 	}
-	r.snap = memdir.SnapshotOf(maps.All(si.stamps))
+	r.snap = memdir.SnapshotOf(si.stamps)
 	return si
 }
 

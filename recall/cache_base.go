@@ -225,15 +225,15 @@ type parsedBase struct {
 	words  savedWords
 	docs   *savedDocs
 	lens   []docLens
-	stamps map[string]memdir.Stamp
 	sumLen [numFields]float64
 	npost  int
 }
 
 // parseBase reads a base whose postings, keys and texts are used where they lie in data
 // (which must stay unchanged for the life of the index they go into), and starts checking its
-// CRC. Every offset read here is checked, so a damaged base fails here or by its CRC, never by
-// a panic; the rest is read only once the CRC matched.
+// CRC. Before it matched, only the header's counts (checked), the lengths and the files and
+// stamps (every text's bounds checked) are read, so a damaged base fails here or by its CRC,
+// never by a panic.
 func parseBase(data []byte) (*parsedBase, error) {
 	if !canMap {
 		return nil, fmt.Errorf("%w: this platform's layout differs", errCache)
@@ -258,16 +258,14 @@ func parseBase(data []byte) (*parsedBase, error) {
 	}
 	pb := &parsedBase{data: data, sum: make(chan bool, 1), npost: n[5]}
 	go func() { pb.sum <- baseSum(data) == binary.LittleEndian.Uint32(data[72:]) }()
-	if err := pb.parse(l); err != nil {
-		<-pb.sum
-		return nil, err
-	}
+	pb.parse(l)
 	return pb, nil
 }
 
-// parse reads the sections of pb.data laid out as l: the documents' lengths, files and stamps;
-// their other texts are read when a document is first used (savedDocs.doc).
-func (pb *parsedBase) parse(l baseLayout) error {
+// parse reads the sections of pb.data laid out as l: the documents' lengths; their files and
+// stamps are read by the store's scan (savedIndex.stamps), the rest when a document is first
+// used (savedDocs.doc).
+func (pb *parsedBase) parse(l baseLayout) {
 	data := pb.data
 	str := unsafe.String(unsafe.SliceData(data[l.str:]), l.nstr)
 	if l.nterms > 0 {
@@ -280,8 +278,6 @@ func (pb *parsedBase) parse(l baseLayout) error {
 	pb.words = savedWords{recs: data[l.words : l.words+wordRecLen*l.nwords], str: str, nterms: uint32(l.nterms)}
 	pb.docs = &savedDocs{recs: data[l.docs : l.docs+docRecLen*l.ndocs], str: str}
 	pb.lens = make([]docLens, l.ndocs, roomy(l.ndocs))
-	pb.stamps = make(map[string]memdir.Stamp, l.ndocs)
-	prev := ""
 	for i := range pb.lens {
 		r := pb.docs.rec(i)
 		d := &pb.lens[i]
@@ -290,15 +286,7 @@ func (pb *parsedBase) parse(l baseLayout) error {
 			pb.sumLen[f] += float64(d.len[f])
 		}
 		d.alive = true
-		file, ok := pb.docs.text(r[docFileAt:])
-		if !ok || i > 0 && file <= prev {
-			return fmt.Errorf("%w: bad document table", errCache)
-		}
-		prev = file
-		u := func(j int) uint64 { return binary.LittleEndian.Uint64(r[16+8*j:]) }
-		pb.stamps[file] = memdir.Stamp{Size: int64(u(0)), MTime: int64(u(1)), Ino: u(2)}
 	}
-	return nil
 }
 
 // linkBase waits for pb's CRC and, if it matched, makes pb the content of the empty index ix.
@@ -346,6 +334,13 @@ func (sd *savedDocs) text(r []byte) (string, bool) {
 func (sd *savedDocs) file(i int) string {
 	f, _ := sd.text(sd.rec(i)[docFileAt:])
 	return f
+}
+
+// stamp returns document i's file stamp.
+func (sd *savedDocs) stamp(i int) memdir.Stamp {
+	r := sd.rec(i)
+	u := func(j int) uint64 { return binary.LittleEndian.Uint64(r[16+8*j:]) }
+	return memdir.Stamp{Size: int64(u(0)), MTime: int64(u(1)), Ino: u(2)}
 }
 
 // find returns the document whose file is file, by binary search.
