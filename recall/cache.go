@@ -18,17 +18,19 @@ import (
 
 // A saved index is two files: the base (Cache; its layout is in cache_base.go), every live
 // memory's stamp, lengths and texts with each term's key, frequencies and posting list and the
-// word list, checked by a CRC; and a journal beside it (Cache + ".log") of the memories strata
+// word list, checked by CRCs; and a journal beside it (Cache + ".log") of the memories strata
 // changed since, each as its text and stamp in a record of its own CRC. Opening maps the base,
-// reads its tables and checks its CRC while the store is scanned for files changed since the
-// stamps (memdir.Store.Changes), links it, replays the journal by analysing its few memories,
-// and reads only the changed files. Nothing in the cache is trusted over the files: a memory
-// is kept only while its file's stamp is the one saved with it, so a torn, stale or foreign
-// record costs a re-read, never a wrong result.
+// reads its tables and checks the CRC of its first part while the store is scanned for files
+// changed since the stamps (memdir.Store.Changes), links it, replays the journal by analysing
+// its few memories, and reads only the changed files; texts and posting lists are checked by
+// block as they are first used, and a block that fails has the ranker rebuild the index from
+// the files before a search's hits are given (Ranker.Search). Nothing in the cache is trusted
+// over the files: a memory is kept only while its file's stamp is the one saved with it, so a
+// torn, stale or foreign record costs a re-read, never a wrong result.
 
 // cacheVersion names the layout of the files; cacheFingerprint adds what the analysis gives,
 // so a cache written by a strata that tokenized differently is not used.
-const cacheVersion = 2
+const cacheVersion = 3
 
 var (
 	cacheMagic   = [8]byte{'S', 'T', 'R', 'A', 'T', 'A', 'R', 'X'}
@@ -268,7 +270,8 @@ func readSaved(path string) (*savedIndex, error) {
 }
 
 // open makes si the content of the empty index ix, once the base's CRC has matched, and
-// replays the journal. On an error ix is left empty and si's mapping released.
+// replays the journal. On an error ix is left empty (and si's mapping released if nothing
+// points into it).
 func (ix *Index) open(si *savedIndex) error {
 	if err := ix.linkBase(si.base); err != nil {
 		unmapFile(si.base.data)
@@ -276,13 +279,17 @@ func (ix *Index) open(si *savedIndex) error {
 	}
 	z := ix.newAnalyser()
 	ix.mu.Lock()
-	defer ix.mu.Unlock()
 	for _, je := range si.journal {
 		if je.put {
 			ix.link(z.analyse(je.mem))
 		} else {
 			ix.unlink(je.file)
 		}
+	}
+	ix.mu.Unlock()
+	if ix.damaged.Load() {
+		ix.reset()
+		return fmt.Errorf("%w: a block of the base failed its check", errCache)
 	}
 	return nil
 }

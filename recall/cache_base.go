@@ -18,23 +18,30 @@ import (
 // The base file is laid out so that opening it is a map of the file (or one read) and a pass
 // over its small tables: keys and texts are used where they lie, and a posting list is decoded
 // the first time a search needs it (Index.postingsOf). Every section starts at a multiple of 8.
+// Its first part, up to the end of the files and words in the string table, is checked by one
+// CRC at open; the rest (the memories' texts and the posting lists, three quarters of it) by a
+// CRC per block of blockLen, each block checked the first time a part of it is used (blockSums).
 //
-//	header   magic, version, fingerprint, the counts below, CRC-32C of the rest (baseSum)
+//	header   magic, version, fingerprint, the counts below, CRC-32C of the first part (baseSum)
 //	keys     nterms × u64: the terms' keys (termKey), ascending; term i has id i
 //	terms    nterms × {df, dfName, first posting, postings} u32
+//	docs     ndocs × docRecLen, ascending by file: lengths, stamp, times, size, its texts in
+//	         the string table
+//	words    nwords × {offset, length, term} u32, ascending by word: spelling correction's
+//	sums     a u32 CRC-32C per block of the second part
+//	strings  the files, the words (nfix bytes: the end of the first part), then the other texts
 //	postings each term's list, ascending by document: uvarints of the document's distance
 //	         from the one before, then its count in each field (decoded on first use)
-//	docs     ndocs × docRecLen, ascending by file: lengths, stamp, times, size, its texts in
-//	         the string table (the files first)
-//	words    nwords × {offset, length, term} u32, ascending by word: spelling correction's
-//	strings  every text, one after the other
 const (
-	baseHeaderLen = 80
+	baseHeaderLen = 96
+	baseSumAt     = 88 // where the header holds the first part's CRC
 	termRecLen    = 16
 	wordRecLen    = 12
 	docStrings    = 8 // name, description, type, author, body, file, path, hash
 	docRecLen     = 16 + 6*8 + docStrings*8
-	docFileAt     = 16 + 6*8 + 5*8 // where a document record's file is
+	docTextsAt    = 16 + 6*8         // where a document record's texts are
+	docFileAt     = docTextsAt + 5*8 // where its file is
+	blockLen      = 4096
 )
 
 // canMap reports whether keys can be used where they lie in a base: the platform is
@@ -45,19 +52,25 @@ func align8(n int) int { return (n + 7) &^ 7 }
 
 // baseLayout gives each section's offset for the counts in a header.
 type baseLayout struct {
-	nterms, ndocs, nwords, npost, nstr       int // npost: bytes of postings
-	keys, terms, post, docs, words, str, end int
+	nterms, ndocs, nwords, npost, nstr, nfix            int // npost: bytes of postings
+	keys, terms, docs, words, sums, str, fix, post, end int // fix: the end of the first part
+	nsums                                               int
 }
 
-func newLayout(nterms, ndocs, nwords, npost, nstr int) baseLayout {
-	l := baseLayout{nterms: nterms, ndocs: ndocs, nwords: nwords, npost: npost, nstr: nstr}
+func newLayout(nterms, ndocs, nwords, npost, nstr, nfix int) baseLayout {
+	l := baseLayout{nterms: nterms, ndocs: ndocs, nwords: nwords, npost: npost, nstr: nstr, nfix: nfix}
 	l.keys = baseHeaderLen
 	l.terms = l.keys + 8*nterms
-	l.post = l.terms + termRecLen*nterms
-	l.docs = align8(l.post + npost)
+	l.docs = l.terms + termRecLen*nterms
 	l.words = l.docs + docRecLen*ndocs
-	l.str = align8(l.words + wordRecLen*nwords)
-	l.end = align8(l.str + nstr)
+	l.sums = align8(l.words + wordRecLen*nwords)
+	// The second part's length does not depend on where it starts (str is a multiple of 8).
+	second := align8(nstr) - nfix + align8(npost)
+	l.nsums = (second + blockLen - 1) / blockLen
+	l.str = align8(l.sums + 4*l.nsums)
+	l.fix = l.str + nfix
+	l.post = l.str + align8(nstr)
+	l.end = l.post + align8(npost)
 	return l
 }
 
@@ -136,17 +149,18 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 		binary.LittleEndian.PutUint32(b[4:], uint32(len(s)))
 		str = append(str, s...)
 	}
+	// The files and words first: an open reads every file, and both are in the first part.
+	docRecs := make([]byte, docRecLen*len(docs))
+	for i, id := range docs {
+		addStr(docRecs[i*docRecLen+docFileAt:], ix.fileOf(id))
+	}
 	wordRecs := make([]byte, wordRecLen*len(words))
 	for i, w := range words {
 		r := wordRecs[i*wordRecLen:]
 		addStr(r, w.w)
 		binary.LittleEndian.PutUint32(r[8:], w.tid)
 	}
-	// The files first, side by side: an open reads every one of them and no other text.
-	docRecs := make([]byte, docRecLen*len(docs))
-	for i, id := range docs {
-		addStr(docRecs[i*docRecLen+docFileAt:], ix.fileOf(id))
-	}
+	nfix := len(str)
 	for i, id := range docs {
 		d := ix.doc(id)
 		r := docRecs[i*docRecLen:]
@@ -159,13 +173,13 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 			binary.LittleEndian.PutUint64(r[16+8*j:], v)
 		}
 		for j, s := range [docStrings]string{m.Name, m.Description, string(m.Type), m.Author, m.Body, "", m.Path, m.Hash} {
-			if 16+48+8*j != docFileAt {
-				addStr(r[16+48+8*j:], s)
+			if docTextsAt+8*j != docFileAt {
+				addStr(r[docTextsAt+8*j:], s)
 			}
 		}
 	}
 
-	l := newLayout(len(terms), len(docs), len(words), len(post), len(str))
+	l := newLayout(len(terms), len(docs), len(words), len(post), len(str), nfix)
 	b := make([]byte, l.end)
 	copy(b, cacheMagic[:])
 	binary.LittleEndian.PutUint32(b[8:], cacheVersion)
@@ -174,7 +188,7 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 	for _, n := range postN {
 		total += int(n)
 	}
-	for i, n := range []int{l.nterms, l.ndocs, l.nwords, l.npost, l.nstr, total} {
+	for i, n := range []int{l.nterms, l.ndocs, l.nwords, l.npost, l.nstr, total, l.nfix} {
 		binary.LittleEndian.PutUint64(b[24+8*i:], uint64(n))
 	}
 	for i, tid := range terms {
@@ -186,17 +200,68 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 		binary.LittleEndian.PutUint32(r[8:], postOff[i])
 		binary.LittleEndian.PutUint32(r[12:], postN[i])
 	}
-	copy(b[l.post:], post)
 	copy(b[l.docs:], docRecs)
 	copy(b[l.words:], wordRecs)
 	copy(b[l.str:], str)
-	binary.LittleEndian.PutUint32(b[72:], baseSum(b))
+	copy(b[l.post:], post)
+	for i := range l.nsums {
+		lo := l.fix + i*blockLen
+		binary.LittleEndian.PutUint32(b[l.sums+4*i:], crc32.Checksum(b[lo:min(lo+blockLen, l.end)], crcTable))
+	}
+	binary.LittleEndian.PutUint32(b[baseSumAt:], baseSum(b, l))
 	return b
 }
 
-// baseSum is the CRC-32C of a base but for the four bytes that hold it and four of padding.
-func baseSum(b []byte) uint32 {
-	return crc32.Update(crc32.Checksum(b[:72], crcTable), crcTable, b[baseHeaderLen:])
+// baseSum is the CRC-32C of a base's first part but for the four bytes that hold it and four
+// of padding.
+func baseSum(b []byte, l baseLayout) uint32 {
+	return crc32.Update(crc32.Checksum(b[:baseSumAt], crcTable), crcTable, b[baseHeaderLen:l.fix])
+}
+
+// blockSums checks the second part of a base (see the layout above) a block at a time, the
+// first time a part of the block is used; a block that fails marks the index damaged (its
+// owner then rebuilds it from the files: see Ranker.refreshFeed).
+type blockSums struct {
+	data    []byte
+	start   int    // where the first block starts in data
+	sums    []byte // a u32 per block
+	state   []atomic.Uint32
+	damaged *atomic.Bool
+}
+
+// Block states.
+const (
+	blockUnchecked = iota
+	blockGood
+	blockBad
+)
+
+// check reports whether data[off:end] is as saved, checking the blocks it spans that were not
+// checked yet. Bytes of the first part (checked at open) are taken as they are.
+func (bs *blockSums) check(off, end int) bool {
+	off = max(off, bs.start)
+	if end <= off {
+		return true
+	}
+	if end > len(bs.data) {
+		return false // a bug, not damage: the CRC of the first part matched
+	}
+	for i := (off - bs.start) / blockLen; i <= (end-1-bs.start)/blockLen; i++ {
+		switch bs.state[i].Load() {
+		case blockGood:
+			continue
+		case blockBad:
+			return false
+		}
+		lo := bs.start + i*blockLen
+		if crc32.Checksum(bs.data[lo:min(lo+blockLen, len(bs.data))], crcTable) != binary.LittleEndian.Uint32(bs.sums[4*i:]) {
+			bs.state[i].Store(blockBad)
+			bs.damaged.Store(true)
+			return false
+		}
+		bs.state[i].Store(blockGood)
+	}
+	return true
 }
 
 func timeBits(t time.Time) uint64 {
@@ -225,15 +290,16 @@ type parsedBase struct {
 	words  savedWords
 	docs   *savedDocs
 	lens   []docLens
+	sums   *blockSums
 	sumLen [numFields]float64
 	npost  int
 }
 
 // parseBase reads a base whose postings, keys and texts are used where they lie in data
 // (which must stay unchanged for the life of the index they go into), and starts checking its
-// CRC. Before it matched, only the header's counts (checked), the lengths and the files and
-// stamps (every text's bounds checked) are read, so a damaged base fails here or by its CRC,
-// never by a panic.
+// first part's CRC. Before it matched, only the header's counts (checked), the lengths and
+// the files and stamps (every text's bounds checked) are read, so a damaged base fails here
+// or by its CRC, never by a panic.
 func parseBase(data []byte) (*parsedBase, error) {
 	if !canMap {
 		return nil, fmt.Errorf("%w: this platform's layout differs", errCache)
@@ -244,7 +310,7 @@ func parseBase(data []byte) (*parsedBase, error) {
 	if binary.LittleEndian.Uint32(data[8:]) != cacheVersion || binary.LittleEndian.Uint64(data[16:]) != cacheFingerprint() {
 		return nil, fmt.Errorf("%w: written by another version", errCache)
 	}
-	var n [6]int
+	var n [7]int
 	for i := range n {
 		v := binary.LittleEndian.Uint64(data[24+8*i:])
 		if v > uint64(len(data)) {
@@ -252,12 +318,15 @@ func parseBase(data []byte) (*parsedBase, error) {
 		}
 		n[i] = int(v)
 	}
-	l := newLayout(n[0], n[1], n[2], n[3], n[4])
+	if n[6] > n[4] {
+		return nil, fmt.Errorf("%w: bad header", errCache)
+	}
+	l := newLayout(n[0], n[1], n[2], n[3], n[4], n[6])
 	if l.end != len(data) {
 		return nil, fmt.Errorf("%w: %d bytes, want %d", errCache, len(data), l.end)
 	}
 	pb := &parsedBase{data: data, sum: make(chan bool, 1), npost: n[5]}
-	go func() { pb.sum <- baseSum(data) == binary.LittleEndian.Uint32(data[72:]) }()
+	go func() { pb.sum <- baseSum(data, l) == binary.LittleEndian.Uint32(data[baseSumAt:]) }()
 	pb.parse(l)
 	return pb, nil
 }
@@ -274,9 +343,10 @@ func (pb *parsedBase) parse(l baseLayout) {
 	pb.keys = pb.keys[:l.nterms:l.nterms]
 	recs := data[l.terms : l.terms+termRecLen*l.nterms]
 	pb.terms = baseTerms(pb.keys, recs)
-	pb.packed = &packed{data: data[l.post : l.post+l.npost], recs: recs}
+	pb.sums = &blockSums{data: data, start: l.fix, sums: data[l.sums : l.sums+4*l.nsums]}
+	pb.packed = &packed{data: data[l.post : l.post+l.npost], at: l.post, recs: recs, sums: pb.sums}
 	pb.words = savedWords{recs: data[l.words : l.words+wordRecLen*l.nwords], str: str, nterms: uint32(l.nterms)}
-	pb.docs = &savedDocs{recs: data[l.docs : l.docs+docRecLen*l.ndocs], str: str}
+	pb.docs = &savedDocs{recs: data[l.docs : l.docs+docRecLen*l.ndocs], str: str, at: l.str, sums: pb.sums}
 	pb.lens = make([]docLens, l.ndocs, roomy(l.ndocs))
 	for i := range pb.lens {
 		r := pb.docs.rec(i)
@@ -302,6 +372,8 @@ func (ix *Index) linkBase(pb *parsedBase) error {
 	// Memory fresh from the system: pages of documents never used are never touched.
 	ix.docs = make([]docInfo, len(pb.lens), cap(pb.lens))
 	ix.filled = make([]atomic.Bool, len(pb.lens))
+	pb.sums.state = make([]atomic.Uint32, len(pb.sums.sums)/4)
+	pb.sums.damaged = &ix.damaged
 	ix.saved, ix.byFile.saved = pb.docs, pb.docs
 	ix.terms, ix.lens, ix.packed = pb.terms, pb.lens, pb.packed
 	ix.live, ix.sumLen, ix.postings = len(pb.lens), pb.sumLen, pb.npost
@@ -315,6 +387,8 @@ func (ix *Index) linkBase(pb *parsedBase) error {
 type savedDocs struct {
 	recs []byte
 	str  string
+	at   int // where str starts in the base
+	sums *blockSums
 }
 
 func (sd *savedDocs) len() int { return len(sd.recs) / docRecLen }
@@ -361,7 +435,9 @@ func (sd *savedDocs) find(file string) (uint32, bool) {
 }
 
 // doc returns document i as an index holds it, its terms not analysed yet (lazy). A text out
-// of range (the CRC matched, so that is a bug, not damage) reads as "".
+// of range (the CRC matched, so that is a bug, not damage) reads as "", and so does every
+// text but the file of a document whose texts fail their blocks' check (the index is then
+// damaged and rebuilt before a search's results are given).
 func (sd *savedDocs) doc(i int) docInfo {
 	r := sd.rec(i)
 	var d docInfo
@@ -370,8 +446,16 @@ func (sd *savedDocs) doc(i int) docInfo {
 	}
 	u := func(j int) uint64 { return binary.LittleEndian.Uint64(r[16+8*j:]) }
 	var s [docStrings]string
+	lo, hi := len(sd.str), 0
 	for j := range s {
-		s[j], _ = sd.text(r[16+48+8*j:])
+		s[j], _ = sd.text(r[docTextsAt+8*j:])
+		if docTextsAt+8*j != docFileAt && s[j] != "" {
+			o := int(binary.LittleEndian.Uint32(r[docTextsAt+8*j:]))
+			lo, hi = min(lo, o), max(hi, o+len(s[j]))
+		}
+	}
+	if lo < hi && !sd.sums.check(sd.at+lo, sd.at+hi) {
+		s = [docStrings]string{5: s[5]}
 	}
 	d.mem = memdir.Memory{Name: s[0], Description: s[1], Type: memdir.Type(s[2]), Author: s[3], Body: s[4],
 		File: s[5], Path: s[6], Hash: s[7], Size: int64(u(3)), ModTime: bitsTime(u(4)), Modified: bitsTime(u(5))}
@@ -384,12 +468,14 @@ func (sd *savedDocs) doc(i int) docInfo {
 // decodes a list the first time it needs it; a term whose post is still nil is not decoded.
 type packed struct {
 	data []byte
+	at   int // where data starts in the base
 	recs []byte
+	sums *blockSums
 }
 
 // list returns the encoded postings of term tid and their number: from its record's offset to
 // the next term's (or the end), empty if the record is out of range (the CRC matched, so that
-// is a bug, not damage).
+// is a bug, not damage) or fails its blocks' check (the index is then damaged).
 func (pk *packed) list(tid uint32) ([]byte, int) {
 	r := pk.recs[termRecLen*int(tid):]
 	off, n := int(binary.LittleEndian.Uint32(r[8:])), int(binary.LittleEndian.Uint32(r[12:]))
@@ -397,7 +483,7 @@ func (pk *packed) list(tid uint32) ([]byte, int) {
 	if next := termRecLen * (int(tid) + 1); next < len(pk.recs) {
 		end = int(binary.LittleEndian.Uint32(pk.recs[next+8:]))
 	}
-	if off > end || end > len(pk.data) {
+	if off > end || end > len(pk.data) || !pk.sums.check(pk.at+off, pk.at+end) {
 		return nil, 0
 	}
 	return pk.data[off:end], n

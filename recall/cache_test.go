@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -189,11 +190,30 @@ func TestCacheSurvivesDamage(t *testing.T) {
 	flipped[len(flipped)/2] ^= 0x40
 	restore(base, flipped)
 	check("journal with a flipped byte", storeRanker(t, dir, cache))
-	for _, at := range []int{0, 9, 30, 66, baseHeaderLen + 3, len(base) / 3, len(base) - 1} {
+	pb, err := parseBase(base)
+	if err != nil || !<-pb.sum {
+		t.Fatalf("saved base: %v", err)
+	}
+	l := newLayout(pb.terms.len(), len(pb.lens), pb.words.len(), len(pb.packed.data), len(pb.docs.str), int(binary.LittleEndian.Uint64(base[72:])))
+	// In the first part (checked at open), then in the texts and posting lists (checked by
+	// block as they are used).
+	for _, at := range []int{0, 9, 30, 66, baseSumAt, baseHeaderLen + 3, l.docs + 5, l.fix - 1, l.fix, (l.fix + l.post) / 2, l.post + 1, len(base) - 1} {
 		bad := append([]byte(nil), base...)
 		bad[at] ^= 0x01
 		restore(bad, journal)
-		check(fmt.Sprintf("base with byte %d flipped", at), storeRanker(t, dir, cache))
+		r := storeRanker(t, dir, cache)
+		check(fmt.Sprintf("base with byte %d flipped", at), r)
+		// Every part used: a damaged block is found, and the next refresh rebuilds.
+		r.ix.mu.RLock()
+		for tid := range r.ix.terms.len() {
+			r.ix.postingsOf(uint32(tid))
+		}
+		r.ix.mu.RUnlock()
+		r.ix.Memories()
+		if _, _, err := r.Refresh(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("base with byte %d flipped, refreshed", at), r)
 		// The damaged base was not used: the ranker built the index and saved it again.
 		if got, err := os.ReadFile(cache); err != nil || string(got) == string(bad) {
 			t.Fatalf("base with byte %d flipped was kept (%v)", at, err)
@@ -352,5 +372,49 @@ func TestCacheOpensLazily(t *testing.T) {
 	}
 	if _, ok := r.ix.Get(synth.MemoryFile(7)); ok || len(r.ix.Memories()) != 299 {
 		t.Fatalf("after Remove: still found, or %d memories; want 299", len(r.ix.Memories()))
+	}
+}
+
+// TestCacheDamagedTextSearch damages the body of the memory a query ranks first: the search
+// that reads it finds the damage, and gives the ranking of the files and saves a sound base.
+func TestCacheDamagedTextSearch(t *testing.T) {
+	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "x.idx")
+	if err := synth.Memories(dir, 120, 11); err != nil {
+		t.Fatal(err)
+	}
+	q := synth.Queries(1, 3)[0]
+	want := fresh(t, dir, []string{q})
+	top := storeRanker(t, dir, "").Search(q, 1)
+	if len(top) == 0 {
+		t.Fatalf("query %q finds nothing", q)
+	}
+	storeRanker(t, dir, cache)
+	base, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := parseBase(base)
+	if err != nil || !<-pb.sum {
+		t.Fatalf("saved base: %v", err)
+	}
+	i, ok := pb.docs.find(top[0].Memory.File)
+	if !ok {
+		t.Fatalf("%s not in the saved base", top[0].Memory.File)
+	}
+	body := int(binary.LittleEndian.Uint32(pb.docs.rec(int(i))[docTextsAt+4*8:]))
+	bad := append([]byte(nil), base...)
+	bad[pb.docs.at+body+3] ^= 0x20
+	if err := os.WriteFile(cache, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := storeRanker(t, dir, cache)
+	if r.ix.damaged.Load() || !r.cache.base {
+		t.Fatal("damage in a body found at open; want it found when the body is read")
+	}
+	if diff := cmp.Diff(want, ranked(r, []string{q})); diff != "" {
+		t.Fatalf("search over a damaged body (-files +cached):\n%s", diff)
+	}
+	if got, err := os.ReadFile(cache); err != nil || string(got) == string(bad) {
+		t.Fatalf("damaged base kept after the search that read it (%v)", err)
 	}
 }

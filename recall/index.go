@@ -163,6 +163,10 @@ type Index struct {
 	// always filled.
 	saved  *savedDocs
 	filled []atomic.Bool
+	// damaged is set when a part of the saved base failed its check as it was first used
+	// (blockSums): the index is then not to be trusted, and its ranker rebuilds it (reset).
+	damaged atomic.Bool
+	resets  atomic.Uint32 // bumped by every reset
 
 	// tails holds, by term id, the postings linked once the term's post was full. A bulk
 	// build gives every list exactly its length, and a list of thousands copied whole to add
@@ -193,6 +197,22 @@ func roomy(n int) int { return n + n/8 + 16 }
 // NewIndex returns an empty index using p.
 func NewIndex(p Params) *Index {
 	return &Index{params: p, dict: newHashDict(), words: newDict(), byFile: fileIDs{m: map[string]uint32{}}}
+}
+
+// reset empties the index, as NewIndex made it: what a ranker does to an index found damaged
+// before it builds it again. Its caller serialises it with the index's analysers.
+func (ix *Index) reset() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.dict, ix.words = newHashDict(), newDict()
+	ix.terms, ix.docs, ix.lens, ix.byFile = termTable{}, nil, nil, fileIDs{m: map[string]uint32{}}
+	ix.saved, ix.filled, ix.packed, ix.lazyZ = nil, nil, nil, nil
+	ix.tails, ix.sorted, ix.free = nil, nil, nil
+	ix.live, ix.dead, ix.sumLen, ix.postings = 0, 0, [numFields]float64{}, 0
+	ix.changes++
+	ix.norm.reset()
+	ix.damaged.Store(false)
+	ix.resets.Add(1)
 }
 
 // Params returns the index's tuning.
