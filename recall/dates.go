@@ -1,11 +1,14 @@
 package recall
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // span is a stretch of days, both ends included, as days since 1970-01-01 (UTC).
@@ -125,6 +128,9 @@ func findDates(text string) []date {
 				continue
 			}
 		default:
+			if rest := strings.TrimLeft(text[m[1]:], " "); strings.HasPrefix(rest, "年") || strings.HasPrefix(rest, "년") {
+				continue // a CJK date: read below
+			}
 			d.y, d.bare = atoi(g(10)), true
 		}
 		if d.d > 31 {
@@ -132,7 +138,60 @@ func findDates(text string) []date {
 		}
 		out = append(out, d)
 	}
+	for _, m := range cjkDateRE().FindAllStringSubmatchIndex(text, -1) {
+		g := func(i int) string {
+			if m[2*i] < 0 {
+				return ""
+			}
+			return text[m[2*i]:m[2*i+1]]
+		}
+		d := date{y: atoi(g(1)), m: time.Month(cjkNum(g(2) + g(4))), d: cjkNum(g(3) + g(5)), start: m[0]}
+		if d.m > 12 {
+			d.m, d.d = 0, 0
+		}
+		if d.d > 31 {
+			d.d = 0
+		}
+		if d.y == 0 && d.m == 0 {
+			continue
+		}
+		out = append(out, d)
+	}
+	slices.SortStableFunc(out, func(a, b date) int { return a.start - b.start })
 	return out
+}
+
+// cjkDateRE matches dates as Chinese, Japanese and Korean write them: 2023年5月8日, 2023년 5월
+// 8일, 5月8号, 五月, 2023年5月, 2023年.
+var cjkDateRE = sync.OnceValue(func() *regexp.Regexp {
+	const n = `(\d{1,2}|[一二三四五六七八九十]{1,3})`
+	return regexp.MustCompile(`(\d{4})\s*[年년](?:\s*` + n + `\s*[月월](?:\s*` + n + `\s*[日号號일])?)?` +
+		`|` + n + `\s*[月월](?:\s*` + n + `\s*[日号號일])?`)
+})
+
+// cjkNum reads a number written in digits or Chinese numerals up to 99 (十二, 二十八, 两); 0
+// when it is neither.
+func cjkNum(s string) int {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return atoi(s)
+	}
+	const digits = "〇一二三四五六七八九"
+	n, cur := 0, 0
+	for _, r := range s {
+		if r == '两' || r == '兩' {
+			r = '二'
+		}
+		switch i := strings.IndexRune(digits, r); {
+		case r == '十':
+			n += max(cur, 1) * 10
+			cur = 0
+		case i >= 0:
+			cur = i / len("一")
+		default:
+			return 0
+		}
+	}
+	return n + cur
 }
 
 // standaloneMonth reports whether a month name written alone (no day, no year) after before
@@ -193,63 +252,136 @@ var counts = map[string]int{
 }
 
 // relativeSpans resolves the relative time expressions of text ("yesterday", "last week",
-// "two weekends ago") against the day the text was written.
+// "two weekends ago", 上周, 3天前, 지난달) against the day the text was written.
 func relativeSpans(text string, own int32) []span {
 	var out []span
-	t := dateOf(own)
+	add := func(unit string, n int, counted bool) {
+		if s, ok := relative(own, unit, n, counted); ok {
+			out = append(out, s)
+		}
+	}
 	for _, m := range relativeRE().FindAllStringSubmatch(text, -1) {
 		switch {
 		case m[1] != "":
-			off := map[string]int32{"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1}[strings.ToLower(m[1])]
-			out = append(out, span{own + off, own + off})
+			w := strings.ToLower(m[1])
+			add("day", map[string]int{"yesterday": -1, "tomorrow": 1}[w], false)
 		case m[2] != "":
-			dir := int32(-1)
-			switch strings.ToLower(m[2]) {
-			case "next":
-				dir = 1
-			case "this":
-				dir = 0
-			}
-			switch unit := strings.ToLower(m[3]); unit {
-			case "week", "weekend":
-				out = append(out, around(own, dir*7, 7))
-			case "month":
-				n := t.AddDate(0, int(dir), 0)
-				out = append(out, monthSpan(n.Year(), n.Month()))
-			case "year":
-				out = append(out, yearSpan(t.Year()+int(dir)))
-			case "night":
-				out = append(out, span{own - 1, own})
-			default: // a weekday: within the week before (or after)
-				out = append(out, around(own, dir*4, 4))
-			}
+			dir := map[string]int{"last": -1, "past": -1, "next": 1}[strings.ToLower(m[2])]
+			add(strings.ToLower(m[3]), dir, false)
 		default:
 			n, ok := counts[strings.ToLower(m[4])]
 			if !ok {
 				n = atoi(m[4])
 			}
-			if n <= 0 || n > maxAgo {
-				continue
-			}
-			dir := -1
 			if strings.EqualFold(m[6], "later") {
-				dir = 1
+				n = -n
 			}
-			switch unit := strings.TrimSuffix(strings.ToLower(m[5]), "s"); unit {
-			case "day":
-				out = append(out, around(own, int32(dir*n), 1))
-			case "week", "weekend":
-				out = append(out, around(own, int32(dir*n*7), 4))
-			case "month":
-				a := t.AddDate(0, dir*n, 0)
-				out = append(out, monthSpan(a.Year(), a.Month()))
-			case "year":
-				out = append(out, yearSpan(t.Year()+dir*n))
-			}
+			add(strings.TrimSuffix(strings.ToLower(m[5]), "s"), -n, true)
 		}
+	}
+	for _, m := range cjkRelativeRE().FindAllStringSubmatch(text, -1) {
+		if m[1] != "" {
+			w := cjkRelative[strings.Join(strings.Fields(m[1]), "")]
+			add(w.unit, w.n, false)
+			continue
+		}
+		n := cjkNum(m[2])
+		if strings.ContainsAny(m[2], "几幾数數") {
+			n = counts["a few"]
+		}
+		unit := cjkUnits[m[4]]
+		if unit == "month" && m[3] == "" && m[4] == "月" {
+			continue // 3月前: before March, not three months ago
+		}
+		if strings.ContainsAny(m[5], "后後후") {
+			n = -n
+		}
+		add(unit, -n, true)
 	}
 	return out
 }
+
+// relative is the span n units from own (negative: before): a day named exactly, counted
+// days give or take one, weeks and weekends give or take a few days, months and years whole. counted says the text counts
+// them ("two weeks ago", 3天前) rather than naming one (last week, 上周).
+func relative(own int32, unit string, n int, counted bool) (span, bool) {
+	if n < -maxAgo || n > maxAgo {
+		return span{}, false
+	}
+	t := dateOf(own)
+	switch unit {
+	case "day":
+		if counted {
+			return around(own, int32(n), 1), true
+		}
+		return span{own + int32(n), own + int32(n)}, true
+	case "night": // the evening of one day and the small hours of the next
+		return span{own + int32(n), own + int32(n) + 1}, true
+	case "week", "weekend":
+		if counted {
+			return around(own, int32(n*7), 4), true
+		}
+		return around(own, int32(n*7), 7), true
+	case "month":
+		a := t.AddDate(0, n, 0)
+		return monthSpan(a.Year(), a.Month()), true
+	case "year":
+		return yearSpan(t.Year() + n), true
+	case "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday":
+		return around(own, int32(n*4), 4), true // within the week before (or after)
+	}
+	return span{}, false
+}
+
+// cjkRelative are the relative time words of Chinese, Japanese and Korean: a unit and how many
+// of it from the day the text was written.
+var cjkRelative = map[string]struct {
+	unit string
+	n    int
+}{
+	"前天": {"day", -2}, "昨天": {"day", -1}, "今天": {"day", 0}, "明天": {"day", 1}, "后天": {"day", 2}, "後天": {"day", 2},
+	"一昨日": {"day", -2}, "昨日": {"day", -1}, "今日": {"day", 0}, "明日": {"day", 1}, "明後日": {"day", 2},
+	"그저께": {"day", -2}, "그제": {"day", -2}, "어제": {"day", -1}, "오늘": {"day", 0}, "내일": {"day", 1}, "모레": {"day", 2},
+	"昨晚": {"night", -1}, "今晚": {"night", 0}, "昨夜": {"night", -1}, "今夜": {"night", 0}, "어젯밤": {"night", -1}, "오늘밤": {"night", 0},
+	"上周": {"week", -1}, "上週": {"week", -1}, "上星期": {"week", -1}, "上个星期": {"week", -1}, "上個星期": {"week", -1},
+	"本周": {"week", 0}, "这周": {"week", 0}, "這週": {"week", 0}, "这个星期": {"week", 0}, "這個星期": {"week", 0},
+	"下周": {"week", 1}, "下週": {"week", 1}, "下星期": {"week", 1}, "下个星期": {"week", 1}, "下個星期": {"week", 1},
+	"先週": {"week", -1}, "今週": {"week", 0}, "来週": {"week", 1}, "來週": {"week", 1},
+	"지난주": {"week", -1}, "이번주": {"week", 0}, "다음주": {"week", 1},
+	"上个月": {"month", -1}, "上個月": {"month", -1}, "上月": {"month", -1}, "这个月": {"month", 0}, "這個月": {"month", 0},
+	"本月": {"month", 0}, "下个月": {"month", 1}, "下個月": {"month", 1}, "下月": {"month", 1},
+	"先月": {"month", -1}, "今月": {"month", 0}, "来月": {"month", 1}, "來月": {"month", 1},
+	"지난달": {"month", -1}, "이번달": {"month", 0}, "다음달": {"month", 1},
+	"前年": {"year", -2}, "去年": {"year", -1}, "昨年": {"year", -1}, "今年": {"year", 0}, "明年": {"year", 1}, "来年": {"year", 1}, "來年": {"year", 1},
+	"재작년": {"year", -2}, "작년": {"year", -1}, "올해": {"year", 0}, "내년": {"year", 1},
+}
+
+// cjkUnits are the units a counted relative time ("3天前", "2주 전") is written in.
+var cjkUnits = map[string]string{
+	"天": "day", "日": "day", "일": "day",
+	"周": "week", "週": "week", "週間": "week", "星期": "week", "礼拜": "week", "禮拜": "week", "주": "week", "주일": "week",
+	"月": "month", "월": "month", "달": "month",
+	"年": "year", "년": "year",
+}
+
+// cjkRelativeRE matches cjkRelative's words (Korean ones with or without their space) and
+// counted times: a number, a counter, a unit of cjkUnits and before or after (3天前, 两个月后,
+// 3ヶ月前, 2주 전).
+var cjkRelativeRE = sync.OnceValue(func() *regexp.Regexp {
+	words := slices.Collect(maps.Keys(cjkRelative))
+	slices.SortFunc(words, func(a, b string) int { return len(b) - len(a) }) // the longest first
+	for i, w := range words {
+		if r, n := utf8.DecodeRuneInString(w); r >= 0xAC00 && r <= 0xD7A3 && n < len(w) { // Hangul
+			words[i] = regexp.QuoteMeta(w[:len(w)-len("주")]) + `\s?` + regexp.QuoteMeta(w[len(w)-len("주"):])
+		} else {
+			words[i] = regexp.QuoteMeta(w)
+		}
+	}
+	units := slices.Collect(maps.Keys(cjkUnits))
+	slices.SortFunc(units, func(a, b string) int { return len(b) - len(a) })
+	return regexp.MustCompile(`(` + strings.Join(words, "|") + `)` +
+		`|(\d{1,3}|[一二两兩三四五六七八九十几幾数數]{1,3})\s*(个|個|ヶ|か|カ|개)?\s*(` + strings.Join(units, "|") + `)\s*(以前|之前|前|以后|以後|之后|之後|后|後|전|후)`)
+})
 
 // around is the span of days off from own, give or take slack.
 func around(own, off, slack int32) span {

@@ -19,6 +19,11 @@ func TestFindDates(t *testing.T) {
 		"back in 2019 we may have":                            {yearSpan(2019)},
 		"you may march in August":                             nil, // no year: no span
 		"the Mayor of 1999th street":                          nil,
+		"我们在2023年5月8日上线，2024年3月又改了":                           {daySpan(2023, 5, 8), monthSpan(2024, 3)},
+		"リリースは2022年十二月二十八日でした":                                {daySpan(2022, 12, 28)},
+		"2021년 6월 3일에 배포했고 2020년에 시작":                         {daySpan(2021, 6, 3), yearSpan(2020)},
+		"5月8号见面，三个月以后再说":                                      nil,              // no year: no span
+		"2023年13月":                                            {yearSpan(2023)}, // no 13th month: the year alone
 	} {
 		var got []span
 		for _, d := range findDates(text) {
@@ -39,6 +44,9 @@ func TestQueryPeriod(t *testing.T) {
 		"What did we ship in 2023?":                   {s: yearSpan(2023)},
 		"When did Melanie go camping in July?":        {month: time.July},
 		"What did Gina do in September 2023?":         {s: monthSpan(2023, 9)},
+		"我们五月决定了什么？":                                  {month: time.May},
+		"2023年9月にGinaは何をした？":                          {s: monthSpan(2023, 9)},
+		"2022년 5월 1일에 본 영화는?":                         {s: daySpan(2022, 5, 1)},
 	} {
 		got, ok := queryPeriod(q)
 		if !ok || got != want {
@@ -62,10 +70,31 @@ func TestRelativeDates(t *testing.T) {
 		"starts next month":            monthSpan(2023, 6),
 		"a trip last year":             yearSpan(2022),
 		"a workshop a few days before": {own - 4, own - 2},
+		"我们昨天决定用 tabs":                 {own - 1, own - 1},
+		"上周跑了一次比赛":                     {own - 14, own},
+		"两个月前搬家了":                      monthSpan(2023, 3),
+		"3天前开了会":                       {own - 4, own - 2},
+		"先月引っ越した":                      monthSpan(2023, 4),
+		"3ヶ月後に始まる":                     monthSpan(2023, 8),
+		"작년에 여행을 갔다":                   yearSpan(2022),
+		"지난 주에 캠핑":                     {own - 14, own},
+		"2주 전에 캠핑":                     {own - 18, own - 10},
+		"昨晚下了雨":                        {own - 1, own},
 	} {
 		got := relativeSpans(text, own)
 		if len(got) != 1 || got[0] != want {
 			t.Errorf("relativeSpans(%q) = %v, want [%v]", text, got, want)
+		}
+	}
+	for _, text := range []string{"3月前に決めた", "每月一次", "今日は晴れ", "月曜日に会議"} {
+		if text == "今日は晴れ" {
+			if got := relativeSpans(text, own); len(got) != 1 || got[0] != (span{own, own}) {
+				t.Errorf("relativeSpans(%q) = %v, want today", text, got)
+			}
+			continue
+		}
+		if got := relativeSpans(text, own); len(got) != 0 {
+			t.Errorf("relativeSpans(%q) = %v, want none", text, got)
 		}
 	}
 }
@@ -119,6 +148,7 @@ func FuzzMemoryDates(f *testing.F) {
 		"went there 99999999999999 years ago on 31 February 2023",
 		"2023-13-45 and 0000-00-00 in May, last Friday, next year, a couple of weeks later",
 		"June 31st, 9999; 1 Jan 1900; two weekends ago",
+		"2023年十二月三十一日，两个月后；十十十月；2023年13月40日", "2021년 6월 3일, 2주 전, 지난 주", "3ヶ月前と先月",
 	} {
 		f.Add(s, int64(1683504000))
 	}
@@ -133,4 +163,39 @@ func FuzzMemoryDates(f *testing.F) {
 			t.Errorf("period %v does not match its own span", p)
 		}
 	})
+}
+
+// TestTimeOfQueryCJK: the same in Chinese, Japanese and Korean: dates written as those
+// languages write them, in the query and in the memories, relative ones counted from the
+// memory's own date.
+func TestTimeOfQueryCJK(t *testing.T) {
+	mems := []memdir.Memory{
+		{File: "a.md", Name: "a", Description: "在湖边露营，露营很好玩", Body: "写于2023年6月20日。"},
+		{File: "b.md", Name: "b", Description: "在山里露营", Body: "2023年8月3日记：两周前去的。"},
+		{File: "c.md", Name: "c", Description: "湖でキャンプ、キャンプは楽しい", Body: "2023年6月20日に書いた。"},
+		{File: "d.md", Name: "d", Description: "山でキャンプ", Body: "2023年8月3日：先月行った。"},
+		{File: "e.md", Name: "e", Description: "호수에서 캠핑, 캠핑은 재미있다", Body: "2023년 6월 20일에 씀."},
+		{File: "f.md", Name: "f", Description: "산에서 캠핑", Body: "2023년 8월 3일: 지난달에 갔다."},
+	}
+	rank := func(p Params, q string) string {
+		ix := NewIndex(p)
+		for _, m := range mems {
+			ix.Put(m)
+		}
+		return ix.Search(q, 1)[0].Memory.File
+	}
+	off := DefaultParams()
+	off.Time = 0
+	for q, want := range map[string][2]string{ // without the time bonus, with it
+		"2023年7月露营":    {"a.md", "b.md"},
+		"2023年7月にキャンプ": {"c.md", "d.md"},
+		"2023년 7월 캠핑":  {"e.md", "f.md"},
+	} {
+		if got := rank(off, q); got != want[0] {
+			t.Fatalf("%q without the time bonus: %s first, want %s (the test needs it)", q, got, want[0])
+		}
+		if got := rank(DefaultParams(), q); got != want[1] {
+			t.Errorf("%q: %s first, want %s", q, got, want[1])
+		}
+	}
 }

@@ -234,3 +234,35 @@ func TestDreamPlansInBackground(t *testing.T) {
 		t.Errorf("planned %d times (%d cancelled), want 2 (1 cancelled): one plan per state of the store", calls.Load(), cancelled.Load())
 	}
 }
+
+// TestDreamApplyUsesThePagePlan: applying a step carries out the step the page showed, from
+// its plan (the archive record has that plan's reason), without planning the store again.
+func TestDreamApplyUsesThePagePlan(t *testing.T) {
+	f := newFixture(t, 0)
+	f.login(t)
+	f.addDuplicates(t, "backup-old", "backup-new", "backup")
+	var calls atomic.Int32
+	f.srv.planDream = func(ctx context.Context, ns workspace.NamedStore) (extract.Plan, []string, error) {
+		calls.Add(1)
+		plan, problems, err := f.srv.dreamPlan(ctx, ns)
+		for i := range plan.Actions {
+			plan.Actions[i].Reason = "as the page showed it"
+		}
+		return plan, problems, err
+	}
+	_, body := f.get(t, "/dream")
+	ids := formValues(body, "id")
+	if len(ids) != 1 || calls.Load() != 1 {
+		t.Fatalf("ids %q after %d plans", ids, calls.Load())
+	}
+	code, body := f.post(t, "/dream", url.Values{"store": {"project"}, "id": {ids[0]}, "action": {"apply"}})
+	if code != http.StatusOK || !strings.Contains(body, "applied: merge backup-old.md") {
+		t.Fatalf("apply: %d\n%s", code, body)
+	}
+	recs, err := memdir.ReadArchiveLog(f.store.Dir())
+	must(t, err)
+	if len(recs) != 1 || recs[0].Reason != "as the page showed it" {
+		t.Fatalf("archive records %+v, want the page's step", recs)
+	}
+	lintClean(t, f.store)
+}
