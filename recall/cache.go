@@ -30,7 +30,7 @@ import (
 
 // cacheVersion names the layout of the files; cacheFingerprint adds what the analysis gives,
 // so a cache written by a strata that tokenized differently is not used.
-const cacheVersion = 3
+const cacheVersion = 4
 
 var (
 	cacheMagic   = [8]byte{'S', 'T', 'R', 'A', 'T', 'A', 'R', 'X'}

@@ -26,21 +26,24 @@ import (
 //	keys     nterms × u64: the terms' keys (termKey), ascending; term i has id i
 //	terms    nterms × {df, dfName, first posting, postings} u32
 //	docs     ndocs × docRecLen, ascending by file: lengths, stamp, times, size, its texts in
-//	         the string table
+//	         the string table, its analysis in analyses
 //	words    nwords × {offset, length, term} u32, ascending by word: spelling correction's
 //	sums     a u32 CRC-32C per block of the second part
 //	strings  the files, the words (nfix bytes: the end of the first part), then the other texts
 //	postings each term's list, ascending by document: uvarints of the document's distance
 //	         from the one before, then its count in each field (decoded on first use)
+//	analyses each document's terms as its analysis gave them (see encodeAnalysis), so a search
+//	         that reranks it does not analyse its text again
 const (
 	baseHeaderLen = 96
 	baseSumAt     = 88 // where the header holds the first part's CRC
 	termRecLen    = 16
 	wordRecLen    = 12
 	docStrings    = 8 // name, description, type, author, body, file, path, hash
-	docRecLen     = 16 + 6*8 + docStrings*8
+	docRecLen     = 16 + 6*8 + docStrings*8 + 8
 	docTextsAt    = 16 + 6*8         // where a document record's texts are
 	docFileAt     = docTextsAt + 5*8 // where its file is
+	docAnalysisAt = docTextsAt + docStrings*8
 	blockLen      = 4096
 )
 
@@ -52,25 +55,26 @@ func align8(n int) int { return (n + 7) &^ 7 }
 
 // baseLayout gives each section's offset for the counts in a header.
 type baseLayout struct {
-	nterms, ndocs, nwords, npost, nstr, nfix            int // npost: bytes of postings
-	keys, terms, docs, words, sums, str, fix, post, end int // fix: the end of the first part
-	nsums                                               int
+	nterms, ndocs, nwords, npost, nstr, nfix, nana           int // npost, nana: bytes
+	keys, terms, docs, words, sums, str, fix, post, ana, end int // fix: the end of the first part
+	nsums                                                    int
 }
 
-func newLayout(nterms, ndocs, nwords, npost, nstr, nfix int) baseLayout {
-	l := baseLayout{nterms: nterms, ndocs: ndocs, nwords: nwords, npost: npost, nstr: nstr, nfix: nfix}
+func newLayout(nterms, ndocs, nwords, npost, nstr, nfix, nana int) baseLayout {
+	l := baseLayout{nterms: nterms, ndocs: ndocs, nwords: nwords, npost: npost, nstr: nstr, nfix: nfix, nana: nana}
 	l.keys = baseHeaderLen
 	l.terms = l.keys + 8*nterms
 	l.docs = l.terms + termRecLen*nterms
 	l.words = l.docs + docRecLen*ndocs
 	l.sums = align8(l.words + wordRecLen*nwords)
 	// The second part's length does not depend on where it starts (str is a multiple of 8).
-	second := align8(nstr) - nfix + align8(npost)
+	second := align8(nstr) - nfix + align8(npost) + align8(nana)
 	l.nsums = (second + blockLen - 1) / blockLen
 	l.str = align8(l.sums + 4*l.nsums)
 	l.fix = l.str + nfix
 	l.post = l.str + align8(nstr)
-	l.end = l.post + align8(npost)
+	l.ana = l.post + align8(npost)
+	l.end = l.ana + align8(nana)
 	return l
 }
 
@@ -161,6 +165,8 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 		binary.LittleEndian.PutUint32(r[8:], w.tid)
 	}
 	nfix := len(str)
+	var ana []byte
+	local := map[uint32]uint64{}
 	for i, id := range docs {
 		d := ix.doc(id)
 		r := docRecs[i*docRecLen:]
@@ -177,9 +183,14 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 				addStr(r[docTextsAt+8*j:], s)
 			}
 		}
+		d = ix.detail(id)
+		o := len(ana)
+		ana = encodeAnalysis(ana, d, termID, local)
+		binary.LittleEndian.PutUint32(r[docAnalysisAt:], uint32(o))
+		binary.LittleEndian.PutUint32(r[docAnalysisAt+4:], uint32(len(ana)-o))
 	}
 
-	l := newLayout(len(terms), len(docs), len(words), len(post), len(str), nfix)
+	l := newLayout(len(terms), len(docs), len(words), len(post), len(str), nfix, len(ana))
 	b := make([]byte, l.end)
 	copy(b, cacheMagic[:])
 	binary.LittleEndian.PutUint32(b[8:], cacheVersion)
@@ -188,7 +199,7 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 	for _, n := range postN {
 		total += int(n)
 	}
-	for i, n := range []int{l.nterms, l.ndocs, l.nwords, l.npost, l.nstr, total, l.nfix} {
+	for i, n := range []int{l.nterms, l.ndocs, l.nwords, l.npost, l.nstr, total, l.nfix, l.nana} {
 		binary.LittleEndian.PutUint64(b[24+8*i:], uint64(n))
 	}
 	for i, tid := range terms {
@@ -204,12 +215,85 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 	copy(b[l.words:], wordRecs)
 	copy(b[l.str:], str)
 	copy(b[l.post:], post)
+	copy(b[l.ana:], ana)
 	for i := range l.nsums {
 		lo := l.fix + i*blockLen
 		binary.LittleEndian.PutUint32(b[l.sums+4*i:], crc32.Checksum(b[lo:min(lo+blockLen, l.end)], crcTable))
 	}
 	binary.LittleEndian.PutUint32(b[baseSumAt:], baseSum(b, l))
 	return b
+}
+
+// encodeAnalysis appends document d's analysis, its term ids mapped by termID: uvarints of the
+// number of distinct terms, then each one's id, total count and whether it is in the name;
+// then of the number of line entries, then each one: 0 a line break, else 1 + the term's place
+// among the distinct terms (local: one or two bytes, where an id takes three). local is
+// scratch space by term id, all 0 on return.
+func encodeAnalysis(b []byte, d *docInfo, termID map[uint32]uint32, local map[uint32]uint64) []byte {
+	b = binary.AppendUvarint(b, uint64(len(d.terms)))
+	for i, tid := range d.terms {
+		named := uint64(0)
+		if d.named[i] {
+			named = 1
+		}
+		b = binary.AppendUvarint(b, uint64(termID[tid]))
+		b = binary.AppendUvarint(b, uint64(d.tfs[i]))
+		b = binary.AppendUvarint(b, named)
+		local[tid] = uint64(i) + 1
+	}
+	b = binary.AppendUvarint(b, uint64(len(d.lines)))
+	for _, tid := range d.lines {
+		if tid == lineBreak {
+			b = binary.AppendUvarint(b, 0)
+		} else {
+			b = binary.AppendUvarint(b, local[tid])
+		}
+	}
+	clear(local)
+	return b
+}
+
+// analysis sets the terms, counts and lines of document i (lazy, filled in from the base) from
+// its saved analysis, and reports whether there was a sound one: a block that fails its check
+// (the index is then damaged) or a malformed analysis (a bug: the CRC matched) gives false.
+func (sd *savedDocs) analysis(i int, d *docInfo) bool {
+	r := sd.rec(i)[docAnalysisAt:]
+	o, n := int(binary.LittleEndian.Uint32(r)), int(binary.LittleEndian.Uint32(r[4:]))
+	if o > len(sd.ana) || n > len(sd.ana)-o || !sd.sums.check(sd.anaAt+o, sd.anaAt+o+n) {
+		return false
+	}
+	b := sd.ana[o : o+n]
+	bad := false
+	next := func(limit uint64) uint64 {
+		v, k := binary.Uvarint(b)
+		if k <= 0 || v >= limit {
+			bad = true
+			return 0
+		}
+		b = b[k:]
+		return v
+	}
+	nt := int(next(uint64(n) + 1))
+	terms, tfs, named := make([]uint32, 0, nt), make([]uint16, 0, nt), make([]bool, 0, nt)
+	for range nt {
+		terms = append(terms, uint32(next(uint64(sd.nterms))))
+		tfs = append(tfs, uint16(next(math.MaxUint16+1)))
+		named = append(named, next(2) == 1)
+	}
+	nl := int(next(uint64(n) + 1))
+	lines := make([]uint32, 0, nl)
+	for range nl {
+		if v := next(uint64(len(terms)) + 1); v == 0 {
+			lines = append(lines, lineBreak)
+		} else {
+			lines = append(lines, terms[v-1])
+		}
+	}
+	if bad || len(b) != 0 {
+		return false
+	}
+	d.terms, d.tfs, d.named, d.lines, d.lazy = terms, tfs, named, lines, false
+	return true
 }
 
 // baseSum is the CRC-32C of a base's first part but for the four bytes that hold it and four
@@ -310,7 +394,7 @@ func parseBase(data []byte) (*parsedBase, error) {
 	if binary.LittleEndian.Uint32(data[8:]) != cacheVersion || binary.LittleEndian.Uint64(data[16:]) != cacheFingerprint() {
 		return nil, fmt.Errorf("%w: written by another version", errCache)
 	}
-	var n [7]int
+	var n [8]int
 	for i := range n {
 		v := binary.LittleEndian.Uint64(data[24+8*i:])
 		if v > uint64(len(data)) {
@@ -321,7 +405,7 @@ func parseBase(data []byte) (*parsedBase, error) {
 	if n[6] > n[4] {
 		return nil, fmt.Errorf("%w: bad header", errCache)
 	}
-	l := newLayout(n[0], n[1], n[2], n[3], n[4], n[6])
+	l := newLayout(n[0], n[1], n[2], n[3], n[4], n[6], n[7])
 	if l.end != len(data) {
 		return nil, fmt.Errorf("%w: %d bytes, want %d", errCache, len(data), l.end)
 	}
@@ -346,7 +430,8 @@ func (pb *parsedBase) parse(l baseLayout) {
 	pb.sums = &blockSums{data: data, start: l.fix, sums: data[l.sums : l.sums+4*l.nsums]}
 	pb.packed = &packed{data: data[l.post : l.post+l.npost], at: l.post, recs: recs, sums: pb.sums}
 	pb.words = savedWords{recs: data[l.words : l.words+wordRecLen*l.nwords], str: str, nterms: uint32(l.nterms)}
-	pb.docs = &savedDocs{recs: data[l.docs : l.docs+docRecLen*l.ndocs], str: str, at: l.str, sums: pb.sums}
+	pb.docs = &savedDocs{recs: data[l.docs : l.docs+docRecLen*l.ndocs], str: str, at: l.str,
+		ana: data[l.ana : l.ana+l.nana], anaAt: l.ana, nterms: l.nterms, sums: pb.sums}
 	pb.lens = make([]docLens, l.ndocs, roomy(l.ndocs))
 	for i := range pb.lens {
 		r := pb.docs.rec(i)
@@ -385,10 +470,13 @@ func (ix *Index) linkBase(pb *parsedBase) error {
 // savedDocs is a base's document table where it lies: records of docRecLen ascending by file
 // (see encodeBase), their texts in str. Document i of an index opened from it is record i.
 type savedDocs struct {
-	recs []byte
-	str  string
-	at   int // where str starts in the base
-	sums *blockSums
+	recs   []byte
+	str    string
+	at     int // where str starts in the base
+	ana    []byte
+	anaAt  int // where ana starts in the base
+	nterms int
+	sums   *blockSums
 }
 
 func (sd *savedDocs) len() int { return len(sd.recs) / docRecLen }

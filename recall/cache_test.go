@@ -194,10 +194,10 @@ func TestCacheSurvivesDamage(t *testing.T) {
 	if err != nil || !<-pb.sum {
 		t.Fatalf("saved base: %v", err)
 	}
-	l := newLayout(pb.terms.len(), len(pb.lens), pb.words.len(), len(pb.packed.data), len(pb.docs.str), int(binary.LittleEndian.Uint64(base[72:])))
+	l := newLayout(pb.terms.len(), len(pb.lens), pb.words.len(), len(pb.packed.data), len(pb.docs.str), int(binary.LittleEndian.Uint64(base[72:])), len(pb.docs.ana))
 	// In the first part (checked at open), then in the texts and posting lists (checked by
 	// block as they are used).
-	for _, at := range []int{0, 9, 30, 66, baseSumAt, baseHeaderLen + 3, l.docs + 5, l.fix - 1, l.fix, (l.fix + l.post) / 2, l.post + 1, len(base) - 1} {
+	for _, at := range []int{0, 9, 30, 66, baseSumAt, baseHeaderLen + 3, l.docs + 5, l.fix - 1, l.fix, (l.fix + l.post) / 2, l.post + 1, l.ana + 2, len(base) - 1} {
 		bad := append([]byte(nil), base...)
 		bad[at] ^= 0x01
 		restore(bad, journal)
@@ -342,6 +342,21 @@ func TestCacheOpensLazily(t *testing.T) {
 	}
 	if !r.cache.base || len(r.ix.filled) != 300 || filled() != 0 {
 		t.Fatalf("opened: base %v, %d saved documents, %d filled in; want 300, none filled in", r.cache.base, len(r.ix.filled), filled())
+	}
+	// Each saved analysis is what analysing the memory again gives.
+	z := r.ix.newAnalyser()
+	z.again = true
+	for i := range r.ix.saved.len() {
+		saved := r.ix.saved.doc(i)
+		if !r.ix.saved.analysis(i, &saved) {
+			t.Fatalf("document %d: no saved analysis", i)
+		}
+		var again docInfo
+		again.setDetail(z.analyse(saved.mem))
+		if !slices.Equal(saved.terms, again.terms) || !slices.Equal(saved.tfs, again.tfs) ||
+			!slices.Equal(saved.named, again.named) || !slices.Equal(saved.lines, again.lines) {
+			t.Fatalf("document %d (%s): saved analysis differs from analysing it again", i, saved.mem.File)
+		}
 	}
 	r.Search(synth.Queries(1, 9)[0], 5)
 	if n := filled(); n == 0 || n > 100 {

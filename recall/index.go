@@ -378,15 +378,15 @@ func (d *docInfo) setDetail(a analysed) {
 	}
 }
 
-// detail returns document id with its terms and lines, analysing its memory again first when
-// it came from a saved index (which keeps postings, not each memory's terms): the analysis is
-// the one that built the postings, so it gives the very terms, counts and lines. Searches
-// call it under the read lock for the few documents they rerank; lazyMu makes that safe.
+// detail returns document id with its terms and lines, read first from its saved analysis
+// when it came from a saved index, or, when that fails its check (the index is then damaged
+// and its ranker rebuilds it), by analysing its memory again. Searches call it under the read
+// lock for the few documents they rerank; lazyMu makes that safe.
 func (ix *Index) detail(id uint32) *docInfo {
 	ix.lazyMu.Lock()
 	defer ix.lazyMu.Unlock()
 	d := ix.fill(id)
-	if d.lazy {
+	if d.lazy && !ix.saved.analysis(int(id), d) {
 		if ix.lazyZ == nil {
 			ix.lazyZ = ix.newAnalyser()
 			ix.lazyZ.again = true
