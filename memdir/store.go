@@ -429,6 +429,25 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// Count returns the number of topic files in the store, from one listing of its directories:
+// no file is read (List reads and parses each, and leaves out one that is unusable, e.g.
+// binary, which Count counts).
+func (s *Store) Count(ctx context.Context) (int, error) {
+	root, ok, err := s.openRoot()
+	if err != nil || !ok {
+		return 0, err
+	}
+	defer root.Close()
+	ents, _, err := s.scan(ctx, root)
+	n := 0
+	for _, e := range ents {
+		if !e.dir {
+			n++
+		}
+	}
+	return n, err
+}
+
 // List reads every topic file: *.md files in the memory dir and its subdirectories, except
 // MEMORY.md (at any level: see IsTopicFile), logs/, hidden files and directories (.archive/, .inbox/, temp files) and symlinks
 // that lead outside the dir. Memories come sorted by File. A file with missing or broken

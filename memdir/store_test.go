@@ -265,3 +265,26 @@ func TestChangesUnusableFiles(t *testing.T) {
 		t.Errorf("file usable again: changed=%v", files(changed))
 	}
 }
+
+// TestCount: Count counts the topic files List would read (a binary one too) and nothing else:
+// not the index, hidden files, logs or files of other kinds.
+func TestCount(t *testing.T) {
+	dir := t.TempDir()
+	writeRaw(t, dir, "a.md", "---\nname: a\n---\none\n")
+	writeRaw(t, dir, "sub/b.md", "---\nname: b\n---\ntwo\n")
+	writeRaw(t, dir, "bin.md", "\x00\x01")
+	writeRaw(t, dir, "MEMORY.md", "- [a](a.md)\n")
+	writeRaw(t, dir, ".hidden.md", "x")
+	writeRaw(t, dir, "logs/2026/01/2026-01-01.md", "x")
+	writeRaw(t, dir, "notes.txt", "x")
+	s, _ := Open(dir, Options{})
+	n, err := s.Count(t.Context())
+	mems, _, _ := s.List(t.Context())
+	if err != nil || n != 3 || len(mems) != 2 {
+		t.Errorf("Count = %d, %v; List %d memories; want 3 and 2", n, err, len(mems))
+	}
+	none, _ := Open(filepath.Join(dir, "none"), Options{})
+	if n, err := none.Count(t.Context()); err != nil || n != 0 {
+		t.Errorf("Count of a missing store = %d, %v", n, err)
+	}
+}

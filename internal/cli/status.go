@@ -131,11 +131,11 @@ func readStatus(ctx context.Context, app *App, cwd string) (statusReport, error)
 
 func storeStatusOf(ctx context.Context, st *memdir.Store, name string) storeStatus {
 	s := storeStatus{Name: name, Dir: st.Dir()}
-	mems, _, err := st.List(ctx)
+	n, err := st.Count(ctx)
 	if err != nil {
 		s.Problem = err.Error()
 	}
-	s.Memories = len(mems)
+	s.Memories = n
 	if staged, err := extract.Inbox(ctx, st); err == nil {
 		s.Inbox = len(staged)
 	}
