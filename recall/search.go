@@ -376,7 +376,7 @@ func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 			// A term of one memory only cannot bring in another; a term in more than a
 			// fifth of them is too common to say what the top memories are about (and
 			// costs the most to score).
-			if df := ix.terms.at(tid).df; df < 2 || int(df)*5 > ix.live || isQuery(tid) {
+			if df := ix.terms.df(tid); df < 2 || int(df)*5 > ix.live || isQuery(tid) {
 				continue
 			}
 			w := c.score / best * float64(d.tfs[i]) / dl
@@ -395,7 +395,7 @@ func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 	exp := s.exp[:0]
 	clear(s.fslot)
 	for j, tid := range s.fterms {
-		t := qterm{tid: tid, w: s.fw[j] * ix.idf(ix.terms.at(tid).df), feedback: true, key: ix.terms.at(tid).key}
+		t := qterm{tid: tid, w: s.fw[j] * ix.idf(ix.terms.df(tid)), feedback: true, key: ix.terms.key(tid)}
 		if len(exp) == p.FeedbackTerms && !heavier(t, exp[len(exp)-1]) {
 			continue
 		}
@@ -436,11 +436,11 @@ func (ix *Index) secondRound(top []cand, q query) []cand {
 	d := ix.detail(top[0].doc)
 	var exp []qterm
 	for _, tid := range d.terms {
-		df := ix.terms.at(tid).df
+		df := ix.terms.df(tid)
 		if df < 2 || int(df)*5 > ix.live || slices.ContainsFunc(q.terms, func(t qterm) bool { return t.tid == tid }) {
 			continue // as in expand: a term of one memory leads nowhere, a common one everywhere
 		}
-		exp = append(exp, qterm{tid: tid, w: ix.idf(df), feedback: true, key: ix.terms.at(tid).key})
+		exp = append(exp, qterm{tid: tid, w: ix.idf(df), feedback: true, key: ix.terms.key(tid)})
 	}
 	if len(exp) == 0 {
 		return top
