@@ -105,13 +105,14 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 		}
 	}
 	slices.SortFunc(terms, func(a, b uint32) int { return cmp.Compare(ix.terms.at(a).key, ix.terms.at(b).key) })
-	termID := make(map[uint32]uint32, len(terms))
+	// termID: each live term's new id + 1 by old id (0: not saved).
+	termID := make([]uint32, ix.terms.len())
 	var post []byte // every list, encoded
 	postOff := make([]uint32, len(terms))
 	postN := make([]uint32, len(terms))
 	var ps []posting
 	for i, tid := range terms {
-		termID[tid] = uint32(i)
+		termID[tid] = uint32(i) + 1
 		ps = ps[:0]
 		for _, p := range ix.postingsOf(tid) {
 			if p.doc < uint32(len(docID)) && ix.lens[p.doc].alive && docID[p.doc] != math.MaxUint32 {
@@ -142,8 +143,8 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 	}
 	var words []word
 	ix.words.each(func(w string, tid uint32) {
-		if id, ok := termID[tid]; ok {
-			words = append(words, word{w, id})
+		if int(tid) < len(termID) && termID[tid] > 0 {
+			words = append(words, word{w, termID[tid] - 1})
 		}
 	})
 	slices.SortFunc(words, func(a, b word) int { return cmp.Compare(a.w, b.w) })
@@ -165,8 +166,13 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 		binary.LittleEndian.PutUint32(r[8:], w.tid)
 	}
 	nfix := len(str)
-	var ana []byte
-	local := map[uint32]uint64{}
+	room := 0 // the most the analyses can take (see encodeAnalysis): written once, not grown
+	for _, id := range docs {
+		d := ix.detail(id)
+		room += 2*binary.MaxVarintLen64 + 9*len(d.terms) + 3*len(d.lines)
+	}
+	ana := make([]byte, 0, room)
+	local := make([]uint32, len(termID))
 	for i, id := range docs {
 		d := ix.doc(id)
 		r := docRecs[i*docRecLen:]
@@ -224,32 +230,34 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 	return b
 }
 
-// encodeAnalysis appends document d's analysis, its term ids mapped by termID: uvarints of the
-// number of distinct terms, then each one's id, total count and whether it is in the name;
-// then of the number of line entries, then each one: 0 a line break, else 1 + the term's place
-// among the distinct terms (local: one or two bytes, where an id takes three). local is
-// scratch space by term id, all 0 on return.
-func encodeAnalysis(b []byte, d *docInfo, termID map[uint32]uint32, local map[uint32]uint64) []byte {
+// encodeAnalysis appends document d's analysis, its term ids mapped by termID (new id + 1 by
+// old id, see encodeBase): uvarints of the number of distinct terms, then each one's id, total
+// count and whether it is in the name; then of the number of line entries, then each one: 0 a
+// line break, else 1 + the term's place among the distinct terms (local: one or two bytes,
+// where an id takes three). local is scratch space by term id, all 0 on return.
+func encodeAnalysis(b []byte, d *docInfo, termID, local []uint32) []byte {
 	b = binary.AppendUvarint(b, uint64(len(d.terms)))
 	for i, tid := range d.terms {
 		named := uint64(0)
 		if d.named[i] {
 			named = 1
 		}
-		b = binary.AppendUvarint(b, uint64(termID[tid]))
+		b = binary.AppendUvarint(b, uint64(termID[tid]-1))
 		b = binary.AppendUvarint(b, uint64(d.tfs[i]))
 		b = binary.AppendUvarint(b, named)
-		local[tid] = uint64(i) + 1
+		local[tid] = uint32(i) + 1
 	}
 	b = binary.AppendUvarint(b, uint64(len(d.lines)))
 	for _, tid := range d.lines {
 		if tid == lineBreak {
 			b = binary.AppendUvarint(b, 0)
 		} else {
-			b = binary.AppendUvarint(b, local[tid])
+			b = binary.AppendUvarint(b, uint64(local[tid]))
 		}
 	}
-	clear(local)
+	for _, tid := range d.terms {
+		local[tid] = 0
+	}
 	return b
 }
 
