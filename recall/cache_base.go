@@ -551,7 +551,7 @@ func (sd *savedDocs) doc(i int) docInfo {
 		}
 	}
 	if lo < hi && !sd.sums.check(sd.at+lo, sd.at+hi) {
-		s = [docStrings]string{5: s[5]}
+		s, d.damaged = [docStrings]string{5: s[5]}, true
 	}
 	d.mem = memdir.Memory{Name: s[0], Description: s[1], Type: memdir.Type(s[2]), Author: s[3], Body: s[4],
 		File: s[5], Path: s[6], Hash: s[7], Size: int64(u(3)), ModTime: bitsTime(u(4)), Modified: bitsTime(u(5))}

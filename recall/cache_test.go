@@ -390,8 +390,9 @@ func TestCacheOpensLazily(t *testing.T) {
 	}
 }
 
-// TestCacheDamagedTextSearch damages the body of the memory a query ranks first: the search
-// that reads it finds the damage, and gives the ranking of the files and saves a sound base.
+// TestCacheDamagedTextSearch damages the body of the memory a query ranks first: reading it
+// finds the damage and gives nothing for it, and a search gives the ranking of the files and
+// saves a sound base.
 func TestCacheDamagedTextSearch(t *testing.T) {
 	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "x.idx")
 	if err := synth.Memories(dir, 120, 11); err != nil {
@@ -426,8 +427,20 @@ func TestCacheDamagedTextSearch(t *testing.T) {
 	if r.ix.damaged.Load() || !r.cache.base {
 		t.Fatal("damage in a body found at open; want it found when the body is read")
 	}
+	// Read by file, the memory is found damaged and not given; nor is it (or any other whose
+	// texts share the damaged block) among the memories.
+	if m, ok := r.ix.Get(top[0].Memory.File); ok || m.File != "" || !r.ix.damaged.Load() {
+		t.Fatalf("Get of the damaged memory = %q, %v; want nothing, the index damaged", m.File, ok)
+	}
+	ms := r.ix.Memories()
+	if len(ms) >= 120 || slices.ContainsFunc(ms, func(m memdir.Memory) bool { return m.File == top[0].Memory.File }) {
+		t.Fatalf("Memories with one damaged block: %d, the damaged one among them; want fewer than 120, not it", len(ms))
+	}
 	if diff := cmp.Diff(want, ranked(r, []string{q})); diff != "" {
 		t.Fatalf("search over a damaged body (-files +cached):\n%s", diff)
+	}
+	if m, ok := r.ix.Get(top[0].Memory.File); !ok || m.Body != top[0].Memory.Body || r.ix.damaged.Load() {
+		t.Fatalf("after the search rebuilt the index: Get = %v; want the memory", ok)
 	}
 	if got, err := os.ReadFile(cache); err != nil || string(got) == string(bad) {
 		t.Fatalf("damaged base kept after the search that read it (%v)", err)

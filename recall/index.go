@@ -132,6 +132,9 @@ type docInfo struct {
 	// search asks (see Index.datesOf); dated says they were.
 	dates []span
 	dated bool
+	// damaged: its texts failed their check (see savedDocs.doc); readers of memories skip it
+	// until the ranker has rebuilt the index.
+	damaged bool
 }
 
 // docLens is what scoring reads for every posting: kept apart from docInfo so the loop over a
@@ -570,7 +573,10 @@ func (ix *Index) Get(file string) (memdir.Memory, bool) {
 	if !ok {
 		return memdir.Memory{}, false
 	}
-	return ix.doc(id).mem, true
+	if d := ix.doc(id); !d.damaged {
+		return d.mem, true
+	}
+	return memdir.Memory{}, false
 }
 
 // Find returns the memory called name by memdir's rule for a lookup by name (memdir.FindIn:
@@ -581,7 +587,10 @@ func (ix *Index) Find(name string) (memdir.Memory, bool) {
 	defer ix.mu.RUnlock()
 	m, ok := memdir.FindIn(func(yield func(*memdir.Memory) bool) {
 		for i := range ix.lens {
-			if ix.lens[i].alive && !yield(&ix.doc(uint32(i)).mem) {
+			if !ix.lens[i].alive {
+				continue
+			}
+			if d := ix.doc(uint32(i)); !d.damaged && !yield(&d.mem) {
 				return
 			}
 		}
@@ -613,7 +622,9 @@ func (ix *Index) Memories() []memdir.Memory {
 	out := make([]memdir.Memory, 0, ix.live)
 	for i := range ix.lens {
 		if ix.lens[i].alive {
-			out = append(out, ix.doc(uint32(i)).mem)
+			if d := ix.doc(uint32(i)); !d.damaged {
+				out = append(out, d.mem)
+			}
 		}
 	}
 	return out
