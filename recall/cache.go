@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,17 +18,19 @@ import (
 
 // A saved index is two files: the base (Cache; its layout is in cache_base.go), every live
 // memory's stamp, lengths and texts with each term's key, frequencies and posting list and the
-// word list, checked by a CRC; and a journal beside it (Cache + ".log") of the memories strata
+// word list, checked by CRCs; and a journal beside it (Cache + ".log") of the memories strata
 // changed since, each as its text and stamp in a record of its own CRC. Opening maps the base,
-// reads its tables and checks its CRC while the store is scanned for files changed since the
-// stamps (memdir.Store.Changes), links it, replays the journal by analysing its few memories,
-// and reads only the changed files. Nothing in the cache is trusted over the files: a memory
-// is kept only while its file's stamp is the one saved with it, so a torn, stale or foreign
-// record costs a re-read, never a wrong result.
+// reads its tables and checks the CRC of its first part while the store is scanned for files
+// changed since the stamps (memdir.Store.Changes), links it, replays the journal by analysing
+// its few memories, and reads only the changed files; texts and posting lists are checked by
+// block as they are first used, and a block that fails has the ranker rebuild the index from
+// the files before a search's hits are given (Ranker.Search). Nothing in the cache is trusted
+// over the files: a memory is kept only while its file's stamp is the one saved with it, so a
+// torn, stale or foreign record costs a re-read, never a wrong result.
 
 // cacheVersion names the layout of the files; cacheFingerprint adds what the analysis gives,
 // so a cache written by a strata that tokenized differently is not used.
-const cacheVersion = 1
+const cacheVersion = 4
 
 var (
 	cacheMagic   = [8]byte{'S', 'T', 'R', 'A', 'T', 'A', 'R', 'X'}
@@ -197,12 +200,53 @@ func decodeJournal(data []byte) (out []journalEntry, torn bool) {
 func journalPath(path string) string { return path + ".log" }
 
 // savedIndex is a saved index read from disk and not linked yet: the base (its CRC still
-// being checked), the journal's records and the stamps of the memories both give.
+// being checked) and the journal's records.
 type savedIndex struct {
 	base    *parsedBase
 	journal []journalEntry
 	jsize   int64
-	stamps  map[string]memdir.Stamp
+}
+
+// stamps yields the file and stamp of every memory the base and journal give, in order of
+// file: the base's, sorted, with the journal's puts merged in and what it changed or removed
+// left out.
+func (si *savedIndex) stamps(yield func(string, memdir.Stamp) bool) {
+	last := map[string]int{} // file → its last journal entry
+	for i, je := range si.journal {
+		f := je.file
+		if je.put {
+			f = je.mem.File
+		}
+		last[f] = i
+	}
+	var puts []int
+	for _, i := range last {
+		if si.journal[i].put {
+			puts = append(puts, i)
+		}
+	}
+	slices.SortFunc(puts, func(a, b int) int { return strings.Compare(si.journal[a].mem.File, si.journal[b].mem.File) })
+	sd := si.base.docs
+	for i := range sd.len() {
+		f := sd.file(i)
+		for len(puts) > 0 && si.journal[puts[0]].mem.File < f {
+			if je := &si.journal[puts[0]]; !yield(je.mem.File, je.stamp) {
+				return
+			}
+			puts = puts[1:]
+		}
+		if _, changed := last[f]; changed {
+			continue
+		}
+		if !yield(f, sd.stamp(i)) {
+			return
+		}
+	}
+	for _, i := range puts {
+		if je := &si.journal[i]; !yield(je.mem.File, je.stamp) {
+			return
+		}
+	}
 }
 
 // readSaved reads the base and journal at path. A base that is missing or unusable is an error.
@@ -216,24 +260,18 @@ func readSaved(path string) (*savedIndex, error) {
 		unmapFile(data)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	si := &savedIndex{base: pb, stamps: pb.stamps}
+	si := &savedIndex{base: pb}
 	if jdata, err := os.ReadFile(journalPath(path)); err == nil {
 		// A journal that cannot be read leaves the base alone, a valid older state.
 		si.journal, _ = decodeJournal(jdata)
 		si.jsize = int64(len(jdata))
 	}
-	for _, je := range si.journal {
-		if je.put {
-			si.stamps[je.mem.File] = je.stamp
-		} else {
-			delete(si.stamps, je.file)
-		}
-	}
 	return si, nil
 }
 
 // open makes si the content of the empty index ix, once the base's CRC has matched, and
-// replays the journal. On an error ix is left empty and si's mapping released.
+// replays the journal. On an error ix is left empty (and si's mapping released if nothing
+// points into it).
 func (ix *Index) open(si *savedIndex) error {
 	if err := ix.linkBase(si.base); err != nil {
 		unmapFile(si.base.data)
@@ -241,13 +279,17 @@ func (ix *Index) open(si *savedIndex) error {
 	}
 	z := ix.newAnalyser()
 	ix.mu.Lock()
-	defer ix.mu.Unlock()
 	for _, je := range si.journal {
 		if je.put {
 			ix.link(z.analyse(je.mem))
 		} else {
 			ix.unlink(je.file)
 		}
+	}
+	ix.mu.Unlock()
+	if ix.damaged.Load() {
+		ix.reset()
+		return fmt.Errorf("%w: a block of the base failed its check", errCache)
 	}
 	return nil
 }
@@ -327,7 +369,7 @@ func (r *Ranker) readCache() *savedIndex {
 		}
 		return nil
 	}
-	r.snap = memdir.SnapshotOf(maps.All(si.stamps))
+	r.snap = memdir.SnapshotOf(si.stamps)
 	return si
 }
 

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -189,11 +190,30 @@ func TestCacheSurvivesDamage(t *testing.T) {
 	flipped[len(flipped)/2] ^= 0x40
 	restore(base, flipped)
 	check("journal with a flipped byte", storeRanker(t, dir, cache))
-	for _, at := range []int{0, 9, 30, 66, baseHeaderLen + 3, len(base) / 3, len(base) - 1} {
+	pb, err := parseBase(base)
+	if err != nil || !<-pb.sum {
+		t.Fatalf("saved base: %v", err)
+	}
+	l := newLayout(pb.terms.len(), len(pb.lens), pb.words.len(), len(pb.packed.data), len(pb.docs.str), int(binary.LittleEndian.Uint64(base[72:])), len(pb.docs.ana))
+	// In the first part (checked at open), then in the texts and posting lists (checked by
+	// block as they are used).
+	for _, at := range []int{0, 9, 30, 66, baseSumAt, baseHeaderLen + 3, l.docs + 5, l.fix - 1, l.fix, (l.fix + l.post) / 2, l.post + 1, l.ana + 2, len(base) - 1} {
 		bad := append([]byte(nil), base...)
 		bad[at] ^= 0x01
 		restore(bad, journal)
-		check(fmt.Sprintf("base with byte %d flipped", at), storeRanker(t, dir, cache))
+		r := storeRanker(t, dir, cache)
+		check(fmt.Sprintf("base with byte %d flipped", at), r)
+		// Every part used: a damaged block is found, and the next refresh rebuilds.
+		r.ix.mu.RLock()
+		for tid := range r.ix.terms.len() {
+			r.ix.postingsOf(uint32(tid))
+		}
+		r.ix.mu.RUnlock()
+		r.ix.Memories()
+		if _, _, err := r.Refresh(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("base with byte %d flipped, refreshed", at), r)
 		// The damaged base was not used: the ranker built the index and saved it again.
 		if got, err := os.ReadFile(cache); err != nil || string(got) == string(bad) {
 			t.Fatalf("base with byte %d flipped was kept (%v)", at, err)
@@ -298,5 +318,131 @@ func TestCacheEmptyStore(t *testing.T) {
 	}
 	if got := files(storeRanker(t, dir, cache).Search("deploy friday", 5)); !slices.Equal(got, []string{"deploy.md"}) {
 		t.Fatalf("after the first memory: %v", got)
+	}
+}
+
+// TestCacheOpensLazily checks that an index opened from a saved base fills in only the
+// documents a search uses, and that every way to read its memories gives what a fresh build
+// holds.
+func TestCacheOpensLazily(t *testing.T) {
+	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "x.idx")
+	if err := synth.Memories(dir, 300, 4); err != nil {
+		t.Fatal(err)
+	}
+	storeRanker(t, dir, cache)
+	r, plain := storeRanker(t, dir, cache), storeRanker(t, dir, "")
+	filled := func() int {
+		n := 0
+		for i := range r.ix.filled {
+			if r.ix.filled[i].Load() {
+				n++
+			}
+		}
+		return n
+	}
+	if !r.cache.base || len(r.ix.filled) != 300 || filled() != 0 {
+		t.Fatalf("opened: base %v, %d saved documents, %d filled in; want 300, none filled in", r.cache.base, len(r.ix.filled), filled())
+	}
+	// Each saved analysis is what analysing the memory again gives.
+	z := r.ix.newAnalyser()
+	z.again = true
+	for i := range r.ix.saved.len() {
+		saved := r.ix.saved.doc(i)
+		if !r.ix.saved.analysis(i, &saved) {
+			t.Fatalf("document %d: no saved analysis", i)
+		}
+		var again docInfo
+		again.setDetail(z.analyse(saved.mem))
+		if !slices.Equal(saved.terms, again.terms) || !slices.Equal(saved.tfs, again.tfs) ||
+			!slices.Equal(saved.named, again.named) || !slices.Equal(saved.lines, again.lines) {
+			t.Fatalf("document %d (%s): saved analysis differs from analysing it again", i, saved.mem.File)
+		}
+	}
+	r.Search(synth.Queries(1, 9)[0], 5)
+	if n := filled(); n == 0 || n > 100 {
+		t.Fatalf("one search filled in %d of 300 documents; want a few", n)
+	}
+	files := r.ix.Files()
+	slices.Sort(files)
+	want := plain.ix.Files()
+	slices.Sort(want)
+	if diff := cmp.Diff(want, files); diff != "" {
+		t.Fatalf("Files (-fresh +opened):\n%s", diff)
+	}
+	for _, f := range want {
+		got, ok := r.ix.Get(f)
+		m, _ := plain.ix.Get(f)
+		if !ok || got != m {
+			t.Fatalf("Get(%s) = %+v, %v; want %+v", f, got, ok, m)
+		}
+		if got, ok := r.ix.Find(m.Name); !ok || got.File != f {
+			t.Fatalf("Find(%q) = %s, %v; want %s", m.Name, got.File, ok, f)
+		}
+	}
+	if _, ok := r.ix.Get("missing.md"); ok {
+		t.Fatal("Get of a file never saved found one")
+	}
+	if !r.ix.Remove(synth.MemoryFile(7)) || r.ix.Remove(synth.MemoryFile(7)) {
+		t.Fatal("Remove of a saved memory: want true once, then false")
+	}
+	if _, ok := r.ix.Get(synth.MemoryFile(7)); ok || len(r.ix.Memories()) != 299 {
+		t.Fatalf("after Remove: still found, or %d memories; want 299", len(r.ix.Memories()))
+	}
+}
+
+// TestCacheDamagedTextSearch damages the body of the memory a query ranks first: reading it
+// finds the damage and gives nothing for it, and a search gives the ranking of the files and
+// saves a sound base.
+func TestCacheDamagedTextSearch(t *testing.T) {
+	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "x.idx")
+	if err := synth.Memories(dir, 120, 11); err != nil {
+		t.Fatal(err)
+	}
+	q := synth.Queries(1, 3)[0]
+	want := fresh(t, dir, []string{q})
+	top := storeRanker(t, dir, "").Search(q, 1)
+	if len(top) == 0 {
+		t.Fatalf("query %q finds nothing", q)
+	}
+	storeRanker(t, dir, cache)
+	base, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := parseBase(base)
+	if err != nil || !<-pb.sum {
+		t.Fatalf("saved base: %v", err)
+	}
+	i, ok := pb.docs.find(top[0].Memory.File)
+	if !ok {
+		t.Fatalf("%s not in the saved base", top[0].Memory.File)
+	}
+	body := int(binary.LittleEndian.Uint32(pb.docs.rec(int(i))[docTextsAt+4*8:]))
+	bad := append([]byte(nil), base...)
+	bad[pb.docs.at+body+3] ^= 0x20
+	if err := os.WriteFile(cache, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := storeRanker(t, dir, cache)
+	if r.ix.damaged.Load() || !r.cache.base {
+		t.Fatal("damage in a body found at open; want it found when the body is read")
+	}
+	// Read by file, the memory is found damaged and not given; nor is it (or any other whose
+	// texts share the damaged block) among the memories.
+	if m, ok := r.ix.Get(top[0].Memory.File); ok || m.File != "" || !r.ix.damaged.Load() {
+		t.Fatalf("Get of the damaged memory = %q, %v; want nothing, the index damaged", m.File, ok)
+	}
+	ms := r.ix.Memories()
+	if len(ms) >= 120 || slices.ContainsFunc(ms, func(m memdir.Memory) bool { return m.File == top[0].Memory.File }) {
+		t.Fatalf("Memories with one damaged block: %d, the damaged one among them; want fewer than 120, not it", len(ms))
+	}
+	if diff := cmp.Diff(want, ranked(r, []string{q})); diff != "" {
+		t.Fatalf("search over a damaged body (-files +cached):\n%s", diff)
+	}
+	if m, ok := r.ix.Get(top[0].Memory.File); !ok || m.Body != top[0].Memory.Body || r.ix.damaged.Load() {
+		t.Fatalf("after the search rebuilt the index: Get = %v; want the memory", ok)
+	}
+	if got, err := os.ReadFile(cache); err != nil || string(got) == string(bad) {
+		t.Fatalf("damaged base kept after the search that read it (%v)", err)
 	}
 }

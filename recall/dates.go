@@ -79,6 +79,20 @@ var dateRE = sync.OnceValue(func() *regexp.Regexp {
 		`)\b`)
 })
 
+// mayHoldDate reports whether dateRE can match in text: each of its matches has an ASCII
+// digit or a month name, which begins with one of these. (cjkDateRE's have 年, 년, 月 or 월.)
+func mayHoldDate(text string) bool {
+	if strings.ContainsAny(text, "0123456789") {
+		return true
+	}
+	for _, m := range [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"} {
+		if strings.Contains(text, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // date is one date found in a text, as precise as it was written.
 type date struct {
 	y     int // 0: no year
@@ -104,6 +118,9 @@ func (d date) span() (span, bool) {
 // ("may", "march") counts only capitalised and, when alone, after a preposition.
 func findDates(text string) []date {
 	var out []date
+	if !mayHoldDate(text) && !strings.ContainsAny(text, "年년月월") {
+		return nil // most queries: the expressions are not even compiled
+	}
 	for _, m := range dateRE().FindAllStringSubmatchIndex(text, -1) {
 		g := func(i int) string {
 			if m[2*i] < 0 {

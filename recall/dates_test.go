@@ -2,10 +2,12 @@ package recall
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-mem/strata/internal/bench/synth"
 	"github.com/strata-mem/strata/memdir"
 )
 
@@ -197,5 +199,30 @@ func TestTimeOfQueryCJK(t *testing.T) {
 		if got := rank(DefaultParams(), q); got != want[1] {
 			t.Errorf("%q: %s first, want %s", q, got, want[1])
 		}
+	}
+}
+
+// TestMayHoldDate checks the filters before findDates's expressions against the expressions
+// themselves, on texts with and without dates.
+func TestMayHoldDate(t *testing.T) {
+	texts := append(synth.Queries(200, 5),
+		"on 8 May, 2023", "May 8th", "in 2022", "2024-05-01", "Sept. 3", "in March we went",
+		"what did she do last week", "no date here at all", "mayday", "JANUARY 5", "december",
+		"部署到生产环境 2024年5月", "我们五月决定了什么？", "五月", "the 3rd of never")
+	hits := 0
+	for _, text := range texts {
+		match := dateRE().MatchString(text)
+		if match && !mayHoldDate(text) {
+			t.Errorf("%q: dateRE matches but mayHoldDate says no", text)
+		}
+		if cjkDateRE().MatchString(text) && !strings.ContainsAny(text, "年년月월") {
+			t.Errorf("%q: cjkDateRE matches without 年, 년, 月 or 월", text)
+		}
+		if match {
+			hits++
+		}
+	}
+	if hits < 6 || hits == len(texts) {
+		t.Fatalf("%d of %d texts match dateRE; want some, not all", hits, len(texts))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/strata-mem/strata/memdir"
 )
@@ -124,7 +125,6 @@ type docInfo struct {
 	tfs   []uint16 // total occurrences of terms[i] over all fields
 	named []bool   // terms[i] occurs in the name
 	lines []uint32 // description and body as term ids, lineBreak between lines
-	alive bool
 	// lazy: terms, tfs, named and lines are not filled in yet (a memory of a saved index;
 	// see Index.detail).
 	lazy bool
@@ -132,6 +132,9 @@ type docInfo struct {
 	// search asks (see Index.datesOf); dated says they were.
 	dates []span
 	dated bool
+	// damaged: its texts failed their check (see savedDocs.doc); readers of memories skip it
+	// until the ranker has rebuilt the index.
+	damaged bool
 }
 
 // docLens is what scoring reads for every posting: kept apart from docInfo so the loop over a
@@ -155,9 +158,18 @@ type Index struct {
 
 	mu     sync.RWMutex
 	terms  termTable // by term id; may be shorter than dict until the next link
-	docs   []docInfo
+	docs   []docInfo // read through doc, which fills in those of a saved base
 	lens   []docLens // by doc id, next to each other for the scoring loop
-	byFile map[string]uint32
+	byFile fileIDs
+	// saved is the document table of the base the index was opened from; filled tells, for
+	// each of its documents, whether docs holds it yet (see doc). Documents linked since are
+	// always filled.
+	saved  *savedDocs
+	filled []atomic.Bool
+	// damaged is set when a part of the saved base failed its check as it was first used
+	// (blockSums): the index is then not to be trusted, and its ranker rebuilds it (reset).
+	damaged atomic.Bool
+	resets  atomic.Uint32 // bumped by every reset
 
 	// tails holds, by term id, the postings linked once the term's post was full. A bulk
 	// build gives every list exactly its length, and a list of thousands copied whole to add
@@ -167,7 +179,7 @@ type Index struct {
 	changes uint64    // bumped by every link and unlink: what norms are computed for
 	norm    normTable // every document's length normalisation, kept by norms
 
-	lazyMu sync.Mutex // guards the details of lazy documents, lazyZ and packed
+	lazyMu sync.Mutex // guards the details of lazy documents, filling saved ones in, lazyZ and packed
 	lazyZ  *analyser
 	packed *packed // posting lists of a saved base not decoded yet (see postingsOf)
 
@@ -187,7 +199,23 @@ func roomy(n int) int { return n + n/8 + 16 }
 
 // NewIndex returns an empty index using p.
 func NewIndex(p Params) *Index {
-	return &Index{params: p, dict: newHashDict(), words: newDict(), byFile: map[string]uint32{}}
+	return &Index{params: p, dict: newHashDict(), words: newDict(), byFile: fileIDs{m: map[string]uint32{}}}
+}
+
+// reset empties the index, as NewIndex made it: what a ranker does to an index found damaged
+// before it builds it again. Its caller serialises it with the index's analysers.
+func (ix *Index) reset() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.dict, ix.words = newHashDict(), newDict()
+	ix.terms, ix.docs, ix.lens, ix.byFile = termTable{}, nil, nil, fileIDs{m: map[string]uint32{}}
+	ix.saved, ix.filled, ix.packed, ix.lazyZ = nil, nil, nil, nil
+	ix.tails, ix.sorted, ix.free = nil, nil, nil
+	ix.live, ix.dead, ix.sumLen, ix.postings = 0, 0, [numFields]float64{}, 0
+	ix.changes++
+	ix.norm.reset()
+	ix.damaged.Store(false)
+	ix.resets.Add(1)
 }
 
 // Params returns the index's tuning.
@@ -308,7 +336,7 @@ func (ix *Index) growTerms() {
 // linkAs links an analysed memory under doc id. Caller holds ix.mu, has removed any memory
 // with the same file and grown terms.
 func (ix *Index) linkAs(a analysed, id uint32) {
-	d := docInfo{mem: a.mem, len: a.len, alive: true}
+	d := docInfo{mem: a.mem, len: a.len}
 	d.setDetail(a)
 	ix.dict.keyMu.RLock()
 	defer ix.dict.keyMu.RUnlock()
@@ -327,8 +355,11 @@ func (ix *Index) linkAs(a analysed, id uint32) {
 	ix.changes++
 	ix.norm.touch(id, len(ix.lens))
 	ix.docs[id] = d
+	if int(id) < len(ix.filled) {
+		ix.filled[id].Store(true)
+	}
 	ix.lens[id] = docLens{len: a.len, alive: true}
-	ix.byFile[a.mem.File] = id
+	ix.byFile.set(a.mem.File, id)
 	ix.live++
 	for f := range numFields {
 		ix.sumLen[f] += float64(a.len[f])
@@ -350,15 +381,15 @@ func (d *docInfo) setDetail(a analysed) {
 	}
 }
 
-// detail returns document id with its terms and lines, analysing its memory again first when
-// it came from a saved index (which keeps postings, not each memory's terms): the analysis is
-// the one that built the postings, so it gives the very terms, counts and lines. Searches
-// call it under the read lock for the few documents they rerank; lazyMu makes that safe.
+// detail returns document id with its terms and lines, read first from its saved analysis
+// when it came from a saved index, or, when that fails its check (the index is then damaged
+// and its ranker rebuilds it), by analysing its memory again. Searches call it under the read
+// lock for the few documents they rerank; lazyMu makes that safe.
 func (ix *Index) detail(id uint32) *docInfo {
-	d := &ix.docs[id]
 	ix.lazyMu.Lock()
 	defer ix.lazyMu.Unlock()
-	if d.lazy {
+	d := ix.fill(id)
+	if d.lazy && !ix.saved.analysis(int(id), d) {
 		if ix.lazyZ == nil {
 			ix.lazyZ = ix.newAnalyser()
 			ix.lazyZ.again = true
@@ -368,12 +399,40 @@ func (ix *Index) detail(id uint32) *docInfo {
 	return d
 }
 
+// doc returns document id, filled in first from the saved base if it is one of its documents
+// not used yet. Searches call it under the read lock; lazyMu makes the filling safe.
+func (ix *Index) doc(id uint32) *docInfo {
+	if int(id) < len(ix.filled) && !ix.filled[id].Load() {
+		ix.lazyMu.Lock()
+		defer ix.lazyMu.Unlock()
+		return ix.fill(id)
+	}
+	return &ix.docs[id]
+}
+
+// fill is doc for a caller holding lazyMu.
+func (ix *Index) fill(id uint32) *docInfo {
+	if int(id) < len(ix.filled) && !ix.filled[id].Load() {
+		ix.docs[id] = ix.saved.doc(int(id))
+		ix.filled[id].Store(true)
+	}
+	return &ix.docs[id]
+}
+
+// fileOf returns the file of document id without filling it in.
+func (ix *Index) fileOf(id uint32) string {
+	if int(id) < len(ix.filled) && !ix.filled[id].Load() {
+		return ix.saved.file(int(id))
+	}
+	return ix.docs[id].mem.File
+}
+
 // datesOf returns the spans of time document id speaks of, reading them from its text the
 // first time. Searches call it under the read lock; lazyMu makes that safe.
 func (ix *Index) datesOf(id uint32) []span {
-	d := &ix.docs[id]
 	ix.lazyMu.Lock()
 	defer ix.lazyMu.Unlock()
+	d := ix.fill(id)
 	if !d.dated {
 		d.dates, d.dated = memoryDates(d.mem.Modified, d.mem.Description+"\n"+d.mem.Body), true
 	}
@@ -456,11 +515,11 @@ func (ix *Index) Remove(file string) bool {
 // unlink marks a document dead. Its postings stay in the lists (skipped by searches) until
 // dead documents make up a quarter of the index, when the lists are compacted in one pass.
 func (ix *Index) unlink(file string) bool {
-	id, ok := ix.byFile[file]
+	id, ok := ix.byFile.get(file)
 	if !ok {
 		return false
 	}
-	delete(ix.byFile, file)
+	ix.byFile.remove(file)
 	d := ix.detail(id)
 	for i, tid := range d.terms {
 		ix.terms.at(tid).df--
@@ -498,8 +557,8 @@ func (ix *Index) compact() {
 	}
 	clear(ix.tails)
 	ix.free = ix.free[:0]
-	for id := range ix.docs {
-		if !ix.docs[id].alive {
+	for id := range ix.lens {
+		if !ix.lens[id].alive {
 			ix.free = append(ix.free, uint32(id))
 		}
 	}
@@ -510,11 +569,14 @@ func (ix *Index) compact() {
 func (ix *Index) Get(file string) (memdir.Memory, bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	id, ok := ix.byFile[file]
+	id, ok := ix.byFile.get(file)
 	if !ok {
 		return memdir.Memory{}, false
 	}
-	return ix.docs[id].mem, true
+	if d := ix.doc(id); !d.damaged {
+		return d.mem, true
+	}
+	return memdir.Memory{}, false
 }
 
 // Find returns the memory called name by memdir's rule for a lookup by name (memdir.FindIn:
@@ -524,8 +586,11 @@ func (ix *Index) Find(name string) (memdir.Memory, bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	m, ok := memdir.FindIn(func(yield func(*memdir.Memory) bool) {
-		for i := range ix.docs {
-			if ix.docs[i].alive && !yield(&ix.docs[i].mem) {
+		for i := range ix.lens {
+			if !ix.lens[i].alive {
+				continue
+			}
+			if d := ix.doc(uint32(i)); !d.damaged && !yield(&d.mem) {
 				return
 			}
 		}
@@ -542,9 +607,9 @@ func (ix *Index) Files() []string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	out := make([]string, 0, ix.live)
-	for i := range ix.docs {
-		if ix.docs[i].alive {
-			out = append(out, ix.docs[i].mem.File)
+	for i := range ix.lens {
+		if ix.lens[i].alive {
+			out = append(out, ix.fileOf(uint32(i)))
 		}
 	}
 	return out
@@ -555,10 +620,44 @@ func (ix *Index) Memories() []memdir.Memory {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	out := make([]memdir.Memory, 0, ix.live)
-	for _, d := range ix.docs {
-		if d.alive {
-			out = append(out, d.mem)
+	for i := range ix.lens {
+		if ix.lens[i].alive {
+			if d := ix.doc(uint32(i)); !d.damaged {
+				out = append(out, d.mem)
+			}
 		}
 	}
 	return out
+}
+
+// fileIDs gives the document id of each memory's file: those of a saved base by binary search
+// in its document table, which is sorted by file, and the files linked or removed since from
+// a map, which wins.
+type fileIDs struct {
+	m     map[string]uint32 // noDoc: removed
+	saved *savedDocs
+}
+
+const noDoc = math.MaxUint32
+
+func (f *fileIDs) get(file string) (uint32, bool) {
+	if id, ok := f.m[file]; ok {
+		return id, id != noDoc
+	}
+	if f.saved != nil {
+		return f.saved.find(file)
+	}
+	return 0, false
+}
+
+func (f *fileIDs) set(file string, id uint32) { f.m[file] = id }
+
+func (f *fileIDs) remove(file string) {
+	if f.saved != nil {
+		if _, ok := f.saved.find(file); ok {
+			f.m[file] = noDoc
+			return
+		}
+	}
+	delete(f.m, file)
 }

@@ -162,6 +162,14 @@ func (r *Ranker) Refresh(ctx context.Context) (RefreshStats, []memdir.Diagnostic
 // refreshFeed is Refresh over a ChangeSource. Caller holds r.mu.
 func (r *Ranker) refreshFeed(ctx context.Context) (RefreshStats, []memdir.Diagnostic, error) {
 	var st RefreshStats
+	if r.ix.damaged.Load() {
+		// A part of the saved base failed its check when it was first used: build the
+		// index again from the files, and save it.
+		r.log.Debug("recall: saved index damaged; rebuilding it", "path", r.cache.path)
+		r.ix.reset()
+		r.snap = memdir.Snapshot{}
+		r.cache.base = false
+	}
 	var si *savedIndex
 	if r.cache != nil && !r.cache.tried {
 		si = r.readCache() // its CRC is checked while the store is scanned
@@ -175,6 +183,9 @@ func (r *Ranker) refreshFeed(ctx context.Context) (RefreshStats, []memdir.Diagno
 	}
 	r.apply(&st, changed, removed)
 	r.snap = next
+	if r.ix.damaged.Load() { // found by the changes' unlinking: once more, from the files
+		return r.refreshFeed(ctx)
+	}
 	if r.cache != nil {
 		r.saveCache(changed, removed)
 	}
@@ -233,13 +244,13 @@ func (r *Ranker) Update(ctx context.Context, files ...string) ([]memdir.Diagnost
 // note counts m, about to be linked into ix, as added or updated, and as relabelled when its
 // name, type or description changed. Caller holds ix.mu.
 func (st *RefreshStats) note(ix *Index, m memdir.Memory) {
-	id, ok := ix.byFile[m.File]
+	id, ok := ix.byFile.get(m.File)
 	if !ok {
 		st.Added = append(st.Added, m.File)
 		return
 	}
 	st.Updated = append(st.Updated, m.File)
-	if old := ix.docs[id].mem; old.Name != m.Name || old.Type != m.Type || old.Description != m.Description {
+	if old := ix.doc(id).mem; old.Name != m.Name || old.Type != m.Type || old.Description != m.Description {
 		st.Relabelled = append(st.Relabelled, m.File)
 	}
 }
@@ -340,4 +351,19 @@ func (r *Ranker) read(ctx context.Context, file string, buf *[]byte) (memdir.Mem
 }
 
 // Search ranks the indexed memories against query (see Index.Search). It does not refresh.
-func (r *Ranker) Search(query string, k int) []Hit { return r.ix.Search(query, k) }
+func (r *Ranker) Search(query string, k int) []Hit {
+	resets := r.ix.resets.Load()
+	hits := r.ix.Search(query, k)
+	if (r.ix.damaged.Load() || r.ix.resets.Load() != resets) && r.feed != nil {
+		// The search (or a concurrent one) used a part of the saved base that failed its
+		// check: its hits are not to be trusted. Build the index again from the files (if
+		// that is not done yet) and search that.
+		r.mu.Lock()
+		_, _, err := r.refreshFeed(context.Background())
+		r.mu.Unlock()
+		if hits = nil; err == nil {
+			hits = r.ix.Search(query, k)
+		}
+	}
+	return hits
+}

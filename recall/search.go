@@ -40,10 +40,12 @@ type query struct {
 type scratch struct {
 	acc     []docAcc // by doc id
 	touched []uint32
-	// fw and fterms collect the feedback terms' weights by term id (expand); every fw entry
-	// is 0 again when expand returns.
-	fw     []float64
+	// fterms and fw collect the feedback terms and their summed weights (expand), fslot
+	// giving each term's place in them: sparse, as a few hundred terms of a vocabulary of
+	// hundreds of thousands are touched. fslot is empty again when expand returns.
+	fslot  map[uint32]int32
 	fterms []uint32
+	fw     []float64
 	exp    []qterm
 	first  []cand // the first round's candidates, before rerank
 }
@@ -65,19 +67,6 @@ func (s *scratch) reset(n int) {
 		s.acc = make([]docAcc, n)
 	}
 	s.acc = s.acc[:n]
-}
-
-// terms makes fw cover n term ids.
-func (s *scratch) terms(n int) {
-	switch {
-	case n <= len(s.fw):
-	case n <= cap(s.fw): // the room was never written: it is all 0
-		s.fw = s.fw[:n]
-	default:
-		fw := make([]float64, n, roomy(n))
-		copy(fw, s.fw)
-		s.fw = fw
-	}
 }
 
 // Search ranks the memories against query and returns at most k hits, best first. Ties are
@@ -133,7 +122,7 @@ func (ix *Index) Search(text string, k int) []Hit {
 	top = top[:min(k, len(top))]
 	hits := make([]Hit, len(top))
 	for i, c := range top {
-		hits[i] = Hit{Memory: ix.docs[c.doc].mem, Score: c.score}
+		hits[i] = Hit{Memory: ix.doc(c.doc).mem, Score: c.score}
 	}
 	return hits
 }
@@ -321,7 +310,7 @@ func (ix *Index) top(s *scratch, total float64, k int) []cand {
 		if sc <= 0 || len(h) == k && sc < h[0].score {
 			continue // cannot enter the heap: skip reading the file name
 		}
-		c := cand{doc: d, score: sc, file: ix.docs[d].mem.File}
+		c := cand{doc: d, score: sc, file: ix.fileOf(d)}
 		if len(h) < k {
 			h = append(h, c) // heap.Push would box c: an allocation per candidate
 			heap.Fix(&h, len(h)-1)
@@ -350,14 +339,16 @@ func sortCands(c []cand) {
 // expand picks feedback terms from the top documents (relevance-model style: a term's weight
 // is its share of each document's length, weighted by the document's score, times its idf)
 // and returns them as extra query terms scaled to FeedbackWeight. The weights are summed by
-// term id in s.fw and the best FeedbackTerms kept by insertion (ties by termKey), so a search
+// term in s.fw and the best FeedbackTerms kept by insertion (ties by termKey), so a search
 // neither sorts nor allocates here; the result lives in s until the next search.
 func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 	p := ix.params
 	if len(top) == 0 || top[0].score <= 0 || p.FeedbackTerms <= 0 {
 		return nil
 	}
-	s.terms(ix.terms.len())
+	if s.fslot == nil {
+		s.fslot = map[uint32]int32{}
+	}
 	var inQuery uint64 // a filter of the query's term ids; a hit is checked against q
 	for _, t := range q {
 		inQuery |= 1 << (t.tid & 63)
@@ -373,7 +364,7 @@ func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 		}
 		return false
 	}
-	s.fterms = s.fterms[:0]
+	s.fterms, s.fw = s.fterms[:0], s.fw[:0]
 	best := top[0].score
 	for _, c := range top {
 		d := ix.detail(c.doc)
@@ -385,23 +376,26 @@ func (ix *Index) expand(s *scratch, top []cand, q []qterm) []qterm {
 			// A term of one memory only cannot bring in another; a term in more than a
 			// fifth of them is too common to say what the top memories are about (and
 			// costs the most to score).
-			if df := ix.terms.at(tid).df; df < 2 || int(df)*5 > ix.live || isQuery(tid) {
+			if df := ix.terms.df(tid); df < 2 || int(df)*5 > ix.live || isQuery(tid) {
 				continue
 			}
 			w := c.score / best * float64(d.tfs[i]) / dl
 			if w <= 0 {
-				continue // adds nothing (and would be listed twice)
+				continue // adds nothing
 			}
-			if s.fw[tid] == 0 {
-				s.fterms = append(s.fterms, tid)
+			j, ok := s.fslot[tid]
+			if !ok {
+				j = int32(len(s.fterms))
+				s.fslot[tid] = j
+				s.fterms, s.fw = append(s.fterms, tid), append(s.fw, 0)
 			}
-			s.fw[tid] += w
+			s.fw[j] += w
 		}
 	}
 	exp := s.exp[:0]
-	for _, tid := range s.fterms {
-		t := qterm{tid: tid, w: s.fw[tid] * ix.idf(ix.terms.at(tid).df), feedback: true, key: ix.terms.at(tid).key}
-		s.fw[tid] = 0
+	clear(s.fslot)
+	for j, tid := range s.fterms {
+		t := qterm{tid: tid, w: s.fw[j] * ix.idf(ix.terms.df(tid)), feedback: true, key: ix.terms.key(tid)}
 		if len(exp) == p.FeedbackTerms && !heavier(t, exp[len(exp)-1]) {
 			continue
 		}
@@ -442,11 +436,11 @@ func (ix *Index) secondRound(top []cand, q query) []cand {
 	d := ix.detail(top[0].doc)
 	var exp []qterm
 	for _, tid := range d.terms {
-		df := ix.terms.at(tid).df
+		df := ix.terms.df(tid)
 		if df < 2 || int(df)*5 > ix.live || slices.ContainsFunc(q.terms, func(t qterm) bool { return t.tid == tid }) {
 			continue // as in expand: a term of one memory leads nowhere, a common one everywhere
 		}
-		exp = append(exp, qterm{tid: tid, w: ix.idf(df), feedback: true, key: ix.terms.at(tid).key})
+		exp = append(exp, qterm{tid: tid, w: ix.idf(df), feedback: true, key: ix.terms.key(tid)})
 	}
 	if len(exp) == 0 {
 		return top

@@ -42,6 +42,23 @@ func (t *termTable) at(tid uint32) *termInfo {
 	return &a[tid%termChunk]
 }
 
+// df and key return term tid's document frequency and key without filling its chunk in: a
+// search weighs every term of the memories it looks at and uses few of them. A chunk not
+// filled in was never changed, so its base records are current.
+func (t *termTable) df(tid uint32) int32 {
+	if int(tid) >= len(t.keys) || t.chunks[tid/termChunk].Load() != nil {
+		return t.at(tid).df
+	}
+	return int32(binary.LittleEndian.Uint32(t.recs[termRecLen*int(tid):]))
+}
+
+func (t *termTable) key(tid uint32) uint64 {
+	if int(tid) >= len(t.keys) || t.chunks[tid/termChunk].Load() != nil {
+		return t.at(tid).key
+	}
+	return t.keys[tid]
+}
+
 // fill makes chunk k from the base's records, unless a concurrent search made it first.
 func (t *termTable) fill(c *atomic.Pointer[termChunkArr], k uint32) *termChunkArr {
 	a := new(termChunkArr)
