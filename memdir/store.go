@@ -576,6 +576,22 @@ type Snapshot struct {
 	files []fileStamp      // the usable topic files, sorted by name
 	dirs  map[string]stamp // the directories walked, for Unchanged
 	bad   map[string]stamp // files seen but not usable (binary, unreadable): not re-read until they change
+	later func() Snapshot  // SnapshotLater's: the snapshot itself, made on first use
+}
+
+// SnapshotLater returns a Snapshot that is what make returns, called once, when first needed:
+// Changes calls it only after it has listed the store, so a caller can read the snapshot (a
+// saved index's stamps) while the store's directories are read.
+func SnapshotLater(make func() Snapshot) Snapshot {
+	return Snapshot{later: sync.OnceValue(make)}
+}
+
+// now is the snapshot itself (SnapshotLater's made now).
+func (s Snapshot) now() Snapshot {
+	if s.later != nil {
+		return s.later()
+	}
+	return s
 }
 
 type fileStamp struct {
@@ -584,7 +600,7 @@ type fileStamp struct {
 }
 
 // Len returns the number of files the snapshot has seen.
-func (s Snapshot) Len() int { return len(s.files) }
+func (s Snapshot) Len() int { return len(s.now().files) }
 
 // Stamp is one file's change stamp as a Snapshot records it (size, mtime in nanoseconds,
 // inode): what a cache of the store's memories keeps beside each memory, so that a later
@@ -597,6 +613,7 @@ type Stamp struct {
 
 // Stamp returns the stamp the snapshot holds for the topic file file.
 func (s Snapshot) Stamp(file string) (Stamp, bool) {
+	s = s.now()
 	i, ok := slices.BinarySearchFunc(s.files, file, func(f fileStamp, file string) int { return strings.Compare(f.file, file) })
 	if !ok {
 		return Stamp{}, false
@@ -608,40 +625,44 @@ func (s Snapshot) Stamp(file string) (Stamp, bool) {
 // SnapshotOf returns a Snapshot that has seen exactly the given files at the given stamps (a
 // file given twice: its last stamp): Changes from it re-reads every file whose stamp differs
 // and reports the others that are gone. It has walked no directory, so Unchanged from it is
-// false. Files given in order are not sorted again.
-func SnapshotOf(stamps iter.Seq2[string, Stamp]) Snapshot {
-	type given struct {
-		fileStamp
-		n int
-	}
-	var all []given
+// false. n is how many there are, about (room is made for them at once); files given in order
+// are not sorted again.
+func SnapshotOf(n int, stamps iter.Seq2[string, Stamp]) Snapshot {
+	s := Snapshot{files: make([]fileStamp, 0, max(n, 0))}
 	sorted := true
 	for f, st := range stamps {
-		if n := len(all); n > 0 && all[n-1].file >= f {
+		if k := len(s.files); k > 0 && s.files[k-1].file >= f {
 			sorted = false
 		}
-		all = append(all, given{fileStamp{f, stamp{st.Size, st.MTime, st.Ino}}, len(all)})
+		s.files = append(s.files, fileStamp{f, stamp{st.Size, st.MTime, st.Ino}})
 	}
-	if !sorted {
-		slices.SortFunc(all, func(a, b given) int { return cmp.Or(strings.Compare(a.file, b.file), a.n-b.n) })
+	if sorted {
+		return s
 	}
-	s := Snapshot{files: make([]fileStamp, 0, len(all))}
-	for i, g := range all {
-		if i+1 < len(all) && all[i+1].file == g.file {
+	order := make([]int, len(s.files)) // by file, then as given
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Or(strings.Compare(s.files[a].file, s.files[b].file), a-b) })
+	files := make([]fileStamp, 0, len(order))
+	for i, o := range order {
+		if i+1 < len(order) && s.files[order[i+1]].file == s.files[o].file {
 			continue // the last stamp given wins
 		}
-		s.files = append(s.files, g.fileStamp)
+		files = append(files, s.files[o])
 	}
+	s.files = files
 	return s
 }
 
-// Changes reports what changed since the snapshot since, reading only files whose size, mtime
-// or inode differ: changed holds the new and modified memories (sorted by File), removed the
-// File names that are gone (or became unusable, e.g. binary), and next the snapshot to pass
-// next time. It is how a warm index stays current without re-reading unchanged files. Changes
-// with a zero Snapshot returns every memory, like List.
+// Changes reports what changed since the snapshot since (a SnapshotLater's is made once the
+// store is listed), reading only files whose size, mtime or inode differ: changed holds the
+// new and modified memories (sorted by File), removed the File names that are gone (or became
+// unusable, e.g. binary), and next the snapshot to pass next time. It is how a warm index
+// stays current without re-reading unchanged files. Changes with a zero Snapshot returns every
+// memory, like List.
 func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, removed []string, next Snapshot, err error) {
-	next = Snapshot{files: make([]fileStamp, 0, len(since.files)), dirs: map[string]stamp{}, bad: map[string]stamp{}}
+	next = Snapshot{dirs: map[string]stamp{}, bad: map[string]stamp{}}
 	root, ok, err := s.openRoot()
 	if err != nil {
 		return nil, nil, since, err
@@ -649,9 +670,11 @@ func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, 
 	if ok {
 		defer root.Close()
 		ents, _, err := s.scan(ctx, root)
+		since = since.now()
 		if err != nil {
 			return nil, nil, since, err
 		}
+		next.files = make([]fileStamp, 0, len(since.files))
 		old := since.files // both sorted: walked together
 		for _, e := range ents {
 			if e.dir {
@@ -681,6 +704,7 @@ func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, 
 			changed = append(changed, m)
 		}
 	}
+	since = since.now()
 	now := next.files
 	for _, f := range since.files { // sorted, as is now: what now lacks is gone
 		for len(now) > 0 && now[0].file < f.file {
@@ -700,6 +724,7 @@ func (s *Store) Changes(ctx context.Context, since Snapshot) (changed []Memory, 
 // its directory's mtime: a caller that wants to see such edits quickly calls Changes now and
 // then as well. A zero Snapshot is never unchanged.
 func (s *Store) Unchanged(ctx context.Context, since Snapshot) (bool, error) {
+	since = since.now()
 	if len(since.dirs) == 0 {
 		return false, nil
 	}

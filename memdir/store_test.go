@@ -127,7 +127,7 @@ func TestSnapshotOfStamps(t *testing.T) {
 	}
 	stamps["gone.md"] = Stamp{Size: 1}
 	writeRaw(t, dir, "a.md", "---\nname: a\n---\none, longer now\n")
-	changed, removed, _, err := s.Changes(t.Context(), SnapshotOf(maps.All(stamps)))
+	changed, removed, _, err := s.Changes(t.Context(), SnapshotOf(len(stamps), maps.All(stamps)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestSnapshotOfStamps(t *testing.T) {
 		f  string
 		st Stamp
 	}{{"gone.md", Stamp{Size: 1}}, {"b.md", Stamp{Size: 99}}, {"a.md", stamps["a.md"]}, {"b.md", stamps["b.md"]}}
-	snap = SnapshotOf(func(yield func(string, Stamp) bool) {
+	snap = SnapshotOf(1, func(yield func(string, Stamp) bool) {
 		for _, g := range given {
 			if !yield(g.f, g.st) {
 				return
@@ -286,5 +286,43 @@ func TestCount(t *testing.T) {
 	none, _ := Open(filepath.Join(dir, "none"), Options{})
 	if n, err := none.Count(t.Context()); err != nil || n != 0 {
 		t.Errorf("Count of a missing store = %d, %v", n, err)
+	}
+}
+
+// TestSnapshotLater: a snapshot made later is made once, when Changes has listed the store,
+// and gives what the snapshot itself gives.
+func TestSnapshotLater(t *testing.T) {
+	dir := t.TempDir()
+	writeRaw(t, dir, "a.md", "---\nname: a\n---\none\n")
+	writeRaw(t, dir, "b.md", "---\nname: b\n---\ntwo\n")
+	s, _ := Open(dir, Options{})
+	_, _, snap, err := s.Changes(t.Context(), Snapshot{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRaw(t, dir, "c.md", "---\nname: c\n---\nthree\n")
+	if err := os.Remove(filepath.Join(dir, "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	made := 0
+	later := SnapshotLater(func() Snapshot { made++; return snap })
+	if made != 0 {
+		t.Fatal("made before it was needed")
+	}
+	changed, removed, _, err := s.Changes(t.Context(), later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"c.md"}, files(changed)); diff != "" {
+		t.Errorf("changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"a.md"}, removed); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+	if later.Len() != 2 || made != 1 {
+		t.Errorf("Len %d, made %d times; want 2, once", later.Len(), made)
+	}
+	if _, ok := later.Stamp("b.md"); !ok {
+		t.Error("Stamp(b.md) of the later snapshot: none")
 	}
 }

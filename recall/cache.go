@@ -357,11 +357,10 @@ type cacheState struct {
 	failed  bool  // a base could not be written: this process saves nothing more
 }
 
-// readCache reads the ranker's saved index, if one is usable, and takes its stamps as what
-// the store's files were when it was saved; the caller links it (linkCache) once the store
-// has been scanned. Caller holds r.mu.
+// readCache reads the ranker's saved index, if one is usable: its stamps (snapshot) are what
+// the store's files were when it was saved, and the caller links it (linkCache) once the
+// store has been scanned. It touches nothing of r but the cache's path and the logger.
 func (r *Ranker) readCache() *savedIndex {
-	r.cache.tried = true
 	si, err := readSaved(r.cache.path)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
@@ -369,8 +368,12 @@ func (r *Ranker) readCache() *savedIndex {
 		}
 		return nil
 	}
-	r.snap = memdir.SnapshotOf(si.stamps)
 	return si
+}
+
+// snapshot is what the saved index has seen: the stamps of its memories.
+func (si *savedIndex) snapshot() memdir.Snapshot {
+	return memdir.SnapshotOf(si.base.docs.len()+len(si.journal), si.stamps)
 }
 
 // linkCache makes si the ranker's index, or reports that it failed its CRC: the snapshot is

@@ -171,10 +171,21 @@ func (r *Ranker) refreshFeed(ctx context.Context) (RefreshStats, []memdir.Diagno
 		r.cache.base = false
 	}
 	var si *savedIndex
+	since := r.snap
 	if r.cache != nil && !r.cache.tried {
-		si = r.readCache() // its CRC is checked while the store is scanned
+		// The saved index is read while the store is listed; its stamps are what the
+		// listing is compared with.
+		r.cache.tried = true
+		read := make(chan *savedIndex, 1)
+		go func() { read <- r.readCache() }()
+		since = memdir.SnapshotLater(func() memdir.Snapshot {
+			if si = <-read; si == nil {
+				return memdir.Snapshot{}
+			}
+			return si.snapshot()
+		})
 	}
-	changed, removed, next, err := r.feed.Changes(ctx, r.snap)
+	changed, removed, next, err := r.feed.Changes(ctx, since)
 	if si != nil && !r.linkCache(si) && err == nil {
 		changed, removed, next, err = r.feed.Changes(ctx, r.snap)
 	}
