@@ -26,9 +26,8 @@ input on stdin, recalls from Claude Code's memory directory and prints the memor
 each store size (synthetic memories in a temporary project, removed afterwards) it runs the
 SessionStart hook (which builds recall's saved index), a first prompt, then --runs prompts in a
 session whose transcript holds 1 MB of earlier turns (the hook reads it for what the session
-already has), and
-prints the first two's times, then p50, p99 and the slowest in milliseconds, how many prompts got memories, and how many the hook
-logged as failed. Target: p50 under 30 ms at 1,000 memories on an idle machine. The strata
+already has), and prints the first two's times, then p50, p99 and the slowest in
+milliseconds, how many prompts got memories, and how many the hook logged as failed. Target: p50 under 30 ms at 1,000 memories on an idle machine. The strata
 timed is the one this command was started as, or --strata PATH.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error { return runBenchHook(c.Context(), app, o) },
