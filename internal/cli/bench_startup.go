@@ -30,8 +30,8 @@ func newBenchStartupCmd(app *App) *cobra.Command {
 
 and print each one's median, 90th percentile and minimum wall time in milliseconds, and the
 ratios of the medians to the baseline's. Targets: version at most 3×, memory list at most 4×,
-for a static build (CGO_ENABLED=0; a build with cgo is linked dynamically, pays the dynamic
-loader at every start, and is said to be). The strata timed is the one this command was started as, or --strata PATH. The temporary
+for a static build (CGO_ENABLED=0; a build with cgo is linked dynamically, and is said to
+be). The strata timed is the one this command was started as, or --strata PATH. The temporary
 directory is removed afterwards.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error { return runBenchStartup(c.Context(), app, o) },
@@ -82,8 +82,8 @@ func runBenchStartup(ctx context.Context, app *App, o benchStartupOptions) error
 		fmt.Fprintf(app.Out, "%-24s %10.2f %10.2f %10.2f %7.2f× %7.0f×\n", r.name, r.s.Median, r.s.P90, r.s.Min, r.ratio, r.target)
 	}
 	if rep.StrataLinking == "dynamic" {
-		fmt.Fprintf(app.Out, "\nThis strata is linked dynamically (built with cgo), so every start also runs the dynamic\n"+
-			"loader; a static build starts faster: CGO_ENABLED=0 go install ./cmd/strata\n")
+		fmt.Fprintf(app.Out, "\nThis strata is linked dynamically (built with cgo); the targets are for a static build:\n"+
+			"CGO_ENABLED=0 go install ./cmd/strata\n")
 	}
 	return nil
 }
