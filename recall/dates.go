@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"cmp"
 	"maps"
 	"regexp"
 	"slices"
@@ -155,7 +156,7 @@ func findDates(text string) []date {
 		}
 		out = append(out, d)
 	}
-	for _, m := range cjkDateRE().FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range cjkDates(text) {
 		g := func(i int) string {
 			if m[2*i] < 0 {
 				return ""
@@ -176,6 +177,14 @@ func findDates(text string) []date {
 	}
 	slices.SortStableFunc(out, func(a, b date) int { return a.start - b.start })
 	return out
+}
+
+// cjkDates are cjkDateRE's matches in text, none when it holds no CJK character.
+func cjkDates(text string) [][]int {
+	if !hasCJK(text) {
+		return nil
+	}
+	return cjkDateRE().FindAllStringSubmatchIndex(text, -1)
 }
 
 // cjkDateRE matches dates as Chinese, Japanese and Korean write them: 2023年5月8日, 2023년 5월
@@ -296,24 +305,38 @@ func relativeSpans(text string, own int32) []span {
 			add(strings.TrimSuffix(strings.ToLower(m[5]), "s"), -n, true)
 		}
 	}
-	for _, m := range cjkRelativeRE().FindAllStringSubmatch(text, -1) {
-		if m[1] != "" {
-			w := cjkRelative[strings.Join(strings.Fields(m[1]), "")]
-			add(w.unit, w.n, false)
-			continue
-		}
-		n := cjkNum(m[2])
-		if strings.ContainsAny(m[2], "几幾数數") {
+	if !hasCJK(text) {
+		return out
+	}
+	var counted [][]int // where the counted times are, so that no word inside one counts
+	for _, m := range cjkCountedRE().FindAllStringSubmatchIndex(text, -1) {
+		counted = append(counted, m[:2])
+		g := func(i int) string { return text[max(m[2*i], 0):max(m[2*i+1], 0)] }
+		n := cjkNum(g(1))
+		if strings.ContainsAny(g(1), "几幾数數") {
 			n = counts["a few"]
 		}
-		unit := cjkUnits[m[4]]
-		if unit == "month" && m[3] == "" && m[4] == "月" {
+		if g(3) == "月" && g(2) == "" {
 			continue // 3月前: before March, not three months ago
 		}
-		if strings.ContainsAny(m[5], "后後후") {
+		if strings.ContainsAny(g(4), "后後후") {
 			n = -n
 		}
-		add(unit, -n, true)
+		add(cjkUnits[g(3)], -n, true)
+	}
+	words := cjkWords()
+	for i, end := 0, 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		inCounted := slices.ContainsFunc(counted, func(m []int) bool { return m[0] <= i && i < m[1] })
+		for _, w := range words[r] {
+			if i >= end && !inCounted && strings.HasPrefix(text[i:], w) {
+				rel := cjkRelative[strings.ReplaceAll(w, " ", "")]
+				add(rel.unit, rel.n, false)
+				end = i + len(w)
+				break
+			}
+		}
+		i += size
 	}
 	return out
 }
@@ -381,23 +404,41 @@ var cjkUnits = map[string]string{
 	"年": "year", "년": "year",
 }
 
-// cjkRelativeRE matches cjkRelative's words (Korean ones with or without their space) and
-// counted times: a number, a counter, a unit of cjkUnits and before or after (3天前, 两个月后,
-// 3ヶ月前, 2주 전).
-var cjkRelativeRE = sync.OnceValue(func() *regexp.Regexp {
-	words := slices.Collect(maps.Keys(cjkRelative))
-	slices.SortFunc(words, func(a, b string) int { return len(b) - len(a) }) // the longest first
-	for i, w := range words {
-		if r, n := utf8.DecodeRuneInString(w); r >= 0xAC00 && r <= 0xD7A3 && n < len(w) { // Hangul
-			words[i] = regexp.QuoteMeta(w[:len(w)-len("주")]) + `\s?` + regexp.QuoteMeta(w[len(w)-len("주"):])
-		} else {
-			words[i] = regexp.QuoteMeta(w)
+// hasCJK reports whether s holds a character of the Chinese, Japanese or Korean ranges
+// (U+3000 to U+D7FF), by the lead bytes of their UTF-8 encoding.
+func hasCJK(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b >= 0xE3 && b <= 0xED {
+			return true
 		}
 	}
+	return false
+}
+
+// cjkWords are cjkRelative's words by their first character, the longest first; a Korean one
+// of two syllables or more also with a space before its last (지난 주).
+var cjkWords = sync.OnceValue(func() map[rune][]string {
+	out := map[rune][]string{}
+	for w := range cjkRelative {
+		r, n := utf8.DecodeRuneInString(w)
+		out[r] = append(out[r], w)
+		if r >= 0xAC00 && r <= 0xD7A3 && n < len(w) {
+			out[r] = append(out[r], w[:len(w)-len("주")]+" "+w[len(w)-len("주"):])
+		}
+	}
+	for _, ws := range out {
+		slices.SortFunc(ws, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	}
+	return out
+})
+
+// cjkCountedRE matches counted times: a number, a counter, a unit of cjkUnits and before or
+// after (3天前, 两个月后, 3ヶ月前, 2주 전).
+var cjkCountedRE = sync.OnceValue(func() *regexp.Regexp {
 	units := slices.Collect(maps.Keys(cjkUnits))
 	slices.SortFunc(units, func(a, b string) int { return len(b) - len(a) })
-	return regexp.MustCompile(`(` + strings.Join(words, "|") + `)` +
-		`|(\d{1,3}|[一二两兩三四五六七八九十几幾数數]{1,3})\s*(个|個|ヶ|か|カ|개)?\s*(` + strings.Join(units, "|") + `)\s*(以前|之前|前|以后|以後|之后|之後|后|後|전|후)`)
+	return regexp.MustCompile(`(\d{1,3}|[一二两兩三四五六七八九十几幾数數]{1,3})\s*(个|個|ヶ|か|カ|개)?\s*(` +
+		strings.Join(units, "|") + `)\s*(以前|之前|前|以后|以後|之后|之後|后|後|전|후)`)
 })
 
 // around is the span of days off from own, give or take slack.
