@@ -308,7 +308,7 @@ func relativeSpans(text string, own int32) []span {
 	if !hasCJK(text) {
 		return out
 	}
-	var counted [][]int // where the counted times are, so that no word inside one counts
+	var counted [][]int // where the counted times are, in order, so that no word inside one counts
 	for _, m := range cjkCountedRE().FindAllStringSubmatchIndex(text, -1) {
 		counted = append(counted, m[:2])
 		g := func(i int) string { return text[max(m[2*i], 0):max(m[2*i+1], 0)] }
@@ -325,14 +325,17 @@ func relativeSpans(text string, own int32) []span {
 		add(cjkUnits[g(3)], -n, true)
 	}
 	words := cjkWords()
-	for i, end := 0, 0; i < len(text); {
+	for i := 0; i < len(text); {
+		if len(counted) > 0 && i >= counted[0][0] {
+			i, counted = max(i, counted[0][1]), counted[1:]
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(text[i:])
-		inCounted := slices.ContainsFunc(counted, func(m []int) bool { return m[0] <= i && i < m[1] })
 		for _, w := range words[r] {
-			if i >= end && !inCounted && strings.HasPrefix(text[i:], w) {
+			if strings.HasPrefix(text[i:], w) {
 				rel := cjkRelative[strings.ReplaceAll(w, " ", "")]
 				add(rel.unit, rel.n, false)
-				end = i + len(w)
+				size = len(w)
 				break
 			}
 		}

@@ -75,6 +75,7 @@ func TestRelativeDates(t *testing.T) {
 		"我们昨天决定用 tabs":                 {own - 1, own - 1},
 		"上周跑了一次比赛":                     {own - 14, own},
 		"两个月前搬家了":                      monthSpan(2023, 3),
+		"3天前天气很好":                      {own - 4, own - 2}, // not 前天 inside it
 		"3天前开了会":                       {own - 4, own - 2},
 		"先月引っ越した":                      monthSpan(2023, 4),
 		"3ヶ月後に始まる":                     monthSpan(2023, 8),
