@@ -46,9 +46,13 @@ type ColdRow struct {
 	// sqlite3 is not installed.
 	SQLiteMS float64 `json:"sqlite3_ms,omitempty"`
 	GrepMS   float64 `json:"grep_ms"` // grep -rli WORD DIR
+	// FindMS is `find DIR -newer FILE`: a stat of every file, the least a search must do that
+	// never trusts its index over the files; 0 when find is not installed.
+	FindMS float64 `json:"find_ms,omitempty"`
 	// Ratios of StrataMS to the yardsticks'.
 	SQLiteRatio float64 `json:"sqlite3_ratio,omitempty"`
 	GrepRatio   float64 `json:"grep_ratio"`
+	FindRatio   float64 `json:"find_ratio,omitempty"`
 }
 
 // ColdReport is what RecallCold measured; its JSON form is what `strata bench recall --cold
@@ -64,8 +68,8 @@ type ColdReport struct {
 // RecallCold times whole-process searches on synthetic stores of each size (in a temporary
 // directory, removed afterwards): strata memory search once without a saved index, then
 // opts.Runs rounds of strata memory search, the same with the saved index turned off, a sqlite3
-// FTS5 query over the same files (when sqlite3 is on PATH) and grep -rli, alternately (see
-// timeAlternately), all for the same English query.
+// FTS5 query over the same files (when sqlite3 is on PATH), grep -rli and find -newer (when
+// find is on PATH), alternately (see timeAlternately), all for the same English query.
 func RecallCold(ctx context.Context, opts ColdOptions) (ColdReport, error) {
 	if opts.Runs < 1 {
 		return ColdReport{}, errors.New("bench recall --cold: runs must be at least 1")
@@ -84,6 +88,7 @@ func RecallCold(ctx context.Context, opts ColdOptions) (ColdReport, error) {
 		rep.NoSQLite = "sqlite3 is not installed (Debian: apt-get install sqlite3); its column is left out"
 		sqlite = ""
 	}
+	find, _ := exec.LookPath("find")
 	var words []string
 	for _, q := range synth.Queries(8, 1) {
 		if w := strings.Fields(q); len(w) >= 2 && len(words) == 0 && !strings.ContainsFunc(q, isHan) {
@@ -92,7 +97,7 @@ func RecallCold(ctx context.Context, opts ColdOptions) (ColdReport, error) {
 	}
 	rep.Query = strings.Join(words, " ")
 	for _, n := range opts.Sizes {
-		row, err := coldSize(ctx, strata, sqlite, grep, n, words, opts)
+		row, err := coldSize(ctx, coldTools{strata, sqlite, grep, find}, n, words, opts)
 		if err != nil {
 			return rep, fmt.Errorf("bench recall --cold: %d memories: %w", n, err)
 		}
@@ -103,8 +108,12 @@ func RecallCold(ctx context.Context, opts ColdOptions) (ColdReport, error) {
 
 func isHan(r rune) bool { return r >= 0x2E80 }
 
+// coldTools are the programs RecallCold runs; sqlite and find are empty when not installed.
+type coldTools struct{ strata, sqlite, grep, find string }
+
 // coldSize measures one store size.
-func coldSize(ctx context.Context, strata, sqlite, grep string, n int, words []string, opts ColdOptions) (ColdRow, error) {
+func coldSize(ctx context.Context, tools coldTools, n int, words []string, opts ColdOptions) (ColdRow, error) {
+	strata, sqlite := tools.strata, tools.sqlite
 	row := ColdRow{Memories: n}
 	dir, err := os.MkdirTemp("", "strata-bench-cold-")
 	if err != nil {
@@ -128,7 +137,14 @@ func coldSize(ctx context.Context, strata, sqlite, grep string, n int, words []s
 	query := strings.Join(words, " ")
 	search := &exec.Cmd{Path: strata, Args: []string{strata, "memory", "search", "--memory-dir", mem, query}}
 	nocache := &exec.Cmd{Path: strata, Args: search.Args}
-	procs := []*exec.Cmd{search, nocache, {Path: grep, Args: []string{grep, "-rli", words[0], mem}}}
+	procs := []*exec.Cmd{search, nocache, {Path: tools.grep, Args: []string{tools.grep, "-rli", words[0], mem}}}
+	if tools.find != "" {
+		stamp := filepath.Join(dir, "stamp")
+		if err := os.WriteFile(stamp, nil, 0o600); err != nil {
+			return row, err
+		}
+		procs = append(procs, &exec.Cmd{Path: tools.find, Args: []string{tools.find, mem, "-newer", stamp}})
+	}
 	if sqlite != "" {
 		db := filepath.Join(dir, "fts.db")
 		build := exec.CommandContext(ctx, sqlite, db, "CREATE VIRTUAL TABLE docs USING fts5(name, body); "+
@@ -159,8 +175,12 @@ func coldSize(ctx context.Context, strata, sqlite, grep string, n int, words []s
 	row.NoCacheMS = ms(percentile(times[1], 0.5))
 	row.GrepMS = ms(percentile(times[2], 0.5))
 	row.GrepRatio = row.StrataMS / row.GrepMS
+	if tools.find != "" {
+		row.FindMS = ms(percentile(times[3], 0.5))
+		row.FindRatio = row.StrataMS / row.FindMS
+	}
 	if sqlite != "" {
-		row.SQLiteMS = ms(percentile(times[3], 0.5))
+		row.SQLiteMS = ms(percentile(times[len(times)-1], 0.5))
 		row.SQLiteRatio = row.StrataMS / row.SQLiteMS
 	}
 	return row, nil

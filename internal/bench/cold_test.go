@@ -38,7 +38,7 @@ func TestRecallCold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.NoSQLite == "" || len(rep.Rows) != 2 || rep.Rows[1].Memories != 20 || rep.Rows[0].SQLiteMS != 0 {
+	if rep.NoSQLite == "" || len(rep.Rows) != 2 || rep.Rows[1].Memories != 20 || rep.Rows[0].SQLiteMS != 0 || rep.Rows[0].FindMS != 0 {
 		t.Fatalf("report without sqlite3 = %+v", rep)
 	}
 	for _, r := range rep.Rows {
@@ -64,6 +64,18 @@ func TestRecallCold(t *testing.T) {
 		}
 		if len(f) != 4 || f[0] != "memory" || f[1] != "search" || f[2] != want || !strings.HasSuffix(f[3], "cache") {
 			t.Errorf("run %d = %q, want memory search with the saved index %s", i, l, want)
+		}
+	}
+	if find, err := exec.LookPath("find"); err == nil {
+		if err := os.Symlink(find, filepath.Join(bin, "find")); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := RecallCold(t.Context(), ColdOptions{Strata: strata, Sizes: []int{10}, Runs: 1, Env: []string{"PATH=" + bin}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := rep.Rows[0]; r.FindMS <= 0 || r.FindRatio != r.StrataMS/r.FindMS || r.GrepMS <= 0 {
+			t.Errorf("report with find = %+v", rep)
 		}
 	}
 	if sqliteErr != nil {
