@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"slices"
 
 	"github.com/strata-mem/strata/internal/fsutil"
 )
@@ -112,7 +113,7 @@ func ReadFile(ctx context.Context, path string, opts ReadOptions) (*File, error)
 		large = LargeFile
 	}
 	if !opts.Full && fi.Size() > large {
-		start, err := lastBoundary(ctx, f, fi.Size())
+		start, err := LastBoundary(ctx, f, fi.Size())
 		if err == nil && start > 0 {
 			start, err = keptBefore(ctx, f, fi.Size(), start)
 		}
@@ -244,8 +245,10 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 
 var boundaryMark = []byte(`"compact_boundary"`)
 
-// lastBoundary finds the start of the last compact boundary line; 0 when there is none.
-func lastBoundary(ctx context.Context, r io.ReaderAt, size int64) (int64, error) {
+// LastBoundary returns the offset at which the last compact boundary line of r's first size bytes
+// starts, 0 when there is none. It scans backwards from the end in blocks, parsing only the
+// lines that hold the boundary's subtype.
+func LastBoundary(ctx context.Context, r io.ReaderAt, size int64) (int64, error) {
 	off, err := lastMatch(ctx, r, size, size, boundaryMark, (*Entry).IsCompactBoundary)
 	return max(off, 0), err
 }
@@ -275,8 +278,9 @@ func keptBefore(ctx context.Context, r io.ReaderAt, size, start int64) (int64, e
 // lastMatch finds the start of the last line before end that holds mark and parses to an entry
 // match accepts, scanning backwards in blocks; -1 when there is none.
 func lastMatch(ctx context.Context, r io.ReaderAt, size, end int64, mark []byte, match func(*Entry) bool) (int64, error) {
-	const block = 1 << 20
-	buf := make([]byte, block+len(mark))
+	block := min(end, 128<<10)
+	buf := make([]byte, block+int64(len(mark)))
+	var at []int
 	for end > 0 {
 		if err := ctx.Err(); err != nil {
 			return 0, err
@@ -289,10 +293,21 @@ func lastMatch(ctx context.Context, r io.ReaderAt, size, end int64, mark []byte,
 		if _, err := r.ReadAt(b, start); err != nil && err != io.EOF {
 			return 0, err
 		}
-		for hi := len(b); ; {
-			i := bytes.LastIndex(b[:hi], mark)
+		// The marks are found forwards (bytes.Index is vector code, bytes.LastIndex is not)
+		// and tried last first.
+		at = at[:0]
+		for off := 0; ; {
+			i := bytes.Index(b[off:], mark)
 			if i < 0 {
 				break
+			}
+			at = append(at, off+i)
+			off += i + 1
+		}
+		hi := len(b)
+		for _, i := range slices.Backward(at) {
+			if i >= hi {
+				continue // on a line already tried
 			}
 			ls, line, err := lineAround(r, size, start+int64(i))
 			if err != nil {
@@ -301,11 +316,10 @@ func lastMatch(ctx context.Context, r io.ReaderAt, size, end int64, mark []byte,
 			if e, _ := ParseEntry(line); e != nil && match(e) {
 				return ls, nil
 			}
-			hi = i
 			if ls < start {
 				break // the rest of this block belongs to the same line
 			}
-			hi = min(hi, int(ls-start))
+			hi = int(ls - start)
 		}
 		end = start
 	}
