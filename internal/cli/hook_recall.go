@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/tokens"
+	"github.com/strata-mem/strata/transcript"
 	"github.com/strata-mem/strata/workspace"
 )
 
@@ -50,7 +52,7 @@ func hookRecall(ctx context.Context, app *App, env config.Env, in hookInput, bud
 	var seen []string
 	spent := 0
 	if in.TranscriptPath != "" {
-		if seen, spent, err = surfacedIn(in.TranscriptPath, stores); err != nil {
+		if seen, spent, err = surfacedIn(ctx, in.TranscriptPath, stores); err != nil {
 			return "", err
 		}
 	}
@@ -108,8 +110,6 @@ func renderRecalled(ms []recall.Recalled, budget int) string {
 
 // transcriptLine is what surfacedIn reads of a Claude Code transcript line.
 type transcriptLine struct {
-	Type       string `json:"type"`
-	Subtype    string `json:"subtype"`
 	Attachment struct {
 		Type     string          `json:"type"`
 		Content  json.RawMessage `json:"content"`
@@ -122,11 +122,11 @@ type transcriptLine struct {
 
 // surfacedIn returns the memories (as recall Refs) a Claude Code session already has in its
 // context, and the bytes of memory text they took: those strata hook added and those Claude
-// Code's own recall attached (relevant_memories) since the last compaction. It reads the
-// transcript from its end back to that compaction, so a long session costs what its context
-// holds, not its whole history. A missing transcript has none; a line that does not parse is
-// skipped (the last one may be half written).
-func surfacedIn(path string, stores []workspace.NamedStore) (refs []string, spent int, err error) {
+// Code's own recall attached (relevant_memories) since the last compaction, which is found
+// from the end (transcript.LastBoundary), so a long session costs what its context holds, not
+// its whole history. A missing transcript has none; a line that does not parse is skipped (the
+// last one may be half written).
+func surfacedIn(ctx context.Context, path string, stores []workspace.NamedStore) (refs []string, spent int, err error) {
 	fh, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
@@ -139,21 +139,23 @@ func surfacedIn(path string, stores []workspace.NamedStore) (refs []string, spen
 	if err != nil {
 		return nil, 0, err
 	}
-	err = linesBackward(fh, fi.Size(), transcriptChunk, func(line []byte) bool {
-		if !hasMarker(line) {
-			return true
-		}
+	start, err := transcript.LastBoundary(ctx, fh, fi.Size())
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading the transcript %s: %w", path, err)
+	}
+	sc := bufio.NewScanner(io.NewSectionReader(fh, start, fi.Size()-start))
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
 		var l transcriptLine
-		if json.Unmarshal(line, &l) != nil {
-			return true
+		if !hasMarker(line) || json.Unmarshal(line, &l) != nil {
+			continue
 		}
-		switch {
-		case l.Type == "system" && l.Subtype == "compact_boundary":
-			return false // what came before left the context
-		case l.Attachment.Type == "hook_additional_context":
+		switch l.Attachment.Type {
+		case "hook_additional_context":
 			var texts []string
 			if json.Unmarshal(l.Attachment.Content, &texts) != nil {
-				return true
+				continue
 			}
 			for _, t := range texts {
 				ms := memoryRef().FindAllStringSubmatch(t, -1)
@@ -164,7 +166,7 @@ func surfacedIn(path string, stores []workspace.NamedStore) (refs []string, spen
 					spent += len(t)
 				}
 			}
-		case l.Attachment.Type == "relevant_memories":
+		case "relevant_memories":
 			for _, m := range l.Attachment.Memories {
 				spent += len(m.Content)
 				if ref, ok := refOf(m.Path, stores); ok {
@@ -172,87 +174,20 @@ func surfacedIn(path string, stores []workspace.NamedStore) (refs []string, spen
 				}
 			}
 		}
-		return true
-	})
-	if err != nil {
+	}
+	if err := sc.Err(); err != nil {
 		return nil, 0, fmt.Errorf("reading the transcript %s: %w", path, err)
 	}
 	return refs, spent, nil
 }
 
-// transcriptChunk is how many bytes of a transcript surfacedIn reads at a time.
-const transcriptChunk = 64 << 10
-
-// maxTranscriptLine is the longest transcript line surfacedIn reads.
-const maxTranscriptLine = 64 << 20
-
-// errLongLine is returned by linesBackward for a line longer than maxTranscriptLine.
-var errLongLine = errors.New("a line is longer than 64 MB")
-
-// linesBackward calls fn with the lines of r's first size bytes, last first, until fn returns
-// false; a line is passed without its newline, and only for the call. The lines are those
-// bufio.ScanLines gives but for its dropping of a carriage return: an empty last line after
-// the final newline is none. r is read chunk bytes at a time, from the end.
-func linesBackward(r io.ReaderAt, size int64, chunk int, fn func([]byte) bool) error {
-	if size == 0 {
-		return nil
-	}
-	var one [1]byte
-	if _, err := r.ReadAt(one[:], size-1); err != nil && err != io.EOF {
-		return err
-	}
-	end := size
-	if one[0] == '\n' {
-		end-- // the final newline ends the last line; no line follows it
-	}
-	var buf []byte
-	var nls []int // the newlines in buf, found forwards (IndexByte is vector code, LastIndexByte is not)
-	carry := 0    // buf[:carry] is the tail of a line whose start is not read yet
-	for end > 0 {
-		n := int(min(end, int64(max(chunk, carry))))
-		if need := n + carry; cap(buf) < need {
-			nb := make([]byte, need, max(need+chunk/4, 2*cap(buf)))
-			copy(nb[n:], buf[:carry])
-			buf = nb
-		} else {
-			buf = buf[:need]
-			copy(buf[n:], buf[:carry])
-		}
-		if _, err := r.ReadAt(buf[:n], end-int64(n)); err != nil && err != io.EOF {
-			return err
-		}
-		end -= int64(n)
-		nls = nls[:0]
-		for off := 0; off < n; { // buf[n:] is carried: it has none
-			i := bytes.IndexByte(buf[off:n], '\n')
-			if i < 0 {
-				break
-			}
-			nls = append(nls, off+i)
-			off += i + 1
-		}
-		hi := len(buf)
-		for _, nl := range slices.Backward(nls) {
-			if !fn(buf[nl+1 : hi]) {
-				return nil
-			}
-			hi = nl
-		}
-		if carry = hi; carry > maxTranscriptLine {
-			return errLongLine
-		}
-	}
-	fn(buf[:carry])
-	return nil
-}
-
-// transcriptMarkers are the words that put a transcript line in surfacedIn's view, split at
-// their first underscore.
-var transcriptMarkers = [...][2]string{{"compact", "_boundary"}, {"hook", "_additional_context"}, {"relevant", "_memories"}}
+// transcriptMarkers are the attachment types that put a transcript line in surfacedIn's view,
+// split at their first underscore.
+var transcriptMarkers = [...][2]string{{"hook", "_additional_context"}, {"relevant", "_memories"}}
 
 // hasMarker reports whether line holds one of transcriptMarkers. It looks around each
-// underscore of the line: a byte that vector code skips to (three passes over the line, one
-// per word, cost surfacedIn 2.5 times as much on a 2.7 MB transcript).
+// underscore of the line: a byte that vector code skips to (a pass over the line per word
+// cost 2.5 times as much on a 2.7 MB transcript).
 func hasMarker(line []byte) bool {
 	for {
 		i := bytes.IndexByte(line, '_')

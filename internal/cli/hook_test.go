@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/strata-mem/strata/internal/sharedtest"
 )
 
 // hookFixture is a project with Claude Code's memory directory under a scratch HOME.
@@ -210,7 +210,7 @@ func TestSurfacedInLongTranscript(t *testing.T) {
 	lines = append(lines, added("last.md"))
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	writeLines(t, path, lines...)
-	refs, spent, err := surfacedIn(path, nil)
+	refs, spent, err := surfacedIn(t.Context(), path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,31 +379,18 @@ func FuzzHasMarker(f *testing.F) {
 	})
 }
 
-// FuzzLinesBackward: linesBackward gives a file's lines last first, whatever the chunk size,
-// and stops when asked.
-func FuzzLinesBackward(f *testing.F) {
-	f.Add("a\nb\n", uint8(1), uint8(9))
-	f.Add("first\n\nthird line, longer than a chunk\nlast without newline", uint8(4), uint8(2))
-	f.Add("\n", uint8(3), uint8(9))
-	f.Add("", uint8(1), uint8(1))
-	f.Fuzz(func(t *testing.T, content string, chunk, stop uint8) {
-		size, most := 1+int(chunk%64), 1+int(stop%16)
-		var want []string
-		if content != "" {
-			want = strings.Split(strings.TrimSuffix(content, "\n"), "\n")
-			slices.Reverse(want)
+// BenchmarkSurfacedIn reads every transcript of the corpus (../shared/corpus/transcripts) as a
+// prompt's hook does.
+func BenchmarkSurfacedIn(b *testing.B) {
+	paths, err := filepath.Glob(filepath.Join(sharedtest.Dir(b, "corpus", "transcripts"), "*.jsonl"))
+	if err != nil || len(paths) == 0 {
+		b.Fatalf("no corpus transcripts (%v)", err)
+	}
+	for b.Loop() {
+		for _, p := range paths {
+			if _, _, err := surfacedIn(b.Context(), p, nil); err != nil {
+				b.Fatal(err)
+			}
 		}
-		want = want[:min(len(want), most)]
-		var got []string
-		err := linesBackward(strings.NewReader(content), int64(len(content)), size, func(line []byte) bool {
-			got = append(got, string(line))
-			return len(got) < most
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !cmp.Equal(want, got, cmpopts.EquateEmpty()) {
-			t.Errorf("linesBackward(%q, chunk %d, at most %d) (-want +got):\n%s", content, size, most, cmp.Diff(want, got))
-		}
-	})
+	}
 }
