@@ -127,16 +127,7 @@ func TestSnapshotOfStamps(t *testing.T) {
 	}
 	stamps["gone.md"] = Stamp{Size: 1}
 	writeRaw(t, dir, "a.md", "---\nname: a\n---\none, longer now\n")
-	changed, removed, _, err := s.Changes(t.Context(), SnapshotOf(len(stamps), maps.All(stamps)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"a.md"}, files(changed)); diff != "" {
-		t.Errorf("changed (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"gone.md"}, removed); diff != "" {
-		t.Errorf("removed (-want +got):\n%s", diff)
-	}
+	checkChanges(t, "in order", s, SnapshotOf(len(stamps), maps.All(stamps)), []string{"a.md"}, []string{"gone.md"})
 	// Out of order, b.md given twice: its last stamp counts.
 	given := []struct {
 		f  string
@@ -152,15 +143,21 @@ func TestSnapshotOfStamps(t *testing.T) {
 	if snap.Len() != 3 {
 		t.Errorf("snapshot of 3 files given 4 times has %d", snap.Len())
 	}
-	changed, removed, _, err = s.Changes(t.Context(), snap)
+	checkChanges(t, "out of order", s, snap, []string{"a.md"}, []string{"gone.md"})
+}
+
+// checkChanges checks the files s.Changes finds changed and removed since snap.
+func checkChanges(t *testing.T, what string, s *Store, snap Snapshot, changed, removed []string) {
+	t.Helper()
+	ch, rm, _, err := s.Changes(t.Context(), snap)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"a.md"}, files(changed)); diff != "" {
-		t.Errorf("out of order: changed (-want +got):\n%s", diff)
+	if diff := cmp.Diff(changed, files(ch)); diff != "" {
+		t.Errorf("%s: changed (-want +got):\n%s", what, diff)
 	}
-	if diff := cmp.Diff([]string{"gone.md"}, removed); diff != "" {
-		t.Errorf("out of order: removed (-want +got):\n%s", diff)
+	if diff := cmp.Diff(removed, rm); diff != "" {
+		t.Errorf("%s: removed (-want +got):\n%s", what, diff)
 	}
 }
 
