@@ -2,7 +2,6 @@ package memdir
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -639,17 +638,13 @@ func SnapshotOf(n int, stamps iter.Seq2[string, Stamp]) Snapshot {
 	if sorted {
 		return s
 	}
-	order := make([]int, len(s.files)) // by file, then as given
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Or(strings.Compare(s.files[a].file, s.files[b].file), a-b) })
-	files := make([]fileStamp, 0, len(order))
-	for i, o := range order {
-		if i+1 < len(order) && s.files[order[i+1]].file == s.files[o].file {
+	slices.SortStableFunc(s.files, func(a, b fileStamp) int { return strings.Compare(a.file, b.file) })
+	files := s.files[:0]
+	for i, f := range s.files {
+		if i+1 < len(s.files) && s.files[i+1].file == f.file {
 			continue // the last stamp given wins
 		}
-		files = append(files, s.files[o])
+		files = append(files, f)
 	}
 	s.files = files
 	return s
