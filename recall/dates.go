@@ -345,8 +345,9 @@ func relativeSpans(text string, own int32) []span {
 }
 
 // relative is the span n units from own (negative: before): a day named exactly, counted
-// days give or take one, weeks and weekends give or take a few days, months and years whole. counted says the text counts
-// them ("two weeks ago", 3天前) rather than naming one (last week, 上周).
+// days give or take one, weeks and weekends give or take a few days, months and years whole.
+// counted says the text counts them ("two weeks ago", 3天前) rather than naming one (last
+// week, 上周).
 func relative(own int32, unit string, n int, counted bool) (span, bool) {
 	if n < -maxAgo || n > maxAgo {
 		return span{}, false
