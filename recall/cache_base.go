@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -222,12 +223,18 @@ func (ix *Index) encodeBase(snap memdir.Snapshot) []byte {
 	copy(b[l.str:], str)
 	copy(b[l.post:], post)
 	copy(b[l.ana:], ana)
+	seal(b, l)
+	return b
+}
+
+// seal writes the checksums of base b laid out as l: a CRC per block of the second part, then
+// the first part's.
+func seal(b []byte, l baseLayout) {
 	for i := range l.nsums {
 		lo := l.fix + i*blockLen
 		binary.LittleEndian.PutUint32(b[l.sums+4*i:], crc32.Checksum(b[lo:min(lo+blockLen, l.end)], crcTable))
 	}
 	binary.LittleEndian.PutUint32(b[baseSumAt:], baseSum(b, l))
-	return b
 }
 
 // encodeAnalysis appends document d's analysis, its term ids mapped by termID (new id + 1 by
@@ -419,14 +426,17 @@ func parseBase(data []byte) (*parsedBase, error) {
 	}
 	pb := &parsedBase{data: data, sum: make(chan bool, 1), npost: n[5]}
 	go func() { pb.sum <- baseSum(data, l) == binary.LittleEndian.Uint32(data[baseSumAt:]) }()
-	pb.parse(l)
+	if err := pb.parse(l); err != nil {
+		<-pb.sum
+		return nil, err
+	}
 	return pb, nil
 }
 
 // parse reads the sections of pb.data laid out as l: the documents' lengths; their files and
 // stamps are read by the store's scan (savedIndex.stamps), the rest when a document is first
 // used (savedDocs.doc).
-func (pb *parsedBase) parse(l baseLayout) {
+func (pb *parsedBase) parse(l baseLayout) error {
 	data := pb.data
 	str := unsafe.String(unsafe.SliceData(data[l.str:]), l.nstr)
 	if l.nterms > 0 {
@@ -446,10 +456,14 @@ func (pb *parsedBase) parse(l baseLayout) {
 		d := &pb.lens[i]
 		for f := range numFields {
 			d.len[f] = math.Float32frombits(binary.LittleEndian.Uint32(r[4*f:]))
+			if !(d.len[f] >= 0 && d.len[f] <= math.MaxUint32) { // a count of terms; not NaN
+				return fmt.Errorf("%w: document %d has a length of %v", errCache, i, d.len[f])
+			}
 			pb.sumLen[f] += float64(d.len[f])
 		}
 		d.alive = true
 	}
+	return nil
 }
 
 // linkBase waits for pb's CRC and, if it matched, makes pb the content of the empty index ix.
@@ -515,17 +529,9 @@ func (sd *savedDocs) stamp(i int) memdir.Stamp {
 
 // find returns the document whose file is file, by binary search.
 func (sd *savedDocs) find(file string) (uint32, bool) {
-	lo, hi := 0, sd.len()
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if sd.file(m) < file {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < sd.len() && sd.file(lo) == file {
-		return uint32(lo), true
+	i := sort.Search(sd.len(), func(m int) bool { return sd.file(m) >= file })
+	if i < sd.len() && sd.file(i) == file {
+		return uint32(i), true
 	}
 	return 0, false
 }
@@ -626,17 +632,9 @@ func (w savedWords) at(i int) (string, uint32) {
 
 // find returns the term id of word s, by binary search.
 func (w savedWords) find(s string) (uint32, bool) {
-	lo, hi := 0, w.len()
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if ws, _ := w.at(m); ws < s {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < w.len() {
-		if ws, id := w.at(lo); ws == s {
+	i := sort.Search(w.len(), func(m int) bool { ws, _ := w.at(m); return ws >= s })
+	if i < w.len() {
+		if ws, id := w.at(i); ws == s {
 			return id, true
 		}
 	}
@@ -644,9 +642,10 @@ func (w savedWords) find(s string) (uint32, bool) {
 }
 
 // decodePostings decodes n postings (see encodeBase), stopping at the first that is malformed
-// or names no document (the base's CRC matched, so that is a bug, not damage).
+// or names no document (the base's CRC matched, so that is a bug, not damage). No more room is
+// made than b can hold (a posting takes a byte per number at least), whatever n says.
 func decodePostings(b []byte, n, docs int) []posting {
-	out := make([]posting, 0, n)
+	out := make([]posting, 0, min(n, len(b)/(1+numFields)))
 	doc := uint64(0)
 	for range n {
 		var v [1 + numFields]uint64

@@ -394,9 +394,26 @@ func (ix *Index) detail(id uint32) *docInfo {
 			ix.lazyZ = ix.newAnalyser()
 			ix.lazyZ.again = true
 		}
-		d.setDetail(ix.lazyZ.analyse(d.mem))
+		a := ix.lazyZ.analyse(d.mem)
+		a.keepKnown(ix.terms.len())
+		d.setDetail(a)
 	}
 	return d
+}
+
+// keepKnown keeps of a the terms the first n term ids cover: a memory analysed during a search
+// can hold a word the term table has no entry for yet (one a Put interned and has not linked,
+// or one a wrongly written base never had), which no posting and no query term can match.
+func (a *analysed) keepKnown(n int) {
+	k := 0
+	for i, tid := range a.tids {
+		if int(tid) < n {
+			a.tids[k], a.tf[k] = tid, a.tf[i]
+			k++
+		}
+	}
+	a.tids, a.tf = a.tids[:k], a.tf[:k]
+	a.lines = slices.DeleteFunc(a.lines, func(tid uint32) bool { return tid != lineBreak && int(tid) >= n })
 }
 
 // doc returns document id, filled in first from the saved base if it is one of its documents
