@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -232,8 +233,8 @@ func (g *git) wait(cmd *exec.Cmd) error {
 }
 
 // endChildren ends the git commands a killed sync left running in this repository (its
-// record, in the git directory, names their process group), then watches the commands of
-// this sync.
+// record, in the git directory, names their process group) and removes the lock files they
+// left, then watches the commands of this sync.
 func (g *git) endChildren(gitDir string) {
 	g.children = filepath.Join(gitDir, childrenName)
 	data, err := os.ReadFile(g.children)
@@ -245,7 +246,32 @@ func (g *git) endChildren(gitDir string) {
 			g.log.Info("memsync: ended the git commands of an interrupted sync", "pgid", pid)
 		}
 	}
+	// A git killed with its sync (or just now) leaves its lock files behind; under the sync's
+	// lock no other sync's git runs, so they are stale.
+	if n := removeGitLocks(gitDir); n > 0 {
+		g.log.Info("memsync: removed the lock files an interrupted sync's git left", "files", n)
+	}
 	os.Remove(g.children)
+}
+
+// removeGitLocks removes git's lock files (NAME.lock) from the top of gitDir and from refs/,
+// but for the sync's own lock, and returns how many it removed.
+func removeGitLocks(gitDir string) int {
+	n := 0
+	filepath.WalkDir(gitDir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir():
+			if p != gitDir && !strings.HasPrefix(p, filepath.Join(gitDir, "refs")) {
+				return fs.SkipDir // objects/ holds no lock and is large
+			}
+		case strings.HasSuffix(d.Name(), ".lock") && d.Name() != lockName && os.Remove(p) == nil:
+			n++
+		}
+		return nil
+	})
+	return n
 }
 
 // childrenName is the record of the running git command's process group, in the git directory.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"syscall"
+	"time"
 )
 
 // detach starts git in a session of its own, without a controlling terminal, so that nothing
@@ -36,5 +37,11 @@ func endGroup(pgid int) bool {
 	} else {
 		return false // no cheap way to check what the number names now
 	}
-	return syscall.Kill(-pgid, syscall.SIGKILL) == nil
+	if syscall.Kill(-pgid, syscall.SIGKILL) != nil {
+		return false
+	}
+	for i := 0; i < 100 && syscall.Kill(-pgid, 0) == nil; i++ {
+		time.Sleep(10 * time.Millisecond) // gone before its locks are taken for stale
+	}
+	return true
 }

@@ -146,6 +146,48 @@ func TestSyncEndsAKilledSyncsGit(t *testing.T) {
 	}
 }
 
+// A git killed with its sync leaves its lock files; the next sync, which finds the killed
+// sync's record, removes them and goes through. Without that record a lock file is git's own
+// business and is left alone.
+func TestSyncRemovesAKilledGitsLocks(t *testing.T) {
+	c := newCluster(t, 1)
+	dir := c.clones[0]
+	c.add(t, 0, "deploy", "staging first")
+	c.sync(t, 0)
+	gitDir := filepath.Join(dir, ".git")
+	locks := []string{filepath.Join(gitDir, "index.lock"), filepath.Join(gitDir, "refs", "heads", "main.lock")}
+	for _, l := range locks {
+		if err := os.WriteFile(l, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.add(t, 0, "deploy", "production next")
+	if _, err := Sync(context.Background(), dir, c.opts()); err == nil || !strings.Contains(err.Error(), "index.lock") {
+		t.Fatalf("sync with git's locks held and no record of a killed sync: %v, want git's lock error", err)
+	}
+	for _, l := range locks {
+		if _, err := os.Stat(l); err != nil {
+			t.Fatalf("%s removed without a killed sync's record: %v", l, err)
+		}
+	}
+	// The record of a git that has died since (killed with its sync: no process is left).
+	if err := os.WriteFile(filepath.Join(gitDir, childrenName), []byte("2147483646\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.sync(t, 0)
+	for _, l := range locks {
+		if _, err := os.Stat(l); err == nil {
+			t.Errorf("%s is left after the sync", l)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, lockName)); err != nil {
+		t.Errorf("the sync's own lock: %v", err)
+	}
+	if st := runGit(t, c.env, dir, "status", "--porcelain", "--", "*.md"); st != "" {
+		t.Errorf("the change was not committed:\n%s", st)
+	}
+}
+
 // A store another user owns is named as such, and trusting it in the user's configuration
 // (safe.directory, carried over though git reads no user configuration file) lets it sync.
 func TestSyncNamesAStoreOwnedByAnotherUser(t *testing.T) {
