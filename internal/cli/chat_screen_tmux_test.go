@@ -127,10 +127,21 @@ func (c *tmuxChat) paste(text string) {
 	c.run("paste-buffer", "-p", "-b", "p", "-t", "0")
 }
 
-// idle waits until the answer ended: the status line is back and no spinner shows.
-func (c *tmuxChat) idle() string {
+// idle waits until the answer ended: the status line is back, no spinner shows, and each of
+// want (the answer's end) is on screen: an answer leaves the live frame a moment before its
+// print reaches the scrollback.
+func (c *tmuxChat) idle(want ...string) string {
 	c.t.Helper()
-	return c.waitUntil("the input box without a spinner", func(s string) bool {
+	what := "the input box without a spinner"
+	if len(want) > 0 {
+		what += ", under " + quoted(strings.Join(want, `", "`))
+	}
+	return c.waitUntil(what, func(s string) bool {
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				return false
+			}
+		}
 		return strings.Contains(s, "╰─") && !strings.Contains(s, "esc to interrupt")
 	})
 }
@@ -213,12 +224,10 @@ func TestChatUIKeepsEverything(t *testing.T) {
 			c := startTmuxChat(t, tmux, sub, bin, size[0], size[1], srv)
 			c.idle()
 			c.send("show me the file", "Enter")
-			c.waitFor("That was all of it.")
-			c.idle()
+			c.idle("That was all of it.")
 			c.checkScrollback("the code block", append([]string{"show me the file"}, codeWant...))
 			c.send("and the list", "Enter")
-			c.waitFor("End of the list.")
-			c.idle()
+			c.idle("End of the list.")
 			c.checkScrollback("the list", append(append([]string{"show me the file"}, codeWant...), listWant...))
 
 			// A 1,000-line paste is one placeholder line in the input, and is sent whole.
@@ -240,8 +249,7 @@ func TestChatUIKeepsEverything(t *testing.T) {
 			c.send("", "Escape")
 			c.waitFor("│ › why does this fail? [Pasted text #1 +1000 lines]")
 			c.send("", "Enter")
-			c.waitFor("Got the log.")
-			c.idle()
+			c.idle("Got the log.")
 			reqs := srv.Requests()
 			if last := string(reqs[len(reqs)-1].Prompt()); !strings.Contains(last, "why does this fail? log line 0001") || !strings.Contains(last, `log line 1000: done\n`) {
 				t.Errorf("the paste was not sent whole; the last prompt ends:\n%s", tail(last, 5))
@@ -309,8 +317,7 @@ func TestChatUIResumeLongSession(t *testing.T) {
 	c.send("/resume", "Enter")
 	c.waitFor("Resume a session")
 	c.send("", "Enter")
-	c.waitFor("answer 119")
-	c.idle()
+	c.idle("answer 119")
 	c.send("typed after the resume")
 	c.waitUntil("the typed text inside the input box", func(s string) bool {
 		return strings.Contains(s, "│ › typed after the resume")
@@ -394,8 +401,7 @@ func TestChatUIApprovalsShowEverything(t *testing.T) {
 				c.shot("chat-approve-edit", size[0])
 			}
 			c.send("y")
-			c.waitFor("All asked.")
-			c.idle()
+			c.idle("All asked.")
 			if b, _ := os.ReadFile(filepath.Join(c.project, "config.go")); !strings.Contains(string(b), "9090") {
 				t.Errorf("the approved edit did not happen:\n%s", b)
 			}
@@ -429,8 +435,7 @@ func TestChatUIMCPConsent(t *testing.T) {
 	c.send("how do we deploy?", "Enter")
 	c.waitFor("Allow")
 	c.send("y")
-	c.waitFor("The server answered.")
-	c.idle()
+	c.idle("The server answered.")
 	all := c.all()
 	for _, want := range []string{`MCP server "strata" of this project's .mcp.json? → yes`, "strata chat · test-model", "⏺ mcp__strata__memory_search", "The server answered."} {
 		if !strings.Contains(all, want) {
