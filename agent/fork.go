@@ -59,14 +59,15 @@ type forker struct {
 
 // newForker returns the forker of a, once its permissions, tools and providers are set.
 func (a *Agent) newForker() *forker {
-	var rk *recall.Ranker
+	var rc *recall.Recaller // the project's store only: a fork's memory writes go there
 	if a.store != nil {
-		rk, _ = a.opts.Workspace.Ranker() // fails only as the store did, which New checked
+		rk, _ := a.opts.Workspace.Ranker() // fails only as the store did, which New checked
+		rc = recall.NewRecaller([]recall.Mount{{Dir: a.MemoryDir(), Ranker: rk}}, recall.Options{Now: a.now, Logger: a.log})
 	}
 	cwd, home, log, now, timeout, perms, mem := a.cwd, a.opts.Workspace.Env().UserHome, a.log, a.now, a.opts.BashTimeout, a.perms, a.MemoryDir()
 	return &forker{meter: a.meter, maxTokens: a.opts.MaxTokens, tools: a.tools, perms: a.perms, mu: &a.mu, log: a.log,
 		transcripts: a.opts.Workspace.TranscriptDir(),
-		newEnv:      func() tool.Env { return tool.NewForkEnv(cwd, home, log, now, timeout, rk, perms, mem) }}
+		newEnv:      func() tool.Env { return tool.NewForkEnv(cwd, home, log, now, timeout, rc, perms, mem) }}
 }
 
 // Fork implements compact.Forker (and so extract's worker's forker): it runs a fork from b

@@ -13,6 +13,7 @@ import (
 	"github.com/strata-mem/strata/llm/llmtest"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/recall"
+	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/workspace"
 )
 
@@ -147,5 +148,35 @@ func TestRecallFromMountedStore(t *testing.T) {
 	if !strings.Contains(tail, `<memory file="release-train.md" name="release train" type="project" store="team">`) ||
 		!strings.Contains(tail, "from the shared memory stores named by store=") {
 		t.Errorf("second request's tail lacks the team memory: %q", tail)
+	}
+}
+
+// The session's memory_search ranks the mounted stores with the project's and names a team
+// memory store:file; a fork's searches only the project's store, where its writes go.
+func TestMemorySearchToolRanksMountedStores(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	team := t.TempDir()
+	ts, err := memdir.Open(team, memdir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Add(context.Background(), memdir.Input{Name: "release train", Description: "How the team ships releases to production", Type: memdir.TypeProject, Body: "Releases leave on Tuesdays."}); err != nil {
+		t.Fatal(err)
+	}
+	a := f.agent(Options{Open: workspace.Options{Settings: &config.Settings{MemoryStores: []config.MemoryStore{{Name: "team", Path: team, From: "settings.json"}}}}})
+	mustCall(t, a, "memory_save", `{"name":"release notes","description":"Where this project's release notes live","type":"reference","body":"docs/CHANGES.md, one line per release."}`)
+
+	out := mustCall(t, a, "memory_search", `{"query":"releases production"}`)
+	if !strings.Contains(out, "release train (team:release-train.md,") || !strings.Contains(out, "release notes (release-notes.md,") {
+		t.Errorf("the session's memory_search lacks the team's memory or the project's:\n%s", out)
+	}
+	fe := a.forks.newEnv()
+	c, err := tool.Decode(fe, "memory_search", json.RawMessage(`{"query":"releases production"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = a.tools.Get("memory_search").Run(context.Background(), fe, c)
+	if err != nil || strings.Contains(out, "release train") || !strings.Contains(out, "release notes") {
+		t.Errorf("a fork's memory_search: %v\n%s", err, out)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/work"
+	"github.com/strata-mem/strata/workspace"
 )
 
 // sessionEnv is the main agent's tool.Env: the session itself.
@@ -42,9 +43,9 @@ func (e sessionEnv) Memory() (*memdir.Store, error) {
 	return e.a.store, nil
 }
 
-func (e sessionEnv) Ranker() (*recall.Ranker, error) {
+func (e sessionEnv) Recaller() (*recall.Recaller, error) {
 	if e.a.store == nil {
 		return nil, tool.ErrNoMemory
 	}
-	return e.a.opts.Workspace.Ranker()
+	return e.a.opts.Workspace.Recaller(workspace.RecallOptions{NoStats: true})
 }

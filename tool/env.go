@@ -47,8 +47,9 @@ type Env interface {
 	Todos() (*work.Todos, string, error)
 	// memory returns the memory store for writes (memory_save, memory_forget).
 	Memory() (*memdir.Store, error)
-	// ranker returns the memory ranker for searches (memory_search).
-	Ranker() (*recall.Ranker, error)
+	// recaller ranks memory_search's memories: every store the session reads (the main
+	// conversation), the project's own (a fork).
+	Recaller() (*recall.Recaller, error)
 }
 
 // ErrNotInFork is wrapped by the refusals of a fork's env: what only the main conversation
@@ -69,7 +70,7 @@ func ResolvePath(cwd, home, p string) string {
 	return filepath.Clean(p)
 }
 
-// forkEnv is a fork's env: the main agent's working directory, clock and memory ranker, its
+// forkEnv is a fork's env: the main agent's working directory, clock and memory recaller, its
 // own read cache, and nothing of the main conversation: touches load no instructions (the
 // fork has its instructions from its base), and it has no todo list, no transcript and no
 // memory writes but those its policy makes.
@@ -79,15 +80,15 @@ type forkEnv struct {
 	clock     func() time.Time
 	timeout   time.Duration
 	rc        *conversation.ReadCache
-	rk        *recall.Ranker  // nil with auto-memory off
+	recall    *recall.Recaller // nil with auto-memory off
 	perms     *permission.Set // the session's, for its deny rules; nil: none
 	mem       string          // the memory dir its commands may write; "" with auto-memory off
 }
 
 // NewForkEnv returns a new Env for a fork of a session in dir (home expands "~/"), with its
-// own read cache; rk is nil and mem "" with auto-memory off, perms nil without deny rules.
-func NewForkEnv(dir, home string, log *slog.Logger, clock func() time.Time, timeout time.Duration, rk *recall.Ranker, perms *permission.Set, mem string) Env {
-	return &forkEnv{dir: dir, home: home, log: log, clock: clock, timeout: timeout, rk: rk, perms: perms, mem: mem,
+// own read cache; rc is nil and mem "" with auto-memory off, perms nil without deny rules.
+func NewForkEnv(dir, home string, log *slog.Logger, clock func() time.Time, timeout time.Duration, rc *recall.Recaller, perms *permission.Set, mem string) Env {
+	return &forkEnv{dir: dir, home: home, log: log, clock: clock, timeout: timeout, recall: rc, perms: perms, mem: mem,
 		rc: conversation.NewReadCache(conversation.ReadCacheOptions{Dir: dir, Now: clock})}
 }
 
@@ -117,9 +118,9 @@ func (e *forkEnv) Memory() (*memdir.Store, error) {
 	return nil, fmt.Errorf("memory_save and memory_forget are %w (its policy decides what it may write)", ErrNotInFork)
 }
 
-func (e *forkEnv) Ranker() (*recall.Ranker, error) {
-	if e.rk == nil {
+func (e *forkEnv) Recaller() (*recall.Recaller, error) {
+	if e.recall == nil {
 		return nil, ErrNoMemory
 	}
-	return e.rk, nil
+	return e.recall, nil
 }

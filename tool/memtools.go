@@ -10,6 +10,7 @@ import (
 	"github.com/strata-mem/strata/conversation"
 	"github.com/strata-mem/strata/memdir"
 	"github.com/strata-mem/strata/permission"
+	"github.com/strata-mem/strata/recall"
 	"github.com/strata-mem/strata/toolcall"
 	"github.com/strata-mem/strata/work"
 )
@@ -85,22 +86,23 @@ var memorySearchTool = newTool("memory_search", permission.ClassRead, func(ctx c
 		limit = 5
 	}
 	limit = min(limit, 20)
-	rk, err := e.Ranker()
+	rc, err := e.Recaller()
 	if err != nil {
 		return "", err
 	}
-	if _, _, err := rk.Refresh(ctx); err != nil {
+	if _, err := rc.Refresh(ctx); err != nil { // another store that cannot be read is left out
 		return "", fmt.Errorf("cannot read the memory dir: %v", err)
 	}
-	hits := rk.Search(p.Query, limit)
+	hits := rc.Search(p.Query, limit)
 	if len(hits) == 0 {
 		return fmt.Sprintf("No memory matches %q.", p.Query), nil
 	}
+	stores := rc.Stores()
 	now := e.Now()
 	var b strings.Builder
 	for i, h := range hits {
 		m := h.Memory
-		fmt.Fprintf(&b, "%d. %s (%s, type %s, %s)\n   %s\n", i+1, m.Name, m.File, m.Type, age(now, m.ModTime), m.Description)
+		fmt.Fprintf(&b, "%d. %s (%s, type %s, %s)\n   %s\n", i+1, m.Name, recall.Ref(stores[h.List].Name, m.File), m.Type, age(now, m.ModTime), m.Description)
 		body := strings.TrimSpace(m.Body)
 		if len(body) > 300 {
 			cut := 300
