@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -165,6 +166,9 @@ func (f *flags) check(prog string, args []Word, from int) string {
 		}
 		return fmt.Sprintf("%s option %s is not on its list of known-safe options", prog, opt)
 	}
+	value := func(i int) string { // the word at i is an option's value, taken unread
+		return globValue(prog, args, i, from)
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i].Text
 		var why string
@@ -179,6 +183,7 @@ func (f *flags) check(prog string, args []Word, from int) string {
 				switch {
 				case strings.IndexByte(f.shortArg, c) >= 0:
 					i++
+					why = cmp.Or(why, value(i))
 				case strings.IndexByte(f.short, c) < 0 && why == "":
 					why = unknown(0, "-"+string(c))
 				}
@@ -194,6 +199,7 @@ func (f *flags) check(prog string, args []Word, from int) string {
 			case slices.Contains(f.long, name+"="):
 				if !hasValue {
 					i++
+					why = value(i)
 				}
 			case slices.Contains(f.long, name+"?"), slices.Contains(f.long, name) && (!hasValue || f.goStyle):
 			default:
@@ -206,6 +212,7 @@ func (f *flags) check(prog string, args []Word, from int) string {
 				if strings.IndexByte(f.shortArg, c) >= 0 {
 					if j == len(a)-1 {
 						i++ // the argument is the next word
+						why = value(i)
 					}
 					break
 				}
@@ -229,6 +236,16 @@ func (f *flags) check(prog string, args []Word, from int) string {
 		return fmt.Sprintf("%s with more than %d operand(s) writes the last one", prog, f.operands)
 	}
 	return f.extras(args, from)
+}
+
+// globValue refuses the word at i, an option's value, when it is a glob: bash may make it
+// several words (find -name {x,-delete}; a file named -delete for *), the later ones options
+// never read as such.
+func globValue(prog string, args []Word, i, from int) string {
+	if i < from || i >= len(args) || !args[i].Glob {
+		return ""
+	}
+	return fmt.Sprintf("%s: the glob %q, an option's value, could expand into more words and options", prog, args[i].Text)
 }
 
 // extras runs the entry's extra check, if it has one.
@@ -369,11 +386,19 @@ func checkFind(args []Word, from int) string {
 	for i := 0; i < len(args); i++ {
 		a := args[i].Text
 		if n, ok := findPrimaries()[a]; ok {
-			i += n
+			for range n {
+				i++
+				if why := globValue("find", args, i, from); why != "" {
+					return why
+				}
+			}
 			continue
 		}
 		if strings.HasPrefix(a, "-newer") && len(a) == 8 { // -newerXY REF
 			i++
+			if why := globValue("find", args, i, from); why != "" {
+				return why
+			}
 			continue
 		}
 		if i >= from && (strings.HasPrefix(a, "-") || args[i].Glob && mayBeOption(args[i])) {
@@ -417,6 +442,32 @@ func checkMake(args []Word, from int) string {
 	for _, a := range args[min(from, len(args)):] {
 		if !strings.HasPrefix(a.Text, "-") && strings.Contains(a.Text, "=") {
 			return "make " + a.Text + " sets a variable, which may name a program make runs"
+		}
+	}
+	return ""
+}
+
+// checkCurl refuses a header given as @FILE: curl sends the file's lines as headers.
+func checkCurl(args []Word, from int) string {
+	for i := min(from, len(args)); i < len(args); i++ {
+		a := args[i].Text
+		var v string
+		switch {
+		case a == "--header" && i+1 < len(args):
+			v = args[i+1].Text
+		case strings.HasPrefix(a, "--header="):
+			v = strings.TrimPrefix(a, "--header=")
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--"):
+			j := strings.IndexAny(a[1:], "HXAmr") + 1 // the first option that takes a value
+			if j == 0 || a[j] != 'H' {
+				continue
+			}
+			if v = a[j+1:]; v == "" && i+1 < len(args) {
+				v = args[i+1].Text
+			}
+		}
+		if strings.HasPrefix(v, "@") {
+			return "curl -H " + v + " sends a file's lines as headers"
 		}
 	}
 	return ""

@@ -41,10 +41,10 @@ var gitHistory = []string{
 // gitReaders are the git subcommands that only read, each with its allow-list of options.
 func gitReaders() map[string]flags {
 	return map[string]flags{
-		"log":      {short: "pusiwbzRa", shortArg: "nLSG", attached: "MCBU", number: true, operands: -1, long: gitHistory},
-		"show":     {short: "pusiwbzRa", shortArg: "SG", attached: "MCBU", operands: -1, long: gitHistory},
-		"diff":     {short: "pusiwbzRa", shortArg: "SG", attached: "MCBU", operands: -1, long: gitHistory},
-		"rev-list": {short: "i", shortArg: "n", number: true, operands: -1, long: gitHistory},
+		"log":      {short: "pusiwbzRa", shortArg: "nLSG", attached: "MCBU", number: true, operands: -1, extra: checkSignatures, long: gitHistory},
+		"show":     {short: "pusiwbzRa", shortArg: "SG", attached: "MCBU", operands: -1, extra: checkSignatures, long: gitHistory},
+		"diff":     {short: "pusiwbzRa", shortArg: "SG", attached: "MCBU", operands: -1, extra: checkSignatures, long: gitHistory},
+		"rev-list": {short: "i", shortArg: "n", number: true, operands: -1, extra: checkSignatures, long: gitHistory},
 		"status": {short: "sbvuz", operands: -1, long: []string{"--short", "--branch", "--porcelain?", "--long",
 			"--untracked-files?", "--ignored?", "--no-renames", "--ahead-behind", "--no-ahead-behind", "--show-stash",
 			"--verbose", "--renames", "--find-renames?", "--column?", "--no-column", "--ignore-submodules?"}},
@@ -85,6 +85,16 @@ func gitReaders() map[string]flags {
 			"--no-merged?", "--points-at=", "--format=", "--column?", "--no-column"}},
 		"remote": {short: "v", operands: 0, long: []string{"--verbose"}},
 	}
+}
+
+// checkSignatures refuses a format's %G placeholders: git runs gpg to verify each signature.
+func checkSignatures(args []Word, from int) string {
+	for _, a := range args[min(from, len(args)):] {
+		if strings.Contains(a.Text, "%G") {
+			return "git's %G format placeholders run gpg to verify signatures"
+		}
+	}
+	return ""
 }
 
 // readOnlyGit allows the reading git subcommands, each with its options on the table, and

@@ -4,14 +4,16 @@ package shell
 // build, a commit, a download), and the options known not to make them run another program,
 // load code from elsewhere or write where their usual use would not: a prefix rule for one
 // covers it with these options only. Left out on purpose, among others: git's
-// --upload-pack, --receive-pack, --exec, -c, -C and grep -O; go's -exec, -toolexec,
-// -vettool, -o, -ldflags, -overlay, -modfile and -args; make's -f, -C, -E/--eval and
-// VAR=value; sed -e, -f, -i and any script not named by the rule; tar's --to-command,
-// --checkpoint-action, -I and --use-compress-program; curl's -K/--config, -o, -O, --output-dir,
-// -w and the -d/-F/-T family (which send files); scp's -o, -F, -S and -J; cargo's --config.
+// --upload-pack, --receive-pack, --exec, -c, -C, grep -O and commit -F (a file into the
+// message); go's -exec, -toolexec, -vettool, -o, -ldflags, -gcflags (-cpuprofile=FILE),
+// -overlay, -modfile and -args; make's -f, -C, -E/--eval and VAR=value (-j, -l and -O take
+// their value attached: make reads "-j -f x" as two options); sed -e, -f, -i and any script
+// not named by the rule; tar's --to-command, --checkpoint-action, -I and
+// --use-compress-program; curl's -K/--config, -o, -O, --output-dir, -w, -H @FILE and the
+// -d/-F/-T family (which send files); scp's -o, -F, -S and -J; cargo's --config.
 func writers() map[string]flags {
 	goBuild := []string{"-v", "-x", "-a", "-n", "-race", "-msan", "-asan", "-cover", "-covermode=", "-coverpkg=",
-		"-trimpath", "-tags=", "-mod=", "-p=", "-work", "-buildvcs=", "-gcflags=", "-json", "-short", "-run=",
+		"-trimpath", "-tags=", "-mod=", "-p=", "-work", "-buildvcs=", "-json", "-short", "-run=",
 		"-skip=", "-count=", "-bench=", "-benchmem", "-benchtime=", "-timeout=", "-failfast", "-cpu=", "-parallel=",
 		"-list=", "-shuffle=", "-fullpath", "-vet=", "-fuzz=", "-fuzztime=", "-fuzzminimizetime="}
 	goFlags := func(extra ...string) flags {
@@ -34,7 +36,7 @@ func writers() map[string]flags {
 	return map[string]flags{
 		"git add": {short: "AunvfpNi", operands: -1, long: []string{"--all", "--update", "--dry-run", "--verbose",
 			"--force", "--intent-to-add", "--patch", "--no-all", "--ignore-removal", "--renormalize", "--sparse"}},
-		"git commit":    {short: "aqvsnep", shortArg: "mF", operands: -1, long: gitCommit},
+		"git commit":    {short: "aqvsnep", shortArg: "m", operands: -1, long: gitCommit},
 		"git push":      {short: "uqvn", operands: -1, long: gitRemote},
 		"git pull":      {short: "qvr", operands: -1, long: gitRemote},
 		"git fetch":     {short: "qvnpPt", operands: -1, long: gitRemote},
@@ -68,7 +70,7 @@ func writers() map[string]flags {
 		"go doc":     {goStyle: true, readOnly: true, operands: -1, long: []string{"-all", "-c", "-cmd", "-short", "-src", "-u"}},
 		"go env":     {goStyle: true, readOnly: true, operands: -1, long: []string{"-json", "-changed"}},
 		"gofmt":      {short: "lsdex", operands: -1},
-		"make": {short: "kinsqBrRwe", shortArg: "jlO", operands: -1, extra: checkMake, long: []string{"--keep-going",
+		"make": {short: "kinsqBrRwe", attached: "jlO", operands: -1, extra: checkMake, long: []string{"--keep-going",
 			"--just-print", "--dry-run", "--silent", "--quiet", "--always-make", "--jobs?", "--load-average?",
 			"--question", "--no-builtin-rules", "--print-directory", "--no-print-directory", "--output-sync?"}},
 		"sed": {short: "nErsuz", script: true, operands: -1, long: []string{"--quiet", "--silent", "--regexp-extended",
@@ -77,7 +79,7 @@ func writers() map[string]flags {
 			"--extract", "--get", "--create", "--verbose", "--file=", "--directory=", "--gzip", "--bzip2", "--xz",
 			"--zstd", "--auto-compress", "--exclude=", "--strip-components=", "--keep-old-files", "--skip-old-files",
 			"--no-same-owner", "--no-same-permissions", "--wildcards", "--to-stdout", "--totals", "--sort="}},
-		"curl": {short: "sSLfIikvG#", shortArg: "HXAmr", operands: -1, long: []string{"--silent",
+		"curl": {short: "sSLfIikvG#", shortArg: "HXAmr", operands: -1, extra: checkCurl, long: []string{"--silent",
 			"--show-error", "--location", "--fail", "--fail-with-body", "--head", "--include", "--insecure",
 			"--verbose", "--get", "--header=", "--request=", "--user-agent=", "--max-time=", "--connect-timeout=",
 			"--retry=", "--compressed", "--http1.1", "--http2", "--range=", "--no-progress-meter"}},
