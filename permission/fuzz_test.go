@@ -5,7 +5,7 @@ import "testing"
 // FuzzParseRule: any pattern either parses into a rule that formats back to an equivalent
 // pattern, or is refused; matching a parsed rule never panics.
 func FuzzParseRule(f *testing.F) {
-	for _, s := range []string{"Read", "Bash(go test:*)", "Edit(src/**)", "Bash(", "(x)", "Edit({a,b}/*.go)", "Bash(rm:*)", "Edit(~/x)", "Edit(//abs)", "Bash(中文:*)"} {
+	for _, s := range []string{"Read", "Bash(go test:*)", "Edit(src/**)", "Bash(", "(x)", "Edit({a,b}/*.go)", "Bash(rm:*)", "Edit(~/x)", "Edit(//abs)", "Bash(中文:*)", ")()", "Bash (x)"} {
 		f.Add(s, "go test ./... && rm -rf /", "/p/src/a.go")
 	}
 	f.Fuzz(func(t *testing.T, pattern, command, path string) {

@@ -126,7 +126,7 @@ func ParseRule(s string) (Rule, error) {
 		}
 		return Rule{Tool: s}, nil
 	}
-	if !strings.HasSuffix(s, ")") || open == 0 {
+	if !strings.HasSuffix(s, ")") || open == 0 || strings.ContainsAny(s[:open], ") \t") {
 		return Rule{}, fmt.Errorf("permission: permission pattern %q: want Tool or Tool(specifier)", s)
 	}
 	r := Rule{Tool: s[:open], Spec: strings.TrimSpace(s[open+1 : len(s)-1])}
