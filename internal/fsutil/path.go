@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -131,7 +132,14 @@ func (p Path) Open(max int64) (*os.File, os.FileInfo, error) {
 	}
 	defer r.Close() // an open file outlives its root
 	f, fi, err := OpenRegularIn(r, filepath.FromSlash(p.rel), max)
-	return f, fi, rename(err, p.String())
+	if err != nil {
+		return nil, nil, rename(err, p.String())
+	}
+	if err := p.held(p.rel, fi); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
 }
 
 // ReadFile reads the file as Open opens it, refusing one that grows past max while read.
@@ -144,15 +152,53 @@ func (p Path) ReadFile(max int64) ([]byte, error) {
 }
 
 // WriteFile replaces the file's content atomically (WriteFileFS) through an os.Root on the
-// root, making its directories (DirMode) as needed.
+// file's directory, made (DirMode) as needed and held open once checked (held), so that a
+// symlink swapped in since NewPath cannot lead the write into .git.
 func (p Path) WriteFile(data []byte, perm fs.FileMode) error {
 	r, err := p.open()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	if err := WriteFileFS(RootFS(r), filepath.FromSlash(p.rel), data, perm); err != nil {
-		return fmt.Errorf("%s: %w", p.root, err)
+	if dir := path.Dir(p.rel); dir != "." {
+		if err := r.MkdirAll(dir, DirMode); err != nil {
+			return fmt.Errorf("%s: create dir %s: %w", p.root, dir, err)
+		}
+		sub, err := r.OpenRoot(dir)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.root, err)
+		}
+		defer sub.Close()
+		fi, err := sub.Stat(".")
+		if err == nil {
+			err = p.held(dir, fi)
+		}
+		if err != nil {
+			return err
+		}
+		r = sub
+	}
+	if err := WriteFileFS(RootFS(r), path.Base(p.rel), data, perm); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(p.root, filepath.FromSlash(path.Dir(p.rel))), err)
+	}
+	return nil
+}
+
+// held checks that fi, opened through an os.Root at rel, is what rel leads to now, inside the
+// root and with no git component on the way: a directory swapped for a symlink to .git since
+// NewPath fails here instead of being followed.
+func (p Path) held(rel string, fi fs.FileInfo) error {
+	name := filepath.Join(p.root, filepath.FromSlash(rel))
+	real := RealPath(name)
+	r, ok := inside(p.root, real)
+	switch {
+	case !ok:
+		return &fs.PathError{Op: "path", Path: name, Err: ErrOutsideRoot}
+	case gitComponent(r):
+		return &fs.PathError{Op: "path", Path: name, Err: ErrGitComponent}
+	}
+	if now, err := os.Stat(real); err != nil || !os.SameFile(fi, now) {
+		return &fs.PathError{Op: "path", Path: name, Err: errors.New("changed while it was opened (a symlink swapped)")}
 	}
 	return nil
 }

@@ -110,6 +110,47 @@ func TestPathWriteDoesNotFollowSwappedLink(t *testing.T) {
 	}
 }
 
+// A directory swapped for a link into .git after NewPath is neither written through nor
+// read through: the link stays inside the root, where os.Root alone would follow it.
+func TestPathDoesNotFollowSwappedLinkIntoGit(t *testing.T) {
+	root := t.TempDir()
+	git := filepath.Join(root, ".git")
+	os.MkdirAll(git, 0o700)
+	os.WriteFile(filepath.Join(git, "config"), []byte("[core]\n"), 0o600)
+	d := filepath.Join(root, "d")
+	os.MkdirAll(d, 0o700)
+	os.WriteFile(filepath.Join(d, "config"), []byte("mine\n"), 0o600)
+	p, err := NewPath(root, "d/config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Rename(d, filepath.Join(root, "d.old"))
+	if err := os.Symlink(".git", d); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if err := p.WriteFile([]byte("[core]\n\tfsmonitor = ./x\n"), 0o600); !errors.Is(err, ErrGitComponent) {
+		t.Errorf("write through the swapped link: %v, want ErrGitComponent", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(git, "config")); string(b) != "[core]\n" {
+		t.Errorf(".git/config was written: %q", b)
+	}
+	if ents, _ := os.ReadDir(git); len(ents) != 1 {
+		t.Errorf("files left in .git: %v", ents)
+	}
+	if _, err := p.ReadFile(1 << 20); !errors.Is(err, ErrGitComponent) {
+		t.Errorf("read through the swapped link: %v, want ErrGitComponent", err)
+	}
+	// Swapped back, both work again.
+	os.Remove(d)
+	os.Rename(filepath.Join(root, "d.old"), d)
+	if err := p.WriteFile([]byte("new\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := p.ReadFile(1 << 20); err != nil || string(b) != "new\n" {
+		t.Errorf("read = %q, %v", b, err)
+	}
+}
+
 // RealPath resolves the part of a path that exists and keeps the rest.
 func TestRealPath(t *testing.T) {
 	dir := t.TempDir()
