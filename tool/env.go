@@ -81,8 +81,8 @@ type forkEnv struct {
 	timeout   time.Duration
 	rc        *conversation.ReadCache
 	recall    *recall.Recaller // nil with auto-memory off
-	perms     *permission.Set // the session's, for its deny rules; nil: none
-	mem       string          // the memory dir its commands may write; "" with auto-memory off
+	perms     *permission.Set  // the session's, for its deny rules; nil: none
+	mem       string           // the memory dir its commands may write; "" with auto-memory off
 }
 
 // NewForkEnv returns a new Env for a fork of a session in dir (home expands "~/"), with its
