@@ -15,6 +15,7 @@ import (
 	"github.com/strata-mem/strata/config"
 	"github.com/strata-mem/strata/internal/sandbox"
 	"github.com/strata-mem/strata/llm/llmtest"
+	"github.com/strata-mem/strata/permission"
 	"github.com/strata-mem/strata/tool"
 	"github.com/strata-mem/strata/toolcall"
 	"github.com/strata-mem/strata/workspace"
@@ -167,6 +168,35 @@ func TestBashWorkspaceWrite(t *testing.T) {
 	off := f.agent(Options{Open: workspace.Options{Settings: &config.Settings{Sandbox: config.SandboxOff}}})
 	if out := bash(t, sessionEnv{off}, "echo '# ok' >> .git/config"); out != "(no output)" {
 		t.Errorf("sandbox off: %q", out)
+	}
+}
+
+// A tree whose .git is a file pointing at a git directory inside it ("gitdir: ./.bare", a bare
+// repository beside its worktree): a write there always asks, as under .git, and under
+// workspace-write the shell cannot write it.
+func TestPointedGitDirOutOfReach(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	config := f.write(".bare/config", "[core]\n")
+	os.RemoveAll(filepath.Join(f.dir, ".git"))
+	f.write(".git", "gitdir: ./.bare\n")
+	a := f.agent(Options{})
+	a.SetPermissionMode(permission.ModeAcceptEdits)
+	for _, name := range []string{".bare/hooks/pre-commit", ".bare/config"} {
+		p := filepath.Join(f.dir, name)
+		if d, why := a.perms.Check("Write", permission.ClassEdit, permission.Subject{Path: p, Real: p}); d != permission.AskUser || !strings.Contains(why, "git") {
+			t.Errorf("Write %s in accept-edits: %v (%q), want a question about git", name, d, why)
+		}
+	}
+	if p := filepath.Join(f.dir, "src", "a.go"); func() bool {
+		d, _ := a.perms.Check("Write", permission.ClassEdit, permission.Subject{Path: p, Real: p})
+		return d != permission.Allow
+	}() {
+		t.Error("a write beside it asks too")
+	}
+	needSandbox(t, true)
+	out := bash(t, sessionEnv{a}, "echo '[core] fsmonitor = touch /tmp/pwned' >> .bare/config")
+	if b, _ := os.ReadFile(config); string(b) != "[core]\n" || !strings.Contains(out, "Read-only file system") && !strings.Contains(out, "Permission denied") {
+		t.Errorf("the shell wrote .bare/config (%q): %q", b, out)
 	}
 }
 

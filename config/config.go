@@ -269,30 +269,17 @@ const maxGitFile = 64 << 10
 // carry) is not followed: the project is the directory that holds it, and another project's
 // memory is never its identity.
 func worktreeMain(gitFile string) (string, bool) {
-	data, err := fsutil.ReadRegular(gitFile, maxGitFile) // a repository's file: never a FIFO or device
-	if err != nil {
+	dirs := fsutil.GitDirs(filepath.Dir(gitFile)) // a repository's file: never a FIFO or device
+	if len(dirs) < 2 {
 		return "", false
 	}
-	line := strings.TrimSpace(string(data))
-	gitdir, ok := strings.CutPrefix(line, "gitdir:")
-	if !ok {
+	gitdir, common := dirs[1], dirs[1]
+	if filepath.Base(filepath.Dir(gitdir)) != "worktrees" || !linksBack(gitdir, gitFile) {
 		return "", false
 	}
-	gitdir = strings.TrimSpace(gitdir)
-	if !filepath.IsAbs(gitdir) {
-		gitdir = filepath.Join(filepath.Dir(gitFile), gitdir)
+	if len(dirs) > 2 {
+		common = dirs[2]
 	}
-	if filepath.Base(filepath.Dir(filepath.Clean(gitdir))) != "worktrees" || !linksBack(gitdir, gitFile) {
-		return "", false
-	}
-	common := gitdir
-	if c, err := fsutil.ReadRegular(filepath.Join(gitdir, "commondir"), maxGitFile); err == nil {
-		common = strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitdir, common)
-		}
-	}
-	common = filepath.Clean(common)
 	if filepath.Base(common) != ".git" {
 		return "", false // a bare repository or submodule layout: keep the worktree itself
 	}

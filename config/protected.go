@@ -9,7 +9,7 @@ import (
 
 // Protected reports why a write to the absolute path p must always be asked about, or "" when
 // it need not: a write there can change what git runs (anything under .git, in any spelling:
-// fsutil.IsGitName), what strata or Claude Code may do (.claude/settings*.json, hooks, the
+// fsutil.IsGitName, or in the git directory a .git file points to), what strata or Claude Code may do (.claude/settings*.json, hooks, the
 // settings and approvals under STRATA_HOME, managed policy). Callers pass the path as named
 // and as resolved, and ask when either is protected.
 func (e Env) Protected(p string) string {
@@ -29,6 +29,9 @@ func (e Env) Protected(p string) string {
 			}
 		}
 	}
+	if pointedGitDir(p) {
+		return "it is in the git directory a .git file points to, which git reads its configuration and hooks from"
+	}
 	if e.ManagedDir != "" && within(e.ManagedDir, p) {
 		return "it is managed policy"
 	}
@@ -42,6 +45,21 @@ func (e Env) Protected(p string) string {
 		}
 	}
 	return ""
+}
+
+// pointedGitDir reports whether p lies in a git directory that the .git file of one of its
+// ancestors points to ("gitdir: ./.bare": a bare repository kept beside its worktree).
+func pointedGitDir(p string) bool {
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		for _, g := range fsutil.GitDirs(d)[1:] {
+			if within(g, p) {
+				return true
+			}
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
 }
 
 // within reports whether p is dir or lies under it.

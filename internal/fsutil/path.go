@@ -21,8 +21,9 @@ var (
 )
 
 // Path is a file's name inside a root directory in the one form that rules match and writers
-// trust: cleaned, with its symlinks resolved, inside the root, and with no component that is
-// ".git" in any spelling (IsGitName). NewPath is the only way to make one; the zero Path
+// trust: cleaned, with its symlinks resolved, inside the root, with no component that is
+// ".git" in any spelling (IsGitName) and not in the git directory a .git file at the root
+// points to (GitDirs). NewPath is the only way to make one; the zero Path
 // names nothing and its methods fail.
 type Path struct {
 	root string // absolute, cleaned, symlinks resolved
@@ -31,8 +32,9 @@ type Path struct {
 
 // NewPath returns the Path of name inside root. name is relative to root or absolute; it is
 // cleaned, and the symlinks of root and of the part of name that exists are resolved (the
-// rest, a file yet to be made, is joined on). The result must lie inside root, and no
-// component of name, as written or as resolved, may be a git name.
+// rest, a file yet to be made, is joined on). The result must lie inside root, no
+// component of name, as written or as resolved, may be a git name, and it may not lie in the
+// git directory root's .git file points to.
 func NewPath(root, name string) (Path, error) {
 	if root == "" || !filepath.IsAbs(root) {
 		return Path{}, fmt.Errorf("fsutil: path root %q is not absolute", root)
@@ -60,10 +62,57 @@ func NewPath(root, name string) (Path, error) {
 	if !ok {
 		return Path{}, &fs.PathError{Op: "path", Path: name, Err: ErrOutsideRoot}
 	}
-	if gitComponent(rel) {
+	if inGit(realRoot, rel) {
 		return Path{}, &fs.PathError{Op: "path", Path: name, Err: ErrGitComponent}
 	}
 	return Path{root: realRoot, rel: filepath.ToSlash(rel)}, nil
+}
+
+// inGit reports whether rel, inside root, is a git directory's: it has a git component, or it
+// lies in the directory root's .git file points to (GitDirs: "gitdir: .bare").
+func inGit(root, rel string) bool {
+	if gitComponent(rel) {
+		return true
+	}
+	for _, g := range GitDirs(root)[1:] {
+		if r, ok := inside(root, RealPath(g)); ok && (rel == r || strings.HasPrefix(rel, r+string(filepath.Separator))) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxGitFile caps the read of a .git file or a commondir file (a line each).
+const maxGitFile = 64 << 10
+
+// GitDirs returns the git directories of the working tree dir: dir/.git and, when that is a
+// file ("gitdir: PATH", as a worktree or a bare repository kept beside its tree has), the
+// directory it names and that directory's commondir. A relative PATH is taken from dir.
+func GitDirs(dir string) []string {
+	git := filepath.Join(dir, ".git")
+	out := []string{git}
+	data, err := ReadRegular(git, maxGitFile) // a directory or nothing there: no pointer
+	if err != nil {
+		return out
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if gitdir = strings.TrimSpace(gitdir); !ok || gitdir == "" {
+		return out
+	}
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(dir, gitdir)
+	}
+	out = append(out, filepath.Clean(gitdir))
+	if c, err := ReadRegular(filepath.Join(gitdir, "commondir"), maxGitFile); err == nil {
+		if common := strings.TrimSpace(string(c)); common != "" {
+			if !filepath.IsAbs(common) {
+				common = filepath.Join(gitdir, common)
+			}
+			out = append(out, filepath.Clean(common))
+		}
+	}
+	return out
 }
 
 // inside returns abs relative to dir when it lies strictly inside it.
@@ -194,7 +243,7 @@ func (p Path) held(rel string, fi fs.FileInfo) error {
 	switch {
 	case !ok:
 		return &fs.PathError{Op: "path", Path: name, Err: ErrOutsideRoot}
-	case gitComponent(r):
+	case inGit(p.root, r):
 		return &fs.PathError{Op: "path", Path: name, Err: ErrGitComponent}
 	}
 	if now, err := os.Stat(real); err != nil || !os.SameFile(fi, now) {

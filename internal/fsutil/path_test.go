@@ -151,6 +151,36 @@ func TestPathDoesNotFollowSwappedLinkIntoGit(t *testing.T) {
 	}
 }
 
+// Where the root's .git is a file pointing at its git directory inside the tree (a bare
+// repository beside its worktree: "gitdir: ./.bare"), that directory is refused like .git.
+func TestNewPathRefusesPointedGitDir(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".bare", "hooks"), 0o700)
+	os.WriteFile(filepath.Join(root, ".git"), []byte("gitdir: ./.bare\n"), 0o600)
+	for _, name := range []string{".bare/config", ".bare/hooks/pre-commit", ".bare", "./x/../.bare/config", filepath.Join(root, ".bare", "HEAD")} {
+		if _, err := NewPath(root, name); !errors.Is(err, ErrGitComponent) {
+			t.Errorf("NewPath(%q) = %v, want ErrGitComponent", name, err)
+		}
+	}
+	for _, name := range []string{".barex/config", "src/.bare.go", "bare/config"} {
+		if _, err := NewPath(root, name); err != nil {
+			t.Errorf("NewPath(%q): %v", name, err)
+		}
+	}
+	if got := GitDirs(root); len(got) != 2 || got[1] != filepath.Join(root, ".bare") {
+		t.Errorf("GitDirs = %q", got)
+	}
+	// A worktree's: the gitdir and its commondir.
+	wt := t.TempDir()
+	gd := filepath.Join(root, ".bare", "worktrees", "wt")
+	os.MkdirAll(gd, 0o700)
+	os.WriteFile(filepath.Join(gd, "commondir"), []byte("../..\n"), 0o600)
+	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+gd+"\n"), 0o600)
+	if got := GitDirs(wt); len(got) != 3 || got[1] != gd || got[2] != filepath.Join(root, ".bare") {
+		t.Errorf("GitDirs of a worktree = %q", got)
+	}
+}
+
 // RealPath resolves the part of a path that exists and keeps the rest.
 func TestRealPath(t *testing.T) {
 	dir := t.TempDir()
