@@ -50,7 +50,7 @@ var deps = map[string]string{
 	"permission":           "internal/fsutil internal/shell toolcall",
 	"usage":                "llm < conversation llm/anthropic llm/llmtest",
 	"tool":                 "conversation internal/fsutil internal/sandbox internal/shell llm memdir permission recall toolcall work",
-	"workspace":            "config extract instructions internal/sandbox llm memdir permission recall tool transcript < internal/bench/synth",
+	"workspace":            "config extract instructions internal/fsutil internal/sandbox llm memdir permission recall tool transcript < internal/bench/synth",
 	"prompt":               "compact conversation instructions internal/fsutil llm recall tool < config workspace",
 	"agent":                "compact conversation extract instructions internal/sandbox llm memdir permission prompt recall tool toolcall transcript usage work workspace < config internal/bench/synth internal/sharedtest llm/anthropic llm/llmtest llm/openai memsync tokens",
 	"internal/bench":       "config conversation instructions internal/bench/synth internal/fastio memdir memsync recall transcript workspace < internal/sharedtest",
