@@ -131,10 +131,6 @@ func mayArchive(a Action, opts Options) bool {
 // RejectSteps records in the memory dir's RejectLog that a person rejected the steps (their ids),
 // so that PlanDream leaves them out while their files are unchanged.
 func RejectSteps(dir string, now time.Time, steps []Action) error {
-	p := filepath.Join(dir, filepath.FromSlash(RejectLog))
-	if err := os.MkdirAll(filepath.Dir(p), fsutil.DirMode); err != nil {
-		return fmt.Errorf("extract: %w", err)
-	}
 	var buf bytes.Buffer
 	for _, a := range steps {
 		data, err := json.Marshal(Rejection{Time: now.UTC(), ID: a.ID, Kind: a.Kind, File: a.File, Survivor: a.Survivor, Reason: a.Reason})
@@ -143,15 +139,8 @@ func RejectSteps(dir string, now time.Time, steps []Action) error {
 		}
 		buf.Write(append(data, '\n'))
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, fsutil.FileMode)
-	if err != nil {
-		return fmt.Errorf("extract: %w", err)
-	}
-	_, werr := f.Write(buf.Bytes())
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		return fmt.Errorf("extract: reject: %s: %w", p, err)
+	if err := fsutil.AppendFileIn(dir, filepath.FromSlash(RejectLog), buf.Bytes()); err != nil {
+		return fmt.Errorf("extract: reject: %w", err)
 	}
 	return nil
 }
@@ -159,8 +148,7 @@ func RejectSteps(dir string, now time.Time, steps []Action) error {
 // ReadRejections returns the ids rejected in the memory dir dir (RejectLog); a missing file has
 // none. A line that is not a rejection (a torn last line) is skipped.
 func ReadRejections(dir string) (map[string]bool, error) {
-	p := filepath.Join(dir, filepath.FromSlash(RejectLog))
-	data, err := os.ReadFile(p)
+	data, err := fsutil.ReadFileIn(dir, filepath.FromSlash(RejectLog), 16<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -177,7 +165,7 @@ func ReadRejections(dir string) (map[string]bool, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return out, fmt.Errorf("extract: %s: %w", p, err)
+		return out, fmt.Errorf("extract: %s: %w", filepath.Join(dir, filepath.FromSlash(RejectLog)), err)
 	}
 	return out, nil
 }

@@ -145,26 +145,16 @@ type ArchiveRecord struct {
 }
 
 // AppendArchiveLog appends rec to the archive log of the memory dir dir (created 0600, its
-// directory 0700) as one JSON line, and syncs it.
+// directory 0700) as one JSON line, and syncs it; a log that is a symlink, FIFO or device is
+// refused (fsutil.AppendFileIn).
 func AppendArchiveLog(dir string, rec ArchiveRecord) error {
-	p := filepath.Join(dir, filepath.FromSlash(ArchiveLogFile))
-	if err := os.MkdirAll(filepath.Dir(p), fsutil.DirMode); err != nil {
-		return fmt.Errorf("memdir: archive log %s: %w", p, err)
-	}
 	rec.Time = rec.Time.UTC()
 	data, err := json.Marshal(rec)
 	if err != nil {
-		return fmt.Errorf("memdir: archive log %s: %w", p, err)
+		return fmt.Errorf("memdir: archive log: %w", err)
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, fsutil.FileMode)
-	if err != nil {
-		return fmt.Errorf("memdir: archive log %s: %w", p, err)
-	}
-	_, werr := f.Write(append(data, '\n'))
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		return fmt.Errorf("memdir: archive log %s: %w", p, err)
+	if err := fsutil.AppendFileIn(dir, filepath.FromSlash(ArchiveLogFile), append(data, '\n')); err != nil {
+		return fmt.Errorf("memdir: archive log: %w", err)
 	}
 	return nil
 }
@@ -175,12 +165,12 @@ func AppendArchiveLog(dir string, rec ArchiveRecord) error {
 // skipped.
 func ReadArchiveLog(dir string) ([]ArchiveRecord, error) {
 	p := filepath.Join(dir, filepath.FromSlash(ArchiveLogFile))
-	data, err := fsutil.ReadRegular(p, MaxWholeRead)
+	data, err := fsutil.ReadFileIn(dir, filepath.FromSlash(ArchiveLogFile), MaxWholeRead)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("memdir: archive log %s: %w", p, err)
+		return nil, fmt.Errorf("memdir: archive log: %w", err)
 	}
 	var out []ArchiveRecord
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -246,17 +236,34 @@ func Restorable(recs []ArchiveRecord) []ArchiveRecord {
 		if r.ArchivedTo == "" && len(r.IndexLines) == 0 || restored[key] {
 			continue
 		}
-		if r.ArchivedTo != "" && !strings.HasPrefix(r.ArchivedTo, ArchiveDir+"/") {
-			continue
-		}
-		if r.ArchivedTo != "" && path.Ext(r.File) != ".md" || strings.HasPrefix(r.File, ".") {
-			continue // not a topic file (a rejected inbox proposal, a distilled log)
+		if _, _, ok := restorePaths(r); !ok {
+			continue // not a topic file (a rejected inbox proposal, a distilled log), or forged
 		}
 		restored[key] = true // an older record of the same path is not restorable twice
 		out = append(out, r)
 	}
 	slices.Reverse(out) // log order: the order the steps were done in
 	return out
+}
+
+// restorePaths returns, cleaned, the file a record gives back and the archived copy it comes
+// from: a topic file and a file under .archive/, or for an index-only record a file that is
+// not hidden. ok is false for any other record: the log travels with the store (sync), so a
+// record is data, never a path to trust (".archive/../.git/config").
+func restorePaths(r ArchiveRecord) (file, from string, ok bool) {
+	file, err := cleanRel(r.File)
+	if err != nil || strings.HasPrefix(file, ".") || strings.Contains(file, "/.") {
+		return "", "", false
+	}
+	if r.ArchivedTo == "" {
+		return file, "", true
+	}
+	from, err = cleanRel(r.ArchivedTo)
+	if err != nil || !isTopicPath(file) || !strings.HasPrefix(from, ArchiveDir+"/") ||
+		slices.ContainsFunc(strings.Split(from, "/"), fsutil.IsGitName) {
+		return "", "", false
+	}
+	return file, from, true
 }
 
 func restoreKey(r ArchiveRecord) string {
@@ -304,9 +311,9 @@ func LastRun(recs []ArchiveRecord, actions ...string) (run string, out []Archive
 // missing lines and record. A replace record (ActionReplace) swaps, archiving the file in its
 // place with a replace record of its own; nothing is overwritten.
 func (s *Store) Restore(ctx context.Context, rec ArchiveRecord, now time.Time) error {
-	file, err := cleanRel(rec.File)
-	if err != nil {
-		return err
+	file, from, ok := restorePaths(rec)
+	if !ok {
+		return fmt.Errorf("memdir: restore: the record names %q and %q, not a memory and its copy in %s", rec.File, rec.ArchivedTo, ArchiveDir)
 	}
 	return s.Locked(ctx, func(tx *Tx) error {
 		root := tx.root
@@ -323,10 +330,6 @@ func (s *Store) Restore(ctx context.Context, rec ArchiveRecord, now time.Time) e
 			ArchivedTo: rec.ArchivedTo, Reason: "restored from " + orDash(rec.ArchivedTo) + " (" + rec.Action + ")"}
 		reindex := false
 		if rec.ArchivedTo != "" {
-			from, err := cleanRel(rec.ArchivedTo)
-			if err != nil {
-				return err
-			}
 			if _, err := s.checkTarget(root, from); err != nil {
 				return err
 			}

@@ -86,3 +86,51 @@ func TestArchiveLogReadAndRestorable(t *testing.T) {
 		t.Errorf("time %v", got[1].Time)
 	}
 }
+
+// A record is data: a log that sync carried from another clone may name any path. One whose
+// archived copy is not under .archive/ once cleaned, or whose file is no topic file, is not
+// restorable, and Restore refuses it without moving anything (.git/config stays).
+func TestForgedArchiveRecordsRefused(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, ".git"), 0o700)
+	os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[remote \"origin\"]\n"), 0o600)
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	forged := []ArchiveRecord{
+		{Time: now, Run: "r", Action: "archive", File: "deploy-notes-old.md", ArchivedTo: ".archive/../.git/config"},
+		{Time: now, Run: "r", Action: "archive", File: "x/../.git/evil.md", ArchivedTo: ".archive/evil.md"},
+		{Time: now, Run: "r", Action: "archive", File: "../outside.md", ArchivedTo: ".archive/o.md"},
+		{Time: now, Run: "r", Action: "archive", File: "MEMORY.md", ArchivedTo: ".archive/m.md"},
+		{Time: now, Run: "r", Action: "archive", File: "a.md", ArchivedTo: ".archive/.git/config"},
+	}
+	os.MkdirAll(filepath.Join(dir, ArchiveDir), 0o700)
+	os.WriteFile(filepath.Join(dir, ArchiveDir, "evil.md"), []byte("---\nname: evil\n---\nx\n"), 0o600)
+	for _, r := range forged {
+		if err := AppendArchiveLog(dir, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := ReadArchiveLog(dir)
+	if err != nil || len(recs) != len(forged) {
+		t.Fatalf("read %d records, %v", len(recs), err)
+	}
+	if got := Restorable(recs); len(got) != 0 {
+		t.Errorf("forged records restorable: %+v", got)
+	}
+	for _, r := range forged {
+		if err := s.Restore(t.Context(), r, now); err == nil {
+			t.Errorf("Restore(%s ← %s) accepted", r.File, r.ArchivedTo)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); string(b) != "[remote \"origin\"]\n" {
+		t.Errorf(".git/config changed: %q", b)
+	}
+	for _, f := range []string{"deploy-notes-old.md", ".git/evil.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s was made", f)
+		}
+	}
+}

@@ -84,3 +84,46 @@ func inTime2[T any](t *testing.T, fn func() (T, bool, error)) (T, bool, error) {
 		return zero, false, nil
 	}
 }
+
+// The archive log is appended to and read only as a regular file inside the store: a FIFO
+// there is an error at once (it held the store lock forever), a symlink out is neither
+// written through nor read through.
+func TestArchiveLogNotRegular(t *testing.T) {
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	for _, kind := range []string{"fifo", "link"} {
+		t.Run(kind, func(t *testing.T) {
+			s, err := Open(filepath.Join(t.TempDir(), "memory"), Options{Now: func() time.Time { return now }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustAdd(t, s, "first", "a memory to forget")
+			log := filepath.Join(s.Dir(), ArchiveLogFile)
+			os.MkdirAll(filepath.Dir(log), 0o700)
+			outside := filepath.Join(t.TempDir(), "outside.txt")
+			os.WriteFile(outside, []byte("theirs\n"), 0o600)
+			if kind == "fifo" {
+				if err := syscall.Mkfifo(log, 0o600); err != nil {
+					t.Skip(err)
+				}
+			} else if err := os.Symlink(outside, log); err != nil {
+				t.Skip(err)
+			}
+			done := make(chan error, 1)
+			go func() { _, err := s.Archive(t.Context(), "first", ArchiveRecord{Time: now, Action: ActionArchive}); done <- err }()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Errorf("Archive with the log a %s: no error", kind)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("Archive with the log a %s hangs", kind)
+			}
+			if b, _ := os.ReadFile(outside); string(b) != "theirs\n" {
+				t.Errorf("the file outside was written: %q", b)
+			}
+			if _, err := ReadArchiveLog(s.Dir()); err == nil || errors.Is(err, os.ErrNotExist) {
+				t.Errorf("ReadArchiveLog with the log a %s: %v", kind, err)
+			}
+		})
+	}
+}
