@@ -109,7 +109,10 @@ func TestArchiveLogNotRegular(t *testing.T) {
 				t.Skip(err)
 			}
 			done := make(chan error, 1)
-			go func() { _, err := s.Archive(t.Context(), "first", ArchiveRecord{Time: now, Action: ActionArchive}); done <- err }()
+			go func() {
+				_, err := s.Archive(t.Context(), "first", ArchiveRecord{Time: now, Action: ActionArchive})
+				done <- err
+			}()
 			select {
 			case err := <-done:
 				if err == nil {
