@@ -13,10 +13,11 @@ import (
 )
 
 // withhold is the middleware that keeps credentials out of what the server returns: every
-// string of a tool's result (its structured content and its text) and the text of every
-// resource read goes through memdir.WithholdSecrets, so a line that looks like a secret — in a
-// memory written by hand, an instruction file, a transcript — reaches the client as a marker
-// naming the kind, never as the secret. Files on disk are not changed.
+// string of a tool's result (its structured content and its text), the text of every resource
+// read and the name, title and description of every resource listed go through
+// memdir.WithholdSecrets, so a line that looks like a secret — in a memory written by hand, an
+// instruction file, a transcript — reaches the client as a marker naming the kind, never as
+// the secret. Files on disk are not changed.
 func (s *Server) withhold(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
@@ -29,9 +30,11 @@ func (s *Server) withhold(next mcp.MethodHandler) mcp.MethodHandler {
 			n = withholdTool(r)
 		case *mcp.ReadResourceResult:
 			for _, c := range r.Contents {
-				var found []memdir.SecretFinding
-				c.Text, found = memdir.WithholdSecrets(c.Text)
-				n += len(found)
+				n += withheld(&c.Text)
+			}
+		case *mcp.ListResourcesResult: // a memory's name and description are its frontmatter's
+			for _, x := range r.Resources {
+				n += withheld(&x.Name) + withheld(&x.Title) + withheld(&x.Description)
 			}
 		}
 		if n > 0 {
@@ -39,6 +42,13 @@ func (s *Server) withhold(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, nil
 	}
+}
+
+// withheld withholds the secrets in *s and returns how many lines it withheld.
+func withheld(s *string) int {
+	var found []memdir.SecretFinding
+	*s, found = memdir.WithholdSecrets(*s)
+	return len(found)
 }
 
 // withholdTool withholds secrets in r's structured content and text content and returns how

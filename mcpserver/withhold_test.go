@@ -72,6 +72,19 @@ func TestSecretsWithheld(t *testing.T) {
 	}
 	check("resources/read", text)
 
+	// A frontmatter written by hand: the resource list's name and description are its own.
+	os.WriteFile(filepath.Join(s.MemoryDir(), "ci.md"), []byte("---\nname: ci token "+token+"\ndescription: the CI token is "+token+"\ntype: reference\n---\nx\n"), 0o600)
+	mustCall(t, cs, "memory_save", SaveInput{Name: "second", Type: "user", Description: "d", Body: "b\n"}, nil) // a write syncs the list
+	list, err := cs.ListResources(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, r := range list.Resources {
+		listed = append(listed, r.Name, r.Title, r.Description, r.URI)
+	}
+	check("resources/list", strings.Join(listed, "\n"))
+
 	var ins InstructionsOutput
 	mustCall(t, cs, "instructions", InstructionsInput{}, &ins)
 	check("instructions", ins.Text)
