@@ -45,8 +45,8 @@ func (e *EditError) Error() string {
 	return fmt.Sprintf("%s (and %d more problems)", e.Problems[0], len(e.Problems)-1)
 }
 
-// Edit replaces the text of the memory in file with data, as a hand edit in an editor would,
-// under the store's write lock: data must pass EditProblems and hold no secret, and the file
+// Edit replaces the text of the memory in file (a topic file: IsTopicFile) with data, as a
+// hand edit in an editor would, under the store's write lock: data must pass EditProblems and hold no secret, and the file
 // must still hold the text whose ContentHash is base (ErrChanged otherwise: someone else wrote
 // it meanwhile). The file is replaced atomically and its index line brought in step; when the
 // index refuses the line (ErrIndexFull, a secret), the old text is put back. Nothing is written
@@ -55,6 +55,9 @@ func (s *Store) Edit(ctx context.Context, file string, data []byte, base string)
 	file, err = cleanRel(file)
 	if err != nil {
 		return false, err
+	}
+	if !isTopicPath(file) {
+		return false, fmt.Errorf("memdir: edit %s: not a memory (MEMORY.md, logs and hidden files are not edited here)", s.abs(file))
 	}
 	err = s.Locked(ctx, func(tx *Tx) error {
 		rel := filepath.FromSlash(file)

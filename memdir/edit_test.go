@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,22 @@ func TestEdit(t *testing.T) {
 	base := ContentHash(old)
 	good := bytes.Replace(old, []byte("tabs not spaces"), []byte("indent with tabs"), 1)
 	good = bytes.Replace(good, []byte("Use tabs."), []byte("Use tabs, width 4."), 1)
+
+	// Only a memory: not the index, a log, the archive, the inbox or a team store's .git.
+	for _, f := range []string{"MEMORY.md", ".archive/JOURNAL", ".git/config", ".inbox/tabs.md", "logs/2026/01/01.md"} {
+		p := filepath.Join(s.Dir(), f)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if _, err := os.Stat(p); err != nil {
+			os.WriteFile(p, []byte("x\n"), 0o600)
+		}
+		before, _ := os.ReadFile(p)
+		if _, err := s.Edit(ctx, f, good, ContentHash(before)); err == nil || !strings.Contains(err.Error(), "not a memory") {
+			t.Errorf("Edit %s: %v", f, err)
+		}
+		if after, _ := os.ReadFile(p); !bytes.Equal(after, before) {
+			t.Errorf("Edit %s wrote it", f)
+		}
+	}
 
 	for _, tc := range []struct {
 		name string

@@ -246,12 +246,12 @@ func (s *Store) rollForward(root *os.Root, in intent) error {
 
 // loggedLines returns the set of lines of the archive log.
 func (s *Store) loggedLines() (map[string]bool, error) {
-	data, err := fsutil.ReadRegular(s.abs(ArchiveLogFile), MaxWholeRead)
+	data, err := fsutil.ReadFileIn(s.Dir(), filepath.FromSlash(ArchiveLogFile), MaxWholeRead)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("memdir: archive log %s: %w", s.abs(ArchiveLogFile), err)
+		return nil, fmt.Errorf("memdir: archive log: %w", err)
 	}
 	out := map[string]bool{}
 	for _, l := range bytes.Split(data, []byte("\n")) {

@@ -123,7 +123,7 @@ func newestArchived(dir string, open []memdir.ArchiveRecord, n string) (memdir.A
 		if r.ArchivedTo == "" {
 			return false
 		}
-		data, err := fsutil.ReadRegular(filepath.Join(dir, filepath.FromSlash(r.ArchivedTo)), memdir.MaxFileBytes)
+		data, err := fsutil.ReadFileIn(dir, filepath.FromSlash(r.ArchivedTo), memdir.MaxFileBytes)
 		if err != nil {
 			return false
 		}

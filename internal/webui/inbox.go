@@ -48,7 +48,7 @@ func (s *Server) inbox(r *http.Request) ([]proposal, []string) {
 			}
 			var live []byte
 			if st.Replaces {
-				live, err = fsutil.ReadRegular(filepath.Join(ns.Dir, filepath.FromSlash(st.File)), memdir.MaxWholeRead)
+				live, err = fsutil.ReadFileIn(ns.Dir, filepath.FromSlash(st.File), memdir.MaxWholeRead)
 				if err != nil && !errors.Is(err, os.ErrNotExist) {
 					problems = append(problems, err.Error())
 				}

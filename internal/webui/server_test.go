@@ -443,6 +443,23 @@ func TestInbox(t *testing.T) {
 	lintClean(t, f.store)
 }
 
+// A live file that is a symlink out of the store is not read into the proposal's diff.
+func TestInboxDiffDoesNotFollowLinkOut(t *testing.T) {
+	f := newFixture(t, 0)
+	f.login(t)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	must(t, os.WriteFile(outside, []byte("outside-the-store-text\n"), 0o600))
+	if err := os.Symlink(outside, filepath.Join(f.store.Dir(), "leak.md")); err != nil {
+		t.Skip(err)
+	}
+	inbox := filepath.Join(f.store.Dir(), memdir.InboxDir)
+	must(t, os.MkdirAll(inbox, 0o700))
+	must(t, os.WriteFile(filepath.Join(inbox, "leak.md"), []byte("---\nname: leak\ndescription: d\ntype: project\n---\n\nx\n"), 0o600))
+	if _, body := f.get(t, "/"); strings.Contains(body, "outside-the-store-text") {
+		t.Error("the memory page shows a file outside the store")
+	}
+}
+
 func TestRecallStats(t *testing.T) {
 	f := newFixture(t, 0)
 	st, err := f.ws.Stats()
