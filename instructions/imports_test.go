@@ -193,3 +193,25 @@ func TestImportsStayInsideTheCwd(t *testing.T) {
 		t.Errorf("approved, both load: %s", got)
 	}
 }
+
+// Nothing under .git is imported, in any spelling: a cloned repository's CLAUDE.md could
+// otherwise put the clone's git configuration (remote URLs with credentials) in the context.
+func TestImportsNeverReadGit(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"repo/CLAUDE.md":         "rules @.git/config @./.GIT/info/exclude @docs/x.md\n",
+		"repo/.git/config":       "[remote \"origin\"]\n\turl = https://bob:hunter2@example.com/r.git\n",
+		"repo/.git/info/exclude": "secret-exclude\n",
+		"repo/docs/x.md":         "x\n",
+	})
+	s := f.load("repo")
+	want := []string{"project:session_start:repo/CLAUDE.md", "import:include:repo/docs/x.md"}
+	if diff := cmp.Diff(want, f.rel(s.Sources())); diff != "" {
+		t.Errorf("sources (-want +got):\n%s", diff)
+	}
+	if !hasDiag(s.Diagnostics(), SeverityError, "repo/CLAUDE.md", "under .git") {
+		t.Errorf("no refusal naming .git: %q", f.diags(s.Diagnostics()))
+	}
+	if strings.Contains(s.Render(), "hunter2") {
+		t.Error("the git configuration is in the rendered text")
+	}
+}

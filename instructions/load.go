@@ -463,6 +463,15 @@ func resolveAllowed(d string) string {
 }
 
 // importOne resolves and loads one import candidate of the file from, appending to out.
+// inGitDir reports whether p has a .git component (fsutil.IsGitName), counted from the
+// working directory when p lies in it.
+func (s *Set) inGitDir(p string) bool {
+	if rel, err := filepath.Rel(s.cwd, p); err == nil && within(p, s.cwd) {
+		p = rel
+	}
+	return slices.ContainsFunc(strings.Split(filepath.ToSlash(p), "/"), fsutil.IsGitName)
+}
+
 func (s *Set) importOne(ctx context.Context, out []Source, from string, r importRef, depth int, chain []*ident, trigger string) []Source {
 	p := r.Path
 	var abs string
@@ -504,7 +513,8 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	ext := strings.ToLower(extension(abs))
 	homeWhy := s.homeImportRefusal(abs, real)
 	outside := !s.ownChain(chain) && !within(real, s.cwd) && !s.approved(abs, real)
-	refused := depth+1 > MaxImportDepth || outside || homeWhy != "" || binaryExt(ext) || s.excluded(abs) != ""
+	inGit := s.inGitDir(abs) || s.inGitDir(real)
+	refused := depth+1 > MaxImportDepth || outside || homeWhy != "" || inGit || binaryExt(ext) || s.excluded(abs) != ""
 	if refused {
 		err = h.stat()
 	} else {
@@ -549,6 +559,9 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	}
 	if homeWhy != "" {
 		return fail(SeverityError, "%s", homeWhy)
+	}
+	if inGit {
+		return fail(SeverityError, "refused: %s is under .git, which holds git's configuration and credentials; it is never imported", abs)
 	}
 	if outside {
 		return fail(SeverityError, "refused: %s is outside the working directory (%s), where Claude Code too drops an import until it is approved; to allow it, add it to approvedExternalImports in your user settings ($STRATA_HOME/settings.json: a project's settings may not approve imports)", real, s.cwd)
