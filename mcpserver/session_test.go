@@ -30,6 +30,14 @@ func TestSessionSearch(t *testing.T) {
 	sub := transcript.SubagentPath(filepath.Join(dir, id+".jsonl"), "a7")
 	os.MkdirAll(filepath.Dir(sub), 0o700)
 	os.WriteFile(sub, []byte(fmt.Sprintf(`{"type":"user","uuid":"s1","parentUuid":"a1","isSidechain":true,"agentId":"a7","sessionId":%q,"message":{"role":"user","content":"check the PostgreSQL schema"}}`+"\n", id)), 0o600)
+	// A session of another project whose path makes the same slug ("/a/b-c" and "/a/b/c"): it
+	// shares the directory, but is not this project's.
+	other := filepath.Dir(f.project) + "-" + filepath.Base(f.project)
+	if transcript.ProjectDir(f.env, other) != dir {
+		t.Fatalf("%s and %s do not share a slug", other, f.project)
+	}
+	os.WriteFile(filepath.Join(dir, "0192f0c4-7d3e-7a8b-9c1d-2e3f4a5b6c7e.jsonl"), []byte(fmt.Sprintf(
+		`{"type":"user","uuid":"o1","parentUuid":null,"sessionId":"0192f0c4-7d3e-7a8b-9c1d-2e3f4a5b6c7e","cwd":%q,"message":{"role":"user","content":"the PostgreSQL password of the other team"}}`+"\n", other)), 0o600)
 	cs := connect(t, f.server(t, nil), nil)
 
 	var out SessionSearchOutput

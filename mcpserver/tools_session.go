@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,6 +107,12 @@ func (s *Server) sessionSearch(ctx context.Context, req *mcp.CallToolRequest, in
 		}
 		paths = append(paths, files...)
 	}
+	// Directory names are slugs: "/x/项目" and "/x/资料", "my-app" and "my_app" share one. A
+	// session whose cwd is another project's is not this project's to show.
+	paths = slices.DeleteFunc(paths, func(f string) bool {
+		info, err := transcript.Stat(f)
+		return err == nil && info.CWD != "" && !within(filepath.Clean(info.CWD), p.dir) && !within(filepath.Clean(info.CWD), p.root)
+	})
 	sessions := len(paths)
 	// Subagents in every layout (2.1's subagents/ directories, 2.0's agent-*.jsonl files; 1.x
 	// kept them inline), as strata sessions search does.
