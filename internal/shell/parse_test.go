@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -244,7 +245,7 @@ func unquoted(s, chars string) bool {
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"go test ./...", "ls > x", `echo "a>b"`, "a && b | c; d &", "echo $(id) `id` ${x}",
 		"cat <<EOF\nx\nEOF\n", "find . -exec rm {} \\;", "sudo env FOO=1 xargs sh -c 'rm x'", `\rm -rf x`, "(a) && { b; }",
-		"echo $'\\x41'", "ls # c", "git {push,} {a..z..3}", "'", `"`, "$((1+2))", "go test 2>&1 | tee log"} {
+		"echo $'\\x41'", "ls # c", "git {push,} {a..z..3}", "'", `"`, "$((1+2))", "go test 2>&1 | tee log", "0;\n#", "ls #;x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
@@ -276,7 +277,7 @@ func FuzzParse(f *testing.F) {
 		// An empty command around the one command; a backslash-newline is a line continuation,
 		// nothing at all.
 		body := strings.Trim(strings.ReplaceAll(src, "\\\n", ""), " \t\n;")
-		if unquoted(body, "<>;|&`()") {
+		if !commentRE.MatchString(src) && unquoted(body, "<>;|&`()") { // "ls # ; x", "0;\n#": comments
 			t.Fatalf("Parse(%q) is a simple command, but the source has an operator or substitution", src)
 		}
 		// With nothing quoted, escaped, commented or expanded, the words are the fields.
@@ -292,6 +293,9 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// commentRE finds a comment: a # that starts a word.
+var commentRE = regexp.MustCompile(`(^|[\s;&|()])#`)
+
 func asSyntax(err error, se **SyntaxError) bool {
 	e, ok := err.(*SyntaxError)
 	*se = e
@@ -299,7 +303,7 @@ func asSyntax(err error, se **SyntaxError) bool {
 }
 
 func FuzzQuote(f *testing.F) {
-	for _, s := range []string{"", "go", "a b", "it's", "$(x)", "*", "-rf", "{a,b}", "\n"} {
+	for _, s := range []string{"", "go", "a b", "it's", "$(x)", "*", "-rf", "{a,b}", "\n", "\xba", "a\x01'\\b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -310,6 +314,12 @@ func FuzzQuote(f *testing.F) {
 		}
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", "x "+q, err)
+		}
+		if strings.HasPrefix(q, "$'") { // ANSI-C quotes: one word, but not a plain one
+			if len(sc.Commands) != 1 || len(sc.Commands[0].Words) != 2 || sc.Commands[0].Words[1].Text != s {
+				t.Fatalf("Quote(%q) = %q reads back as %+v", s, q, sc.Commands)
+			}
+			return
 		}
 		c, ok := sc.Simple()
 		if !ok || len(c.Words) != 2 || c.Words[1].Text != s || c.Words[1].Glob {

@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -144,11 +145,30 @@ type SyntaxError struct {
 func (e *SyntaxError) Error() string { return fmt.Sprintf("shell: %s (at byte %d)", e.Msg, e.Offset) }
 
 // Quote returns s as one shell word: unchanged when it holds only characters that are never
-// special (letters, digits and _ . / = : , + @ % ^ -), else in single quotes. Parse reads it
-// back as s.
+// special (letters, digits and _ . / = : , + @ % ^ -), else in single quotes; a word with
+// bytes that are not UTF-8 or control characters other than tab and newline, which Parse
+// refuses raw, in ANSI-C quotes ($'\xba'). Parse reads it back as s.
 func Quote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+@%^-") == "" {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f }) {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1, r < 0x20, r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String() + "'"
 }
