@@ -114,11 +114,8 @@ func TestModelSelectorDropsUnknownNamesAndCaps(t *testing.T) {
 	}
 }
 
-// A mounted store's memories are recalled with the project's, the injected text names their
-// store, and its index is in the session context beside the project's.
-func TestRecallFromMountedStore(t *testing.T) {
-	f := newFixture(t, llmtest.Anthropic)
-	f.write("a.txt", "x\n")
+// withTeamStore returns Options mounting a store "team" that holds one memory, "release train".
+func withTeamStore(t *testing.T) Options {
 	team := t.TempDir()
 	ts, err := memdir.Open(team, memdir.Options{})
 	if err != nil {
@@ -127,7 +124,15 @@ func TestRecallFromMountedStore(t *testing.T) {
 	if _, err := ts.Add(context.Background(), memdir.Input{Name: "release train", Description: "How the team ships releases to production", Type: memdir.TypeProject, Body: "Releases leave on Tuesdays."}); err != nil {
 		t.Fatal(err)
 	}
-	a := f.agent(Options{Open: workspace.Options{Settings: &config.Settings{MemoryStores: []config.MemoryStore{{Name: "team", Path: team, From: "settings.json"}}}}})
+	return Options{Open: workspace.Options{Settings: &config.Settings{MemoryStores: []config.MemoryStore{{Name: "team", Path: team, From: "settings.json"}}}}}
+}
+
+// A mounted store's memories are recalled with the project's, the injected text names their
+// store, and its index is in the session context beside the project's.
+func TestRecallFromMountedStore(t *testing.T) {
+	f := newFixture(t, llmtest.Anthropic)
+	f.write("a.txt", "x\n")
+	a := f.agent(withTeamStore(t))
 	f.srv.Script(
 		llmtest.Blocks(llmtest.TextBlock("Checking."), llmtest.ToolUse("t1", "Read", `{"file_path":"a.txt"}`)),
 		llmtest.Text("Tuesdays."),
@@ -155,15 +160,7 @@ func TestRecallFromMountedStore(t *testing.T) {
 // memory store:file; a fork's searches only the project's store, where its writes go.
 func TestMemorySearchToolRanksMountedStores(t *testing.T) {
 	f := newFixture(t, llmtest.Anthropic)
-	team := t.TempDir()
-	ts, err := memdir.Open(team, memdir.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ts.Add(context.Background(), memdir.Input{Name: "release train", Description: "How the team ships releases to production", Type: memdir.TypeProject, Body: "Releases leave on Tuesdays."}); err != nil {
-		t.Fatal(err)
-	}
-	a := f.agent(Options{Open: workspace.Options{Settings: &config.Settings{MemoryStores: []config.MemoryStore{{Name: "team", Path: team, From: "settings.json"}}}}})
+	a := f.agent(withTeamStore(t))
 	mustCall(t, a, "memory_save", `{"name":"release notes","description":"Where this project's release notes live","type":"reference","body":"docs/CHANGES.md, one line per release."}`)
 
 	out := mustCall(t, a, "memory_search", `{"query":"releases production"}`)
