@@ -292,6 +292,9 @@ func TestReinjectedFilesAfterResume(t *testing.T) {
 	abs := func(rel string) string { return filepath.Join(b.Cwd(), rel) }
 	if diff := cmp.Diff([]string{abs("handler.go"), abs("util.go"), abs("notes.txt")}, r.Files); diff != "" {
 		t.Errorf("re-injected files (-want +got):\n%s", diff)
+		for i, req := range f.srv.Requests() { // what each tool call answered, to tell why
+			t.Logf("request %d ends: %s", i, req.Body[max(0, len(req.Body)-800):])
+		}
 	}
 	for _, v := range r.FileViews {
 		if !v.HasContent || v.Content == "" {
