@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -93,6 +92,7 @@ func (s *Server) sessionSearch(ctx context.Context, req *mcp.CallToolRequest, in
 		homes = append(homes, ce)
 	}
 	claudeDirs := map[string]bool{}
+	titles := map[string]string{} // by transcript
 	for _, dir := range sessionDirs(homes, p.dir, p.root) {
 		if seen[dir] {
 			continue
@@ -101,18 +101,19 @@ func (s *Server) sessionSearch(ctx context.Context, req *mcp.CallToolRequest, in
 		if s.opts.ClaudeHome != "" && strings.HasPrefix(dir, filepath.Join(s.opts.ClaudeHome, "projects")+string(filepath.Separator)) {
 			claudeDirs[dir] = true
 		}
-		files, err := transcript.Files(dir)
-		if err != nil {
-			return nil, SessionSearchOutput{}, fmt.Errorf("session_search: %w", err)
+		infos, err := transcript.List(ctx, dir, transcript.ListOptions{})
+		if err != nil { // what could be read is still searched
+			s.log.Warn("session_search: transcripts left out", "dir", dir, "err", err)
 		}
-		paths = append(paths, files...)
+		for _, info := range infos {
+			// Directory names are slugs: "/x/项目" and "/x/资料", "my-app" and "my_app" share
+			// one. A session whose cwd is another project's is not this project's to show.
+			if cwd := filepath.Clean(info.CWD); info.CWD == "" || within(cwd, p.dir) || within(cwd, p.root) {
+				paths = append(paths, info.Path)
+				titles[info.Path] = info.Label()
+			}
+		}
 	}
-	// Directory names are slugs: "/x/项目" and "/x/资料", "my-app" and "my_app" share one. A
-	// session whose cwd is another project's is not this project's to show.
-	paths = slices.DeleteFunc(paths, func(f string) bool {
-		info, err := transcript.Stat(f)
-		return err == nil && info.CWD != "" && !within(filepath.Clean(info.CWD), p.dir) && !within(filepath.Clean(info.CWD), p.root)
-	})
 	sessions := len(paths)
 	// Subagents in every layout (2.1's subagents/ directories, 2.0's agent-*.jsonl files; 1.x
 	// kept them inline), as strata sessions search does.
@@ -125,18 +126,10 @@ func (s *Server) sessionSearch(ctx context.Context, req *mcp.CallToolRequest, in
 		return nil, SessionSearchOutput{}, fmt.Errorf("session_search: %w", err)
 	}
 	out := SessionSearchOutput{Hits: make([]SessionHit, 0, len(hits)), Sessions: sessions}
-	titles := map[string]string{}
 	for _, h := range hits {
 		// A hit in a subagent's file carries its session's title, as listing shows it.
 		parent := transcript.ParentPath(h.Path, h.SessionID)
-		title, ok := titles[parent]
-		if !ok {
-			if info, err := transcript.Stat(parent); err == nil {
-				title = info.Label()
-			}
-			titles[parent] = title
-		}
-		hit := SessionHit{SessionID: h.SessionID, AgentID: h.AgentID, Title: title, Type: h.Type, Line: h.Line, Snippet: h.Snippet,
+		hit := SessionHit{SessionID: h.SessionID, AgentID: h.AgentID, Title: titles[parent], Type: h.Type, Line: h.Line, Snippet: h.Snippet,
 			Resume: "strata chat --resume " + h.SessionID}
 		if claudeDirs[filepath.Dir(parent)] {
 			hit.Resume = "claude --resume " + h.SessionID
