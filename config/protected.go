@@ -8,29 +8,27 @@ import (
 )
 
 // Protected reports why a write to the absolute path p must always be asked about, or "" when
-// it need not: a write there can change what git runs (anything under .git, in any spelling:
-// fsutil.IsGitName, or in the git directory a .git file points to), what strata or Claude Code may do (.claude/settings*.json, hooks, the
-// settings and approvals under STRATA_HOME, managed policy). Callers pass the path as named
+// it need not: a write there can change what git runs (a git directory: fsutil.InGitDir), what
+// strata or Claude Code may do (.claude/settings*.json, hooks, the settings and approvals
+// under STRATA_HOME, managed policy). Callers pass the path as named
 // and as resolved, and ask when either is protected.
 func (e Env) Protected(p string) string {
 	if p == "" {
 		return ""
 	}
 	p = filepath.Clean(p)
+	if fsutil.InGitDir("", p) {
+		return "it is in a git directory (.git in any spelling, or where a .git file points), which git reads its configuration and hooks from"
+	}
 	parts := strings.Split(filepath.ToSlash(p), "/")
 	for i, c := range parts {
 		switch {
-		case fsutil.IsGitName(c):
-			return "it is under a .git directory, which git reads its configuration and hooks from"
 		case strings.EqualFold(c, ".claude") && i+1 < len(parts):
 			next := strings.ToLower(parts[i+1])
 			if next == "hooks" || i+2 == len(parts) && strings.HasPrefix(next, "settings") && strings.HasSuffix(next, ".json") {
 				return "it is a settings or hooks file of .claude"
 			}
 		}
-	}
-	if pointedGitDir(p) {
-		return "it is in the git directory a .git file points to, which git reads its configuration and hooks from"
 	}
 	if e.ManagedDir != "" && within(e.ManagedDir, p) {
 		return "it is managed policy"
@@ -45,21 +43,6 @@ func (e Env) Protected(p string) string {
 		}
 	}
 	return ""
-}
-
-// pointedGitDir reports whether p lies in a git directory that the .git file of one of its
-// ancestors points to ("gitdir: ./.bare": a bare repository kept beside its worktree).
-func pointedGitDir(p string) bool {
-	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
-		for _, g := range fsutil.GitDirs(d)[1:] {
-			if within(g, p) {
-				return true
-			}
-		}
-		if filepath.Dir(d) == d {
-			return false
-		}
-	}
 }
 
 // within reports whether p is dir or lies under it.

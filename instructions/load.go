@@ -463,15 +463,6 @@ func resolveAllowed(d string) string {
 }
 
 // importOne resolves and loads one import candidate of the file from, appending to out.
-// inGitDir reports whether p has a .git component (fsutil.IsGitName), counted from the
-// working directory when p lies in it.
-func (s *Set) inGitDir(p string) bool {
-	if rel, err := filepath.Rel(s.cwd, p); err == nil && within(p, s.cwd) {
-		p = rel
-	}
-	return slices.ContainsFunc(strings.Split(filepath.ToSlash(p), "/"), fsutil.IsGitName)
-}
-
 func (s *Set) importOne(ctx context.Context, out []Source, from string, r importRef, depth int, chain []*ident, trigger string) []Source {
 	p := r.Path
 	var abs string
@@ -513,7 +504,7 @@ func (s *Set) importOne(ctx context.Context, out []Source, from string, r import
 	ext := strings.ToLower(extension(abs))
 	homeWhy := s.homeImportRefusal(abs, real)
 	outside := !s.ownChain(chain) && !within(real, s.cwd) && !s.approved(abs, real)
-	inGit := s.inGitDir(abs) || s.inGitDir(real)
+	inGit := fsutil.InGitDir(s.cwd, abs) || fsutil.InGitDir(s.cwd, real)
 	refused := depth+1 > MaxImportDepth || outside || homeWhy != "" || inGit || binaryExt(ext) || s.excluded(abs) != ""
 	if refused {
 		err = h.stat()

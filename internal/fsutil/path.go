@@ -21,10 +21,9 @@ var (
 )
 
 // Path is a file's name inside a root directory in the one form that rules match and writers
-// trust: cleaned, with its symlinks resolved, inside the root, with no component that is
-// ".git" in any spelling (IsGitName) and not in the git directory a .git file at the root
-// points to (GitDirs). NewPath is the only way to make one; the zero Path
-// names nothing and its methods fail.
+// trust: cleaned, with its symlinks resolved, inside the root, and not git's below the root
+// (InGitDir). NewPath is the only way to make one; the zero Path names nothing and its
+// methods fail.
 type Path struct {
 	root string // absolute, cleaned, symlinks resolved
 	rel  string // slash-separated, cleaned; never "", "." or ".." nor under ".."
@@ -32,9 +31,8 @@ type Path struct {
 
 // NewPath returns the Path of name inside root. name is relative to root or absolute; it is
 // cleaned, and the symlinks of root and of the part of name that exists are resolved (the
-// rest, a file yet to be made, is joined on). The result must lie inside root, no
-// component of name, as written or as resolved, may be a git name, and it may not lie in the
-// git directory root's .git file points to.
+// rest, a file yet to be made, is joined on). The result must lie inside root, and neither
+// name as written nor as resolved may be git's (a git name as a component, InGitDir).
 func NewPath(root, name string) (Path, error) {
 	if root == "" || !filepath.IsAbs(root) {
 		return Path{}, fmt.Errorf("fsutil: path root %q is not absolute", root)
@@ -62,24 +60,36 @@ func NewPath(root, name string) (Path, error) {
 	if !ok {
 		return Path{}, &fs.PathError{Op: "path", Path: name, Err: ErrOutsideRoot}
 	}
-	if inGit(realRoot, rel) {
+	if InGitDir(realRoot, filepath.Join(realRoot, rel)) {
 		return Path{}, &fs.PathError{Op: "path", Path: name, Err: ErrGitComponent}
 	}
 	return Path{root: realRoot, rel: filepath.ToSlash(rel)}, nil
 }
 
-// inGit reports whether rel, inside root, is a git directory's: it has a git component, or it
-// lies in the directory root's .git file points to (GitDirs: "gitdir: .bare").
-func inGit(root, rel string) bool {
+// InGitDir reports whether the absolute path p is git's: the part of p below top (all of p
+// when top is "" or does not hold p) has a component git would take for .git (IsGitName), or
+// p lies in the git directory that the .git file of a directory between p and top points to
+// ("gitdir: .bare", GitDirs). It is the one rule for what the file tools, permissions, the
+// sandbox and imports keep away from.
+func InGitDir(top, p string) bool {
+	rel, ok := inside(top, p)
+	if top == "" || !ok {
+		rel, top = p, ""
+	}
 	if gitComponent(rel) {
 		return true
 	}
-	for _, g := range GitDirs(root)[1:] {
-		if r, ok := inside(root, RealPath(g)); ok && (rel == r || strings.HasPrefix(rel, r+string(filepath.Separator))) {
-			return true
+	under := func(dir string) bool { _, in := inside(dir, p); return in || p == dir }
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		for _, g := range GitDirs(d)[1:] {
+			if under(g) || under(RealPath(g)) {
+				return true
+			}
+		}
+		if d == top || filepath.Dir(d) == d {
+			return false
 		}
 	}
-	return false
 }
 
 // maxGitFile caps the read of a .git file or a commondir file (a line each).
@@ -239,11 +249,10 @@ func (p Path) WriteFile(data []byte, perm fs.FileMode) error {
 func (p Path) held(rel string, fi fs.FileInfo) error {
 	name := filepath.Join(p.root, filepath.FromSlash(rel))
 	real := RealPath(name)
-	r, ok := inside(p.root, real)
-	switch {
-	case !ok:
+	if _, ok := inside(p.root, real); !ok {
 		return &fs.PathError{Op: "path", Path: name, Err: ErrOutsideRoot}
-	case inGit(p.root, r):
+	}
+	if InGitDir(p.root, real) {
 		return &fs.PathError{Op: "path", Path: name, Err: ErrGitComponent}
 	}
 	if now, err := os.Stat(real); err != nil || !os.SameFile(fi, now) {
