@@ -259,7 +259,7 @@ func linksBack(gitdir, gitFile string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
-// maxGitFile caps the .git file and commondir read to find a worktree's main tree (a line each).
+// maxGitFile caps the read of a worktree's gitdir file (a line).
 const maxGitFile = 64 << 10
 
 // worktreeMain follows a .git file ("gitdir: <repo>/.git/worktrees/<name>") to the main

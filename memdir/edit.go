@@ -46,9 +46,9 @@ func (e *EditError) Error() string {
 }
 
 // Edit replaces the text of the memory in file (a topic file: IsTopicFile) with data, as a
-// hand edit in an editor would, under the store's write lock: data must pass EditProblems and hold no secret, and the file
-// must still hold the text whose ContentHash is base (ErrChanged otherwise: someone else wrote
-// it meanwhile). The file is replaced atomically and its index line brought in step; when the
+// hand edit in an editor would, under the store's write lock: data must pass EditProblems and
+// hold no secret, and the file must still hold the text whose ContentHash is base
+// (ErrChanged otherwise: someone else wrote it meanwhile). The file is replaced atomically and its index line brought in step; when the
 // index refuses the line (ErrIndexFull, a secret), the old text is put back. Nothing is written
 // when a check fails (*EditError).
 func (s *Store) Edit(ctx context.Context, file string, data []byte, base string) (indexChanged bool, err error) {

@@ -9,8 +9,8 @@ import (
 
 // Sandbox returns the policy the agent's Bash commands run under (sandbox.Workspace on the
 // working tree, the working dir and the user's home; STRATA_HOME, the managed settings and
-// the git directories .git files point to read-only; the network as sandboxNetwork says) and whether the sandbox setting confines
-// them at all.
+// the git directories .git files point to read-only; the network as sandboxNetwork says) and
+// whether the sandbox setting confines them at all.
 func (w *Workspace) Sandbox(environ []string) (sandbox.Policy, bool) {
 	if !w.settings.SandboxOn() {
 		return sandbox.Policy{}, false
