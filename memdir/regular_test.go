@@ -124,6 +124,13 @@ func TestArchiveLogNotRegular(t *testing.T) {
 			if b, _ := os.ReadFile(outside); string(b) != "theirs\n" {
 				t.Errorf("the file outside was written: %q", b)
 			}
+			// Nothing is lost: the archive was undone, the memory is where it was.
+			if _, err := os.Stat(filepath.Join(s.Dir(), "first.md")); err != nil {
+				t.Errorf("the memory is gone after the refused archive: %v", err)
+			}
+			if idx, _ := os.ReadFile(filepath.Join(s.Dir(), IndexFile)); !strings.Contains(string(idx), "first.md") {
+				t.Errorf("the index lost the memory:\n%s", idx)
+			}
 			if _, err := ReadArchiveLog(s.Dir()); err == nil || errors.Is(err, os.ErrNotExist) {
 				t.Errorf("ReadArchiveLog with the log a %s: %v", kind, err)
 			}
